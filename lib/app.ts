@@ -1,0 +1,151 @@
+import type { Clock, Random } from "./clock.ts";
+import { systemClock } from "./clock.ts";
+import type { Config } from "./config/parse.ts";
+import type { ProviderSpec } from "./config/provider_spec.ts";
+import { ConfigError } from "./errors.ts";
+import { HttpRuntime } from "./http/runtime.ts";
+import type { Logger } from "./log.ts";
+import type { Provider, ToolDefinition } from "./mcp/provider.ts";
+import { collectTools, createServer } from "./mcp/server.ts";
+import type { McpServer } from "./mcp/sdk.ts";
+
+/** Options for {@linkcode createApp}. */
+export interface AppOptions {
+  logger: Logger;
+  /** Per-user data folder, used when the config names none. */
+  dataDir: string;
+  clock?: Clock;
+  random?: Random;
+  fetch?: typeof fetch;
+  /** Whether the process may connect to `host` (the `--allow-net` check); default: yes. */
+  isNetAllowed?: (host: string) => boolean;
+}
+
+/** The running server's shared parts: providers, HTTP runtime, and a factory of MCP servers. */
+export interface App {
+  config: Config;
+  providers: Provider[];
+  http: HttpRuntime;
+  // deno-lint-ignore no-explicit-any
+  tools: ToolDefinition<any, any>[];
+  /** A new MCP server over the shared providers (one per connection or HTTP session). */
+  newServer(): McpServer;
+  /** Closes every provider. */
+  close(): Promise<void>;
+}
+
+/** Loads and creates the enabled providers, applies tool filters and checks the allowlist. */
+export async function createApp(
+  config: Config,
+  specs: readonly ProviderSpec[],
+  options: AppOptions,
+): Promise<App> {
+  const { logger } = options;
+  const enabledSpecs = config.enabledProviders.map((id) => specs.find((s) => s.id === id)!);
+  checkAllowlist(config, enabledSpecs, options.isNetAllowed ?? (() => true));
+
+  const http = new HttpRuntime({
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    logger,
+    cacheMaxBytes: Math.round(config.server.cache_max_mb * 1024 * 1024),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const providers: Provider[] = [];
+  for (const spec of enabledSpecs) {
+    const module = await spec.load();
+    const provider = await module.createProvider({
+      settings: config.providers[spec.id]!,
+      http,
+      logger: logger.child({ provider: spec.id }),
+      clock: http.clock,
+      limits: { characterLimit: config.server.character_limit },
+      dataDir: config.server.data_dir ?? options.dataDir,
+    });
+    providers.push(provider);
+  }
+
+  const filtered = filterTools(providers, config.tools, logger);
+  const tools = collectTools(filtered);
+  return {
+    config,
+    providers: filtered,
+    http,
+    tools,
+    newServer: () =>
+      createServer(filtered, {
+        logger,
+        characterLimit: config.server.character_limit,
+        name: config.server.name,
+        version: config.server.version,
+        instructions: instructions(filtered, specs),
+      }),
+    async close() {
+      for (const p of providers) await p.close?.().catch(() => {});
+    },
+  };
+}
+
+/**
+ * Refuses a configured upstream host the process may not reach, at start-up, with the fix,
+ * instead of failing on the first call.
+ */
+export function checkAllowlist(
+  config: Config,
+  specs: readonly ProviderSpec[],
+  isNetAllowed: (host: string) => boolean,
+): void {
+  for (const spec of specs) {
+    const settings = config.providers[spec.id]!;
+    for (const host of spec.hosts(settings)) {
+      if (!isNetAllowed(host)) {
+        throw new ConfigError(
+          `providers.${spec.id}.base_url`,
+          `The host "${host}" of providers.${spec.id}.base_url is outside this process's network allowlist. ` +
+            `Run with a wider allowlist, e.g. deno run --allow-net=${host},... main.ts, ` +
+            `or use the default base_url`,
+        );
+      }
+    }
+  }
+}
+
+/** Whether `name` matches a pattern with `*` wildcards. */
+export function matchesPattern(name: string, pattern: string): boolean {
+  const re = new RegExp(
+    `^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`,
+  );
+  return re.test(name);
+}
+
+function filterTools(
+  providers: readonly Provider[],
+  filter: Config["tools"],
+  logger: Logger,
+): Provider[] {
+  const all = providers.flatMap((p) => p.tools.map((t) => t.name));
+  for (const pattern of [...filter.include, ...filter.exclude]) {
+    if (!all.some((n) => matchesPattern(n, pattern))) {
+      logger.warn(`Tool filter "${pattern}" matches no served tool`, { tools: all });
+    }
+  }
+  return providers.map((p) => ({
+    ...p,
+    tools: p.tools.filter((t) =>
+      (filter.include.length === 0 || filter.include.some((pat) => matchesPattern(t.name, pat))) &&
+      !filter.exclude.some((pat) => matchesPattern(t.name, pat))
+    ),
+  }));
+}
+
+function instructions(providers: readonly Provider[], specs: readonly ProviderSpec[]): string {
+  const lines = providers.map((p) => {
+    const spec = specs.find((s) => s.id === p.id);
+    return `- ${spec?.title ?? p.id}: ${spec?.description ?? ""}`;
+  });
+  return [
+    "Public open-data tools. Each result says where its data came from and under what licence; cite it.",
+    "Results are limited in size: when a result says it was cut, follow its advice (offset, filters, or file output).",
+    ...lines,
+  ].join("\n");
+}

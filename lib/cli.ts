@@ -1,0 +1,306 @@
+import { parseArgs } from "node:util";
+import type { ParseArgsConfig } from "node:util";
+import { createApp } from "./app.ts";
+import type { App } from "./app.ts";
+import {
+  configSecrets,
+  OTHER_ENV,
+  parseConfig,
+  redactConfig,
+  SERVER_ENV,
+  SERVER_FLAGS,
+} from "./config/parse.ts";
+import type { Config } from "./config/parse.ts";
+import { userConfigPath, userDataDir } from "./config/paths.ts";
+import type { ProviderSpec } from "./config/provider_spec.ts";
+import { ConfigError, UsageError } from "./errors.ts";
+import { Logger } from "./log.ts";
+import type { LogLevel } from "./log.ts";
+import { callTool, describeTool } from "./mcp/server.ts";
+import type { McpExtra } from "./mcp/provider.ts";
+import { serveStdio } from "./mcp/stdio.ts";
+import { SERVER_NAME, VERSION } from "./version.ts";
+
+/** What the CLI needs from the process; `main.ts` supplies the real one, tests a fake. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  /** `linux`, `darwin`, `windows`, ... */
+  os: string;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** The file's text, or undefined when it does not exist. */
+  readTextFile(path: string): string | undefined;
+  /** Whether the process may connect to `host` (`host[:port]`). */
+  isNetAllowed(host: string): boolean;
+  /** Aborted on SIGINT/SIGTERM: servers shut down gracefully. */
+  shutdown: AbortSignal;
+}
+
+const GLOBAL_OPTIONS = {
+  config: { type: "string" },
+  providers: { type: "string" },
+  tools: { type: "string" },
+  "exclude-tools": { type: "string" },
+  "log-level": { type: "string" },
+  transport: { type: "string" },
+  host: { type: "string" },
+  port: { type: "string" },
+  stateless: { type: "boolean" },
+  "data-dir": { type: "string" },
+  json: { type: "boolean" },
+  args: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+/**
+ * Runs the `opendata-mcp` command line and resolves to the exit code: 0 ok, 1 runtime failure
+ * or error result, 2 usage or configuration error.
+ */
+export async function run(
+  argv: readonly string[],
+  io: CliIo,
+  specs: readonly ProviderSpec[],
+): Promise<number> {
+  try {
+    return await dispatch(argv, io, specs);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`opendata-mcp: ${e.message}\nRun "opendata-mcp --help" for usage.`);
+      return 2;
+    }
+    if (e instanceof ConfigError) {
+      io.stderr(`opendata-mcp: configuration error at "${e.path}": ${e.message}`);
+      return 2;
+    }
+    io.stderr(`opendata-mcp: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+}
+
+async function dispatch(argv: readonly string[], io: CliIo, specs: readonly ProviderSpec[]): Promise<number> {
+  const options: NonNullable<ParseArgsConfig["options"]> = { ...GLOBAL_OPTIONS };
+  for (const spec of specs) {
+    for (const flag of spec.flags) options[flag.name] = { type: "string" };
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message.replace(/\. To specify.*$/s, "") : String(e));
+  }
+  const flags = parsed.values as Record<string, string | boolean | undefined>;
+  const [command = "serve", ...rest] = parsed.positionals;
+
+  if (flags["version"]) {
+    io.stdout(`${SERVER_NAME} ${VERSION}`);
+    return 0;
+  }
+  if (flags["help"]) {
+    io.stdout(helpText(specs));
+    return 0;
+  }
+
+  switch (command) {
+    case "serve": {
+      expectArgs(rest, 0, "serve");
+      const { app, logger } = await boot(flags, io, specs);
+      try {
+        if (app.config.server.transport === "http") {
+          const { serveHttp } = await import("./mcp/http/mod.ts");
+          await serveHttp(app, { logger, shutdown: io.shutdown, isNetAllowed: io.isNetAllowed });
+        } else {
+          await serveStdio(app, { logger, shutdown: io.shutdown });
+        }
+      } finally {
+        await app.close();
+      }
+      return 0;
+    }
+    case "tools": {
+      expectArgs(rest, 0, "tools");
+      const { app } = await boot(flags, io, specs);
+      try {
+        io.stdout(
+          flags["json"]
+            ? JSON.stringify(app.tools.map(describeTool), null, 2)
+            : app.tools.map((t) => `${t.name}\n  ${firstSentence(t.description)}`).join("\n") ||
+              "No tools are served with this configuration.",
+        );
+      } finally {
+        await app.close();
+      }
+      return 0;
+    }
+    case "call":
+      return await callCommand(rest, flags, io, specs);
+    case "config": {
+      if (rest[0] !== "check" || rest.length !== 1) {
+        throw new UsageError(`Unknown config command "${rest.join(" ")}"; the only one is "config check"`);
+      }
+      const { config } = loadConfig(flags, io, specs);
+      for (const w of config.warnings) io.stderr(`warning: ${w}`);
+      io.stdout(JSON.stringify(redactConfig(config, specs), null, 2));
+      return 0;
+    }
+    default:
+      throw new UsageError(`Unknown command "${command}"; commands: serve, tools, call, config check`);
+  }
+}
+
+async function callCommand(
+  rest: string[],
+  flags: Record<string, string | boolean | undefined>,
+  io: CliIo,
+  specs: readonly ProviderSpec[],
+): Promise<number> {
+  const [name] = rest;
+  if (!name || rest.length > 1) {
+    throw new UsageError('Usage: opendata-mcp call TOOL --args \'{"key": "value"}\'');
+  }
+  let args: unknown = {};
+  if (typeof flags["args"] === "string") {
+    try {
+      args = JSON.parse(flags["args"]);
+    } catch (e) {
+      throw new UsageError(`Cannot parse --args as JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  const { app, logger } = await boot(flags, io, specs);
+  try {
+    const tool = app.tools.find((t) => t.name === name);
+    if (!tool) {
+      throw new UsageError(
+        `Unknown tool "${name}"; served tools: ${app.tools.map((t) => t.name).join(", ") || "(none)"}`,
+      );
+    }
+    const controller = new AbortController();
+    io.shutdown.addEventListener("abort", () => controller.abort(), { once: true });
+    const extra = {
+      signal: controller.signal,
+      requestId: 1,
+      sendNotification: () => Promise.resolve(),
+      sendRequest: () => Promise.reject(new Error("No MCP client is connected to answer this request")),
+    } as unknown as McpExtra;
+    const result = await callTool(tool, args, extra, {
+      logger,
+      characterLimit: app.config.server.character_limit,
+    });
+    if (flags["json"]) {
+      io.stdout(JSON.stringify(result, null, 2));
+    } else {
+      io.stdout(
+        result.content.map((c) => (c.type === "text" ? c.text : `[${c.type} content]`)).join("\n\n"),
+      );
+    }
+    return result.isError ? 1 : 0;
+  } finally {
+    await app.close();
+  }
+}
+
+function loadConfig(
+  flags: Record<string, string | boolean | undefined>,
+  io: CliIo,
+  specs: readonly ProviderSpec[],
+): { config: Config } {
+  let path = typeof flags["config"] === "string"
+    ? flags["config"]
+    : io.env["OPENDATA_MCP_CONFIG"] || undefined;
+  let text: string | undefined;
+  if (path) {
+    text = io.readTextFile(path);
+    if (text === undefined) throw new ConfigError("--config", `Config file "${path}" does not exist`);
+  } else {
+    const userPath = userConfigPath(io.env, io.os);
+    text = userPath ? io.readTextFile(userPath) : undefined;
+    if (text !== undefined) path = userPath;
+  }
+  const config = parseConfig(
+    {
+      flags,
+      env: io.env,
+      ...(text === undefined ? {} : { fileText: text }),
+      ...(path ? { filePath: path } : {}),
+    },
+    specs,
+  );
+  return { config };
+}
+
+async function boot(
+  flags: Record<string, string | boolean | undefined>,
+  io: CliIo,
+  specs: readonly ProviderSpec[],
+): Promise<{ app: App; logger: Logger }> {
+  const { config } = loadConfig(flags, io, specs);
+  const logger = new Logger({
+    level: config.server.log_level as LogLevel,
+    write: config.server.log_format === "text" ? (line) => io.stderr(textLine(line)) : io.stderr,
+    secrets: configSecrets(config, specs),
+  });
+  for (const w of config.warnings) logger.warn(w);
+  const dataDir = userDataDir(io.env, io.os) ?? "./opendata-mcp-data";
+  const app = await createApp(config, specs, { logger, dataDir, isNetAllowed: io.isNetAllowed });
+  return { app, logger };
+}
+
+function textLine(json: string): string {
+  try {
+    const { time, level, msg, ...rest } = JSON.parse(json) as Record<string, unknown>;
+    const extras = Object.entries(rest).map(([k, v]) =>
+      `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`
+    );
+    return [time, String(level).toUpperCase(), msg, ...extras].join(" ");
+  } catch {
+    return json;
+  }
+}
+
+function expectArgs(rest: readonly string[], n: number, command: string): void {
+  if (rest.length > n) throw new UsageError(`Unexpected argument "${rest[n]}" after "${command}"`);
+}
+
+function firstSentence(text: string): string {
+  const m = /^(.+?[.!?])(\s|$)/s.exec(text);
+  return (m?.[1] ?? text).replace(/\s+/g, " ");
+}
+
+/** The `--help` text, generated from the same tables the parser uses. */
+export function helpText(specs: readonly ProviderSpec[]): string {
+  const pad = (s: string) => s.padEnd(30);
+  const lines = [
+    `${SERVER_NAME} ${VERSION}: an MCP server for public open data`,
+    "",
+    "Usage:",
+    "  opendata-mcp [serve] [options]        Serve MCP (stdio by default; --transport http for HTTP)",
+    "  opendata-mcp tools [--json]           List the tools that would be served",
+    "  opendata-mcp call TOOL --args JSON    Call one tool and print its result (--json: whole result)",
+    "  opendata-mcp config check             Validate the configuration and print it, secrets masked",
+    "",
+    "Options (before or after the command):",
+    `  ${pad("--config FILE")}Config file (else OPENDATA_MCP_CONFIG, else the per-user file)`,
+    `  ${pad("--providers a,b")}Providers to serve`,
+    `  ${pad("--tools a,b")}Serve only these tools (* wildcards)`,
+    `  ${pad("--exclude-tools a,b")}Do not serve these tools (* wildcards)`,
+    ...SERVER_FLAGS.map((f) => `  ${pad(`--${f.name}${f.kind === "bool" ? "" : " VALUE"}`)}${f.description}`),
+    `  ${pad("-h, --help")}This text`,
+    `  ${pad("-V, --version")}The version`,
+    "",
+    "Provider options:",
+    ...specs.flatMap((s) => s.flags.map((f) => `  ${pad(`--${f.name} VALUE`)}${f.description}`)),
+    "",
+    "Providers:",
+    ...specs.map((s) =>
+      `  ${pad(s.id)}${s.description}${s.defaultEnabled ? "" : " [not enabled by default]"}`
+    ),
+    "",
+    "Environment variables:",
+    ...[...SERVER_ENV, ...OTHER_ENV, ...specs.flatMap((s) => s.env)].map((e) =>
+      `  ${pad(e.name)}${e.description}`
+    ),
+    "",
+    "Exit codes: 0 ok, 1 runtime failure or error result, 2 usage or configuration error.",
+  ];
+  return lines.join("\n");
+}

@@ -1,0 +1,490 @@
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import { LOG_LEVELS } from "../log.ts";
+import { SERVER_NAME, VERSION } from "../version.ts";
+import type { Binding, CommonSettings, ProviderSpec, ValueKind } from "./provider_spec.ts";
+
+/** Settings of the server itself (transport, HTTP, limits, logging). */
+export interface ServerSettings {
+  name: string;
+  version: string;
+  transport: "stdio" | "http";
+  http_host: string;
+  http_port: number;
+  /** No sessions: every HTTP request stands alone (for replicas behind a load balancer). */
+  stateless: boolean;
+  auth_token: string | null;
+  /** Origins allowed to call over HTTP (besides requests that send no Origin). */
+  allowed_origins: string[];
+  /** Host header values accepted; empty means loopback names when bound to loopback. */
+  allowed_hosts: string[];
+  /** Origins that get CORS headers (`*` for any). */
+  cors_origins: string[];
+  rate_limit_enabled: boolean;
+  rate_limit_per_minute: number;
+  max_body_bytes: number;
+  max_sessions: number;
+  /** Seconds an idle HTTP session is kept. */
+  session_idle_timeout: number;
+  /** Seconds between SSE keep-alive comments. */
+  keepalive_interval: number;
+  character_limit: number;
+  log_level: typeof LOG_LEVELS[number];
+  log_format: "json" | "text";
+  /** Total MiB of the shared upstream response cache. */
+  cache_max_mb: number;
+  /** Where providers write files; null means the per-user data folder. */
+  data_dir: string | null;
+}
+
+/** The whole validated configuration. */
+export interface Config {
+  enabledProviders: string[];
+  /** Blocks of the enabled providers, validated by their specs. */
+  providers: Record<string, CommonSettings & Record<string, unknown>>;
+  server: ServerSettings;
+  tools: { include: string[]; exclude: string[] };
+  /** Things worth telling the user that did not stop the server. */
+  warnings: string[];
+  /** The config file read, or null for built-in defaults. */
+  file: string | null;
+}
+
+/** The raw inputs of {@linkcode parseConfig}. */
+export interface ConfigInput {
+  /** Parsed command-line flags by long name (`providers`, `boj-timeout-ms`, ...). */
+  flags: Record<string, string | boolean | undefined>;
+  env: Record<string, string | undefined>;
+  /** The config file's text, when one is read. */
+  fileText?: string;
+  filePath?: string;
+}
+
+const serverSchema = z.strictObject({
+  name: z.string().min(1).default(SERVER_NAME),
+  version: z.string().min(1).default(VERSION),
+  transport: z.enum(["stdio", "http"]).default("stdio"),
+  http_host: z.string().min(1).default("127.0.0.1"),
+  http_port: z.number().int().min(0).max(65_535).default(8000),
+  stateless: z.boolean().default(false),
+  auth_token: z.string().min(1).nullable().default(null),
+  allowed_origins: z.array(z.string()).default([]),
+  allowed_hosts: z.array(z.string()).default([]),
+  cors_origins: z.array(z.string()).default([]),
+  rate_limit_enabled: z.boolean().default(false),
+  rate_limit_per_minute: z.number().int().min(1).default(60),
+  max_body_bytes: z.number().int().min(1024).default(1024 * 1024),
+  max_sessions: z.number().int().min(1).default(100),
+  session_idle_timeout: z.number().positive().default(1800),
+  keepalive_interval: z.number().positive().default(15),
+  character_limit: z.number().int().min(1000).max(1_000_000).default(25_000),
+  log_level: z.enum(LOG_LEVELS).default("info"),
+  log_format: z.enum(["json", "text"]).default("json"),
+  cache_max_mb: z.number().min(0).default(64),
+  data_dir: z.string().min(1).nullable().default(null),
+});
+
+const fileSchema = z.strictObject({
+  enabled_providers: z.array(z.string()).optional(),
+  server: z.record(z.string(), z.unknown()).optional(),
+  tools: z.strictObject({
+    include: z.array(z.string()).optional(),
+    exclude: z.array(z.string()).optional(),
+  }).optional(),
+  providers: z.record(z.string(), z.record(z.string(), z.unknown()).nullable()).optional(),
+});
+
+/** Environment variables of the server itself, with the key each sets. */
+export const SERVER_ENV: readonly Binding[] = [
+  { name: "MCP_TRANSPORT", key: "transport", kind: "string", description: "stdio or http" },
+  { name: "MCP_HTTP_HOST", key: "http_host", kind: "string", description: "HTTP listen address" },
+  { name: "MCP_HTTP_PORT", key: "http_port", kind: "int", description: "HTTP listen port" },
+  {
+    name: "MCP_STATELESS",
+    key: "stateless",
+    kind: "bool",
+    description: "Stateless Streamable HTTP (no sessions)",
+  },
+  {
+    name: "MCP_AUTH_TOKEN",
+    key: "auth_token",
+    kind: "string",
+    description: "Bearer token required on MCP endpoints (empty = open)",
+  },
+  {
+    name: "MCP_ALLOWED_ORIGINS",
+    key: "allowed_origins",
+    kind: "list",
+    description: "Comma-separated Origins allowed over HTTP",
+  },
+  {
+    name: "MCP_ALLOWED_HOSTS",
+    key: "allowed_hosts",
+    kind: "list",
+    description: "Comma-separated Host values accepted",
+  },
+  {
+    name: "MCP_CORS_ORIGINS",
+    key: "cors_origins",
+    kind: "list",
+    description: "Comma-separated Origins given CORS headers (* for any)",
+  },
+  {
+    name: "RATE_LIMIT_ENABLED",
+    key: "rate_limit_enabled",
+    kind: "bool",
+    description: "Per-IP rate limiting of HTTP requests",
+  },
+  {
+    name: "RATE_LIMIT_PER_MINUTE",
+    key: "rate_limit_per_minute",
+    kind: "int",
+    description: "Requests per minute per IP",
+  },
+  {
+    name: "MCP_MAX_BODY_BYTES",
+    key: "max_body_bytes",
+    kind: "int",
+    description: "Largest HTTP request body",
+  },
+  {
+    name: "MCP_MAX_SESSIONS",
+    key: "max_sessions",
+    kind: "int",
+    description: "Most concurrent HTTP sessions",
+  },
+  {
+    name: "MCP_SESSION_IDLE_TIMEOUT",
+    key: "session_idle_timeout",
+    kind: "number",
+    description: "Seconds an idle session is kept",
+  },
+  {
+    name: "MCP_KEEPALIVE_INTERVAL",
+    key: "keepalive_interval",
+    kind: "number",
+    description: "Seconds between SSE keep-alive comments",
+  },
+  {
+    name: "MCP_CHARACTER_LIMIT",
+    key: "character_limit",
+    kind: "int",
+    description: "Most characters in one tool result",
+  },
+  { name: "LOG_LEVEL", key: "log_level", kind: "string", description: "debug, info, warn or error" },
+  { name: "LOG_FORMAT", key: "log_format", kind: "string", description: "json or text" },
+  { name: "SERVER_NAME", key: "name", kind: "string", description: "Server name sent to clients" },
+  { name: "SERVER_VERSION", key: "version", kind: "string", description: "Server version sent to clients" },
+  {
+    name: "OPENDATA_MCP_CACHE_MB",
+    key: "cache_max_mb",
+    kind: "number",
+    description: "MiB of the upstream response cache",
+  },
+  {
+    name: "OPENDATA_MCP_DATA_DIR",
+    key: "data_dir",
+    kind: "string",
+    description: "Folder for files the server writes",
+  },
+];
+
+/** Command-line flags of the server itself, with the key each sets. */
+export const SERVER_FLAGS: readonly Binding[] = [
+  { name: "transport", key: "transport", kind: "string", description: "stdio (default) or http" },
+  { name: "host", key: "http_host", kind: "string", description: "HTTP listen address (default 127.0.0.1)" },
+  { name: "port", key: "http_port", kind: "int", description: "HTTP listen port (default 8000)" },
+  { name: "stateless", key: "stateless", kind: "bool", description: "Stateless Streamable HTTP" },
+  { name: "log-level", key: "log_level", kind: "string", description: "debug, info, warn or error" },
+  { name: "data-dir", key: "data_dir", kind: "string", description: "Folder for files the server writes" },
+];
+
+/** Other variables the server reads. */
+export const OTHER_ENV: readonly { name: string; description: string }[] = [
+  { name: "OPENDATA_MCP_CONFIG", description: "Path of the config file" },
+  { name: "OPENDATA_MCP_PROVIDERS", description: "Comma-separated providers to serve" },
+  { name: "DEFAULT_TIMEOUT", description: "Default upstream deadline in seconds for every provider" },
+];
+
+/**
+ * Builds the configuration from flags, environment and config file text, in that precedence,
+ * over built-in defaults. Pure: throws {@linkcode ConfigError} naming the key at fault.
+ */
+export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]): Config {
+  const warnings: string[] = [];
+  const fileLabel = input.filePath ? `config file ${input.filePath}` : "config file";
+  const file = readFile(input.fileText, fileLabel);
+
+  const server = layered(serverSchema, "server", [
+    {
+      values: Object.fromEntries(
+        Object.entries(file.server ?? {}).map(([k, v]) => [k, normalizeServerValue(k, v)]),
+      ),
+      origin: (k) => `server.${k} in the ${fileLabel}`,
+    },
+    envLayer(SERVER_ENV, input.env, normalizeServerValue),
+    flagLayer(SERVER_FLAGS, input.flags, normalizeServerValue),
+  ]);
+
+  const known = new Map(specs.map((s) => [s.id, s]));
+  for (const id of Object.keys(file.providers ?? {})) {
+    if (!known.has(id)) {
+      throw new ConfigError(
+        `providers.${id}`,
+        `Unknown provider "${id}" under "providers" in the ${fileLabel}; known providers: ${
+          [...known.keys()].join(", ")
+        }`,
+      );
+    }
+  }
+
+  const listed = listValue(input.flags["providers"]) ??
+    listValue(input.env["OPENDATA_MCP_PROVIDERS"]) ??
+    file.enabled_providers ??
+    specs.filter((s) => s.defaultEnabled).map((s) => s.id);
+  const enabled: string[] = [];
+  for (const id of listed) {
+    if (!known.has(id)) {
+      warnings.push(
+        `Unknown provider "${id}" in the enabled providers was skipped; known providers: ${
+          [...known.keys()].join(", ")
+        }`,
+      );
+    } else if (!enabled.includes(id)) {
+      enabled.push(id);
+    }
+  }
+
+  const providers: Config["providers"] = {};
+  for (const spec of specs) {
+    const block = file.providers?.[spec.id] ?? {};
+    const isEnabled = enabled.includes(spec.id);
+    const layers: Layer[] = [{
+      values: block,
+      origin: (k) => `providers.${spec.id}.${k} in the ${fileLabel}`,
+    }];
+    if (isEnabled) {
+      const defaultTimeout = input.env[spec.defaultTimeoutEnv] ?? input.env["DEFAULT_TIMEOUT"];
+      const envName = input.env[spec.defaultTimeoutEnv] !== undefined
+        ? spec.defaultTimeoutEnv
+        : "DEFAULT_TIMEOUT";
+      if (defaultTimeout !== undefined && defaultTimeout !== "" && block["timeout"] === undefined) {
+        layers.unshift({
+          values: { timeout: convert(defaultTimeout, "number", envName) },
+          origin: () => envName,
+        });
+      }
+      layers.push(envLayer(spec.env, input.env), flagLayer(spec.flags, input.flags));
+    }
+    const settings = layered(spec.schema, `providers.${spec.id}`, layers) as
+      & CommonSettings
+      & Record<string, unknown>;
+    if (isEnabled) providers[spec.id] = settings;
+  }
+
+  return {
+    enabledProviders: enabled,
+    providers,
+    server,
+    tools: {
+      include: listValue(input.flags["tools"]) ?? file.tools?.include ?? [],
+      exclude: listValue(input.flags["exclude-tools"]) ?? file.tools?.exclude ?? [],
+    },
+    warnings,
+    file: input.filePath ?? null,
+  };
+}
+
+/** The configuration as `config check` prints it: every secret replaced by `***`. */
+export function redactConfig(config: Config, specs: readonly ProviderSpec[]): Record<string, unknown> {
+  const providers: Record<string, unknown> = {};
+  for (const [id, block] of Object.entries(config.providers)) {
+    const spec = specs.find((s) => s.id === id);
+    const copy: Record<string, unknown> = { ...block };
+    for (const key of spec?.secrets ?? []) {
+      if (copy[key] !== null && copy[key] !== undefined && copy[key] !== "") copy[key] = "***";
+    }
+    providers[id] = copy;
+  }
+  return {
+    file: config.file ?? "(none: built-in defaults)",
+    enabled_providers: config.enabledProviders,
+    server: { ...config.server, auth_token: config.server.auth_token ? "***" : null },
+    tools: config.tools,
+    providers,
+    warnings: config.warnings,
+  };
+}
+
+/** Every secret value in the configuration, for the logger to mask. */
+export function configSecrets(config: Config, specs: readonly ProviderSpec[]): string[] {
+  const out: string[] = [];
+  if (config.server.auth_token) out.push(config.server.auth_token);
+  for (const [id, block] of Object.entries(config.providers)) {
+    for (const key of specs.find((s) => s.id === id)?.secrets ?? []) {
+      const value = block[key];
+      if (typeof value === "string" && value) out.push(value);
+    }
+  }
+  return out;
+}
+
+interface Layer {
+  values: Record<string, unknown>;
+  origin: (key: string) => string;
+}
+
+function readFile(text: string | undefined, label: string): z.output<typeof fileSchema> {
+  if (text === undefined || text.trim() === "") return {};
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    const detail = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    throw new ConfigError("<file>", `Cannot parse the ${label} as YAML: ${detail}`);
+  }
+  if (raw === null || raw === undefined) return {};
+  const result = fileSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    if (issue.code === "unrecognized_keys") {
+      const path = [...issue.path.map(String), issue.keys[0]].join(".");
+      throw new ConfigError(
+        path,
+        `Unknown key "${path}" in the ${label}; allowed at the top level: enabled_providers, server, tools, providers`,
+      );
+    }
+    const path = issue.path.map(String).join(".") || "<file>";
+    throw new ConfigError(path, `Invalid "${path}" in the ${label}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+function layered<T>(schema: z.ZodType<T>, prefix: string, layers: readonly Layer[]): T {
+  const merged: Record<string, unknown> = {};
+  const origins: Record<string, string> = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer.values)) {
+      if (value === undefined) continue;
+      merged[key] = value;
+      origins[key] = layer.origin(key);
+    }
+  }
+  const result = schema.safeParse(merged);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  if (issue.code === "unrecognized_keys") {
+    const key = issue.keys[0]!;
+    const allowed = schema instanceof z.ZodObject ? Object.keys(schema.shape).join(", ") : "";
+    throw new ConfigError(
+      `${prefix}.${key}`,
+      `Unknown key "${prefix}.${key}" (${origins[key] ?? "config"}); allowed keys: ${allowed}`,
+    );
+  }
+  const key = String(issue.path[0] ?? "");
+  const path = key ? `${prefix}.${key}` : prefix;
+  const got = key in merged ? ` got ${JSON.stringify(merged[key])}` : "";
+  throw new ConfigError(
+    path,
+    `Invalid "${path}" (${origins[key] ?? "default"}): ${issue.message};${got}`.replace(/;$/, ""),
+  );
+}
+
+function envLayer(
+  bindings: readonly Binding[],
+  env: Record<string, string | undefined>,
+  normalize: (key: string, v: unknown) => unknown = (_k, v) => v,
+): Layer {
+  const values: Record<string, unknown> = {};
+  const origins: Record<string, string> = {};
+  for (const b of bindings) {
+    const raw = env[b.name];
+    // An empty variable counts as unset, as in .env files with blank values.
+    if (raw === undefined || raw === "") continue;
+    values[b.key] = normalize(b.key, convert(raw, b.kind, b.name));
+    origins[b.key] = `environment variable ${b.name}`;
+  }
+  return { values, origin: (k) => origins[k] ?? "environment" };
+}
+
+function flagLayer(
+  bindings: readonly Binding[],
+  flags: Record<string, string | boolean | undefined>,
+  normalize: (key: string, v: unknown) => unknown = (_k, v) => v,
+): Layer {
+  const values: Record<string, unknown> = {};
+  const origins: Record<string, string> = {};
+  for (const b of bindings) {
+    const raw = flags[b.name];
+    if (raw === undefined) continue;
+    values[b.key] = normalize(
+      b.key,
+      typeof raw === "boolean" ? raw : convert(raw, b.kind, `--${b.name}`),
+    );
+    origins[b.key] = `flag --${b.name}`;
+  }
+  return { values, origin: (k) => origins[k] ?? "flags" };
+}
+
+/** Turns a variable's or flag's text into a value of `kind`, or throws naming `source`. */
+export function convert(raw: string, kind: ValueKind, source: string): unknown {
+  const text = raw.trim();
+  const fail = (expected: string): never => {
+    throw new ConfigError(source, `Cannot parse ${source}: expected ${expected}, got ${JSON.stringify(raw)}`);
+  };
+  switch (kind) {
+    case "string":
+      return text;
+    case "list":
+      return text.split(",").map((s) => s.trim()).filter(Boolean);
+    case "bool": {
+      const lower = text.toLowerCase();
+      if (["true", "1", "yes", "on"].includes(lower)) return true;
+      if (["false", "0", "no", "off"].includes(lower)) return false;
+      return fail("true or false");
+    }
+    case "int":
+      return /^-?\d+$/.test(text) ? Number(text) : fail("an integer");
+    case "number":
+      return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : fail("a number");
+    case "ms_to_s":
+      return /^\d+$/.test(text) ? Number(text) / 1000 : fail("a whole number of milliseconds");
+  }
+}
+
+function normalizeServerValue(key: string, value: unknown): unknown {
+  if (key === "log_level" && typeof value === "string") {
+    const lower = value.toLowerCase();
+    return lower === "warning" ? "warn" : lower;
+  }
+  if ((key === "transport" || key === "log_format") && typeof value === "string") {
+    return value.toLowerCase();
+  }
+  return value;
+}
+
+function listValue(value: unknown): string[] | undefined {
+  if (typeof value !== "string" || value.trim() === "") return undefined;
+  return value.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/** Variables that locate the per-user config and data folders. */
+export const PATH_ENV: readonly string[] = [
+  "HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "APPDATA",
+  "LOCALAPPDATA",
+];
+
+/** Every environment variable the server reads (the `--allow-env` list). */
+export function knownEnvNames(specs: readonly ProviderSpec[]): string[] {
+  const names = [
+    ...PATH_ENV,
+    ...OTHER_ENV.map((e) => e.name),
+    ...SERVER_ENV.map((b) => b.name),
+    ...specs.flatMap((s) => [s.defaultTimeoutEnv, ...s.env.map((b) => b.name)]),
+  ];
+  return [...new Set(names)];
+}

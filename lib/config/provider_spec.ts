@@ -1,0 +1,163 @@
+import { z } from "zod";
+import type { ProviderModule } from "../mcp/provider.ts";
+
+/** How a raw environment or flag string becomes a config value. */
+export type ValueKind =
+  | "string"
+  | "int"
+  | "number"
+  | "bool"
+  | "list"
+  /** Milliseconds in the variable, seconds in the config (`BOJ_TIMEOUT_MS` -> `timeout`). */
+  | "ms_to_s";
+
+/** One environment variable or flag that sets a key of a provider block. */
+export interface Binding {
+  /** `BOJ_TIMEOUT_MS` for an environment variable, `boj-timeout-ms` for a flag. */
+  name: string;
+  /** The key in the provider block it sets. */
+  key: string;
+  kind: ValueKind;
+  /** What it means, for `--help`, the README and `.env.example`. */
+  description: string;
+}
+
+/** The settings every provider block accepts. Units are in the names: seconds unless `_ms`. */
+export interface CommonSettings {
+  base_url: string;
+  /** Deadline of one tool's upstream call, retries included, in seconds. */
+  timeout: number;
+  max_retries: number;
+  retry_backoff_ms: number;
+  /** How long successful answers are reused, in seconds (0 = no cache). */
+  cache_ttl: number;
+  /** Client-side limit of upstream requests per minute (0 = none). */
+  rate_limit_per_minute: number;
+  /** Client-side limit of upstream requests per second (0 = none). */
+  rate_limit_per_second: number;
+  breaker_threshold: number;
+  /** Seconds an open breaker waits before a trial request. */
+  breaker_cooldown: number;
+  /** Largest upstream body read, in MiB. */
+  max_body_mb: number;
+}
+
+/** Defaults for the common keys; `base_url` is required. */
+export type CommonDefaults = Partial<CommonSettings> & { base_url: string };
+
+const COMMON_FALLBACK: Omit<CommonSettings, "base_url"> = {
+  timeout: 30,
+  max_retries: 3,
+  retry_backoff_ms: 500,
+  cache_ttl: 300,
+  rate_limit_per_minute: 0,
+  rate_limit_per_second: 0,
+  breaker_threshold: 5,
+  breaker_cooldown: 60,
+  max_body_mb: 32,
+};
+
+/** What a provider tells the core before its code is loaded: config, variables, hosts. */
+export interface ProviderSpec<S extends CommonSettings = CommonSettings> {
+  id: string;
+  title: string;
+  /** One line for `--help`, the README and `GET /`. */
+  description: string;
+  /** Served when no provider list is given. Test-only providers say false. */
+  defaultEnabled: boolean;
+  /** The block's strict schema, every key with a default. */
+  schema: z.ZodType<S>;
+  /** Default values, for docs and `config/apis.yaml`. */
+  defaults: Record<string, unknown>;
+  env: readonly Binding[];
+  flags: readonly Binding[];
+  /** Keys whose values are secrets (masked in `config check`, logs and errors). */
+  secrets: readonly string[];
+  /** Environment variable that replaces the built-in default timeout (seed 002's `DEFAULT_TIMEOUT`). */
+  defaultTimeoutEnv: string;
+  /** Host names (with port when not default) the provider connects to, for the allowlist check. */
+  hosts(settings: S): string[];
+  /** `--allow-net` entries the default settings need (wildcards allowed: `*.wikipedia.org`). */
+  allowNet: readonly string[];
+  /** Loads the provider's code (a literal dynamic import, so `deno compile` bundles it). */
+  load(): Promise<ProviderModule<S>>;
+}
+
+/** Options for {@linkcode defineProvider}. */
+export interface DefineProviderOptions<E extends z.ZodRawShape> {
+  id: string;
+  title: string;
+  description: string;
+  defaultEnabled?: boolean;
+  common: CommonDefaults;
+  /** Provider-specific keys, each with a default and a `.describe()`. */
+  extra?: E;
+  env?: readonly Binding[];
+  flags?: readonly Binding[];
+  secrets?: readonly string[];
+  defaultTimeoutEnv?: string;
+  hosts?: (settings: CommonSettings & z.output<z.ZodObject<E>>) => string[];
+  /** Default: the host of the default `base_url`. */
+  allowNet?: readonly string[];
+  load: () => Promise<ProviderModule<CommonSettings & z.output<z.ZodObject<E>>>>;
+}
+
+/** Builds a provider's spec: the common keys with this provider's defaults plus its own keys. */
+export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
+  options: DefineProviderOptions<E>,
+): ProviderSpec<CommonSettings & z.output<z.ZodObject<E>>> {
+  const c = { ...COMMON_FALLBACK, ...options.common };
+  const common = {
+    base_url: z.string().url().default(c.base_url).describe("Upstream base URL"),
+    timeout: z.number().positive().max(3600).default(c.timeout).describe(
+      "Deadline of one call in seconds, retries included",
+    ),
+    max_retries: z.number().int().min(0).max(10).default(c.max_retries).describe(
+      "Retries after the first attempt",
+    ),
+    retry_backoff_ms: z.number().int().min(0).max(60_000).default(c.retry_backoff_ms).describe(
+      "First backoff in milliseconds; later ones double",
+    ),
+    cache_ttl: z.number().min(0).max(86_400 * 7).default(c.cache_ttl).describe(
+      "Seconds a successful answer is reused (0 = off)",
+    ),
+    rate_limit_per_minute: z.number().int().min(0).default(c.rate_limit_per_minute).describe(
+      "Upstream requests per minute (0 = unlimited)",
+    ),
+    rate_limit_per_second: z.number().min(0).default(c.rate_limit_per_second).describe(
+      "Upstream requests per second (0 = unlimited)",
+    ),
+    breaker_threshold: z.number().int().min(1).max(1000).default(c.breaker_threshold).describe(
+      "Consecutive failures that open the circuit breaker",
+    ),
+    breaker_cooldown: z.number().min(0).max(86_400).default(c.breaker_cooldown).describe(
+      "Seconds an open breaker waits before a trial request",
+    ),
+    max_body_mb: z.number().positive().max(1024).default(c.max_body_mb).describe(
+      "Largest upstream body read, in MiB",
+    ),
+  };
+  const schema = z.strictObject({ ...common, ...(options.extra ?? {}) as E });
+  const defaults = schema.parse({}) as Record<string, unknown>;
+  type S = CommonSettings & z.output<z.ZodObject<E>>;
+  return {
+    id: options.id,
+    title: options.title,
+    description: options.description,
+    defaultEnabled: options.defaultEnabled ?? true,
+    schema: schema as unknown as z.ZodType<S>,
+    defaults,
+    env: options.env ?? [],
+    flags: options.flags ?? [],
+    secrets: options.secrets ?? [],
+    defaultTimeoutEnv: options.defaultTimeoutEnv ?? "DEFAULT_TIMEOUT",
+    hosts: options.hosts ?? ((s: S) => [hostOf(s.base_url)]),
+    allowNet: options.allowNet ?? [hostOf(c.base_url)],
+    load: options.load,
+  };
+}
+
+/** `host[:port]` of a URL, as `--allow-net` spells it. */
+export function hostOf(url: string): string {
+  return new URL(url).host;
+}

@@ -1,0 +1,119 @@
+/** Log levels, least to most severe. */
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+
+/** One of {@linkcode LOG_LEVELS}. */
+export type LogLevel = typeof LOG_LEVELS[number];
+
+/** Extra structured fields on a log line. */
+export type LogFields = Record<string, unknown>;
+
+/** Options for {@linkcode Logger}. */
+export interface LoggerOptions {
+  /** Lines below this level are dropped. Default `info`. */
+  level?: LogLevel;
+  /** Receives each finished line (without newline). Default: nothing is written. */
+  write?: (line: string) => void;
+  /** Fields added to every line. */
+  fields?: LogFields;
+  /** Strings that must never appear in a log line (API keys, tokens). */
+  secrets?: Iterable<string>;
+  /** Clock for the `time` field. */
+  now?: () => number;
+}
+
+// Lets child() hand its output to a new Logger without a public constructor parameter.
+const sharedFrom = new WeakMap<LoggerOptions, Shared>();
+
+interface Shared {
+  level: number;
+  write: (line: string) => void;
+  secrets: Set<string>;
+  now: () => number;
+}
+
+/**
+ * One JSON object per line, written to stderr by the caller's `write` (stdout belongs to the
+ * stdio protocol). Secrets are masked in every line, whichever field they hide in.
+ */
+export class Logger {
+  #shared: Shared;
+  #fields: LogFields;
+
+  constructor(options: LoggerOptions = {}) {
+    this.#shared = sharedFrom.get(options) ?? {
+      level: LOG_LEVELS.indexOf(options.level ?? "info"),
+      write: options.write ?? (() => {}),
+      secrets: new Set([...(options.secrets ?? [])].filter((s) => s.length >= 4)),
+      now: options.now ?? Date.now,
+    };
+    this.#fields = options.fields ?? {};
+  }
+
+  /** A logger that adds `fields` to every line and shares this one's output and secrets. */
+  child(fields: LogFields): Logger {
+    const options: LoggerOptions = { fields: { ...this.#fields, ...fields } };
+    sharedFrom.set(options, this.#shared);
+    return new Logger(options);
+  }
+
+  /** Registers a value to mask from now on (short values are ignored to keep lines readable). */
+  addSecret(secret: string): void {
+    if (secret.length >= 4) this.#shared.secrets.add(secret);
+  }
+
+  /** Changes the level for this logger and every logger sharing its output. */
+  setLevel(level: LogLevel): void {
+    this.#shared.level = LOG_LEVELS.indexOf(level);
+  }
+
+  /** True when lines at `level` are written. */
+  enabled(level: LogLevel): boolean {
+    return LOG_LEVELS.indexOf(level) >= this.#shared.level;
+  }
+
+  debug(msg: string, fields?: LogFields): void {
+    this.#log("debug", msg, fields);
+  }
+  info(msg: string, fields?: LogFields): void {
+    this.#log("info", msg, fields);
+  }
+  warn(msg: string, fields?: LogFields): void {
+    this.#log("warn", msg, fields);
+  }
+  error(msg: string, fields?: LogFields): void {
+    this.#log("error", msg, fields);
+  }
+
+  #log(level: LogLevel, msg: string, fields?: LogFields): void {
+    if (!this.enabled(level)) return;
+    const record = {
+      time: new Date(this.#shared.now()).toISOString(),
+      level,
+      msg,
+      ...this.#fields,
+      ...fields,
+    };
+    let line: string;
+    try {
+      line = JSON.stringify(record, errorReplacer);
+    } catch {
+      line = JSON.stringify({ time: record.time, level, msg });
+    }
+    this.#shared.write(maskSecrets(line, this.#shared.secrets));
+  }
+}
+
+/** Replaces each secret in `text` with `***`. */
+export function maskSecrets(text: string, secrets: Iterable<string>): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && out.includes(secret)) out = out.split(secret).join("***");
+  }
+  return out;
+}
+
+function errorReplacer(_key: string, value: unknown): unknown {
+  // Errors log as name and message only: a stack trace is for a debugger, not a log a user shares.
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  return value;
+}

@@ -1,0 +1,153 @@
+import { z } from "zod";
+
+/** The default most characters in one tool result. */
+export const DEFAULT_CHARACTER_LIMIT = 25_000;
+
+/** `response_format`: how the text block is written. */
+export type ResponseFormat = "markdown" | "json";
+
+/** The shared `response_format` argument. */
+export const responseFormatField = z
+  .enum(["markdown", "json"])
+  .default("markdown")
+  .describe(
+    'Text block format: "markdown" (default) for reading, "json" for the same data as structuredContent',
+  );
+
+/** The pagination envelope every paged result carries. */
+export interface Page {
+  total: number;
+  count: number;
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+}
+
+/** zod shape of {@linkcode Page}, for output schemas. */
+export const pageSchema = z.object({
+  total: z.number().int().describe("Items matching in all"),
+  count: z.number().int().describe("Items in this result"),
+  offset: z.number().int().describe("Offset of the first item in this result"),
+  has_more: z.boolean().describe("Whether more items follow"),
+  next_offset: z.number().int().nullable().describe("Offset to ask for next, or null"),
+});
+
+/** Builds the envelope for `count` items shown from `offset` out of `total`. */
+export function page(total: number, offset: number, count: number): Page {
+  const hasMore = offset + count < total;
+  return { total, count, offset, has_more: hasMore, next_offset: hasMore ? offset + count : null };
+}
+
+/** What {@linkcode fitToLimit} passes to the builder and returns. */
+export interface Fitted<T> {
+  /** The items that fit. */
+  items: T[];
+  /** Whether items were left out to stay within the limit. */
+  truncated: boolean;
+}
+
+/** A rendered result: the text and the structured content that go back together. */
+export interface Rendered<S> {
+  text: string;
+  structured: S;
+}
+
+/**
+ * Finds the most leading `items` whose rendering stays within `limit` characters, both as text
+ * and as serialized structured content, so results are cut at an item boundary. `build` must
+ * mention the cut itself when `truncated` is true (use {@linkcode truncationNotice}).
+ */
+export function fitToLimit<T, S>(
+  items: readonly T[],
+  limit: number,
+  build: (fitted: Fitted<T>) => Rendered<S>,
+): Rendered<S> & Fitted<T> {
+  const render = (n: number) => {
+    const fitted = { items: items.slice(0, n), truncated: n < items.length };
+    return { ...build(fitted), ...fitted };
+  };
+  const fits = (r: Rendered<S>) => r.text.length <= limit && JSON.stringify(r.structured).length <= limit;
+  const all = render(items.length);
+  if (fits(all)) return all;
+  let lo = 0;
+  let hi = items.length - 1;
+  let best = render(0);
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const r = render(mid);
+    if (fits(r)) {
+      best = r;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+/** Options for {@linkcode truncationNotice}. */
+export interface NoticeOptions {
+  /** The offset to continue from, when the tool pages. */
+  nextOffset?: number | null;
+  /** Tool-specific advice, e.g. `use output: "file"`. */
+  hint?: string;
+  /** The limit in force (default 25,000). */
+  limit?: number;
+}
+
+/** The sentence that says a result was cut and how to get the rest. */
+export function truncationNotice(shown: number, total: number, options: NoticeOptions = {}): string {
+  const parts = [
+    `Showing ${shown} of ${total} items to stay within the ${
+      (options.limit ?? DEFAULT_CHARACTER_LIMIT).toLocaleString("en-US")
+    }-character response limit.`,
+  ];
+  if (options.nextOffset !== undefined && options.nextOffset !== null) {
+    parts.push(`Call again with offset=${options.nextOffset} for the next items, or a smaller limit.`);
+  }
+  if (options.hint) parts.push(options.hint);
+  return parts.join(" ");
+}
+
+/**
+ * Cuts `text` to `limit` characters at a line boundary when one is near, adding a notice.
+ * The last guard for any text; tools should cut at item boundaries first.
+ */
+export function clampText(text: string, limit: number, hint?: string): string {
+  if (text.length <= limit) return text;
+  const notice = `\n\n[Truncated: the response was longer than the ${limit}-character limit. ${
+    hint ?? "Ask for less (a smaller limit, an offset, or a narrower filter)."
+  }]`;
+  const room = Math.max(0, limit - notice.length);
+  let cut = text.lastIndexOf("\n", room);
+  if (cut < room * 0.8) cut = room;
+  return text.slice(0, cut) + notice;
+}
+
+/** Pretty JSON for the text block of `response_format: "json"`. */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+/** Picks the text for the requested format. */
+export function formatText(format: ResponseFormat, structured: unknown, markdown: () => string): string {
+  return format === "json" ? jsonText(structured) : markdown();
+}
+
+/** A markdown table; cells are escaped so a `|` cannot break the layout. */
+export function markdownTable(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  const cell = (v: unknown) => String(v ?? "").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return [
+    `| ${headers.map(cell).join(" | ")} |`,
+    `| ${headers.map(() => "---").join(" | ")} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
+  ].join("\n");
+}
+
+/** Shortens `text` to about `max` characters at a word boundary, with an ellipsis. */
+export function shorten(text: string, max: number): string {
+  const clean = text.replace(/\s+/g, " ").trim();
+  if (clean.length <= max) return clean;
+  const cut = clean.lastIndexOf(" ", max - 1);
+  return `${clean.slice(0, cut > max * 0.6 ? cut : max - 1)}…`;
+}

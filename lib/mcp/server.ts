@@ -1,0 +1,288 @@
+import { z } from "zod";
+import { ToolError } from "../errors.ts";
+import type { ErrorPayload } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { SERVER_NAME, VERSION } from "../version.ts";
+import { clampText } from "./output.ts";
+import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
+import {
+  CallToolRequestSchema,
+  completable,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  McpServer,
+  ResourceTemplate,
+} from "./sdk.ts";
+import type { CallToolResult, Tool } from "./sdk.ts";
+
+/** Options for {@linkcode createServer}. */
+export interface CreateServerOptions {
+  logger: Logger;
+  /** Most characters in a result's text block. */
+  characterLimit: number;
+  name?: string;
+  version?: string;
+  /** Text sent with `initialize` to orient the model. */
+  instructions?: string;
+}
+
+/** The tools of `providers`, in registration order, checked for duplicate names. */
+// deno-lint-ignore no-explicit-any
+export function collectTools(providers: readonly Provider[]): ToolDefinition<any, any>[] {
+  // deno-lint-ignore no-explicit-any
+  const tools = new Map<string, ToolDefinition<any, any>>();
+  for (const provider of providers) {
+    for (const tool of provider.tools) {
+      if (tools.has(tool.name)) {
+        throw new Error(`Tool "${tool.name}" is registered twice (second time by "${provider.id}")`);
+      }
+      tools.set(tool.name, tool);
+    }
+  }
+  return [...tools.values()];
+}
+
+const schemaCache = new WeakMap<object, Tool>();
+
+/** The MCP `Tool` description of a definition (JSON Schemas derived from its zod schemas). */
+// deno-lint-ignore no-explicit-any
+export function describeTool(tool: ToolDefinition<any, any>): Tool {
+  const cached = schemaCache.get(tool);
+  if (cached) return cached;
+  const described: Tool = {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: toJsonSchema(tool.input, "input") as Tool["inputSchema"],
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+  if (tool.output) described.outputSchema = toJsonSchema(tool.output, "output") as Tool["outputSchema"];
+  if (tool.execution) described.execution = tool.execution;
+  schemaCache.set(tool, described);
+  return described;
+}
+
+function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  delete json["$schema"];
+  if (json["type"] !== "object") return { type: "object", ...json };
+  return json;
+}
+
+/**
+ * One MCP server instance (one per connection or HTTP session) over already-created providers.
+ * The core knows no provider: everything comes in through `providers`.
+ */
+export function createServer(providers: readonly Provider[], options: CreateServerOptions): McpServer {
+  const server = new McpServer(
+    { name: options.name ?? SERVER_NAME, version: options.version ?? VERSION },
+    {
+      capabilities: { logging: {} },
+      ...(options.instructions ? { instructions: options.instructions } : {}),
+    },
+  );
+  const tools = collectTools(providers);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+
+  server.server.registerCapabilities({ tools: { listChanged: false } });
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map(describeTool),
+  }));
+  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      const names = tools.map((t) => t.name);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}". Call tools/list to see the ${names.length} tools served${
+          names.length ? `, e.g. ${names.slice(0, 5).map((n) => `"${n}"`).join(", ")}` : ""
+        }`,
+      );
+    }
+    return callTool(tool, request.params.arguments ?? {}, extra as McpExtra, options);
+  });
+
+  for (const provider of providers) {
+    for (const resource of provider.resources ?? []) {
+      server.registerResource(
+        resource.name,
+        resource.uri,
+        {
+          ...(resource.title ? { title: resource.title } : {}),
+          description: resource.description,
+          mimeType: resource.mimeType,
+        },
+        (uri, extra) => resource.read(uri, extra),
+      );
+    }
+    for (const template of provider.resourceTemplates ?? []) {
+      const list = template.list;
+      server.registerResource(
+        template.name,
+        new ResourceTemplate(template.uriTemplate, {
+          list: list
+            ? async (extra) => ({
+              resources: (await list(extra)).map((r) => ({ mimeType: template.mimeType, ...r })),
+            })
+            : undefined,
+          ...(template.complete ? { complete: template.complete } : {}),
+        }),
+        {
+          ...(template.title ? { title: template.title } : {}),
+          description: template.description,
+          mimeType: template.mimeType,
+        },
+        (uri, variables, extra) => template.read(uri, variables, extra),
+      );
+    }
+    for (const prompt of provider.prompts ?? []) {
+      const shape: Record<string, z.ZodType<string | undefined>> = {};
+      for (const arg of prompt.arguments) {
+        const base = arg.required ? z.string() : z.string().optional();
+        const described = base.describe(arg.description);
+        shape[arg.name] = arg.complete
+          ? completable(described, (value: string | undefined) => arg.complete!(value ?? ""))
+          : described;
+      }
+      server.registerPrompt(
+        prompt.name,
+        {
+          ...(prompt.title ? { title: prompt.title } : {}),
+          description: prompt.description,
+          argsSchema: shape,
+        },
+        (args: Record<string, string | undefined>, extra) => {
+          const clean: Record<string, string> = {};
+          for (const [k, v] of Object.entries(args)) if (v !== undefined) clean[k] = v;
+          return prompt.render(clean, extra);
+        },
+      );
+    }
+  }
+  return server;
+}
+
+/** Runs one tool call: validation, the handler, the error contract, the limit and a log line. */
+export async function callTool(
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>,
+  rawArgs: unknown,
+  extra: McpExtra,
+  options: CreateServerOptions,
+): Promise<CallToolResult> {
+  const started = performance.now();
+  const headerId = extra.requestInfo?.headers?.["x-request-id"];
+  const requestId = typeof headerId === "string" ? headerId : crypto.randomUUID();
+  const logger = options.logger.child({ request_id: requestId, tool_name: tool.name });
+  const done = (result: CallToolResult, payload?: ErrorPayload): CallToolResult => {
+    const fields: Record<string, unknown> = {
+      duration_ms: Math.round(performance.now() - started),
+      status: result.isError ? "error" : "ok",
+    };
+    if (payload) fields["error_type"] = payload.error_type;
+    if (payload?.status) fields["upstream_status"] = payload.status;
+    logger.info("tool call", fields);
+    return result;
+  };
+
+  const parsed = tool.input.safeParse(rawArgs);
+  if (!parsed.success) {
+    const err = validationError(parsed.error);
+    return done(errorResult(err.toPayload()), err.toPayload());
+  }
+  const progressToken = extra._meta?.progressToken;
+  const context: ToolCallContext = {
+    signal: extra.signal,
+    logger,
+    requestId,
+    limits: { characterLimit: options.characterLimit },
+    async progress(progress, total, message) {
+      if (progressToken === undefined) return;
+      try {
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: {
+            progressToken,
+            progress,
+            ...(total === undefined ? {} : { total }),
+            ...(message === undefined ? {} : { message }),
+          },
+        });
+      } catch {
+        // A client that went away cannot take progress; the call itself goes on.
+      }
+    },
+    mcp: extra,
+  };
+  try {
+    const output = await tool.handler(parsed.data, context);
+    const text = clampText(output.text, options.characterLimit);
+    const content: CallToolResult["content"] = output.replaceContent
+      ? [...(output.content ?? [])]
+      : [{ type: "text", text }, ...(output.content ?? [])];
+    const result: CallToolResult = { content };
+    if (output.structured !== undefined) {
+      result.structuredContent = output.structured as Record<string, unknown>;
+    }
+    return done(result);
+  } catch (e) {
+    const payload = toPayload(e, extra.signal);
+    if (payload.error_type === "INTERNAL_ERROR") {
+      logger.error("tool failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
+    }
+    return done(errorResult(payload), payload);
+  }
+}
+
+/** A VALIDATION_ERROR naming each argument at fault. */
+export function validationError(error: z.ZodError): ToolError {
+  const issues = error.issues.map((issue) => {
+    const path = issue.path.map(String).join(".");
+    let message = issue.message;
+    if (issue.code === "unrecognized_keys") {
+      return `Unknown argument ${issue.keys.map((k) => `"${k}"`).join(", ")}${
+        path ? ` in "${path}"` : ""
+      }: remove it (the tool's inputSchema lists the accepted arguments)`;
+    }
+    if (issue.code === "invalid_type" && issue.input === undefined) message = "required";
+    return path ? `"${path}": ${message}` : message;
+  });
+  const first = error.issues[0]?.path[0];
+  return new ToolError("VALIDATION_ERROR", `Invalid arguments: ${issues.join("; ")}`, {
+    ...(first === undefined ? {} : { field: String(first) }),
+    hint: "Correct the named argument(s) and call the tool again",
+  });
+}
+
+function toPayload(e: unknown, signal: AbortSignal): ErrorPayload {
+  if (e instanceof ToolError) return e.toPayload();
+  if (e instanceof z.ZodError) return validationError(e).toPayload();
+  if (signal.aborted) {
+    return { error_type: "CANCELLED", message: "The call was cancelled by the client", retryable: false };
+  }
+  return {
+    error_type: "INTERNAL_ERROR",
+    message: "The server failed while handling this call; the failure was logged",
+    retryable: true,
+    hint: "Try again; if it keeps failing, report it with the time of the call",
+  };
+}
+
+/**
+ * The error contract as a tool result: a text block that says what went wrong and what to do,
+ * then the payload as JSON. No `structuredContent`: it would have to match the success schema.
+ */
+export function errorResult(payload: ErrorPayload): CallToolResult {
+  const lines = [`Error (${payload.error_type}): ${payload.message}`];
+  if (payload.retry_after_s !== undefined) lines.push(`Retry after: ${payload.retry_after_s} s`);
+  if (payload.hint) lines.push(`Next step: ${payload.hint}`);
+  return {
+    isError: true,
+    content: [
+      { type: "text", text: lines.join("\n") },
+      { type: "text", text: JSON.stringify(payload) },
+    ],
+    _meta: { "opendata-mcp/error": payload },
+  };
+}

@@ -1,0 +1,11 @@
+/** The server's name as MCP clients see it. */
+export const SERVER_NAME = "opendata-mcp";
+
+/** The server's version (kept in step with the release tag). */
+export const VERSION = "0.1.0";
+
+/** Where people can learn about the project or reach its maintainers. */
+export const CONTACT_URL = "https://github.com/opendata-mcp/opendata-mcp";
+
+/** The User-Agent sent upstream: Wikimedia and others reject generic agents. */
+export const USER_AGENT = `${SERVER_NAME}/${VERSION} (+${CONTACT_URL})`;

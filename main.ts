@@ -1,0 +1,61 @@
+// The only impure file: it reads the process's arguments, environment and permissions, wires
+// signals, and turns the CLI's result into an exit code. Everything else takes parameters.
+import { run } from "./lib/cli.ts";
+import { knownEnvNames } from "./lib/config/parse.ts";
+import { PROVIDERS } from "./lib/providers/registry.ts";
+
+function readEnv(): Record<string, string | undefined> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    // Under a scoped --allow-env the whole environment is not readable: read what we may.
+    const out: Record<string, string | undefined> = {};
+    for (const name of knownEnvNames(PROVIDERS)) {
+      try {
+        out[name] = Deno.env.get(name);
+      } catch {
+        // Not in the allowlist: treated as unset.
+      }
+    }
+    return out;
+  }
+}
+
+function readTextFile(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+      throw new Error(`Not allowed to read "${path}": run with --allow-read=${path}`);
+    }
+    throw e;
+  }
+}
+
+const controller = new AbortController();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  try {
+    Deno.addSignalListener(signal, () => controller.abort());
+  } catch {
+    // SIGTERM cannot be listened for on Windows.
+  }
+}
+
+const encoder = new TextEncoder();
+function writeAll(stream: typeof Deno.stdout, text: string): void {
+  const bytes = encoder.encode(`${text}\n`);
+  let written = 0;
+  while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
+}
+
+const code = await run(Deno.args, {
+  env: readEnv(),
+  os: Deno.build.os,
+  stdout: (text) => writeAll(Deno.stdout, text),
+  stderr: (text) => writeAll(Deno.stderr, text),
+  readTextFile,
+  isNetAllowed: (host) => Deno.permissions.querySync({ name: "net", host }).state === "granted",
+  shutdown: controller.signal,
+}, PROVIDERS);
+Deno.exit(code);

@@ -1,0 +1,196 @@
+// Spawns the real server (`main.ts`) with the same scoped permissions `deno task start` uses
+// (plus 127.0.0.1 for the fake upstreams) in a scratch HOME, and connects the MCP SDK's own
+// Client over stdio. Deno.Command is used rather than node:child_process, which would hand the
+// child full permissions and hide a missing allowlist entry.
+import { Buffer } from "node:buffer";
+import { permissionTasks } from "../tools/permissions.ts";
+import { Client, ReadBuffer, serializeMessage } from "./sdk_client.ts";
+import type { JSONRPCMessage, Transport } from "./sdk_client.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** Options for spawning the server. */
+export interface SpawnOptions {
+  /** Arguments after `main.ts`. */
+  args?: string[];
+  /** Environment variables (the child gets only these plus HOME, PATH and DENO_DIR). */
+  env?: Record<string, string>;
+  /** YAML written to the per-user config file in the scratch HOME. */
+  configYaml?: string;
+  /** Extra `--allow-net` entries (the fake upstreams' `127.0.0.1` is always added). */
+  extraNet?: string[];
+  /** Use the start task's allowlist unchanged (no 127.0.0.1), to test the allowlist itself. */
+  exactPermissions?: boolean;
+  /** Reuse a scratch HOME (e.g. to read files the server wrote). */
+  home?: string;
+}
+
+/** The `deno run` arguments of `deno task start`, with `$HOME` expanded. */
+export function startArgs(home: string, options: SpawnOptions = {}): string[] {
+  const task = permissionTasks()["start"]!;
+  const args = task.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
+  return args.map((a) => {
+    let out = a.replaceAll("$HOME", home);
+    if (out.startsWith("--allow-net=") && !options.exactPermissions) {
+      out += [",127.0.0.1", ...(options.extraNet ?? [])].join(",");
+    }
+    return out;
+  });
+}
+
+function childEnv(home: string, env: Record<string, string> = {}): Record<string, string> {
+  const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
+  return { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR: denoDir, NO_COLOR: "1", ...env };
+}
+
+/** A scratch HOME, with the config file written when given. */
+export function scratchHome(configYaml?: string): string {
+  const home = Deno.makeTempDirSync({ prefix: "opendata-mcp-test-" });
+  if (configYaml !== undefined) {
+    Deno.mkdirSync(`${home}/.config/opendata-mcp`, { recursive: true });
+    Deno.writeTextFileSync(`${home}/.config/opendata-mcp/config.yaml`, configYaml);
+  }
+  return home;
+}
+
+/** Runs one CLI command to completion. */
+export async function runCli(
+  args: string[],
+  options: SpawnOptions = {},
+): Promise<{ code: number; stdout: string; stderr: string; home: string }> {
+  const home = options.home ?? scratchHome(options.configYaml);
+  if (options.home && options.configYaml !== undefined) {
+    Deno.mkdirSync(`${home}/.config/opendata-mcp`, { recursive: true });
+    Deno.writeTextFileSync(`${home}/.config/opendata-mcp/config.yaml`, options.configYaml);
+  }
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...startArgs(home, options), MAIN, ...args],
+    env: childEnv(home, options.env),
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr), home };
+}
+
+/** A client-side stdio transport over a `Deno.Command` child. */
+export class DenoStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #command: Deno.Command;
+  #child?: Deno.ChildProcess;
+  #writer?: WritableStreamDefaultWriter<Uint8Array>;
+  #stderr = "";
+  #done?: Promise<void>;
+
+  constructor(command: Deno.Command) {
+    this.#command = command;
+  }
+
+  /** Everything the server wrote to stderr so far (its JSON log lines). */
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /** The child process, once started. */
+  get child(): Deno.ChildProcess | undefined {
+    return this.#child;
+  }
+
+  start(): Promise<void> {
+    const child = this.#command.spawn();
+    this.#child = child;
+    this.#writer = child.stdin.getWriter();
+    const buffer = new ReadBuffer();
+    const readOut = (async () => {
+      for await (const chunk of child.stdout) {
+        buffer.append(Buffer.from(chunk));
+        for (;;) {
+          let message: JSONRPCMessage | null;
+          try {
+            message = buffer.readMessage();
+          } catch (e) {
+            this.onerror?.(e as Error);
+            continue;
+          }
+          if (!message) break;
+          this.onmessage?.(message);
+        }
+      }
+    })();
+    const readErr = (async () => {
+      const dec = new TextDecoder();
+      for await (const chunk of child.stderr) this.#stderr += dec.decode(chunk, { stream: true });
+    })();
+    this.#done = Promise.all([readOut, readErr, child.status]).then(() => this.onclose?.());
+    return Promise.resolve();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.#writer!.write(new TextEncoder().encode(serializeMessage(message)));
+  }
+
+  /** Writes raw bytes to the server's stdin (for malformed-input tests). */
+  async sendRaw(text: string): Promise<void> {
+    await this.#writer!.write(new TextEncoder().encode(text));
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.#writer?.close();
+    } catch {
+      // Already closed.
+    }
+    const timer = setTimeout(() => this.#child?.kill("SIGTERM"), 5000);
+    await this.#done;
+    clearTimeout(timer);
+  }
+}
+
+/** A connected client and the spawned server. */
+export interface StdioSession {
+  client: Client;
+  transport: DenoStdioTransport;
+  home: string;
+  /** The server's stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Spawns `main.ts` and connects an SDK `Client` over stdio. */
+export async function startStdio(options: SpawnOptions = {}): Promise<StdioSession> {
+  const home = options.home ?? scratchHome(options.configYaml);
+  if (options.home && options.configYaml !== undefined) {
+    Deno.mkdirSync(`${home}/.config/opendata-mcp`, { recursive: true });
+    Deno.writeTextFileSync(`${home}/.config/opendata-mcp/config.yaml`, options.configYaml);
+  }
+  const transport = new DenoStdioTransport(
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", ...startArgs(home, options), MAIN, ...(options.args ?? [])],
+      env: childEnv(home, options.env),
+      clearEnv: true,
+      cwd: ROOT,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }),
+  );
+  const client = new Client({ name: "opendata-mcp-tests", version: "0.0.0" }, { capabilities: {} });
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    await transport.close();
+    throw new Error(`Server did not initialize: ${(e as Error).message}\n${transport.stderr}`);
+  }
+  const close = async () => {
+    await client.close().catch(() => {});
+    await transport.close();
+  };
+  return { client, transport, home, stderr: () => transport.stderr, close, [Symbol.asyncDispose]: close };
+}
