@@ -6,7 +6,7 @@
 export const FIXTURES = new URL("../fixtures/", import.meta.url);
 
 /** Reads a fixture as bytes (`"boj/json_success_code_api.json"`). */
-export function fixtureBytes(path: string): Uint8Array {
+export function fixtureBytes(path: string): Uint8Array<ArrayBuffer> {
   return Deno.readFileSync(new URL(path, FIXTURES));
 }
 
@@ -140,7 +140,7 @@ export class FakeUpstream {
 
 async function respond(reply: Reply): Promise<Response> {
   if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
-  let body: Uint8Array;
+  let body: Uint8Array<ArrayBuffer>;
   let contentType = reply.contentType;
   if (reply.fixture !== undefined) {
     body = fixtureBytes(reply.fixture);
@@ -151,7 +151,7 @@ async function respond(reply: Reply): Promise<Response> {
   } else if (typeof reply.body === "string") {
     body = new TextEncoder().encode(reply.body);
   } else {
-    body = reply.body ?? new Uint8Array();
+    body = reply.body ? new Uint8Array(reply.body) : new Uint8Array();
   }
   const headers = new Headers(reply.headers);
   if (contentType && !headers.has("content-type")) headers.set("content-type", contentType);
