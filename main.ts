@@ -2,6 +2,7 @@
 // signals, and turns the CLI's result into an exit code. Everything else takes parameters.
 import { run } from "./lib/cli.ts";
 import { knownEnvNames } from "./lib/config/parse.ts";
+import { ConfigError } from "./lib/errors.ts";
 import { PROVIDERS } from "./lib/providers/registry.ts";
 
 function readEnv(): Record<string, string | undefined> {
@@ -27,7 +28,7 @@ function readTextFile(path: string): string | undefined {
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
     if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
-      throw new Error(`Not allowed to read "${path}": run with --allow-read=${path}`);
+      throw new ConfigError("--config", `Not allowed to read "${path}": run with --allow-read=${path}`);
     }
     throw e;
   }

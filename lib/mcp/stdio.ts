@@ -1,7 +1,6 @@
-import process from "node:process";
 import type { App } from "../app.ts";
 import type { Logger } from "../log.ts";
-import { StdioServerTransport } from "./sdk.ts";
+import { LineStdioTransport } from "./stdio_transport.ts";
 
 /** Options for {@linkcode serveStdio}. */
 export interface ServeStdioOptions {
@@ -16,11 +15,9 @@ export interface ServeStdioOptions {
  */
 export async function serveStdio(app: App, options: ServeStdioOptions): Promise<void> {
   const server = app.newServer();
-  const transport = new StdioServerTransport();
+  const transport = new LineStdioTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once("end", () => resolve());
-    process.stdin.once("close", () => resolve());
     if (options.shutdown.aborted) resolve();
     options.shutdown.addEventListener("abort", () => resolve(), { once: true });
   });

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
-import { runCli, startStdio } from "../fakes/server.ts";
+import { runCli, startArgs, startStdio } from "../fakes/server.ts";
+import { Client, StdioClientTransport } from "../fakes/sdk_client.ts";
 
 Deno.test("stdio server answers initialize with protocol 2025-11-25 and serves the example tools", async () => {
   await using s = await startStdio({ args: ["--providers", "example"] });
   assert.equal(s.client.getServerVersion()?.name, "opendata-mcp");
+  const init = JSON.parse(s.transport.stdoutLines[0]!);
+  assert.equal(init.result.protocolVersion, "2025-11-25");
   const { tools } = await s.client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ["example-ping", "example-echo"]);
   const ping = tools[0]!;
@@ -42,4 +45,68 @@ Deno.test("cli call example-echo prints the result and exits 0", async () => {
   const r = await runCli(["call", "example-echo", "--providers", "example", "--args", '{"a":1}']);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout.trim(), '{"a":1}');
+});
+
+Deno.test("stdio server answers malformed lines with JSON-RPC errors and keeps serving", async () => {
+  await using s = await startStdio({ args: ["--providers", "example"] });
+  await s.transport.sendRaw("{not json\n");
+  await s.transport.sendRaw('{"hello":"world","id":7}\n');
+  const pong = await s.client.callTool({ name: "example-ping", arguments: {} });
+  assert.deepEqual(pong.structuredContent, { pong: true }, "the session survived");
+  const errors = s.transport.stdoutLines.map((l) => JSON.parse(l)).filter((m) => m.error);
+  assert.deepEqual(errors.map((m) => [m.id, m.error.code]), [[null, -32700], [7, -32600]]);
+  for (const line of s.transport.stdoutLines) {
+    assert.equal(JSON.parse(line).jsonrpc, "2.0", "stdout is JSON-RPC only");
+  }
+  const logs = s.stderr();
+  assert.doesNotMatch(logs, /\n\s+at /, "no stack trace on stderr");
+});
+
+Deno.test("stdio server negotiates down to protocol 2024-11-05 for older clients", async () => {
+  await using s = await startStdio({ args: ["--providers", "example"] });
+  await s.transport.sendRaw(
+    `${
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "old-1",
+        method: "initialize",
+        params: {
+          protocolVersion: "2024-11-05",
+          capabilities: {},
+          clientInfo: { name: "Agent Builder", version: "1" },
+        },
+      })
+    }\n`,
+  );
+  await s.client.ping();
+  const reply = s.transport.stdoutLines.map((l) => JSON.parse(l)).find((m) => m.id === "old-1");
+  assert.equal(reply?.result?.protocolVersion, "2024-11-05");
+});
+
+Deno.test("stdio server works with the SDK's own StdioClientTransport, as desktop clients launch it", async () => {
+  const home = Deno.makeTempDirSync();
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      ...startArgs(home),
+      new URL("../../main.ts", import.meta.url).pathname,
+      "--providers",
+      "example",
+    ],
+    env: {
+      HOME: home,
+      PATH: Deno.env.get("PATH") ?? "",
+      DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
+    },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "desktop-like", version: "1" });
+  await client.connect(transport);
+  try {
+    const result = await client.callTool({ name: "example-echo", arguments: { from: "desktop" } });
+    assert.deepEqual(result.structuredContent, { echo: { from: "desktop" } });
+  } finally {
+    await client.close();
+  }
 });

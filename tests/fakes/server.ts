@@ -2,9 +2,8 @@
 // (plus 127.0.0.1 for the fake upstreams) in a scratch HOME, and connects the MCP SDK's own
 // Client over stdio. Deno.Command is used rather than node:child_process, which would hand the
 // child full permissions and hide a missing allowlist entry.
-import { Buffer } from "node:buffer";
 import { permissionTasks } from "../tools/permissions.ts";
-import { Client, ReadBuffer, serializeMessage } from "./sdk_client.ts";
+import { Client, serializeMessage } from "./sdk_client.ts";
 import type { JSONRPCMessage, Transport } from "./sdk_client.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -86,6 +85,8 @@ export class DenoStdioTransport implements Transport {
   #child?: Deno.ChildProcess;
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
   #stderr = "";
+  /** Every line the server wrote to stdout, in order (to check nothing but JSON-RPC is written). */
+  readonly stdoutLines: string[] = [];
   #done?: Promise<void>;
 
   constructor(command: Deno.Command) {
@@ -106,20 +107,21 @@ export class DenoStdioTransport implements Transport {
     const child = this.#command.spawn();
     this.#child = child;
     this.#writer = child.stdin.getWriter();
-    const buffer = new ReadBuffer();
     const readOut = (async () => {
+      const dec = new TextDecoder();
+      let pending = "";
       for await (const chunk of child.stdout) {
-        buffer.append(Buffer.from(chunk));
-        for (;;) {
-          let message: JSONRPCMessage | null;
+        pending += dec.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = pending.indexOf("\n")) !== -1) {
+          const line = pending.slice(0, nl);
+          pending = pending.slice(nl + 1);
+          this.stdoutLines.push(line);
           try {
-            message = buffer.readMessage();
+            this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
           } catch (e) {
             this.onerror?.(e as Error);
-            continue;
           }
-          if (!message) break;
-          this.onmessage?.(message);
         }
       }
     })();
