@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { ToolError, UpstreamError } from "../../lib/errors.ts";
+import { Logger } from "../../lib/log.ts";
+import type { McpExtra, ToolDefinition } from "../../lib/mcp/provider.ts";
+import { callTool, collectTools, describeTool, errorResult } from "../../lib/mcp/server.ts";
+
+function extra(signal = new AbortController().signal): McpExtra {
+  return {
+    signal,
+    requestId: 1,
+    sendNotification: () => Promise.resolve(),
+    sendRequest: () => Promise.reject(new Error("none")),
+  } as unknown as McpExtra;
+}
+
+function tool(handler: ToolDefinition["handler"]): ToolDefinition<z.ZodObject, undefined> {
+  return {
+    name: "t",
+    title: "T",
+    description: "A test tool",
+    input: z.strictObject({
+      limit: z.number().int().min(1).max(100).default(20).describe("How many"),
+      mode: z.enum(["a", "b"]).optional().describe("Mode"),
+    }),
+    output: undefined,
+    annotations: { readOnlyHint: true },
+    handler,
+  };
+}
+
+const lines: string[] = [];
+const options = { logger: new Logger({ write: (l) => lines.push(l) }), characterLimit: 1000 };
+
+Deno.test("callTool() turns a schema failure into a VALIDATION_ERROR naming the field", async () => {
+  const result = await callTool(tool(() => Promise.resolve({ text: "ok" })), { limit: 500 }, extra(), options);
+  assert.equal(result.isError, true);
+  const payload = JSON.parse((result.content[1] as { text: string }).text);
+  assert.equal(payload.error_type, "VALIDATION_ERROR");
+  assert.equal(payload.field, "limit");
+  assert.match(payload.message, /"limit": Too big: expected number to be <=100/);
+  const bad = await callTool(tool(() => Promise.resolve({ text: "ok" })), { mode: "c" }, extra(), options);
+  assert.equal(
+    (bad.content[0] as { text: string }).text.split("\n")[0],
+    'Error (VALIDATION_ERROR): Invalid arguments: "mode": Invalid option: expected one of "a"|"b"',
+  );
+});
+
+Deno.test("callTool() returns ToolError payloads with status, message id and retry hint", async () => {
+  const result = await callTool(
+    tool(() => {
+      throw new UpstreamError("API_ERROR", "BOJ API answered HTTP 400", {
+        provider: "boj",
+        status: 400,
+        messageId: "M181005E",
+        hint: "Check the code",
+      });
+    }),
+    {},
+    extra(),
+    options,
+  );
+  assert.equal(result.isError, true);
+  const text = (result.content[0] as { text: string }).text;
+  assert.equal(text, "Error (API_ERROR): BOJ API answered HTTP 400\nNext step: Check the code");
+  assert.deepEqual((result._meta as Record<string, unknown>)["opendata-mcp/error"], {
+    error_type: "API_ERROR",
+    message: "BOJ API answered HTTP 400",
+    retryable: false,
+    status: 400,
+    message_id: "M181005E",
+    hint: "Check the code",
+  });
+  assert.equal(result.structuredContent, undefined);
+});
+
+Deno.test("callTool() hides unexpected failures behind INTERNAL_ERROR without a stack trace", async () => {
+  lines.length = 0;
+  const result = await callTool(
+    tool(() => {
+      throw new TypeError("Cannot read properties of undefined (reading 'x')");
+    }),
+    {},
+    extra(),
+    options,
+  );
+  const all = JSON.stringify(result);
+  assert.match(all, /INTERNAL_ERROR/);
+  assert.doesNotMatch(all, /Cannot read properties/);
+  assert.ok(lines.some((l) => l.includes("Cannot read properties")), "the cause is logged");
+  assert.ok(!lines.some((l) => l.includes("    at ")), "no stack in logs");
+  const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "tool call");
+  assert.equal(logged.status, "error");
+  assert.equal(logged.tool_name, "t");
+  assert.equal(typeof logged.duration_ms, "number");
+  assert.equal(typeof logged.request_id, "string");
+});
+
+Deno.test("callTool() clamps an oversized text block to the character limit", async () => {
+  const result = await callTool(tool(() => Promise.resolve({ text: "z".repeat(5000) })), {}, extra(), options);
+  const text = (result.content[0] as { text: string }).text;
+  assert.ok(text.length <= 1000);
+  assert.match(text, /Truncated/);
+});
+
+Deno.test("callTool() reports a cancelled call as CANCELLED", async () => {
+  const controller = new AbortController();
+  controller.abort();
+  const result = await callTool(
+    tool(() => Promise.reject(new Error("aborted"))),
+    {},
+    extra(controller.signal),
+    options,
+  );
+  assert.match((result.content[0] as { text: string }).text, /CANCELLED/);
+});
+
+Deno.test("describeTool() emits strict JSON Schemas with defaults and descriptions", () => {
+  const described = describeTool(tool(() => Promise.resolve({ text: "" })));
+  const schema = described.inputSchema as Record<string, unknown>;
+  assert.equal(schema["type"], "object");
+  assert.equal(schema["additionalProperties"], false);
+  const props = schema["properties"] as Record<string, Record<string, unknown>>;
+  assert.equal(props["limit"]?.["default"], 20);
+  assert.equal(props["limit"]?.["description"], "How many");
+  assert.deepEqual(schema["required"] ?? [], []);
+});
+
+Deno.test("collectTools() refuses two tools with one name", () => {
+  const t = tool(() => Promise.resolve({ text: "" }));
+  assert.throws(() => collectTools([{ id: "a", tools: [t] }, { id: "b", tools: [t] }]), /registered twice/);
+});
+
+Deno.test("errorResult() writes retry-after and the next step", () => {
+  const r = errorResult(new ToolError("RATE_LIMITED", "Slow down", { retryable: true, retryAfterS: 30, hint: "Wait" }).toPayload());
+  assert.equal((r.content[0] as { text: string }).text, "Error (RATE_LIMITED): Slow down\nRetry after: 30 s\nNext step: Wait");
+});
