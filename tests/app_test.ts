@@ -17,7 +17,11 @@ const remote = defineProvider({
 const SPECS = [remote, exampleSpec] as unknown as ProviderSpec[];
 
 Deno.test("checkAllowlist() refuses a base_url host outside the network allowlist with the fix", () => {
-  const config = parseConfig({ flags: {}, env: {}, fileText: "providers:\n  remote:\n    base_url: http://10.1.2.3:9000\n" }, SPECS);
+  const config = parseConfig({
+    flags: {},
+    env: {},
+    fileText: "providers:\n  remote:\n    base_url: http://10.1.2.3:9000\n",
+  }, SPECS);
   assert.throws(
     () => checkAllowlist(config, [SPECS[0]!], (host) => host === "data.example.org"),
     (e: unknown) =>
@@ -31,10 +35,15 @@ Deno.test("checkAllowlist() refuses a base_url host outside the network allowlis
 Deno.test("createApp() filters tools by include and exclude patterns", async () => {
   const warnings: string[] = [];
   const logger = new Logger({ level: "warn", write: (l) => warnings.push(l) });
-  const config = parseConfig({ flags: { providers: "example", tools: "example-*", "exclude-tools": "*-echo,nothing-*" }, env: {} }, SPECS);
+  const config = parseConfig({
+    flags: { providers: "example", tools: "example-*", "exclude-tools": "*-echo,nothing-*" },
+    env: {},
+  }, SPECS);
   const app = await createApp(config, SPECS, { logger, dataDir: "/tmp" });
   assert.deepEqual(app.tools.map((t) => t.name), ["example-ping"]);
-  assert.ok(warnings.map((w) => JSON.parse(w).msg).includes('Tool filter "nothing-*" matches no served tool'));
+  assert.ok(
+    warnings.map((w) => JSON.parse(w).msg).includes('Tool filter "nothing-*" matches no served tool'),
+  );
   const server = app.newServer();
   assert.ok(server.server);
   await app.close();

@@ -3,7 +3,12 @@ import { Logger, maskSecrets } from "../lib/log.ts";
 
 Deno.test("Logger writes one JSON object per line with inherited fields and masks secrets", () => {
   const lines: string[] = [];
-  const logger = new Logger({ level: "info", write: (l) => lines.push(l), secrets: ["hunter2-secret"], now: () => 0 });
+  const logger = new Logger({
+    level: "info",
+    write: (l) => lines.push(l),
+    secrets: ["hunter2-secret"],
+    now: () => 0,
+  });
   const child = logger.child({ request_id: "r1" }).child({ tool_name: "t" });
   child.debug("dropped");
   child.info("called", { url: "https://x/?api_key=hunter2-secret" });

@@ -61,28 +61,45 @@ export interface ConfigInput {
   filePath?: string;
 }
 
-const serverSchema = z.strictObject({
-  name: z.string().min(1).default(SERVER_NAME),
-  version: z.string().min(1).default(VERSION),
-  transport: z.enum(["stdio", "http"]).default("stdio"),
-  http_host: z.string().min(1).default("127.0.0.1"),
-  http_port: z.number().int().min(0).max(65_535).default(8000),
-  stateless: z.boolean().default(false),
-  auth_token: z.string().min(1).nullable().default(null),
-  allowed_origins: z.array(z.string()).default([]),
-  allowed_hosts: z.array(z.string()).default([]),
-  cors_origins: z.array(z.string()).default([]),
-  rate_limit_enabled: z.boolean().default(false),
-  rate_limit_per_minute: z.number().int().min(1).default(60),
-  max_body_bytes: z.number().int().min(1024).default(1024 * 1024),
-  max_sessions: z.number().int().min(1).default(100),
-  session_idle_timeout: z.number().positive().default(1800),
-  keepalive_interval: z.number().positive().default(15),
-  character_limit: z.number().int().min(1000).max(1_000_000).default(25_000),
-  log_level: z.enum(LOG_LEVELS).default("info"),
-  log_format: z.enum(["json", "text"]).default("json"),
-  cache_max_mb: z.number().min(0).default(64),
-  data_dir: z.string().min(1).nullable().default(null),
+/** The `server` block of the config file. */
+export const serverSchema = z.strictObject({
+  name: z.string().min(1).default(SERVER_NAME).describe("Server name sent to clients"),
+  version: z.string().min(1).default(VERSION).describe("Server version sent to clients"),
+  transport: z.enum(["stdio", "http"]).default("stdio").describe(
+    "stdio (what desktop clients launch) or http",
+  ),
+  http_host: z.string().min(1).default("127.0.0.1").describe("HTTP listen address"),
+  http_port: z.number().int().min(0).max(65_535).default(8000).describe("HTTP listen port"),
+  stateless: z.boolean().default(false).describe(
+    "Stateless Streamable HTTP: no sessions, for replicas behind a load balancer",
+  ),
+  auth_token: z.string().min(1).nullable().default(null).describe(
+    "Bearer token required on the MCP endpoints over HTTP (null = open)",
+  ),
+  allowed_origins: z.array(z.string()).default([]).describe(
+    "Origins allowed to call over HTTP (requests without Origin are allowed)",
+  ),
+  allowed_hosts: z.array(z.string()).default([]).describe(
+    "Host header values accepted (empty = loopback names when bound to loopback)",
+  ),
+  cors_origins: z.array(z.string()).default([]).describe("Origins given CORS headers, * for any"),
+  rate_limit_enabled: z.boolean().default(false).describe("Per-IP rate limiting of HTTP requests"),
+  rate_limit_per_minute: z.number().int().min(1).default(60).describe("HTTP requests per minute per IP"),
+  max_body_bytes: z.number().int().min(1024).default(1024 * 1024).describe(
+    "Largest HTTP request body in bytes",
+  ),
+  max_sessions: z.number().int().min(1).default(100).describe("Most concurrent HTTP sessions"),
+  session_idle_timeout: z.number().positive().default(1800).describe("Seconds an idle HTTP session is kept"),
+  keepalive_interval: z.number().positive().default(15).describe("Seconds between SSE keep-alive comments"),
+  character_limit: z.number().int().min(1000).max(1_000_000).default(25_000).describe(
+    "Most characters in one tool result",
+  ),
+  log_level: z.enum(LOG_LEVELS).default("info").describe("debug, info, warn or error"),
+  log_format: z.enum(["json", "text"]).default("json").describe("json (one object per line) or text"),
+  cache_max_mb: z.number().min(0).default(64).describe("MiB of the shared upstream response cache"),
+  data_dir: z.string().min(1).nullable().default(null).describe(
+    "Folder for files the server writes (null = the per-user data folder)",
+  ),
 });
 
 const fileSchema = z.strictObject({

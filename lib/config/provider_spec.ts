@@ -65,6 +65,8 @@ export interface ProviderSpec<S extends CommonSettings = CommonSettings> {
   description: string;
   /** Served when no provider list is given. Test-only providers say false. */
   defaultEnabled: boolean;
+  /** Left out of the README, `config/apis.yaml` and `.env.example` (test-only providers). */
+  hidden: boolean;
   /** The block's strict schema, every key with a default. */
   schema: z.ZodType<S>;
   /** Default values, for docs and `config/apis.yaml`. */
@@ -89,6 +91,7 @@ export interface DefineProviderOptions<E extends z.ZodRawShape> {
   title: string;
   description: string;
   defaultEnabled?: boolean;
+  hidden?: boolean;
   common: CommonDefaults;
   /** Provider-specific keys, each with a default and a `.describe()`. */
   extra?: E;
@@ -145,6 +148,7 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
     title: options.title,
     description: options.description,
     defaultEnabled: options.defaultEnabled ?? true,
+    hidden: options.hidden ?? false,
     schema: schema as unknown as z.ZodType<S>,
     defaults,
     env: options.env ?? [],

@@ -3,7 +3,10 @@ import { userConfigPath, userDataDir } from "../../lib/config/paths.ts";
 
 Deno.test("userConfigPath() follows each platform's convention", () => {
   assert.equal(userConfigPath({ HOME: "/home/a" }, "linux"), "/home/a/.config/opendata-mcp/config.yaml");
-  assert.equal(userConfigPath({ HOME: "/home/a", XDG_CONFIG_HOME: "/x" }, "linux"), "/x/opendata-mcp/config.yaml");
+  assert.equal(
+    userConfigPath({ HOME: "/home/a", XDG_CONFIG_HOME: "/x" }, "linux"),
+    "/x/opendata-mcp/config.yaml",
+  );
   assert.equal(
     userConfigPath({ HOME: "/Users/a" }, "darwin"),
     "/Users/a/Library/Application Support/opendata-mcp/config.yaml",

@@ -40,7 +40,16 @@ export function startArgs(home: string, options: SpawnOptions = {}): string[] {
 
 function childEnv(home: string, env: Record<string, string> = {}): Record<string, string> {
   const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
-  return { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR: denoDir, NO_COLOR: "1", ...env };
+  const base: Record<string, string> = {
+    HOME: home,
+    PATH: Deno.env.get("PATH") ?? "",
+    DENO_DIR: denoDir,
+    NO_COLOR: "1",
+  };
+  // `deno task test` sets DENO_COVERAGE_DIR so spawned servers count towards coverage too.
+  const coverage = Deno.env.get("DENO_COVERAGE_DIR");
+  if (coverage) base["DENO_COVERAGE_DIR"] = coverage;
+  return { ...base, ...env };
 }
 
 /** A scratch HOME, with the config file written when given. */

@@ -8,7 +8,11 @@ Deno.test("backoffDelay() doubles from the base, caps, and spreads by ±jitter",
   assert.deepEqual([1, 2, 3, 4].map((n) => backoffDelay(p, n, () => 0.5)), [200, 400, 800, 1000]);
   assert.equal(backoffDelay(p, 1, () => 0), 150);
   assert.equal(backoffDelay(p, 1, () => 0.999999), 250);
-  assert.equal(backoffDelay({ ...p, jitter: 0 }, 3, () => 0), 800, "seed 001: initial_backoff_ms * 2^n exactly");
+  assert.equal(
+    backoffDelay({ ...p, jitter: 0 }, 3, () => 0),
+    800,
+    "seed 001: initial_backoff_ms * 2^n exactly",
+  );
 });
 
 Deno.test("retriesFor() reads per-status overrides", () => {
@@ -40,7 +44,13 @@ Deno.test("CircuitBreaker lets exactly one trial through when half-open", () => 
 
 Deno.test("ResponseCache evicts the least recently used entry to stay within its byte budget", () => {
   const cache = new ResponseCache(3000);
-  const entry = (n: number) => ({ status: 200, contentType: "x", body: new Uint8Array(n), storedAt: 0, expiresAt: 1000 });
+  const entry = (n: number) => ({
+    status: 200,
+    contentType: "x",
+    body: new Uint8Array(n),
+    storedAt: 0,
+    expiresAt: 1000,
+  });
   cache.set("a", entry(1000));
   cache.set("b", entry(1000));
   cache.get("a", 0);

@@ -11,7 +11,13 @@ import {
 
 Deno.test("page() builds the pagination envelope", () => {
   assert.deepEqual(page(95, 40, 20), { total: 95, count: 20, offset: 40, has_more: true, next_offset: 60 });
-  assert.deepEqual(page(95, 80, 15), { total: 95, count: 15, offset: 80, has_more: false, next_offset: null });
+  assert.deepEqual(page(95, 80, 15), {
+    total: 95,
+    count: 15,
+    offset: 80,
+    has_more: false,
+    next_offset: null,
+  });
   assert.deepEqual(page(0, 0, 0), { total: 0, count: 0, offset: 0, has_more: false, next_offset: null });
 });
 
@@ -24,7 +30,8 @@ Deno.test("fitToLimit() keeps every item when the rendering fits", () => {
 Deno.test("fitToLimit() cuts at an item boundary so text and structured content fit", () => {
   const items = Array.from({ length: 200 }, (_, i) => `item-${i}-${"x".repeat(90)}`);
   const r = fitToLimit(items, 5000, ({ items: kept, truncated }) => ({
-    text: kept.join("\n") + (truncated ? `\n${truncationNotice(kept.length, items.length, { nextOffset: kept.length })}` : ""),
+    text: kept.join("\n") +
+      (truncated ? `\n${truncationNotice(kept.length, items.length, { nextOffset: kept.length })}` : ""),
     structured: { kept },
   }));
   assert.equal(r.truncated, true);
@@ -37,7 +44,11 @@ Deno.test("fitToLimit() cuts at an item boundary so text and structured content 
 
 Deno.test("fitToLimit() counts structured content too, not only the text", () => {
   const items = Array.from({ length: 50 }, () => "y".repeat(100));
-  const r = fitToLimit(items, 2000, ({ items: kept }) => ({ text: `${kept.length} items`, structured: { kept } }));
+  const r = fitToLimit(
+    items,
+    2000,
+    ({ items: kept }) => ({ text: `${kept.length} items`, structured: { kept } }),
+  );
   assert.ok(JSON.stringify(r.structured).length <= 2000);
   assert.ok(r.items.length < 50);
 });
@@ -60,7 +71,10 @@ Deno.test("clampText() never exceeds the limit and says it cut", () => {
 Deno.test("formatText(), markdownTable() and shorten() shape text", () => {
   assert.equal(formatText("json", { a: 1 }, () => "md"), '{\n  "a": 1\n}');
   assert.equal(formatText("markdown", { a: 1 }, () => "md"), "md");
-  assert.equal(markdownTable(["a", "b"], [["x|y", "line\nbreak"]]), "| a | b |\n| --- | --- |\n| x\\|y | line break |");
+  assert.equal(
+    markdownTable(["a", "b"], [["x|y", "line\nbreak"]]),
+    "| a | b |\n| --- | --- |\n| x\\|y | line break |",
+  );
   assert.equal(shorten("one two three four", 10), "one two…");
   assert.equal(shorten("  spaced   out  ", 50), "spaced out");
 });

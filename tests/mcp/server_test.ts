@@ -33,7 +33,12 @@ const lines: string[] = [];
 const options = { logger: new Logger({ write: (l) => lines.push(l) }), characterLimit: 1000 };
 
 Deno.test("callTool() turns a schema failure into a VALIDATION_ERROR naming the field", async () => {
-  const result = await callTool(tool(() => Promise.resolve({ text: "ok" })), { limit: 500 }, extra(), options);
+  const result = await callTool(
+    tool(() => Promise.resolve({ text: "ok" })),
+    { limit: 500 },
+    extra(),
+    options,
+  );
   assert.equal(result.isError, true);
   const payload = JSON.parse((result.content[1] as { text: string }).text);
   assert.equal(payload.error_type, "VALIDATION_ERROR");
@@ -97,7 +102,12 @@ Deno.test("callTool() hides unexpected failures behind INTERNAL_ERROR without a 
 });
 
 Deno.test("callTool() clamps an oversized text block to the character limit", async () => {
-  const result = await callTool(tool(() => Promise.resolve({ text: "z".repeat(5000) })), {}, extra(), options);
+  const result = await callTool(
+    tool(() => Promise.resolve({ text: "z".repeat(5000) })),
+    {},
+    extra(),
+    options,
+  );
   const text = (result.content[0] as { text: string }).text;
   assert.ok(text.length <= 1000);
   assert.match(text, /Truncated/);
@@ -132,6 +142,12 @@ Deno.test("collectTools() refuses two tools with one name", () => {
 });
 
 Deno.test("errorResult() writes retry-after and the next step", () => {
-  const r = errorResult(new ToolError("RATE_LIMITED", "Slow down", { retryable: true, retryAfterS: 30, hint: "Wait" }).toPayload());
-  assert.equal((r.content[0] as { text: string }).text, "Error (RATE_LIMITED): Slow down\nRetry after: 30 s\nNext step: Wait");
+  const r = errorResult(
+    new ToolError("RATE_LIMITED", "Slow down", { retryable: true, retryAfterS: 30, hint: "Wait" })
+      .toPayload(),
+  );
+  assert.equal(
+    (r.content[0] as { text: string }).text,
+    "Error (RATE_LIMITED): Slow down\nRetry after: 30 s\nNext step: Wait",
+  );
 });
