@@ -8,4 +8,4 @@ import { exampleSpec } from "./example/config.ts";
  */
 export const PROVIDERS: readonly ProviderSpec[] = [
   exampleSpec,
-] as unknown as readonly ProviderSpec[];
+];
