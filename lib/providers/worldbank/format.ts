@@ -135,7 +135,7 @@ export function documentMarkdown(doc: DocumentSummary, index: number): string {
 }
 
 function footer(source: Source): string {
-  return `---\n*${source.attribution} Terms: ${source.terms_url}. Request: ${source.url}*`;
+  return `---\n*${source.attribution} Terms: ${source.terms_url} · [WDS request](${source.url})*`;
 }
 
 function range(offset: number, count: number): string {
