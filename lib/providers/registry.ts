@@ -1,5 +1,6 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
 import { exampleSpec } from "./example/config.ts";
+import { worldbankSpec } from "./worldbank/config.ts";
 
 /**
  * Every provider the binary knows, in the order their tools are listed. Each spec loads its
@@ -7,5 +8,6 @@ import { exampleSpec } from "./example/config.ts";
  * `deno compile` still bundles them all. Adding a provider adds one line here.
  */
 export const PROVIDERS: readonly ProviderSpec[] = [
+  worldbankSpec,
   exampleSpec,
 ];
