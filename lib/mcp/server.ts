@@ -249,7 +249,9 @@ export function validationError(error: z.ZodError): ToolError {
     return path ? `"${path}": ${message}` : message;
   });
   const issue = error.issues[0];
-  const first = issue?.code === "unrecognized_keys" && issue.path.length === 0 ? issue.keys[0] : issue?.path[0];
+  const first = issue?.code === "unrecognized_keys" && issue.path.length === 0
+    ? issue.keys[0]
+    : issue?.path[0];
   return new ToolError("VALIDATION_ERROR", `Invalid arguments: ${issues.join("; ")}`, {
     ...(first === undefined ? {} : { field: String(first) }),
     hint: "Correct the named argument(s) and call the tool again",

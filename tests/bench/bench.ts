@@ -73,7 +73,12 @@ async function callLatency(): Promise<void> {
   const pid = s.transport.child?.pid;
   const rss = pid ? peakRssMiB(pid) : undefined;
   await s.close();
-  rows.push({ what: "tools/list round trip over stdio (example)", median: fmt(median(list)), p95: fmt(p95(list)), note: "" });
+  rows.push({
+    what: "tools/list round trip over stdio (example)",
+    median: fmt(median(list)),
+    p95: fmt(p95(list)),
+    note: "",
+  });
   rows.push({
     what: "tools/call round trip over stdio (example-echo)",
     median: fmt(median(call)),
@@ -110,7 +115,12 @@ async function clientOverhead(): Promise<void> {
     p95: fmt(p95(miss)),
     note: "",
   });
-  rows.push({ what: "HttpClient same request from the cache (hit)", median: fmt(median(hit)), p95: fmt(p95(hit)), note: "" });
+  rows.push({
+    what: "HttpClient same request from the cache (hit)",
+    median: fmt(median(hit)),
+    p95: fmt(p95(hit)),
+    note: "",
+  });
 }
 
 const defaults = PROVIDERS.filter((s) => s.defaultEnabled).map((s) => s.id).join(",");
@@ -126,7 +136,11 @@ const cpu = (() => {
     return "unknown CPU";
   }
 })();
-const header = `Measured ${new Date().toISOString().slice(0, 10)} with Deno ${Deno.version.deno} on ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} cores (${cpu}); ${RUNS} runs per start-up figure, ${RUNS * 20} per latency figure.`;
+const header = `Measured ${
+  new Date().toISOString().slice(0, 10)
+} with Deno ${Deno.version.deno} on ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} cores (${cpu}); ${RUNS} runs per start-up figure, ${
+  RUNS * 20
+} per latency figure.`;
 const table = [
   "| What | Median | p95 | Note |",
   "| --- | --- | --- | --- |",

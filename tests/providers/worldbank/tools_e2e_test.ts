@@ -353,7 +353,6 @@ Deno.test("worldbank tools reject every constraint violation with a VALIDATION_E
   await using fake = startFake();
   await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
   const many = (n: number) => Array.from({ length: n }, (_, i) => `Value ${i}`);
-  // field null: the core names unknown arguments in the message only (no "field" for them).
   const cases: [string, Record<string, unknown>, string | null, RegExp?][] = [
     ["worldbank_search_documents", {}, "query", /required/],
     ["worldbank_search_documents", { query: "" }, "query", /must not be empty/],
@@ -385,7 +384,7 @@ Deno.test("worldbank tools reject every constraint violation with a VALIDATION_E
     ["worldbank_search_documents", { query: "a", sort_by: "title" }, "sort_by", /relevance/],
     ["worldbank_search_documents", { query: "a", sort_order: "up" }, "sort_order", /asc/],
     ["worldbank_search_documents", { query: "a", response_format: "xml" }, "response_format", /markdown/],
-    ["worldbank_search_documents", { query: "a", page: 2 }, null, /Unknown argument "page"/],
+    ["worldbank_search_documents", { query: "a", page: 2 }, "page", /Unknown argument "page"/],
     ["worldbank_get_document_details", {}, "document_id", /required/],
     ["worldbank_get_document_details", { document_id: "abc" }, "document_id", /numeric WDS document id/],
     ["worldbank_get_document_details", { document_id: "1", response_format: "csv" }, "response_format"],
