@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { runCli, startStdio } from "../fakes/server.ts";
+import { FakeUpstream } from "../fakes/upstream.ts";
+
+Deno.test("notifications/cancelled aborts the upstream fetch in flight", async () => {
+  await using fake = FakeUpstream.start([{ path: "/api/v3/wds", reply: { json: {}, delayMs: 3000 } }]);
+  await using s = await startStdio({
+    args: ["--providers", "worldbank"],
+    configYaml: `providers:\n  worldbank:\n    base_url: ${fake.origin}/api/v3/wds\n    timeout: 20\n`,
+  });
+  const controller = new AbortController();
+  const call = s.client.callTool(
+    { name: "worldbank_search_documents", arguments: { query: "water" } },
+    undefined,
+    { signal: controller.signal },
+  );
+  for (let i = 0; i < 100 && fake.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  controller.abort();
+  await assert.rejects(call);
+  let cancelled = false;
+  for (let i = 0; i < 100 && !cancelled; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    cancelled = s.stderr().split("\n").filter(Boolean).some((l) => {
+      const line = JSON.parse(l);
+      return line.msg === "upstream" && line.error === "CANCELLED";
+    });
+  }
+  assert.ok(cancelled, "the server logged the upstream call as cancelled, well before the 3 s reply");
+});
+
+Deno.test("a base_url outside the network allowlist fails at start-up with exit 2 and the fix", async () => {
+  const r = await runCli(["tools", "--providers", "worldbank"], {
+    exactPermissions: true,
+    env: { WORLDBANK_BASE_URL: "http://10.11.12.13:9999/api" },
+  });
+  assert.equal(r.code, 2);
+  assert.match(
+    r.stderr,
+    /"10.11.12.13:9999" of providers.worldbank.base_url is outside this process's network allowlist/,
+  );
+  assert.match(r.stderr, /--allow-net=10.11.12.13:9999/);
+});
+
+Deno.test("upstream log lines carry the call's request_id and tool_name", async () => {
+  await using fake = FakeUpstream.start([{ path: "/api/v3/wds", reply: { status: 503 } }]);
+  await using s = await startStdio({
+    args: ["--providers", "worldbank"],
+    configYaml:
+      `providers:\n  worldbank:\n    base_url: ${fake.origin}/api/v3/wds\n    max_retries: 0\n    timeout: 5\n`,
+  });
+  const result = await s.client.callTool({ name: "worldbank_search_documents", arguments: { query: "x" } });
+  assert.equal(result.isError, true);
+  const lines = s.stderr().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const upstream = lines.find((l) => l.msg === "upstream");
+  const call = lines.find((l) => l.msg === "tool call");
+  assert.equal(upstream?.tool_name, "worldbank_search_documents");
+  assert.equal(upstream?.request_id, call?.request_id);
+  assert.equal(upstream?.status, 503);
+  assert.equal(call?.status, "error");
+  assert.equal(call?.error_type, "API_ERROR");
+});
