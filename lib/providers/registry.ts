@@ -1,5 +1,6 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
 import { exampleSpec } from "./example/config.ts";
+import { snlSpec } from "./snl/config.ts";
 import { wikipediaSpec } from "./wikipedia/config.ts";
 
 /**
@@ -10,4 +11,5 @@ import { wikipediaSpec } from "./wikipedia/config.ts";
 export const PROVIDERS: readonly ProviderSpec[] = [
   exampleSpec,
   wikipediaSpec,
+  snlSpec,
 ] as unknown as readonly ProviderSpec[];

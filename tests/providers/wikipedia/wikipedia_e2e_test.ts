@@ -552,10 +552,11 @@ Deno.test("wikipedia api maps upstream failures: HTTP 503 after retries, an HTML
   });
 });
 
-Deno.test("wikipedia start-up allowlist check passes for the template's default host and names a foreign one", async () => {
-  const served = await runCli(["tools", "--providers", "wikipedia"], { exactPermissions: true });
+Deno.test("start-up allowlist check passes for wikipedia's template host and the five SNL hosts, and names a foreign one", async () => {
+  const served = await runCli(["tools", "--providers", "wikipedia,snl"], { exactPermissions: true });
   assert.equal(served.code, 0, served.stderr);
   assert.match(served.stdout, /wikipedia-content/);
+  assert.match(served.stdout, /snl-article/);
   const foreign = await runCli(["tools", "--providers", "wikipedia"], {
     exactPermissions: true,
     configYaml:
