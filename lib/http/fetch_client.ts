@@ -72,6 +72,11 @@ export interface RequestOptions {
   logger?: Logger;
   /** Fallback text encoding when the response names no charset (e.g. `shift_jis`). */
   encoding?: string;
+  /**
+   * Whether a decoded 2xx answer may be stored in the cache (default: yes). Upstreams that
+   * report errors inside HTTP 200 bodies (MediaWiki, ArcGIS) say no for those bodies.
+   */
+  cacheable?: (data: unknown) => boolean;
 }
 
 /** A decoded upstream answer. */
@@ -84,6 +89,8 @@ export interface UpstreamResponse<T> {
   cache: "hit" | "miss" | "bypass" | "off";
   /** Seconds since the answer was fetched, on a cache hit. */
   ageS?: number;
+  /** The response headers of a live answer (absent on a cache hit). */
+  headers?: Headers;
 }
 
 interface RawResponse {
@@ -91,6 +98,7 @@ interface RawResponse {
   contentType: string;
   body: Uint8Array;
   url: string;
+  headers?: Headers;
 }
 
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
@@ -190,7 +198,7 @@ export class HttpClient {
     const cacheState = ttl > 0 ? (options.fresh ? "bypass" : "miss") : "off";
     const raw = await this.#send(url, options, logger, cacheState);
     const data = decode(raw);
-    if (ttl > 0) {
+    if (ttl > 0 && (options.cacheable?.(data) ?? true)) {
       const now = clock.now();
       cache.set(key, {
         status: raw.status,
@@ -200,7 +208,15 @@ export class HttpClient {
         expiresAt: now + ttl,
       });
     }
-    return { status: raw.status, contentType: raw.contentType, data, url: raw.url, cache: cacheState };
+    const out: UpstreamResponse<T> = {
+      status: raw.status,
+      contentType: raw.contentType,
+      data,
+      url: raw.url,
+      cache: cacheState,
+    };
+    if (raw.headers) out.headers = raw.headers;
+    return out;
   }
 
   async #send(
@@ -456,7 +472,7 @@ export class HttpClient {
     }
     breaker.success();
     log({ status, bytes: body.byteLength });
-    return { ok: true, response: { status, contentType, body, url: finalUrl } };
+    return { ok: true, response: { status, contentType, body, url: finalUrl, headers: response.headers } };
   }
 
   #cancelled(url: URL): UpstreamError {

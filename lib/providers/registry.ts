@@ -1,5 +1,7 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
 import { exampleSpec } from "./example/config.ts";
+import { snlSpec } from "./snl/config.ts";
+import { wikipediaSpec } from "./wikipedia/config.ts";
 import { worldbankSpec } from "./worldbank/config.ts";
 
 /**
@@ -9,5 +11,7 @@ import { worldbankSpec } from "./worldbank/config.ts";
  */
 export const PROVIDERS: readonly ProviderSpec[] = [
   worldbankSpec,
+  wikipediaSpec,
+  snlSpec,
   exampleSpec,
 ];

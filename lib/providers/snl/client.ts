@@ -1,0 +1,131 @@
+import type { Clock } from "../../clock.ts";
+import { ToolError, UpstreamError } from "../../errors.ts";
+import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
+import { DEFAULT_RETRY_POLICY } from "../../http/retry.ts";
+import type { HttpRuntime } from "../../http/runtime.ts";
+import type { ToolCallContext } from "../../mcp/provider.ts";
+import type { SnlSettings } from "./config.ts";
+import { isDefaultBase, originFor, SITE_IDS, SITES } from "./sites.ts";
+import type { SiteId } from "./sites.ts";
+
+/** What one request returned. */
+export interface SnlAnswer {
+  data: unknown;
+  /** The final request URL, for the result's provenance. */
+  url: string;
+}
+
+// Refusal raised from the client's URL check; the shared client reports it as a
+// VALIDATION_ERROR when the error's name is "SsrfError".
+class OffSiteError extends Error {
+  override name = "SsrfError";
+}
+
+/** SNL's search API and article JSON on each sister site, one shared-runtime client per origin. */
+export class SnlApi {
+  #settings: SnlSettings;
+  #http: HttpRuntime;
+  #clock: Clock;
+  #clients = new Map<string, HttpClient>();
+  #allowedHosts: Set<string>;
+
+  constructor(settings: SnlSettings, http: HttpRuntime, clock: Clock) {
+    this.#settings = settings;
+    this.#http = http;
+    this.#clock = clock;
+    this.#allowedHosts = isDefaultBase(settings.base_url)
+      ? new Set(SITE_IDS.flatMap((id) => [SITES[id].host, `www.${SITES[id].host}`]))
+      : new Set([new URL(settings.base_url).host]);
+  }
+
+  /** A deadline for one tool call, covering every request and retry it makes. */
+  deadline(): number {
+    return this.#clock.now() + this.#settings.timeout * 1000;
+  }
+
+  /** The origin serving `site`. */
+  origin(site: SiteId): string {
+    return originFor(this.#settings.base_url, site);
+  }
+
+  /** GET `/api/v1/search`. */
+  search(
+    site: SiteId,
+    query: Record<string, QueryValue>,
+    ctx: ToolCallContext,
+    deadline: number,
+  ): Promise<SnlAnswer> {
+    return this.#get(site, "api/v1/search", query, ctx, deadline);
+  }
+
+  /** GET a path on the site (an article's `.json`, or the article-by-id route). */
+  get(site: SiteId, path: string, ctx: ToolCallContext, deadline: number): Promise<SnlAnswer> {
+    return this.#get(site, path, {}, ctx, deadline);
+  }
+
+  async #get(
+    site: SiteId,
+    path: string,
+    query: Record<string, QueryValue>,
+    ctx: ToolCallContext,
+    deadline: number,
+  ): Promise<SnlAnswer> {
+    const remaining = deadline - this.#clock.now();
+    if (remaining <= 0) {
+      throw new ToolError(
+        "TIMEOUT",
+        `${SITES[site].name} did not answer within the ${this.#settings.timeout} s deadline`,
+        {
+          retryable: true,
+          hint: "Try again; the upstream may be slow right now",
+        },
+      );
+    }
+    const answer = await this.#client(site).json<unknown>(path, {
+      query,
+      signal: ctx.signal,
+      logger: ctx.logger,
+      timeoutMs: remaining,
+    });
+    return { data: answer.data, url: answer.url };
+  }
+
+  #client(site: SiteId): HttpClient {
+    const origin = this.origin(site);
+    let client = this.#clients.get(origin);
+    if (client) return client;
+    const s = this.#settings;
+    const allowed = this.#allowedHosts;
+    const rateLimits = [];
+    if (s.rate_limit_per_minute > 0) rateLimits.push({ requests: s.rate_limit_per_minute, perMs: 60_000 });
+    if (s.rate_limit_per_second > 0) rateLimits.push({ requests: s.rate_limit_per_second, perMs: 1_000 });
+    client = this.#http.client({
+      provider: "snl",
+      upstreamName: SITES[site].name,
+      baseUrl: `${origin}/`,
+      timeoutMs: s.timeout * 1000,
+      retry: { ...DEFAULT_RETRY_POLICY, maxRetries: s.max_retries, baseDelayMs: s.retry_backoff_ms },
+      rateLimits,
+      cacheTtlMs: s.cache_ttl * 1000,
+      maxBodyBytes: Math.round(s.max_body_mb * 1024 * 1024),
+      breaker: { threshold: s.breaker_threshold, cooldownMs: s.breaker_cooldown * 1000 },
+      // Redirects may move between the SNL sites, never off them.
+      checkUrl: (url) => {
+        if (!allowed.has(url.host)) {
+          throw new OffSiteError(
+            `${
+              SITES[site].name
+            } redirected to another host ("${url.host}"), which this server does not follow`,
+          );
+        }
+      },
+    });
+    this.#clients.set(origin, client);
+    return client;
+  }
+}
+
+/** Whether `e` is the upstream's "no such page" answer. */
+export function isNotFound(e: unknown): e is UpstreamError {
+  return e instanceof UpstreamError && (e.status === 404 || e.status === 410);
+}

@@ -1,0 +1,21 @@
+import { defineProvider, hostOf } from "../../config/provider_spec.ts";
+import type { CommonSettings } from "../../config/provider_spec.ts";
+import { DEFAULT_BASE_URL, isDefaultBase, SITE_IDS, SITES } from "./sites.ts";
+
+/** The validated `providers.snl` block. */
+export type SnlSettings = CommonSettings;
+
+/**
+ * The SNL provider's spec. With the default base URL each sister site is reached on its own
+ * host (snl.no, nbl.snl.no, ...); any other base URL sends every site to that one origin.
+ */
+export const snlSpec = defineProvider({
+  id: "snl",
+  title: "Store norske leksikon",
+  description:
+    "Store norske leksikon and its sister encyclopedias (NBL, SML, NKL, Lille): search and full articles with licence",
+  common: { base_url: DEFAULT_BASE_URL, cache_ttl: 900 },
+  hosts: (s) => isDefaultBase(s.base_url) ? SITE_IDS.map((id) => SITES[id].host) : [hostOf(s.base_url)],
+  allowNet: SITE_IDS.map((id) => SITES[id].host),
+  load: () => import("./mod.ts"),
+});

@@ -1,0 +1,236 @@
+import type { Clock } from "../../clock.ts";
+import { ToolError, UpstreamError } from "../../errors.ts";
+import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
+import { DEFAULT_RETRY_POLICY, parseRetryAfter } from "../../http/retry.ts";
+import type { HttpRuntime } from "../../http/runtime.ts";
+import type { ToolCallContext } from "../../mcp/provider.ts";
+import type { WikipediaSettings } from "./config.ts";
+import { isTemplate, languageProblem, originFor } from "./language.ts";
+import { apiErrorOf } from "./parse.ts";
+import type { ApiErrorInfo } from "./parse.ts";
+
+/** What one Action API call returned. */
+export interface ApiAnswer {
+  data: unknown;
+  /** The request URL, for the result's provenance. */
+  url: string;
+}
+
+// Refusal raised from the client's URL check; the shared client reports it as a
+// VALIDATION_ERROR when the error's name is "SsrfError".
+class OffSiteError extends Error {
+  override name = "SsrfError";
+}
+
+/** Wikimedia asks automated clients to wait at least this long after a maxlag error. */
+const MAXLAG_MIN_WAIT_MS = 5_000;
+
+/**
+ * The MediaWiki Action API of every language edition: one shared-runtime HttpClient per origin
+ * (so breakers and rate limits are per host), errors sent with HTTP 200 mapped to the error
+ * contract, and maxlag answered by waiting as `Retry-After` says, within the call's deadline.
+ */
+export class WikipediaApi {
+  #settings: WikipediaSettings;
+  #http: HttpRuntime;
+  #clock: Clock;
+  #clients = new Map<string, HttpClient>();
+
+  constructor(settings: WikipediaSettings, http: HttpRuntime, clock: Clock) {
+    this.#settings = settings;
+    this.#http = http;
+    this.#clock = clock;
+  }
+
+  /** The language used when a call names none. */
+  get defaultLanguage(): string {
+    return this.#settings.default_language;
+  }
+
+  /** A deadline for one tool call, covering every request and retry it makes. */
+  deadline(): number {
+    return this.#clock.now() + this.#settings.timeout * 1000;
+  }
+
+  /** The origin serving `language`; throws a VALIDATION_ERROR for a bad code, before any request. */
+  origin(language: string): string {
+    const problem = languageProblem(language);
+    if (problem) {
+      throw new ToolError("VALIDATION_ERROR", problem, {
+        field: "language",
+        hint: 'Pass a language code such as "no", "nn" or "en", or leave it out for the default',
+      });
+    }
+    return originFor(this.#settings.base_url, language);
+  }
+
+  /** The article's page URL, `https://no.wikipedia.org/wiki/Title_with_underscores`. */
+  pageUrl(language: string, title: string): string {
+    const path = encodeURIComponent(title.replace(/ /g, "_"))
+      .replace(/%2F/g, "/")
+      .replace(/%3A/g, ":");
+    return `${this.origin(language)}/wiki/${path}`;
+  }
+
+  /** The page's revision history, where its authors are listed. */
+  historyUrl(language: string, title: string): string {
+    return `${this.origin(language)}/w/index.php?title=${
+      encodeURIComponent(title.replace(/ /g, "_"))
+    }&action=history`;
+  }
+
+  /** `host[:port]` of the language's origin, for messages and credit lines. */
+  host(language: string): string {
+    return new URL(this.origin(language)).host;
+  }
+
+  /**
+   * Calls `/w/api.php` with `params` (format=json and formatversion=2 added) and returns the
+   * body, or throws the error contract for an error the API reported in the body.
+   */
+  async call(
+    language: string,
+    params: Record<string, QueryValue>,
+    ctx: ToolCallContext,
+    deadline: number,
+  ): Promise<ApiAnswer> {
+    const client = this.#client(language);
+    const query: Record<string, QueryValue> = { ...params, format: "json", formatversion: 2 };
+    if (this.#settings.maxlag > 0) query["maxlag"] = this.#settings.maxlag;
+    for (let retry = 0;; retry++) {
+      const remaining = deadline - this.#clock.now();
+      if (remaining <= 0) throw this.#timeout(language);
+      let answer;
+      try {
+        answer = await client.json<unknown>("w/api.php", {
+          query,
+          signal: ctx.signal,
+          logger: ctx.logger,
+          timeoutMs: remaining,
+          // A body carrying an error (maxlag above all) must not be served again from the cache.
+          cacheable: (data) => apiErrorOf(data) === null,
+          ...(retry > 0 ? { fresh: true } : {}),
+        });
+      } catch (e) {
+        throw this.#upstreamFailure(e, language);
+      }
+      const error = apiErrorOf(answer.data);
+      if (!error) return { data: answer.data, url: answer.url };
+      if (error.code !== "maxlag") throw this.#apiError(error, language);
+      const waitMs = Math.max(
+        parseRetryAfter(answer.headers?.get("retry-after") ?? null, this.#clock.now()) ?? MAXLAG_MIN_WAIT_MS,
+        0,
+      );
+      const waitS = Math.ceil(waitMs / 1000);
+      if (retry >= this.#settings.max_retries || this.#clock.now() + waitMs >= deadline) {
+        throw new ToolError(
+          "RATE_LIMITED",
+          `Wikipedia (${language}) asked clients to back off: its databases are lagging${
+            error.lag === null ? "" : ` by ${error.lag} s`
+          }`,
+          {
+            retryable: true,
+            retryAfterS: waitS,
+            messageId: "maxlag",
+            hint: `Wait ${waitS} seconds, then call again`,
+          },
+        );
+      }
+      ctx.logger.info("wikipedia maxlag: waiting before retry", { wait_ms: waitMs, lag_s: error.lag });
+      try {
+        await this.#clock.sleep(waitMs, ctx.signal);
+      } catch {
+        throw new ToolError("CANCELLED", "The call was cancelled by the client");
+      }
+    }
+  }
+
+  #client(language: string): HttpClient {
+    const origin = this.origin(language);
+    let client = this.#clients.get(origin);
+    if (client) return client;
+    const s = this.#settings;
+    const host = new URL(origin).host;
+    const rateLimits = [];
+    if (s.rate_limit_per_minute > 0) rateLimits.push({ requests: s.rate_limit_per_minute, perMs: 60_000 });
+    if (s.rate_limit_per_second > 0) rateLimits.push({ requests: s.rate_limit_per_second, perMs: 1_000 });
+    client = this.#http.client({
+      provider: "wikipedia",
+      upstreamName: `Wikipedia (${language})`,
+      baseUrl: `${origin}/`,
+      timeoutMs: s.timeout * 1000,
+      retry: { ...DEFAULT_RETRY_POLICY, maxRetries: s.max_retries, baseDelayMs: s.retry_backoff_ms },
+      rateLimits,
+      cacheTtlMs: s.cache_ttl * 1000,
+      maxBodyBytes: Math.round(s.max_body_mb * 1024 * 1024),
+      breaker: { threshold: s.breaker_threshold, cooldownMs: s.breaker_cooldown * 1000 },
+      ...(s.user_agent ? { headers: { "user-agent": s.user_agent } } : {}),
+      // Redirects stay on the language's own host.
+      checkUrl: (url) => {
+        if (url.host !== host) {
+          throw new OffSiteError(
+            `Wikipedia (${language}) redirected to another host ("${url.host}"), which this server does not follow`,
+          );
+        }
+      },
+    });
+    this.#clients.set(origin, client);
+    return client;
+  }
+
+  #apiError(error: ApiErrorInfo, language: string): ToolError {
+    const info = error.info.length > 300 ? `${error.info.slice(0, 299)}…` : error.info;
+    const message = `Wikipedia (${language}) refused the request (${error.code})${info ? `: ${info}` : ""}`;
+    const code = error.code;
+    if (code === "missingtitle" || code.startsWith("nosuch")) {
+      return new ToolError("NOT_FOUND", message, {
+        messageId: code,
+        hint: "Check the title, or find it with wikipedia-search",
+      });
+    }
+    if (code === "ratelimited") {
+      return new ToolError("RATE_LIMITED", message, {
+        retryable: true,
+        messageId: code,
+        hint: "Wait a minute, then call again",
+      });
+    }
+    if (
+      /^(invalid|bad|missingparam|mustbe|outofrange|toobig|toosmall|integeroutofrange|paramvalidation|unknown_)/
+        .test(code)
+    ) {
+      return new ToolError("VALIDATION_ERROR", message, {
+        messageId: code,
+        hint: "Correct the arguments as the message says, then call again",
+      });
+    }
+    const retryable = code === "readonly" || code.startsWith("internal_api_error");
+    return new ToolError("API_ERROR", message, {
+      retryable,
+      messageId: code,
+      hint: retryable ? "Try again in a moment" : "Check the arguments against the tool's description",
+    });
+  }
+
+  #upstreamFailure(e: unknown, language: string): unknown {
+    // A language code that names no edition fails as a name lookup: say so, not just "try again".
+    if (
+      e instanceof UpstreamError && e.errorType === "TRANSPORT_ERROR" && isTemplate(this.#settings.base_url)
+    ) {
+      return new ToolError(e.errorType, e.message, {
+        retryable: true,
+        hint:
+          `Check that "${language}" is an existing Wikipedia language edition (see https://meta.wikimedia.org/wiki/List_of_Wikipedias); if it is, try again in a moment`,
+      });
+    }
+    return e;
+  }
+
+  #timeout(language: string): ToolError {
+    return new ToolError(
+      "TIMEOUT",
+      `Wikipedia (${language}) did not answer within the ${this.#settings.timeout} s deadline`,
+      { retryable: true, hint: "Try again; the upstream may be slow right now" },
+    );
+  }
+}

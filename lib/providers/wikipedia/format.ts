@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+/** Wikipedia's text licence (since June 2023; older revisions were CC BY-SA 3.0). */
+export const LICENSE = "CC BY-SA 4.0";
+
+/** Where the licence is explained. */
+export const LICENSE_URL = "https://creativecommons.org/licenses/by-sa/4.0/";
+
+/** Provenance and terms, on every result. */
+export const sourceSchema = z.object({
+  name: z.string().describe("Who published the data"),
+  url: z.string().describe("Where the data came from: the article page, or the API request for lists"),
+  license: z.string().describe("Licence of the text"),
+  license_url: z.string().describe("Where the licence is explained"),
+  attribution: z.string().describe("Credit line to give when quoting"),
+});
+
+/** A result's `source` object. */
+export type Source = z.output<typeof sourceSchema>;
+
+/** The `source` of a result from the edition at `host`. */
+export function source(host: string, url: string, historyUrl?: string): Source {
+  return {
+    name: `Wikipedia (${host})`,
+    url,
+    license: LICENSE,
+    license_url: LICENSE_URL,
+    attribution: `Text from Wikipedia (${host}) by its contributors, ${LICENSE}${
+      historyUrl ? `; authors are listed at ${historyUrl}` : ""
+    }`,
+  };
+}
+
+/** The closing credit line of a markdown result. */
+export function creditLine(s: Source): string {
+  return `Source: ${s.url}\nLicence: ${s.license} (${s.license_url}). ${s.attribution}.`;
+}
+
+/** `1,234` */
+export function n(value: number): string {
+  return value.toLocaleString("en-US");
+}

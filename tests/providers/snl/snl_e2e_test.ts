@@ -1,0 +1,302 @@
+// snl-search and snl-article end to end: the real server over stdio (scoped permissions), the
+// SDK Client (which checks structuredContent against each outputSchema), and a fake SNL serving
+// the recorded article JSON and synthetic search answers (tests/fixtures/snl/README.md).
+import assert from "node:assert/strict";
+import { bodyToText } from "../../../lib/providers/snl/parse.ts";
+import { startStdio } from "../../fakes/server.ts";
+import type { StdioSession } from "../../fakes/server.ts";
+import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
+import type { Received } from "../../fakes/upstream.ts";
+
+type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
+
+function texts(r: Result): string[] {
+  return (r.content as { type: string; text: string }[]).map((c) => c.text);
+}
+
+function errorPayload(r: Result): Record<string, unknown> {
+  assert.equal(r.isError, true, `expected an error, got ${texts(r)[0]}`);
+  return JSON.parse(texts(r)[1]!);
+}
+
+function ok(r: Result): Record<string, unknown> {
+  assert.notEqual(r.isError, true, `unexpected error: ${texts(r)[0]}`);
+  assert.ok(r.structuredContent, "structuredContent is present");
+  return r.structuredContent as Record<string, unknown>;
+}
+
+const query = (r: Received) => r.url.searchParams.get("query");
+const ARTICLE = "snl/article_fortolket_programmeringsspraak.json";
+const ARTICLE_PATH = "/fortolket_programmeringsspr%C3%A5k.json";
+
+function snlFake(): FakeUpstream {
+  return FakeUpstream.start([
+    {
+      path: "/api/v1/search",
+      match: (r) => query(r) === "programmering",
+      reply: { fixture: "snl/synthetic_search_programmering_first_sentences.json" },
+    },
+    {
+      path: "/api/v1/search",
+      match: (r) => query(r) === "dansband",
+      reply: { fixture: "snl/synthetic_search_dansband_first_two_sentences.json" },
+    },
+    { path: "/api/v1/search", match: (r) => query(r) === "ingenting", reply: { json: [] } },
+    { path: "/api/v1/search", match: (r) => query(r) === "rart", reply: { json: { message: "oops" } } },
+    { path: "/api/v1/search", match: (r) => query(r) === "feil", reply: { status: 500, body: "boom" } },
+    { path: ARTICLE_PATH, reply: { fixture: ARTICLE } },
+    { path: "/api/v1/article/4242", reply: { fixture: ARTICLE } },
+    {
+      path: "/flyttet.json",
+      reply: (r) => ({ status: 301, headers: { location: `http://localhost:${r.url.port}/flyttet.json` } }),
+    },
+    {
+      path: "/finnes_ikke.json",
+      reply: { status: 404, body: "<html><body>Ikke funnet</body></html>", contentType: "text/html" },
+    },
+  ]);
+}
+
+async function withServer(fn: (s: StdioSession, fake: FakeUpstream) => Promise<void>): Promise<void> {
+  await using fake = snlFake();
+  const configYaml = [
+    "server:",
+    "  character_limit: 3000",
+    "providers:",
+    "  snl:",
+    `    base_url: ${fake.origin}`,
+    "    max_retries: 1",
+    "    retry_backoff_ms: 1",
+    "    timeout: 5",
+  ].join("\n");
+  await using s = await startStdio({ args: ["--providers", "snl"], configYaml });
+  await fn(s, fake);
+}
+
+Deno.test("snl tools are listed with annotations, output schemas and the site choices", async () => {
+  await withServer(async (s) => {
+    const { tools } = await s.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["snl-search", "snl-article"]);
+    for (const t of tools) {
+      assert.equal(t.annotations?.readOnlyHint, true);
+      assert.equal(t.annotations?.openWorldHint, true);
+      assert.ok(t.outputSchema);
+      const site = (t.inputSchema.properties as Record<string, { enum?: string[] }>)["site"]!;
+      assert.deepEqual(site.enum, ["snl", "nbl", "sml", "nkl", "lille"]);
+    }
+  });
+});
+
+Deno.test("snl-search reads first_sentences, licences and pages with the envelope in both formats", async () => {
+  await withServer(async (s, fake) => {
+    const r = await s.client.callTool({
+      name: "snl-search",
+      arguments: { query: "programmering", limit: 2 },
+    });
+    const data = ok(r);
+    const results = data["results"] as Record<string, unknown>[];
+    assert.equal(results.length, 2);
+    assert.deepEqual(
+      [data["total"], data["count"], data["offset"], data["has_more"], data["next_offset"]],
+      [null, 2, 0, true, 2],
+    );
+    const first = results[0]!;
+    assert.equal(first["title"], "fortolket programmeringsspråk");
+    assert.equal(first["slug"], "fortolket_programmeringsspråk");
+    assert.equal(first["url"], "https://snl.no/fortolket_programmeringsspr%C3%A5k");
+    assert.match(String(first["first_sentences"]), /^Syntetisk: et programmeringsspråk/);
+    assert.equal(first["snippet"], "… fortolket programmeringsspråk (syntetisk utdrag for testene) …");
+    assert.equal(first["license_name"], "fri");
+    assert.equal(first["clarification"], null);
+    assert.deepEqual(first["taxonomy"], { id: 3689, title: "Programmering" });
+    assert.equal(results[1]!["clarification"], "programmeringsspråk");
+    assert.equal(
+      (data["source"] as Record<string, string>)["license_url"],
+      "https://meta.snl.no/fri_gjenbruk",
+    );
+    const text = texts(r)[0]!;
+    assert.match(text, /licence: fri/);
+    assert.match(text, /slug: fortolket_programmeringsspråk/);
+    assert.match(text, /More results follow: call again with offset=2/);
+    const sent = fake.requestsTo("/api/v1/search")[0]!;
+    assert.equal(sent.url.searchParams.get("limit"), "3", "one more than shown, to know whether more follow");
+    assert.equal(sent.url.searchParams.get("offset"), "0");
+
+    const json = await s.client.callTool({
+      name: "snl-search",
+      arguments: { query: "programmering", limit: 5, response_format: "json" },
+    });
+    const all = ok(json);
+    assert.deepEqual(JSON.parse(texts(json)[0]!), json.structuredContent);
+    assert.deepEqual([all["count"], all["has_more"], all["next_offset"]], [3, false, null]);
+    assert.equal(
+      ((all["results"] as Record<string, unknown>[])[2]!)["license_name"],
+      "begrenset",
+    );
+  });
+});
+
+Deno.test("snl-search reads the older first_two_sentences name and a sister site", async () => {
+  await withServer(async (s, fake) => {
+    const r = await s.client.callTool({ name: "snl-search", arguments: { query: "dansband", site: "nbl" } });
+    const data = ok(r);
+    assert.equal(data["site"], "nbl");
+    assert.equal(data["encyclopedia"], "Norsk biografisk leksikon");
+    const results = data["results"] as Record<string, unknown>[];
+    assert.match(String(results[0]!["first_sentences"]), /^Syntetisk: et dansebandeksempel/);
+    assert.equal(fake.requestsTo("/api/v1/search").length, 1, "a base_url override sends every site to it");
+
+    const none = ok(await s.client.callTool({ name: "snl-search", arguments: { query: "ingenting" } }));
+    assert.deepEqual([none["count"], none["has_more"]], [0, false]);
+    const odd = errorPayload(await s.client.callTool({ name: "snl-search", arguments: { query: "rart" } }));
+    assert.equal(odd["error_type"], "DECODE_ERROR");
+  });
+});
+
+Deno.test("snl tools reject bad arguments with a VALIDATION_ERROR naming the field, before any request", async () => {
+  await withServer(async (s, fake) => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["snl-search", { query: "x", site: "evil.example" }, "site"],
+      ["snl-search", { query: "x", limit: 11 }, "limit"],
+      ["snl-search", { query: "x", limit: 0 }, "limit"],
+      ["snl-search", { query: "" }, "query"],
+      ["snl-search", { query: "x", offset: -5 }, "offset"],
+      ["snl-article", {}, "slug"],
+      ["snl-article", { slug: "Oslo", url: "https://snl.no/Oslo" }, "slug"],
+      ["snl-article", { slug: "../../etc/passwd" }, "slug"],
+      ["snl-article", { slug: ".taxonomy" }, "slug"],
+      ["snl-article", { slug: "Oslo?x=1" }, "slug"],
+      ["snl-article", { url: "https://evil.example/Oslo" }, "url"],
+      ["snl-article", { url: "https://snl.no.evil.example/Oslo" }, "url"],
+      ["snl-article", { url: "https://snl.no:8443/Oslo" }, "url"],
+      ["snl-article", { url: "https://user@snl.no/Oslo" }, "url"],
+      ["snl-article", { url: "file:///etc/passwd" }, "url"],
+      ["snl-article", { url: "https://snl.no/.taxonomy/3689" }, "url"],
+      ["snl-article", { url: "not a url" }, "url"],
+      ["snl-article", { url: "https://sml.snl.no/hjerteinfarkt", site: "snl" }, "site"],
+      ["snl-article", { id: 0 }, "id"],
+      ["snl-article", { slug: "Oslo", site: "wiki" }, "site"],
+      ["snl-article", { slug: "Oslo", max_chars: 10 }, "max_chars"],
+    ];
+    for (const [name, args, field] of cases) {
+      const p = errorPayload(await s.client.callTool({ name, arguments: args }));
+      assert.equal(p["error_type"], "VALIDATION_ERROR", `${name} ${JSON.stringify(args)}`);
+      assert.equal(p["field"], field, `${name} ${JSON.stringify(args)}`);
+    }
+    assert.equal(fake.requests.length, 0, "no request left the server");
+  });
+});
+
+Deno.test("snl-article reads an article by slug, url and id with text, links, authors and licence", async () => {
+  await withServer(async (s, fake) => {
+    const bySlug = await s.client.callTool({
+      name: "snl-article",
+      arguments: { slug: "fortolket programmeringsspråk" },
+    });
+    const data = ok(bySlug);
+    assert.equal(data["title"], "fortolket programmeringsspråk");
+    assert.equal(data["url"], "https://snl.no/fortolket_programmeringsspr%C3%A5k");
+    assert.deepEqual(data["subject"], { title: "Programmering", url: "https://snl.no/.taxonomy/3689" });
+    assert.deepEqual(data["authors"], ["Henrik Dvergsdal"]);
+    assert.equal(data["license_name"], "fri");
+    assert.deepEqual((data["license"] as Record<string, unknown>)["name"], "CC BY-SA 3.0");
+    assert.equal(data["created_at"], "2017-12-12T10:34:18.189+01:00");
+    const text = String(data["text"]);
+    assert.match(text, /^programmeringsspråk som ikke blir kompilert/);
+    assert.match(text, /Eksempler på fortolkede språk:\n- Python\n- Javascript\n- PHP\n- Perl$/);
+    assert.doesNotMatch(text, /<|&/);
+    const links = data["links"] as { text: string; url: string }[];
+    assert.deepEqual(links.map((l) => l.text), ["datamaskiner", "operativsystemer", "Python", "PHP"]);
+    assert.equal(links[0]!.url, "https://snl.no/datamaskin");
+    assert.deepEqual([data["offset"], data["has_more"], data["next_offset"]], [0, false, null]);
+    const source = data["source"] as Record<string, string>;
+    assert.match(
+      source["attribution"]!,
+      /^Henrik Dvergsdal: "fortolket programmeringsspråk" in Store norske leksikon/,
+    );
+    const md = texts(bySlug)[0]!;
+    assert.match(md, /Licence: fri = CC BY-SA 3\.0/);
+    assert.match(md, /Authors: Henrik Dvergsdal/);
+    assert.match(md, /Links in the article: datamaskiner \(https:\/\/snl\.no\/datamaskin\)/);
+
+    const byUrl = await s.client.callTool({
+      name: "snl-article",
+      arguments: { url: "https://snl.no/fortolket_programmeringsspråk", response_format: "json" },
+    });
+    assert.deepEqual(JSON.parse(texts(byUrl)[0]!), byUrl.structuredContent);
+    assert.equal(ok(byUrl)["text"], data["text"]);
+
+    const sister = ok(
+      await s.client.callTool({
+        name: "snl-article",
+        arguments: { url: "https://www.nbl.snl.no/fortolket_programmeringsspr%C3%A5k.json" },
+      }),
+    );
+    assert.equal(sister["site"], "nbl");
+    assert.equal(sister["encyclopedia"], "Norsk biografisk leksikon");
+
+    const byId = ok(await s.client.callTool({ name: "snl-article", arguments: { id: 4242 } }));
+    assert.equal(byId["title"], "fortolket programmeringsspråk");
+    assert.equal(fake.requestsTo("/api/v1/article/4242").length, 1);
+    assert.equal(fake.requestsTo(ARTICLE_PATH).length, 1, "the same article is served from the cache");
+  });
+});
+
+Deno.test("snl-article gives a long article in parts that join up to the whole text", async () => {
+  await withServer(async (s) => {
+    const whole = bodyToText(JSON.parse(fixtureText(ARTICLE)).xhtml_body).text;
+    const parts: string[] = [];
+    let offset = 0;
+    for (let i = 0; i < 10; i++) {
+      const r = await s.client.callTool({
+        name: "snl-article",
+        arguments: { slug: "fortolket_programmeringsspråk", offset, max_chars: 200 },
+      });
+      const data = ok(r);
+      assert.ok(Number(data["count"]) <= 200);
+      assert.equal(data["total"], whole.length);
+      parts.push(String(data["text"]));
+      if (!data["has_more"]) break;
+      assert.match(texts(r)[0]!, new RegExp(`offset=${data["next_offset"]}`));
+      offset = data["next_offset"] as number;
+    }
+    assert.ok(parts.length >= 2, `${parts.length} parts`);
+    assert.equal(parts.join(""), whole);
+    const past = errorPayload(
+      await s.client.callTool({
+        name: "snl-article",
+        arguments: { slug: "fortolket_programmeringsspråk", offset: 5000 },
+      }),
+    );
+    assert.equal(past["field"], "offset");
+  });
+});
+
+Deno.test("snl-article reports a missing article as NOT_FOUND, refuses an off-site redirect, and snl-search a failure", async () => {
+  await withServer(async (s, fake) => {
+    const missing = errorPayload(
+      await s.client.callTool({ name: "snl-article", arguments: { slug: "finnes_ikke" } }),
+    );
+    assert.equal(missing["error_type"], "NOT_FOUND");
+    assert.equal(missing["status"], 404);
+    assert.match(String(missing["message"]), /Store norske leksikon has no article "finnes_ikke"/);
+    assert.match(String(missing["hint"]), /snl-search/);
+
+    const byId = errorPayload(await s.client.callTool({ name: "snl-article", arguments: { id: 7 } }));
+    assert.equal(byId["error_type"], "NOT_FOUND");
+    assert.match(String(byId["hint"]), /does not document/);
+
+    const away = errorPayload(
+      await s.client.callTool({ name: "snl-article", arguments: { slug: "flyttet" } }),
+    );
+    assert.equal(away["error_type"], "VALIDATION_ERROR");
+    assert.match(String(away["message"]), /redirected to another host/);
+
+    const down = errorPayload(await s.client.callTool({ name: "snl-search", arguments: { query: "feil" } }));
+    assert.equal(down["error_type"], "API_ERROR");
+    assert.equal(down["status"], 500);
+    assert.equal(down["retryable"], true);
+    assert.equal(fake.requestsTo("/api/v1/search").length, 2, "max_retries: 1");
+    assert.doesNotMatch(JSON.stringify([missing, byId, down]), /127\.0\.0\.1/, "no upstream URL leaks");
+  });
+});
