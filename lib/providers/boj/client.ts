@@ -229,10 +229,17 @@ export function toBojError(e: unknown, context: ErrorContext): unknown {
       }
       const meta = parseErrorMeta(e.body);
       if (meta && meta.status !== 200) return apiError(meta, context, e.retryAfterS);
+      const retryable = RETRY_STATUSES.includes(e.status);
       return new ToolError("API_ERROR", e.message, {
         ...carry,
         status: e.status,
-        retryable: RETRY_STATUSES.includes(e.status),
+        retryable,
+        ...(e.status >= 500 && !retryable
+          ? {
+            hint:
+              "Something in front of the BOJ API failed; try again later, the site may be under maintenance",
+          }
+          : {}),
       });
     }
     case "TIMEOUT":

@@ -102,12 +102,14 @@ function decodeError(message: string, status?: number): ToolError {
 }
 
 /**
- * Decodes a body: the charset the response names, else a UTF-8 byte order mark, else strict
- * UTF-8, else Shift_JIS (the manual's encoding of Japanese CSV). A UTF-8 BOM is removed.
+ * Decodes a body: strict UTF-8 (JSON and English CSV; a BOM is removed), else the charset the
+ * response names, else Shift_JIS (the manual's encoding of Japanese CSV). UTF-8 goes first
+ * because UTF-8 Japanese often also "decodes" as Shift_JIS, into nonsense, while Shift_JIS
+ * Japanese is practically never valid UTF-8; a wrong label therefore cannot garble the text.
  */
 export function decodeText(bytes: Uint8Array, contentType = ""): string {
   const declared = /charset=["']?([\w-]+)/i.exec(contentType)?.[1];
-  const attempts = [declared, "utf-8", "shift_jis"].filter((c): c is string => c !== undefined);
+  const attempts = ["utf-8", declared, "shift_jis"].filter((c): c is string => c !== undefined);
   for (const charset of attempts) {
     try {
       return new TextDecoder(charset, { fatal: true, ignoreBOM: false }).decode(bytes);

@@ -58,6 +58,7 @@ Deno.test("toBojError() keeps a non-BOJ 502 or 429 answer an API_ERROR that is n
     assert.equal(e.errorType, "API_ERROR");
     assert.equal(e.status, status);
     assert.equal(e.retryable, false);
+    if (status === 502) assert.match(e.hint ?? "", /try again later/, "the hint does not promise a retry");
   }
 });
 

@@ -27,9 +27,12 @@ Deno.test("decodeText() honours a declared Shift_JIS charset and strips a UTF-8 
   assert.ok(bom.startsWith("STATUS,200"), "the BOM is removed");
 });
 
-Deno.test("decodeText() falls back when the declared charset is wrong", () => {
-  const text = decodeText(fixtureBytes("boj/csv_success_jp_shiftjis.csv"), "text/csv; charset=utf-8");
-  assert.ok(text.includes(JP_NAME));
+Deno.test("decodeText() is not misled by a wrong declared charset either way", () => {
+  const sjis = decodeText(fixtureBytes("boj/csv_success_jp_shiftjis.csv"), "text/csv; charset=utf-8");
+  assert.ok(sjis.includes(JP_NAME));
+  // These UTF-8 bytes also form valid Shift_JIS ("遏ｭ隕ｳ 繝峨Ν"), so the label must not win.
+  const bytes = new TextEncoder().encode('{"MESSAGE":"短観 ドル"}');
+  assert.equal(decodeText(bytes, "application/json; charset=Shift_JIS"), '{"MESSAGE":"短観 ドル"}');
 });
 
 Deno.test("decodeText() refuses bytes that are neither UTF-8 nor Shift_JIS with a DECODE_ERROR", () => {

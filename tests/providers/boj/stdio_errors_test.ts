@@ -233,3 +233,26 @@ Deno.test("boj tools refuse invalid input with a VALIDATION_ERROR naming the fie
   }
   assert.equal(fake.requests.length, 0, "nothing reached the upstream");
 });
+
+Deno.test("boj tools abort the upstream request when the client cancels the call", async () => {
+  await using fake = FakeUpstream.start([{
+    path: CODE,
+    reply: { delayMs: 1200, fixture: "boj/json_success_code_api.json" },
+  }]);
+  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  const controller = new AbortController();
+  const pending = s.client.callTool(
+    { name: "boj_get_data_code", arguments: { db: "CO", codes: ["TK99F1000601GCQ01000"] } },
+    undefined,
+    { signal: controller.signal },
+  );
+  while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+  controller.abort();
+  await assert.rejects(pending);
+  const deadline = Date.now() + 2000;
+  while (!/"upstream".*"error":"CANCELLED"/.test(s.stderr()) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.match(s.stderr(), /"msg":"upstream".*"error":"CANCELLED"/, "the server aborted its upstream fetch");
+  assert.equal(fake.requests.length, 1, "and did not retry it");
+});
