@@ -55,8 +55,6 @@ export interface DataRenderOptions {
   responseFormat: ResponseFormat;
   limit: number;
   lang?: "JP" | "EN";
-  /** The codes sent (code API), to say which ones a cut left out. */
-  codes?: readonly string[];
 }
 
 /** Builds a data tool's result within `limit` characters. */
@@ -68,7 +66,7 @@ export function renderData(o: DataRenderOptions): Rendered<DataOutput> {
 
   const build = (n: number, k: number, raw?: { text: string; cut: boolean }): Rendered<DataOutput> => {
     const series: SeriesOut[] = all.slice(0, n).map((s, i) => seriesOut(s, latest[i]!, k));
-    const notices = dataNotices(o, series, n, k < maxPoints, raw?.cut ?? false);
+    const notices = dataNotices(o, series, n, series.some((s) => s.points_truncated), raw?.cut ?? false);
     const structured: DataOutput = {
       meta: o.response.meta,
       parameter: o.response.parameter,

@@ -202,7 +202,6 @@ export function createTools(client: BojClient): AnyTool[] {
         responseFormat: args.response_format,
         limit: ctx.limits.characterLimit,
         ...(lang ? { lang } : {}),
-        codes,
       });
     },
   };
