@@ -188,3 +188,40 @@ Deno.test("boj completion/complete completes db, format, lang, endpoint, status 
   ]);
   assert.deepEqual(await prompt("boj_fetch_data_code_flow", "db", "xyz"), []);
 });
+
+Deno.test("boj flow: a model goes from a topic to a database, a series and its latest value", async () => {
+  await using fake = FakeUpstream.start([
+    { path: "/api/v1/getMetadata", reply: { fixture: "boj/constructed_getMetadata_FM01_en.json" } },
+    { path: "/api/v1/getDataCode", reply: { fixture: "boj/observed_getDataCode_FM01_STRDCLUCON_en.json" } },
+  ]);
+  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  const guide = promptText(
+    await s.client.getPrompt({ name: "boj_discovery_flow", arguments: { topic: "call rate" } }),
+  );
+  assert.match(guide, /boj_list_databases/);
+
+  const dbs = (await s.client.callTool({ name: "boj_list_databases", arguments: {} })).structuredContent as {
+    databases: { code: string; name_en: string }[];
+  };
+  const db = dbs.databases.find((d) => /call rate/i.test(d.name_en))!.code;
+  assert.equal(db, "FM01");
+
+  const meta = (await s.client.callTool({
+    name: "boj_get_metadata",
+    arguments: { db, lang: "en", query: "call rate average" },
+  })).structuredContent as { entries: { series_code: string; frequency?: string }[] };
+  const series = meta.entries.find((e) => e.series_code !== "")!;
+  assert.deepEqual([series.series_code, series.frequency], ["STRDCLUCON", "DAILY"]);
+
+  const data = (await s.client.callTool({
+    name: "boj_get_data_code",
+    arguments: { db, codes: [series.series_code], lang: "en", start_date: "199801", end_date: "199801" },
+  })).structuredContent as { series: { latest: unknown }[]; source: { credit_en: string } };
+  assert.deepEqual(
+    data.series[0]!.latest,
+    { survey_date: "19980105", value: 0.49 },
+    "the null after it is skipped",
+  );
+  assert.match(data.source.credit_en, /not guaranteed by the Bank of Japan/);
+  assert.deepEqual(fake.requests.map((r) => r.url.pathname), ["/api/v1/getMetadata", "/api/v1/getDataCode"]);
+});
