@@ -1,4 +1,5 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
+import { bojSpec } from "./boj/config.ts";
 import { exampleSpec } from "./example/config.ts";
 import { snlSpec } from "./snl/config.ts";
 import { wikipediaSpec } from "./wikipedia/config.ts";
@@ -11,6 +12,7 @@ import { worldbankSpec } from "./worldbank/config.ts";
  */
 export const PROVIDERS: readonly ProviderSpec[] = [
   worldbankSpec,
+  bojSpec,
   wikipediaSpec,
   snlSpec,
   exampleSpec,

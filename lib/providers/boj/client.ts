@@ -1,0 +1,258 @@
+// Calls the three BOJ endpoints through the shared HTTP client and maps every failure onto the
+// seed's four error classes: VALIDATION_ERROR, TRANSPORT_ERROR, DECODE_ERROR and API_ERROR.
+import type { CommonSettings } from "../../config/provider_spec.ts";
+import { ToolError, UpstreamError } from "../../errors.ts";
+import type { HttpClient } from "../../http/fetch_client.ts";
+import type { RetryPolicy } from "../../http/retry.ts";
+import type { Logger } from "../../log.ts";
+import type { ProviderContext } from "../../mcp/provider.ts";
+import { findMessage } from "./catalog.ts";
+import type { Frequency } from "./catalog.ts";
+import { decodeText, parseDataBody, parseErrorMeta, parseMetadataBody } from "./decode.ts";
+import type { DataResponse, Meta, MetadataResponse } from "./decode.ts";
+
+/** BOJ statuses worth another try (seed 001, section 7). */
+export const RETRY_STATUSES: readonly number[] = [500, 503];
+
+/** The seed's retry policy as a configuration of the shared one: no jitter, doubling backoff. */
+export function bojRetryPolicy(
+  settings: Pick<CommonSettings, "max_retries" | "retry_backoff_ms">,
+): RetryPolicy {
+  return {
+    maxRetries: settings.max_retries,
+    retryStatuses: RETRY_STATUSES,
+    retryNetworkErrors: true,
+    baseDelayMs: settings.retry_backoff_ms,
+    maxDelayMs: 60_000,
+    jitter: 0,
+  };
+}
+
+/** Per-call options: the tool call's cancellation and logger. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  logger?: Logger;
+}
+
+/** Arguments shared by the three endpoints, already normalised to BOJ notation. */
+export interface BaseQuery {
+  db: string;
+  format: "JSON" | "CSV";
+  lang?: "JP" | "EN";
+}
+
+/** A getDataCode request. */
+export interface CodeQuery extends BaseQuery {
+  codes: string[];
+  startDate?: string;
+  endDate?: string;
+  startPosition?: number;
+}
+
+/** A getDataLayer request. */
+export interface LayerQuery extends BaseQuery {
+  frequency: Frequency;
+  layers: string[];
+  startDate?: string;
+  endDate?: string;
+  startPosition?: number;
+}
+
+/** A decoded answer with the decoded body text and where it came from. */
+export interface Fetched<T> {
+  data: T;
+  /** The decoded body, for `include_raw`. */
+  raw: string;
+  /** The request URL. */
+  url: string;
+}
+
+/** The BOJ API client. */
+export class BojClient {
+  #http: HttpClient;
+
+  constructor(context: ProviderContext<CommonSettings>) {
+    const s = context.settings;
+    this.#http = context.http.client({
+      provider: "boj",
+      upstreamName: "BOJ API",
+      baseUrl: s.base_url,
+      timeoutMs: Math.round(s.timeout * 1000),
+      retry: bojRetryPolicy(s),
+      cacheTtlMs: Math.round(s.cache_ttl * 1000),
+      maxBodyBytes: Math.round(s.max_body_mb * 1024 * 1024),
+      rateLimits: [
+        ...(s.rate_limit_per_minute > 0 ? [{ requests: s.rate_limit_per_minute, perMs: 60_000 }] : []),
+        // A fractional per-second rate becomes one request per interval.
+        ...(s.rate_limit_per_second > 0
+          ? [{ requests: 1, perMs: Math.ceil(1000 / s.rate_limit_per_second) }]
+          : []),
+      ],
+      breaker: { threshold: s.breaker_threshold, cooldownMs: s.breaker_cooldown * 1000 },
+    });
+  }
+
+  /** getDataCode: observations of the given series. */
+  async getDataCode(q: CodeQuery, options: CallOptions = {}): Promise<Fetched<DataResponse>> {
+    const path = buildPath("getDataCode", [
+      ...baseParams(q),
+      ["code", q.codes.join(",")],
+      ["startDate", q.startDate],
+      ["endDate", q.endDate],
+      ["startPosition", q.startPosition],
+    ]);
+    const fetched = await this.#fetch(path, options, { endpoint: "getDataCode", codes: q.codes });
+    const data = parseDataBody(fetched.raw);
+    checkStatus(data.meta, { endpoint: "getDataCode", codes: q.codes });
+    return { ...fetched, data };
+  }
+
+  /** getDataLayer: observations of the series below a position of the hierarchy. */
+  async getDataLayer(q: LayerQuery, options: CallOptions = {}): Promise<Fetched<DataResponse>> {
+    const path = buildPath("getDataLayer", [
+      ...baseParams(q),
+      ["frequency", q.frequency],
+      ["layer", q.layers.join(",")],
+      ["startDate", q.startDate],
+      ["endDate", q.endDate],
+      ["startPosition", q.startPosition],
+    ]);
+    const fetched = await this.#fetch(path, options, { endpoint: "getDataLayer" });
+    const data = parseDataBody(fetched.raw);
+    checkStatus(data.meta, { endpoint: "getDataLayer" });
+    return { ...fetched, data };
+  }
+
+  /** getMetadata: every series and heading of a database. */
+  async getMetadata(q: BaseQuery, options: CallOptions = {}): Promise<Fetched<MetadataResponse>> {
+    const path = buildPath("getMetadata", baseParams(q));
+    const fetched = await this.#fetch(path, options, { endpoint: "getMetadata" });
+    const data = parseMetadataBody(fetched.raw);
+    checkStatus(data.meta, { endpoint: "getMetadata" });
+    return { ...fetched, data };
+  }
+
+  async #fetch(
+    path: string,
+    options: CallOptions,
+    context: ErrorContext,
+  ): Promise<Omit<Fetched<never>, "data">> {
+    try {
+      const response = await this.#http.bytes(path, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
+      });
+      return { raw: decodeText(response.data, response.contentType), url: response.url };
+    } catch (e) {
+      throw toBojError(e, context);
+    }
+  }
+}
+
+type Param = readonly [string, string | number | undefined];
+
+function baseParams(q: BaseQuery): Param[] {
+  return [["format", q.format], ["lang", q.lang], ["db", q.db]];
+}
+
+// Commas stay literal (as in the manual's examples: code=A,B and layer=1,1,1); everything
+// else is percent-encoded.
+function buildPath(endpoint: string, params: readonly Param[]): string {
+  const query = params
+    .filter(([, v]) => v !== undefined && v !== "")
+    .map(([k, v]) => `${k}=${encodeURIComponent(String(v)).replace(/%2C/gi, ",").replace(/%40/g, "@")}`)
+    .join("&");
+  return `api/v1/${endpoint}?${query}`;
+}
+
+/** What the error mapping knows about the request. */
+export interface ErrorContext {
+  endpoint: "getDataCode" | "getDataLayer" | "getMetadata";
+  /** The codes sent, to name the one a M181013E/M181014E points at. */
+  codes?: readonly string[];
+}
+
+function checkStatus(meta: Meta, context: ErrorContext): void {
+  if (meta.status !== 200) throw apiError(meta, context);
+}
+
+/** The API_ERROR for a BOJ answer whose STATUS is not 200. */
+export function apiError(meta: Meta, context: ErrorContext, retryAfterS?: number): ToolError {
+  const known = meta.message_id ? findMessage(meta.message_id) : undefined;
+  const text = meta.message.trim().replace(/[。.]+$/, "");
+  const english = known && known.message_en !== text ? ` (${known.message_en})` : "";
+  let detail = "";
+  const position = /:\s*(\d+)/.exec(meta.message)?.[1];
+  if (position && context.codes && (meta.message_id === "M181013E" || meta.message_id === "M181014E")) {
+    const code = context.codes[Number(position) - 1];
+    if (code !== undefined) detail = `; code ${position} is "${code}"`;
+  }
+  const id = meta.message_id ? ` ${meta.message_id}` : "";
+  const message = meta.status >= 500
+    ? `The BOJ API failed with status ${meta.status}${id}: "${text}"${english}`
+    : `The BOJ API refused the request with status ${meta.status}${id}: "${text}"${english}${detail}`;
+  let hint = known?.hint ??
+    (meta.status >= 500
+      ? "The BOJ API is having trouble: wait a little, then call again"
+      : "Check the arguments against boj_get_parameter_catalog");
+  if (
+    context.endpoint === "getDataLayer" && meta.status === 400 && (!known || meta.message_id === "M181020E")
+  ) {
+    hint += "; a layer query matching more than 1,250 series is refused too, so give deeper layers";
+  }
+  return new ToolError("API_ERROR", message, {
+    status: meta.status,
+    retryable: RETRY_STATUSES.includes(meta.status),
+    ...(meta.message_id ? { messageId: meta.message_id } : {}),
+    ...(retryAfterS === undefined ? {} : { retryAfterS }),
+    hint,
+  });
+}
+
+/**
+ * Maps a failure of the shared client onto the seed's classes: an HTTP error with a BOJ body
+ * becomes API_ERROR with its MESSAGEID; timeouts, an open breaker and the client-side rate limit
+ * count as TRANSPORT_ERROR (retryable); decode errors stay DECODE_ERROR.
+ */
+export function toBojError(e: unknown, context: ErrorContext): unknown {
+  if (!(e instanceof UpstreamError)) return e;
+  const carry = {
+    ...(e.retryAfterS === undefined ? {} : { retryAfterS: e.retryAfterS }),
+    ...(e.hint === undefined ? {} : { hint: e.hint }),
+    cause: e,
+  };
+  switch (e.errorType) {
+    case "API_ERROR":
+    case "RATE_LIMITED": {
+      if (e.status === undefined) {
+        return new ToolError("TRANSPORT_ERROR", e.message, { ...carry, retryable: true });
+      }
+      const meta = parseErrorMeta(e.body);
+      if (meta && meta.status !== 200) return apiError(meta, context, e.retryAfterS);
+      const retryable = RETRY_STATUSES.includes(e.status);
+      return new ToolError("API_ERROR", e.message, {
+        ...carry,
+        status: e.status,
+        retryable,
+        ...(e.status >= 500 && !retryable
+          ? {
+            hint:
+              "Something in front of the BOJ API failed; try again later, the site may be under maintenance",
+          }
+          : {}),
+      });
+    }
+    case "TIMEOUT":
+    case "CIRCUIT_OPEN":
+    case "TRANSPORT_ERROR":
+      return new ToolError("TRANSPORT_ERROR", e.message, { ...carry, retryable: true });
+    case "DECODE_ERROR":
+      return new ToolError("DECODE_ERROR", e.message, {
+        ...carry,
+        retryable: false,
+        ...(e.status === undefined ? {} : { status: e.status }),
+      });
+    default:
+      return e;
+  }
+}

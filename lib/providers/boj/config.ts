@@ -1,0 +1,63 @@
+import { defineProvider } from "../../config/provider_spec.ts";
+
+/**
+ * The Bank of Japan provider's spec (seed 001): the Time-Series Data Search API at
+ * stat-search.boj.or.jp. Defaults and variable names are the seed's: `BOJ_BASE_URL`,
+ * `BOJ_TIMEOUT_MS` (10,000 ms), `BOJ_RETRY_MAX` (2) and `BOJ_RETRY_BACKOFF_MS` (200 ms).
+ */
+export const bojSpec = defineProvider({
+  id: "boj",
+  title: "Bank of Japan",
+  description:
+    "Bank of Japan Time-Series Data Search: databases, series metadata and observations (boj_* tools)",
+  common: {
+    base_url: "https://www.stat-search.boj.or.jp",
+    timeout: 10,
+    max_retries: 2,
+    retry_backoff_ms: 200,
+    cache_ttl: 300,
+  },
+  env: [
+    { name: "BOJ_BASE_URL", key: "base_url", kind: "string", description: "BOJ API base URL" },
+    {
+      name: "BOJ_TIMEOUT_MS",
+      key: "timeout",
+      kind: "ms_to_s",
+      description: "Deadline of one BOJ call in milliseconds, retries included (default 10000)",
+    },
+    {
+      name: "BOJ_RETRY_MAX",
+      key: "max_retries",
+      kind: "int",
+      description: "Retries after a transport error or BOJ status 500/503 (default 2)",
+    },
+    {
+      name: "BOJ_RETRY_BACKOFF_MS",
+      key: "retry_backoff_ms",
+      kind: "int",
+      description: "First retry backoff in milliseconds, doubled each retry (default 200)",
+    },
+  ],
+  flags: [
+    { name: "boj-base-url", key: "base_url", kind: "string", description: "BOJ API base URL" },
+    {
+      name: "boj-timeout-ms",
+      key: "timeout",
+      kind: "ms_to_s",
+      description: "Deadline of one BOJ call in milliseconds (default 10000)",
+    },
+    {
+      name: "boj-retry-max",
+      key: "max_retries",
+      kind: "int",
+      description: "Retries after a transport error or BOJ status 500/503 (default 2)",
+    },
+    {
+      name: "boj-retry-backoff-ms",
+      key: "retry_backoff_ms",
+      kind: "int",
+      description: "First retry backoff in milliseconds, doubled each retry (default 200)",
+    },
+  ],
+  load: () => import("./mod.ts"),
+});
