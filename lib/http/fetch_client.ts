@@ -393,19 +393,21 @@ export class HttpClient {
         log({ error: "CANCELLED" });
         throw this.#cancelled(url);
       }
-      breaker.failure(clock.now());
-      if (timeout.aborted) {
-        log({ error: "TIMEOUT" });
-        throw this.#timeout(url);
-      }
-      // A URL refused by checkUrl surfaces as a plain Error from the guard.
+      // A URL refused by checkUrl surfaces as an SsrfError from the guard: the upstream did
+      // nothing wrong, so it is not a breaker failure.
       if (e instanceof Error && e.name === "SsrfError") {
         breaker.release();
+        log({ error: "URL_REFUSED" });
         throw new UpstreamError("VALIDATION_ERROR", e.message, {
           provider: this.#o.provider,
           url: safeUrl,
           cause: e,
         });
+      }
+      breaker.failure(clock.now());
+      if (timeout.aborted) {
+        log({ error: "TIMEOUT" });
+        throw this.#timeout(url);
       }
       log({ error: "TRANSPORT_ERROR" });
       return fail(this.#transport(url, e), "network");

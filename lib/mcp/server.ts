@@ -188,7 +188,7 @@ export async function callTool(
 
   const parsed = tool.input.safeParse(rawArgs);
   if (!parsed.success) {
-    const err = validationError(parsed.error);
+    const err = validationError(parsed.error, rawArgs);
     return done(errorResult(err.toPayload()), err.toPayload());
   }
   const progressToken = extra._meta?.progressToken;
@@ -236,7 +236,7 @@ export async function callTool(
 }
 
 /** A VALIDATION_ERROR naming each argument at fault. */
-export function validationError(error: z.ZodError): ToolError {
+export function validationError(error: z.ZodError, input?: unknown): ToolError {
   const issues = error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");
     let message = issue.message;
@@ -245,7 +245,9 @@ export function validationError(error: z.ZodError): ToolError {
         path ? ` in "${path}"` : ""
       }: remove it (the tool's inputSchema lists the accepted arguments)`;
     }
-    if (issue.code === "invalid_type" && issue.input === undefined) message = "required";
+    if ((issue.code === "invalid_type" || issue.code === "invalid_value") && isMissing(input, issue.path)) {
+      message = issue.code === "invalid_value" ? `required: ${issue.message}` : "required";
+    }
     return path ? `"${path}": ${message}` : message;
   });
   const issue = error.issues[0];
@@ -256,6 +258,16 @@ export function validationError(error: z.ZodError): ToolError {
     ...(first === undefined ? {} : { field: String(first) }),
     hint: "Correct the named argument(s) and call the tool again",
   });
+}
+
+/** Whether `path` names nothing in `input` (zod does not report inputs by default). */
+function isMissing(input: unknown, path: readonly PropertyKey[]): boolean {
+  let node: unknown = input;
+  for (const key of path) {
+    if (typeof node !== "object" || node === null || !(key in node)) return true;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node === undefined;
 }
 
 function toPayload(e: unknown, signal: AbortSignal): ErrorPayload {

@@ -85,7 +85,10 @@ export class FakeUpstream {
     return `127.0.0.1:${this.#server.addr.port}`;
   }
 
-  /** Adds a route; later routes win over earlier ones for the same request. */
+  /**
+   * Adds a route that wins over every route already there. (Among the routes given to
+   * `start()`, the first that matches wins.)
+   */
   route(route: Route): this {
     this.#routes.unshift({ route, count: 0 });
     return this;

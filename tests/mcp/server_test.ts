@@ -151,3 +151,21 @@ Deno.test("errorResult() writes retry-after and the next step", () => {
     "Error (RATE_LIMITED): Slow down\nRetry after: 30 s\nNext step: Wait",
   );
 });
+
+Deno.test("validationError() says required only for arguments that are missing", async () => {
+  const t = {
+    ...tool(() => Promise.resolve({ text: "" })),
+    input: tool(() => Promise.resolve({ text: "" })).input.extend({
+      query: z.string().describe("Text"),
+      kind: z.enum(["x", "y"]).describe("Kind"),
+    }),
+  };
+  const missing = await callTool(t, {}, extra(), options);
+  const text = (missing.content[0] as { text: string }).text;
+  assert.match(text, /"query": required/);
+  assert.match(text, /"kind": required: Invalid option: expected one of "x"\|"y"/);
+  const wrong = await callTool(t, { query: 5, kind: "z" }, extra(), options);
+  const wrongText = (wrong.content[0] as { text: string }).text;
+  assert.match(wrongText, /"query": Invalid input: expected string, received number/);
+  assert.doesNotMatch(wrongText, /required/);
+});

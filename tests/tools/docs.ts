@@ -144,7 +144,9 @@ export function apisYaml(): string {
 
 function block(keys: KeyDoc[], indent = "  ", secrets: readonly string[] = []): string[] {
   return keys.map((k) => {
-    const value = stringify(k.default, { lineWidth: 0 }).trimEnd().replace(/\n/g, " ");
+    // Strings are quoted: YAML 1.1 readers take a bare `no` (Norwegian) for false.
+    const value = stringify(k.default, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE" }).trimEnd()
+      .replace(/\n/g, " ");
     const note = secrets.includes(k.key) ? " (secret: prefer the environment variable)" : "";
     return `${indent}${k.key}: ${value}${k.description ? `  # ${k.description}${note}` : ""}`;
   });

@@ -198,7 +198,7 @@ Deno.test("boj tools refuse invalid input with a VALIDATION_ERROR naming the fie
       "boj_get_data_layer",
       { db: "FM01", layers: ["1"] },
       "frequency",
-      /"frequency": Invalid option: expected one of "CY"\|"FY"/,
+      /"frequency": required: Invalid option: expected one of "CY"\|"FY"/,
     ],
     ["boj_get_data_layer", { db: "FM01", frequency: "X", layers: ["1"] }, "frequency", /"frequency"/],
     [
