@@ -377,19 +377,21 @@ export class HttpClient {
         log({ error: "CANCELLED" });
         throw this.#cancelled(url);
       }
-      breaker.failure(clock.now());
-      if (timeout.aborted) {
-        log({ error: "TIMEOUT" });
-        throw this.#timeout(url);
-      }
-      // A URL refused by checkUrl surfaces as a plain Error from the guard.
+      // A URL refused by checkUrl surfaces as a plain Error from the guard. It is the caller's
+      // or the upstream's URL at fault, not the host's health: it must not feed the breaker.
       if (e instanceof Error && e.name === "SsrfError") {
         breaker.release();
+        log({ error: "VALIDATION_ERROR" });
         throw new UpstreamError("VALIDATION_ERROR", e.message, {
           provider: this.#o.provider,
           url: safeUrl,
           cause: e,
         });
+      }
+      breaker.failure(clock.now());
+      if (timeout.aborted) {
+        log({ error: "TIMEOUT" });
+        throw this.#timeout(url);
       }
       log({ error: "TRANSPORT_ERROR" });
       return fail(this.#transport(url, e), "network");
