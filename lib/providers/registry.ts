@@ -1,5 +1,6 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
 import { exampleSpec } from "./example/config.ts";
+import { riksantikvarenOgcSpec } from "./riksantikvaren_ogc/config.ts";
 
 /**
  * Every provider the binary knows, in the order their tools are listed. Each spec loads its
@@ -8,4 +9,5 @@ import { exampleSpec } from "./example/config.ts";
  */
 export const PROVIDERS: readonly ProviderSpec[] = [
   exampleSpec,
+  riksantikvarenOgcSpec,
 ] as unknown as readonly ProviderSpec[];
