@@ -1,5 +1,6 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
 import { exampleSpec } from "./example/config.ts";
+import { riksantikvarenArcgisSpec } from "./riksantikvaren_arcgis/config.ts";
 import { riksantikvarenOgcSpec } from "./riksantikvaren_ogc/config.ts";
 
 /**
@@ -10,4 +11,5 @@ import { riksantikvarenOgcSpec } from "./riksantikvaren_ogc/config.ts";
 export const PROVIDERS: readonly ProviderSpec[] = [
   exampleSpec,
   riksantikvarenOgcSpec,
+  riksantikvarenArcgisSpec,
 ] as unknown as readonly ProviderSpec[];
