@@ -334,10 +334,17 @@ function featuresTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof fea
         throw e;
       }
       const { page: pg } = fetched;
+      // A server that ignores `limit` sends more than asked: keep the page size, page by offset.
+      const asked = Number(query["limit"]);
+      const overflow = Number.isInteger(asked) && asked > 0 && pg.features.length > asked;
+      if (overflow) {
+        pg.features.length = asked;
+        warnings.push("api.ra.no sent more features than asked for; the rest were left out: use next_offset");
+      }
       const features = pg.features.map((f) => featureOut(f, deps, dataset, collection, false));
       addGeometries(features, pg.features, a.include_geometry, a.response_format, ctx.limits.characterLimit);
       let nextQuery: string | null = null;
-      if (pg.next !== null && pg.features.length > 0) {
+      if (pg.next !== null && pg.features.length > 0 && !overflow) {
         const vetted = await deps.client.vetNextLink(pg.next);
         if (vetted.ok) nextQuery = vetted.query;
         else warnings.push(vetted.warning);
@@ -346,7 +353,7 @@ function featuresTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof fea
         const hint = swappedOrderHint(bbox);
         if (hint) warnings.push(hint);
       }
-      const hasNext = pg.next !== null && pg.features.length > 0;
+      const hasNext = (pg.next !== null && pg.features.length > 0) || overflow;
       const licence = licenceOut(pg.licence, dataset, collection);
       const exactTotal = pg.numberMatched;
       const sourceUrl = fetched.url;

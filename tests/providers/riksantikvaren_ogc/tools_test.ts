@@ -84,6 +84,7 @@ function itemsReply(origin: string, private1: string) {
     if (q.get("limit") === "20") return fixture("items_lokaliteter_p2.json", origin);
     if (q.get("limit") === "5") return { status: 302, headers: { location: "http://10.0.0.1/steal" } };
     if (q.get("limit") === "7") return { status: 503, body: "<html>down</html>", contentType: "text/html" };
+    if (q.get("limit") === "1") return fixture("items_lokaliteter_p1.json", origin);
     if (q.has("bbox")) return fixture("items_lokaliteter_nearby.json", origin);
     return { status: 404, json: { error: "unexpected query" } };
   };
@@ -352,6 +353,25 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
       /broken page for limit=40; asked again with limit=20/,
     );
     assert.equal(r.structured["count"], 1);
+  });
+
+  await t.step("riksantikvaren-features keeps the page size when the upstream ignores limit", async () => {
+    const r = await call(s, "riksantikvaren-features", {
+      collection: "lokaliteter",
+      limit: 1,
+      response_format: "json",
+    });
+    assert.equal(r.isError, false, r.text);
+    assert.deepEqual(
+      [
+        r.structured["count"],
+        r.structured["has_more"],
+        r.structured["next_offset"],
+        r.structured["next_cursor"],
+      ],
+      [1, true, 1, null],
+    );
+    assert.match((r.structured["warnings"] as string[]).join(" "), /more features than asked/);
   });
 
   await t.step("riksantikvaren-features reports an upstream outage as a retryable error", async () => {
