@@ -1,5 +1,6 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
 import { exampleSpec } from "./example/config.ts";
+import { geonorgeSpec } from "./geonorge/config.ts";
 import { riksantikvarenArcgisSpec } from "./riksantikvaren_arcgis/config.ts";
 import { riksantikvarenOgcSpec } from "./riksantikvaren_ogc/config.ts";
 
@@ -12,4 +13,5 @@ export const PROVIDERS: readonly ProviderSpec[] = [
   exampleSpec,
   riksantikvarenOgcSpec,
   riksantikvarenArcgisSpec,
+  geonorgeSpec,
 ] as unknown as readonly ProviderSpec[];
