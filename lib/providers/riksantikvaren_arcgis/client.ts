@@ -26,6 +26,14 @@ export interface ArcgisClientOptions {
 /** Service types the tools address. */
 export type ServiceType = "MapServer" | "FeatureServer";
 
+/** Which service (and layer) a call addresses. */
+export interface ServiceRef {
+  /** Service name within the configured folder. */
+  service: string;
+  type: ServiceType;
+  layer?: number;
+}
+
 /** A JSON answer and the URL it came from. */
 export interface ArcgisAnswer {
   data: unknown;
@@ -85,33 +93,26 @@ export class ArcgisClient {
   }
 
   /** A service's description: layers, tables, limits. */
-  service(name: string, type: ServiceType, call: CallOptions): Promise<ArcgisAnswer> {
-    return this.#json(`${encodeURIComponent(name)}/${type}`, { f: "json" }, call, `service "${name}"`);
+  service(ref: ServiceRef, call: CallOptions): Promise<ArcgisAnswer> {
+    return this.#json(servicePath(ref), { f: "json" }, call, `service "${ref.service}"`);
   }
 
   /** A layer's description: fields, geometry type, limits. */
-  layer(name: string, type: ServiceType, layer: number, call: CallOptions): Promise<ArcgisAnswer> {
-    return this.#json(
-      `${encodeURIComponent(name)}/${type}/${layer}`,
-      { f: "json" },
-      call,
-      `layer ${layer} of "${name}"`,
-    );
+  layer(ref: ServiceRef & { layer: number }, call: CallOptions): Promise<ArcgisAnswer> {
+    return this.#json(`${servicePath(ref)}/${ref.layer}`, { f: "json" }, call, layerLabel(ref));
   }
 
   /** A layer query (`…/{layer}/query`). */
   query(
-    name: string,
-    type: ServiceType,
-    layer: number,
+    ref: ServiceRef & { layer: number },
     params: Record<string, QueryValue>,
     call: CallOptions,
   ): Promise<ArcgisAnswer> {
     return this.#json(
-      `${encodeURIComponent(name)}/${type}/${layer}/query`,
+      `${servicePath(ref)}/${ref.layer}/query`,
       { ...params, f: "json" },
       call,
-      `layer ${layer} of "${name}"`,
+      layerLabel(ref),
     );
   }
 
@@ -154,6 +155,14 @@ export class ArcgisClient {
     if (err) throw arcgisToolError(err, what, r.status);
     return { data: r.data, url: r.url };
   }
+}
+
+function servicePath(ref: ServiceRef): string {
+  return `${encodeURIComponent(ref.service)}/${ref.type}`;
+}
+
+function layerLabel(ref: ServiceRef & { layer: number }): string {
+  return `layer ${ref.layer} of "${ref.service}"`;
 }
 
 /** The ToolError for an ArcGIS error body. */

@@ -147,7 +147,7 @@ function servicesTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
       let sourceUrl: string;
       let level: "folder" | "service" | "layer";
       const describe = async (name: string, fullName: string, t: string): Promise<ServiceOut> => {
-        const r = await client.service(name, t as ServiceType, call);
+        const r = await client.service({ service: name, type: t as ServiceType }, call);
         const s = parseService(r.data);
         return {
           name,
@@ -197,7 +197,7 @@ function servicesTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
         level = "service";
         if (a.layer !== undefined) {
           level = "layer";
-          const r = await client.layer(name, type, a.layer, call);
+          const r = await client.layer({ service: name, type, layer: a.layer }, call);
           const { esriFields: _, ...detail } = parseLayer(r.data, a.layer);
           layer = detail;
           sourceUrl = r.url;
@@ -411,8 +411,9 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
         ...(a.order_by ? { orderByFields: a.order_by } : {}),
       };
       // The count and the layer's description come alongside the first page; neither may fail it.
-      const countP = client.query(service, "MapServer", a.layer, { ...filter, returnCountOnly: true }, call);
-      const layerP = client.layer(service, "MapServer", a.layer, call);
+      const ref = { service, type: "MapServer" as const, layer: a.layer };
+      const countP = client.query(ref, { ...filter, returnCountOnly: true }, call);
+      const layerP = client.layer(ref, call);
       countP.catch(() => {});
       layerP.catch(() => {});
 
@@ -425,7 +426,7 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
       let sourceUrl = "";
       let cursor = a.offset;
       while (collected.length < a.limit && requests < settings.max_pages) {
-        const r = await client.query(service, "MapServer", a.layer, {
+        const r = await client.query(ref, {
           ...common,
           resultOffset: cursor,
           resultRecordCount: a.limit - collected.length,

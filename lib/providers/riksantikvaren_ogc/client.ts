@@ -16,6 +16,13 @@ export interface CallOptions {
   logger: Logger;
 }
 
+/** A collection of a dataset, and optionally one feature of it. */
+export interface CollectionRef {
+  dataset: string;
+  collection: string;
+  id?: string;
+}
+
 /** What became of an upstream `next` link. */
 export type NextLink = { ok: true; query: string } | { ok: false; warning: string };
 
@@ -83,40 +90,25 @@ export class OgcClient {
 
   /** One page of items; `query` is sent as given (plus `f=json`). */
   async items(
-    dataset: string,
-    collection: string,
+    ref: CollectionRef,
     query: Record<string, QueryValue>,
     call: CallOptions,
   ): Promise<{ page: FeaturePage; url: string }> {
-    const r = await this.#get(itemsPath(dataset, collection), { ...query, f: "json" }, call, {
-      dataset,
-      collection,
-    });
+    const r = await this.#get(itemsPath(ref), { ...query, f: "json" }, call, ref);
     return { page: parseFeaturePage(r.data), url: r.url };
   }
 
   /** One feature by id. */
   async feature(
-    dataset: string,
-    collection: string,
-    id: string,
+    ref: CollectionRef & { id: string },
     call: CallOptions,
   ): Promise<{ feature: RawFeature; url: string }> {
-    const r = await this.#get(
-      `${itemsPath(dataset, collection)}/${encodeURIComponent(id)}`,
-      { f: "json" },
-      call,
-      {
-        dataset,
-        collection,
-        id,
-      },
-    );
+    const r = await this.#get(`${itemsPath(ref)}/${encodeURIComponent(ref.id)}`, { f: "json" }, call, ref);
     const feature = parseFeature(r.data);
     if (!feature) {
       throw new ToolError(
         "DECODE_ERROR",
-        `api.ra.no answered with something that is not a feature for id "${id}"`,
+        `api.ra.no answered with something that is not a feature for id "${ref.id}"`,
         {
           hint: "Check the id with riksantikvaren-features",
         },
@@ -184,8 +176,8 @@ export function datasetPath(dataset: string): string {
   return dataset.split("/").map(encodeURIComponent).join("/");
 }
 
-function itemsPath(dataset: string, collection: string): string {
-  return `${datasetPath(dataset)}/collections/${encodeURIComponent(collection)}/items`;
+function itemsPath(ref: CollectionRef): string {
+  return `${datasetPath(ref.dataset)}/collections/${encodeURIComponent(ref.collection)}/items`;
 }
 
 function notFound(what: { dataset: string; collection?: string; id?: string }): ToolError {

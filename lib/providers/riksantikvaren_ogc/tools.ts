@@ -449,7 +449,10 @@ function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof feat
       const a = args as z.output<typeof input>;
       const dataset = resolveDataset(a.dataset, a.collection);
       const id = String(a.id);
-      const { feature: raw, url } = await deps.client.feature(dataset, a.collection, id, callOptions(ctx));
+      const { feature: raw, url } = await deps.client.feature(
+        { dataset, collection: a.collection, id },
+        callOptions(ctx),
+      );
       const f = featureOut(raw, deps, dataset, a.collection, true);
       const licence = licenceOut(null, dataset, a.collection);
       const limit = ctx.limits.characterLimit - 200;
@@ -692,7 +695,7 @@ async function itemsWithFallback(
   let q = { ...query };
   for (let attempt = 0;; attempt++) {
     try {
-      return await deps.client.items(dataset, collection, q, call);
+      return await deps.client.items({ dataset, collection }, q, call);
     } catch (e) {
       const limit = Number(q["limit"]);
       if (!(e instanceof UpstreamError) || e.errorType !== "DECODE_ERROR" || attempt >= 2 || !(limit > 10)) {
