@@ -475,6 +475,33 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
     },
   );
 
+  await t.step(
+    "riksantikvaren-features and -nearby add GeoJSON geometries ([lon, lat]) when asked",
+    async () => {
+      const bbox = [10.76, 59.905, 10.77, 59.912];
+      const r = await call(s, "riksantikvaren-features", {
+        collection: "lokaliteter",
+        bbox,
+        limit: 2,
+        include_geometry: true,
+        response_format: "json",
+      });
+      const g = (r.structured["features"] as Json[])[1]!["geometry"] as {
+        type: string;
+        coordinates: number[][][];
+      };
+      assert.equal(g.type, "Polygon");
+      const [lon, lat] = g.coordinates[0]![0]!;
+      assert.ok(lon! > 10 && lon! < 11 && lat! > 59 && lat! < 60, "positions are [lon, lat]");
+      const near = await call(s, "riksantikvaren-nearby", {
+        ...CENTER,
+        include_geometry: true,
+        response_format: "json",
+      });
+      assert.equal(((near.structured["features"] as Json[])[0]!["geometry"] as Json)["type"], "MultiPolygon");
+    },
+  );
+
   await t.step("riksantikvaren-nearby validates lat, lon and radius_m", async () => {
     for (
       const [args, field] of [
