@@ -1,6 +1,9 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
 import { bojSpec } from "./boj/config.ts";
 import { exampleSpec } from "./example/config.ts";
+import { geonorgeSpec } from "./geonorge/config.ts";
+import { riksantikvarenArcgisSpec } from "./riksantikvaren_arcgis/config.ts";
+import { riksantikvarenOgcSpec } from "./riksantikvaren_ogc/config.ts";
 import { snlSpec } from "./snl/config.ts";
 import { wikipediaSpec } from "./wikipedia/config.ts";
 import { worldbankSpec } from "./worldbank/config.ts";
@@ -15,5 +18,8 @@ export const PROVIDERS: readonly ProviderSpec[] = [
   bojSpec,
   wikipediaSpec,
   snlSpec,
+  riksantikvarenOgcSpec,
+  riksantikvarenArcgisSpec,
+  geonorgeSpec,
   exampleSpec,
 ];

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { defineProvider } from "../../config/provider_spec.ts";
+import type { CommonSettings } from "../../config/provider_spec.ts";
+
+const EXTRA = {
+  organization: z.string().min(1).max(200).default("Riksantikvaren").describe(
+    "Organization whose datasets geonorge-datasets lists by default",
+  ),
+};
+
+/**
+ * GeoNorge's map catalogue (kartkatalog.geonorge.no), for discovering Riksantikvaren's datasets
+ * and their WMS/WFS/download distributions (seed 002, 3c). Served by default like every real
+ * provider; the response parsing is defensive because the API was not checked live (see
+ * docs/apis/geonorge.md).
+ */
+export const geonorgeSpec = defineProvider({
+  id: "geonorge",
+  title: "GeoNorge kartkatalog",
+  description: "Dataset discovery in GeoNorge's map catalogue (Riksantikvaren's datasets by default)",
+  common: { base_url: "https://kartkatalog.geonorge.no", timeout: 30, cache_ttl: 3600, max_retries: 2 },
+  extra: EXTRA,
+  load: () => import("./mod.ts"),
+});
+
+/** The validated settings of this provider. */
+export type GeonorgeSettings = CommonSettings & z.output<z.ZodObject<typeof EXTRA>>;

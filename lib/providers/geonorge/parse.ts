@@ -1,0 +1,80 @@
+// Readers of the kartkatalog search answer. No real body was recorded; the field names come from
+// the catalogue's source (Models/Api/SearchResult.cs, Metadata.cs: PascalCase, as ASP.NET writes
+// them by default). camelCase is read too, in case the serializer is configured that way.
+
+/** One catalogue entry, as the tool reports it. */
+export interface CatalogEntry {
+  uuid: string;
+  title: string;
+  type: string | null;
+  organization: string | null;
+  abstract: string | null;
+  open_data: boolean | null;
+  access: string | null;
+  distribution: { protocol: string | null; url: string | null; name: string | null } | null;
+  details_url: string;
+  capabilities_url: string | null;
+  download_api_url: string | null;
+}
+
+/** Reads `{NumFound, Results[]}`; entries without a uuid or title are skipped. */
+export function parseSearch(body: unknown): { numFound: number | null; entries: CatalogEntry[] } {
+  const root = obj(body);
+  const list = arr(get(root, "Results"));
+  const entries: CatalogEntry[] = [];
+  for (const item of list) {
+    const o = obj(item);
+    const uuid = text(get(o, "Uuid"));
+    const title = text(get(o, "Title"));
+    if (!o || !uuid || !title || !/^[0-9a-f-]{8,64}$/i.test(uuid)) continue;
+    const type = text(get(o, "Type"));
+    const protocol = text(get(o, "DistributionProtocol"));
+    const url = web(get(o, "DistributionUrl"));
+    const name = text(get(o, "DistributionName"));
+    const open = get(o, "IsOpenData") ?? get(o, "AccessIsOpendata");
+    entries.push({
+      uuid,
+      title,
+      type,
+      organization: text(get(o, "Organization")),
+      abstract: text(get(o, "Abstract")),
+      open_data: typeof open === "boolean" ? open : null,
+      access: text(get(o, "AccessConstraint")) ?? text(get(o, "DataAccess")),
+      distribution: protocol || url || name ? { protocol, url, name } : null,
+      details_url: web(get(o, "ShowDetailsUrl")) ?? `https://kartkatalog.geonorge.no/metadata/uuid/${uuid}`,
+      capabilities_url: web(get(o, "GetCapabilitiesUrl")),
+      download_api_url: type === "dataset" ? `https://nedlasting.geonorge.no/api/capabilities/${uuid}` : null,
+    });
+  }
+  const n = get(root, "NumFound");
+  return { numFound: typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : null, entries };
+}
+
+function get(o: Record<string, unknown> | undefined, pascal: string): unknown {
+  if (!o) return undefined;
+  return o[pascal] ?? o[pascal[0]!.toLowerCase() + pascal.slice(1)];
+}
+
+function obj(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined;
+}
+
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function text(v: unknown): string | null {
+  return typeof v === "string" && v.trim() !== "" ? v.trim() : null;
+}
+
+/** An http(s) URL to show (never fetched), or null. */
+function web(v: unknown): string | null {
+  const t = text(v);
+  if (!t) return null;
+  try {
+    const u = new URL(t);
+    return u.protocol === "https:" || u.protocol === "http:" ? u.toString() : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { defineProvider } from "../../config/provider_spec.ts";
+import type { CommonSettings } from "../../config/provider_spec.ts";
+
+const EXTRA = {
+  default_service: z.string().regex(/^[A-Za-z0-9_]{1,100}$/).default("Kulturminner20180301").describe(
+    "Map service used when a tool call names none",
+  ),
+  max_limit: z.number().int().min(1).max(2000).default(200).describe(
+    "Most features one arcgis-query call returns (it pages past the server's transfer limit up to this)",
+  ),
+  max_pages: z.number().int().min(1).max(50).default(10).describe(
+    "Most upstream requests one arcgis-query call makes while paging past the transfer limit",
+  ),
+  max_bbox_km: z.number().positive().max(20_000).default(200).describe(
+    "Longest side of a bbox a caller may ask for, in kilometres",
+  ),
+};
+
+/**
+ * Riksantikvaren's ArcGIS REST services (kart.ra.no, folder Distribusjon). Seed 002 sets a 60 s
+ * timeout and `GEO_API_TIMEOUT` replaces it.
+ */
+export const riksantikvarenArcgisSpec = defineProvider({
+  id: "riksantikvaren_arcgis",
+  title: "Riksantikvaren ArcGIS REST",
+  description: "Riksantikvaren's map services on kart.ra.no: layers, attribute and spatial queries, identify",
+  common: {
+    base_url: "https://kart.ra.no/arcgis/rest/services/Distribusjon",
+    timeout: 60,
+    cache_ttl: 900,
+    max_retries: 2,
+  },
+  extra: EXTRA,
+  defaultTimeoutEnv: "GEO_API_TIMEOUT",
+  load: () => import("./mod.ts"),
+});
+
+/** The validated settings of this provider. */
+export type RiksantikvarenArcgisSettings = CommonSettings & z.output<z.ZodObject<typeof EXTRA>>;

@@ -1,0 +1,10 @@
+import type { Provider, ProviderContext } from "../../mcp/provider.ts";
+import { ArcgisClient } from "./client.ts";
+import type { RiksantikvarenArcgisSettings } from "./config.ts";
+import { arcgisTools } from "./tools.ts";
+
+/** Creates the riksantikvaren_arcgis provider: three read-only tools over kart.ra.no. */
+export function createProvider(context: ProviderContext<RiksantikvarenArcgisSettings>): Provider {
+  const client = new ArcgisClient(context.settings, context.http);
+  return { id: "riksantikvaren_arcgis", tools: arcgisTools({ client, settings: context.settings }) };
+}

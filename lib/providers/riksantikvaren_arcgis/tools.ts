@@ -1,0 +1,765 @@
+// The arcgis-* tools: services and layers, layer queries that page past the transfer limit,
+// and identify at a point across layers.
+import { z } from "zod";
+import { ToolError } from "../../errors.ts";
+import type { QueryValue } from "../../http/fetch_client.ts";
+import { bboxAround, bboxProblem, formatBbox } from "../../geo/bbox.ts";
+import type { Bbox } from "../../geo/bbox.ts";
+import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../geo/coords.ts";
+import { distanceToGeometryM } from "../../geo/distance.ts";
+import { representativePoint } from "../../geo/geojson.ts";
+import type { Geometry, LatLon, Position } from "../../geo/geojson.ts";
+import { fitGeometry, simplificationNote } from "../../geo/simplify.ts";
+import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
+import {
+  fitToLimit,
+  jsonText,
+  page,
+  pageSchema,
+  responseFormatField,
+  truncationNotice,
+} from "../../mcp/output.ts";
+import type { ArcgisClient, CallOptions, ServiceType } from "./client.ts";
+import type { RiksantikvarenArcgisSettings } from "./config.ts";
+import { asObject, esriToGeoJson, normalizeAttributes, objectId, parseFields } from "./esri.ts";
+import type { EsriField } from "./esri.ts";
+import {
+  ARCGIS_LICENCE,
+  arcgisFeatureMarkdown,
+  arcgisFeatureSchema,
+  arcgisFooter,
+  fieldsTable,
+  layerDetailSchema,
+  layersTable,
+  layerSummarySchema,
+  licenceSchema,
+  parseFolder,
+  parseLayer,
+  parseService,
+} from "./format.ts";
+import type { ArcgisFeatureOut } from "./format.ts";
+import { arcgisHeritage } from "./heritage.ts";
+
+const READ_ONLY = {
+  readOnlyHint: true,
+  idempotentHint: true,
+  destructiveHint: false,
+  openWorldHint: true,
+} as const;
+
+const SERVICE_RE = /^[A-Za-z0-9_]{1,100}$/;
+const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** What the tools share. */
+export interface ArcgisToolDeps {
+  client: ArcgisClient;
+  settings: RiksantikvarenArcgisSettings;
+}
+
+function serviceField(settings: RiksantikvarenArcgisSettings) {
+  return z.string().min(1).max(140).default(settings.default_service).describe(
+    `Map service name in the Distribusjon folder (default "${settings.default_service}", the cultural heritage service); arcgis-services lists them`,
+  );
+}
+
+/** "Kulturminner20180301" from "Kulturminner20180301" or "Distribusjon/Kulturminner20180301". */
+function serviceName(input: string, baseUrl: string): string {
+  const folder = new URL(baseUrl).pathname.replace(/\/+$/, "").split("/").pop() ?? "";
+  const name = folder && input.toLowerCase().startsWith(`${folder.toLowerCase()}/`)
+    ? input.slice(folder.length + 1)
+    : input;
+  if (!SERVICE_RE.test(name)) {
+    throw new ToolError(
+      "VALIDATION_ERROR",
+      `Invalid "service": "${input}" is not a service name of the ${
+        folder || "configured"
+      } folder (letters, digits and _ only)`,
+      { field: "service", hint: "Call arcgis-services to list the services" },
+    );
+  }
+  return name;
+}
+
+function folderOf(baseUrl: string): string {
+  return new URL(baseUrl).pathname.replace(/\/+$/, "").split("/").pop() ?? "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// arcgis-services
+
+const servicesOutput = z.object({
+  level: z.enum(["folder", "service", "layer"]).describe("What was listed"),
+  services: z.array(z.object({
+    name: z.string().describe("Pass as service"),
+    full_name: z.string(),
+    type: z.string(),
+    url: z.string(),
+    layers: z.array(layerSummarySchema).nullable(),
+    max_record_count: z.number().int().nullable(),
+    copyright: z.string().nullable(),
+    error: z.string().nullable().describe("Why the layers could not be read"),
+  })),
+  layer: layerDetailSchema.nullable().describe("The layer's fields and limits, when layer was given"),
+  folders: z.array(z.string()),
+  ...pageSchema.shape,
+  source_url: z.string(),
+  licence: licenceSchema,
+});
+
+type ServiceOut = z.output<typeof servicesOutput>["services"][number];
+
+function servicesTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof servicesOutput> {
+  const { client, settings } = deps;
+  const input = z.strictObject({
+    service: z.string().min(1).max(140).optional().describe(
+      'Service to describe (e.g. "Kulturminner20180301"); leave out to list every service with its layers',
+    ),
+    layer: z.number().int().min(0).max(10_000).optional().describe(
+      "Layer id to describe with its fields and transfer limit (needs service)",
+    ),
+    service_type: z.enum(["MapServer", "FeatureServer"]).default("MapServer").describe("Service type"),
+    limit: z.number().int().min(1).max(50).default(20).describe("Services per page when listing all"),
+    offset: z.number().int().min(0).default(0).describe("Services to skip when listing all"),
+    response_format: responseFormatField,
+  }).superRefine((v, issues) => {
+    if (v.layer !== undefined && v.service === undefined) {
+      issues.addIssue({ code: "custom", path: ["layer"], message: "needs service as well" });
+    }
+  });
+  return {
+    name: "arcgis-services",
+    title: "Riksantikvaren ArcGIS services and layers",
+    description:
+      "Lists Riksantikvaren's ArcGIS map services on kart.ra.no (folder Distribusjon) and their layers (id, name, geometry type). Give service to list one service's layers, and layer too to get that layer's fields and transfer limit (maxRecordCount), which arcgis-query's where and out_fields refer to.",
+    input,
+    output: servicesOutput,
+    annotations: { ...READ_ONLY, title: "Riksantikvaren ArcGIS services and layers" },
+    async handler(args, ctx) {
+      const a = args as z.output<typeof input>;
+      const call = callOptions(ctx);
+      const type = a.service_type as ServiceType;
+      const folder = folderOf(settings.base_url);
+      let services: ServiceOut[];
+      let folders: string[] = [];
+      let layer: z.output<typeof layerDetailSchema> | null = null;
+      let total = 1;
+      let offset = 0;
+      let sourceUrl: string;
+      let level: "folder" | "service" | "layer";
+      const describe = async (name: string, fullName: string, t: string): Promise<ServiceOut> => {
+        const r = await client.service({ service: name, type: t as ServiceType }, call);
+        const s = parseService(r.data);
+        return {
+          name,
+          full_name: fullName,
+          type: t,
+          url: r.url,
+          layers: s.layers,
+          max_record_count: s.max_record_count,
+          copyright: s.copyright,
+          error: null,
+        };
+      };
+      if (a.service === undefined) {
+        level = "folder";
+        const r = await client.root(call);
+        sourceUrl = r.url;
+        const listing = parseFolder(r.data, folder);
+        folders = listing.folders;
+        total = listing.services.length;
+        offset = a.offset;
+        services = await mapLimit(listing.services.slice(a.offset, a.offset + a.limit), 4, async (s) => {
+          const base = {
+            name: s.name,
+            full_name: s.full_name,
+            type: s.type,
+            url: client.url(`${encodeURIComponent(s.name)}/${s.type}`),
+            layers: null,
+            max_record_count: null,
+            copyright: null,
+          };
+          if (s.type !== "MapServer" && s.type !== "FeatureServer") return { ...base, error: null };
+          if (s.name.includes("/")) {
+            return { ...base, error: "In another folder: not reachable through this base_url" };
+          }
+          try {
+            return await describe(s.name, s.full_name, s.type);
+          } catch (e) {
+            if (ctx.signal.aborted) throw e;
+            return { ...base, error: e instanceof Error ? e.message : String(e) };
+          }
+        });
+      } else {
+        const name = serviceName(a.service, settings.base_url);
+        const described = await describe(name, `${folder}/${name}`, type);
+        services = [described];
+        sourceUrl = described.url;
+        level = "service";
+        if (a.layer !== undefined) {
+          level = "layer";
+          const r = await client.layer({ service: name, type, layer: a.layer }, call);
+          const { esriFields: _, ...detail } = parseLayer(r.data, a.layer);
+          layer = detail;
+          sourceUrl = r.url;
+        }
+      }
+      const rendered = fitToLimit(services, ctx.limits.characterLimit - 300, ({ items, truncated }) => {
+        const env = page(total, offset, items.length);
+        const structured = {
+          level,
+          services: items,
+          layer,
+          folders,
+          ...env,
+          source_url: sourceUrl,
+          licence: ARCGIS_LICENCE,
+        };
+        if (a.response_format === "json") return { text: jsonText(structured), structured };
+        const lines = [
+          level === "folder"
+            ? `# kart.ra.no ${folder}: ${total} services (showing ${
+              items.length ? `${offset + 1}–${offset + items.length}` : "none"
+            })`
+            : `# kart.ra.no ${folder}/${items[0]?.name ?? ""}`,
+        ];
+        for (const s of items) {
+          if (level === "folder") lines.push("", `## ${s.name} (${s.type})`);
+          if (s.max_record_count !== null) {
+            lines.push(`Transfer limit (maxRecordCount): ${s.max_record_count}`);
+          }
+          if (s.layers) lines.push("", s.layers.length ? layersTable(s.layers) : "(no layers)");
+          if (s.error) lines.push(`Layers could not be read: ${s.error}`);
+        }
+        if (layer) {
+          lines.push(
+            "",
+            `## Layer ${layer.id}: ${layer.name ?? ""}`,
+            `Geometry: ${layer.geometry_type ?? "none"} · display field: ${
+              layer.display_field ?? "?"
+            } · maxRecordCount: ${layer.max_record_count ?? "?"} · paging: ${
+              layer.supports_pagination === null ? "?" : layer.supports_pagination ? "yes" : "no"
+            }`,
+            "",
+            fieldsTable(layer.fields),
+          );
+        }
+        if (folders.length) {
+          lines.push("", `Sub-folders (not served through this base_url): ${folders.join(", ")}`);
+        }
+        lines.push("", 'Next: arcgis-query with {"service": "<name>", "layer": <id>, "where": "..."}.');
+        if (env.has_more) {
+          lines.push(
+            truncated
+              ? truncationNotice(items.length, total - offset, {
+                nextOffset: env.next_offset,
+                limit: ctx.limits.characterLimit,
+              })
+              : `More services: call again with offset=${env.next_offset}.`,
+          );
+        }
+        lines.push("", arcgisFooter(sourceUrl));
+        return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
+      });
+      return { text: rendered.text, structured: rendered.structured };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// arcgis-query
+
+const SPATIAL_RELS = {
+  intersects: "esriSpatialRelIntersects",
+  contains: "esriSpatialRelContains",
+  within: "esriSpatialRelWithin",
+  crosses: "esriSpatialRelCrosses",
+  overlaps: "esriSpatialRelOverlaps",
+  touches: "esriSpatialRelTouches",
+  envelope_intersects: "esriSpatialRelEnvelopeIntersects",
+} as const;
+
+const queryOutput = z.object({
+  service: z.string(),
+  layer: z.number().int(),
+  layer_name: z.string().nullable(),
+  where: z.string(),
+  spatial_filter: z.string().nullable().describe("The geometry filter used, in words"),
+  features: z.array(arcgisFeatureSchema),
+  ...pageSchema.shape,
+  total_is_exact: z.boolean().describe("False when the count could not be read: total is a lower bound"),
+  exceeded_transfer_limit: z.boolean().describe(
+    "Whether the server said more features follow the last page read",
+  ),
+  upstream_requests: z.number().int().describe("Query pages requested to fill this result"),
+  warnings: z.array(z.string()),
+  source_url: z.string(),
+  licence: licenceSchema,
+  coordinate_convention: z.string(),
+});
+
+function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof queryOutput> {
+  const { client, settings } = deps;
+  const lonLat = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
+  const input = z.strictObject({
+    service: serviceField(settings),
+    layer: z.number().int().min(0).max(10_000).describe(
+      "Layer id (arcgis-services lists them; in Kulturminner20180301 e.g. 6 Enkeltminner, 7 Lokaliteter, 8 Sikringssoner, 1 FredaBygninger — check with arcgis-services)",
+    ),
+    where: z.string().trim().min(1).max(2000).default("1=1").describe(
+      "SQL where clause on the layer's fields, e.g. \"kommune='0301'\" or \"navn LIKE '%kirke%'\" (default 1=1: all)",
+    ),
+    bbox: z.array(z.number()).length(4).optional().describe(
+      `Envelope filter [min_lon, min_lat, max_lon, max_lat] in WGS 84 degrees (longitude first). Longest side ${settings.max_bbox_km} km`,
+    ),
+    point: z.strictObject({
+      lat: z.number().min(-90).max(90).describe("Latitude, WGS 84 degrees"),
+      lon: z.number().min(-180).max(180).describe("Longitude, WGS 84 degrees"),
+    }).optional().describe("Point filter, named lat and lon; with distance_m it becomes a radius search"),
+    distance_m: z.number().min(0).max(50_000).optional().describe("Search radius around point, in metres"),
+    polygon: z.array(lonLat).min(3).max(500).optional().describe(
+      "Polygon filter: one ring of [lon, lat] positions (GeoJSON order), closed or not",
+    ),
+    spatial_relation: z.enum(Object.keys(SPATIAL_RELS) as [keyof typeof SPATIAL_RELS]).default("intersects")
+      .describe(
+        "How features relate to the geometry filter: intersects (default), contains, within, crosses, overlaps, touches, envelope_intersects",
+      ),
+    out_fields: z.array(z.string().regex(FIELD_RE, "a field name")).min(1).max(100).optional().describe(
+      'Fields to return (default all); e.g. ["navn", "kulturminneKategori", "vernetype", "kommune"]',
+    ),
+    order_by: z.string().regex(
+      /^[A-Za-z_][A-Za-z0-9_]{0,63}( (ASC|DESC|asc|desc))?$/,
+      'a field name, optionally " ASC" or " DESC"',
+    )
+      .optional().describe('Sort order, e.g. "navn ASC" (keeps paging stable)'),
+    limit: z.number().int().min(1).max(settings.max_limit).default(20).describe(
+      `Features to return (1-${settings.max_limit}); pages past the server's transfer limit as needed`,
+    ),
+    offset: z.number().int().min(0).max(10_000_000).default(0).describe("Features to skip (resultOffset)"),
+    include_geometry: z.boolean().default(false).describe(
+      "Include GeoJSON geometries ([lon, lat]), simplified to fit",
+    ),
+    response_format: responseFormatField,
+  }).superRefine((v, issues) => {
+    const given = [v.bbox, v.point, v.polygon].filter((g) => g !== undefined).length;
+    if (given > 1) {
+      issues.addIssue({
+        code: "custom",
+        path: ["bbox"],
+        message: "give at most one of bbox, point, polygon",
+      });
+    }
+    if (v.distance_m !== undefined && v.point === undefined) {
+      issues.addIssue({ code: "custom", path: ["distance_m"], message: "needs point" });
+    }
+    if (v.bbox) {
+      const problem = bboxProblem(v.bbox, { maxSideKm: settings.max_bbox_km });
+      if (problem) issues.addIssue({ code: "custom", path: ["bbox"], message: problem });
+    }
+  });
+  return {
+    name: "arcgis-query",
+    title: "Query a Riksantikvaren ArcGIS layer",
+    description:
+      "Queries one layer of Riksantikvaren's ArcGIS services (kart.ra.no) with an SQL where clause and/or a geometry filter (bbox, point with distance_m, or polygon) and a spatial relation. Returns name, category, protection, municipality, dating, Kulturminnesøk link, a representative point and all attributes, paged with limit/offset (resultOffset/resultRecordCount); it keeps paging while the server reports exceededTransferLimit. " +
+      COORDINATE_CONVENTION,
+    input,
+    output: queryOutput,
+    annotations: { ...READ_ONLY, title: "Query a Riksantikvaren ArcGIS layer" },
+    async handler(args, ctx) {
+      const a = args as z.output<typeof input>;
+      const call = callOptions(ctx);
+      const service = serviceName(a.service, settings.base_url);
+      const filter: Record<string, QueryValue> = { where: a.where };
+      let spatial: string | null = null;
+      const sr = { wkid: 4326 };
+      if (a.bbox) {
+        const [xmin, ymin, xmax, ymax] = a.bbox as Bbox;
+        Object.assign(filter, {
+          geometry: JSON.stringify({ xmin, ymin, xmax, ymax, spatialReference: sr }),
+          geometryType: "esriGeometryEnvelope",
+        });
+        spatial = `${a.spatial_relation} bbox ${formatBbox(a.bbox as Bbox)}`;
+      } else if (a.point) {
+        Object.assign(filter, {
+          geometry: JSON.stringify({ x: a.point.lon, y: a.point.lat, spatialReference: sr }),
+          geometryType: "esriGeometryPoint",
+        });
+        if (a.distance_m !== undefined) {
+          Object.assign(filter, { distance: a.distance_m, units: "esriSRUnit_Meter" });
+        }
+        spatial = `${a.spatial_relation} point ${formatLatLon(a.point)}${
+          a.distance_m !== undefined ? ` within ${a.distance_m} m` : ""
+        }`;
+      } else if (a.polygon) {
+        const ring = esriRing(a.polygon as Position[]);
+        Object.assign(filter, {
+          geometry: JSON.stringify({ rings: [ring], spatialReference: sr }),
+          geometryType: "esriGeometryPolygon",
+        });
+        spatial = `${a.spatial_relation} polygon of ${a.polygon.length} positions`;
+      }
+      if (spatial !== null) {
+        Object.assign(filter, { inSR: 4326, spatialRel: SPATIAL_RELS[a.spatial_relation] });
+      }
+      const common: Record<string, QueryValue> = {
+        ...filter,
+        outFields: a.out_fields ? a.out_fields.join(",") : "*",
+        returnGeometry: true,
+        outSR: 4326,
+        geometryPrecision: 6,
+        ...(a.include_geometry ? {} : { maxAllowableOffset: 0.00005 }),
+        ...(a.order_by ? { orderByFields: a.order_by } : {}),
+      };
+      // The count and the layer's description come alongside the first page; neither may fail it.
+      const ref = { service, type: "MapServer" as const, layer: a.layer };
+      const countP = client.query(ref, { ...filter, returnCountOnly: true }, call);
+      const layerP = client.layer(ref, call);
+      countP.catch(() => {});
+      layerP.catch(() => {});
+
+      const warnings: string[] = [];
+      const collected: { attrs: Record<string, unknown>; geometry: Geometry | null }[] = [];
+      const seen = new Set<string>();
+      let fields: EsriField[] = [];
+      let exceeded = false;
+      let requests = 0;
+      let sourceUrl = "";
+      let cursor = a.offset;
+      while (collected.length < a.limit && requests < settings.max_pages) {
+        const r = await client.query(ref, {
+          ...common,
+          resultOffset: cursor,
+          resultRecordCount: a.limit - collected.length,
+        }, call);
+        requests++;
+        if (!sourceUrl) sourceUrl = r.url;
+        const body = asObject(r.data) ?? {};
+        if (fields.length === 0) fields = parseFields(body["fields"]);
+        const list = Array.isArray(body["features"]) ? body["features"] : [];
+        exceeded = body["exceededTransferLimit"] === true;
+        let fresh = 0;
+        for (const item of list) {
+          const f = asObject(item);
+          if (!f) continue;
+          const attrs = normalizeAttributes(f["attributes"], fields);
+          const oid = objectId(attrs, fields);
+          if (oid !== null && seen.has(oid)) continue;
+          if (oid !== null) seen.add(oid);
+          collected.push({ attrs, geometry: esriToGeoJson(f["geometry"]) });
+          fresh++;
+        }
+        cursor += list.length;
+        if (list.length > 0 && fresh === 0) {
+          warnings.push(
+            "The layer sent the same features again for a later offset: it may not support paging",
+          );
+          exceeded = false;
+          break;
+        }
+        if (list.length === 0 || !exceeded) break;
+      }
+      // A server that ignores resultRecordCount sends more than asked: keep the page size.
+      if (collected.length > a.limit) {
+        collected.length = a.limit;
+        exceeded = true;
+        warnings.push(
+          "The server sent more features than asked for (it may not support paging); the rest were left out",
+        );
+      }
+      if (collected.length < a.limit && exceeded && requests >= settings.max_pages) {
+        warnings.push(`Stopped after ${requests} requests (max_pages); continue with next_offset`);
+      }
+      if (requests > 1) {
+        warnings.push(
+          `The server's transfer limit was reached: ${requests} pages were read to fill this result`,
+        );
+      }
+      const [countR, layerR] = await Promise.allSettled([countP, layerP]);
+      const countBody = countR.status === "fulfilled" ? asObject(countR.value.data) : undefined;
+      const exactTotal = typeof countBody?.["count"] === "number" ? countBody["count"] as number : null;
+      const layerInfo = layerR.status === "fulfilled" ? parseLayer(layerR.value.data, a.layer) : null;
+      if (fields.length === 0 && layerInfo) fields = layerInfo.esriFields;
+      const layerName = layerInfo?.name ?? null;
+      const features = collected.map((c) =>
+        arcgisFeature(c.attrs, c.geometry, a.layer, layerName, fields, null, a.point ?? null)
+      );
+      addGeometries(
+        features,
+        collected.map((c) => c.geometry),
+        a.include_geometry,
+        a.response_format,
+        ctx.limits.characterLimit,
+      );
+      const rendered = fitToLimit(features, ctx.limits.characterLimit - 400, ({ items, truncated }) => {
+        const shown = items.length;
+        const more = truncated || exceeded || (exactTotal !== null && a.offset + shown < exactTotal);
+        const total = Math.max(exactTotal ?? 0, a.offset + shown + (more ? 1 : 0));
+        const env = page(total, a.offset, shown);
+        const structured = {
+          service,
+          layer: a.layer,
+          layer_name: layerName,
+          where: a.where,
+          spatial_filter: spatial,
+          features: items,
+          ...env,
+          total_is_exact: exactTotal !== null,
+          exceeded_transfer_limit: exceeded,
+          upstream_requests: requests,
+          warnings,
+          source_url: sourceUrl,
+          licence: ARCGIS_LICENCE,
+          coordinate_convention: COORDINATE_CONVENTION,
+        };
+        if (a.response_format === "json") return { text: jsonText(structured), structured };
+        const lines = [
+          `# ${service} layer ${a.layer}${layerName ? ` (${layerName})` : ""}`,
+          `${shown ? `Features ${a.offset + 1}–${a.offset + shown}` : "No features"} of ${env.total}${
+            exactTotal === null ? "+" : ""
+          } for where ${a.where}${spatial ? `, ${spatial}` : ""}.`,
+          "",
+        ];
+        items.forEach((f, i) => lines.push(arcgisFeatureMarkdown(f, a.offset + i + 1), ""));
+        for (const w of warnings) lines.push(`Note: ${w}`);
+        if (truncated) {
+          lines.push(
+            truncationNotice(shown, features.length, {
+              nextOffset: env.next_offset,
+              limit: ctx.limits.characterLimit,
+            }),
+          );
+        } else if (env.has_more) lines.push(`More: call again with offset=${env.next_offset}.`);
+        lines.push("", arcgisFooter(sourceUrl, layerInfo?.copyright ?? null));
+        return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
+      });
+      return { text: rendered.text, structured: rendered.structured };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// arcgis-identify
+
+const IDENTIFY_PX = 10;
+const IDENTIFY_IMAGE_PX = 200;
+
+const identifyOutput = z.object({
+  service: z.string(),
+  point: z.object({ lat: z.number(), lon: z.number() }),
+  tolerance_m: z.number(),
+  layers: z.string().describe('"all" or the layer ids searched'),
+  features: z.array(arcgisFeatureSchema),
+  ...pageSchema.shape,
+  exceeded_transfer_limit: z.boolean(),
+  source_url: z.string(),
+  licence: licenceSchema,
+  coordinate_convention: z.string(),
+});
+
+function identifyTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof identifyOutput> {
+  const { client, settings } = deps;
+  const input = z.strictObject({
+    lat: z.number().min(-90).max(90).describe("Latitude of the point, WGS 84 degrees, e.g. 59.9075"),
+    lon: z.number().min(-180).max(180).describe("Longitude of the point, WGS 84 degrees, e.g. 10.7637"),
+    service: serviceField(settings),
+    layers: z.array(z.number().int().min(0).max(10_000)).min(1).max(50).optional().describe(
+      "Layer ids to search (default all layers of the service)",
+    ),
+    tolerance_m: z.number().min(1).max(1000).default(25).describe(
+      "Search tolerance around the point in metres (sent as a pixel tolerance on a matching map extent)",
+    ),
+    limit: z.number().int().min(1).max(100).default(20).describe("Features to return, nearest first (1-100)"),
+    offset: z.number().int().min(0).default(0).describe("Features to skip"),
+    include_geometry: z.boolean().default(false).describe(
+      "Include GeoJSON geometries ([lon, lat]), simplified to fit",
+    ),
+    response_format: responseFormatField,
+  });
+  return {
+    name: "arcgis-identify",
+    title: "Identify Riksantikvaren features at a point",
+    description:
+      "Identifies the features of every layer (or the given layers) of a Riksantikvaren map service at a point given as lat and lon, within tolerance_m metres: what protected site, monument, building or zone is here? Returns each feature's layer, name, category, protection, municipality, dating, Kulturminnesøk link and distance, nearest first. " +
+      COORDINATE_CONVENTION,
+    input,
+    output: identifyOutput,
+    annotations: { ...READ_ONLY, title: "Identify Riksantikvaren features at a point" },
+    async handler(args, ctx) {
+      const a = args as z.output<typeof input>;
+      const service = serviceName(a.service, settings.base_url);
+      const point: LatLon = { lat: a.lat, lon: a.lon };
+      // The map extent is sized so that IDENTIFY_PX pixels of the image span tolerance_m metres.
+      const halfM = (a.tolerance_m / IDENTIFY_PX) * (IDENTIFY_IMAGE_PX / 2);
+      const extent = bboxAround(point, halfM);
+      const layers = a.layers ? `all:${a.layers.join(",")}` : "all";
+      const r = await client.identify(service, {
+        geometry: JSON.stringify({ x: a.lon, y: a.lat, spatialReference: { wkid: 4326 } }),
+        geometryType: "esriGeometryPoint",
+        sr: 4326,
+        layers,
+        tolerance: IDENTIFY_PX,
+        mapExtent: extent.map((v) => v.toFixed(7)).join(","),
+        imageDisplay: `${IDENTIFY_IMAGE_PX},${IDENTIFY_IMAGE_PX},96`,
+        returnGeometry: true,
+        geometryPrecision: 6,
+        ...(a.include_geometry ? {} : { maxAllowableOffset: 0.00005 }),
+        returnFieldName: true,
+        returnUnformattedValues: true,
+      }, callOptions(ctx));
+      const body = asObject(r.data) ?? {};
+      const results = Array.isArray(body["results"]) ? body["results"] : [];
+      const all: { out: ArcgisFeatureOut; geometry: Geometry | null }[] = [];
+      for (const item of results) {
+        const o = asObject(item);
+        if (!o) continue;
+        const attrs = normalizeAttributes(o["attributes"], []);
+        const geometry = esriToGeoJson(o["geometry"]);
+        const layerId = typeof o["layerId"] === "number" ? o["layerId"] : -1;
+        const layerName = typeof o["layerName"] === "string" ? o["layerName"] : null;
+        const value = typeof o["value"] === "string" && o["value"] !== "Null" ? o["value"] : null;
+        all.push({ out: arcgisFeature(attrs, geometry, layerId, layerName, [], value, point), geometry });
+      }
+      all.sort((x, y) =>
+        (x.out.distance_m ?? Infinity) - (y.out.distance_m ?? Infinity) || x.out.layer_id - y.out.layer_id
+      );
+      const slice = all.slice(a.offset, a.offset + a.limit);
+      const features = slice.map((s) => s.out);
+      addGeometries(
+        features,
+        slice.map((s) => s.geometry),
+        a.include_geometry,
+        a.response_format,
+        ctx.limits.characterLimit,
+      );
+      const rendered = fitToLimit(features, ctx.limits.characterLimit - 400, ({ items, truncated }) => {
+        const env = page(all.length, a.offset, items.length);
+        const structured = {
+          service,
+          point: roundLatLon(point),
+          tolerance_m: a.tolerance_m,
+          layers,
+          features: items,
+          ...env,
+          exceeded_transfer_limit: body["exceededTransferLimit"] === true,
+          source_url: r.url,
+          licence: ARCGIS_LICENCE,
+          coordinate_convention: COORDINATE_CONVENTION,
+        };
+        if (a.response_format === "json") return { text: jsonText(structured), structured };
+        const lines = [
+          `# ${service}: features at ${formatLatLon(point)} (within about ${a.tolerance_m} m)`,
+          all.length
+            ? `${all.length} found; nearest first.`
+            : "Nothing found here. Try a larger tolerance_m.",
+          "",
+        ];
+        items.forEach((f, i) => lines.push(arcgisFeatureMarkdown(f, a.offset + i + 1), ""));
+        if (truncated) {
+          lines.push(
+            truncationNotice(items.length, all.length - a.offset, {
+              nextOffset: env.next_offset,
+              limit: ctx.limits.characterLimit,
+            }),
+          );
+        } else if (env.has_more) lines.push(`More: call again with offset=${env.next_offset}.`);
+        lines.push("", arcgisFooter(r.url));
+        return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
+      });
+      return { text: rendered.text, structured: rendered.structured };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// shared helpers
+
+/** The three arcgis-* tools. */
+// deno-lint-ignore no-explicit-any
+export function arcgisTools(deps: ArcgisToolDeps): ToolDefinition<any, any>[] {
+  return [servicesTool(deps), queryTool(deps), identifyTool(deps)];
+}
+
+function callOptions(ctx: ToolCallContext): CallOptions {
+  return { signal: ctx.signal, logger: ctx.logger };
+}
+
+function arcgisFeature(
+  attrs: Record<string, unknown>,
+  geometry: Geometry | null,
+  layerId: number,
+  layerName: string | null,
+  fields: readonly EsriField[],
+  displayValue: string | null,
+  from: LatLon | null,
+): ArcgisFeatureOut {
+  const h = arcgisHeritage(attrs, layerName);
+  const p = geometry ? representativePoint(geometry) : null;
+  const rp = p ? roundLatLon(p) : null;
+  const d = from && geometry ? distanceToGeometryM(from, geometry) : null;
+  return {
+    layer_id: layerId,
+    layer_name: layerName,
+    object_id: objectId(attrs, fields),
+    display_value: displayValue,
+    ...h,
+    description: h.description && h.description.length > 500
+      ? `${h.description.slice(0, 499)}…`
+      : h.description,
+    lat: rp?.lat ?? null,
+    lon: rp?.lon ?? null,
+    distance_m: d === null ? null : Math.round(d * 10) / 10,
+    geometry_type: geometry?.type ?? null,
+    geometry: null,
+    geometry_note: null,
+    attributes: attrs,
+  };
+}
+
+/** Esri wants outer rings clockwise; a GeoJSON-style (counter-clockwise) ring is reversed. */
+function esriRing(positions: Position[]): Position[] {
+  const ring = positions.slice();
+  const first = ring[0]!;
+  const last = ring[ring.length - 1]!;
+  if (first[0] !== last[0] || first[1] !== last[1]) ring.push([first[0], first[1]]);
+  let area = 0;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    area += ring[j]![0] * ring[i]![1] - ring[i]![0] * ring[j]![1];
+  }
+  return area > 0 ? ring.reverse() : ring;
+}
+
+function addGeometries(
+  features: ArcgisFeatureOut[],
+  geometries: readonly (Geometry | null)[],
+  include: boolean,
+  format: "markdown" | "json",
+  characterLimit: number,
+): void {
+  if (!include || features.length === 0) return;
+  const share = Math.floor(characterLimit / features.length / (format === "json" ? 4 : 1.6));
+  features.forEach((f, i) => {
+    const g = geometries[i];
+    if (!g) return;
+    const fitted = fitGeometry(g, (x) => JSON.stringify(x).length <= share);
+    if (fitted) {
+      f.geometry = fitted.geometry;
+      f.geometry_note = fitted.simplified ? simplificationNote(fitted) : null;
+    } else {
+      f.geometry_note =
+        "Geometry left out: it did not fit this page's share of the response limit; ask for fewer features";
+    }
+  });
+}
+
+async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  return out;
+}

@@ -1,0 +1,100 @@
+// geonorge-datasets end to end against a fake kartkatalog serving synthetic bodies.
+import assert from "node:assert/strict";
+import { startStdio } from "../../fakes/server.ts";
+import { FakeUpstream } from "../../fakes/upstream.ts";
+import type { Received, Reply } from "../../fakes/upstream.ts";
+
+type Json = Record<string, unknown>;
+
+function search(req: Received): Reply {
+  const q = req.url.searchParams;
+  if (q.has("offset")) return { status: 400, json: { error: "offset must not be sent" } };
+  const org = q.get("facets[0].name") === "organization" ? q.get("facets[0].value") : null;
+  if (org === "Riksantikvaren") return { fixture: "geonorge/search_riksantikvaren.json" };
+  if (org !== null) return { json: { NumFound: 0, Results: [] } };
+  if ((q.get("text") ?? "").includes("Direktoratet")) {
+    return { fixture: "geonorge/search_text_fallback_camelcase.json" };
+  }
+  return { status: 503, body: "down" };
+}
+
+Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) => {
+  await using fake = FakeUpstream.start([{ path: "/api/search", reply: search }]);
+  await using s = await startStdio({
+    args: ["--providers", "geonorge"],
+    configYaml:
+      `providers:\n  geonorge:\n    base_url: ${fake.origin}\n    max_retries: 0\n    cache_ttl: 0\n`,
+  });
+  const call = async (args: Json) => {
+    const r = await s.client.callTool({ name: "geonorge-datasets", arguments: args });
+    const content = r.content as { text: string }[];
+    return {
+      isError: r.isError === true,
+      text: content[0]!.text,
+      structured: (r.structuredContent ?? {}) as Json,
+      payload: (r.isError ? JSON.parse(content[1]!.text) : {}) as Json,
+    };
+  };
+
+  await t.step(
+    "geonorge-datasets lists Riksantikvaren's entries with distributions, never sending offset",
+    async () => {
+      const r = await call({ limit: 2, offset: 1, response_format: "json" });
+      assert.equal(r.isError, false, r.text);
+      const entries = r.structured["entries"] as Json[];
+      assert.deepEqual(entries.map((e) => e["uuid"]), [
+        "4b3d44cd-a866-4bb7-a053-e60181da3901",
+        "8c2c434b-07f7-4ebc-9bc6-9c15cdd75c4c",
+      ]);
+      assert.deepEqual([r.structured["total"], r.structured["has_more"], r.structured["next_offset"]], [
+        4,
+        true,
+        3,
+      ]);
+      assert.equal((entries[1]!["distribution"] as Json)["protocol"], "OGC:WMS");
+      assert.match(String(entries[1]!["capabilities_url"]), /GetCapabilities/);
+      assert.equal(entries[1]!["download_api_url"], null, "services have no download API link");
+      const sent = fake.requests.at(-1)!.url.searchParams;
+      assert.equal(sent.get("limit"), "3", "offset + limit entries are read from the start");
+      assert.equal(sent.get("facets[0].value"), "Riksantikvaren");
+    },
+  );
+
+  await t.step("geonorge-datasets drops non-web URLs and malformed entries", async () => {
+    const r = await call({ limit: 10, response_format: "json" });
+    const entries = r.structured["entries"] as Json[];
+    assert.equal(entries.length, 4);
+    assert.equal((entries[3]!["distribution"] as Json)["url"], null, "a javascript: URL is not passed on");
+    const md = await call({ limit: 10 });
+    assert.match(
+      md.text,
+      /\| Kulturminner WMS \(synthetic entry\) \| service \| OGC:WMS https:\/\/kart\.ra\.no/,
+    );
+    assert.doesNotMatch(md.text, /javascript:/);
+    assert.match(md.text, /Licence: Per dataset/);
+  });
+
+  await t.step(
+    "geonorge-datasets falls back to a text search when the organization facet matches nothing",
+    async () => {
+      const r = await call({
+        organization: "Direktoratet for kulturminneforvaltning",
+        response_format: "json",
+      });
+      assert.equal(r.isError, false, r.text);
+      const entries = r.structured["entries"] as Json[];
+      assert.deepEqual(entries.map((e) => e["title"]), ["Kulturminner - Brannvern (synthetic entry)"]);
+      assert.equal(r.structured["total_is_exact"], false);
+      assert.match((r.structured["warnings"] as string[])[0]!, /matched nothing; searched its name as text/);
+    },
+  );
+
+  await t.step("geonorge-datasets validates arguments and reports an outage", async () => {
+    const bad = await call({ offset: 195, limit: 10 });
+    assert.equal(bad.payload["error_type"], "VALIDATION_ERROR");
+    assert.equal(bad.payload["field"], "offset");
+    const down = await call({ organization: null });
+    assert.equal(down.payload["error_type"], "API_ERROR");
+    assert.equal(down.payload["status"], 503);
+  });
+});

@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { runCli } from "../../fakes/server.ts";
+
+Deno.test("riksantikvaren providers take GEO_API_TIMEOUT as their default timeout, 60 s otherwise", async () => {
+  const providers = "riksantikvaren_ogc,riksantikvaren_arcgis";
+  const plain = await runCli(["config", "check", "--providers", providers]);
+  assert.equal(plain.code, 0, plain.stderr);
+  const d = JSON.parse(plain.stdout).providers;
+  assert.equal(d.riksantikvaren_ogc.timeout, 60);
+  assert.equal(d.riksantikvaren_ogc.base_url, "https://api.ra.no");
+  assert.equal(d.riksantikvaren_arcgis.timeout, 60);
+  assert.equal(d.riksantikvaren_arcgis.base_url, "https://kart.ra.no/arcgis/rest/services/Distribusjon");
+
+  const env = await runCli(["config", "check", "--providers", providers], {
+    env: { GEO_API_TIMEOUT: "7", DEFAULT_TIMEOUT: "3" },
+    configYaml: "providers:\n  riksantikvaren_arcgis:\n    timeout: 90\n",
+  });
+  assert.equal(env.code, 0, env.stderr);
+  const e = JSON.parse(env.stdout).providers;
+  assert.equal(e.riksantikvaren_ogc.timeout, 7, "GEO_API_TIMEOUT wins over DEFAULT_TIMEOUT");
+  assert.equal(e.riksantikvaren_arcgis.timeout, 90, "a timeout in the config file wins over the variable");
+});
