@@ -16,6 +16,7 @@ import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError, UsageError } from "./errors.ts";
 import { Logger } from "./log.ts";
 import type { LogLevel } from "./log.ts";
+import { firstSentence } from "./mcp/output.ts";
 import { callTool, describeTool } from "./mcp/server.ts";
 import type { McpExtra } from "./mcp/provider.ts";
 import { serveStdio } from "./mcp/stdio.ts";
@@ -259,11 +260,6 @@ function textLine(json: string): string {
 
 function expectArgs(rest: readonly string[], n: number, command: string): void {
   if (rest.length > n) throw new UsageError(`Unexpected argument "${rest[n]}" after "${command}"`);
-}
-
-function firstSentence(text: string): string {
-  const m = /^(.+?[.!?])(\s|$)/s.exec(text);
-  return (m?.[1] ?? text).replace(/\s+/g, " ");
 }
 
 /** The `--help` text, generated from the same tables the parser uses. */

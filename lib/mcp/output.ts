@@ -151,3 +151,10 @@ export function shorten(text: string, max: number): string {
   const cut = clean.lastIndexOf(" ", max - 1);
   return `${clean.slice(0, cut > max * 0.6 ? cut : max - 1)}…`;
 }
+
+/** The first sentence of `text` (abbreviations such as "e.g." do not end it), on one line. */
+export function firstSentence(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const m = /^(.+?(?<!\b(?:e\.g|i\.e|etc|cf|vs))[.!?])(?=\s+["'(A-Z0-9]|$)/.exec(flat);
+  return m?.[1] ?? flat;
+}

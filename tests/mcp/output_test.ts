@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   clampText,
+  firstSentence,
   fitToLimit,
   formatText,
   markdownTable,
@@ -77,4 +78,14 @@ Deno.test("formatText(), markdownTable() and shorten() shape text", () => {
   );
   assert.equal(shorten("one two three four", 10), "one two…");
   assert.equal(shorten("  spaced   out  ", 50), "spaced out");
+});
+
+Deno.test("firstSentence() stops at the first real sentence end", () => {
+  assert.equal(firstSentence("Lists codes (e.g. M181005E). More text."), "Lists codes (e.g. M181005E).");
+  assert.equal(
+    firstSentence('One id ("P" and six digits, e.g. P123456) per call. Then'),
+    'One id ("P" and six digits, e.g. P123456) per call.',
+  );
+  assert.equal(firstSentence("No full stop"), "No full stop");
+  assert.equal(firstSentence("Version 1.5 is here.\nNext"), "Version 1.5 is here.");
 });

@@ -7,7 +7,7 @@ import { createApp } from "../../lib/app.ts";
 import { OTHER_ENV, parseConfig, SERVER_ENV, SERVER_FLAGS, serverSchema } from "../../lib/config/parse.ts";
 import type { ProviderSpec } from "../../lib/config/provider_spec.ts";
 import { Logger } from "../../lib/log.ts";
-import { markdownTable } from "../../lib/mcp/output.ts";
+import { firstSentence, markdownTable } from "../../lib/mcp/output.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -179,11 +179,6 @@ export function envExample(): string {
     }
   }
   return `${lines.join("\n")}\n`;
-}
-
-function firstSentence(text: string): string {
-  const m = /^(.+?[.!?])(\s|$)/s.exec(text);
-  return (m?.[1] ?? text).replace(/\s+/g, " ");
 }
 
 /** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->`. */
