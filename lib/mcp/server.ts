@@ -13,6 +13,8 @@ import {
   McpError,
   McpServer,
   ResourceTemplate,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "./sdk.ts";
 import type { CallToolResult, Tool } from "./sdk.ts";
 
@@ -160,7 +162,38 @@ export function createServer(providers: readonly Provider[], options: CreateServ
       );
     }
   }
+  registerSubscriptions(server, providers);
   return server;
+}
+
+/**
+ * Answers `resources/subscribe` and `resources/unsubscribe` for resources marked `subscribable`,
+ * remembering this session's subscriptions. Without such resources the capability stays off.
+ */
+function registerSubscriptions(server: McpServer, providers: readonly Provider[]): void {
+  const subscribable = new Set(
+    providers.flatMap((p) => (p.resources ?? []).filter((r) => r.subscribable).map((r) => r.uri)),
+  );
+  if (subscribable.size === 0) return;
+  const subscribed = new Set<string>();
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    const { uri } = request.params;
+    if (!subscribable.has(uri)) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Resource "${uri}" does not take subscriptions; subscribable resources: ${
+          [...subscribable].map((u) => `"${u}"`).join(", ")
+        }`,
+      );
+    }
+    subscribed.add(uri);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
 }
 
 /** Runs one tool call: validation, the handler, the error contract, the limit and a log line. */
