@@ -1,4 +1,5 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
+import { conformanceSpec } from "./conformance/config.ts";
 import { exampleSpec } from "./example/config.ts";
 
 /**
@@ -8,4 +9,5 @@ import { exampleSpec } from "./example/config.ts";
  */
 export const PROVIDERS: readonly ProviderSpec[] = [
   exampleSpec,
+  conformanceSpec,
 ] as unknown as readonly ProviderSpec[];
