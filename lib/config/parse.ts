@@ -23,6 +23,8 @@ export interface ServerSettings {
   cors_origins: string[];
   rate_limit_enabled: boolean;
   rate_limit_per_minute: number;
+  /** Take the client address from `X-Forwarded-For` (only behind a proxy that sets it). */
+  trust_proxy: boolean;
   max_body_bytes: number;
   max_sessions: number;
   /** Seconds an idle HTTP session is kept. */
@@ -74,6 +76,7 @@ const serverSchema = z.strictObject({
   cors_origins: z.array(z.string()).default([]),
   rate_limit_enabled: z.boolean().default(false),
   rate_limit_per_minute: z.number().int().min(1).default(60),
+  trust_proxy: z.boolean().default(false),
   max_body_bytes: z.number().int().min(1024).default(1024 * 1024),
   max_sessions: z.number().int().min(1).default(100),
   session_idle_timeout: z.number().positive().default(1800),
@@ -141,6 +144,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "rate_limit_per_minute",
     kind: "int",
     description: "Requests per minute per IP",
+  },
+  {
+    name: "MCP_TRUST_PROXY",
+    key: "trust_proxy",
+    kind: "bool",
+    description: "Take the client address for rate limits from X-Forwarded-For (behind a proxy)",
   },
   {
     name: "MCP_MAX_BODY_BYTES",
