@@ -47,6 +47,11 @@ export function collectTools(providers: readonly Provider[]): ToolDefinition<any
 
 const schemaCache = new WeakMap<object, Tool>();
 
+// tools/call is registered under this loose envelope so that malformed params (no "name") reach
+// the SDK's tools/call wrapper, which answers -32602 Invalid params; registered under the strict
+// schema, the parse failure would surface as -32603 Internal error.
+const ToolsCallEnvelope = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
+
 /** The MCP `Tool` description of a definition (JSON Schemas derived from its zod schemas). */
 // deno-lint-ignore no-explicit-any
 export function describeTool(tool: ToolDefinition<any, any>): Tool {
@@ -91,7 +96,9 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map(describeTool),
   }));
-  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.server.setRequestHandler(ToolsCallEnvelope, (envelope, extra) => {
+    // The SDK's tools/call wrapper has checked the params against CallToolRequestSchema by now.
+    const request = envelope as unknown as z.output<typeof CallToolRequestSchema>;
     const tool = byName.get(request.params.name);
     if (!tool) {
       const names = tools.map((t) => t.name);
