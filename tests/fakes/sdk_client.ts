@@ -16,6 +16,7 @@ export { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 export {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
   LoggingMessageNotificationSchema,
   ProgressNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
