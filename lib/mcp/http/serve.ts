@@ -38,22 +38,34 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
   const { logger } = options;
   const handler = createHttpHandler(app, { logger });
   const listening = Promise.withResolvers<Deno.NetAddr>();
-  const server = Deno.serve({
-    hostname: host,
-    port,
-    onListen: (addr) => listening.resolve(addr),
-    onError: (e) => {
-      logger.error("unhandled error in the HTTP handler", {
-        error: e instanceof Error ? e.message : String(e),
-      });
-      return Response.json({ error: "Internal server error" }, { status: 500 });
-    },
-  }, (req, info) => handler(req, info));
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: host,
+      port,
+      onListen: (addr) => listening.resolve(addr),
+      onError: (e) => {
+        logger.error("unhandled error in the HTTP handler", {
+          error: e instanceof Error ? e.message : String(e),
+        });
+        return Response.json({ error: "Internal server error" }, { status: 500 });
+      },
+    }, (req, info) => handler(req, info));
+  } catch (e) {
+    await handler.close(0);
+    if (e instanceof Deno.errors.AddrInUse) {
+      throw new ConfigError(
+        "server.http_port",
+        `Cannot listen on "${address}": the address is in use. ` +
+          `Stop the other server, or choose another port with --port or MCP_HTTP_PORT`,
+      );
+    }
+    throw e;
+  }
   const addr = await Promise.race([listening.promise, server.finished.then(() => null)]);
   if (addr) {
-    const shown = listenAddress(addr.hostname, addr.port);
     logger.info("serving MCP over HTTP", {
-      url: `http://${shown}/mcp`,
+      url: `http://${listenAddress(addr.hostname, addr.port)}/mcp`,
       host: addr.hostname,
       port: addr.port,
       stateless: app.config.server.stateless,

@@ -75,3 +75,12 @@ Deno.test("serve --transport http refuses a listen address outside --allow-net, 
   assert.match(r.stderr, /Not allowed to listen on "127\.0\.0\.1:8123"/);
   assert.match(r.stderr, /--allow-net=127\.0\.0\.1:8123/);
 });
+
+Deno.test("serve --transport http names the fix when the port is taken", async () => {
+  using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = String(taken.addr.port);
+  const r = await runCli(["serve", "--transport", "http", "--port", port, "--providers", "example"]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, new RegExp(`Cannot listen on "127\\.0\\.0\\.1:${port}": the address is in use`));
+  assert.match(r.stderr, /--port or MCP_HTTP_PORT/);
+});
