@@ -117,3 +117,27 @@ Deno.test("createHttpHandler() negotiates protocol 2024-11-05 for an older clien
   assert.equal(data.result.serverInfo.name, "opendata-mcp");
   assert.ok(data.result.capabilities.tools, "tools capability announced");
 });
+
+Deno.test("createHttpHandler() lets SDK clients in with the bearer token on both transports", async () => {
+  await using h = await startHarness({ server: { auth_token: "tok-123456789" } });
+  const requestInit = { headers: { Authorization: "Bearer tok-123456789" } };
+  const viaStreamable = newClient();
+  await viaStreamable.connect(
+    new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: h.fetch, requestInit }),
+  );
+  assert.deepEqual(
+    (await viaStreamable.callTool({ name: "example-ping", arguments: {} })).structuredContent,
+    {
+      pong: true,
+    },
+  );
+  const viaSse = newClient();
+  await viaSse.connect(new SSEClientTransport(new URL(`${BASE}/sse`), { fetch: h.fetch, requestInit }));
+  assert.deepEqual((await viaSse.callTool({ name: "example-ping", arguments: {} })).structuredContent, {
+    pong: true,
+  });
+  await viaStreamable.close();
+  await viaSse.close();
+  const without = newClient();
+  await assert.rejects(() => without.connect(streamable(h)), /401|Unauthorized/);
+});
