@@ -3,7 +3,7 @@ import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import { CONTACT_URL } from "../../version.ts";
 import { isInitializeRequest, isJSONRPCRequest, WebStandardStreamableHTTPServerTransport } from "../sdk.ts";
-import type { JSONRPCMessage } from "../sdk.ts";
+import type { JSONRPCMessage, McpServer } from "../sdk.ts";
 import { INTERNAL_ERROR, jsonRpcError, readJsonRpc, SERVER_ERROR, SESSION_NOT_FOUND } from "./_jsonrpc.ts";
 import { LegacySseTransport } from "./_legacy_sse.ts";
 import { IpRateLimiter } from "./_rate_limit.ts";
@@ -96,10 +96,11 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const stopSweep = settings.stateless
     ? () => {}
     : every(Math.max(10, Math.min(idleMs / 2, 60_000)), () => store.sweep());
-  let statelessInflight = 0;
+  /** Servers of stateless requests still answering, so shutdown can wait for and then end them. */
+  const statelessOpen = new Set<McpServer>();
   let closing = false;
   const drainWaiters = new Set<() => void>();
-  const drained = (): boolean => statelessInflight === 0 && !store.busy();
+  const drained = (): boolean => statelessOpen.size === 0 && !store.busy();
   const notifyDrain = (): void => {
     if (!drained()) return;
     for (const resolve of drainWaiters) resolve();
@@ -369,9 +370,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     transport.onerror = (e) => logger.debug("transport error", { error: e.message });
     await server.connect(transport);
     refuseServerRequests(transport);
-    statelessInflight++;
+    statelessOpen.add(server);
     const done = (): void => {
-      statelessInflight--;
+      if (!statelessOpen.delete(server)) return;
       void server.close().catch(() => {});
       notifyDrain();
     };
@@ -544,6 +545,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
     }
     await store.closeAll();
+    const stragglers = [...statelessOpen];
+    statelessOpen.clear();
+    await Promise.all(stragglers.map((server) => server.close().catch(() => {})));
   };
   return handler;
 }

@@ -218,3 +218,16 @@ Deno.test("close() lets a call in flight finish, refuses new work, then ends the
   await closed;
   assert.deepEqual(h.handler.sessions(), { streamable: 0, sse: 0 });
 });
+
+Deno.test("close() stops waiting for unread stateless answers after the grace period", async () => {
+  await using h = await startHarness({ server: { stateless: true } });
+  const unread = await postMcp(h, toolCall(1, "example-ping"));
+  assert.equal(unread.status, 200);
+  await h.handler.close(0);
+  assert.ok(
+    h.logs.some((l) => l["msg"] === "closing with calls still in flight after the grace period"),
+    "the straggler is reported",
+  );
+  const text = await unread.text();
+  assert.match(text, /"pong":true/, "what was already answered is still delivered, then the stream ends");
+});
