@@ -49,8 +49,8 @@ export function parseSummary(
 ): Pick<RunResult, "passedChecks" | "failedChecks" | "scenarios" | "expectedFailures"> {
   // deno-lint-ignore no-control-regex
   const summary = output.slice(output.lastIndexOf("=== SUMMARY ===")).replace(/\x1b\[[0-9;]*m/g, "");
-  const baseline = /^Expected failures \(in baseline\):\n((?:  ~ .+\n?)*)/m.exec(summary);
-  const expectedFailures = baseline?.[1]?.split("\n").filter(Boolean).map((l) => l.replace(/^  ~ /, "")) ??
+  const baseline = /^Expected failures \(in baseline\):\n((?: {2}~ .+\n?)*)/m.exec(summary);
+  const expectedFailures = baseline?.[1]?.split("\n").filter(Boolean).map((l) => l.replace(/^ {2}~ /, "")) ??
     [];
   const scenarios = [...summary.matchAll(/^([✓✗]) ([\w\-/]+): \d+ passed, \d+ failed/gmu)].map((m) => ({
     name: m[2]!,
