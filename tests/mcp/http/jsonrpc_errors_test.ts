@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { MAX_SSE_BACKLOG_BYTES } from "../../../lib/mcp/http/mod.ts";
 import { BASE, jsonRpcMessages, openSession, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 
@@ -224,4 +225,29 @@ Deno.test("legacy SSE sends keep-alive comments on its timer", async () => {
   }
   assert.equal(h.handler.sessions().sse, 0, "the session ends when its stream is cancelled");
   assert.ok(h.ticks.filter((t) => t.ms === 7000).every((t) => t.cancelled), "its keep-alive timer stops");
+});
+
+Deno.test("legacy SSE drops a client that stops reading once MAX_SSE_BACKLOG_BYTES are queued", async () => {
+  await using h = await startHarness({ server: { max_body_bytes: 4 * 1024 * 1024 } });
+  const { endpoint, events } = await openLegacy(h);
+  // Each answer carries the pad once in structuredContent: four of them pass the backlog cap.
+  const pad = "x".repeat(MAX_SSE_BACKLOG_BYTES / 3);
+  for (let id = 1; id <= 4 && h.handler.sessions().sse === 1; id++) {
+    const res = await postLegacy(
+      h,
+      endpoint,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "example-echo", arguments: { pad } },
+      }),
+    );
+    await res.body?.cancel();
+    // Yield (no waiting) so the call's answer reaches the stream before the next post.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  assert.equal(h.handler.sessions().sse, 0, "the session is dropped, not left to grow");
+  assert.ok(h.logs.some((l) => l["msg"] === "dropping a legacy SSE session whose client stopped reading"));
+  await events.cancel().catch(() => {});
 });
