@@ -23,6 +23,8 @@ export interface ServerSettings {
   cors_origins: string[];
   rate_limit_enabled: boolean;
   rate_limit_per_minute: number;
+  /** Take the client address from `X-Forwarded-For` (only behind a proxy that sets it). */
+  trust_proxy: boolean;
   max_body_bytes: number;
   max_sessions: number;
   /** Seconds an idle HTTP session is kept. */
@@ -85,6 +87,9 @@ export const serverSchema = z.strictObject({
   cors_origins: z.array(z.string()).default([]).describe("Origins given CORS headers, * for any"),
   rate_limit_enabled: z.boolean().default(false).describe("Per-IP rate limiting of HTTP requests"),
   rate_limit_per_minute: z.number().int().min(1).default(60).describe("HTTP requests per minute per IP"),
+  trust_proxy: z.boolean().default(false).describe(
+    "Take the client address from X-Forwarded-For (only behind a proxy you run)",
+  ),
   max_body_bytes: z.number().int().min(1024).default(1024 * 1024).describe(
     "Largest HTTP request body in bytes",
   ),
@@ -158,6 +163,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "rate_limit_per_minute",
     kind: "int",
     description: "Requests per minute per IP",
+  },
+  {
+    name: "MCP_TRUST_PROXY",
+    key: "trust_proxy",
+    kind: "bool",
+    description: "Take the client address for rate limits from X-Forwarded-For (behind a proxy)",
   },
   {
     name: "MCP_MAX_BODY_BYTES",

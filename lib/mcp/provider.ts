@@ -107,6 +107,11 @@ export interface ResourceDefinition {
   title?: string;
   description: string;
   mimeType: string;
+  /**
+   * Clients may subscribe to it (`resources/subscribe`). The core records subscriptions per
+   * session; no provider announces changes yet, so no `notifications/resources/updated` is sent.
+   */
+  subscribable?: boolean;
   read(uri: URL, extra: McpExtra): Promise<ReadResourceResult>;
 }
 

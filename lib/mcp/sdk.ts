@@ -21,7 +21,9 @@ export {
   ListToolsRequestSchema,
   McpError,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 export type {

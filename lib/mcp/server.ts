@@ -13,6 +13,8 @@ import {
   McpError,
   McpServer,
   ResourceTemplate,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "./sdk.ts";
 import type { CallToolResult, Tool } from "./sdk.ts";
 
@@ -44,6 +46,11 @@ export function collectTools(providers: readonly Provider[]): ToolDefinition<any
 }
 
 const schemaCache = new WeakMap<object, Tool>();
+
+// tools/call is registered under this loose envelope so that malformed params (no "name") reach
+// the SDK's tools/call wrapper, which answers -32602 Invalid params; registered under the strict
+// schema, the parse failure would surface as -32603 Internal error.
+const ToolsCallEnvelope = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
 
 /** The MCP `Tool` description of a definition (JSON Schemas derived from its zod schemas). */
 // deno-lint-ignore no-explicit-any
@@ -89,7 +96,9 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map(describeTool),
   }));
-  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.server.setRequestHandler(ToolsCallEnvelope, (envelope, extra) => {
+    // The SDK's tools/call wrapper has checked the params against CallToolRequestSchema by now.
+    const request = envelope as unknown as z.output<typeof CallToolRequestSchema>;
     const tool = byName.get(request.params.name);
     if (!tool) {
       const names = tools.map((t) => t.name);
@@ -160,7 +169,38 @@ export function createServer(providers: readonly Provider[], options: CreateServ
       );
     }
   }
+  registerSubscriptions(server, providers);
   return server;
+}
+
+/**
+ * Answers `resources/subscribe` and `resources/unsubscribe` for resources marked `subscribable`,
+ * remembering this session's subscriptions. Without such resources the capability stays off.
+ */
+function registerSubscriptions(server: McpServer, providers: readonly Provider[]): void {
+  const subscribable = new Set(
+    providers.flatMap((p) => (p.resources ?? []).filter((r) => r.subscribable).map((r) => r.uri)),
+  );
+  if (subscribable.size === 0) return;
+  const subscribed = new Set<string>();
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    const { uri } = request.params;
+    if (!subscribable.has(uri)) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Resource "${uri}" does not take subscriptions; subscribable resources: ${
+          [...subscribable].map((u) => `"${u}"`).join(", ")
+        }`,
+      );
+    }
+    subscribed.add(uri);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
 }
 
 /** Runs one tool call: validation, the handler, the error contract, the limit and a log line. */

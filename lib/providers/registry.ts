@@ -1,5 +1,6 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
 import { bojSpec } from "./boj/config.ts";
+import { conformanceSpec } from "./conformance/config.ts";
 import { exampleSpec } from "./example/config.ts";
 import { geonorgeSpec } from "./geonorge/config.ts";
 import { riksantikvarenArcgisSpec } from "./riksantikvaren_arcgis/config.ts";
@@ -22,4 +23,5 @@ export const PROVIDERS: readonly ProviderSpec[] = [
   riksantikvarenArcgisSpec,
   geonorgeSpec,
   exampleSpec,
+  conformanceSpec,
 ];

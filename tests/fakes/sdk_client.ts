@@ -9,11 +9,14 @@ export { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/sse.d.ts"
 export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/inMemory.d.ts"
+export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/shared/stdio.d.ts"
 export { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 export {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
   LoggingMessageNotificationSchema,
   ProgressNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";

@@ -1,0 +1,133 @@
+// JSON-RPC framing on the HTTP side: the body cap, -32700 for bytes that are not JSON and
+// -32600 for JSON that is not a JSON-RPC message, before the SDK sees anything.
+import { JSONRPCMessageSchema } from "../sdk.ts";
+import type { JSONRPCMessage } from "../sdk.ts";
+
+/** JSON-RPC error codes used on the HTTP side. */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const INTERNAL_ERROR = -32603;
+/** Implementation-defined server error (the SDK uses it for transport-level refusals). */
+export const SERVER_ERROR = -32000;
+/** The SDK's code for an unknown or expired session. */
+export const SESSION_NOT_FOUND = -32001;
+
+/** Most messages in one JSON-RPC batch. */
+const MAX_BATCH = 100;
+
+type JsonRpcId = string | number | null;
+
+/** An HTTP response carrying a JSON-RPC error object. */
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  options: { id?: JsonRpcId; headers?: Record<string, string> } = {},
+): Response {
+  return Response.json(
+    { jsonrpc: "2.0", id: options.id ?? null, error: { code, message } },
+    { status, headers: options.headers ?? {} },
+  );
+}
+
+/** The outcome of reading a POST body: the messages, or the error response to send. */
+export type ReadResult =
+  | { ok: true; body: unknown; messages: JSONRPCMessage[] }
+  | { ok: false; response: Response };
+
+/** Reads at most `maxBytes` of `req`'s body and checks it is one JSON-RPC message or a batch. */
+export async function readJsonRpc(req: Request, maxBytes: number): Promise<ReadResult> {
+  const tooLarge = (): ReadResult => ({
+    ok: false,
+    response: jsonRpcError(
+      413,
+      SERVER_ERROR,
+      `Request body too large: the limit is ${maxBytes} bytes (MCP_MAX_BODY_BYTES)`,
+    ),
+  });
+  if (Number(req.headers.get("content-length") ?? 0) > maxBytes) return tooLarge();
+  const text = await readCapped(req, maxBytes);
+  if (text === undefined) return tooLarge();
+
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    const detail = e instanceof Error ? e.message : String(e);
+    return {
+      ok: false,
+      response: jsonRpcError(400, PARSE_ERROR, `Parse error: the body is not JSON (${detail})`),
+    };
+  }
+  const items = Array.isArray(raw) ? raw : [raw];
+  if (Array.isArray(raw) && (raw.length === 0 || raw.length > MAX_BATCH)) {
+    return {
+      ok: false,
+      response: jsonRpcError(
+        400,
+        INVALID_REQUEST,
+        `Invalid Request: a batch must hold 1 to ${MAX_BATCH} messages, got ${raw.length}`,
+      ),
+    };
+  }
+  const messages: JSONRPCMessage[] = [];
+  for (const item of items) {
+    const parsed = JSONRPCMessageSchema.safeParse(item);
+    if (!parsed.success) {
+      return {
+        ok: false,
+        response: jsonRpcError(400, INVALID_REQUEST, `Invalid Request: ${describeInvalid(item)}`, {
+          id: idOf(item),
+        }),
+      };
+    }
+    messages.push(parsed.data as JSONRPCMessage);
+  }
+  return { ok: true, body: raw, messages };
+}
+
+/** The body as text, or undefined once more than `maxBytes` arrived. */
+async function readCapped(req: Request, maxBytes: number): Promise<string | undefined> {
+  if (req.body === null) return "";
+  const reader = req.body.getReader();
+  const decoder = new TextDecoder();
+  let received = 0;
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > maxBytes) {
+        await reader.cancel().catch(() => {});
+        return undefined;
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return text + decoder.decode();
+}
+
+function idOf(item: unknown): JsonRpcId {
+  if (typeof item !== "object" || item === null || !("id" in item)) return null;
+  const id = (item as { id: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+function describeInvalid(item: unknown): string {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) {
+    return 'expected a JSON-RPC 2.0 object with "jsonrpc": "2.0"';
+  }
+  const o = item as Record<string, unknown>;
+  if (o["jsonrpc"] !== "2.0") return '"jsonrpc" must be "2.0"';
+  if ("method" in o && typeof o["method"] !== "string") return '"method" must be a string';
+  if ("id" in o && !(typeof o["id"] === "string" || typeof o["id"] === "number")) {
+    return '"id" must be a string or a number';
+  }
+  if (!("method" in o) && !("result" in o) && !("error" in o)) {
+    return 'a message needs "method" (request or notification) or "result"/"error" (response)';
+  }
+  return "the message does not match the JSON-RPC 2.0 request, notification or response shape";
+}

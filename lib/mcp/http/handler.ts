@@ -1,0 +1,616 @@
+import type { App } from "../../app.ts";
+import type { Clock } from "../../clock.ts";
+import type { Logger } from "../../log.ts";
+import { CONTACT_URL } from "../../version.ts";
+import { isInitializeRequest, isJSONRPCRequest, WebStandardStreamableHTTPServerTransport } from "../sdk.ts";
+import type { JSONRPCMessage, McpServer } from "../sdk.ts";
+import { INTERNAL_ERROR, jsonRpcError, readJsonRpc, SERVER_ERROR, SESSION_NOT_FOUND } from "./_jsonrpc.ts";
+import { LegacySseTransport } from "./_legacy_sse.ts";
+import { IpRateLimiter } from "./_rate_limit.ts";
+import { BearerAuth, corsHeaders, hostRefusal, originRefusal, preflightHeaders } from "./_security.ts";
+import type { AccessPolicy } from "./_security.ts";
+import { SessionStore } from "./_sessions.ts";
+import type { Session } from "./_sessions.ts";
+import { finishResponse, SSE_HEADERS } from "./_streams.ts";
+
+/** Longest request URL accepted, in characters. */
+export const MAX_URL_LENGTH = 8 * 1024;
+/** Most bytes of request header names and values together. */
+export const MAX_HEADER_BYTES = 32 * 1024;
+/** Bytes queued for a legacy SSE client that does not read before its session is dropped. */
+export const MAX_SSE_BACKLOG_BYTES = 8 * 1024 * 1024;
+
+/** What `Deno.serve` tells a handler about the connection (only the peer address is read). */
+export interface ConnectionInfo {
+  remoteAddr?: { hostname?: string };
+}
+
+/** Options for {@linkcode createHttpHandler}. */
+export interface HttpHandlerOptions {
+  logger: Logger;
+  /** Time for idle expiry, rate limits and uptime; default the app's clock. */
+  clock?: Clock;
+  /**
+   * Runs `fn` every `ms` milliseconds until the returned function is called. Default
+   * `setInterval`; tests pass a hand-driven one instead of waiting.
+   */
+  every?: (ms: number, fn: () => void) => () => void;
+}
+
+/** The request handler, plus the controls `serveHttp` and tests need. */
+export interface HttpHandler {
+  (req: Request, info?: ConnectionInfo): Promise<Response>;
+  /** Closes the sessions idle for longer than `session_idle_timeout` now; returns how many. */
+  sweep(): number;
+  /** Open sessions per transport. */
+  sessions(): { streamable: number; sse: number };
+  /**
+   * Graceful stop: refuses new requests, waits up to `graceMs` for calls in flight, then closes
+   * every session and stream.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+interface StreamableSession extends Session {
+  kind: "streamable";
+  transport: WebStandardStreamableHTTPServerTransport;
+  inflight: number;
+}
+
+interface SseSession extends Session {
+  kind: "sse";
+  transport: LegacySseTransport;
+}
+
+function defaultEvery(ms: number, fn: () => void): () => void {
+  const id = setInterval(fn, ms);
+  return () => clearInterval(id);
+}
+
+const MCP_PATHS = new Set(["/mcp", "/sse", "/message"]);
+
+/**
+ * The HTTP server as one function: Streamable HTTP at `/mcp` (stateful or stateless), the legacy
+ * SSE transport at `/sse` + `/message`, `/health` and `/`, with the Host/Origin checks, CORS,
+ * per-IP rate limits, the bearer token, body caps and a request id on every response.
+ */
+export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHandler {
+  const settings = app.config.server;
+  const logger = options.logger;
+  const clock = options.clock ?? app.http.clock;
+  const every = options.every ?? defaultEvery;
+  const startedAt = clock.now();
+  const idleMs = settings.session_idle_timeout * 1000;
+  const keepAliveMs = Math.max(1, Math.round(settings.keepalive_interval * 1000));
+  const store = new SessionStore(settings.max_sessions, idleMs, clock, logger);
+  const limiter = settings.rate_limit_enabled
+    ? new IpRateLimiter(settings.rate_limit_per_minute, clock)
+    : null;
+  const auth = settings.auth_token ? new BearerAuth(settings.auth_token) : null;
+  const policy: AccessPolicy = {
+    bindHost: settings.http_host,
+    allowedHosts: settings.allowed_hosts,
+    allowedOrigins: settings.allowed_origins,
+    corsOrigins: settings.cors_origins,
+  };
+  const stopSweep = settings.stateless
+    ? () => {}
+    : every(Math.max(10, Math.min(idleMs / 2, 60_000)), () => store.sweep());
+  /** Servers of stateless requests still answering, so shutdown can wait for and then end them. */
+  const statelessOpen = new Set<McpServer>();
+  let closing = false;
+  const drainWaiters = new Set<() => void>();
+  const drained = (): boolean => statelessOpen.size === 0 && !store.busy();
+  const notifyDrain = (): void => {
+    if (!drained()) return;
+    for (const resolve of drainWaiters) resolve();
+    drainWaiters.clear();
+  };
+
+  async function handle(req: Request, info?: ConnectionInfo): Promise<Response> {
+    const started = performance.now();
+    const requestId = crypto.randomUUID();
+    const url = new URL(req.url);
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
+    const ip = clientIp(req, info, settings.trust_proxy);
+    const reqLogger = logger.child({ request_id: requestId });
+    const fields: Record<string, unknown> = { method: req.method, path, client_ip: ip };
+    let res: Response;
+    try {
+      res = await route(req, url, path, ip, requestId, reqLogger, fields);
+    } catch (e) {
+      reqLogger.error("request failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
+      res = jsonRpcError(
+        500,
+        INTERNAL_ERROR,
+        `Internal error: the failure was logged with request id ${requestId}`,
+      );
+    }
+    const extra: Record<string, string> = {
+      "X-Request-Id": requestId,
+      ...corsHeaders(req.headers.get("origin"), settings.cors_origins),
+    };
+    try {
+      for (const [k, v] of Object.entries(extra)) res.headers.set(k, v);
+    } catch {
+      res = finishResponse(res, extra);
+    }
+    const sessionId = res.headers.get("mcp-session-id") ?? req.headers.get("mcp-session-id") ??
+      url.searchParams.get("session_id") ?? url.searchParams.get("sessionId");
+    if (sessionId) fields["session_id"] = sessionId;
+    reqLogger.info("http request", {
+      ...fields,
+      status: res.status,
+      duration_ms: Math.round(performance.now() - started),
+    });
+    return res;
+  }
+
+  async function route(
+    req: Request,
+    url: URL,
+    path: string,
+    ip: string,
+    requestId: string,
+    reqLogger: Logger,
+    fields: Record<string, unknown>,
+  ): Promise<Response> {
+    // While draining, only POSTs into live sessions pass (they may carry a client's answer to
+    // a call in flight); any new request among them is refused after parsing.
+    if (closing && !(req.method === "POST" && (path === "/message" || req.headers.has("mcp-session-id")))) {
+      return shuttingDown();
+    }
+    if (req.url.length > MAX_URL_LENGTH) {
+      return plain(414, `The request URL is longer than ${MAX_URL_LENGTH} characters`);
+    }
+    let headerBytes = 0;
+    for (const [k, v] of req.headers) headerBytes += k.length + v.length + 4;
+    if (headerBytes > MAX_HEADER_BYTES) {
+      return plain(431, `The request headers exceed ${MAX_HEADER_BYTES} bytes`);
+    }
+    const hostProblem = hostRefusal(req.headers.get("host") ?? url.host, policy);
+    if (hostProblem) {
+      fields["refused"] = "host";
+      return jsonRpcError(403, SERVER_ERROR, `Forbidden: ${hostProblem}`);
+    }
+    const origin = req.headers.get("origin");
+    const originProblem = originRefusal(origin, policy);
+    if (originProblem) {
+      fields["refused"] = "origin";
+      return jsonRpcError(403, SERVER_ERROR, `Forbidden: ${originProblem}`);
+    }
+    if (req.method === "OPTIONS") {
+      const cors = corsHeaders(origin, settings.cors_origins);
+      return new Response(null, {
+        status: 204,
+        headers: Object.keys(cors).length ? preflightHeaders() : { "Allow": allowOf(path) },
+      });
+    }
+    if (path === "/health") return methodIs(req, ["GET", "HEAD"]) ?? healthPage(req);
+
+    if (limiter) {
+      const wait = limiter.take(ip);
+      if (wait > 0) {
+        fields["refused"] = "rate_limit";
+        return jsonRpcError(
+          429,
+          SERVER_ERROR,
+          `Too many requests: the limit is ${settings.rate_limit_per_minute} per minute per client; retry after ${wait} s`,
+          { headers: { "Retry-After": String(wait) } },
+        );
+      }
+    }
+    if (path === "/") return methodIs(req, ["GET", "HEAD"]) ?? rootPage();
+    if (!MCP_PATHS.has(path)) {
+      return Response.json(
+        { error: `Not found: "${path}"`, endpoints: ["/mcp", "/sse", "/message", "/health", "/"] },
+        { status: 404 },
+      );
+    }
+
+    if (auth) {
+      const verdict = await auth.check(req.headers.get("authorization"));
+      if (verdict !== "ok") {
+        fields["refused"] = "auth";
+        reqLogger.warn("unauthorized request", { path, client_ip: ip, reason: verdict });
+        return jsonRpcError(
+          401,
+          SERVER_ERROR,
+          verdict === "missing"
+            ? "Unauthorized: send the header Authorization: Bearer <token>"
+            : "Unauthorized: the bearer token is not valid",
+          {
+            headers: {
+              "WWW-Authenticate": verdict === "missing"
+                ? `Bearer realm="${settings.name}"`
+                : `Bearer realm="${settings.name}", error="invalid_token"`,
+            },
+          },
+        );
+      }
+    }
+
+    const forwarded = withRequestId(req, requestId);
+    if (path === "/mcp") return await mcp(req, forwarded, reqLogger);
+    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger);
+    return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url);
+  }
+
+  // --- Streamable HTTP ---------------------------------------------------------------------
+
+  async function mcp(req: Request, forwarded: Request, reqLogger: Logger): Promise<Response> {
+    const bad = methodIs(req, settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"]);
+    if (bad) {
+      if (settings.stateless) {
+        return jsonRpcError(
+          405,
+          SERVER_ERROR,
+          "Method not allowed: this server is stateless (no sessions, no standalone stream); send every request as POST /mcp",
+          { headers: { "Allow": "POST, OPTIONS" } },
+        );
+      }
+      return bad;
+    }
+    let body: unknown;
+    let messages: JSONRPCMessage[] = [];
+    if (req.method === "POST") {
+      if (!isJson(req.headers.get("content-type"))) {
+        return jsonRpcError(
+          415,
+          SERVER_ERROR,
+          "Unsupported Media Type: Content-Type must be application/json",
+        );
+      }
+      const read = await readJsonRpc(req, settings.max_body_bytes);
+      if (!read.ok) return read.response;
+      body = read.body;
+      messages = read.messages;
+    }
+    if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
+    if (settings.stateless) return await stateless(forwarded, body);
+
+    const sessionId = req.headers.get("mcp-session-id");
+    if (sessionId) {
+      const session = store.get(sessionId);
+      if (!session || session.kind !== "streamable") {
+        return jsonRpcError(
+          404,
+          SESSION_NOT_FOUND,
+          "Session not found: it expired or was closed; send initialize without an Mcp-Session-Id header to start a new one",
+        );
+      }
+      return await inSession(session as StreamableSession, req.method, forwarded, body);
+    }
+    if (req.method !== "POST" || !messages.some(isInitializeRequest)) {
+      return jsonRpcError(
+        400,
+        SERVER_ERROR,
+        "Bad Request: no Mcp-Session-Id header; start a session with an initialize request first",
+      );
+    }
+    return await newSession(forwarded, body, messages, reqLogger);
+  }
+
+  async function inSession(
+    session: StreamableSession,
+    method: string,
+    forwarded: Request,
+    body: unknown,
+  ): Promise<Response> {
+    session.lastActive = clock.now();
+    if (method !== "POST") return await session.transport.handleRequest(forwarded);
+    session.inflight++;
+    let res: Response;
+    try {
+      res = await session.transport.handleRequest(forwarded, { parsedBody: body });
+    } catch (e) {
+      session.inflight--;
+      notifyDrain();
+      throw e;
+    }
+    return finishResponse(res, {}, () => {
+      session.inflight--;
+      session.lastActive = clock.now();
+      notifyDrain();
+    });
+  }
+
+  async function newSession(
+    forwarded: Request,
+    body: unknown,
+    messages: JSONRPCMessage[],
+    reqLogger: Logger,
+  ): Promise<Response> {
+    if (!store.reserve()) return tooManySessions(messages);
+    const session: StreamableSession = {
+      id: "",
+      kind: "streamable",
+      lastActive: clock.now(),
+      inflight: 0,
+      transport: new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (id) => {
+          session.id = id;
+          store.add(session);
+          reqLogger.info("session opened", { session_id: id, transport: "streamable-http" });
+        },
+        keepAliveMs,
+      }),
+      busy: () => session.inflight > 0,
+      close: () => server.close(),
+    };
+    const server = app.newServer();
+    session.transport.onclose = () => {
+      if (!session.id) return;
+      store.delete(session.id);
+      logger.info("session closed", { session_id: session.id, transport: "streamable-http" });
+    };
+    session.transport.onerror = (e) =>
+      logger.debug("transport error", { session_id: session.id, error: e.message });
+    try {
+      await server.connect(session.transport);
+      const res = await inSession(session, "POST", forwarded, body);
+      if (!session.id) {
+        // The initialize request was refused (e.g. a wrong Accept header): nothing to keep.
+        store.release();
+        await server.close().catch(() => {});
+      }
+      return res;
+    } catch (e) {
+      if (!session.id) store.release();
+      await server.close().catch(() => {});
+      throw e;
+    }
+  }
+
+  async function stateless(forwarded: Request, body: unknown): Promise<Response> {
+    const server = app.newServer();
+    // No session id generator: the SDK's stateless mode, one transport per request.
+    const transport = new WebStandardStreamableHTTPServerTransport({ keepAliveMs });
+    transport.onerror = (e) => logger.debug("transport error", { error: e.message });
+    await server.connect(transport);
+    refuseServerRequests(transport);
+    statelessOpen.add(server);
+    const done = (): void => {
+      if (!statelessOpen.delete(server)) return;
+      void server.close().catch(() => {});
+      notifyDrain();
+    };
+    let res: Response;
+    try {
+      res = await transport.handleRequest(forwarded, { parsedBody: body });
+    } catch (e) {
+      done();
+      throw e;
+    }
+    return finishResponse(res, {}, done);
+  }
+
+  // --- Legacy SSE ----------------------------------------------------------------------------
+
+  function sseUnavailable(): Response | undefined {
+    if (!settings.stateless) return undefined;
+    return jsonRpcError(
+      404,
+      SERVER_ERROR,
+      "Legacy SSE is off in stateless mode (it keeps each session in memory): use POST /mcp, or run without --stateless",
+    );
+  }
+
+  async function openSse(url: URL, reqLogger: Logger): Promise<Response> {
+    const off = sseUnavailable();
+    if (off) return off;
+    if (!store.reserve()) return tooManySessions([]);
+    const id = crypto.randomUUID();
+    const transport = new LegacySseTransport(id, {
+      endpoint: `/message?session_id=${id}`,
+      every,
+      keepAliveMs,
+      maxBacklogBytes: MAX_SSE_BACKLOG_BYTES,
+      onSlowClient: () =>
+        logger.warn("dropping a legacy SSE session whose client stopped reading", { session_id: id }),
+    });
+    const server = app.newServer();
+    const session: SseSession = {
+      id,
+      kind: "sse",
+      lastActive: clock.now(),
+      transport,
+      busy: () => transport.pending > 0,
+      close: () => server.close(),
+    };
+    transport.onclose = () => {
+      store.delete(id);
+      logger.info("session closed", { session_id: id, transport: "sse" });
+    };
+    transport.onerror = (e) => logger.debug("transport error", { session_id: id, error: e.message });
+    store.add(session);
+    try {
+      await server.connect(transport);
+    } catch (e) {
+      store.delete(id);
+      throw e;
+    }
+    reqLogger.info("session opened", { session_id: id, transport: "sse", endpoint: url.pathname });
+    return new Response(transport.stream, { headers: { ...SSE_HEADERS } });
+  }
+
+  async function sseMessage(req: Request, forwarded: Request, url: URL): Promise<Response> {
+    const off = sseUnavailable();
+    if (off) return off;
+    const id = url.searchParams.get("session_id") ?? url.searchParams.get("sessionId");
+    if (!id) {
+      return jsonRpcError(
+        400,
+        SERVER_ERROR,
+        "Bad Request: missing the session_id query parameter; use the endpoint sent by GET /sse",
+      );
+    }
+    const session = store.get(id);
+    if (!session || session.kind !== "sse") {
+      return jsonRpcError(
+        404,
+        SESSION_NOT_FOUND,
+        "Session not found: it expired or its stream closed; open a new one with GET /sse",
+      );
+    }
+    if (!isJson(req.headers.get("content-type"))) {
+      return jsonRpcError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
+    }
+    const read = await readJsonRpc(req, settings.max_body_bytes);
+    if (!read.ok) return read.response;
+    if (closing && read.messages.some(isJSONRPCRequest)) return shuttingDown();
+    session.lastActive = clock.now();
+    const headers = Object.fromEntries(forwarded.headers);
+    const transport = (session as SseSession).transport;
+    for (const message of read.messages) transport.receive(message, { requestInfo: { headers, url } });
+    return new Response("Accepted", { status: 202, headers: { "Content-Type": "text/plain" } });
+  }
+
+  // --- Pages -----------------------------------------------------------------------------------
+
+  function healthPage(req: Request): Response {
+    const body = {
+      status: "ok",
+      name: settings.name,
+      version: settings.version,
+      uptime_s: Math.round((clock.now() - startedAt) / 1000),
+      stateless: settings.stateless,
+      providers: app.providers.map((p) => p.id),
+      sessions: { ...store.counts(), max: store.max },
+      // One entry per upstream host called so far: a breaker exists from the first call on.
+      upstreams: app.http.breakers(),
+    };
+    return req.method === "HEAD" ? new Response(null, { status: 200 }) : Response.json(body);
+  }
+
+  function rootPage(): Response {
+    return Response.json({
+      name: settings.name,
+      version: settings.version,
+      description: "MCP server giving AI agents bounded access to public open data",
+      providers: app.providers.map((p) => ({ id: p.id, tools: p.tools.length })),
+      tool_count: app.tools.length,
+      transport: settings.stateless ? "streamable-http (stateless)" : "streamable-http + legacy sse",
+      auth: auth ? "bearer" : "none",
+      endpoints: {
+        mcp: "/mcp",
+        ...(settings.stateless ? {} : { sse: "/sse", message: "/message?session_id=<id>" }),
+        health: "/health",
+      },
+      docs: `${CONTACT_URL}/blob/main/docs/MCP.md`,
+    });
+  }
+
+  function shuttingDown(): Response {
+    return jsonRpcError(
+      503,
+      SERVER_ERROR,
+      "The server is shutting down: retry on another instance or after restart",
+      {
+        headers: { "Connection": "close", "Retry-After": "5" },
+      },
+    );
+  }
+
+  function tooManySessions(messages: JSONRPCMessage[]): Response {
+    const init = messages.find(isInitializeRequest);
+    return jsonRpcError(
+      503,
+      SERVER_ERROR,
+      `Too many open sessions (the limit is ${store.max}, MCP_MAX_SESSIONS): close unused sessions ` +
+        `(DELETE /mcp) or try again later`,
+      { id: init && "id" in init ? init.id as string | number : null, headers: { "Retry-After": "30" } },
+    );
+  }
+
+  const handler = handle as HttpHandler;
+  handler.sweep = () => store.sweep();
+  handler.sessions = () => store.counts();
+  handler.close = async (graceMs = 10_000) => {
+    if (closing) return;
+    closing = true;
+    stopSweep();
+    if (!drained()) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => drainWaiters.add(resolve)),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!drained()) {
+        logger.warn("closing with calls still in flight after the grace period", { grace_ms: graceMs });
+      }
+    }
+    await store.closeAll();
+    const stragglers = [...statelessOpen];
+    statelessOpen.clear();
+    await Promise.all(stragglers.map((server) => server.close().catch(() => {})));
+  };
+  return handler;
+}
+
+/**
+ * Makes a stateless transport answer the server's own requests to the client (sampling,
+ * elicitation, roots) at once with an error: the client's reply would arrive as a new HTTP
+ * request on a fresh transport that knows nothing of it, so the caller would otherwise wait
+ * for its full timeout.
+ */
+function refuseServerRequests(transport: WebStandardStreamableHTTPServerTransport): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (!isJSONRPCRequest(message)) return send(message, options);
+    queueMicrotask(() =>
+      transport.onmessage?.({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: {
+          code: SERVER_ERROR,
+          message: `This server runs stateless, so it cannot ask the client for "${message.method}" ` +
+            `(the answer would arrive on an unrelated request); run it without --stateless`,
+        },
+      })
+    );
+    return Promise.resolve();
+  };
+}
+
+function withRequestId(req: Request, requestId: string): Request {
+  // The core's tool-call log lines read the id from here, so every line of a call carries it.
+  const headers = new Headers(req.headers);
+  headers.set("x-request-id", requestId);
+  return new Request(req.url, { method: req.method, headers });
+}
+
+function clientIp(req: Request, info: ConnectionInfo | undefined, trustProxy: boolean): string {
+  if (trustProxy) {
+    // The last entry is the one our own proxy appended; earlier ones are the client's to forge.
+    const forwarded = req.headers.get("x-forwarded-for")?.split(",").map((s) => s.trim()).filter(Boolean);
+    const last = forwarded?.at(-1);
+    if (last) return last;
+  }
+  return info?.remoteAddr?.hostname ?? "unknown";
+}
+
+function isJson(contentType: string | null): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === "application/json";
+}
+
+function allowOf(path: string): string {
+  if (path === "/mcp") return "GET, POST, DELETE, OPTIONS";
+  if (path === "/message") return "POST, OPTIONS";
+  return "GET, HEAD, OPTIONS";
+}
+
+function methodIs(req: Request, allowed: readonly string[]): Response | undefined {
+  if (allowed.includes(req.method)) return undefined;
+  return jsonRpcError(405, SERVER_ERROR, `Method not allowed: use ${allowed.join(" or ")}`, {
+    headers: { "Allow": [...allowed, "OPTIONS"].join(", ") },
+  });
+}
+
+function plain(status: number, message: string): Response {
+  return Response.json({ error: message }, { status });
+}

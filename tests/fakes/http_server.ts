@@ -1,0 +1,107 @@
+// Spawns the real server (`main.ts serve --transport http`) with the start task's scoped
+// permissions on 127.0.0.1 port 0, and reads the bound port from its start-up log line.
+import { scratchHome, startArgs } from "./server.ts";
+import type { SpawnOptions } from "./server.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** A running HTTP server process. */
+export interface HttpServerProcess {
+  /** `http://127.0.0.1:PORT` */
+  origin: string;
+  port: number;
+  child: Deno.ChildProcess;
+  /** Everything written to stderr so far (JSON log lines). */
+  stderr(): string;
+  /** Sends `signal` (default SIGTERM) and resolves to the exit code. */
+  stop(signal?: Deno.Signal): Promise<number>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts `main.ts serve --transport http --host 127.0.0.1 --port 0` plus `options.args`, and
+ * waits (up to `timeoutMs`) for the "serving MCP over HTTP" line.
+ */
+export async function startHttpServer(
+  options: SpawnOptions = {},
+  timeoutMs = 30_000,
+): Promise<HttpServerProcess> {
+  const home = options.home ?? scratchHome(options.configYaml);
+  const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...startArgs(home, options),
+      MAIN,
+      "serve",
+      "--transport",
+      "http",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      ...(options.args ?? []),
+    ],
+    env: { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR: denoDir, NO_COLOR: "1", ...options.env },
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let stderr = "";
+  const ready = Promise.withResolvers<number>();
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      stderr += decoder.decode(chunk, { stream: true });
+      const line = stderr.split("\n").find((l) => l.includes('"serving MCP over HTTP"'));
+      if (line) ready.resolve(JSON.parse(line).port);
+    }
+    ready.reject(new Error(`The server exited before listening:\n${stderr}`));
+  })();
+  const timer = setTimeout(
+    () => ready.reject(new Error(`The server did not listen in ${timeoutMs} ms:\n${stderr}`)),
+    timeoutMs,
+  );
+  let port: number;
+  try {
+    port = await ready.promise;
+  } catch (e) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await child.status;
+    await reading.catch(() => {});
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  let stopped: Promise<number> | undefined;
+  const stop = (signal: Deno.Signal = "SIGTERM"): Promise<number> => {
+    stopped ??= (async () => {
+      try {
+        child.kill(signal);
+      } catch {
+        // Already gone.
+      }
+      const { code } = await child.status;
+      await reading.catch(() => {});
+      return code;
+    })();
+    return stopped;
+  };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    stderr: () => stderr,
+    stop,
+    [Symbol.asyncDispose]: async () => {
+      await stop();
+    },
+  };
+}
