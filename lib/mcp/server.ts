@@ -148,11 +148,16 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     for (const prompt of provider.prompts ?? []) {
       const shape: Record<string, z.ZodType<string | undefined>> = {};
       for (const arg of prompt.arguments) {
-        const base = arg.required ? z.string() : z.string().optional();
-        const described = base.describe(arg.description);
-        shape[arg.name] = arg.complete
-          ? completable(described, (value: string | undefined) => arg.complete!(value ?? ""))
-          : described;
+        const complete = arg.complete;
+        // deno-lint-ignore no-explicit-any
+        const mark = (schema: z.ZodType<any>): z.ZodType<string | undefined> =>
+          complete
+            ? completable(schema, (value: unknown) => complete(typeof value === "string" ? value : ""))
+            : schema;
+        // The SDK looks for the completion marker inside .optional() when it registers the
+        // prompt but on the field itself when it answers completion/complete: mark both.
+        const inner = mark(z.string().describe(arg.description));
+        shape[arg.name] = arg.required ? inner : mark(inner.optional().describe(arg.description));
       }
       server.registerPrompt(
         prompt.name,

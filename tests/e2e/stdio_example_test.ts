@@ -110,3 +110,17 @@ Deno.test("stdio server works with the SDK's own StdioClientTransport, as deskto
     await client.close();
   }
 });
+
+Deno.test("stdio server completes an optional prompt argument and serves the example resource", async () => {
+  await using s = await startStdio({ args: ["--providers", "example"] });
+  assert.ok(s.client.getServerCapabilities()?.completions, "completions are announced");
+  const done = await s.client.complete({
+    ref: { type: "ref/prompt", name: "example_ping_flow" },
+    argument: { name: "note", value: "h" },
+  });
+  assert.deepEqual(done.completion.values, ["hello", "hei", "hallo"]);
+  const prompt = await s.client.getPrompt({ name: "example_ping_flow", arguments: { note: "hei" } });
+  assert.match(JSON.stringify(prompt.messages), /\\"note\\": \\"hei\\"/);
+  const resource = await s.client.readResource({ uri: "example://about" });
+  assert.match(JSON.stringify(resource.contents), /Example provider/);
+});

@@ -11,6 +11,7 @@ export const conformanceSpec = defineProvider({
   description:
     "Fixtures for the official MCP conformance suite (tests only; served only when named in --providers)",
   defaultEnabled: false,
+  hidden: true,
   common: { base_url: "https://example.org", cache_ttl: 0 },
   hosts: () => [],
   allowNet: [],
