@@ -1,5 +1,6 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
 import { exampleSpec } from "./example/config.ts";
+import { fredSpec } from "./fred/config.ts";
 
 /**
  * Every provider the binary knows, in the order their tools are listed. Each spec loads its
@@ -8,4 +9,5 @@ import { exampleSpec } from "./example/config.ts";
  */
 export const PROVIDERS: readonly ProviderSpec[] = [
   exampleSpec,
+  fredSpec,
 ] as unknown as readonly ProviderSpec[];
