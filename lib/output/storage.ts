@@ -259,7 +259,7 @@ export class ProjectStorage {
         last_modified: new Date(modified || 0).toISOString().slice(0, 10),
       });
     }
-    return out.sort((a, b) => a.name.localeCompare(b.name));
+    return out.sort((a, b) => byCode(a.name, b.name));
   }
 
   /** Files of one project, sorted and limited; totals cover every file. */
@@ -289,7 +289,7 @@ export class ProjectStorage {
     files.sort((a, b) => {
       const ka = key(a);
       const kb = key(b);
-      if (typeof ka === "string" && typeof kb === "string") return ka.localeCompare(kb);
+      if (typeof ka === "string" && typeof kb === "string") return byCode(ka, kb);
       return (kb as number) - (ka as number);
     });
     return {
@@ -460,6 +460,11 @@ async function readMeta(path: string, project: string): Promise<ProjectMeta> {
     updated: parsed.updated ?? parsed.created ?? new Date().toISOString(),
     files: parsed.files && typeof parsed.files === "object" ? parsed.files : {},
   };
+}
+
+// Plain code-unit order: predictable for file names, unlike locale collation.
+function byCode(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function isoOf(date: Date | null): string {
