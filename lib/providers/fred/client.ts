@@ -192,7 +192,7 @@ export function mapFredError(e: UpstreamError, settings: FredSettings): ToolErro
       return new ToolError(
         "RATE_LIMIT_EXCEEDED",
         status === 429
-          ? `FRED API rate limit exceeded (${settings.rate_limit_per_minute} requests per minute)${because}`
+          ? `FRED API rate limit exceeded (FRED allows 120 requests per minute, about 2 per second)${because}`
           : scrub(e.message),
         {
           ...base,

@@ -156,7 +156,16 @@ function autoFacts(call: Call, rows: number, estimatedTokens: number): Omit<Outp
 }
 
 function heading(call: Call): string {
-  const subject = ["series_id", "category_id", "release_id", "source_id", "search_text", "tag_names", "shape"]
+  const subject = [
+    "series_id",
+    "category_id",
+    "release_id",
+    "source_id",
+    "series_group",
+    "search_text",
+    "tag_names",
+    "shape",
+  ]
     .map((k) => call.args[k])
     .find((v) => v !== undefined);
   return `## FRED ${call.tool} ${call.spec.operation}${subject === undefined ? "" : `: ${String(subject)}`}`;
@@ -627,6 +636,7 @@ function jobResult(call: Call, written: Written): Record<string, unknown> {
     project: call.project,
     rows_written: written.rows,
     file_size_mb: toMb(written.bytes),
+    file_size_bytes: written.bytes,
     format: call.format,
   };
 }

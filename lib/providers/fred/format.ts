@@ -106,7 +106,13 @@ export function itemsTable(kind: ItemKind, items: readonly Record<string, unknow
       .slice(0, 8);
     return markdownTable(keys, rows.map((r) => keys.map((k) => r[k])));
   }
-  return markdownTable(columns.map((c) => c[0]), items.map((i) => columns!.map((c) => c[1](i))));
+  // Columns no item has (release_name on a single release's dates) are left out.
+  const cells = items.map((i) => columns!.map((c) => c[1](i)));
+  const keep = columns.map((_, k) => cells.some((row) => row[k] !== undefined));
+  return markdownTable(
+    columns.filter((_, k) => keep[k]).map((c) => c[0]),
+    cells.map((row) => row.filter((_, k) => keep[k])),
+  );
 }
 
 /** One line of the answer's notable fields (real-time period, units, map title, ...). */

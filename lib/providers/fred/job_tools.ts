@@ -53,7 +53,7 @@ function links(view: JobView): ContentBlock[] {
     uri: r["resource_uri"],
     name: String(r["relative_path"] ?? r["resource_uri"]).split("/").pop()!,
     format: String(r["format"] ?? "csv"),
-    bytes: Math.round(Number(r["file_size_mb"] ?? 0) * 1_048_576),
+    bytes: Number(r["file_size_bytes"] ?? Math.round(Number(r["file_size_mb"] ?? 0) * 1_048_576)),
     description: `Output of job ${view.job_id}: ${r["rows_written"]} rows`,
   })];
 }
@@ -159,7 +159,12 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
     annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false },
     async handler(args) {
       const view = await jobs.cancel(args.job_id);
-      const text = args.response_format === "json" ? jsonText(view) : describeJob(view);
+      const note = view.status === "cancelled"
+        ? ""
+        : `The job had already ${
+          view.status === "failed" ? "failed" : "finished"
+        }; nothing was cancelled.\n\n`;
+      const text = args.response_format === "json" ? jsonText(view) : `${note}${describeJob(view)}`;
       return { text, structured: view, content: links(view) };
     },
   };

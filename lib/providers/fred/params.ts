@@ -223,7 +223,7 @@ export function resolveOperation(tool: string, args: DataArgs): OperationSpec {
   const missing = (name: string, why = ""): never => {
     throw new ToolError(
       "MISSING_PARAMETER",
-      `Operation "${spec.operation}" requires ${name}${why}`,
+      `Operation "${spec.operation}" requires "${name}"${why}`,
       { field: name, hint: `Call ${tool} again with "${name}" set` },
     );
   };
@@ -231,19 +231,19 @@ export function resolveOperation(tool: string, args: DataArgs): OperationSpec {
   if (
     args["exclude_tag_names"] !== undefined && accepted.has("tag_names") && args["tag_names"] === undefined
   ) {
-    missing("tag_names", " when exclude_tag_names is given");
+    missing("tag_names", ' when "exclude_tag_names" is given');
   }
   if (
     accepted.has("filter_variable") && args["filter_value"] !== undefined &&
     args["filter_variable"] === undefined
   ) {
-    missing("filter_variable", " when filter_value is given");
+    missing("filter_variable", ' when "filter_value" is given');
   }
   if (
     accepted.has("filter_variable") && args["filter_variable"] !== undefined &&
     args["filter_value"] === undefined
   ) {
-    missing("filter_value", " when filter_variable is given");
+    missing("filter_value", ' when "filter_variable" is given');
   }
   if ((args["start_time"] === undefined) !== (args["end_time"] === undefined)) {
     missing(
