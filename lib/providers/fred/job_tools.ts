@@ -58,10 +58,15 @@ function links(view: JobView): ContentBlock[] {
   })];
 }
 
-async function forward(ctx: ToolCallContext, view: JobView): Promise<void> {
-  const p = view.progress;
-  if (!p) return;
-  await ctx.progress(p.rows_fetched, p.estimated_total ?? undefined, view.message);
+/** Sends a job's progress as a notification; MCP wants each one to move forward, so repeats are skipped. */
+function forwarder(ctx: ToolCallContext): (view: JobView) => Promise<void> {
+  let last = -1;
+  return async (view) => {
+    const p = view.progress;
+    if (!p || p.rows_fetched <= last) return;
+    last = p.rows_fetched;
+    await ctx.progress(p.rows_fetched, p.estimated_total ?? undefined, view.message);
+  };
 }
 
 /** The three job tools over one job manager. */
@@ -99,11 +104,12 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
     async handler(args, ctx) {
       let view = jobs.get(args.job_id);
       if (args.wait_seconds > 0 && (view.status === "accepted" || view.status === "processing")) {
-        await forward(ctx, view);
+        const forward = forwarder(ctx);
+        await forward(view);
         view = await jobs.wait(args.job_id, {
           timeoutMs: args.wait_seconds * 1000,
           signal: ctx.signal,
-          onChange: (v) => forward(ctx, v),
+          onChange: forward,
         });
       }
       const text = args.response_format === "json" ? jsonText(view) : describeJob(view);

@@ -311,6 +311,10 @@ Deno.test("fred data tools answer every operation, refuse bad input, map upstrea
         const before = fake.requestsTo(path).length;
         const r = await call(tool, { output: "screen", ...args });
         const structured = ok(r);
+        const md = texts(r)[0]!;
+        assert.match(md, /^## FRED /, "markdown heading");
+        assert.match(md, /\n\| .* \|\n\| --- /, "markdown table");
+        assert.match(md, /Source: .*not endorsed or certified/s);
         assert.equal(structured["operation"], args["operation"]);
         check(structured);
         const sent = fake.requestsTo(path).slice(before);
@@ -379,13 +383,26 @@ Deno.test("fred data tools answer every operation, refuse bad input, map upstrea
     },
   );
 
-  await t.step("response_format json returns the structured content as text; markdown a table", async () => {
-    const md = await call("fred_series", { operation: "get", series_id: "GNPCA" });
-    assert.match(texts(md)[0]!, /\| id \| title \|/);
-    assert.match(texts(md)[0]!, /Source: .*FRED/);
-    const js = await call("fred_series", { operation: "get", series_id: "GNPCA", response_format: "json" });
-    assert.deepEqual(JSON.parse(texts(js)[0]!), js.structuredContent);
-  });
+  await t.step(
+    "response_format json returns the structured content as text, for every data tool",
+    async () => {
+      const md = await call("fred_series", { operation: "get", series_id: "GNPCA" });
+      assert.match(texts(md)[0]!, /\| id \| title \|/);
+      for (
+        const [tool, args] of [
+          ["fred_category", { operation: "get", category_id: 125 }],
+          ["fred_release", { operation: "get", release_id: 53 }],
+          ["fred_series", { operation: "get", series_id: "GNPCA" }],
+          ["fred_source", { operation: "list" }],
+          ["fred_tag", { operation: "list" }],
+          ["fred_maps", { operation: "get_series_group", series_id: "SMU56000000500000001a" }],
+        ] as const
+      ) {
+        const js = await call(tool, { ...args, response_format: "json" });
+        assert.deepEqual(JSON.parse(texts(js)[0]!), js.structuredContent, tool);
+      }
+    },
+  );
 
   await t.step(
     "bad input gets INVALID_OPERATION, MISSING_PARAMETER or VALIDATION_ERROR naming the field",

@@ -263,6 +263,18 @@ Deno.test("fred output modes write project files that are served as resources, i
     assert.equal(none["error_type"], "NOT_FOUND");
     const md = await call("fred_project_list", { response_format: "markdown" });
     assert.match(blocks(md)[0]!.text!, /\| inflation-study \| 0 \|/);
+    const filesMd = await call("fred_project_files", { project_name: "default", limit: 2 });
+    assert.match(blocks(filesMd)[0]!.text!, /\| path \| rows \| MB \|/);
+    for (
+      const [tool, args] of [
+        ["fred_project_list", {}],
+        ["fred_project_create", { project_name: "inflation-study" }],
+        ["fred_project_files", { project_name: "default" }],
+      ] as const
+    ) {
+      const js = await call(tool, { ...args, response_format: "json" });
+      assert.deepEqual(JSON.parse(blocks(js)[0]!.text!), js.structuredContent, tool);
+    }
   });
 
   await t.step("no result, file or log line holds the key", async () => {

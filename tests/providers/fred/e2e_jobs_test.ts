@@ -127,7 +127,9 @@ Deno.test("fred background jobs stream large pulls to files, report progress, ca
       assert.ok(progress.length >= 2, `progress notifications: ${progress.length}`);
       assert.equal(progress[0]!.progress, 10_000);
       assert.equal(progress[0]!.total, 100_000);
-      for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.progress >= progress[i - 1]!.progress);
+      for (let i = 1; i < progress.length; i++) {
+        assert.ok(progress[i]!.progress > progress[i - 1]!.progress, "progress only moves forward");
+      }
 
       const pages = fake.requests.filter(series("GATED"));
       assert.deepEqual(pages.map(offsetOf), [
@@ -252,6 +254,21 @@ Deno.test("fred background jobs stream large pulls to files, report progress, ca
       assert.equal(failed["count"], 1);
       const md = await call("fred_job_list", { response_format: "markdown", limit: 2 });
       assert.match((md.content as Block[])[0]!.text!, /FRED jobs \(2 of 5\)/);
+      const jobId = String((all["jobs"] as Record<string, unknown>[])[1]!["job_id"]);
+      const statusMd = await call("fred_job_status", { job_id: jobId });
+      assert.match((statusMd.content as Block[])[0]!.text!, /Status: \*\*completed\*\*/);
+      for (
+        const [tool, args] of [
+          ["fred_job_list", {}],
+          ["fred_job_status", { job_id: jobId }],
+          ["fred_job_cancel", { job_id: jobId }],
+        ] as const
+      ) {
+        const js = await call(tool, { ...args, response_format: "json" });
+        assert.deepEqual(JSON.parse((js.content as Block[])[0]!.text!), js.structuredContent, tool);
+      }
+      const finished = await call("fred_job_cancel", { job_id: jobId });
+      assert.match((finished.content as Block[])[0]!.text!, /already finished; nothing was cancelled/);
     });
 
     await t.step("unknown job ids get JOB_NOT_FOUND and bad waits a VALIDATION_ERROR", async () => {
