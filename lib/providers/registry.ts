@@ -2,6 +2,7 @@ import type { ProviderSpec } from "../config/provider_spec.ts";
 import { bojSpec } from "./boj/config.ts";
 import { conformanceSpec } from "./conformance/config.ts";
 import { exampleSpec } from "./example/config.ts";
+import { fredSpec } from "./fred/config.ts";
 import { geonorgeSpec } from "./geonorge/config.ts";
 import { riksantikvarenArcgisSpec } from "./riksantikvaren_arcgis/config.ts";
 import { riksantikvarenOgcSpec } from "./riksantikvaren_ogc/config.ts";
@@ -17,6 +18,7 @@ import { worldbankSpec } from "./worldbank/config.ts";
 export const PROVIDERS: readonly ProviderSpec[] = [
   worldbankSpec,
   bojSpec,
+  fredSpec,
   wikipediaSpec,
   snlSpec,
   riksantikvarenOgcSpec,

@@ -1,0 +1,103 @@
+// Stored files over MCP: a remote client cannot read the server's disk, so every file a tool
+// writes is also a resource (`<prefix>{project}/{+path}`), listed by `resources/list`, read by
+// `resources/read`, and linked from the tool result with a `resource_link` block.
+import { ToolError } from "../errors.ts";
+import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/provider.ts";
+import { ErrorCode, McpError } from "../mcp/sdk.ts";
+import type { ProjectStorage } from "./storage.ts";
+import { mimeTypeOf } from "./writers.ts";
+
+/** Options for {@linkcode fileResourceTemplate}. */
+export interface FileResourceOptions {
+  /** Registered name of the template, e.g. `fred-files`. */
+  name: string;
+  title: string;
+  description: string;
+  /** Largest file served through `resources/read`, in bytes. */
+  maxBytes: number;
+  /** Most files enumerated by `resources/list` (newest first). Default 200. */
+  listLimit?: number;
+}
+
+/** A resource template serving the files of `storage` (its URI prefix plus `{project}/{+path}`). */
+export function fileResourceTemplate(
+  storage: ProjectStorage,
+  options: FileResourceOptions,
+): ResourceTemplateDefinition {
+  const prefix = storage.uriPrefix;
+  return {
+    uriTemplate: `${prefix}{project}/{+path}`,
+    name: options.name,
+    title: options.title,
+    description: options.description,
+    mimeType: "text/csv",
+    async list() {
+      const files = await storage.allFiles(options.listLimit ?? 200);
+      return files.map((f) => ({
+        uri: f.resource_uri,
+        name: f.name,
+        description: `${f.path} in project "${f.resource_uri.slice(prefix.length).split("/")[0]}" (${
+          f.rows === null ? "" : `${f.rows} rows, `
+        }${f.size_mb} MB)`,
+        mimeType: mimeTypeOf(f.format),
+      }));
+    },
+    complete: {
+      project: async (value: string) =>
+        (await storage.listProjects()).map((p) => p.name).filter((n) => n.startsWith(value)),
+    },
+    async read(uri, variables) {
+      const project = decode(variables["project"]);
+      const path = decode(variables["path"]);
+      let file: { path: string; size: number; format: string };
+      try {
+        file = await storage.resolveFile(project, path);
+      } catch (e) {
+        if (e instanceof ToolError) {
+          throw new McpError(ErrorCode.InvalidParams, `${e.message}${e.hint ? `. ${e.hint}` : ""}`);
+        }
+        throw e;
+      }
+      if (file.size > options.maxBytes) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `The file is ${Math.ceil(file.size / 1_048_576)} MB, more than the ${
+            Math.floor(options.maxBytes / 1_048_576)
+          } MB served over MCP. Read it from the server's disk, or write a smaller extract`,
+        );
+      }
+      const text = await Deno.readTextFile(file.path);
+      return { contents: [{ uri: uri.href, mimeType: mimeTypeOf(file.format), text }] };
+    },
+  };
+}
+
+/** The `resource_link` block a tool result carries for a file it wrote. */
+export function resourceLink(file: {
+  uri: string;
+  name: string;
+  format: string;
+  bytes: number;
+  description: string;
+}): ContentBlock {
+  return {
+    type: "resource_link",
+    uri: file.uri,
+    name: file.name,
+    mimeType: mimeTypeOf(file.format),
+    description: file.description,
+    size: file.bytes,
+  };
+}
+
+function decode(value: string | string[] | undefined): string {
+  const raw = Array.isArray(value) ? value.join(",") : value ?? "";
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `The resource URI part "${raw}" is not valid percent-encoding`,
+    );
+  }
+}

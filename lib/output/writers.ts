@@ -1,0 +1,246 @@
+// Streaming CSV and JSON writers. Rows arrive in batches (one upstream page at a time), are
+// encoded and written at once, and are not kept: memory follows the batch size, not the file
+// size. A file is written under a hidden temporary name and renamed when complete, so a
+// listing never shows half a file and a cancelled job leaves nothing behind.
+
+/** The file formats the writers produce. */
+export type FileFormat = "csv" | "json";
+
+/** The file formats, for zod enums. */
+export const FILE_FORMATS = ["csv", "json"] as const;
+
+/** MIME type of a stored file by its format or extension. */
+export function mimeTypeOf(format: string): string {
+  if (format === "csv") return "text/csv";
+  if (format === "json") return "application/json";
+  return "application/octet-stream";
+}
+
+/** What a finished writer reports. */
+export interface WriteSummary {
+  path: string;
+  rows_written: number;
+  bytes: number;
+  format: FileFormat;
+  /** CSV only: keys met after the header was written, which have no column. */
+  dropped_columns: string[];
+}
+
+/** A file being written batch by batch. */
+export interface RowWriter {
+  readonly format: FileFormat;
+  readonly rowsWritten: number;
+  /** The most rows handed over in one call (what the writer ever held at once). */
+  readonly largestBatch: number;
+  /** Encodes and writes one batch; the rows are not retained. */
+  write(rows: readonly Record<string, unknown>[]): Promise<void>;
+  /** Finishes the file and moves it to its final name. */
+  close(): Promise<WriteSummary>;
+  /** Stops and removes the temporary file. Safe to call more than once, or after `close`. */
+  abort(): Promise<void>;
+}
+
+/** Options for {@linkcode openRowWriter}. */
+export interface RowWriterOptions {
+  format: FileFormat;
+  /** Final path, taken when the file is complete. */
+  path: string;
+  /** Temporary path written meanwhile. */
+  tempPath: string;
+  /** CSV: the column order. Keys of the first batch not listed here are appended. */
+  columns?: readonly string[];
+  /** JSON: fields written at the top level before the rows (source, metadata). */
+  head?: Record<string, unknown>;
+  /** JSON: the key of the rows array (default `items`). */
+  itemsKey?: string;
+}
+
+/**
+ * Flattens nested objects into dotted keys (`geometry.type`) and encodes arrays as JSON text,
+ * as CSV needs one scalar per cell.
+ */
+export function flattenRow(
+  row: Record<string, unknown>,
+  prefix = "",
+  out: Record<string, unknown> = {},
+): Record<
+  string,
+  unknown
+> {
+  for (const [key, value] of Object.entries(row)) {
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      flattenRow(value as Record<string, unknown>, name, out);
+    } else if (Array.isArray(value)) {
+      out[name] = JSON.stringify(value);
+    } else {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+/** One CSV cell (RFC 4180): quoted when it holds a comma, quote, CR or LF. Null is empty. */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  const text = typeof value === "string"
+    ? value
+    : typeof value === "object"
+    ? JSON.stringify(value)
+    : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** One CSV line with CRLF, as RFC 4180 and spreadsheet programs expect. */
+export function csvLine(cells: readonly unknown[]): string {
+  return `${cells.map(csvCell).join(",")}\r\n`;
+}
+
+/** Opens a streaming writer for `options.format`. */
+export async function openRowWriter(options: RowWriterOptions): Promise<RowWriter> {
+  const file = await Deno.open(options.tempPath, { write: true, createNew: true });
+  return options.format === "csv" ? new CsvWriter(file, options) : new JsonWriter(file, options);
+}
+
+const encoder = new TextEncoder();
+
+abstract class BaseWriter implements RowWriter {
+  abstract readonly format: FileFormat;
+  rowsWritten = 0;
+  largestBatch = 0;
+  protected bytes = 0;
+  protected options: RowWriterOptions;
+  #file: Deno.FsFile;
+  #state: "open" | "closed" | "aborted" = "open";
+
+  constructor(file: Deno.FsFile, options: RowWriterOptions) {
+    this.#file = file;
+    this.options = options;
+  }
+
+  protected abstract encodeBatch(rows: readonly Record<string, unknown>[]): string;
+  protected abstract tail(): string;
+  protected droppedColumns(): string[] {
+    return [];
+  }
+
+  async write(rows: readonly Record<string, unknown>[]): Promise<void> {
+    if (this.#state !== "open") throw new Error("The writer is no longer open");
+    this.largestBatch = Math.max(this.largestBatch, rows.length);
+    const text = this.encodeBatch(rows);
+    this.rowsWritten += rows.length;
+    await this.put(text);
+  }
+
+  protected async put(text: string): Promise<void> {
+    if (text === "") return;
+    const bytes = encoder.encode(text);
+    let done = 0;
+    while (done < bytes.length) done += await this.#file.write(bytes.subarray(done));
+    this.bytes += bytes.length;
+  }
+
+  async close(): Promise<WriteSummary> {
+    if (this.#state !== "open") throw new Error("The writer is no longer open");
+    try {
+      await this.put(this.tail());
+      this.#file.close();
+      this.#state = "closed";
+      await Deno.rename(this.options.tempPath, this.options.path);
+    } catch (e) {
+      await this.abort();
+      throw e;
+    }
+    return {
+      path: this.options.path,
+      rows_written: this.rowsWritten,
+      bytes: this.bytes,
+      format: this.format,
+      dropped_columns: this.droppedColumns(),
+    };
+  }
+
+  async abort(): Promise<void> {
+    if (this.#state === "aborted") return;
+    if (this.#state === "open") {
+      try {
+        this.#file.close();
+      } catch {
+        // Already closed.
+      }
+    }
+    this.#state = "aborted";
+    await Deno.remove(this.options.tempPath).catch(() => {});
+  }
+}
+
+class CsvWriter extends BaseWriter {
+  readonly format = "csv" as const;
+  #columns: string[] | undefined;
+  #known = new Set<string>();
+  #dropped = new Set<string>();
+
+  protected encodeBatch(rows: readonly Record<string, unknown>[]): string {
+    const flat = rows.map((r) => flattenRow(r));
+    let out = "";
+    if (!this.#columns) {
+      const columns = [...(this.options.columns ?? [])];
+      const known = new Set(columns);
+      for (const row of flat) {
+        for (const key of Object.keys(row)) {
+          if (!known.has(key)) {
+            known.add(key);
+            columns.push(key);
+          }
+        }
+      }
+      this.#columns = columns;
+      this.#known = known;
+      out += csvLine(columns);
+    }
+    const columns = this.#columns;
+    for (const row of flat) {
+      for (const key of Object.keys(row)) if (!this.#known.has(key)) this.#dropped.add(key);
+      out += csvLine(columns.map((c) => row[c]));
+    }
+    return out;
+  }
+
+  protected tail(): string {
+    // A result with no rows still gets its header, so the file is a valid, empty table.
+    if (!this.#columns && this.options.columns?.length) return csvLine(this.options.columns);
+    return "";
+  }
+
+  protected override droppedColumns(): string[] {
+    return [...this.#dropped];
+  }
+}
+
+class JsonWriter extends BaseWriter {
+  readonly format = "json" as const;
+  #started = false;
+  #first = true;
+
+  protected encodeBatch(rows: readonly Record<string, unknown>[]): string {
+    let out = this.#start();
+    for (const row of rows) {
+      out += `${this.#first ? "" : ",\n"}${JSON.stringify(row)}`;
+      this.#first = false;
+    }
+    return out;
+  }
+
+  #start(): string {
+    if (this.#started) return "";
+    this.#started = true;
+    const head = Object.entries(this.options.head ?? {})
+      .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
+      .join("");
+    return `{\n${head}${JSON.stringify(this.options.itemsKey ?? "items")}: [\n`;
+  }
+
+  protected tail(): string {
+    return `${this.#start()}\n],\n"rows_written": ${this.rowsWritten}\n}\n`;
+  }
+}

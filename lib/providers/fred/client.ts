@@ -1,0 +1,264 @@
+// FRED and FRED Maps (GeoFRED) requests through the shared HTTP client, configured with seed
+// 003's rules: 120 requests a minute and about 2 a second, HTTP 429 retried up to 3 times and
+// 5xx up to 2 (never 4xx, never transport errors), exponential backoff with ±25 % jitter, and
+// the circuit breaker. The API key rides in the query string, so it is declared a secret
+// parameter (redacted from every logged or reported URL) and scrubbed from upstream messages.
+import { ToolError, UpstreamError } from "../../errors.ts";
+import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
+import type { RateLimit } from "../../http/rate_limiter.ts";
+import type { RetryPolicy } from "../../http/retry.ts";
+import type { HttpRuntime } from "../../http/runtime.ts";
+import type { Logger } from "../../log.ts";
+import type { FredSettings } from "./config.ts";
+
+/** Where users get a key. */
+export const KEY_URL = "https://fredaccount.stlouisfed.org/apikeys";
+
+/** The key FRED's documentation prints in its examples; it works nowhere else. */
+export const DEMO_KEY = "abcdefghijklmnopqrstuvwxyz123456";
+
+/**
+ * What is wrong with a configured key, as a warning for the start-up log, or undefined when it
+ * looks right. The key itself is never part of the text.
+ */
+export function checkKeyFormat(key: string): string | undefined {
+  if (key === "") {
+    return `FRED_API_KEY is not set: the FRED tools are listed, but their calls answer with a configuration error until a key is set (get one free at ${KEY_URL})`;
+  }
+  if (key === DEMO_KEY) {
+    return "FRED_API_KEY is the example key from FRED's documentation, which FRED does not accept; set your own key";
+  }
+  if (!/^[a-z0-9]{32}$/.test(key)) {
+    return `FRED_API_KEY does not look like a FRED API key (FRED documents 32 lower-case letters and digits; this one has ${key.length} characters${
+      /[A-Z]/.test(key) ? " and upper-case letters" : ""
+    }); calls may fail with INVALID_API_KEY`;
+  }
+  return undefined;
+}
+
+/** Seed 003's retry strategy as a {@linkcode RetryPolicy}. */
+export function fredRetryPolicy(settings: FredSettings): RetryPolicy {
+  const for5xx = Math.min(settings.server_error_max_retries, settings.max_retries);
+  return {
+    maxRetries: settings.max_retries,
+    retryStatuses: [429, 500, 502, 503, 504],
+    statusMaxRetries: { 429: settings.max_retries, 500: for5xx, 502: for5xx, 503: for5xx, 504: for5xx },
+    retryNetworkErrors: false,
+    baseDelayMs: settings.retry_backoff_ms,
+    maxDelayMs: Math.max(settings.retry_backoff_ms, settings.rate_limit_retry_delay * 1000),
+    jitter: 0.25,
+  };
+}
+
+/** The per-minute and per-second limits (a rate below 1/s becomes one request per 1/rate s). */
+export function fredRateLimits(settings: FredSettings): RateLimit[] {
+  const limits: RateLimit[] = [];
+  if (settings.rate_limit_per_minute > 0) {
+    limits.push({ requests: settings.rate_limit_per_minute, perMs: 60_000 });
+  }
+  const rps = settings.rate_limit_per_second;
+  if (rps > 0) {
+    limits.push(rps >= 1 ? { requests: rps, perMs: 1000 } : { requests: 1, perMs: Math.round(1000 / rps) });
+  }
+  return limits;
+}
+
+/** Options of one FRED request. */
+export interface FredRequestOptions {
+  signal?: AbortSignal;
+  logger?: Logger;
+  /** Skip the response cache (large pages would only evict useful entries). */
+  noCache?: boolean;
+}
+
+/** A decoded FRED answer and the public URL it came from (no key). */
+export interface FredResponse {
+  data: unknown;
+  /** The request URL without `api_key`, for citations. */
+  url: string;
+}
+
+/** Calls FRED endpoints (`fred/...`, `geofred/...`) with the key and `file_type=json`. */
+export class FredClient {
+  #http: HttpClient;
+  #settings: FredSettings;
+
+  constructor(settings: FredSettings, runtime: HttpRuntime) {
+    this.#settings = settings;
+    this.#http = runtime.client({
+      provider: "fred",
+      upstreamName: "FRED API",
+      baseUrl: settings.base_url,
+      timeoutMs: settings.timeout * 1000,
+      retry: fredRetryPolicy(settings),
+      rateLimits: fredRateLimits(settings),
+      cacheTtlMs: settings.cache_ttl * 1000,
+      maxBodyBytes: Math.round(settings.max_body_mb * 1024 * 1024),
+      secretParams: ["api_key"],
+      headers: { accept: "application/json" },
+      breaker: { threshold: settings.breaker_threshold, cooldownMs: settings.breaker_cooldown * 1000 },
+    });
+  }
+
+  /** Whether a key is configured. */
+  get hasKey(): boolean {
+    return this.#settings.api_key !== "";
+  }
+
+  /** Throws the configuration error a call gets when no key is set. */
+  requireKey(): void {
+    if (this.hasKey) return;
+    throw new ToolError("CONFIGURATION_ERROR", "No FRED API key is configured, so FRED cannot be queried", {
+      hint:
+        `Get a free key at ${KEY_URL}, set it as FRED_API_KEY (or providers.fred.api_key in the config file), then restart the server`,
+    });
+  }
+
+  /** The citation URL of a request: base URL, endpoint and parameters, without the key. */
+  publicUrl(endpoint: string, params: Record<string, QueryValue>): string {
+    return this.#http.url(endpoint, { ...params, file_type: "json" }).toString();
+  }
+
+  /** GETs an endpoint as JSON; failures become seed 003's error codes. */
+  async get(
+    endpoint: string,
+    params: Record<string, QueryValue>,
+    options: FredRequestOptions = {},
+  ): Promise<FredResponse> {
+    this.requireKey();
+    try {
+      const response = await this.#http.json(endpoint, {
+        query: { ...params, api_key: this.#settings.api_key, file_type: "json" },
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.noCache ? { cacheTtlMs: 0 } : {}),
+      });
+      return { data: response.data, url: this.publicUrl(endpoint, params) };
+    } catch (e) {
+      if (e instanceof UpstreamError) throw mapFredError(e, this.#settings);
+      throw e;
+    }
+  }
+}
+
+/** FRED's own error text from a response body: v1 JSON, v2 JSON or XML. */
+export function fredErrorMessage(body: string | undefined): string | undefined {
+  if (!body) return undefined;
+  try {
+    const json = JSON.parse(body) as Record<string, unknown>;
+    const message = json["error_message"] ?? json["message"];
+    if (typeof message === "string") return message;
+  } catch {
+    // Not JSON: FRED's XML errors look like <error code="400" message="..."/>.
+  }
+  const xml = /<error\b[^>]*\bmessage="([^"]*)"/i.exec(body);
+  return xml?.[1];
+}
+
+/** Tidies FRED's message: no "Bad Request." prefix, single spaces, no trailing period. */
+function tidy(message: string): string {
+  return message
+    .replace(/\s+/g, " ")
+    .replace(/^(Bad Request|Not Found|Too Many Requests|Internal Server Error)\.\s*/i, "")
+    .trim()
+    .replace(/\.$/, "");
+}
+
+/** Maps a shared-client failure to seed 003's error codes, with FRED's own words when it sent some. */
+export function mapFredError(e: UpstreamError, settings: FredSettings): ToolError {
+  const scrub = (text: string): string => settings.api_key ? text.split(settings.api_key).join("***") : text;
+  const upstream = fredErrorMessage(e.body);
+  const said = upstream ? scrub(tidy(upstream)) : undefined;
+  const status = e.status;
+  const base = {
+    ...(status === undefined ? {} : { status }),
+    cause: e,
+  };
+  const because = said ? `: ${said}` : "";
+  switch (e.errorType) {
+    case "TIMEOUT":
+      return new ToolError("TIMEOUT", scrub(e.message), {
+        ...base,
+        retryable: true,
+        hint: e.hint ?? "Try again",
+      });
+    case "TRANSPORT_ERROR":
+      return new ToolError("NETWORK_ERROR", scrub(e.message), {
+        ...base,
+        retryable: true,
+        hint: "Check the network connection to api.stlouisfed.org, then try again",
+      });
+    case "RATE_LIMITED":
+      return new ToolError(
+        "RATE_LIMIT_EXCEEDED",
+        status === 429
+          ? `FRED API rate limit exceeded (FRED allows 120 requests per minute, about 2 per second)${because}`
+          : scrub(e.message),
+        {
+          ...base,
+          retryable: true,
+          retryAfterS: e.retryAfterS ?? Math.ceil(settings.rate_limit_retry_delay),
+          hint: `Wait ${
+            e.retryAfterS ?? Math.ceil(settings.rate_limit_retry_delay)
+          } seconds, or fetch large data with output "file" so a background job paces the requests`,
+        },
+      );
+    case "API_ERROR":
+      break;
+    default:
+      // CIRCUIT_OPEN, DECODE_ERROR, CANCELLED, VALIDATION_ERROR keep the shared client's words.
+      return new ToolError(e.errorType, scrub(e.message), {
+        ...base,
+        retryable: e.retryable,
+        ...(e.retryAfterS === undefined ? {} : { retryAfterS: e.retryAfterS }),
+        ...(e.hint ? { hint: e.hint } : {}),
+      });
+  }
+  if (status === 400 && said && /api_key/i.test(said)) {
+    return new ToolError("INVALID_API_KEY", `FRED refused the API key${because}`, {
+      ...base,
+      hint:
+        `Check FRED_API_KEY: it must be a registered key (32 lower-case letters and digits) from ${KEY_URL}`,
+    });
+  }
+  if (status === 401 || status === 403) {
+    return new ToolError("INVALID_API_KEY", `FRED API key is invalid or missing${because}`, {
+      ...base,
+      hint: `Check FRED_API_KEY; keys are issued at ${KEY_URL}`,
+    });
+  }
+  if ((status === 400 || status === 404) && said && /does not exist/i.test(said)) {
+    return new ToolError("NOT_FOUND", `FRED has no such resource${because}`, {
+      ...base,
+      hint: /alfred/i.test(said)
+        ? "The real-time window predates the series' first vintage: drop realtime_start/realtime_end, or check get_vintage_dates"
+        : 'Verify the id; find series with fred_series operation "search" and categories with fred_category',
+    });
+  }
+  if (status === 404) {
+    return new ToolError("NOT_FOUND", `FRED found nothing at this address${because}`, {
+      ...base,
+      hint: "Verify the id and the operation",
+    });
+  }
+  if (status === 400) {
+    return new ToolError("INVALID_REQUEST", `FRED rejected the request${because || " (HTTP 400)"}`, {
+      ...base,
+      hint: /vintage dates/i.test(said ?? "")
+        ? "Ask for fewer vintage dates per call (FRED allows at most 2,000), e.g. in chunks"
+        : "Check the parameters' formats and values against the tool's description",
+    });
+  }
+  if (status !== undefined && status >= 500) {
+    return new ToolError("SERVER_ERROR", `FRED API server error (HTTP ${status})${because}`, {
+      ...base,
+      retryable: true,
+      hint: "FRED is having trouble; try again later",
+    });
+  }
+  return new ToolError("HTTP_ERROR", `FRED API answered HTTP ${status ?? "error"}${because}`, {
+    ...base,
+    retryable: e.retryable,
+    hint: "Try again later; if it persists, check the request",
+  });
+}

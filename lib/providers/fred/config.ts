@@ -1,0 +1,227 @@
+import { z } from "zod";
+import { defineProvider } from "../../config/provider_spec.ts";
+import type { Binding, CommonSettings } from "../../config/provider_spec.ts";
+import { OUTPUT_MODES } from "../../output/tokens.ts";
+import { FILE_FORMATS } from "../../output/writers.ts";
+
+/** Environment variables of seed 003 (and a few of this server's own), with the keys they set. */
+const ENV: readonly Binding[] = [
+  {
+    name: "FRED_API_KEY",
+    key: "api_key",
+    kind: "string",
+    description: "FRED API key (32 lower-case letters and digits)",
+  },
+  { name: "FRED_BASE_URL", key: "base_url", kind: "string", description: "FRED API base URL" },
+  {
+    name: "FRED_TIMEOUT",
+    key: "timeout",
+    kind: "number",
+    description: "Deadline of one FRED request in seconds",
+  },
+  {
+    name: "FRED_STORAGE_DIR",
+    key: "storage_dir",
+    kind: "string",
+    description: "Folder for project files (default: <per-user data folder>/fred)",
+  },
+  {
+    name: "FRED_PROJECT_NAME",
+    key: "project_name",
+    kind: "string",
+    description: "Default project for files",
+  },
+  {
+    name: "FRED_OUTPUT_MODE",
+    key: "output_mode",
+    kind: "string",
+    description: "Default output: auto, screen or file",
+  },
+  {
+    name: "FRED_OUTPUT_FORMAT",
+    key: "output_format",
+    kind: "string",
+    description: "Default file format: csv or json",
+  },
+  {
+    name: "FRED_FILENAME_PATTERN",
+    key: "filename_pattern",
+    kind: "string",
+    description: "Pattern of generated file names",
+  },
+  {
+    name: "FRED_MODEL_NAME",
+    key: "model_name",
+    kind: "string",
+    description: "AI model name (informational)",
+  },
+  {
+    name: "FRED_MODEL_TOKEN_LIMIT",
+    key: "model_token_limit",
+    kind: "int",
+    description: "The model's context size in tokens",
+  },
+  {
+    name: "FRED_SAFETY_MARGIN",
+    key: "safety_margin",
+    kind: "number",
+    description: "Share of the safe budget one result may use (0-1)",
+  },
+  {
+    name: "FRED_SCREEN_ROW_THRESHOLD",
+    key: "screen_row_threshold",
+    kind: "int",
+    description: "Most rows auto mode returns inline",
+  },
+  {
+    name: "FRED_SAFE_TOKEN_LIMIT",
+    key: "safe_token_limit",
+    kind: "int",
+    description: "Most tokens one inline result may take",
+  },
+  {
+    name: "FRED_ASSUME_CONTEXT_USED",
+    key: "assume_context_used",
+    kind: "number",
+    description: "Share of the model's context assumed used already (0-1)",
+  },
+  {
+    name: "FRED_JOB_RETENTION_HOURS",
+    key: "job_retention_hours",
+    kind: "number",
+    description: "Hours finished jobs are kept",
+  },
+  {
+    name: "FRED_JOB_ROW_THRESHOLD",
+    key: "job_row_threshold",
+    kind: "int",
+    description: "Rows above which observations are fetched by a background job",
+  },
+  {
+    name: "FRED_PAGE_SIZE",
+    key: "page_size",
+    kind: "int",
+    description: "Observations per upstream request when streaming",
+  },
+  {
+    name: "FRED_RATE_LIMIT_PER_MINUTE",
+    key: "rate_limit_per_minute",
+    kind: "int",
+    description: "FRED requests per minute",
+  },
+  {
+    name: "FRED_RATE_LIMIT_PER_SECOND",
+    key: "rate_limit_per_second",
+    kind: "number",
+    description: "FRED requests per second",
+  },
+  {
+    name: "FRED_RATE_LIMIT_RETRY_DELAY",
+    key: "rate_limit_retry_delay",
+    kind: "number",
+    description: "Longest wait in seconds before retrying after HTTP 429",
+  },
+  {
+    name: "FRED_MAX_RETRIES",
+    key: "max_retries",
+    kind: "int",
+    description: "Retries after HTTP 429 (5xx: server_error_max_retries, at most this)",
+  },
+  {
+    name: "FRED_CIRCUIT_BREAKER_THRESHOLD",
+    key: "breaker_threshold",
+    kind: "int",
+    description: "Consecutive failures that pause calls to FRED",
+  },
+];
+
+/** The FRED-specific config keys (seed 003's variables), each with its default. */
+const FRED_EXTRA = {
+  api_key: z.string().default("").describe(
+    "FRED API key (secret); get one free at https://fredaccount.stlouisfed.org/apikeys",
+  ),
+  server_error_max_retries: z.number().int().min(0).max(10).default(2).describe(
+    "Retries after HTTP 5xx (capped by max_retries)",
+  ),
+  rate_limit_retry_delay: z.number().min(0).max(3600).default(60).describe(
+    "Longest single wait in seconds before a retry after HTTP 429; jobs wait this long before retrying a page",
+  ),
+  storage_dir: z.string().default("").describe(
+    "Folder for project files; empty means <per-user data folder>/fred (seed 003 used ./fred-data)",
+  ),
+  project_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/).default("default").describe(
+    "Project used when a call names none",
+  ),
+  output_mode: z.enum(OUTPUT_MODES).default("auto").describe("Default output mode: auto, screen or file"),
+  output_format: z.enum(FILE_FORMATS).default("csv").describe("Default file format: csv or json"),
+  filename_pattern: z.string().min(1).max(200).default("{series_id}_{operation}_{date}_{time}").describe(
+    "Generated file names; variables {series_id} {operation} {date} {time} {timestamp} {project} {query_hash}",
+  ),
+  model_name: z.string().default("claude-sonnet-4").describe("AI model name (informational only)"),
+  model_token_limit: z.number().int().min(1000).default(200_000).describe(
+    "The model's context size in tokens",
+  ),
+  safety_margin: z.number().gt(0).max(1).default(0.7).describe(
+    "Share of the safe budget one result may use",
+  ),
+  safe_token_limit: z.number().int().min(100).default(50_000).describe(
+    "Most tokens one inline result may take",
+  ),
+  assume_context_used: z.number().min(0).lt(1).default(0.75).describe(
+    "Share of the model's context assumed already used",
+  ),
+  screen_row_threshold: z.number().int().min(1).default(1000).describe(
+    "Most rows auto mode returns inline",
+  ),
+  job_row_threshold: z.number().int().min(1).default(10_000).describe(
+    "Observations above which auto and file output run as a background job",
+  ),
+  page_size: z.number().int().min(1).max(100_000).default(10_000).describe(
+    "Observations per FRED request when streaming to a file (bounds memory)",
+  ),
+  job_retention_hours: z.number().gt(0).max(24 * 365).default(24).describe("Hours finished jobs are kept"),
+  job_retries: z.number().int().min(0).max(10).default(2).describe(
+    "Times a job retries a page after a retryable failure, waiting rate_limit_retry_delay",
+  ),
+  max_rows: z.number().int().min(1).default(1_000_000).describe("Most observations one file may hold"),
+  resource_max_mb: z.number().positive().max(1024).default(32).describe(
+    "Largest stored file served through resources/read, in MiB",
+  ),
+};
+
+/** The FRED provider's spec: seed 003's variables, defaults and the API host. */
+export const fredSpec = defineProvider({
+  id: "fred",
+  title: "FRED",
+  description:
+    "Federal Reserve Economic Data (St. Louis Fed): categories, releases, series, observations, sources, tags and regional maps, with file output and background jobs for large pulls",
+  common: {
+    base_url: "https://api.stlouisfed.org",
+    timeout: 30,
+    max_retries: 3,
+    retry_backoff_ms: 1000,
+    cache_ttl: 300,
+    rate_limit_per_minute: 120,
+    rate_limit_per_second: 2,
+    breaker_threshold: 5,
+    breaker_cooldown: 60,
+    max_body_mb: 64,
+  },
+  extra: FRED_EXTRA,
+  env: ENV,
+  flags: [
+    {
+      name: "fred-storage-dir",
+      key: "storage_dir",
+      kind: "string",
+      description: "Folder for FRED project files",
+    },
+    { name: "fred-project", key: "project_name", kind: "string", description: "Default FRED project" },
+    { name: "fred-output-mode", key: "output_mode", kind: "string", description: "auto, screen or file" },
+  ],
+  secrets: ["api_key"],
+  load: () => import("./mod.ts"),
+});
+
+/** The FRED provider's validated settings. */
+export type FredSettings = CommonSettings & z.output<z.ZodObject<typeof FRED_EXTRA>>;

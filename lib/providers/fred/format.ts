@@ -1,0 +1,139 @@
+// Markdown for FRED results, and the source and terms line every result carries.
+import { markdownTable, shorten } from "../../mcp/output.ts";
+import type { ItemKind } from "./operations.ts";
+
+/** FRED's API terms of use. */
+export const TERMS_URL = "https://fred.stlouisfed.org/docs/api/terms_of_use.html";
+
+/** The notice FRED's terms ask API users to show. */
+export const NOTICE =
+  "This product uses the FRED® API but is not endorsed or certified by the Federal Reserve Bank of St. Louis.";
+
+/** Where a result came from and under what terms. */
+export interface Source {
+  provider: string;
+  /** The request URL, without the API key. */
+  url: string;
+  /** The series' page on fred.stlouisfed.org, when the result is about one series. */
+  series_url?: string;
+  terms_url: string;
+  notice: string;
+}
+
+/** The source block of a result. */
+export function sourceOf(url: string, seriesId?: unknown): Source {
+  const source: Source = {
+    provider: "Federal Reserve Bank of St. Louis, FRED® (Federal Reserve Economic Data)",
+    url,
+    terms_url: TERMS_URL,
+    notice: NOTICE,
+  };
+  if (typeof seriesId === "string" && seriesId) {
+    source.series_url = `https://fred.stlouisfed.org/series/${encodeURIComponent(seriesId)}`;
+  }
+  return source;
+}
+
+/** The source and terms lines at the end of a markdown result. */
+export function sourceLines(source: Source): string {
+  return [
+    `Source: ${source.provider}: ${source.url}${
+      source.series_url ? ` (series page: ${source.series_url})` : ""
+    }`,
+    `${source.notice} Terms: ${source.terms_url}. Some series carry third-party copyrights; check the series notes before republishing.`,
+  ].join("\n");
+}
+
+type Column = [header: string, cell: (item: Record<string, unknown>) => unknown];
+
+const col = (key: string, header = key): Column => [header, (i) => i[key]];
+
+const COLUMNS: Partial<Record<ItemKind, Column[]>> = {
+  categories: [col("id"), col("name"), col("parent_id")],
+  series: [
+    col("id"),
+    col("title"),
+    col("frequency_short", "freq"),
+    col("units_short", "units"),
+    col("seasonal_adjustment_short", "adj"),
+    ["range", (i) => `${i["observation_start"] ?? "?"} to ${i["observation_end"] ?? "?"}`],
+    col("last_updated"),
+    col("popularity"),
+  ],
+  tags: [col("name"), col("group_id"), col("series_count"), col("popularity"), [
+    "notes",
+    (i) => shorten(String(i["notes"] ?? ""), 80),
+  ]],
+  releases: [col("id"), col("name"), col("press_release"), col("link")],
+  release_dates: [col("release_id"), col("release_name"), col("date")],
+  sources: [col("id"), col("name"), col("link")],
+  observations: [col("date"), ["value", (i) => i["value"] ?? "missing"]],
+  vintage_dates: [col("vintage_date")],
+  elements: [
+    col("element_id"),
+    col("parent_id"),
+    col("level"),
+    col("line"),
+    col("type"),
+    col("name"),
+    col("series_id"),
+  ],
+  regional_data: [
+    col("date"),
+    col("region"),
+    col("code"),
+    ["value", (i) => i["value"] ?? "missing"],
+    col("series_id"),
+  ],
+};
+
+/** The markdown table of `items` (shape features show their properties, not their geometry). */
+export function itemsTable(kind: ItemKind, items: readonly Record<string, unknown>[]): string {
+  if (items.length === 0) return "_No items._";
+  let columns = COLUMNS[kind];
+  if (kind === "observations" && items.some((i) => "realtime_start" in i)) {
+    columns = [...columns!, col("realtime_start"), col("realtime_end")];
+  }
+  if (kind === "elements" && items.some((i) => "observation_value" in i)) {
+    columns = [...columns!, col("observation_value", "value")];
+  }
+  if (!columns) {
+    const rows = kind === "shapes"
+      ? items.map((i) => (i["properties"] ?? {}) as Record<string, unknown>)
+      : items;
+    const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))]
+      .filter((k) => rows.some((r) => r[k] === null || typeof r[k] !== "object"))
+      .slice(0, 8);
+    return markdownTable(keys, rows.map((r) => keys.map((k) => r[k])));
+  }
+  // Columns no item has (release_name on a single release's dates) are left out.
+  const cells = items.map((i) => columns!.map((c) => c[1](i)));
+  const keep = columns.map((_, k) => cells.some((row) => row[k] !== undefined));
+  return markdownTable(
+    columns.filter((_, k) => keep[k]).map((c) => c[0]),
+    cells.map((row) => row.filter((_, k) => keep[k])),
+  );
+}
+
+/** One line of the answer's notable fields (real-time period, units, map title, ...). */
+export function metaLine(meta: Record<string, unknown>): string {
+  const keys = [
+    "title",
+    "name",
+    "region",
+    "units",
+    "frequency",
+    "seasonality",
+    "output_type",
+    "realtime_start",
+    "realtime_end",
+    "observation_start",
+    "observation_end",
+    "order_by",
+    "sort_order",
+  ];
+  const parts = keys
+    .filter((k) => meta[k] !== undefined && meta[k] !== null && typeof meta[k] !== "object")
+    .map((k) => `${k}: ${meta[k]}`);
+  return parts.join(" · ");
+}

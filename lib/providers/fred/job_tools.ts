@@ -1,0 +1,179 @@
+// fred_job_status, fred_job_list and fred_job_cancel: following the background jobs that large
+// requests start. Waiting on a job (wait_seconds) sends progress notifications to a client that
+// asked for them with a progress token: the only way to stream progress for work that outlives
+// the call which started it, since a token is only valid while its request is open.
+import { z } from "zod";
+import type { ContentBlock, ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
+import {
+  fitToLimit,
+  jsonText,
+  markdownTable,
+  responseFormatField,
+  truncationNotice,
+} from "../../mcp/output.ts";
+import { JOB_STATUSES, jobViewSchema } from "../../output/jobs.ts";
+import type { JobManager, JobView } from "../../output/jobs.ts";
+import { resourceLink } from "../../output/resources.ts";
+
+const jobId = z.string().min(1).max(100).describe(
+  'The job id a data tool returned, e.g. "fred-job-a3f2b8c4-20251008-143022"',
+);
+
+function describeJob(view: JobView): string {
+  const lines = [`## FRED job ${view.job_id}`, `Status: **${view.status}**: ${view.message}`];
+  if (view.progress) {
+    const p = view.progress;
+    lines.push(
+      `Progress: ${p.rows_fetched.toLocaleString("en-US")}${
+        p.estimated_total === null ? "" : ` of ${p.estimated_total.toLocaleString("en-US")}`
+      } rows${
+        p.percent_complete === null ? "" : ` (${p.percent_complete} %)`
+      }, ${p.elapsed_seconds} s elapsed`,
+    );
+  }
+  if (view.result) {
+    lines.push(
+      `Result: ${view.result["rows_written"]} rows in \`${view.result["file_path"]}\` (${
+        view.result["format"]
+      }, ${view.result["file_size_mb"]} MB)\nResource: ${view.result["resource_uri"]}`,
+    );
+  }
+  if (view.error) lines.push(`Error (${view.error.code}): ${view.error.message}`);
+  if (view.next_retry_in_seconds !== undefined && view.next_retry_in_seconds !== null) {
+    lines.push(`Retry ${view.retry_count} in ${view.next_retry_in_seconds} s`);
+  }
+  lines.push(`Request: ${JSON.stringify(view.request)}`);
+  return lines.join("\n");
+}
+
+function links(view: JobView): ContentBlock[] {
+  const r = view.result;
+  if (view.status !== "completed" || !r || typeof r["resource_uri"] !== "string") return [];
+  return [resourceLink({
+    uri: r["resource_uri"],
+    name: String(r["relative_path"] ?? r["resource_uri"]).split("/").pop()!,
+    format: String(r["format"] ?? "csv"),
+    bytes: Number(r["file_size_bytes"] ?? Math.round(Number(r["file_size_mb"] ?? 0) * 1_048_576)),
+    description: `Output of job ${view.job_id}: ${r["rows_written"]} rows`,
+  })];
+}
+
+/** Sends a job's progress as a notification; MCP wants each one to move forward, so repeats are skipped. */
+function forwarder(ctx: ToolCallContext): (view: JobView) => Promise<void> {
+  let last = -1;
+  return async (view) => {
+    const p = view.progress;
+    if (!p || p.rows_fetched <= last) return;
+    last = p.rows_fetched;
+    await ctx.progress(p.rows_fetched, p.estimated_total ?? undefined, view.message);
+  };
+}
+
+/** The three job tools over one job manager. */
+// deno-lint-ignore no-explicit-any
+export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
+  const statusInput = z.strictObject({
+    job_id: jobId,
+    wait_seconds: z.number().min(0).max(60).default(0).describe(
+      "Wait up to this many seconds for the job to finish (0 = answer now); progress notifications are sent meanwhile when the request carries a progress token",
+    ),
+    response_format: responseFormatField,
+  });
+  const listInput = z.strictObject({
+    status_filter: z.enum(JOB_STATUSES).optional().describe("Only jobs in this state"),
+    limit: z.number().int().min(1).max(100).default(10).describe(
+      "Most jobs to list, newest first (default 10)",
+    ),
+    response_format: responseFormatField,
+  });
+  const listOutput = z.object({
+    jobs: z.array(jobViewSchema).describe("Jobs, newest first"),
+    total: z.number().int().describe("Jobs matching in all"),
+    count: z.number().int().describe("Jobs in this answer"),
+  });
+  const cancelInput = z.strictObject({ job_id: jobId, response_format: responseFormatField });
+
+  const status: ToolDefinition<typeof statusInput, typeof jobViewSchema> = {
+    name: "fred_job_status",
+    title: "FRED job status",
+    description:
+      "Checks a background FRED job (started by a data tool for large requests): accepted, processing (with rows fetched, estimated total, percent and elapsed seconds), completed (with file path, rows written, size, format and a resource link), failed (with the error) or cancelled. Set wait_seconds to wait for completion; progress notifications follow while waiting. Jobs are kept 24 hours after they finish.",
+    input: statusInput,
+    output: jobViewSchema,
+    annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
+    async handler(args, ctx) {
+      let view = jobs.get(args.job_id);
+      if (args.wait_seconds > 0 && (view.status === "accepted" || view.status === "processing")) {
+        const forward = forwarder(ctx);
+        await forward(view);
+        view = await jobs.wait(args.job_id, {
+          timeoutMs: args.wait_seconds * 1000,
+          signal: ctx.signal,
+          onChange: forward,
+        });
+      }
+      const text = args.response_format === "json" ? jsonText(view) : describeJob(view);
+      return { text, structured: view, content: links(view) };
+    },
+  };
+
+  const list: ToolDefinition<typeof listInput, typeof listOutput> = {
+    name: "fred_job_list",
+    title: "FRED jobs",
+    description:
+      "Lists recent background FRED jobs, newest first, optionally only those in one state (accepted, processing, completed, failed, cancelled). Finished jobs are kept 24 hours.",
+    input: listInput,
+    output: listOutput,
+    annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
+    handler(args, ctx) {
+      const { jobs: views, total } = jobs.list({
+        ...(args.status_filter ? { status: args.status_filter } : {}),
+        limit: args.limit,
+      });
+      const fitted = fitToLimit(views, ctx.limits.characterLimit, ({ items, truncated }) => {
+        const structured = { jobs: items, total, count: items.length };
+        const text = args.response_format === "json" ? jsonText(structured) : [
+          `## FRED jobs (${items.length} of ${total})`,
+          items.length === 0 ? "_No jobs._" : markdownTable(
+            ["job_id", "status", "kind", "rows", "%", "created_at"],
+            items.map((j) => [
+              j.job_id,
+              j.status,
+              j.kind,
+              j.progress?.rows_fetched ?? 0,
+              j.progress?.percent_complete ?? "",
+              j.created_at,
+            ]),
+          ),
+          ...(truncated
+            ? [truncationNotice(items.length, total, { hint: "Ask for a smaller limit or one status." })]
+            : []),
+        ].join("\n\n");
+        return { text, structured };
+      });
+      return Promise.resolve({ text: fitted.text, structured: fitted.structured });
+    },
+  };
+
+  const cancel: ToolDefinition<typeof cancelInput, typeof jobViewSchema> = {
+    name: "fred_job_cancel",
+    title: "Cancel a FRED job",
+    description:
+      "Cancels a queued or running background FRED job; its partial file is removed. A finished job is left as it is (the answer shows its state).",
+    input: cancelInput,
+    output: jobViewSchema,
+    annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false },
+    async handler(args) {
+      const view = await jobs.cancel(args.job_id);
+      const note = view.status === "cancelled"
+        ? ""
+        : `The job had already ${
+          view.status === "failed" ? "failed" : "finished"
+        }; nothing was cancelled.\n\n`;
+      const text = args.response_format === "json" ? jsonText(view) : `${note}${describeJob(view)}`;
+      return { text, structured: view, content: links(view) };
+    },
+  };
+
+  return [status, list, cancel];
+}

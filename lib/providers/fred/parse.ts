@@ -1,0 +1,207 @@
+// FRED answers turned into one shape: a list of items plus the answer's other fields. Items are
+// FRED's own objects with few changes: observation and map values become numbers, with FRED's
+// "." (no value) as null, never zero; release table elements list their children by id; vintage
+// dates become objects. Shapes the notes mark uncertain (maps values as numbers or strings, the
+// old title-keyed maps layout) are read either way.
+import { ToolError } from "../../errors.ts";
+import { shorten } from "../../mcp/output.ts";
+import type { ItemKind } from "./operations.ts";
+
+/** A parsed answer. */
+export interface Parsed {
+  items: Record<string, unknown>[];
+  /** The answer's other top-level fields (real-time period, order, units, map title, ...). */
+  meta: Record<string, unknown>;
+  /** FRED's `count` (all matching items) when it sends one. */
+  total?: number;
+}
+
+const LIST_KEYS: Partial<Record<ItemKind, string>> = {
+  categories: "categories",
+  series: "seriess",
+  tags: "tags",
+  releases: "releases",
+  release_dates: "release_dates",
+  sources: "sources",
+  observations: "observations",
+  vintage_dates: "vintage_dates",
+};
+
+/** A FRED value as a number: `"."`, empty or unreadable values are missing (null), never zero. */
+export function fredNumber(value: unknown): number | null {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value !== "string") return null;
+  const text = value.trim();
+  if (text === "" || text === ".") return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {};
+}
+
+function decodeError(what: string): ToolError {
+  return new ToolError("DECODE_ERROR", `FRED's answer did not have the expected shape: ${what}`, {
+    hint: "Try again; if it persists, FRED may have changed this endpoint",
+  });
+}
+
+/** Parses one answer of an operation of `kind`. */
+export function parseResponse(kind: ItemKind, data: unknown): Parsed {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw decodeError("not a JSON object");
+  }
+  const body = data as Record<string, unknown>;
+  switch (kind) {
+    case "elements":
+      return parseTables(body);
+    case "regional_data":
+      return parseMapsData(body);
+    case "series_group": {
+      const group = body["series_group"];
+      if (!group || typeof group !== "object") throw decodeError('no "series_group" object');
+      return { items: [record(group)], meta: {} };
+    }
+    case "shapes": {
+      const features = body["features"];
+      if (!Array.isArray(features)) throw decodeError('no "features" list in the shape file');
+      const meta: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(body)) if (k !== "features") meta[k] = v;
+      return { items: features.map(record), meta };
+    }
+    default:
+      return parseList(kind, body);
+  }
+}
+
+function parseList(kind: ItemKind, body: Record<string, unknown>): Parsed {
+  const key = LIST_KEYS[kind]!;
+  const raw = body[key] ?? [];
+  if (!Array.isArray(raw)) throw decodeError(`"${key}" is not a list`);
+  const meta: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) if (k !== key) meta[k] = v;
+  let items: Record<string, unknown>[];
+  if (kind === "observations") {
+    items = raw.map((o) => {
+      const obs = record(o);
+      return { ...obs, value: fredNumber(obs["value"]) };
+    });
+  } else if (kind === "vintage_dates") {
+    items = raw.map((d) => ({ vintage_date: String(d) }));
+  } else {
+    items = raw.map(record);
+  }
+  const count = body["count"];
+  return typeof count === "number" ? { items, meta, total: count } : { items, meta };
+}
+
+function parseTables(body: Record<string, unknown>): Parsed {
+  const elements = record(body["elements"]);
+  const items = Object.values(elements).map((e) => {
+    const el = record(e);
+    const children = Array.isArray(el["children"]) ? el["children"].map((c) => record(c)["element_id"]) : [];
+    const out: Record<string, unknown> = { ...el, children };
+    if ("observation_value" in el) out["observation_value"] = fredNumber(el["observation_value"]);
+    return out;
+  });
+  const meta: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) if (k !== "elements") meta[k] = v;
+  return { items, meta };
+}
+
+function parseMapsData(body: Record<string, unknown>): Parsed {
+  let meta: Record<string, unknown>;
+  let byDate: Record<string, unknown>;
+  if (body["meta"] && typeof body["meta"] === "object") {
+    const m = record(body["meta"]);
+    byDate = record(m["data"]);
+    meta = {};
+    for (const [k, v] of Object.entries(m)) if (k !== "data") meta[k] = v;
+  } else {
+    // The older layout: {"<title>": {"2013": [rows]}}.
+    const [title, value] = Object.entries(body)[0] ?? [];
+    if (title === undefined) throw decodeError('no "meta" object with map data');
+    byDate = record(value);
+    meta = { title };
+  }
+  const items: Record<string, unknown>[] = [];
+  for (const [date, rows] of Object.entries(byDate)) {
+    if (!Array.isArray(rows)) continue;
+    for (const row of rows) {
+      const r = record(row);
+      items.push({
+        date,
+        region: r["region"],
+        code: r["code"],
+        value: fredNumber(r["value"]),
+        series_id: r["series_id"],
+      });
+    }
+  }
+  return { items, meta };
+}
+
+/**
+ * An item as shown inline: long notes shortened, shape geometry left out (it belongs in a file),
+ * observation real-time fields dropped when they repeat the answer's own period.
+ */
+export function screenItem(
+  kind: ItemKind,
+  item: Record<string, unknown>,
+  meta: Record<string, unknown>,
+): Record<
+  string,
+  unknown
+> {
+  switch (kind) {
+    case "series":
+    case "tags":
+    case "releases":
+    case "categories":
+    case "sources": {
+      const notes = item["notes"];
+      return typeof notes === "string" && notes.length > 200 ? { ...item, notes: shorten(notes, 200) } : item;
+    }
+    case "observations": {
+      const same = item["realtime_start"] === meta["realtime_start"] &&
+        item["realtime_end"] === meta["realtime_end"];
+      return same ? { date: item["date"], value: item["value"] } : item;
+    }
+    case "shapes":
+      return { type: item["type"], properties: item["properties"] ?? {} };
+    default:
+      return item;
+  }
+}
+
+/** CSV column order per kind; other keys of the first page follow in the order they appear. */
+export const CSV_COLUMNS: Partial<Record<ItemKind, readonly string[]>> = {
+  observations: ["date", "value", "realtime_start", "realtime_end"],
+  regional_data: ["date", "region", "code", "value", "series_id"],
+  vintage_dates: ["vintage_date"],
+  series: [
+    "id",
+    "title",
+    "observation_start",
+    "observation_end",
+    "frequency",
+    "frequency_short",
+    "units",
+    "units_short",
+    "seasonal_adjustment",
+    "seasonal_adjustment_short",
+    "last_updated",
+    "popularity",
+    "group_popularity",
+    "realtime_start",
+    "realtime_end",
+    "notes",
+  ],
+  tags: ["name", "group_id", "notes", "created", "popularity", "series_count"],
+  releases: ["id", "name", "press_release", "link", "realtime_start", "realtime_end", "notes"],
+  sources: ["id", "name", "link", "realtime_start", "realtime_end", "notes"],
+  categories: ["id", "name", "parent_id", "notes"],
+};

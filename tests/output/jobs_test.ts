@@ -1,0 +1,300 @@
+import assert from "node:assert/strict";
+import { FakeClock } from "../../lib/clock.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { ToolError } from "../../lib/errors.ts";
+import { Logger } from "../../lib/log.ts";
+import { JobManager, jobViewSchema } from "../../lib/output/jobs.ts";
+import type { JobHandle } from "../../lib/output/jobs.ts";
+
+const HOUR = 3_600_000;
+
+function manager(
+  clock: Clock = new FakeClock(Date.UTC(2025, 9, 8, 14, 30, 22)),
+  logger?: Logger,
+): JobManager {
+  return new JobManager({
+    clock,
+    retentionMs: 24 * HOUR,
+    idPrefix: "fred-job",
+    ...(logger ? { logger } : {}),
+  });
+}
+
+/** A promise the test resolves when it wants the job to go on. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+/** A clock whose sleeps end only when aborted, so waits end on job events alone. */
+class StillClock implements Clock {
+  now(): number {
+    return Date.UTC(2025, 9, 8);
+  }
+  sleep(_ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((_, reject) =>
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true })
+    );
+  }
+}
+
+Deno.test("JobManager.start() answers accepted at once and runs the job to completion", async () => {
+  const clock = new FakeClock(Date.UTC(2025, 9, 8, 14, 30, 22));
+  const jobs = manager(clock);
+  const view = jobs.start({
+    kind: "observations",
+    request: { series_id: "GNPCA" },
+    estimatedRows: 200,
+    run: (job) => {
+      clock.advance(2000);
+      job.progress(100, 200, "Half");
+      clock.advance(2000);
+      job.progress(200);
+      return Promise.resolve({ result: { rows_written: 200 }, message: "Done" });
+    },
+  });
+  assert.match(view.job_id, /^fred-job-[0-9a-f]{8}-20251008-143022$/);
+  assert.equal(view.status, "accepted");
+  assert.equal(view.message, "Job queued for processing");
+  assert.equal(view.progress, undefined);
+  jobViewSchema.parse(view);
+  const done = await jobs.settled(view.job_id);
+  assert.equal(done.status, "completed");
+  assert.equal(done.message, "Done");
+  assert.deepEqual(done.result, { rows_written: 200 });
+  assert.deepEqual(done.progress, {
+    rows_fetched: 200,
+    estimated_total: 200,
+    percent_complete: 100,
+    elapsed_seconds: 4,
+  });
+  assert.equal(done.duration_seconds, 4);
+  assert.equal(done.error, undefined);
+  jobViewSchema.parse(done);
+});
+
+Deno.test("JobManager reports progress while a job is processing", async () => {
+  const jobs = manager();
+  const g = gate();
+  const { job_id } = jobs.start({
+    kind: "k",
+    request: {},
+    estimatedRows: 75_000,
+    run: async (job) => {
+      job.progress(35_000, undefined, "Fetching observations from FRED API...");
+      await g.wait;
+      return { result: {} };
+    },
+  });
+  await Promise.resolve();
+  await Promise.resolve();
+  const view = jobs.get(job_id);
+  assert.equal(view.status, "processing");
+  assert.equal(view.message, "Fetching observations from FRED API...");
+  assert.equal(view.progress?.percent_complete, 46);
+  g.open();
+  assert.equal((await jobs.settled(job_id)).status, "completed");
+});
+
+Deno.test("JobManager marks a job failed with the ToolError's code, or INTERNAL_ERROR and a log line", async () => {
+  const lines: string[] = [];
+  const jobs = manager(undefined, new Logger({ write: (l) => lines.push(l) }));
+  const a = jobs.start({
+    kind: "k",
+    request: {},
+    run: () =>
+      Promise.reject(
+        new ToolError("RATE_LIMIT_EXCEEDED", "FRED API rate limit exceeded", { retryable: true }),
+      ),
+  });
+  const failed = await jobs.settled(a.job_id);
+  assert.equal(failed.status, "failed");
+  assert.deepEqual(failed.error, { code: "RATE_LIMIT_EXCEEDED", message: "FRED API rate limit exceeded" });
+  assert.equal(failed.retry_count, 0);
+  assert.equal(failed.next_retry_in_seconds, null);
+  jobViewSchema.parse(failed);
+
+  const b = jobs.start({
+    kind: "k",
+    request: {},
+    run: () => Promise.reject(new Error("disk on fire /secret/path")),
+  });
+  const crashed = await jobs.settled(b.job_id);
+  assert.equal(crashed.error?.code, "INTERNAL_ERROR");
+  assert.ok(!crashed.error?.message.includes("/secret/path"), "internals stay in the log");
+  assert.ok(lines.some((l) => l.includes("job failed unexpectedly") && l.includes("disk on fire")));
+});
+
+Deno.test("JobManager shows a pending retry with its count and wait", async () => {
+  const clock = new FakeClock();
+  const jobs = manager(clock);
+  const g = gate();
+  const { job_id } = jobs.start({
+    kind: "k",
+    request: {},
+    run: async (job) => {
+      job.retrying({ code: "SERVER_ERROR", message: "FRED API server error (HTTP 503)" }, 1, 30_000);
+      await g.wait;
+      job.progress(10, 10);
+      return { result: {} };
+    },
+  });
+  await Promise.resolve();
+  await Promise.resolve();
+  clock.advance(10_000);
+  const view = jobs.get(job_id);
+  assert.equal(view.status, "processing");
+  assert.equal(view.retry_count, 1);
+  assert.equal(view.next_retry_in_seconds, 20);
+  assert.equal(view.error?.code, "SERVER_ERROR");
+  assert.match(view.message, /retrying in 30 s/);
+  g.open();
+  const done = await jobs.settled(job_id);
+  assert.equal(done.status, "completed");
+  assert.equal(done.error, undefined, "a retry that succeeded leaves no error");
+  assert.equal(done.next_retry_in_seconds, undefined);
+});
+
+Deno.test("JobManager.cancel() aborts a running job, waits for its cleanup, and leaves finished jobs alone", async () => {
+  const jobs = manager();
+  let cleanedUp = false;
+  const { job_id } = jobs.start({
+    kind: "k",
+    request: {},
+    run: (job: JobHandle) =>
+      new Promise((_, reject) => {
+        job.signal.addEventListener("abort", () => {
+          cleanedUp = true;
+          reject(job.signal.reason);
+        });
+      }),
+  });
+  await Promise.resolve();
+  const view = await jobs.cancel(job_id);
+  assert.equal(view.status, "cancelled");
+  assert.equal(cleanedUp, true, "cancel resolved after the job cleaned up");
+  assert.match(view.message, /cancelled/);
+
+  const quick = jobs.start({ kind: "k", request: {}, run: () => Promise.resolve({ result: { ok: 1 } }) });
+  await jobs.settled(quick.job_id);
+  assert.equal((await jobs.cancel(quick.job_id)).status, "completed");
+});
+
+Deno.test("JobManager runs a job cancelled before it started, so it can release what it holds", async () => {
+  const jobs = manager();
+  let sawAbort = false;
+  const { job_id } = jobs.start({
+    kind: "k",
+    request: {},
+    run: (job) => {
+      sawAbort = job.signal.aborted;
+      return Promise.reject(job.signal.reason);
+    },
+  });
+  const view = await jobs.cancel(job_id);
+  assert.equal(view.status, "cancelled");
+  assert.equal(sawAbort, true);
+});
+
+Deno.test("JobManager keeps finished jobs 24 hours, then answers JOB_NOT_FOUND", async () => {
+  const clock = new FakeClock();
+  const jobs = manager(clock);
+  const g = gate();
+  const done = jobs.start({ kind: "k", request: {}, run: () => Promise.resolve({ result: {} }) });
+  const running = jobs.start({ kind: "k", request: {}, run: async () => (await g.wait, { result: {} }) });
+  await jobs.settled(done.job_id);
+  clock.advance(24 * HOUR - 1);
+  assert.equal(jobs.get(done.job_id).status, "completed");
+  clock.advance(1);
+  assert.throws(() => jobs.get(done.job_id), (e: unknown) => {
+    assert.ok(e instanceof ToolError);
+    assert.equal(e.errorType, "JOB_NOT_FOUND");
+    assert.match(e.hint ?? "", /24 hours/);
+    return true;
+  });
+  assert.equal(jobs.get(running.job_id).status, "processing", "running jobs never expire");
+  g.open();
+  await jobs.settled(running.job_id);
+});
+
+Deno.test("JobManager.list() filters by status, limits, and puts the newest first", async () => {
+  const clock = new FakeClock();
+  const jobs = manager(clock);
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    ids.push(jobs.start({ kind: `k${i}`, request: {}, run: () => Promise.resolve({ result: {} }) }).job_id);
+    clock.advance(1000);
+  }
+  const failing = jobs.start({
+    kind: "bad",
+    request: {},
+    run: () => Promise.reject(new ToolError("X", "x")),
+  });
+  for (const id of [...ids, failing.job_id]) await jobs.settled(id);
+  const all = jobs.list({ limit: 2 });
+  assert.equal(all.total, 4);
+  assert.deepEqual(all.jobs.map((j) => j.kind), ["bad", "k2"]);
+  const completed = jobs.list({ status: "completed" });
+  assert.deepEqual(completed.jobs.map((j) => j.kind), ["k2", "k1", "k0"]);
+  assert.equal(jobs.list({ status: "failed" }).total, 1);
+});
+
+Deno.test("JobManager.wait() reports each change and returns when the job finishes", async () => {
+  const jobs = manager(new StillClock());
+  const gates = [gate(), gate(), gate()];
+  const { job_id } = jobs.start({
+    kind: "k",
+    request: {},
+    estimatedRows: 2,
+    run: async (job) => {
+      await gates[0]!.wait;
+      job.progress(1);
+      await gates[1]!.wait;
+      job.progress(2);
+      await gates[2]!.wait;
+      return { result: { rows_written: 2 } };
+    },
+  });
+  const seen: number[] = [];
+  const waiting = jobs.wait(job_id, {
+    timeoutMs: 60_000,
+    onChange: (v) => {
+      const rows = v.progress?.rows_fetched ?? -1;
+      seen.push(rows);
+      gates[rows]?.open();
+    },
+  });
+  gates[0]!.open();
+  const view = await waiting;
+  assert.equal(view.status, "completed");
+  assert.ok(seen.includes(1) && seen.includes(2), `every change was reported: ${seen.join(",")}`);
+  assert.equal(seen.at(-1), 2, "the last report is the finished state");
+});
+
+Deno.test("JobManager.wait() returns the current state at the timeout or when its signal aborts", async () => {
+  const jobs = manager(new FakeClock());
+  const g = gate();
+  const { job_id } = jobs.start({ kind: "k", request: {}, run: async () => (await g.wait, { result: {} }) });
+  await Promise.resolve();
+  // The fake clock's sleep ends at once: the timeout passes without a real wait.
+  assert.equal((await jobs.wait(job_id, { timeoutMs: 30_000 })).status, "processing");
+  const stop = new AbortController();
+  stop.abort();
+  assert.equal((await jobs.wait(job_id, { timeoutMs: 30_000, signal: stop.signal })).status, "processing");
+  g.open();
+  await jobs.settled(job_id);
+});
+
+Deno.test("JobManager.close() cancels unfinished jobs and waits for them", async () => {
+  const jobs = manager();
+  const { job_id } = jobs.start({
+    kind: "k",
+    request: {},
+    run: (job) =>
+      new Promise((_, reject) => job.signal.addEventListener("abort", () => reject(job.signal.reason))),
+  });
+  await Promise.resolve();
+  await jobs.close();
+  assert.equal(jobs.get(job_id).status, "cancelled");
+});

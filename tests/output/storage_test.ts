@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { FakeClock } from "../../lib/clock.ts";
+import { ToolError } from "../../lib/errors.ts";
+import { isInside, ProjectStorage } from "../../lib/output/storage.ts";
+
+const SUBDIRS = ["series", "maps"];
+
+function storageIn(root: string): ProjectStorage {
+  return new ProjectStorage({
+    root,
+    subdirs: SUBDIRS,
+    clock: new FakeClock(Date.UTC(2025, 9, 8, 14, 30, 22)),
+    uriPrefix: "test://files/",
+    settingName: "TEST_STORAGE_DIR",
+  });
+}
+
+async function rejectsWith(p: Promise<unknown>, type: string): Promise<ToolError> {
+  let caught: unknown;
+  try {
+    await p;
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof ToolError, `expected ToolError ${type}, got ${caught}`);
+  assert.equal(caught.errorType, type);
+  return caught;
+}
+
+Deno.test("ProjectStorage.ensureProject() creates the layout and .project.json once", async () => {
+  const root = `${Deno.makeTempDirSync()}/store`;
+  const storage = storageIn(root);
+  const first = await storage.ensureProject("study", "Inflation study");
+  assert.equal(first.created, true);
+  assert.deepEqual(first.subdirs, SUBDIRS);
+  for (const sub of SUBDIRS) assert.ok(Deno.statSync(`${root}/study/${sub}`).isDirectory);
+  const meta = JSON.parse(Deno.readTextFileSync(`${root}/study/.project.json`));
+  assert.equal(meta.description, "Inflation study");
+  assert.equal(meta.created, "2025-10-08T14:30:22.000Z");
+  const again = await storage.ensureProject("study", "Changed");
+  assert.equal(again.created, false);
+  assert.equal(
+    JSON.parse(Deno.readTextFileSync(`${root}/study/.project.json`)).description,
+    "Inflation study",
+  );
+});
+
+Deno.test("ProjectStorage.reserve() never hands out a taken name", async () => {
+  const root = Deno.makeTempDirSync();
+  const storage = storageIn(root);
+  const a = await storage.reserve("p", "series", "gdp", "csv");
+  const b = await storage.reserve("p", "series", "gdp", "csv");
+  assert.equal(a.name, "gdp.csv");
+  assert.equal(b.name, "gdp_1.csv", "a pending reservation counts as taken");
+  assert.equal(a.relativePath, "series/gdp.csv");
+  assert.equal(a.uri, "test://files/p/series/gdp.csv");
+  assert.equal(a.tempPath, `${root}/p/series/.gdp.csv.partial`);
+  Deno.writeTextFileSync(a.path, "x");
+  storage.release(a);
+  storage.release(b);
+  const c = await storage.reserve("p", "series", "gdp.csv", "csv");
+  assert.equal(c.name, "gdp_1.csv", "an existing file is never overwritten");
+  await rejectsWith(storage.reserve("p", "series", "../gdp", "csv"), "PATH_SECURITY_ERROR");
+  await rejectsWith(storage.reserve("../p", "series", "gdp", "csv"), "PATH_SECURITY_ERROR");
+});
+
+Deno.test("ProjectStorage refuses a project or folder that links outside the root", async () => {
+  const base = Deno.makeTempDirSync();
+  const outside = `${base}/outside`;
+  Deno.mkdirSync(outside);
+  const root = `${base}/root`;
+  Deno.mkdirSync(root);
+  Deno.symlinkSync(outside, `${root}/linked`);
+  const storage = storageIn(root);
+  await rejectsWith(storage.ensureProject("linked"), "PATH_SECURITY_ERROR");
+  await storage.ensureProject("real");
+  Deno.removeSync(`${root}/real/maps`, { recursive: true });
+  Deno.symlinkSync(outside, `${root}/real/maps`);
+  await rejectsWith(storage.reserve("real", "maps", "shapes", "json"), "PATH_SECURITY_ERROR");
+  assert.deepEqual([...Deno.readDirSync(outside)], [], "nothing was written outside");
+});
+
+Deno.test("ProjectStorage lists projects and files with rows from .project.json, hiding partial files", async () => {
+  const root = Deno.makeTempDirSync();
+  const storage = storageIn(root);
+  await storage.ensureProject("b-project", "Second");
+  const small = await storage.reserve("a-project", "series", "small", "csv");
+  Deno.writeTextFileSync(small.path, "date,value\r\n2020-01-01,1\r\n");
+  await storage.recordFile("a-project", small.relativePath, {
+    rows: 1,
+    format: "csv",
+    created: "2025-10-08T14:30:22Z",
+  });
+  const big = await storage.reserve("a-project", "maps", "big", "json");
+  Deno.writeTextFileSync(big.path, "x".repeat(5000));
+  Deno.writeTextFileSync(`${root}/a-project/series/.pending.csv.partial`, "half");
+
+  const projects = await storage.listProjects();
+  assert.deepEqual(projects.map((p) => [p.name, p.file_count, p.description]), [
+    ["a-project", 2, null],
+    ["b-project", 0, "Second"],
+  ]);
+  assert.equal(projects[0]!.total_size_mb, Math.round(((5000 + 27) / 1_048_576) * 1000) / 1000);
+
+  const bySize = await storage.listFiles("a-project", { sortBy: "size" });
+  assert.deepEqual(bySize.files.map((f) => f.path), ["maps/big.json", "series/small.csv"]);
+  assert.equal(bySize.total_files, 2);
+  assert.equal(bySize.files[1]!.rows, 1);
+  assert.equal(bySize.files[0]!.rows, null);
+  assert.equal(bySize.files[1]!.resource_uri, "test://files/a-project/series/small.csv");
+  const byName = await storage.listFiles("a-project", { sortBy: "name", limit: 1 });
+  assert.deepEqual(byName.files.map((f) => f.path), ["maps/big.json"]);
+  assert.equal(byName.total_files, 2, "totals count every file, not just those listed");
+  const series = await storage.listFiles("a-project", { subdir: "series" });
+  assert.deepEqual(series.files.map((f) => f.name), ["small.csv"]);
+  await rejectsWith(storage.listFiles("nope"), "NOT_FOUND");
+  const all = await storage.allFiles(10);
+  assert.equal(all.length, 2);
+});
+
+Deno.test("ProjectStorage.listProjects() of a root not yet created is empty", async () => {
+  const storage = storageIn(`${Deno.makeTempDirSync()}/not/yet`);
+  assert.deepEqual(await storage.listProjects(), []);
+});
+
+Deno.test("ProjectStorage.resolveFile() finds stored files and refuses escapes and links", async () => {
+  const base = Deno.makeTempDirSync();
+  const root = `${base}/root`;
+  Deno.writeTextFileSync(`${base}/secret.txt`, "secret");
+  const storage = storageIn(root);
+  const file = await storage.reserve("p", "series", "gdp", "csv");
+  Deno.writeTextFileSync(file.path, "a,b\r\n");
+  const found = await storage.resolveFile("p", "series/gdp.csv");
+  assert.equal(found.path, file.path);
+  assert.equal(found.format, "csv");
+  await rejectsWith(storage.resolveFile("p", "../../secret.txt"), "PATH_SECURITY_ERROR");
+  await rejectsWith(storage.resolveFile("p", "series/../../../secret.txt"), "PATH_SECURITY_ERROR");
+  await rejectsWith(storage.resolveFile("..", "secret.txt"), "PATH_SECURITY_ERROR");
+  await rejectsWith(storage.resolveFile("p", ".project.json"), "PATH_SECURITY_ERROR");
+  await rejectsWith(storage.resolveFile("p", "series/missing.csv"), "NOT_FOUND");
+  Deno.symlinkSync(`${base}/secret.txt`, `${root}/p/series/link.csv`);
+  await rejectsWith(storage.resolveFile("p", "series/link.csv"), "PATH_SECURITY_ERROR");
+});
+
+Deno.test("isInside() is strict about prefixes", () => {
+  assert.equal(isInside("/data/fred", "/data/fred/p/x.csv"), true);
+  assert.equal(isInside("/data/fred", "/data/fred"), false);
+  assert.equal(isInside("/data/fred", "/data/fred-other/x.csv"), false);
+  assert.equal(isInside("/data/fred", "/data/x.csv"), false);
+});

@@ -1,0 +1,219 @@
+// A fake FRED API on 127.0.0.1 serving the recorded fixtures (see tests/fixtures/fred/README.md
+// for what is recorded and what is built here from recorded items in the documented envelopes).
+import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
+import type { Received, Reply, Route } from "../../fakes/upstream.ts";
+
+/** A key in FRED's documented format (32 lower-case letters and digits); tests grep for it. */
+export const TEST_KEY = "0123456789abcdef0fedcba987654321";
+
+const F = "fred/";
+
+function json(path: string): Record<string, unknown> {
+  return JSON.parse(fixtureText(`${F}${path}`));
+}
+
+/** The recorded GNPCA observations (84 rows), for slicing. */
+export const GNPCA_OBS = json("official_doc_series_observations_GNPCA.json");
+
+function envelope(key: string, items: unknown[], req: Received, limit = 1000): Record<string, unknown> {
+  const offset = Number(req.url.searchParams.get("offset") ?? 0);
+  const lim = Number(req.url.searchParams.get("limit") ?? limit);
+  return {
+    realtime_start: "2013-08-14",
+    realtime_end: "2013-08-14",
+    order_by: req.url.searchParams.get("order_by") ?? "series_id",
+    sort_order: req.url.searchParams.get("sort_order") ?? "asc",
+    count: items.length,
+    offset,
+    limit: lim,
+    [key]: items.slice(offset, offset + lim),
+  };
+}
+
+/** FRED's JSON error body. */
+export function fredError(status: number, message: string): Reply {
+  return { status, json: { error_code: status, error_message: message } };
+}
+
+/** A generated observations answer of `count` rows in FRED's shape; every 97th value is ".". */
+export function syntheticObservations(count: number, offset: number, limit: number): Record<string, unknown> {
+  const end = Math.min(count, offset + limit);
+  const observations = [];
+  const day0 = Date.UTC(1900, 0, 1);
+  for (let i = offset; i < end; i++) {
+    observations.push({
+      realtime_start: "2024-01-02",
+      realtime_end: "2024-01-02",
+      date: new Date(day0 + i * 86_400_000).toISOString().slice(0, 10),
+      value: i % 97 === 0 ? "." : (100 + (i % 1000) / 7).toFixed(3),
+    });
+  }
+  return {
+    realtime_start: "2024-01-02",
+    realtime_end: "2024-01-02",
+    observation_start: "1776-07-04",
+    observation_end: "9999-12-31",
+    units: "lin",
+    output_type: 1,
+    file_type: "json",
+    order_by: "observation_date",
+    sort_order: "asc",
+    count,
+    offset,
+    limit,
+    observations,
+  };
+}
+
+function observations(req: Received): Reply {
+  const p = req.url.searchParams;
+  const id = p.get("series_id");
+  const offset = Number(p.get("offset") ?? 0);
+  const limit = Number(p.get("limit") ?? 100_000);
+  if (id === "NOPE") return fredError(400, "Bad Request.  The series does not exist.");
+  if (id === "BIG") return { json: syntheticObservations(100_000, offset, limit) };
+  if (id === "MID") return { json: syntheticObservations(3_000, offset, limit) };
+  const all = GNPCA_OBS["observations"] as unknown[];
+  return { json: { ...GNPCA_OBS, offset, limit, observations: all.slice(offset, offset + limit) } };
+}
+
+const series = () => (json("recorded_series_GNPCA.json")["seriess"] as unknown[]);
+const tags = () => json("official_doc_series_tags_STLFSI.json");
+const categories = () => json("recorded_category_125.json");
+const releases = () => (json("recorded_release_53.json")["releases"] as unknown[]);
+// No recorded body: the documented `sources[] {id, realtime_*, name, link}` shape.
+const SOURCES = [{
+  id: 1,
+  realtime_start: "2013-08-14",
+  realtime_end: "2013-08-14",
+  name: "Board of Governors of the Federal Reserve System",
+  link: "http://www.federalreserve.gov/",
+}];
+
+/** Routes answering every FRED v1 and Maps endpoint the tools call. */
+export function fredRoutes(): Route[] {
+  const seriesList = (req: Received) => ({ json: envelope("seriess", series(), req) });
+  const tagList = () => ({ json: tags() });
+  return [
+    { path: "/fred/category", reply: () => ({ json: categories() }) },
+    { path: "/fred/category/children", reply: () => ({ json: categories() }) },
+    { path: "/fred/category/related", reply: () => ({ json: categories() }) },
+    { path: "/fred/category/series", reply: seriesList },
+    { path: "/fred/category/tags", reply: tagList },
+    { path: "/fred/category/related_tags", reply: tagList },
+    { path: "/fred/releases", reply: (req) => ({ json: envelope("releases", releases(), req) }) },
+    {
+      path: "/fred/releases/dates",
+      reply: (req) => ({
+        json: envelope("release_dates", [{
+          release_id: 53,
+          release_name: "Gross Domestic Product",
+          date: "2013-07-31",
+        }], req),
+      }),
+    },
+    { path: "/fred/release", reply: { fixture: `${F}recorded_release_53.json` } },
+    { path: "/fred/release/dates", reply: { fixture: `${F}official_doc_release_dates_82.json` } },
+    { path: "/fred/release/series", reply: seriesList },
+    { path: "/fred/release/sources", reply: () => ({ json: { sources: SOURCES } }) },
+    { path: "/fred/release/tags", reply: tagList },
+    { path: "/fred/release/related_tags", reply: tagList },
+    {
+      path: "/fred/release/tables",
+      reply: () => ({
+        body: fixtureText(`${F}official_doc_release_tables_53_element_12886.AS_PUBLISHED_INVALID.txt`)
+          .replace(
+            /^\{\s*\{/,
+            "{",
+          ),
+        contentType: "application/json",
+      }),
+    },
+    {
+      path: "/fred/series",
+      reply: (req) =>
+        req.url.searchParams.get("series_id") === "NOPE"
+          ? fredError(400, "Bad Request.  The series does not exist.")
+          : { fixture: `${F}recorded_series_GNPCA.json` },
+    },
+    { path: "/fred/series/search", reply: seriesList },
+    { path: "/fred/series/categories", reply: () => ({ json: categories() }) },
+    { path: "/fred/series/observations", reply: observations },
+    { path: "/fred/series/release", reply: { fixture: `${F}recorded_release_53.json` } },
+    { path: "/fred/series/tags", reply: tagList },
+    { path: "/fred/series/search/tags", reply: tagList },
+    { path: "/fred/series/search/related_tags", reply: tagList },
+    {
+      path: "/fred/series/updates",
+      reply: (req) => ({
+        json: { ...envelope("seriess", series(), req), filter_variable: "geography", filter_value: "all" },
+      }),
+    },
+    {
+      path: "/fred/series/vintagedates",
+      reply: (req) => ({
+        json: envelope(
+          "vintage_dates",
+          ["1958-12-21", "1959-02-19", "1959-07-19", "2013-07-31"],
+          req,
+          10_000,
+        ),
+      }),
+    },
+    { path: "/fred/sources", reply: (req) => ({ json: envelope("sources", SOURCES, req) }) },
+    { path: "/fred/source", reply: () => ({ json: { sources: SOURCES } }) },
+    { path: "/fred/source/releases", reply: (req) => ({ json: envelope("releases", releases(), req) }) },
+    { path: "/fred/tags", reply: tagList },
+    { path: "/fred/related_tags", reply: tagList },
+    { path: "/fred/tags/series", reply: seriesList },
+    { path: "/geofred/shapes/file", reply: { fixture: `${F}recorded_geofred_shapes_file_state.json` } },
+    {
+      // The documented example (FRED Maps series/group page), as quoted in the upstream notes §5.
+      path: "/geofred/series/group",
+      reply: {
+        json: {
+          series_group: {
+            title: "All Employees: Total Private",
+            region_type: "state",
+            series_group: "1223",
+            season: "NSA",
+            units: "Thousands of Persons",
+            frequency: "Annual",
+            min_date: "1990-01-01",
+            max_date: "2021-01-01",
+          },
+        },
+      },
+    },
+    {
+      path: "/geofred/regional/data",
+      reply: { fixture: `${F}recorded_geofred_regional_data_882_state_2013.json` },
+    },
+    {
+      path: "/geofred/series/data",
+      reply: { fixture: `${F}recorded_geofred_regional_data_882_state_2013.json` },
+    },
+  ];
+}
+
+/** Starts a fake FRED with every route. */
+export function startFakeFred(): FakeUpstream {
+  return FakeUpstream.start(fredRoutes());
+}
+
+/** The provider block for a config file: fast pacing, small backoffs, the test key. */
+export function fredConfig(origin: string, extra: Record<string, unknown> = {}): string {
+  const block: Record<string, unknown> = {
+    base_url: origin,
+    api_key: TEST_KEY,
+    rate_limit_per_minute: 0,
+    rate_limit_per_second: 0,
+    retry_backoff_ms: 5,
+    rate_limit_retry_delay: 0.05,
+    timeout: 10,
+    cache_ttl: 0,
+    ...extra,
+  };
+  const lines = Object.entries(block).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`);
+  return `providers:\n  fred:\n${lines.join("\n")}\n`;
+}
