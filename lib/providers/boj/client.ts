@@ -1,5 +1,6 @@
 // Calls the three BOJ endpoints through the shared HTTP client and maps every failure onto the
 // seed's four error classes: VALIDATION_ERROR, TRANSPORT_ERROR, DECODE_ERROR and API_ERROR.
+import { clientSettings } from "../../http/settings.ts";
 import type { CommonSettings } from "../../config/provider_spec.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient } from "../../http/fetch_client.ts";
@@ -76,19 +77,8 @@ export class BojClient {
     this.#http = context.http.client({
       provider: "boj",
       upstreamName: "BOJ API",
-      baseUrl: s.base_url,
-      timeoutMs: Math.round(s.timeout * 1000),
+      ...clientSettings(s),
       retry: bojRetryPolicy(s),
-      cacheTtlMs: Math.round(s.cache_ttl * 1000),
-      maxBodyBytes: Math.round(s.max_body_mb * 1024 * 1024),
-      rateLimits: [
-        ...(s.rate_limit_per_minute > 0 ? [{ requests: s.rate_limit_per_minute, perMs: 60_000 }] : []),
-        // A fractional per-second rate becomes one request per interval.
-        ...(s.rate_limit_per_second > 0
-          ? [{ requests: 1, perMs: Math.ceil(1000 / s.rate_limit_per_second) }]
-          : []),
-      ],
-      breaker: { threshold: s.breaker_threshold, cooldownMs: s.breaker_cooldown * 1000 },
     });
   }
 

@@ -3,9 +3,9 @@
 // 5xx up to 2 (never 4xx, never transport errors), exponential backoff with ±25 % jitter, and
 // the circuit breaker. The API key rides in the query string, so it is declared a secret
 // parameter (redacted from every logged or reported URL) and scrubbed from upstream messages.
+import { clientSettings } from "../../http/settings.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
-import type { RateLimit } from "../../http/rate_limiter.ts";
 import type { RetryPolicy } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import type { Logger } from "../../log.ts";
@@ -50,19 +50,6 @@ export function fredRetryPolicy(settings: FredSettings): RetryPolicy {
   };
 }
 
-/** The per-minute and per-second limits (a rate below 1/s becomes one request per 1/rate s). */
-export function fredRateLimits(settings: FredSettings): RateLimit[] {
-  const limits: RateLimit[] = [];
-  if (settings.rate_limit_per_minute > 0) {
-    limits.push({ requests: settings.rate_limit_per_minute, perMs: 60_000 });
-  }
-  const rps = settings.rate_limit_per_second;
-  if (rps > 0) {
-    limits.push(rps >= 1 ? { requests: rps, perMs: 1000 } : { requests: 1, perMs: Math.round(1000 / rps) });
-  }
-  return limits;
-}
-
 /** Options of one FRED request. */
 export interface FredRequestOptions {
   signal?: AbortSignal;
@@ -88,15 +75,10 @@ export class FredClient {
     this.#http = runtime.client({
       provider: "fred",
       upstreamName: "FRED API",
-      baseUrl: settings.base_url,
-      timeoutMs: settings.timeout * 1000,
+      ...clientSettings(settings),
       retry: fredRetryPolicy(settings),
-      rateLimits: fredRateLimits(settings),
-      cacheTtlMs: settings.cache_ttl * 1000,
-      maxBodyBytes: Math.round(settings.max_body_mb * 1024 * 1024),
       secretParams: ["api_key"],
       headers: { accept: "application/json" },
-      breaker: { threshold: settings.breaker_threshold, cooldownMs: settings.breaker_cooldown * 1000 },
     });
   }
 

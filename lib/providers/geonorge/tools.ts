@@ -1,8 +1,8 @@
 // geonorge-datasets: Riksantikvaren's (or another organization's) datasets and services in
 // GeoNorge's catalogue, with their distribution links.
+import { clientSettings } from "../../http/settings.ts";
 import { z } from "zod";
 import type { QueryValue } from "../../http/fetch_client.ts";
-import { DEFAULT_RETRY_POLICY } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import { originOf, ssrfGuard } from "../../http/ssrf.ts";
 import type { ToolDefinition } from "../../mcp/provider.ts";
@@ -62,16 +62,7 @@ export function datasetsTool(
   const http = runtime.client({
     provider: "geonorge",
     upstreamName: "GeoNorge's catalogue (kartkatalog.geonorge.no)",
-    baseUrl: settings.base_url,
-    timeoutMs: settings.timeout * 1000,
-    retry: {
-      ...DEFAULT_RETRY_POLICY,
-      maxRetries: settings.max_retries,
-      baseDelayMs: settings.retry_backoff_ms,
-    },
-    cacheTtlMs: settings.cache_ttl * 1000,
-    maxBodyBytes: Math.round(settings.max_body_mb * 1024 * 1024),
-    breaker: { threshold: settings.breaker_threshold, cooldownMs: settings.breaker_cooldown * 1000 },
+    ...clientSettings(settings),
     checkUrl: ssrfGuard({ trustedOrigins: [originOf(settings.base_url)] }),
   });
   const input = z.strictObject({

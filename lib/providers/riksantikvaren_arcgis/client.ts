@@ -1,9 +1,9 @@
 // Calls to kart.ra.no's ArcGIS REST API through the shared HttpClient, with the SSRF guard.
 // ArcGIS reports most failures in the body with HTTP 200: every answer is checked for an
 // `error` object, and an error body found in the cache is fetched again before it is believed.
+import { clientSettings } from "../../http/settings.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue, UpstreamResponse } from "../../http/fetch_client.ts";
-import { DEFAULT_RETRY_POLICY } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import { originOf, ssrfGuard } from "../../http/ssrf.ts";
 import type { HostResolver } from "../../http/ssrf.ts";
@@ -58,25 +58,10 @@ export class ArcgisClient {
       ...(options.resolve ? { resolve: options.resolve } : {}),
     };
     this.#base = settings.base_url.replace(/\/+$/, "");
-    const rateLimits: { requests: number; perMs: number }[] = [];
-    if (settings.rate_limit_per_minute > 0) {
-      rateLimits.push({ requests: settings.rate_limit_per_minute, perMs: 60_000 });
-    }
-    if (settings.rate_limit_per_second > 0) rateLimits.push(perSecond(settings.rate_limit_per_second));
     this.#http = runtime.client({
       provider: "riksantikvaren_arcgis",
       upstreamName: "Riksantikvaren's ArcGIS server (kart.ra.no)",
-      baseUrl: settings.base_url,
-      timeoutMs: settings.timeout * 1000,
-      retry: {
-        ...DEFAULT_RETRY_POLICY,
-        maxRetries: settings.max_retries,
-        baseDelayMs: settings.retry_backoff_ms,
-      },
-      cacheTtlMs: settings.cache_ttl * 1000,
-      maxBodyBytes: Math.round(settings.max_body_mb * 1024 * 1024),
-      rateLimits,
-      breaker: { threshold: settings.breaker_threshold, cooldownMs: settings.breaker_cooldown * 1000 },
+      ...clientSettings(settings),
       checkUrl: ssrfGuard(guard),
     });
   }
@@ -206,8 +191,4 @@ function enrich(e: unknown, what: string): unknown {
     });
   }
   return e;
-}
-
-function perSecond(rps: number): { requests: number; perMs: number } {
-  return rps >= 1 ? { requests: rps, perMs: 1000 } : { requests: 1, perMs: Math.round(1000 / rps) };
 }

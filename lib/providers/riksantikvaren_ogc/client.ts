@@ -1,7 +1,7 @@
 // Calls to api.ra.no through the shared HttpClient, with the SSRF guard on every URL fetched.
+import { clientSettings } from "../../http/settings.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
-import { DEFAULT_RETRY_POLICY } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import { checkUrl, originOf, SsrfError, ssrfGuard } from "../../http/ssrf.ts";
 import type { HostResolver } from "../../http/ssrf.ts";
@@ -48,17 +48,7 @@ export class OgcClient {
     this.#http = runtime.client({
       provider: "riksantikvaren_ogc",
       upstreamName: "Riksantikvaren's OGC API (api.ra.no)",
-      baseUrl: settings.base_url,
-      timeoutMs: settings.timeout * 1000,
-      retry: {
-        ...DEFAULT_RETRY_POLICY,
-        maxRetries: settings.max_retries,
-        baseDelayMs: settings.retry_backoff_ms,
-      },
-      cacheTtlMs: settings.cache_ttl * 1000,
-      maxBodyBytes: Math.round(settings.max_body_mb * 1024 * 1024),
-      rateLimits: rateLimits(settings),
-      breaker: { threshold: settings.breaker_threshold, cooldownMs: settings.breaker_cooldown * 1000 },
+      ...clientSettings(settings),
       checkUrl: ssrfGuard(guard),
     });
   }
@@ -195,14 +185,4 @@ function notFound(what: { dataset: string; collection?: string; id?: string }): 
       : `api.ra.no has no collection "${what.collection}" in dataset "${what.dataset}"`,
     { status: 404, hint: "Call riksantikvaren-collections to list the datasets and their collections" },
   );
-}
-
-function rateLimits(s: RiksantikvarenOgcSettings): { requests: number; perMs: number }[] {
-  const out: { requests: number; perMs: number }[] = [];
-  if (s.rate_limit_per_minute > 0) out.push({ requests: s.rate_limit_per_minute, perMs: 60_000 });
-  const rps = s.rate_limit_per_second;
-  if (rps > 0) {
-    out.push(rps >= 1 ? { requests: rps, perMs: 1000 } : { requests: 1, perMs: Math.round(1000 / rps) });
-  }
-  return out;
 }

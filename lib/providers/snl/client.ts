@@ -1,7 +1,7 @@
+import { clientSettings } from "../../http/settings.ts";
 import type { Clock } from "../../clock.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
-import { DEFAULT_RETRY_POLICY } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
 import type { SnlSettings } from "./config.ts";
@@ -96,19 +96,11 @@ export class SnlApi {
     if (client) return client;
     const s = this.#settings;
     const allowed = this.#allowedHosts;
-    const rateLimits = [];
-    if (s.rate_limit_per_minute > 0) rateLimits.push({ requests: s.rate_limit_per_minute, perMs: 60_000 });
-    if (s.rate_limit_per_second > 0) rateLimits.push({ requests: s.rate_limit_per_second, perMs: 1_000 });
     client = this.#http.client({
       provider: "snl",
       upstreamName: SITES[site].name,
+      ...clientSettings(s),
       baseUrl: `${origin}/`,
-      timeoutMs: s.timeout * 1000,
-      retry: { ...DEFAULT_RETRY_POLICY, maxRetries: s.max_retries, baseDelayMs: s.retry_backoff_ms },
-      rateLimits,
-      cacheTtlMs: s.cache_ttl * 1000,
-      maxBodyBytes: Math.round(s.max_body_mb * 1024 * 1024),
-      breaker: { threshold: s.breaker_threshold, cooldownMs: s.breaker_cooldown * 1000 },
       // Redirects may move between the SNL sites, never off them.
       checkUrl: (url) => {
         if (!allowed.has(url.host)) {

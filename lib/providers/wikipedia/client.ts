@@ -1,7 +1,8 @@
+import { clientSettings } from "../../http/settings.ts";
 import type { Clock } from "../../clock.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
-import { DEFAULT_RETRY_POLICY, parseRetryAfter } from "../../http/retry.ts";
+import { parseRetryAfter } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
 import type { WikipediaSettings } from "./config.ts";
@@ -151,19 +152,11 @@ export class WikipediaApi {
     if (client) return client;
     const s = this.#settings;
     const host = new URL(origin).host;
-    const rateLimits = [];
-    if (s.rate_limit_per_minute > 0) rateLimits.push({ requests: s.rate_limit_per_minute, perMs: 60_000 });
-    if (s.rate_limit_per_second > 0) rateLimits.push({ requests: s.rate_limit_per_second, perMs: 1_000 });
     client = this.#http.client({
       provider: "wikipedia",
       upstreamName: `Wikipedia (${language})`,
+      ...clientSettings(s),
       baseUrl: `${origin}/`,
-      timeoutMs: s.timeout * 1000,
-      retry: { ...DEFAULT_RETRY_POLICY, maxRetries: s.max_retries, baseDelayMs: s.retry_backoff_ms },
-      rateLimits,
-      cacheTtlMs: s.cache_ttl * 1000,
-      maxBodyBytes: Math.round(s.max_body_mb * 1024 * 1024),
-      breaker: { threshold: s.breaker_threshold, cooldownMs: s.breaker_cooldown * 1000 },
       ...(s.user_agent ? { headers: { "user-agent": s.user_agent } } : {}),
       // Redirects stay on the language's own host.
       checkUrl: (url) => {

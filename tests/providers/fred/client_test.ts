@@ -1,3 +1,4 @@
+import { rateLimitsOf } from "../../../lib/http/settings.ts";
 // FredClient in process against the fake FRED, with a fake clock: the seed's rate limits,
 // retry counts, jittered backoff and breaker are checked without sleeping.
 import assert from "node:assert/strict";
@@ -10,7 +11,6 @@ import {
   DEMO_KEY,
   FredClient,
   fredErrorMessage,
-  fredRateLimits,
   fredRetryPolicy,
 } from "../../../lib/providers/fred/client.ts";
 import { fredSpec } from "../../../lib/providers/fred/config.ts";
@@ -63,8 +63,8 @@ Deno.test("fredSpec defaults follow seed 003: 120/min, 2/s, 3 retries for 429, 2
   assert.equal(policy.retryNetworkErrors, false);
   assert.equal(policy.jitter, 0.25);
   assert.equal(policy.maxDelayMs, 60_000);
-  assert.deepEqual(fredRateLimits(s), [{ requests: 120, perMs: 60_000 }, { requests: 2, perMs: 1000 }]);
-  assert.deepEqual(fredRateLimits({ ...s, rate_limit_per_minute: 0, rate_limit_per_second: 0.5 }), [{
+  assert.deepEqual(rateLimitsOf(s), [{ requests: 120, perMs: 60_000 }, { requests: 2, perMs: 1000 }]);
+  assert.deepEqual(rateLimitsOf({ ...s, rate_limit_per_minute: 0, rate_limit_per_second: 0.5 }), [{
     requests: 1,
     perMs: 2000,
   }]);

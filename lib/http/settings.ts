@@ -1,0 +1,58 @@
+import type { CommonSettings } from "../config/provider_spec.ts";
+import type { BreakerOptions } from "./breaker.ts";
+import type { RateLimit } from "./rate_limiter.ts";
+import { DEFAULT_RETRY_POLICY } from "./retry.ts";
+import type { RetryPolicy } from "./retry.ts";
+
+/** The client options every provider derives the same way from its common settings. */
+export interface SettingsClientOptions {
+  baseUrl: string;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  rateLimits: RateLimit[];
+  cacheTtlMs: number;
+  maxBodyBytes: number;
+  breaker: BreakerOptions;
+}
+
+/**
+ * Turns a provider's common settings (seconds, MiB, per-minute and per-second rates) into
+ * client options (milliseconds, bytes, token buckets), so every common key takes effect the
+ * same way in every provider. Spread it first and override what the provider's design fixes,
+ * e.g. `{ ...clientSettings(s), retry: seedPolicy }`.
+ */
+export function clientSettings(settings: CommonSettings): SettingsClientOptions {
+  return {
+    baseUrl: settings.base_url,
+    timeoutMs: Math.round(settings.timeout * 1000),
+    retry: {
+      ...DEFAULT_RETRY_POLICY,
+      maxRetries: settings.max_retries,
+      baseDelayMs: settings.retry_backoff_ms,
+    },
+    rateLimits: rateLimitsOf(settings),
+    cacheTtlMs: Math.round(settings.cache_ttl * 1000),
+    maxBodyBytes: Math.round(settings.max_body_mb * 1024 * 1024),
+    breaker: {
+      threshold: settings.breaker_threshold,
+      cooldownMs: Math.round(settings.breaker_cooldown * 1000),
+    },
+  };
+}
+
+/** Token buckets for the per-minute and per-second limits; a fractional rate is one request per interval. */
+export function rateLimitsOf(
+  settings: Pick<CommonSettings, "rate_limit_per_minute" | "rate_limit_per_second">,
+): RateLimit[] {
+  const out: RateLimit[] = [];
+  if (settings.rate_limit_per_minute > 0) {
+    out.push({ requests: settings.rate_limit_per_minute, perMs: 60_000 });
+  }
+  const rps = settings.rate_limit_per_second;
+  if (rps > 0) {
+    out.push(
+      rps >= 1 ? { requests: Math.floor(rps), perMs: 1000 } : { requests: 1, perMs: Math.round(1000 / rps) },
+    );
+  }
+  return out;
+}
