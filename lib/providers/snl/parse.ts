@@ -1,3 +1,4 @@
+import { decodeEntities, inlineText } from "../../html.ts";
 // Reading SNL answers defensively: the search fields come from the official documentation (no
 // recorded body was found), the article fields from recorded article JSON, and one field was
 // renamed in 2024 (`first_two_sentences` -> `first_sentences`), so both names are read.
@@ -185,37 +186,6 @@ export function parseArticle(body: unknown): SnlArticle | null {
 export interface Link {
   text: string;
   url: string;
-}
-
-const ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: "\u00a0",
-  shy: "",
-  ndash: "–",
-  mdash: "—",
-  hellip: "…",
-  laquo: "«",
-  raquo: "»",
-};
-
-/** Replaces HTML character references with the characters they stand for. */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ref: string) => {
-    if (ref[0] === "#") {
-      const code = ref[1] === "x" || ref[1] === "X" ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[ref.toLowerCase()] ?? whole;
-  });
-}
-
-/** Plain text of a short HTML fragment (snippets): tags dropped, entities decoded, spaces collapsed. */
-export function inlineText(html: string): string {
-  return decodeEntities(html.replace(/<[^>]*>/g, "")).replace(/\s+/g, " ").trim();
 }
 
 /**

@@ -4,7 +4,8 @@ import { fitToLimit, formatText, responseFormatField } from "../../mcp/output.ts
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { isNotFound } from "./client.ts";
 import type { SnlApi } from "./client.ts";
-import { bodyToText, inlineText, parseArticle, parseSearch, slugOfPath } from "./parse.ts";
+import { inlineText } from "../../html.ts";
+import { bodyToText, parseArticle, parseSearch, slugOfPath } from "./parse.ts";
 import { SITE_IDS, siteList, siteOfHost, SITES } from "./sites.ts";
 import type { SiteId } from "./sites.ts";
 

@@ -1,3 +1,4 @@
+import { inlineText } from "../../html.ts";
 // Reading MediaWiki Action API answers. We ask for formatversion=2, but both formats are read:
 // fv1 keys pages by id (missing pages under "-1"), spells true as "" and wraps text in "*".
 
@@ -94,7 +95,7 @@ export function parseSearch(body: unknown): SearchResult {
     hits.push({
       title,
       pageid: num(item["pageid"]),
-      snippet: htmlToPlain(str(item["snippet"]) ?? ""),
+      snippet: inlineText(str(item["snippet"]) ?? ""),
       wordcount: num(item["wordcount"]),
       size: num(item["size"]),
       timestamp: str(item["timestamp"]),
@@ -230,32 +231,4 @@ export function resolveTitle(body: unknown, asked: string): TitleResolution {
 /** `continue.plcontinue` etc.: whether a `prop=links` list was cut. */
 export function hasContinue(body: unknown): boolean {
   return obj(obj(body)?.["continue"]) !== null;
-}
-
-const ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: "\u00a0",
-  ndash: "–",
-  mdash: "—",
-  hellip: "…",
-};
-
-/** Replaces HTML character references with the characters they stand for. */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ref: string) => {
-    if (ref[0] === "#") {
-      const code = ref[1] === "x" || ref[1] === "X" ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[ref.toLowerCase()] ?? whole;
-  });
-}
-
-/** Plain text of a short HTML fragment (search snippets): tags dropped, entities decoded. */
-export function htmlToPlain(html: string): string {
-  return decodeEntities(html.replace(/<[^>]*>/g, "")).replace(/\s+/g, " ").trim();
 }

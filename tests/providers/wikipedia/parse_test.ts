@@ -9,7 +9,6 @@ import { baseUrlProblem, wikipediaSpec } from "../../../lib/providers/wikipedia/
 import { hostFor, languageProblem, originFor } from "../../../lib/providers/wikipedia/language.ts";
 import {
   apiErrorOf,
-  decodeEntities,
   parseGeosearch,
   parsePages,
   parseSearch,
@@ -211,11 +210,4 @@ Deno.test("cutPoint() ends a part at a paragraph, then a line, a sentence, a wor
   const emoji = "ab🚋cd";
   assert.equal(safeIndex(emoji, 3), 2, "not between the two halves of 🚋");
   assert.equal(cutPoint(emoji, 0, emoji.length, 3), 2);
-});
-
-Deno.test("decodeEntities() decodes named and numeric references and leaves unknown ones", () => {
-  assert.equal(
-    decodeEntities("a &amp; b &lt;c&gt; &#229; &#xE6; &quot;q&quot; &bogus;"),
-    'a & b <c> å æ "q" &bogus;',
-  );
 });
