@@ -184,3 +184,43 @@ function segmentDistance(p: Position, a: Position, b: Position, s: { x: number; 
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
 }
+
+/** An output item that can carry a geometry and a note about it. */
+export interface WithGeometry {
+  geometry?: Geometry | Record<string, unknown> | null;
+  geometry_note?: string | null;
+}
+
+/** Options for {@linkcode attachGeometries}. */
+export interface AttachGeometriesOptions {
+  format: "markdown" | "json";
+  characterLimit: number;
+  /** What to do when a geometry cannot fit, e.g. "use riksantikvaren-feature". */
+  leftOutHint: string;
+}
+
+/**
+ * Gives each item of a page its geometry, simplified so that together they fit the response
+ * limit: each gets an equal share (pretty JSON spends about three times the characters of
+ * compact JSON on coordinates), and an item whose geometry cannot fit its share says so.
+ */
+export function attachGeometries(
+  items: readonly WithGeometry[],
+  geometries: readonly (Geometry | null | undefined)[],
+  options: AttachGeometriesOptions,
+): void {
+  if (items.length === 0) return;
+  const share = Math.floor(options.characterLimit / items.length / (options.format === "json" ? 4 : 1.6));
+  items.forEach((item, i) => {
+    const g = geometries[i];
+    if (!g) return;
+    const fitted = fitGeometry(g, (x) => JSON.stringify(x).length <= share);
+    if (fitted) {
+      item.geometry = fitted.geometry;
+      item.geometry_note = fitted.simplified ? simplificationNote(fitted) : null;
+    } else {
+      item.geometry_note =
+        `Geometry left out: it did not fit this page's share of the response limit; ${options.leftOutHint}`;
+    }
+  });
+}

@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { haversineM } from "../../lib/geo/distance.ts";
 import { countVertices } from "../../lib/geo/geojson.ts";
 import type { Geometry, Position } from "../../lib/geo/geojson.ts";
-import { fitGeometry, simplificationNote, simplifyGeometry } from "../../lib/geo/simplify.ts";
+import {
+  attachGeometries,
+  fitGeometry,
+  simplificationNote,
+  simplifyGeometry,
+} from "../../lib/geo/simplify.ts";
 
 /** A closed ring approximating a circle of `radiusM` around (lon, lat) with `n` vertices. */
 export function circle(lon: number, lat: number, radiusM: number, n: number): Position[] {
@@ -79,4 +84,24 @@ Deno.test("fitGeometry() falls back to the bounding box, then to nothing", () =>
   assert.equal(box.geometry.type, "Polygon");
   assert.match(simplificationNote(box), /bounding box/);
   assert.equal(fitGeometry(g, () => false), null);
+});
+
+Deno.test("attachGeometries() shares the limit among a page's items and says when one is left out", () => {
+  const ring: Position[] = Array.from({ length: 2001 }, (_, i): Position => {
+    const a = (i / 2000) * 2 * Math.PI;
+    return [10.7 + 0.01 * Math.cos(a), 59.9 + 0.01 * Math.sin(a)];
+  });
+  ring[2000] = ring[0]!;
+  const polygon: Geometry = { type: "Polygon", coordinates: [ring] };
+  const items: { geometry?: unknown; geometry_note?: string | null }[] = [{}, {}, {}];
+  attachGeometries(items as never, [polygon, null, { type: "Point", coordinates: [10, 60] } as Geometry], {
+    format: "json",
+    characterLimit: 8000,
+    leftOutHint: "ask for one feature",
+  });
+  assert.ok(JSON.stringify(items[0]!.geometry).length <= 8000 / 3 / 4);
+  assert.match(items[0]!.geometry_note ?? "", /simplified|bounding box/);
+  assert.equal(items[1]!.geometry, undefined, "no geometry, nothing attached");
+  assert.deepEqual(items[2]!.geometry, { type: "Point", coordinates: [10, 60] });
+  assert.equal(items[2]!.geometry_note, null);
 });

@@ -9,7 +9,7 @@ import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../geo/coor
 import { distanceToGeometryM } from "../../geo/distance.ts";
 import { representativePoint } from "../../geo/geojson.ts";
 import type { Geometry, LatLon, Position } from "../../geo/geojson.ts";
-import { fitGeometry, simplificationNote } from "../../geo/simplify.ts";
+import { attachGeometries } from "../../geo/simplify.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import {
   fitToLimit,
@@ -483,13 +483,13 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
       const features = collected.map((c) =>
         arcgisFeature(c.attrs, c.geometry, a.layer, layerName, fields, null, a.point ?? null)
       );
-      addGeometries(
-        features,
-        collected.map((c) => c.geometry),
-        a.include_geometry,
-        a.response_format,
-        ctx.limits.characterLimit,
-      );
+      if (a.include_geometry) {
+        attachGeometries(features, collected.map((c) => c.geometry), {
+          format: a.response_format,
+          characterLimit: ctx.limits.characterLimit,
+          leftOutHint: "ask for fewer features",
+        });
+      }
       const rendered = fitToLimit(features, ctx.limits.characterLimit - 400, ({ items, truncated }) => {
         const shown = items.length;
         const more = truncated || exceeded || (exactTotal !== null && a.offset + shown < exactTotal);
@@ -624,13 +624,13 @@ function identifyTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
       );
       const slice = all.slice(a.offset, a.offset + a.limit);
       const features = slice.map((s) => s.out);
-      addGeometries(
-        features,
-        slice.map((s) => s.geometry),
-        a.include_geometry,
-        a.response_format,
-        ctx.limits.characterLimit,
-      );
+      if (a.include_geometry) {
+        attachGeometries(features, slice.map((s) => s.geometry), {
+          format: a.response_format,
+          characterLimit: ctx.limits.characterLimit,
+          leftOutHint: "ask for fewer features",
+        });
+      }
       const rendered = fitToLimit(features, ctx.limits.characterLimit - 400, ({ items, truncated }) => {
         const env = page(all.length, a.offset, items.length);
         const structured = {
@@ -726,29 +726,6 @@ function esriRing(positions: Position[]): Position[] {
     area += ring[j]![0] * ring[i]![1] - ring[i]![0] * ring[j]![1];
   }
   return area > 0 ? ring.reverse() : ring;
-}
-
-function addGeometries(
-  features: ArcgisFeatureOut[],
-  geometries: readonly (Geometry | null)[],
-  include: boolean,
-  format: "markdown" | "json",
-  characterLimit: number,
-): void {
-  if (!include || features.length === 0) return;
-  const share = Math.floor(characterLimit / features.length / (format === "json" ? 4 : 1.6));
-  features.forEach((f, i) => {
-    const g = geometries[i];
-    if (!g) return;
-    const fitted = fitGeometry(g, (x) => JSON.stringify(x).length <= share);
-    if (fitted) {
-      f.geometry = fitted.geometry;
-      f.geometry_note = fitted.simplified ? simplificationNote(fitted) : null;
-    } else {
-      f.geometry_note =
-        "Geometry left out: it did not fit this page's share of the response limit; ask for fewer features";
-    }
-  });
 }
 
 async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {

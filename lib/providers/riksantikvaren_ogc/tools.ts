@@ -8,8 +8,8 @@ import type { Bbox } from "../../geo/bbox.ts";
 import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../geo/coords.ts";
 import { distanceToGeometryM, haversineM } from "../../geo/distance.ts";
 import { representativePoint } from "../../geo/geojson.ts";
-import type { Geometry, LatLon } from "../../geo/geojson.ts";
-import { fitGeometry, simplificationNote } from "../../geo/simplify.ts";
+import type { LatLon } from "../../geo/geojson.ts";
+import { attachGeometries, fitGeometry, simplificationNote } from "../../geo/simplify.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import {
   fitToLimit,
@@ -342,7 +342,13 @@ function featuresTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof fea
         warnings.push("api.ra.no sent more features than asked for; the rest were left out: use next_offset");
       }
       const features = pg.features.map((f) => featureOut(f, deps, dataset, collection, false));
-      addGeometries(features, pg.features, a.include_geometry, a.response_format, ctx.limits.characterLimit);
+      if (a.include_geometry) {
+        attachGeometries(features, pg.features.map((f) => f.geometry), {
+          format: a.response_format,
+          characterLimit: ctx.limits.characterLimit,
+          leftOutHint: "use riksantikvaren-feature",
+        });
+      }
       let nextQuery: string | null = null;
       if (pg.next !== null && pg.features.length > 0 && !overflow) {
         const vetted = await deps.client.vetNextLink(pg.next);
@@ -617,13 +623,13 @@ function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof nearb
       ranked.sort((x, y) => x.d - y.d || (x.out.name ?? "").localeCompare(y.out.name ?? ""));
       const slice = ranked.slice(a.offset, a.offset + a.limit);
       const features = slice.map((r) => ({ ...r.out, distance_m: Math.round(r.d * 10) / 10 }));
-      addGeometries(
-        features,
-        slice.map((r) => r.raw),
-        a.include_geometry,
-        a.response_format,
-        ctx.limits.characterLimit,
-      );
+      if (a.include_geometry) {
+        attachGeometries(features, slice.map((r) => r.raw.geometry), {
+          format: a.response_format,
+          characterLimit: ctx.limits.characterLimit,
+          leftOutHint: "use riksantikvaren-feature",
+        });
+      }
       const licence = licenceOut(licenceFromData, dataset, collection);
       const rendered = fitToLimit(features, ctx.limits.characterLimit - 400, ({ items, truncated }) => {
         const env = page(ranked.length, a.offset, items.length);
@@ -733,31 +739,6 @@ function featureOut(
     api_url: deps.client.url(apiPath, { f: "json" }),
     properties: full ? capStrings(raw.properties) : compactProperties(raw.properties),
   };
-}
-
-/** Adds (simplified) geometries to list items, each within an equal share of the limit. */
-function addGeometries(
-  features: FeatureOut[],
-  raws: readonly RawFeature[],
-  include: boolean,
-  format: "markdown" | "json",
-  characterLimit: number,
-): void {
-  if (!include || features.length === 0) return;
-  // Pretty JSON spends about three times the characters of compact JSON on coordinates.
-  const share = Math.floor(characterLimit / features.length / (format === "json" ? 4 : 1.6));
-  features.forEach((f, i) => {
-    const g: Geometry | null = raws[i]?.geometry ?? null;
-    if (!g) return;
-    const fitted = fitGeometry(g, (x) => JSON.stringify(x).length <= share);
-    if (fitted) {
-      f.geometry = fitted.geometry;
-      f.geometry_note = fitted.simplified ? simplificationNote(fitted) : null;
-    } else {
-      f.geometry_note =
-        "Geometry left out: it did not fit this page's share of the response limit; use riksantikvaren-feature";
-    }
-  });
 }
 
 function licenceOut(fromData: Licence | null, dataset: string, collection: string): LicenceOut {
