@@ -1,6 +1,6 @@
 // Spawns the real server (`main.ts serve --transport http`) with the start task's scoped
 // permissions on 127.0.0.1 port 0, and reads the bound port from its start-up log line.
-import { scratchHome, startArgs } from "./server.ts";
+import { childEnv, removeHome, scratchHome, startArgs } from "./server.ts";
 import type { SpawnOptions } from "./server.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -28,7 +28,6 @@ export async function startHttpServer(
   timeoutMs = 30_000,
 ): Promise<HttpServerProcess> {
   const home = options.home ?? scratchHome(options.configYaml);
-  const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -43,7 +42,7 @@ export async function startHttpServer(
       "0",
       ...(options.args ?? []),
     ],
-    env: { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR: denoDir, NO_COLOR: "1", ...options.env },
+    env: childEnv(home, options.env),
     clearEnv: true,
     cwd: ROOT,
     stdin: "null",
@@ -102,6 +101,7 @@ export async function startHttpServer(
     stop,
     [Symbol.asyncDispose]: async () => {
       await stop();
+      if (!options.home) removeHome(home);
     },
   };
 }

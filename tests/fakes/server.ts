@@ -38,7 +38,8 @@ export function startArgs(home: string, options: SpawnOptions = {}): string[] {
   });
 }
 
-function childEnv(home: string, env: Record<string, string> = {}): Record<string, string> {
+/** The child's whole environment: a scratch HOME, PATH, the Deno cache, coverage, and `env`. */
+export function childEnv(home: string, env: Record<string, string> = {}): Record<string, string> {
   const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
   const base: Record<string, string> = {
     HOME: home,
@@ -50,6 +51,15 @@ function childEnv(home: string, env: Record<string, string> = {}): Record<string
   const coverage = Deno.env.get("DENO_COVERAGE_DIR");
   if (coverage) base["DENO_COVERAGE_DIR"] = coverage;
   return { ...base, ...env };
+}
+
+/** Removes a scratch HOME the harness made (tests that pass their own `home` keep it). */
+export function removeHome(home: string): void {
+  try {
+    Deno.removeSync(home, { recursive: true });
+  } catch {
+    // Already gone, or a file is still held open: leave it to the OS's temp cleanup.
+  }
 }
 
 /** A scratch HOME, with the config file written when given. */
@@ -81,6 +91,7 @@ export async function runCli(
     stdout: "piped",
     stderr: "piped",
   }).output();
+  if (!options.home) removeHome(home);
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr), home };
 }
@@ -203,5 +214,10 @@ export async function startStdio(options: SpawnOptions = {}): Promise<StdioSessi
     await client.close().catch(() => {});
     await transport.close();
   };
-  return { client, transport, home, stderr: () => transport.stderr, close, [Symbol.asyncDispose]: close };
+  // close() stops the server and keeps its HOME for inspection; disposal also removes it.
+  const dispose = async () => {
+    await close();
+    if (!options.home) removeHome(home);
+  };
+  return { client, transport, home, stderr: () => transport.stderr, close, [Symbol.asyncDispose]: dispose };
 }

@@ -1,6 +1,6 @@
 // Output modes, project files, resources and path checks, end to end over stdio.
 import assert from "node:assert/strict";
-import { scratchHome, startStdio } from "../../fakes/server.ts";
+import { removeHome, scratchHome, startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
 import { fredConfig, startFakeFred, TEST_KEY } from "./fake_fred.ts";
 
@@ -348,6 +348,7 @@ Deno.test("fred reads FRED_* variables: token limit, project and format drive au
 Deno.test("fred writes to FRED_STORAGE_DIR, streaming pages with progress notifications", async () => {
   await using fake = startFakeFred();
   const home = scratchHome(fredConfig(fake.origin, { page_size: 20 }));
+  await using _cleanup = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
   const storage = `${home}/${DATA}/custom-store`;
   await using s = await startStdio({
     args: ["--providers", "fred"],
@@ -393,4 +394,5 @@ Deno.test("fred reports a storage folder the process may not write as PERMISSION
   assert.equal(e["error_type"], "PERMISSION_ERROR");
   assert.match(String(e["hint"]), /FRED_STORAGE_DIR/);
   assert.deepEqual([...Deno.readDirSync(outside)], []);
+  removeHome(outside);
 });
