@@ -9,7 +9,7 @@ import type { Logger } from "../../log.ts";
 import type { ProviderContext } from "../../mcp/provider.ts";
 import { findMessage } from "./catalog.ts";
 import type { Frequency } from "./catalog.ts";
-import { decodeText, parseDataBody, parseErrorMeta, parseMetadataBody } from "./decode.ts";
+import { decodeText, parseDataBody, parseErrorMeta, parseMetadataBody, sniffStatus } from "./decode.ts";
 import type { DataResponse, Meta, MetadataResponse } from "./decode.ts";
 
 /** BOJ statuses worth another try (seed 001, section 7). */
@@ -131,6 +131,9 @@ export class BojClient {
       const response = await this.#http.bytes(path, {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
+        // The BOJ can state an error (or serve a maintenance page) in an HTTP 200 answer: only
+        // a body saying STATUS 200 may be reused, or the error would stick for cache_ttl.
+        cacheable: (bytes) => bytes instanceof Uint8Array && sniffStatus(bytes) === 200,
       });
       return { raw: decodeText(response.data, response.contentType), url: response.url };
     } catch (e) {

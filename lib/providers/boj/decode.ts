@@ -120,6 +120,18 @@ export function decodeText(bytes: Uint8Array, contentType = ""): string {
   throw decodeError("The BOJ API sent text that is neither UTF-8 nor Shift_JIS");
 }
 
+/**
+ * The STATUS a BOJ body states in its header (JSON `"STATUS":200` or CSV `STATUS,200`), read
+ * from its first bytes only; undefined when there is none (an HTML page, an empty body).
+ */
+export function sniffStatus(bytes: Uint8Array): number | undefined {
+  // The header is ASCII in every encoding the BOJ uses, so a lenient UTF-8 read of the start
+  // is enough, even for Shift_JIS.
+  const head = new TextDecoder().decode(bytes.subarray(0, 1024));
+  const match = /"STATUS"\s*:\s*"?\s*(\d+)/.exec(head) ?? /^\s*STATUS\s*,\s*"?(\d+)/.exec(head);
+  return match ? Number(match[1]) : undefined;
+}
+
 function text(value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === "string") return value;

@@ -5,6 +5,7 @@ import {
   parseDataBody,
   parseErrorMeta,
   parseMetadataBody,
+  sniffStatus,
 } from "../../../lib/providers/boj/decode.ts";
 import { fixtureBytes, fixtureText } from "../../fakes/upstream.ts";
 
@@ -171,4 +172,21 @@ Deno.test("parseErrorMeta() reads an error body and ignores what is not one", ()
   assert.equal(parseErrorMeta("<html>Bad gateway</html>"), undefined);
   assert.equal(parseErrorMeta('{"STATUS": 500, "MESS'), undefined);
   assert.equal(parseErrorMeta(undefined), undefined);
+});
+
+Deno.test("sniffStatus() reads the STATUS of JSON and CSV bodies in every encoding, and none of an HTML page", () => {
+  const cases: [string, number][] = [
+    ["boj/json_success_code_api.json", 200],
+    ["boj/json_error_400_invalid_db.json", 400],
+    ["boj/json_error_500_internal.json", 500],
+    ["boj/csv_success_en_utf8.csv", 200],
+    ["boj/csv_success_jp_shiftjis.csv", 200],
+    ["boj/csv_success_jp_utf8_bom.csv", 200],
+    ["boj/constructed_getMetadata_FM01_jp_shiftjis.csv", 200],
+  ];
+  for (const [fixture, status] of cases) assert.equal(sniffStatus(fixtureBytes(fixture)), status, fixture);
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  assert.equal(sniffStatus(bytes('{"STATUS": "503", "MESSAGEID": "M181091S"}')), 503);
+  assert.equal(sniffStatus(bytes("<!DOCTYPE html><html><body>Maintenance</body></html>")), undefined);
+  assert.equal(sniffStatus(new Uint8Array()), undefined);
 });

@@ -256,3 +256,36 @@ Deno.test("boj tools abort the upstream request when the client cancels the call
   assert.match(s.stderr(), /"msg":"upstream".*"error":"CANCELLED"/, "the server aborted its upstream fetch");
   assert.equal(fake.requests.length, 1, "and did not retry it");
 });
+
+const IN_BODY_503 = { status: 200, json: M181091S };
+const MAINTENANCE = {
+  body: "<!DOCTYPE html><html><body>Maintenance</body></html>",
+  contentType: "text/html",
+};
+
+Deno.test("boj tools never cache an HTTP 200 answer whose body is not STATUS 200", async () => {
+  await using fake = FakeUpstream.start([
+    { path: CODE, match: byDb("P503"), reply: IN_BODY_503 },
+    {
+      path: CODE,
+      match: byDb("B200"),
+      reply: { status: 200, fixture: "boj/json_error_400_invalid_db.json" },
+    },
+    { path: CODE, match: byDb("MAINT"), reply: MAINTENANCE },
+    { path: CODE, match: byDb("CO"), reply: { fixture: "boj/json_success_code_api.json" } },
+  ]);
+  await using s = await startStdio({
+    args: BOJ_ARGS,
+    configYaml: bojConfig(fake, { cache_ttl: 60, max_retries: 0 }),
+  });
+  const call = (db: string) =>
+    s.client.callTool({ name: "boj_get_data_code", arguments: { db, codes: ["TK99F1000601GCQ01000"] } });
+  for (const db of ["P503", "B200", "MAINT"]) {
+    errorPayload(await call(db));
+    errorPayload(await call(db));
+    assert.equal(sentTo(fake, db), 2, `${db}: the second call reaches the BOJ again`);
+  }
+  ok(await call("CO"));
+  ok(await call("CO"));
+  assert.equal(sentTo(fake, "CO"), 1, "a STATUS 200 answer is cached");
+});
