@@ -4,7 +4,9 @@ import { clientSettings } from "../../http/settings.ts";
 import type { CommonSettings } from "../../config/provider_spec.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient } from "../../http/fetch_client.ts";
+import { backoffDelay } from "../../http/retry.ts";
 import type { RetryPolicy } from "../../http/retry.ts";
+import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import type { ProviderContext } from "../../mcp/provider.ts";
 import { findMessage } from "./catalog.ts";
@@ -71,15 +73,24 @@ export interface Fetched<T> {
 /** The BOJ API client. */
 export class BojClient {
   #http: HttpClient;
+  #clock: Clock;
+  #logger: Logger;
+  #retry: RetryPolicy;
+  #timeoutMs: number;
 
   constructor(context: ProviderContext<CommonSettings>) {
     const s = context.settings;
-    this.#http = context.http.client({
+    const options = {
       provider: "boj",
       upstreamName: "BOJ API",
       ...clientSettings(s),
       retry: bojRetryPolicy(s),
-    });
+    };
+    this.#http = context.http.client(options);
+    this.#clock = context.clock;
+    this.#logger = context.logger;
+    this.#retry = options.retry;
+    this.#timeoutMs = options.timeoutMs;
   }
 
   /** getDataCode: observations of the given series. */
@@ -91,10 +102,7 @@ export class BojClient {
       ["endDate", q.endDate],
       ["startPosition", q.startPosition],
     ]);
-    const fetched = await this.#fetch(path, options, { endpoint: "getDataCode", codes: q.codes });
-    const data = parseDataBody(fetched.raw);
-    checkStatus(data.meta, { endpoint: "getDataCode", codes: q.codes });
-    return { ...fetched, data };
+    return await this.#call(path, options, { endpoint: "getDataCode", codes: q.codes }, parseDataBody);
   }
 
   /** getDataLayer: observations of the series below a position of the hierarchy. */
@@ -107,28 +115,59 @@ export class BojClient {
       ["endDate", q.endDate],
       ["startPosition", q.startPosition],
     ]);
-    const fetched = await this.#fetch(path, options, { endpoint: "getDataLayer" });
-    const data = parseDataBody(fetched.raw);
-    checkStatus(data.meta, { endpoint: "getDataLayer" });
-    return { ...fetched, data };
+    return await this.#call(path, options, { endpoint: "getDataLayer" }, parseDataBody);
   }
 
   /** getMetadata: every series and heading of a database. */
   async getMetadata(q: BaseQuery, options: CallOptions = {}): Promise<Fetched<MetadataResponse>> {
     const path = buildPath("getMetadata", baseParams(q));
-    const fetched = await this.#fetch(path, options, { endpoint: "getMetadata" });
-    const data = parseMetadataBody(fetched.raw);
-    checkStatus(data.meta, { endpoint: "getMetadata" });
-    return { ...fetched, data };
+    return await this.#call(path, options, { endpoint: "getMetadata" }, parseMetadataBody);
+  }
+
+  /**
+   * Fetches and decodes one answer. The shared client retries HTTP 500/503 and transport
+   * errors; a 500/503 STATUS the BOJ states inside an HTTP 200 body is retried here the same
+   * way (seed 001, section 7: the API error's status decides), within the same deadline.
+   */
+  async #call<T extends { meta: Meta }>(
+    path: string,
+    options: CallOptions,
+    context: ErrorContext,
+    parse: (body: string) => T,
+  ): Promise<Fetched<T>> {
+    const deadline = this.#clock.now() + this.#timeoutMs;
+    for (let retry = 0;; retry++) {
+      const fetched = await this.#fetch(path, options, context, deadline - this.#clock.now());
+      const data = parse(fetched.raw);
+      if (data.meta.status === 200) return { ...fetched, data };
+      const error = apiError(data.meta, context);
+      if (!error.retryable || retry >= this.#retry.maxRetries) throw error;
+      const wait = backoffDelay(this.#retry, retry + 1, () => 0.5);
+      if (this.#clock.now() + wait >= deadline) throw error;
+      (options.logger ?? this.#logger).debug("upstream retry", {
+        provider: "boj",
+        upstream_url: fetched.url,
+        attempt: retry + 1,
+        wait_ms: wait,
+        status: data.meta.status,
+      });
+      try {
+        await this.#clock.sleep(wait, options.signal);
+      } catch {
+        throw new ToolError("CANCELLED", "The call was cancelled by the client");
+      }
+    }
   }
 
   async #fetch(
     path: string,
     options: CallOptions,
     context: ErrorContext,
+    timeoutMs: number,
   ): Promise<Omit<Fetched<never>, "data">> {
     try {
       const response = await this.#http.bytes(path, {
+        timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
         // The BOJ can state an error (or serve a maintenance page) in an HTTP 200 answer: only
@@ -163,10 +202,6 @@ export interface ErrorContext {
   endpoint: "getDataCode" | "getDataLayer" | "getMetadata";
   /** The codes sent, to name the one a M181013E/M181014E points at. */
   codes?: readonly string[];
-}
-
-function checkStatus(meta: Meta, context: ErrorContext): void {
-  if (meta.status !== 200) throw apiError(meta, context);
 }
 
 /** The API_ERROR for a BOJ answer whose STATUS is not 200. */

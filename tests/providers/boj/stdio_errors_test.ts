@@ -289,3 +289,36 @@ Deno.test("boj tools never cache an HTTP 200 answer whose body is not STATUS 200
   ok(await call("CO"));
   assert.equal(sentTo(fake, "CO"), 1, "a STATUS 200 answer is cached");
 });
+
+Deno.test("boj tools retry a 500/503 STATUS inside an HTTP 200 body like an HTTP 500/503", async () => {
+  await using fake = FakeUpstream.start([
+    { path: CODE, match: byDb("P503"), reply: IN_BODY_503 },
+    { path: CODE, match: byDb("R503"), reply: [IN_BODY_503, { fixture: "boj/json_success_code_api.json" }] },
+    {
+      path: CODE,
+      match: byDb("B200"),
+      reply: { status: 200, fixture: "boj/json_error_400_invalid_db.json" },
+    },
+  ]);
+  await using s = await startStdio({
+    args: BOJ_ARGS,
+    configYaml: bojConfig(fake, { max_retries: 2, retry_backoff_ms: 5 }),
+    env: { LOG_LEVEL: "debug" },
+  });
+  const call = (db: string) =>
+    s.client.callTool({ name: "boj_get_data_code", arguments: { db, codes: ["TK99F1000601GCQ01000"] } });
+
+  // Seed section 7 retries an API error of STATUS 500/503, wherever the STATUS is carried.
+  const p = errorPayload(await call("P503"));
+  assert.deepEqual([p.error_type, p.status, p.message_id, p.retryable], ["API_ERROR", 503, "M181091S", true]);
+  assert.equal(sentTo(fake, "P503"), 3, "1 + max_retries attempts");
+  const waits = s.stderr().split("\n").filter((l) => l.includes('"upstream retry"') && l.includes("db=P503"))
+    .map((l) => JSON.parse(l).wait_ms);
+  assert.deepEqual(waits, [5, 10], "initial_backoff_ms * 2^n without jitter");
+
+  assert.equal(ok(await call("R503")).series[0].series_code, "TK99F1000601GCQ01000");
+  assert.equal(sentTo(fake, "R503"), 2, "one retry after the 503 body");
+
+  errorPayload(await call("B200"));
+  assert.equal(sentTo(fake, "B200"), 1, "a 400 body is not retried");
+});
