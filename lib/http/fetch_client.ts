@@ -236,9 +236,10 @@ export class HttpClient {
       const allowed = retryKey === "network"
         ? (this.#o.retry.retryNetworkErrors ? this.#o.retry.maxRetries : 0)
         : retriesFor(this.#o.retry, Number(retryKey));
-      if (!error.retryable || used >= allowed) throw error;
+      // Per-kind counts, and one total so a mix of 500s, 503s and resets cannot add up past it.
+      if (!error.retryable || used >= allowed || attempt - 1 >= totalRetries(this.#o.retry)) throw error;
       retriesUsed.set(retryKey, used + 1);
-      const wait = retryAfterMs ?? backoffDelay(this.#o.retry, used + 1, random);
+      const wait = retryAfterMs ?? backoffDelay(this.#o.retry, attempt, random);
       if (clock.now() + wait >= deadline) {
         if (retryAfterMs !== undefined) {
           throw new UpstreamError(
@@ -517,6 +518,11 @@ export class HttpClient {
 }
 
 class BodyTooLargeError extends Error {}
+
+/** The most retries one call makes, whatever mix of failures it meets. */
+function totalRetries(policy: RetryPolicy): number {
+  return Math.max(policy.maxRetries, ...Object.values(policy.statusMaxRetries ?? {}));
+}
 
 async function readCapped(response: Response, max: number): Promise<Uint8Array> {
   const declared = Number(response.headers.get("content-length") ?? NaN);

@@ -343,3 +343,16 @@ Deno.test("HttpClient.text() decodes Shift_JIS when asked and sends the User-Age
   assert.equal(res.data, "日本");
   assert.match(fake.requests[0]!.headers.get("user-agent") ?? "", /^opendata-mcp\/\d+\.\d+\.\d+ \(\+https:/);
 });
+
+Deno.test("HttpClient caps the total retries of a call across different failures", async () => {
+  await using fake = FakeUpstream.start([{
+    path: "/mixed",
+    reply: [{ status: 500 }, { status: 503 }, { status: 502 }, { status: 504 }, { json: { late: true } }],
+  }]);
+  const { client, clock } = setup(fake, { timeoutMs: 60_000, breaker: { threshold: 100, cooldownMs: 1 } }, {
+    maxRetries: 2,
+  });
+  await rejectsWith(client.json("/mixed"), (e) => assert.equal(e.status, 502));
+  assert.equal(fake.requests.length, 3, "one attempt and two retries in all, not two per status");
+  assert.deepEqual(clock.sleeps, [100, 200], "backoff keeps doubling across kinds");
+});
