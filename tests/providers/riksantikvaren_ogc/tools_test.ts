@@ -237,6 +237,7 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
       [[59.905, 10.76, 59.912, 95], /max_lat 95 is outside/],
       [[10.7, 59.9, 10.8], /4/],
       [[4, 58, 31, 71], /at most 200 km/],
+      [[-179.5, 59.9, 179.5, 60], /at most 200 km/],
       [[-190, 59.9, 10.8, 60], /min_lon -190 is outside/],
     ];
     for (const [bbox, message] of cases) {
