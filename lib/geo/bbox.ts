@@ -53,8 +53,11 @@ export function bboxProblem(bbox: readonly number[], rules: BboxRules = {}): str
 export function bboxSizeKm(bbox: Bbox): { widthKm: number; heightKm: number } {
   const [minLon, minLat, maxLon, maxLat] = bbox;
   const midLat = (minLat + maxLat) / 2;
+  // Measured along the parallel from min_lon east to max_lon, not as a great circle: the great
+  // circle takes the short way round, so [-179.5, 0, 179.5, 1] would measure 111 km, not 39,900.
+  const widthM = EARTH_RADIUS_M * ((maxLon - minLon) * Math.PI / 180) * Math.cos(midLat * Math.PI / 180);
   return {
-    widthKm: haversineM({ lat: midLat, lon: minLon }, { lat: midLat, lon: maxLon }) / 1000,
+    widthKm: Math.max(0, widthM) / 1000,
     heightKm: haversineM({ lat: minLat, lon: minLon }, { lat: maxLat, lon: minLon }) / 1000,
   };
 }

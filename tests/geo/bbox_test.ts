@@ -35,6 +35,15 @@ Deno.test("bboxProblem() enforces the size cap in kilometres", () => {
   );
 });
 
+Deno.test("bboxProblem() measures the width the long way round, so a box spanning the globe is not small", () => {
+  // As a great circle, lon -179.5 to 179.5 is 1° apart; the box itself spans 359° of longitude.
+  assert.match(bboxProblem([-179.5, 0, 179.5, 1], { maxSideKm: 200 }) ?? "", /39\d{3} km × 111 km/);
+  assert.match(bboxProblem([-180, 59, 180, 60], { maxSideKm: 200 }) ?? "", /at most 200 km/);
+  assert.match(bboxProblem([5, 89, 175, 89.5], { maxSideKm: 200 }) ?? "", /at most 200 km/);
+  const { widthKm } = bboxSizeKm([-179.5, 0, 179.5, 1]);
+  assert.ok(Math.abs(widthKm - 39_918) < 10, `width ${widthKm}`);
+});
+
 Deno.test("bboxSizeKm() measures a one-degree box at 60°N as about 55.6 km by 111.2 km", () => {
   const { widthKm, heightKm } = bboxSizeKm([10, 59.5, 11, 60.5]);
   assert.ok(Math.abs(widthKm - 55.6) < 0.5, `width ${widthKm}`);

@@ -425,7 +425,13 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
       let requests = 0;
       let sourceUrl = "";
       let cursor = a.offset;
+      let repeated = false;
+      // A layer without pagination answers every page from its first feature: ask it for no
+      // offset and no second page (its description comes alongside the first page).
+      const layerPaging = (): Promise<boolean | null> =>
+        layerP.then((r) => parseLayer(r.data, a.layer).supports_pagination, () => null);
       while (collected.length < a.limit && requests < settings.max_pages) {
+        if ((requests > 0 || a.offset > 0) && (await layerPaging()) === false) break;
         const r = await client.query(ref, {
           ...common,
           resultOffset: cursor,
@@ -453,13 +459,15 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
           warnings.push(
             "The layer sent the same features again for a later offset: it may not support paging",
           );
+          repeated = true;
           exceeded = false;
           break;
         }
         if (list.length === 0 || !exceeded) break;
       }
       // A server that ignores resultRecordCount sends more than asked: keep the page size.
-      if (collected.length > a.limit) {
+      const overflowed = collected.length > a.limit;
+      if (overflowed) {
         collected.length = a.limit;
         exceeded = true;
         warnings.push(
@@ -480,6 +488,27 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
       const layerInfo = layerR.status === "fulfilled" ? parseLayer(layerR.value.data, a.layer) : null;
       if (fields.length === 0 && layerInfo) fields = layerInfo.esriFields;
       const layerName = layerInfo?.name ?? null;
+      // ArcGIS honours resultOffset and resultRecordCount only on layers that support pagination
+      // (and then never sends more than asked); any other layer answers every query from its
+      // first feature, so an offset would serve the same features again as the next ones.
+      const paging = layerInfo?.supports_pagination ?? null;
+      const pagingUnsupported = paging === false || repeated || (overflowed && paging !== true);
+      if (pagingUnsupported && a.offset > 0) {
+        throw new ToolError(
+          "VALIDATION_ERROR",
+          `Layer ${a.layer} of "${service}" does not support paging (it ignores resultOffset), so offset ${a.offset} cannot be served: it would repeat the first features`,
+          {
+            field: "offset",
+            hint:
+              "Call with offset 0 and narrow the query with where, bbox, point or polygon to reach other features",
+          },
+        );
+      }
+      if (pagingUnsupported) {
+        warnings.push(
+          `Layer ${a.layer} does not support paging: only its first features can be read, so there is no next_offset; narrow the query with where, bbox, point or polygon to reach others`,
+        );
+      }
       const features = collected.map((c) =>
         arcgisFeature(c.attrs, c.geometry, a.layer, layerName, fields, null, a.point ?? null)
       );
@@ -495,6 +524,7 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
         const more = truncated || exceeded || (exactTotal !== null && a.offset + shown < exactTotal);
         const total = Math.max(exactTotal ?? 0, a.offset + shown + (more ? 1 : 0));
         const env = page(total, a.offset, shown);
+        if (pagingUnsupported) env.next_offset = null;
         const structured = {
           service,
           layer: a.layer,
@@ -528,7 +558,7 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
               limit: ctx.limits.characterLimit,
             }),
           );
-        } else if (env.has_more) lines.push(`More: call again with offset=${env.next_offset}.`);
+        } else if (env.next_offset !== null) lines.push(`More: call again with offset=${env.next_offset}.`);
         lines.push("", arcgisFooter(sourceUrl, layerInfo?.copyright ?? null));
         return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
       });

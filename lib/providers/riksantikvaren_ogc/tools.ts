@@ -580,8 +580,11 @@ function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof nearb
       const raws: RawFeature[] = [];
       const warnings: string[] = [];
       let scanComplete = false;
+      let repeated = false;
       let sourceUrl = "";
       let licenceFromData: Licence | null = null;
+      // A feature already read (a server that ignores offset, or shifting pages) is ranked once.
+      const seen = new Set<string>();
       for (let off = 0; raws.length < settings.nearby_max_scan;) {
         const limit = Math.min(pageSize, settings.nearby_max_scan - raws.length);
         const { page: pg, url } = await itemsWithFallback(
@@ -593,8 +596,18 @@ function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof nearb
           warnings,
         );
         if (!sourceUrl) [sourceUrl, licenceFromData] = [url, pg.licence];
-        raws.push(...pg.features);
+        let fresh = 0;
+        for (const f of pg.features) {
+          if (f.id !== null && seen.has(f.id)) continue;
+          if (f.id !== null) seen.add(f.id);
+          raws.push(f);
+          fresh++;
+        }
         off += pg.features.length;
+        if (pg.features.length > 0 && fresh === 0) {
+          repeated = true;
+          break;
+        }
         const more = pg.features.length > 0 &&
           (pg.next !== null || (pg.numberMatched !== null && off < pg.numberMatched));
         if (!more) {
@@ -602,7 +615,11 @@ function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof nearb
           break;
         }
       }
-      if (!scanComplete) {
+      if (repeated) {
+        warnings.push(
+          `api.ra.no sent the same features again for a later offset, so the scan stopped after ${raws.length} distinct features; the ranking may be incomplete`,
+        );
+      } else if (!scanComplete) {
         warnings.push(
           `The search box holds more than ${settings.nearby_max_scan} features; only the first ${settings.nearby_max_scan} were ranked. Use a smaller radius_m for a complete ranking`,
         );

@@ -80,6 +80,45 @@ Deno.test("riksantikvaren_arcgis tools over stdio against a fake kart.ra.no", as
           ? { json: { count: 7 } }
           : { json: json("query_layer7_all.json") },
     })
+    // Layer 4 has no pagination: it ignores resultOffset and answers from its first feature.
+    .route({
+      path: `${SVC}/4`,
+      reply: {
+        json: {
+          ...(json("layer_7.json") as Json),
+          id: 4,
+          name: "Uten paging",
+          advancedQueryCapabilities: { supportsPagination: false },
+        },
+      },
+    })
+    .route({
+      path: `${SVC}/4/query`,
+      reply: (req) => {
+        if (req.url.searchParams.get("returnCountOnly") === "true") return { json: { count: 7 } };
+        const all = (json("query_layer7_all.json") as { features: Json[] }).features;
+        // out_fields without OBJECTID: nothing to recognise a repeated feature by.
+        const first = all.slice(0, MAX_RECORDS).map((f) => ({
+          attributes: { navn: (f["attributes"] as Json)["navn"] },
+        }));
+        return { json: { features: first, exceededTransferLimit: true } };
+      },
+    })
+    // Layer 9 says nothing about pagination and ignores resultOffset (two features a page).
+    .route({
+      path: `${SVC}/9/query`,
+      reply: (req) => {
+        if (req.url.searchParams.get("returnCountOnly") === "true") return { json: { count: 7 } };
+        const all = (json("query_layer7_all.json") as { features: Json[] }).features;
+        return {
+          json: {
+            ...(json("query_layer7_all.json") as Json),
+            features: all.slice(0, 2),
+            exceededTransferLimit: true,
+          },
+        };
+      },
+    })
     .route({
       path: `${SVC}/8/query`,
       reply: { status: 500, json: { error: { code: 500, message: "Server busy" } } },
@@ -288,12 +327,44 @@ Deno.test("riksantikvaren_arcgis tools over stdio against a fake kart.ra.no", as
   await t.step("arcgis-query keeps the page size when the server ignores resultRecordCount", async () => {
     const r = await call(s, "arcgis-query", { layer: 5, limit: 2, response_format: "json" });
     assert.equal(r.isError, false, r.text);
+    // A server that ignores resultRecordCount ignores resultOffset too: offset 2 would repeat.
     assert.deepEqual([r.structured["count"], r.structured["has_more"], r.structured["next_offset"]], [
       2,
       true,
-      2,
+      null,
     ]);
     assert.match((r.structured["warnings"] as string[]).join(" "), /more features than asked/);
+    assert.match((r.structured["warnings"] as string[]).join(" "), /does not support paging/);
+    const next = await call(s, "arcgis-query", { layer: 5, limit: 2, offset: 2 });
+    assert.equal(next.payload["error_type"], "VALIDATION_ERROR");
+    assert.equal(next.payload["field"], "offset");
+  });
+
+  await t.step("arcgis-query never repeats the first features of a layer without pagination", async () => {
+    const before = fake.requestsTo(`${SVC}/4/query`).length;
+    const r = await call(s, "arcgis-query", { layer: 4, limit: 5, response_format: "json" });
+    assert.equal(r.isError, false, r.text);
+    const names = (r.structured["features"] as Json[]).map((f) => f["name"]);
+    assert.deepEqual(names, ["Testlokalitet 1", "Testlokalitet 2", "Testlokalitet 3"]);
+    assert.deepEqual([r.structured["total"], r.structured["has_more"], r.structured["next_offset"]], [
+      7,
+      true,
+      null,
+    ]);
+    assert.match((r.structured["warnings"] as string[]).join(" "), /Layer 4 does not support paging/);
+    const pages = fake.requestsTo(`${SVC}/4/query`).slice(before)
+      .filter((x) => x.url.searchParams.get("returnCountOnly") !== "true");
+    assert.equal(pages.length, 1, "no second page is asked of a layer that cannot page");
+    const md = await call(s, "arcgis-query", { layer: 4, limit: 5 });
+    assert.doesNotMatch(md.text, /call again with offset/);
+
+    for (const layer of [4, 9]) {
+      const later = await call(s, "arcgis-query", { layer, limit: 4, offset: 3 });
+      assert.equal(later.isError, true, `layer ${layer}`);
+      assert.equal(later.payload["error_type"], "VALIDATION_ERROR");
+      assert.equal(later.payload["field"], "offset");
+      assert.match(String(later.payload["message"]), /does not support paging/);
+    }
   });
 
   await t.step("arcgis-query goes on without a count and says the total is a lower bound", async () => {

@@ -102,6 +102,8 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
     .route({ path: "/kulturminner/collections", reply: { status: 500, json: { error: "boom" } } })
     .route({ path: ITEMS, reply: itemsReply(o, privateOrigin) })
     .route({ path: `${ITEMS}/90001`, reply: fixture("feature_lokaliteter_90001.json", o) })
+    // A collection whose server ignores offset: every page is page 1, with a next link.
+    .route({ path: `/${DS}/collections/enkeltminner/items`, reply: fixture("items_lokaliteter_p1.json", o) })
     .route({ path: `${ITEMS}/99999`, reply: { json: hugeFeature(30_000) } })
     .route({
       path: "/brukerminner/collections/brukerminner/items",
@@ -237,6 +239,7 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
       [[59.905, 10.76, 59.912, 95], /max_lat 95 is outside/],
       [[10.7, 59.9, 10.8], /4/],
       [[4, 58, 31, 71], /at most 200 km/],
+      [[-179.5, 59.9, 179.5, 60], /at most 200 km/],
       [[-190, 59.9, 10.8, 60], /min_lon -190 is outside/],
     ];
     for (const [bbox, message] of cases) {
@@ -501,6 +504,23 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
       assert.equal(((near.structured["features"] as Json[])[0]!["geometry"] as Json)["type"], "MultiPolygon");
     },
   );
+
+  await t.step("riksantikvaren-nearby ranks each feature once when the server repeats a page", async () => {
+    const before = fake.requestsTo(`/${DS}/collections/enkeltminner/items`).length;
+    const r = await call(s, "riksantikvaren-nearby", {
+      ...CENTER,
+      radius_m: 2000,
+      collection: "enkeltminner",
+      response_format: "json",
+    });
+    assert.equal(r.isError, false, r.text);
+    const ids = (r.structured["features"] as Json[]).map((f) => f["id"]);
+    assert.deepEqual(ids, ["90001", "90002"]);
+    assert.deepEqual([r.structured["total"], r.structured["scanned"]], [2, 2]);
+    assert.equal(r.structured["scan_complete"], false);
+    assert.match((r.structured["warnings"] as string[]).join(" "), /same features again/);
+    assert.equal(fake.requestsTo(`/${DS}/collections/enkeltminner/items`).length - before, 2);
+  });
 
   await t.step("riksantikvaren-nearby validates lat, lon and radius_m", async () => {
     for (

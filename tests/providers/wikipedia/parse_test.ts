@@ -51,6 +51,11 @@ Deno.test("languageProblem() accepts real edition codes and refuses anything tha
     "en_gb",
     " en",
     "ен",
+    "ｅｎ",
+    "xn--bcher-kva",
+    "en.xn--80ak6aa92e.com",
+    "en\n",
+    "en%2eevil.example",
     "a".repeat(33),
     "www",
     "meta",
@@ -64,6 +69,8 @@ Deno.test("originFor() fills the {lang} template and sends every language to a p
   assert.equal(originFor("https://{lang}.wikipedia.org/", "se"), "https://se.wikipedia.org");
   assert.equal(originFor("http://127.0.0.1:8123", "en"), "http://127.0.0.1:8123");
   assert.equal(hostFor("https://{lang}.wikipedia.org", "zh-min-nan"), "zh-min-nan.wikipedia.org");
+  // Whatever passes the check stays one label below the configured domain.
+  assert.equal(hostFor("https://{lang}.wikipedia.org", "en-evil-com"), "en-evil-com.wikipedia.org");
   assert.throws(() => originFor("https://{lang}.wikipedia.org", "evil.example#"), TypeError);
 });
 
