@@ -31,11 +31,18 @@ const MAXLAG_MIN_WAIT_MS = 5_000;
  * (so breakers and rate limits are per host), errors sent with HTTP 200 mapped to the error
  * contract, and maxlag answered by waiting as `Retry-After` says, within the call's deadline.
  */
+/** Language clients kept at once (about 340 Wikipedia editions exist; few are used together). */
+const MAX_CLIENTS = 64;
+
 export class WikipediaApi {
   #settings: WikipediaSettings;
   #http: HttpRuntime;
   #clock: Clock;
   #clients = new Map<string, HttpClient>();
+  /** How many language clients exist now (for tests). */
+  get clientCount(): number {
+    return this.#clients.size;
+  }
 
   constructor(settings: WikipediaSettings, http: HttpRuntime, clock: Clock) {
     this.#settings = settings;
@@ -167,6 +174,9 @@ export class WikipediaApi {
         }
       },
     });
+    // Any well-formed code makes a client: keep the most recent ones only, so a caller cycling
+    // through codes cannot grow memory without bound.
+    if (this.#clients.size >= MAX_CLIENTS) this.#clients.delete(this.#clients.keys().next().value!);
     this.#clients.set(origin, client);
     return client;
   }
