@@ -304,7 +304,7 @@ async function openWriter(
       format: call.format,
       path: file.path,
       tempPath: file.tempPath,
-      ...(CSV_COLUMNS[call.spec.kind] ? { columns: CSV_COLUMNS[call.spec.kind]! } : {}),
+      ...(csvColumns(call) ? { columns: csvColumns(call)! } : {}),
       head: { source, request: requestSummary(call), ...meta },
       itemsKey: ITEMS_KEY[call.spec.kind] ?? call.spec.kind,
     });
@@ -312,6 +312,16 @@ async function openWriter(
     call.deps.storage.release(file);
     throw e;
   }
+}
+
+/**
+ * The leading CSV columns of a call. Observations by vintage date (output types 2 and 3) have
+ * no value or real-time fields, only the date and one column per vintage, which follow it.
+ */
+function csvColumns(call: Call): readonly string[] | undefined {
+  const output = call.args["output_type"];
+  if (call.spec.kind === "observations" && (output === 2 || output === 3)) return ["date"];
+  return CSV_COLUMNS[call.spec.kind];
 }
 
 async function openFile(call: Call, meta: Record<string, unknown>, source: Source): Promise<{

@@ -1,6 +1,7 @@
 // Markdown for FRED results, and the source and terms line every result carries.
 import { markdownTable, shorten } from "../../mcp/output.ts";
 import type { ItemKind } from "./operations.ts";
+import { isObservationValueKey } from "./parse.ts";
 
 /** FRED's API terms of use. */
 export const TERMS_URL = "https://fred.stlouisfed.org/docs/api/terms_of_use.html";
@@ -91,7 +92,11 @@ const COLUMNS: Partial<Record<ItemKind, Column[]>> = {
 export function itemsTable(kind: ItemKind, items: readonly Record<string, unknown>[]): string {
   if (items.length === 0) return "_No items._";
   let columns = COLUMNS[kind];
-  if (kind === "observations" && items.some((i) => "realtime_start" in i)) {
+  if (kind === "observations" && !items.some((i) => "value" in i)) {
+    // Output types 2 and 3: one value column per vintage (GNPCA_20200704, ...), no "value".
+    const vintages = [...new Set(items.flatMap((i) => Object.keys(i)))].filter(isObservationValueKey);
+    columns = [col("date"), ...vintages.map((k): Column => [k, (i) => k in i ? i[k] ?? "missing" : ""])];
+  } else if (kind === "observations" && items.some((i) => "realtime_start" in i)) {
     columns = [...columns!, col("realtime_start"), col("realtime_end")];
   }
   if (kind === "elements" && items.some((i) => "observation_value" in i)) {

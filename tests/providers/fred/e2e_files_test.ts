@@ -111,6 +111,26 @@ Deno.test("fred output modes write project files that are served as resources, i
     },
   );
 
+  await t.step(
+    "observations by vintage date are written with one column per vintage, '.' and absent cells empty",
+    async () => {
+      const r = ok(
+        await call("fred_series", {
+          operation: "get_observations",
+          series_id: "GNPCA",
+          output_type: 3,
+          output: "file",
+        }),
+      );
+      assert.equal(r["rows_written"], 84);
+      const lines = Deno.readTextFileSync(String(r["file_path"])).split("\r\n");
+      assert.equal(lines[0], "date,GNPCA_20200704,GNPCA_20210325");
+      assert.equal(lines[1], "1929-01-01,,", "'.' in one vintage, no revision in the other");
+      assert.equal(lines[2], "1930-01-01,975.5,975.5");
+      assert.equal(lines[3], "1931-01-01,912.1,");
+    },
+  );
+
   await t.step("lists, tables and maps go to files in their project folders", async () => {
     const search = ok(
       await call("fred_series", { operation: "search", search_text: "gnp", output: "file", format: "json" }),

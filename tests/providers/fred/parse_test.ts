@@ -37,6 +37,26 @@ Deno.test("parseResponse() reads the recorded observations, with count as the to
   assert.deepEqual(missing.items.map((i) => i["value"]), [null, 0]);
 });
 
+Deno.test("parseResponse() reads observations by vintage date (output types 2 and 3) without a value field", () => {
+  // The column layout pystlouisfed's docstring shows for GNPCA: series id, "_", vintage date.
+  const parsed = parseResponse("observations", {
+    output_type: 3,
+    count: 2,
+    observations: [
+      { date: "1991-01-01", GNPCA_20200704: "9406.669", GNPCA_20210729: "." },
+      { date: "1992-01-01", GNPCA_20210729: "9739.841" },
+    ],
+  });
+  assert.deepEqual(parsed.items, [
+    { date: "1991-01-01", GNPCA_20200704: 9406.669, GNPCA_20210729: null },
+    { date: "1992-01-01", GNPCA_20210729: 9739.841 },
+  ]);
+  const table = itemsTable("observations", parsed.items);
+  assert.match(table, /^\| date \| GNPCA_20200704 \| GNPCA_20210729 \|/);
+  assert.match(table, /\| 1991-01-01 \| 9406\.669 \| missing \|/);
+  assert.ok(table.includes("| 1992-01-01 |  | 9739.841 |"), "no value for an unrevised vintage");
+});
+
 Deno.test("parseResponse() reads series from the recorded and the documented answer", () => {
   for (const name of ["recorded_series_GNPCA.json", "official_doc_series_GNPCA.json"]) {
     const parsed = parseResponse("series", fixture(name));
