@@ -361,7 +361,6 @@ async function finishFile(
       created: new Date(call.deps.clock.now()).toISOString(),
       operation: `${call.tool} ${call.spec.operation}`,
       source_url: source.url,
-      ...(summary.dropped_columns.length ? { dropped_columns: summary.dropped_columns } : {}),
     });
     return { file, rows: summary.rows_written, bytes: summary.bytes };
   } finally {

@@ -124,10 +124,11 @@ Deno.test("fred output modes write project files that are served as resources, i
       );
       assert.equal(r["rows_written"], 84);
       const lines = Deno.readTextFileSync(String(r["file_path"])).split("\r\n");
-      assert.equal(lines[0], "date,GNPCA_20200704,GNPCA_20210325");
-      assert.equal(lines[1], "1929-01-01,,", "'.' in one vintage, no revision in the other");
-      assert.equal(lines[2], "1930-01-01,975.5,975.5");
-      assert.equal(lines[3], "1931-01-01,912.1,");
+      assert.equal(lines[0], "date,GNPCA_20200704,GNPCA_20210325,GNPCA_20240101");
+      assert.equal(lines[1], "1929-01-01,,,", "'.' in one vintage, no revision in the others");
+      assert.equal(lines[2], "1930-01-01,975.5,975.5,");
+      assert.equal(lines[3], "1931-01-01,912.1,,");
+      assert.equal(lines[84], "2012-01-01,15693.1,15693.1,15693.1");
     },
   );
 
@@ -394,6 +395,19 @@ Deno.test("fred writes to FRED_STORAGE_DIR, streaming pages with progress notifi
     84,
   ]]);
   assert.equal(Deno.readTextFileSync(String(r["file_path"])).split("\r\n").length - 1, 85);
+
+  // By vintage date, a vintage that only added the newest observations appears on the last page.
+  const vintages = ok(
+    await s.client.callTool({
+      name: "fred_series",
+      arguments: { operation: "get_observations", series_id: "GNPCA", output_type: 3, output: "file" },
+    }),
+  );
+  const lines = Deno.readTextFileSync(String(vintages["file_path"])).split("\r\n");
+  assert.equal(lines[0], "date,GNPCA_20200704,GNPCA_20210325,GNPCA_20240101", "no column is dropped");
+  assert.equal(lines[2], "1930-01-01,975.5,975.5,", "rows of earlier pages are padded");
+  assert.equal(lines[84], "2012-01-01,15693.1,15693.1,15693.1");
+  assert.equal(lines.length - 1, 85);
 });
 
 Deno.test("fred reports a storage folder the process may not write as PERMISSION_ERROR", async () => {
