@@ -341,6 +341,24 @@ function requestSummary(call: Call): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The request as a job's status shows it: long lists and texts (up to 2,000 vintage dates) are
+ * abridged, so a status answer stays within the response limit. Files keep the whole request.
+ */
+function jobRequest(call: Call): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(requestSummary(call))) {
+    if (Array.isArray(value) && value.length > 10) {
+      out[key] = [...value.slice(0, 10), `... ${value.length - 10} more`];
+    } else if (typeof value === "string" && value.length > 200) {
+      out[key] = `${value.slice(0, 200)}... (${value.length} characters)`;
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
 interface Written {
   file: ReservedFile;
   rows: number;
@@ -661,7 +679,7 @@ async function startObservationsJob(
   const pages = Math.ceil(wanted / call.deps.settings.page_size);
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,
-    request: requestSummary(call),
+    request: jobRequest(call),
     estimatedRows: wanted,
     run: async (job) => {
       try {
@@ -697,7 +715,7 @@ async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> 
   const logger = call.deps.logger.child({ tool_name: call.tool });
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,
-    request: requestSummary(call),
+    request: jobRequest(call),
     estimatedRows: null,
     run: async (job) => {
       let writer: RowWriter | undefined;
