@@ -21,11 +21,28 @@ export interface Source {
   notice: string;
 }
 
+/**
+ * A request URL fit to cite: parameter values over 120 characters (up to 2,000 vintage dates)
+ * are shortened, saying how long they were, so the citation cannot push a result over the
+ * response limit. Short URLs are kept exactly.
+ */
+export function citationUrl(url: string): string {
+  if (url.length <= 1000) return url;
+  const parsed = URL.parse(url);
+  if (!parsed) return `${url.slice(0, 1000)}...`;
+  for (const [key, value] of [...parsed.searchParams]) {
+    if (value.length > 120) {
+      parsed.searchParams.set(key, `${value.slice(0, 120)}...(${value.length} characters)`);
+    }
+  }
+  return parsed.toString();
+}
+
 /** The source block of a result. */
 export function sourceOf(url: string, seriesId?: unknown): Source {
   const source: Source = {
     provider: "Federal Reserve Bank of St. Louis, FRED® (Federal Reserve Economic Data)",
-    url,
+    url: citationUrl(url),
     terms_url: TERMS_URL,
     notice: NOTICE,
   };

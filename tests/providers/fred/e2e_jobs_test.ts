@@ -286,6 +286,7 @@ Deno.test("fred background jobs stream large pulls to files, report progress, ca
         }),
       );
       assert.equal(accepted["status"], "accepted");
+      assert.ok(JSON.stringify(accepted).length <= 25_000, `accepted: ${JSON.stringify(accepted).length}`);
       const sent = fake.requests.filter(series("BIG")).at(-1)!.url.searchParams.get("vintage_dates");
       assert.equal(sent?.split(",").length, 2000, "FRED gets every vintage date");
       for (const args of [{ wait_seconds: 30 }, { response_format: "json" }]) {
