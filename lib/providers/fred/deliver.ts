@@ -655,7 +655,7 @@ function acceptedAnswer(
   return { text, structured };
 }
 
-function jobResult(call: Call, written: Written): Record<string, unknown> {
+function jobResult(call: Call, written: Written, source: Source): Record<string, unknown> {
   return {
     file_path: written.file.path,
     relative_path: written.file.relativePath,
@@ -665,6 +665,7 @@ function jobResult(call: Call, written: Written): Record<string, unknown> {
     file_size_mb: toMb(written.bytes),
     file_size_bytes: written.bytes,
     format: call.format,
+    source,
   };
 }
 
@@ -700,7 +701,7 @@ async function startObservationsJob(
       }
       const written = await finishFile(call, file, writer, source);
       return {
-        result: jobResult(call, written),
+        result: jobResult(call, written, source),
         message: "Data successfully saved to file. Ready for analysis.",
       };
     },
@@ -743,7 +744,7 @@ async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> 
       }
       const written = await finishFile(call, file, writer, source);
       return {
-        result: jobResult(call, written),
+        result: jobResult(call, written, source),
         message: "Data successfully saved to file. Ready for analysis.",
       };
     },

@@ -117,6 +117,10 @@ Deno.test("fred background jobs stream large pulls to files, report progress, ca
       assert.equal(result["rows_written"], 100_000);
       assert.equal(result["format"], "csv");
       assert.equal(done["message"], "Data successfully saved to file. Ready for analysis.");
+      const source = result["source"] as Record<string, string>;
+      assert.match(source["url"]!, /\/fred\/series\/observations\?series_id=GATED&file_type=json$/);
+      assert.match(source["notice"]!, /not endorsed or certified by the Federal Reserve Bank of St\. Louis/);
+      assert.match((status.content as Block[])[0]!.text!, /Source: .*\n.*not endorsed or certified/);
       assert.deepEqual(done["progress"], {
         rows_fetched: 100_000,
         estimated_total: 100_000,
