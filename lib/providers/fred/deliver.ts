@@ -418,6 +418,10 @@ function fileAnswer(
   const sizeMb = toMb(written.bytes);
   const message =
     `Data saved to "${file.path}" (${written.rows} rows). Read it with resources/read at ${file.uri}`;
+  // A file holds one request's worth (lists: at most FRED's per-request maximum); say what is left.
+  const total = parsed?.total;
+  const nextOffset = call.offset + written.rows;
+  const more = call.spec.paged !== undefined && total !== undefined && nextOffset < total;
   const structured: DataResult = {
     ...base(call, source),
     status: "success",
@@ -432,7 +436,8 @@ function fileAnswer(
     file_size_mb: sizeMb,
     excerpt,
     ...(parsed ? { meta: parsed.meta } : {}),
-    ...(parsed?.total === undefined ? {} : { total: parsed.total }),
+    ...(total === undefined ? {} : { total }),
+    ...(more ? { offset: call.offset, has_more: true, next_offset: nextOffset } : {}),
     ...(decision ? { decision } : {}),
   };
   const text = call.args.response_format === "json" ? jsonText(structured) : [
@@ -440,6 +445,15 @@ function fileAnswer(
     `Wrote ${
       written.rows.toLocaleString("en-US")
     } rows to \`${file.path}\` (project "${call.project}", ${call.format}, ${sizeMb} MB).`,
+    ...(more
+      ? [
+        `FRED holds ${total.toLocaleString("en-US")} in all; this file has items ${
+          call.offset + 1
+        }-${nextOffset}. For the rest, call again with offset=${nextOffset}${
+          call.spec.paged ? ` (up to ${call.spec.paged.max.toLocaleString("en-US")} per call with limit)` : ""
+        }.`,
+      ]
+      : []),
     `Resource: ${file.uri}`,
     ...(decision ? [`Written to a file because ${decision.reason}.`] : []),
     excerpt.length ? `First ${excerpt.length} rows:\n\n${itemsTable(call.spec.kind, excerpt)}` : "_No rows._",

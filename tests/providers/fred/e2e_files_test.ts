@@ -169,6 +169,31 @@ Deno.test("fred output modes write project files that are served as resources, i
     assert.equal(csv.length - 2, 51);
   });
 
+  await t.step("a file holding part of what FRED has says so and where to go on", async () => {
+    const dates = await call("fred_series", {
+      operation: "get_vintage_dates",
+      series_id: "GNPCA",
+      limit: 2,
+      output: "file",
+    });
+    const d = ok(dates);
+    assert.equal(d["rows_written"], 2);
+    assert.equal(d["total"], 4);
+    assert.equal(d["has_more"], true);
+    assert.equal(d["next_offset"], 2);
+    assert.match(blocks(dates)[0]!.text!, /FRED holds 4 in all; this file has items 1-2\. .*offset=2/);
+    const obs = ok(
+      await call("fred_series", {
+        operation: "get_observations",
+        series_id: "GNPCA",
+        offset: 80,
+        output: "file",
+      }),
+    );
+    assert.equal(obs["rows_written"], 4);
+    assert.equal(obs["has_more"], undefined, "the file reaches the end");
+  });
+
   await t.step("a caller's file name is used, and never overwrites an existing file", async () => {
     const a = ok(
       await call("fred_series", { operation: "get", series_id: "GNPCA", output: "file", filename: "gnp" }),
