@@ -89,7 +89,10 @@ export interface StartJobOptions {
   /** The request, as shown in status answers (no secrets). */
   request: Record<string, unknown>;
   estimatedRows?: number | null;
-  /** The work; resolves to the job's result. Must honour `handle.signal`. */
+  /**
+   * The work; resolves to the job's result. Must honour `handle.signal`: when it aborts, reject
+   * and release what the job holds, unless the result is already complete.
+   */
   run(handle: JobHandle): Promise<{ result: Record<string, unknown>; message?: string }>;
 }
 
@@ -288,8 +291,9 @@ export class JobManager {
       },
     };
     try {
+      // A run that resolves has done its work (a cancel that came while it was finishing, e.g.
+      // while its file was moved into place, came too late): report what exists.
       const { result, message } = await run(handle);
-      if (job.controller.signal.aborted) throw job.controller.signal.reason;
       delete job.error;
       delete job.nextRetryAt;
       job.result = result;

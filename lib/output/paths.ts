@@ -84,7 +84,8 @@ export function checkFilename(name: string, format: string, field = "filename"):
   const dot = name.lastIndexOf(".");
   if (dot > 0) {
     const given = name.slice(dot).toLowerCase();
-    if (given === ext) return name;
+    // The extension is written in lower case: listings and resources/read take the format from it.
+    if (given === ext) return `${name.slice(0, dot)}${ext}`;
     if (/^\.[a-z0-9]{1,5}$/.test(given)) {
       refuse(
         field,

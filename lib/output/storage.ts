@@ -226,14 +226,17 @@ export class ProjectStorage {
   recordFile(project: string, relativePath: string, record: FileRecord): Promise<void> {
     const metaPath = nodePath.join(this.projectPath(project), META);
     return this.#serial(async () => {
-      const meta = await readMeta(metaPath, project);
+      // An unreadable .project.json (cut short by a crash, or edited by hand) would otherwise
+      // fail every later write in the project: start it afresh, recording this file.
+      const meta = await readMeta(metaPath, project).catch(() => freshMeta(project));
       meta.files[relativePath] = record;
       meta.updated = new Date(this.#o.clock.now()).toISOString();
-      await this.#fs(
-        "write",
-        metaPath,
-        () => Deno.writeTextFile(metaPath, `${JSON.stringify(meta, null, 2)}\n`),
-      );
+      // Written aside and renamed, so a crash mid-write never leaves it half written.
+      const tempPath = `${metaPath}.partial`;
+      await this.#fs("write", metaPath, async () => {
+        await Deno.writeTextFile(tempPath, `${JSON.stringify(meta, null, 2)}\n`);
+        await Deno.rename(tempPath, metaPath);
+      });
     });
   }
 
@@ -441,15 +444,17 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+function freshMeta(project: string): ProjectMeta {
+  const now = new Date().toISOString();
+  return { name: project, description: null, created: now, updated: now, files: {} };
+}
+
 async function readMeta(path: string, project: string): Promise<ProjectMeta> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      const now = new Date().toISOString();
-      return { name: project, description: null, created: now, updated: now, files: {} };
-    }
+    if (e instanceof Deno.errors.NotFound) return freshMeta(project);
     throw e;
   }
   const parsed = JSON.parse(text) as Partial<ProjectMeta>;

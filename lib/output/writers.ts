@@ -1,7 +1,10 @@
 // Streaming CSV and JSON writers. Rows arrive in batches (one upstream page at a time), are
 // encoded and written at once, and are not kept: memory follows the batch size, not the file
 // size. A file is written under a hidden temporary name and renamed when complete, so a
-// listing never shows half a file and a cancelled job leaves nothing behind.
+// listing never shows half a file and a cancelled job leaves nothing behind. A CSV column first
+// met in a later batch (FRED's output_type 3 has a column per vintage, and a vintage that only
+// added recent observations shows up on the last page) is appended: on close the rows written
+// before it are padded with empty cells in one streaming pass.
 
 /** The file formats the writers produce. */
 export type FileFormat = "csv" | "json";
@@ -22,8 +25,6 @@ export interface WriteSummary {
   rows_written: number;
   bytes: number;
   format: FileFormat;
-  /** CSV only: keys met after the header was written, which have no column. */
-  dropped_columns: string[];
 }
 
 /** A file being written batch by batch. */
@@ -47,7 +48,7 @@ export interface RowWriterOptions {
   path: string;
   /** Temporary path written meanwhile. */
   tempPath: string;
-  /** CSV: the column order. Keys of the first batch not listed here are appended. */
+  /** CSV: the column order. Keys not listed here are appended in the order they are met. */
   columns?: readonly string[];
   /** JSON: fields written at the top level before the rows (source, metadata). */
   head?: Record<string, unknown>;
@@ -120,8 +121,9 @@ abstract class BaseWriter implements RowWriter {
 
   protected abstract encodeBatch(rows: readonly Record<string, unknown>[]): string;
   protected abstract tail(): string;
-  protected droppedColumns(): string[] {
-    return [];
+  /** Last changes to the closed temporary file before it takes its final name. */
+  protected finish(): Promise<void> {
+    return Promise.resolve();
   }
 
   async write(rows: readonly Record<string, unknown>[]): Promise<void> {
@@ -146,6 +148,7 @@ abstract class BaseWriter implements RowWriter {
       await this.put(this.tail());
       this.#file.close();
       this.#state = "closed";
+      await this.finish();
       await Deno.rename(this.options.tempPath, this.options.path);
     } catch (e) {
       await this.abort();
@@ -156,7 +159,6 @@ abstract class BaseWriter implements RowWriter {
       rows_written: this.rowsWritten,
       bytes: this.bytes,
       format: this.format,
-      dropped_columns: this.droppedColumns(),
     };
   }
 
@@ -171,38 +173,56 @@ abstract class BaseWriter implements RowWriter {
     }
     this.#state = "aborted";
     await Deno.remove(this.options.tempPath).catch(() => {});
+    await Deno.remove(widerPath(this.options.tempPath)).catch(() => {});
   }
 }
+
+/** Where a CSV file is rewritten with its late columns (hidden, like the temporary file). */
+function widerPath(tempPath: string): string {
+  return `${tempPath}.wide`;
+}
+
+/** Where rows of one column count begin in a CSV file (byte offset of the first such row). */
+interface Segment {
+  start: number;
+  width: number;
+}
+
+const QUOTE = 0x22;
+const CR = 0x0d;
+const LF = 0x0a;
 
 class CsvWriter extends BaseWriter {
   readonly format = "csv" as const;
   #columns: string[] | undefined;
   #known = new Set<string>();
-  #dropped = new Set<string>();
+  #segments: Segment[] = [];
 
   protected encodeBatch(rows: readonly Record<string, unknown>[]): string {
     const flat = rows.map((r) => flattenRow(r));
-    let out = "";
     if (!this.#columns) {
-      const columns = [...(this.options.columns ?? [])];
-      const known = new Set(columns);
-      for (const row of flat) {
-        for (const key of Object.keys(row)) {
-          if (!known.has(key)) {
-            known.add(key);
-            columns.push(key);
-          }
-        }
-      }
-      this.#columns = columns;
-      this.#known = known;
-      out += csvLine(columns);
+      this.#columns = [...(this.options.columns ?? [])];
+      this.#known = new Set(this.#columns);
     }
     const columns = this.#columns;
+    const before = columns.length;
     for (const row of flat) {
-      for (const key of Object.keys(row)) if (!this.#known.has(key)) this.#dropped.add(key);
-      out += csvLine(columns.map((c) => row[c]));
+      for (const key of Object.keys(row)) {
+        if (!this.#known.has(key)) {
+          this.#known.add(key);
+          columns.push(key);
+        }
+      }
     }
+    let out = "";
+    // Rows are written with every column known so far; earlier, narrower rows are padded on close.
+    if (this.#segments.length === 0) {
+      out = csvLine(columns);
+      this.#segments.push({ start: this.bytes + encoder.encode(out).length, width: columns.length });
+    } else if (columns.length > before) {
+      this.#segments.push({ start: this.bytes, width: columns.length });
+    }
+    for (const row of flat) out += csvLine(columns.map((c) => row[c]));
     return out;
   }
 
@@ -212,9 +232,70 @@ class CsvWriter extends BaseWriter {
     return "";
   }
 
-  protected override droppedColumns(): string[] {
-    return [...this.#dropped];
+  /** Pads rows written before a late column, and writes the full header, in one pass. */
+  protected override async finish(): Promise<void> {
+    const columns = this.#columns;
+    if (!columns || this.#segments.every((s) => s.width === columns.length)) return;
+    const wide = widerPath(this.options.tempPath);
+    const source = await Deno.open(this.options.tempPath, { read: true });
+    const target = await Deno.open(wide, { write: true, createNew: true });
+    try {
+      const header = encoder.encode(csvLine(columns));
+      await writeAll(target, header);
+      let bytes = header.length;
+      const segments = this.#segments;
+      let next = 0; // the segment the current row belongs to is segments[next - 1]
+      let padding = new Uint8Array(0);
+      let offset = 0; // byte offset in the source of the chunk being read
+      let rowStart = 0;
+      let inQuotes = false;
+      let skipping = true; // the old header, replaced above
+      const buffer = new Uint8Array(64 * 1024);
+      for (;;) {
+        const n = await source.read(buffer);
+        if (n === null) break;
+        const chunk = buffer.subarray(0, n);
+        const parts: Uint8Array[] = [];
+        let from = 0;
+        for (let i = 0; i < n; i++) {
+          const b = chunk[i]!;
+          const at = offset + i;
+          if (at === rowStart && !skipping) {
+            while (next < segments.length && segments[next]!.start <= at) next++;
+            padding = encoder.encode(",".repeat(columns.length - segments[next - 1]!.width));
+          }
+          if (b === QUOTE) inQuotes = !inQuotes;
+          else if (b === CR && !inQuotes && !skipping && padding.length > 0) {
+            parts.push(chunk.subarray(from, i), padding);
+            from = i;
+          } else if (b === LF && !inQuotes) {
+            if (skipping) {
+              skipping = false;
+              from = i + 1;
+            }
+            rowStart = at + 1;
+          }
+        }
+        if (!skipping) parts.push(chunk.subarray(from, n));
+        for (const part of parts) {
+          await writeAll(target, part);
+          bytes += part.length;
+        }
+        offset += n;
+      }
+      this.bytes = bytes;
+    } finally {
+      // On failure close() aborts, which removes both files.
+      source.close();
+      target.close();
+    }
+    await Deno.rename(wide, this.options.tempPath);
   }
+}
+
+async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) done += await file.write(bytes.subarray(done));
 }
 
 class JsonWriter extends BaseWriter {

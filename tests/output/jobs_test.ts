@@ -181,6 +181,24 @@ Deno.test("JobManager.cancel() aborts a running job, waits for its cleanup, and 
   assert.equal((await jobs.cancel(quick.job_id)).status, "completed");
 });
 
+Deno.test("JobManager reports a job that finished its work while being cancelled as completed", async () => {
+  const jobs = manager();
+  const { job_id } = jobs.start({
+    kind: "k",
+    request: {},
+    // Its file was already in place when the cancel came: the result exists.
+    run: (job: JobHandle) =>
+      new Promise((resolve) => {
+        job.signal.addEventListener("abort", () => resolve({ result: { file_path: "/data/x.csv" } }));
+      }),
+  });
+  await Promise.resolve();
+  const view = await jobs.cancel(job_id);
+  assert.equal(view.status, "completed");
+  assert.deepEqual(view.result, { file_path: "/data/x.csv" });
+  assert.doesNotMatch(view.message, /no file was kept/);
+});
+
 Deno.test("JobManager runs a job cancelled before it started, so it can release what it holds", async () => {
   const jobs = manager();
   let sawAbort = false;

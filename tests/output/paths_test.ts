@@ -46,6 +46,7 @@ Deno.test("checkProjectName() refuses traversal, separators, reserved names and 
 Deno.test("checkFilename() adds the format's extension and refuses another", () => {
   assert.equal(checkFilename("gdp", "csv"), "gdp.csv");
   assert.equal(checkFilename("gdp.csv", "csv"), "gdp.csv");
+  assert.equal(checkFilename("GDP.CSV", "csv"), "GDP.csv", "the extension is normalised to lower case");
   assert.equal(checkFilename("gdp_2020-q1", "json"), "gdp_2020-q1.json");
   refused(() => checkFilename("gdp.json", "csv"), "filename", /ends in "\.json"/);
   refused(() => checkFilename("gdp.txt", "csv"), "filename");

@@ -118,6 +118,33 @@ Deno.test("ProjectStorage lists projects and files with rows from .project.json,
   assert.equal(all.length, 2);
 });
 
+Deno.test("ProjectStorage.recordFile() recovers from an unreadable .project.json", async () => {
+  const root = Deno.makeTempDirSync();
+  const storage = storageIn(root);
+  await storage.ensureProject("study", "Inflation study");
+  // Cut short, as a crash during a write would leave it.
+  Deno.writeTextFileSync(`${root}/study/.project.json`, '{"name": "study", "files": {"ser');
+  const file = await storage.reserve("study", "series", "gdp", "csv");
+  Deno.writeTextFileSync(file.path, "date,value\r\n");
+  storage.release(file);
+  await storage.recordFile("study", file.relativePath, {
+    rows: 0,
+    format: "csv",
+    created: "2025-10-08T14:30:22.000Z",
+  });
+  const meta = JSON.parse(Deno.readTextFileSync(`${root}/study/.project.json`));
+  assert.equal(meta.files["series/gdp.csv"].rows, 0);
+  assert.deepEqual(
+    [...Deno.readDirSync(`${root}/study`)].map((e) => e.name).filter((n) => n.startsWith(".")),
+    [
+      ".project.json",
+    ],
+    "no half-written copy is left",
+  );
+  const listed = await storage.listFiles("study");
+  assert.equal(listed.files[0]!.rows, 0);
+});
+
 Deno.test("ProjectStorage.listProjects() of a root not yet created is empty", async () => {
   const storage = storageIn(`${Deno.makeTempDirSync()}/not/yet`);
   assert.deepEqual(await storage.listProjects(), []);

@@ -43,15 +43,59 @@ Deno.test("openRowWriter() writes CSV with the given column order, then moves it
     value: null,
     extra: "y",
   }]);
-  await writer.write([{ date: "2020-03-01", value: 2, late: "new" }]);
+  await writer.write([{ date: "2020-03-01", value: 2, extra: "z" }]);
   assert.ok(Deno.statSync(p.tempPath).isFile, "written under the temporary name meanwhile");
   const summary = await writer.close();
   assert.equal(summary.rows_written, 3);
-  assert.deepEqual(summary.dropped_columns, ["late"]);
   assert.throws(() => Deno.statSync(p.tempPath));
   const text = Deno.readTextFileSync(p.path);
-  assert.equal(text, "date,value,extra\r\n2020-01-01,1.5,x\r\n2020-02-01,,y\r\n2020-03-01,2,\r\n");
+  assert.equal(text, "date,value,extra\r\n2020-01-01,1.5,x\r\n2020-02-01,,y\r\n2020-03-01,2,z\r\n");
   assert.equal(summary.bytes, new TextEncoder().encode(text).length);
+});
+
+Deno.test("openRowWriter() keeps CSV columns first met in a later batch, padding the earlier rows", async () => {
+  const p = paths();
+  const writer = await openRowWriter({ format: "csv", ...p, columns: ["date"] });
+  // Quoted cells hold commas, quotes and line breaks: only real row ends may be padded.
+  await writer.write([{ date: "1991-01-01", A_20200704: 1.5, note: 'a,"b"\r\nc' }, {
+    date: "1992-01-01",
+    A_20200704: 2,
+  }]);
+  await writer.write([{ date: "1993-01-01", A_20210729: 3 }]);
+  await writer.write([{ date: "1994-01-01", A_20200704: null, A_20210729: 4, A_20240101: 5 }]);
+  const summary = await writer.close();
+  const text = Deno.readTextFileSync(p.path);
+  assert.equal(
+    text,
+    "date,A_20200704,note,A_20210729,A_20240101\r\n" +
+      '1991-01-01,1.5,"a,""b""\r\nc",,\r\n' +
+      "1992-01-01,2,,,\r\n" +
+      "1993-01-01,,,3,\r\n" +
+      "1994-01-01,,,4,5\r\n",
+  );
+  assert.equal(summary.rows_written, 4);
+  assert.equal(summary.bytes, new TextEncoder().encode(text).length);
+  const dir = p.path.slice(0, p.path.lastIndexOf("/"));
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["out.file"], "no work file is left");
+});
+
+Deno.test("openRowWriter() pads a large CSV across read chunks when a column comes late", async () => {
+  const p = paths();
+  const writer = await openRowWriter({ format: "csv", ...p, columns: ["date", "value"] });
+  const rows = 20_000;
+  await writer.write(
+    Array.from({ length: rows }, (_, i) => ({ date: `row-${i}`, value: i % 7 === 0 ? `"q",${i}` : i })),
+  );
+  await writer.write([{ date: "last", value: 1, late: "x" }]);
+  await writer.close();
+  const lines = Deno.readTextFileSync(p.path).split("\r\n");
+  assert.equal(lines.length - 1, rows + 2);
+  assert.equal(lines[0], "date,value,late");
+  assert.equal(lines[7], "row-6,6,");
+  assert.equal(lines[8], 'row-7,"""q"",7",');
+  assert.equal(lines[rows - 1], `row-${rows - 2},${rows - 2},`);
+  assert.equal(lines[rows + 1], "last,1,x");
+  assert.ok(lines.slice(1, -1).every((l) => l.endsWith(",") || l === "last,1,x"), "every row padded once");
 });
 
 Deno.test("openRowWriter() writes JSON with the head fields and the rows under their key", async () => {

@@ -304,7 +304,7 @@ async function openWriter(
       format: call.format,
       path: file.path,
       tempPath: file.tempPath,
-      ...(CSV_COLUMNS[call.spec.kind] ? { columns: CSV_COLUMNS[call.spec.kind]! } : {}),
+      ...(csvColumns(call) ? { columns: csvColumns(call)! } : {}),
       head: { source, request: requestSummary(call), ...meta },
       itemsKey: ITEMS_KEY[call.spec.kind] ?? call.spec.kind,
     });
@@ -312,6 +312,16 @@ async function openWriter(
     call.deps.storage.release(file);
     throw e;
   }
+}
+
+/**
+ * The leading CSV columns of a call. Observations by vintage date (output types 2 and 3) have
+ * no value or real-time fields, only the date and one column per vintage, which follow it.
+ */
+function csvColumns(call: Call): readonly string[] | undefined {
+  const output = call.args["output_type"];
+  if (call.spec.kind === "observations" && (output === 2 || output === 3)) return ["date"];
+  return CSV_COLUMNS[call.spec.kind];
 }
 
 async function openFile(call: Call, meta: Record<string, unknown>, source: Source): Promise<{
@@ -327,6 +337,24 @@ function requestSummary(call: Call): Record<string, unknown> {
   const out: Record<string, unknown> = { tool: call.tool, operation: call.spec.operation };
   for (const [k, v] of Object.entries(call.args)) {
     if (v !== undefined && k !== "operation" && k !== "response_format") out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The request as a job's status shows it: long lists and texts (up to 2,000 vintage dates) are
+ * abridged, so a status answer stays within the response limit. Files keep the whole request.
+ */
+function jobRequest(call: Call): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(requestSummary(call))) {
+    if (Array.isArray(value) && value.length > 10) {
+      out[key] = [...value.slice(0, 10), `... ${value.length - 10} more`];
+    } else if (typeof value === "string" && value.length > 200) {
+      out[key] = `${value.slice(0, 200)}... (${value.length} characters)`;
+    } else {
+      out[key] = value;
+    }
   }
   return out;
 }
@@ -351,7 +379,6 @@ async function finishFile(
       created: new Date(call.deps.clock.now()).toISOString(),
       operation: `${call.tool} ${call.spec.operation}`,
       source_url: source.url,
-      ...(summary.dropped_columns.length ? { dropped_columns: summary.dropped_columns } : {}),
     });
     return { file, rows: summary.rows_written, bytes: summary.bytes };
   } finally {
@@ -391,6 +418,10 @@ function fileAnswer(
   const sizeMb = toMb(written.bytes);
   const message =
     `Data saved to "${file.path}" (${written.rows} rows). Read it with resources/read at ${file.uri}`;
+  // A file holds one request's worth (lists: at most FRED's per-request maximum); say what is left.
+  const total = parsed?.total;
+  const nextOffset = call.offset + written.rows;
+  const more = call.spec.paged !== undefined && total !== undefined && nextOffset < total;
   const structured: DataResult = {
     ...base(call, source),
     status: "success",
@@ -405,7 +436,8 @@ function fileAnswer(
     file_size_mb: sizeMb,
     excerpt,
     ...(parsed ? { meta: parsed.meta } : {}),
-    ...(parsed?.total === undefined ? {} : { total: parsed.total }),
+    ...(total === undefined ? {} : { total }),
+    ...(more ? { offset: call.offset, has_more: true, next_offset: nextOffset } : {}),
     ...(decision ? { decision } : {}),
   };
   const text = call.args.response_format === "json" ? jsonText(structured) : [
@@ -413,6 +445,15 @@ function fileAnswer(
     `Wrote ${
       written.rows.toLocaleString("en-US")
     } rows to \`${file.path}\` (project "${call.project}", ${call.format}, ${sizeMb} MB).`,
+    ...(more
+      ? [
+        `FRED holds ${total.toLocaleString("en-US")} in all; this file has items ${
+          call.offset + 1
+        }-${nextOffset}. For the rest, call again with offset=${nextOffset}${
+          call.spec.paged ? ` (up to ${call.spec.paged.max.toLocaleString("en-US")} per call with limit)` : ""
+        }.`,
+      ]
+      : []),
     `Resource: ${file.uri}`,
     ...(decision ? [`Written to a file because ${decision.reason}.`] : []),
     excerpt.length ? `First ${excerpt.length} rows:\n\n${itemsTable(call.spec.kind, excerpt)}` : "_No rows._",
@@ -628,7 +669,7 @@ function acceptedAnswer(
   return { text, structured };
 }
 
-function jobResult(call: Call, written: Written): Record<string, unknown> {
+function jobResult(call: Call, written: Written, source: Source): Record<string, unknown> {
   return {
     file_path: written.file.path,
     relative_path: written.file.relativePath,
@@ -638,6 +679,7 @@ function jobResult(call: Call, written: Written): Record<string, unknown> {
     file_size_mb: toMb(written.bytes),
     file_size_bytes: written.bytes,
     format: call.format,
+    source,
   };
 }
 
@@ -652,7 +694,7 @@ async function startObservationsJob(
   const pages = Math.ceil(wanted / call.deps.settings.page_size);
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,
-    request: requestSummary(call),
+    request: jobRequest(call),
     estimatedRows: wanted,
     run: async (job) => {
       try {
@@ -673,7 +715,7 @@ async function startObservationsJob(
       }
       const written = await finishFile(call, file, writer, source);
       return {
-        result: jobResult(call, written),
+        result: jobResult(call, written, source),
         message: "Data successfully saved to file. Ready for analysis.",
       };
     },
@@ -688,7 +730,7 @@ async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> 
   const logger = call.deps.logger.child({ tool_name: call.tool });
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,
-    request: requestSummary(call),
+    request: jobRequest(call),
     estimatedRows: null,
     run: async (job) => {
       let writer: RowWriter | undefined;
@@ -716,7 +758,7 @@ async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> 
       }
       const written = await finishFile(call, file, writer, source);
       return {
-        result: jobResult(call, written),
+        result: jobResult(call, written, source),
         message: "Data successfully saved to file. Ready for analysis.",
       };
     },

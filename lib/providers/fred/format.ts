@@ -1,6 +1,7 @@
 // Markdown for FRED results, and the source and terms line every result carries.
 import { markdownTable, shorten } from "../../mcp/output.ts";
 import type { ItemKind } from "./operations.ts";
+import { isObservationValueKey } from "./parse.ts";
 
 /** FRED's API terms of use. */
 export const TERMS_URL = "https://fred.stlouisfed.org/docs/api/terms_of_use.html";
@@ -20,11 +21,28 @@ export interface Source {
   notice: string;
 }
 
+/**
+ * A request URL fit to cite: parameter values over 120 characters (up to 2,000 vintage dates)
+ * are shortened, saying how long they were, so the citation cannot push a result over the
+ * response limit. Short URLs are kept exactly.
+ */
+export function citationUrl(url: string): string {
+  if (url.length <= 1000) return url;
+  const parsed = URL.parse(url);
+  if (!parsed) return `${url.slice(0, 1000)}...`;
+  for (const [key, value] of [...parsed.searchParams]) {
+    if (value.length > 120) {
+      parsed.searchParams.set(key, `${value.slice(0, 120)}...(${value.length} characters)`);
+    }
+  }
+  return parsed.toString();
+}
+
 /** The source block of a result. */
 export function sourceOf(url: string, seriesId?: unknown): Source {
   const source: Source = {
     provider: "Federal Reserve Bank of St. Louis, FRED® (Federal Reserve Economic Data)",
-    url,
+    url: citationUrl(url),
     terms_url: TERMS_URL,
     notice: NOTICE,
   };
@@ -91,7 +109,11 @@ const COLUMNS: Partial<Record<ItemKind, Column[]>> = {
 export function itemsTable(kind: ItemKind, items: readonly Record<string, unknown>[]): string {
   if (items.length === 0) return "_No items._";
   let columns = COLUMNS[kind];
-  if (kind === "observations" && items.some((i) => "realtime_start" in i)) {
+  if (kind === "observations" && !items.some((i) => "value" in i)) {
+    // Output types 2 and 3: one value column per vintage (GNPCA_20200704, ...), no "value".
+    const vintages = [...new Set(items.flatMap((i) => Object.keys(i)))].filter(isObservationValueKey);
+    columns = [col("date"), ...vintages.map((k): Column => [k, (i) => k in i ? i[k] ?? "missing" : ""])];
+  } else if (kind === "observations" && items.some((i) => "realtime_start" in i)) {
     columns = [...columns!, col("realtime_start"), col("realtime_end")];
   }
   if (kind === "elements" && items.some((i) => "observation_value" in i)) {

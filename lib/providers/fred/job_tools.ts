@@ -38,6 +38,8 @@ function describeJob(view: JobView): string {
       }, ${view.result["file_size_mb"]} MB)\nResource: ${view.result["resource_uri"]}`,
     );
   }
+  const source = view.result?.["source"] as { url?: string; notice?: string } | undefined;
+  if (source?.url) lines.push(`Source: ${source.url}\n${source.notice ?? ""}`.trimEnd());
   if (view.error) lines.push(`Error (${view.error.code}): ${view.error.message}`);
   if (view.next_retry_in_seconds !== undefined && view.next_retry_in_seconds !== null) {
     lines.push(`Retry ${view.retry_count} in ${view.next_retry_in_seconds} s`);

@@ -85,10 +85,7 @@ function parseList(kind: ItemKind, body: Record<string, unknown>): Parsed {
   for (const [k, v] of Object.entries(body)) if (k !== key) meta[k] = v;
   let items: Record<string, unknown>[];
   if (kind === "observations") {
-    items = raw.map((o) => {
-      const obs = record(o);
-      return { ...obs, value: fredNumber(obs["value"]) };
-    });
+    items = raw.map((o) => observationRow(record(o)));
   } else if (kind === "vintage_dates") {
     items = raw.map((d) => ({ vintage_date: String(d) }));
   } else {
@@ -96,6 +93,25 @@ function parseList(kind: ItemKind, body: Record<string, unknown>): Parsed {
   }
   const count = body["count"];
   return typeof count === "number" ? { items, meta, total: count } : { items, meta };
+}
+
+/**
+ * Whether an observation field holds a value: `value` (output types 1 and 4), or a vintage column
+ * such as `GNPCA_20200704` (output types 2 and 3, one per vintage date, no `value` field).
+ */
+export function isObservationValueKey(key: string): boolean {
+  return key === "value" || VINTAGE_COLUMN.test(key);
+}
+
+const VINTAGE_COLUMN = /_\d{8}$/;
+
+/** An observation with every value field read as a number ("." is null); other fields kept. */
+function observationRow(obs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(obs)) {
+    out[key] = isObservationValueKey(key) ? fredNumber(value) : value;
+  }
+  return out;
 }
 
 function parseTables(body: Record<string, unknown>): Parsed {

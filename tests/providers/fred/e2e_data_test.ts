@@ -372,16 +372,36 @@ Deno.test("fred data tools answer every operation, refuse bad input, map upstrea
           limit: "100",
         })
       ) assert.equal(q.get(k), v, k);
-      const items = structured["items"] as { value: unknown }[];
-      assert.equal(items[0]!.value, null, "FRED's '.' is null");
-      assert.equal(items[97]!.value, null);
-      assert.notEqual(items[1]!.value, null);
+      // Output type 2 answers one value column per vintage date and no "value" field.
+      const items = structured["items"] as Record<string, unknown>[];
+      assert.deepEqual(Object.keys(items[0]!), ["date", "MID_20200101", "MID_20210101"]);
+      assert.equal(items[0]!["MID_20200101"], null, "FRED's '.' is null");
+      assert.equal(items[0]!["MID_20210101"], null, "the synthetic series' own '.' at row 0");
+      assert.equal(items[1]!["MID_20200101"], 100.143, "vintage values are numbers");
+      assert.equal(items[3]!["MID_20200101"], null);
       assert.equal(structured["total"], 3000);
       assert.equal(structured["has_more"], true);
       assert.equal(structured["next_offset"], 100);
-      assert.match(texts(r)[0]!, /\| 1900-01-01 \| missing \|/);
+      const md = texts(r)[0]!;
+      assert.match(md, /\| date \| MID_20200101 \| MID_20210101 \|/);
+      assert.match(md, /\| 1900-01-02 \| 100\.143 \| 100\.143 \|/);
+      assert.match(md, /\| 1900-01-04 \| missing \| 100\.429 \|/);
     },
   );
+
+  await t.step("get_observations with output_type 1 keeps FRED's value field, '.' as missing", async () => {
+    const r = await call("fred_series", {
+      operation: "get_observations",
+      series_id: "MID",
+      output: "screen",
+      limit: 100,
+    });
+    const items = ok(r)["items"] as { value: unknown }[];
+    assert.equal(items[0]!.value, null, "FRED's '.' is null");
+    assert.equal(items[97]!.value, null);
+    assert.notEqual(items[1]!.value, null);
+    assert.match(texts(r)[0]!, /\| 1900-01-01 \| missing \|/);
+  });
 
   await t.step(
     "response_format json returns the structured content as text, for every data tool",

@@ -111,6 +111,27 @@ Deno.test("fred output modes write project files that are served as resources, i
     },
   );
 
+  await t.step(
+    "observations by vintage date are written with one column per vintage, '.' and absent cells empty",
+    async () => {
+      const r = ok(
+        await call("fred_series", {
+          operation: "get_observations",
+          series_id: "GNPCA",
+          output_type: 3,
+          output: "file",
+        }),
+      );
+      assert.equal(r["rows_written"], 84);
+      const lines = Deno.readTextFileSync(String(r["file_path"])).split("\r\n");
+      assert.equal(lines[0], "date,GNPCA_20200704,GNPCA_20210325,GNPCA_20240101");
+      assert.equal(lines[1], "1929-01-01,,,", "'.' in one vintage, no revision in the others");
+      assert.equal(lines[2], "1930-01-01,975.5,975.5,");
+      assert.equal(lines[3], "1931-01-01,912.1,,");
+      assert.equal(lines[84], "2012-01-01,15693.1,15693.1,15693.1");
+    },
+  );
+
   await t.step("lists, tables and maps go to files in their project folders", async () => {
     const search = ok(
       await call("fred_series", { operation: "search", search_text: "gnp", output: "file", format: "json" }),
@@ -146,6 +167,31 @@ Deno.test("fred output modes write project files that are served as resources, i
     assert.equal(csv[0], "date,region,code,value,series_id");
     assert.equal(csv[1], "2013-01-01,Arizona,04,36877,AZPCPI");
     assert.equal(csv.length - 2, 51);
+  });
+
+  await t.step("a file holding part of what FRED has says so and where to go on", async () => {
+    const dates = await call("fred_series", {
+      operation: "get_vintage_dates",
+      series_id: "GNPCA",
+      limit: 2,
+      output: "file",
+    });
+    const d = ok(dates);
+    assert.equal(d["rows_written"], 2);
+    assert.equal(d["total"], 4);
+    assert.equal(d["has_more"], true);
+    assert.equal(d["next_offset"], 2);
+    assert.match(blocks(dates)[0]!.text!, /FRED holds 4 in all; this file has items 1-2\. .*offset=2/);
+    const obs = ok(
+      await call("fred_series", {
+        operation: "get_observations",
+        series_id: "GNPCA",
+        offset: 80,
+        output: "file",
+      }),
+    );
+    assert.equal(obs["rows_written"], 4);
+    assert.equal(obs["has_more"], undefined, "the file reaches the end");
   });
 
   await t.step("a caller's file name is used, and never overwrites an existing file", async () => {
@@ -374,6 +420,19 @@ Deno.test("fred writes to FRED_STORAGE_DIR, streaming pages with progress notifi
     84,
   ]]);
   assert.equal(Deno.readTextFileSync(String(r["file_path"])).split("\r\n").length - 1, 85);
+
+  // By vintage date, a vintage that only added the newest observations appears on the last page.
+  const vintages = ok(
+    await s.client.callTool({
+      name: "fred_series",
+      arguments: { operation: "get_observations", series_id: "GNPCA", output_type: 3, output: "file" },
+    }),
+  );
+  const lines = Deno.readTextFileSync(String(vintages["file_path"])).split("\r\n");
+  assert.equal(lines[0], "date,GNPCA_20200704,GNPCA_20210325,GNPCA_20240101", "no column is dropped");
+  assert.equal(lines[2], "1930-01-01,975.5,975.5,", "rows of earlier pages are padded");
+  assert.equal(lines[84], "2012-01-01,15693.1,15693.1,15693.1");
+  assert.equal(lines.length - 1, 85);
 });
 
 Deno.test("fred reports a storage folder the process may not write as PERMISSION_ERROR", async () => {

@@ -117,6 +117,10 @@ Deno.test("fred background jobs stream large pulls to files, report progress, ca
       assert.equal(result["rows_written"], 100_000);
       assert.equal(result["format"], "csv");
       assert.equal(done["message"], "Data successfully saved to file. Ready for analysis.");
+      const source = result["source"] as Record<string, string>;
+      assert.match(source["url"]!, /\/fred\/series\/observations\?series_id=GATED&file_type=json$/);
+      assert.match(source["notice"]!, /not endorsed or certified by the Federal Reserve Bank of St\. Louis/);
+      assert.match((status.content as Block[])[0]!.text!, /Source: .*\n.*not endorsed or certified/);
       assert.deepEqual(done["progress"], {
         rows_fetched: 100_000,
         estimated_total: 100_000,
@@ -269,6 +273,38 @@ Deno.test("fred background jobs stream large pulls to files, report progress, ca
       }
       const finished = await call("fred_job_cancel", { job_id: jobId });
       assert.match((finished.content as Block[])[0]!.text!, /already finished; nothing was cancelled/);
+    });
+
+    await t.step("a job's status stays within the response limit however long its request", async () => {
+      const day0 = Date.UTC(1990, 0, 1);
+      const vintages = Array.from(
+        { length: 2000 },
+        (_, i) => new Date(day0 + i * 86_400_000).toISOString().slice(0, 10),
+      );
+      const accepted = ok(
+        await call("fred_series", {
+          operation: "get_observations",
+          series_id: "BIG",
+          vintage_dates: vintages,
+          filename: "many_vintages",
+        }),
+      );
+      assert.equal(accepted["status"], "accepted");
+      assert.ok(JSON.stringify(accepted).length <= 25_000, `accepted: ${JSON.stringify(accepted).length}`);
+      const sent = fake.requests.filter(series("BIG")).at(-1)!.url.searchParams.get("vintage_dates");
+      assert.equal(sent?.split(",").length, 2000, "FRED gets every vintage date");
+      for (const args of [{ wait_seconds: 30 }, { response_format: "json" }]) {
+        const r = await call("fred_job_status", { job_id: accepted["job_id"], ...args });
+        const done = ok(r);
+        assert.equal(done["status"], "completed");
+        const shown = (done["request"] as Record<string, unknown[]>)["vintage_dates"]!;
+        assert.deepEqual(shown.slice(0, 2), ["1990-01-01", "1990-01-02"]);
+        assert.equal(shown.at(-1), "... 1990 more", "the request is abridged, and says so");
+        assert.ok(JSON.stringify(done).length <= 25_000, `structured: ${JSON.stringify(done).length}`);
+        const text = (r.content as Block[])[0]!.text!;
+        assert.ok(text.length <= 25_000, `text: ${text.length}`);
+        assert.doesNotMatch(text, /\[Truncated/, "cut by the tool, not by the last-resort clamp");
+      }
     });
 
     await t.step("unknown job ids get JOB_NOT_FOUND and bad waits a VALIDATION_ERROR", async () => {

@@ -65,16 +65,48 @@ export function syntheticObservations(count: number, offset: number, limit: numb
   };
 }
 
+/**
+ * An answer recast as output types 2 and 3 give it: no value or real-time fields, one column per
+ * vintage named series id + "_" + YYYYMMDD (the shape pystlouisfed's docstring shows for
+ * GNPCA). Built here, as no recorded body exists: the first vintage lacks every third value
+ * ("."); type 3 (new and revised only) leaves out the unchanged second vintage on even rows,
+ * and, without vintage_dates, has a third vintage that only added the newest four observations.
+ */
+export function byVintage(
+  answer: Record<string, unknown>,
+  id: string,
+  req: Received,
+): Record<string, unknown> {
+  const outputType = Number(req.url.searchParams.get("output_type"));
+  const asked = req.url.searchParams.get("vintage_dates");
+  const dates = (asked ?? "2020-07-04,2021-03-25").split(",");
+  const [a, b] = dates.map((d) => `${id}_${d.replaceAll("-", "")}`);
+  const first = Number(answer["offset"] ?? 0);
+  const count = Number(answer["count"]);
+  const rows = (answer["observations"] as Record<string, unknown>[]).map((o, i) => {
+    const n = first + i; // the row's place in the whole series, so pages agree with one answer
+    const row: Record<string, unknown> = { date: o["date"], [a!]: n % 3 === 0 ? "." : o["value"] };
+    if (b && (outputType === 2 || n % 2 === 1)) row[b] = o["value"];
+    if (outputType === 3 && asked === null && n >= count - 4) row[`${id}_20240101`] = o["value"];
+    return row;
+  });
+  return { ...answer, output_type: outputType, observations: rows };
+}
+
 function observations(req: Received): Reply {
   const p = req.url.searchParams;
-  const id = p.get("series_id");
+  const id = p.get("series_id") ?? "";
   const offset = Number(p.get("offset") ?? 0);
   const limit = Number(p.get("limit") ?? 100_000);
   if (id === "NOPE") return fredError(400, "Bad Request.  The series does not exist.");
-  if (id === "BIG") return { json: syntheticObservations(100_000, offset, limit) };
-  if (id === "MID") return { json: syntheticObservations(3_000, offset, limit) };
   const all = GNPCA_OBS["observations"] as unknown[];
-  return { json: { ...GNPCA_OBS, offset, limit, observations: all.slice(offset, offset + limit) } };
+  const answer = id === "BIG"
+    ? syntheticObservations(100_000, offset, limit)
+    : id === "MID"
+    ? syntheticObservations(3_000, offset, limit)
+    : { ...GNPCA_OBS, offset, limit, observations: all.slice(offset, offset + limit) };
+  const outputType = p.get("output_type");
+  return { json: outputType === "2" || outputType === "3" ? byVintage(answer, id, req) : answer };
 }
 
 const series = () => (json("recorded_series_GNPCA.json")["seriess"] as unknown[]);

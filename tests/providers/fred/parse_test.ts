@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { ToolError } from "../../../lib/errors.ts";
-import { itemsTable, metaLine, NOTICE, sourceLines, sourceOf } from "../../../lib/providers/fred/format.ts";
+import {
+  citationUrl,
+  itemsTable,
+  metaLine,
+  NOTICE,
+  sourceLines,
+  sourceOf,
+} from "../../../lib/providers/fred/format.ts";
 import { fredNumber, parseResponse, screenItem } from "../../../lib/providers/fred/parse.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
 
@@ -35,6 +42,26 @@ Deno.test("parseResponse() reads the recorded observations, with count as the to
     observations: [{ date: "2020-01-01", value: "." }, { date: "2020-01-02", value: "0" }],
   });
   assert.deepEqual(missing.items.map((i) => i["value"]), [null, 0]);
+});
+
+Deno.test("parseResponse() reads observations by vintage date (output types 2 and 3) without a value field", () => {
+  // The column layout pystlouisfed's docstring shows for GNPCA: series id, "_", vintage date.
+  const parsed = parseResponse("observations", {
+    output_type: 3,
+    count: 2,
+    observations: [
+      { date: "1991-01-01", GNPCA_20200704: "9406.669", GNPCA_20210729: "." },
+      { date: "1992-01-01", GNPCA_20210729: "9739.841" },
+    ],
+  });
+  assert.deepEqual(parsed.items, [
+    { date: "1991-01-01", GNPCA_20200704: 9406.669, GNPCA_20210729: null },
+    { date: "1992-01-01", GNPCA_20210729: 9739.841 },
+  ]);
+  const table = itemsTable("observations", parsed.items);
+  assert.match(table, /^\| date \| GNPCA_20200704 \| GNPCA_20210729 \|/);
+  assert.match(table, /\| 1991-01-01 \| 9406\.669 \| missing \|/);
+  assert.ok(table.includes("| 1992-01-01 |  | 9739.841 |"), "no value for an unrevised vintage");
 });
 
 Deno.test("parseResponse() reads series from the recorded and the documented answer", () => {
@@ -161,6 +188,22 @@ Deno.test("itemsTable() writes missing values as 'missing' and metaLine() the no
     metaLine({ units: "lin", realtime_start: "2020-01-01", nested: { a: 1 } }),
     "units: lin · realtime_start: 2020-01-01",
   );
+});
+
+Deno.test("citationUrl() keeps short URLs exactly and shortens very long parameter values", () => {
+  const short = "https://api.stlouisfed.org/fred/series?series_id=GNPCA&file_type=json";
+  assert.equal(citationUrl(short), short);
+  const dates = Array.from({ length: 2000 }, (_, i) => `2000-01-${String(i % 28 + 1).padStart(2, "0")}`);
+  const long = `https://api.stlouisfed.org/fred/series/observations?series_id=GNPCA&vintage_dates=${
+    dates.join(",")
+  }&file_type=json`;
+  const cited = citationUrl(long);
+  assert.ok(cited.length < 400, `${cited.length} characters`);
+  const params = new URL(cited).searchParams;
+  assert.equal(params.get("series_id"), "GNPCA");
+  assert.equal(params.get("file_type"), "json");
+  assert.match(params.get("vintage_dates")!, /^2000-01-01,2000-01-02,.*\.\.\.\(21999 characters\)$/);
+  assert.equal(sourceOf(long).url, cited);
 });
 
 Deno.test("sourceOf() cites the request, the series page and FRED's notice", () => {
