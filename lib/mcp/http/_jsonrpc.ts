@@ -47,7 +47,18 @@ export async function readJsonRpc(req: Request, maxBytes: number): Promise<ReadR
   });
   if (Number(req.headers.get("content-length") ?? 0) > maxBytes) return tooLarge();
   const text = await readCapped(req, maxBytes);
-  if (text === undefined) return tooLarge();
+  if (text === TOO_LARGE) return tooLarge();
+  if (text === BROKEN) {
+    // The client went away or sent a malformed chunk: its fault, not the server's.
+    return {
+      ok: false,
+      response: jsonRpcError(
+        400,
+        SERVER_ERROR,
+        "Bad Request: the request body could not be read (the connection broke off); send it again",
+      ),
+    };
+  }
 
   let raw: unknown;
   try {
@@ -86,8 +97,14 @@ export async function readJsonRpc(req: Request, maxBytes: number): Promise<ReadR
   return { ok: true, body: raw, messages };
 }
 
-/** The body as text, or undefined once more than `maxBytes` arrived. */
-async function readCapped(req: Request, maxBytes: number): Promise<string | undefined> {
+const TOO_LARGE = Symbol("too large");
+const BROKEN = Symbol("broken");
+
+/** The body as text; TOO_LARGE once more than `maxBytes` arrived; BROKEN when reading failed. */
+async function readCapped(
+  req: Request,
+  maxBytes: number,
+): Promise<string | typeof TOO_LARGE | typeof BROKEN> {
   if (req.body === null) return "";
   const reader = req.body.getReader();
   const decoder = new TextDecoder();
@@ -100,10 +117,12 @@ async function readCapped(req: Request, maxBytes: number): Promise<string | unde
       received += value.byteLength;
       if (received > maxBytes) {
         await reader.cancel().catch(() => {});
-        return undefined;
+        return TOO_LARGE;
       }
       text += decoder.decode(value, { stream: true });
     }
+  } catch {
+    return BROKEN;
   } finally {
     reader.releaseLock();
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_SSE_BACKLOG_BYTES } from "../../../lib/mcp/http/mod.ts";
-import { BASE, jsonRpcMessages, openSession, postMcp, startHarness } from "./_harness.ts";
+import { BASE, jsonRpcMessages, openSession, POST_HEADERS, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 
 async function errorOf(
@@ -250,4 +250,33 @@ Deno.test("legacy SSE drops a client that stops reading once MAX_SSE_BACKLOG_BYT
   assert.equal(h.handler.sessions().sse, 0, "the session is dropped, not left to grow");
   assert.ok(h.logs.some((l) => l["msg"] === "dropping a legacy SSE session whose client stopped reading"));
   await events.cancel().catch(() => {});
+});
+
+Deno.test("POST /mcp answers a body that breaks off mid-way with 400, not a logged 500", async () => {
+  await using h = await startHarness();
+  const broken = () =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0",'));
+        controller.error(new Error("connection reset by peer"));
+      },
+    });
+  const res = await h.fetch(`${BASE}/mcp`, { method: "POST", headers: POST_HEADERS, body: broken() });
+  const e = await errorOf(res);
+  assert.equal(e.status, 400);
+  assert.equal(e.code, -32000);
+  assert.match(e.message, /request body could not be read/);
+  const { endpoint, events } = await openLegacy(h);
+  try {
+    const legacy = await h.fetch(`${BASE}${endpoint}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: broken(),
+    });
+    assert.equal(legacy.status, 400, "legacy /message too");
+    await legacy.body?.cancel();
+  } finally {
+    await events.cancel();
+  }
+  assert.ok(!h.logs.some((l) => l["level"] === "error"), "a client going away is not a server error");
 });
