@@ -35,8 +35,23 @@ export type ReadResult =
   | { ok: true; body: unknown; messages: JSONRPCMessage[] }
   | { ok: false; response: Response };
 
-/** Reads at most `maxBytes` of `req`'s body and checks it is one JSON-RPC message or a batch. */
-export async function readJsonRpc(req: Request, maxBytes: number): Promise<ReadResult> {
+/** Options for {@linkcode readJsonRpc}. */
+export interface ReadJsonRpcOptions {
+  /** Aborted when the body has taken too long: reading stops and what arrived is dropped. */
+  deadline?: AbortSignal;
+  /** The deadline in seconds, for the message. */
+  deadlineS?: number;
+}
+
+/**
+ * Reads at most `maxBytes` of `req`'s body, before `options.deadline`, and checks it is one
+ * JSON-RPC message or a batch.
+ */
+export async function readJsonRpc(
+  req: Request,
+  maxBytes: number,
+  options: ReadJsonRpcOptions = {},
+): Promise<ReadResult> {
   const tooLarge = (): ReadResult => ({
     ok: false,
     response: jsonRpcError(
@@ -46,8 +61,21 @@ export async function readJsonRpc(req: Request, maxBytes: number): Promise<ReadR
     ),
   });
   if (Number(req.headers.get("content-length") ?? 0) > maxBytes) return tooLarge();
-  const text = await readCapped(req, maxBytes);
+  const text = await readCapped(req, maxBytes, options.deadline);
   if (text === TOO_LARGE) return tooLarge();
+  if (text === TIMED_OUT) {
+    return {
+      ok: false,
+      response: jsonRpcError(
+        408,
+        SERVER_ERROR,
+        `Request Timeout: the request body did not arrive within ${
+          options.deadlineS ?? "the allowed"
+        } s; send it again`,
+        { headers: { "Connection": "close" } },
+      ),
+    };
+  }
   if (text === BROKEN) {
     // The client went away or sent a malformed chunk: its fault, not the server's.
     return {
@@ -99,20 +127,29 @@ export async function readJsonRpc(req: Request, maxBytes: number): Promise<ReadR
 
 const TOO_LARGE = Symbol("too large");
 const BROKEN = Symbol("broken");
+const TIMED_OUT = Symbol("timed out");
 
-/** The body as text; TOO_LARGE once more than `maxBytes` arrived; BROKEN when reading failed. */
+/**
+ * The body as text; TOO_LARGE once more than `maxBytes` arrived; BROKEN when reading failed;
+ * TIMED_OUT when `deadline` was aborted first (a slow client must not pin what it sent so far).
+ */
 async function readCapped(
   req: Request,
   maxBytes: number,
-): Promise<string | typeof TOO_LARGE | typeof BROKEN> {
+  deadline?: AbortSignal,
+): Promise<string | typeof TOO_LARGE | typeof BROKEN | typeof TIMED_OUT> {
   if (req.body === null) return "";
   const reader = req.body.getReader();
+  // Cancelling the reader ends a pending read at once.
+  const stop = (): void => void reader.cancel().catch(() => {});
+  deadline?.addEventListener("abort", stop, { once: true });
   const decoder = new TextDecoder();
   let received = 0;
   let text = "";
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      if (deadline?.aborted) return TIMED_OUT;
       if (done) break;
       received += value.byteLength;
       if (received > maxBytes) {
@@ -122,8 +159,9 @@ async function readCapped(
       text += decoder.decode(value, { stream: true });
     }
   } catch {
-    return BROKEN;
+    return deadline?.aborted ? TIMED_OUT : BROKEN;
   } finally {
+    deadline?.removeEventListener("abort", stop);
     reader.releaseLock();
   }
   return text + decoder.decode();

@@ -5,6 +5,7 @@ import { CONTACT_URL } from "../../version.ts";
 import { isInitializeRequest, isJSONRPCRequest, WebStandardStreamableHTTPServerTransport } from "../sdk.ts";
 import type { JSONRPCMessage, McpServer } from "../sdk.ts";
 import { INTERNAL_ERROR, jsonRpcError, readJsonRpc, SERVER_ERROR, SESSION_NOT_FOUND } from "./_jsonrpc.ts";
+import type { ReadResult } from "./_jsonrpc.ts";
 import { LegacySseTransport } from "./_legacy_sse.ts";
 import { IpRateLimiter } from "./_rate_limit.ts";
 import { BearerAuth, corsHeaders, hostRefusal, originRefusal, preflightHeaders } from "./_security.ts";
@@ -19,6 +20,8 @@ export const MAX_URL_LENGTH = 8 * 1024;
 export const MAX_HEADER_BYTES = 32 * 1024;
 /** Bytes queued for a legacy SSE client that does not read before its session is dropped. */
 export const MAX_SSE_BACKLOG_BYTES = 8 * 1024 * 1024;
+/** Time a client has to send a whole request body before it gets 408 and what it sent is dropped. */
+export const BODY_TIMEOUT_MS = 30_000;
 
 /** What `Deno.serve` tells a handler about the connection (only the peer address is read). */
 export interface ConnectionInfo {
@@ -236,6 +239,20 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url);
   }
 
+  /** Reads a POST body within BODY_TIMEOUT_MS, so a client that trickles it cannot pin memory. */
+  async function readBody(req: Request): Promise<ReadResult> {
+    const deadline = new AbortController();
+    const stop = every(BODY_TIMEOUT_MS, () => deadline.abort());
+    try {
+      return await readJsonRpc(req, settings.max_body_bytes, {
+        deadline: deadline.signal,
+        deadlineS: BODY_TIMEOUT_MS / 1000,
+      });
+    } finally {
+      stop();
+    }
+  }
+
   // --- Streamable HTTP ---------------------------------------------------------------------
 
   async function mcp(req: Request, forwarded: Request, reqLogger: Logger): Promise<Response> {
@@ -261,7 +278,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "Unsupported Media Type: Content-Type must be application/json",
         );
       }
-      const read = await readJsonRpc(req, settings.max_body_bytes);
+      const read = await readBody(req);
       if (!read.ok) return read.response;
       body = read.body;
       messages = read.messages;
@@ -457,7 +474,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     if (!isJson(req.headers.get("content-type"))) {
       return jsonRpcError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const read = await readJsonRpc(req, settings.max_body_bytes);
+    const read = await readBody(req);
     if (!read.ok) return read.response;
     if (closing && read.messages.some(isJSONRPCRequest)) return shuttingDown();
     session.lastActive = clock.now();

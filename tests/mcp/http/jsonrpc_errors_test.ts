@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MAX_SSE_BACKLOG_BYTES } from "../../../lib/mcp/http/mod.ts";
+import { BODY_TIMEOUT_MS, MAX_SSE_BACKLOG_BYTES } from "../../../lib/mcp/http/mod.ts";
 import { BASE, jsonRpcMessages, openSession, POST_HEADERS, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 
@@ -279,4 +279,48 @@ Deno.test("POST /mcp answers a body that breaks off mid-way with 400, not a logg
     await events.cancel();
   }
   assert.ok(!h.logs.some((l) => l["level"] === "error"), "a client going away is not a server error");
+});
+
+Deno.test("POST /mcp and /message answer a body that does not arrive within BODY_TIMEOUT_MS with 408", async () => {
+  await using h = await startHarness();
+  const { endpoint, events } = await openLegacy(h);
+  try {
+    for (
+      const [path, headers] of [["/mcp", POST_HEADERS], [endpoint, {
+        "Content-Type": "application/json",
+      }]] as const
+    ) {
+      let released = false;
+      // A slow client: a first chunk, then nothing, with the connection held open.
+      const stalled = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(" ".repeat(64 * 1024)));
+        },
+        cancel() {
+          released = true;
+        },
+      });
+      const pending = h.fetch(`${BASE}${path}`, { method: "POST", headers, body: stalled });
+      let deadline;
+      while (!(deadline = h.ticks.find((t) => t.ms === BODY_TIMEOUT_MS && !t.cancelled))) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      deadline.fn();
+      const e = await errorOf(await pending);
+      assert.equal(e.status, 408, path);
+      assert.equal(e.code, -32000);
+      assert.match(e.message, /did not arrive within 30 s/);
+      assert.ok(released, "what arrived is dropped and the body stream cancelled");
+    }
+    const ok = await postMcp(h, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), {
+      "Mcp-Session-Id": await openSession(h),
+    });
+    await ok.text();
+    assert.ok(
+      h.ticks.filter((t) => t.ms === BODY_TIMEOUT_MS).every((t) => t.cancelled),
+      "the deadline stops once a body has arrived",
+    );
+  } finally {
+    await events.cancel();
+  }
 });
