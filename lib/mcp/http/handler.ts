@@ -113,10 +113,24 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   async function handle(req: Request, info?: ConnectionInfo): Promise<Response> {
     const started = performance.now();
     const requestId = crypto.randomUUID();
-    const url = new URL(req.url);
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
     const ip = clientIp(req, info, settings.trust_proxy);
     const reqLogger = logger.child({ request_id: requestId });
+    const url = URL.parse(req.url);
+    if (url === null) {
+      // Deno builds the URL from the Host header, so a Host that is not a host name (with an
+      // optional port) lands here: the client's mistake, not a server failure.
+      reqLogger.info("http request", {
+        method: req.method,
+        client_ip: ip,
+        refused: "host",
+        status: 400,
+        duration_ms: Math.round(performance.now() - started),
+      });
+      return jsonRpcError(400, SERVER_ERROR, "Bad Request: the Host header is not a valid host name", {
+        headers: { "X-Request-Id": requestId },
+      });
+    }
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
     const fields: Record<string, unknown> = { method: req.method, path, client_ip: ip };
     let res: Response;
     try {

@@ -143,3 +143,14 @@ Deno.test("serveHttp() exits on SIGTERM although a legacy SSE client stopped rea
   );
   assert.match(server.stderr(), /"msg":"HTTP server stopped"/);
 });
+
+Deno.test("serveHttp() answers a Host header that is not a host name with 400 and a request id", async () => {
+  await using server = await startHttpServer({ args: ["--providers", "example"] });
+  for (const host of ["localhost:evil", "[::1]evil.example", "::1"]) {
+    using conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+    const head = await rawRequest(conn, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    assert.match(head, /^HTTP\/1\.1 400 /, `${host}: ${head}`);
+    assert.match(head, /x-request-id: [0-9a-f-]{36}/i, host);
+  }
+  assert.doesNotMatch(server.stderr(), /"level":"error"/, "a client's bad header is not a server error");
+});
