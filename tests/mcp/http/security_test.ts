@@ -74,6 +74,19 @@ Deno.test("a foreign Host gets 403 when bound to loopback and passes when bound 
     assert.equal(ok.status, 200, host);
     await ok.body?.cancel();
   }
+  // Not what a browser sends, but a check against DNS rebinding must not take them for loopback.
+  for (
+    const host of [
+      "localhost:8000@evil.example.com",
+      "localhost:x",
+      "[::1]evil.example.com",
+      "localhost:8000:80",
+    ]
+  ) {
+    const tricked = await loopback.call(new Request(`${BASE}/health`, { headers: { Host: host } }));
+    assert.equal(tricked.status, 403, host);
+    await tricked.body?.cancel();
+  }
 
   await using listed = await startHarness({ server: { allowed_hosts: ["mcp.example.org"] } });
   const named = await listed.call(
