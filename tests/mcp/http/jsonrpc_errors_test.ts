@@ -324,3 +324,41 @@ Deno.test("POST /mcp and /message answer a body that does not arrive within BODY
     await events.cancel();
   }
 });
+
+const malformedParams: [string, Record<string, unknown>, RegExp][] = [
+  ["resources/read", {}, /"params\.uri"/],
+  ["prompts/get", { name: 7 }, /"params\.name"/],
+  ["logging/setLevel", { level: "loud" }, /"params\.level"/],
+  ["tools/list", { cursor: 5 }, /"params\.cursor"/],
+];
+
+Deno.test("malformed params of any method get -32602 naming the field, not -32603, on both transports", async () => {
+  await using h = await startHarness();
+  const session = await openSession(h);
+  const { endpoint, events } = await openLegacy(h);
+  try {
+    await (await postLegacy(
+      h,
+      endpoint,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+      }),
+    )).text();
+    await nextMessage(events);
+    for (const [i, [method, params, field]] of malformedParams.entries()) {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: i + 1, method, params });
+      const viaStreamable = await errorOf(await postMcp(h, body, { "Mcp-Session-Id": session }));
+      assert.equal(viaStreamable.code, -32602, `${method}: ${viaStreamable.message}`);
+      assert.match(viaStreamable.message, new RegExp(`Invalid params for "${method}"`));
+      assert.match(viaStreamable.message, field);
+      await (await postLegacy(h, endpoint, body)).text();
+      const viaSse = await nextMessage(events);
+      assert.equal((viaSse["error"] as { code: number }).code, -32602, `${method} over legacy SSE`);
+    }
+  } finally {
+    await events.cancel();
+  }
+});
