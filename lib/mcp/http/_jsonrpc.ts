@@ -6,6 +6,7 @@ import type { JSONRPCMessage } from "../sdk.ts";
 /** JSON-RPC error codes used on the HTTP side. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
+export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 /** Implementation-defined server error (the SDK uses it for transport-level refusals). */
 export const SERVER_ERROR = -32000;

@@ -4,7 +4,14 @@ import type { Logger } from "../../log.ts";
 import { CONTACT_URL } from "../../version.ts";
 import { isInitializeRequest, isJSONRPCRequest, WebStandardStreamableHTTPServerTransport } from "../sdk.ts";
 import type { JSONRPCMessage, McpServer } from "../sdk.ts";
-import { INTERNAL_ERROR, jsonRpcError, readJsonRpc, SERVER_ERROR, SESSION_NOT_FOUND } from "./_jsonrpc.ts";
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  jsonRpcError,
+  readJsonRpc,
+  SERVER_ERROR,
+  SESSION_NOT_FOUND,
+} from "./_jsonrpc.ts";
 import type { ReadResult } from "./_jsonrpc.ts";
 import { LegacySseTransport } from "./_legacy_sse.ts";
 import { IpRateLimiter } from "./_rate_limit.ts";
@@ -313,6 +320,17 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       return await inSession(session as StreamableSession, req.method, forwarded, body);
     }
     if (req.method !== "POST" || !messages.some(isInitializeRequest)) {
+      const init = messages.find((m) => isJSONRPCRequest(m) && m.method === "initialize");
+      if (init && "id" in init) {
+        // It is an initialize, only a malformed one: say so instead of asking for one.
+        return jsonRpcError(
+          400,
+          INVALID_PARAMS,
+          'Invalid params for "initialize": it needs "protocolVersion" (a string), "capabilities" (an object) ' +
+            'and "clientInfo" (with "name" and "version")',
+          { id: init.id as string | number },
+        );
+      }
       return jsonRpcError(
         400,
         SERVER_ERROR,

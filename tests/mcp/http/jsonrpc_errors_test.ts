@@ -362,3 +362,20 @@ Deno.test("malformed params of any method get -32602 naming the field, not -3260
     await events.cancel();
   }
 });
+
+Deno.test("POST /mcp answers an initialize with malformed params with -32602, not a missing-session error", async () => {
+  await using h = await startHarness();
+  const e = await errorOf(
+    await postMcp(
+      h,
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "initialize", params: { capabilities: {} } }),
+    ),
+  );
+  assert.equal(e.status, 400);
+  assert.equal(e.code, -32602);
+  assert.equal(e.id, 7);
+  assert.match(e.message, /Invalid params for "initialize"/);
+  assert.match(e.message, /protocolVersion/);
+  assert.doesNotMatch(e.message, /Mcp-Session-Id/);
+  assert.deepEqual(h.handler.sessions(), { streamable: 0, sse: 0 }, "no session is opened");
+});
