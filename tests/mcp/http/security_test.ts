@@ -152,6 +152,25 @@ Deno.test("a burst over rate_limit_per_minute gets 429 with Retry-After, per cli
   await later.body?.cancel();
 });
 
+Deno.test("without trust_proxy, forwarding headers do not buy a client a new rate-limit budget", async () => {
+  await using h = await startHarness({ server: { rate_limit_enabled: true, rate_limit_per_minute: 1 } });
+  const statuses: number[] = [];
+  for (let i = 1; i <= 3; i++) {
+    const res = await h.fetch(`${BASE}/`, {
+      headers: {
+        "X-Forwarded-For": `203.0.113.${i}`,
+        "X-Real-IP": `203.0.113.${i}`,
+        "Forwarded": `for=203.0.113.${i}`,
+        "CF-Connecting-IP": `203.0.113.${i}`,
+        "True-Client-IP": `203.0.113.${i}`,
+      },
+    });
+    statuses.push(res.status);
+    await res.body?.cancel();
+  }
+  assert.deepEqual(statuses, [200, 429, 429], "the peer address decides");
+});
+
 Deno.test("trust_proxy takes the rate-limit client from the last X-Forwarded-For entry", async () => {
   await using h = await startHarness({
     server: { rate_limit_enabled: true, rate_limit_per_minute: 1, trust_proxy: true },
