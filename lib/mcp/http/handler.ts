@@ -65,6 +65,8 @@ interface StreamableSession extends Session {
   kind: "streamable";
   transport: WebStandardStreamableHTTPServerTransport;
   inflight: number;
+  /** The logger of the DELETE request that ends the session, so its log line has the request id. */
+  closedBy?: Logger;
 }
 
 interface SseSession extends Session {
@@ -317,7 +319,15 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "Session not found: it expired or was closed; send initialize without an Mcp-Session-Id header to start a new one",
         );
       }
-      return await inSession(session as StreamableSession, req.method, forwarded, body);
+      const streamable = session as StreamableSession;
+      if (req.method !== "DELETE") return await inSession(streamable, req.method, forwarded, body);
+      streamable.closedBy = reqLogger;
+      try {
+        return await inSession(streamable, req.method, forwarded, body);
+      } finally {
+        // A DELETE the SDK refused leaves the session open: a later close is not this request's.
+        delete streamable.closedBy;
+      }
     }
     if (req.method !== "POST" || !messages.some(isInitializeRequest)) {
       const init = messages.find((m) => isJSONRPCRequest(m) && m.method === "initialize");
@@ -392,7 +402,10 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
-      logger.info("session closed", { session_id: session.id, transport: "streamable-http" });
+      (session.closedBy ?? logger).info("session closed", {
+        session_id: session.id,
+        transport: "streamable-http",
+      });
     };
     session.transport.onerror = (e) =>
       logger.debug("transport error", { session_id: session.id, error: e.message });

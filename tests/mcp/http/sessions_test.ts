@@ -70,6 +70,12 @@ Deno.test("DELETE /mcp ends the session; later requests get 404", async () => {
   const del = await h.fetch(`${BASE}/mcp`, { method: "DELETE", headers: { "Mcp-Session-Id": id } });
   assert.equal(del.status, 200);
   assert.equal(h.handler.sessions().streamable, 0);
+  const closed = h.logs.find((l) => l["msg"] === "session closed" && l["session_id"] === id);
+  assert.equal(
+    closed?.["request_id"],
+    del.headers.get("x-request-id"),
+    "the DELETE's request id is on its log line",
+  );
   const after = await postMcp(h, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), {
     "Mcp-Session-Id": id,
   });
