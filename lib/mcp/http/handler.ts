@@ -67,6 +67,37 @@ interface StreamableSession extends Session {
   inflight: number;
   /** The logger of the DELETE request that ends the session, so its log line has the request id. */
   closedBy?: Logger;
+  /** The open POST stream of each request not answered yet, by request id. */
+  calls: Map<RequestId, PostCalls>;
+}
+
+type RequestId = string | number;
+
+/** The requests of one POST whose answers go out on its stream. */
+interface PostCalls {
+  waiting: Set<RequestId>;
+  /** Whether the client cancelled one of them: the SDK never answers it, so never ends the stream. */
+  cancelled: boolean;
+  end: AbortController;
+}
+
+/**
+ * Marks request `id` answered (or cancelled by the client); ends its POST stream once all of
+ * that POST's requests are settled and one was cancelled, since the SDK then would not.
+ */
+function settle(session: StreamableSession, id: RequestId, cancelled: boolean): void {
+  const post = session.calls.get(id);
+  if (!post) return;
+  session.calls.delete(id);
+  post.waiting.delete(id);
+  if (cancelled) post.cancelled = true;
+  if (post.cancelled && post.waiting.size === 0) post.end.abort();
+}
+
+function cancelledRequestId(message: JSONRPCMessage): RequestId | undefined {
+  if (!("method" in message) || message.method !== "notifications/cancelled") return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
 
 interface SseSession extends Session {
@@ -320,10 +351,10 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         );
       }
       const streamable = session as StreamableSession;
-      if (req.method !== "DELETE") return await inSession(streamable, req.method, forwarded, body);
+      if (req.method !== "DELETE") return await inSession(streamable, req.method, forwarded, body, messages);
       streamable.closedBy = reqLogger;
       try {
-        return await inSession(streamable, req.method, forwarded, body);
+        return await inSession(streamable, req.method, forwarded, body, messages);
       } finally {
         // A DELETE the SDK refused leaves the session open: a later close is not this request's.
         delete streamable.closedBy;
@@ -355,23 +386,36 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     method: string,
     forwarded: Request,
     body: unknown,
+    messages: JSONRPCMessage[],
   ): Promise<Response> {
     session.lastActive = clock.now();
     if (method !== "POST") return await session.transport.handleRequest(forwarded);
+    const ids = messages.filter(isJSONRPCRequest).map((m) => m.id);
+    const post: PostCalls = { waiting: new Set(ids), cancelled: false, end: new AbortController() };
+    for (const id of ids) session.calls.set(id, post);
+    const forget = (): void => {
+      for (const id of ids) if (session.calls.get(id) === post) session.calls.delete(id);
+    };
     session.inflight++;
     let res: Response;
     try {
       res = await session.transport.handleRequest(forwarded, { parsedBody: body });
     } catch (e) {
+      forget();
       session.inflight--;
       notifyDrain();
       throw e;
     }
+    for (const message of messages) {
+      const cancelled = cancelledRequestId(message);
+      if (cancelled !== undefined) settle(session, cancelled, true);
+    }
     return finishResponse(res, {}, () => {
+      forget();
       session.inflight--;
       session.lastActive = clock.now();
       notifyDrain();
-    });
+    }, post.end.signal);
   }
 
   async function newSession(
@@ -386,6 +430,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       kind: "streamable",
       lastActive: clock.now(),
       inflight: 0,
+      calls: new Map(),
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (id) => {
@@ -409,9 +454,16 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     };
     session.transport.onerror = (e) =>
       logger.debug("transport error", { session_id: session.id, error: e.message });
+    const send = session.transport.send.bind(session.transport);
+    session.transport.send = async (message, options) => {
+      await send(message, options);
+      if (("result" in message || "error" in message) && message.id !== undefined && message.id !== null) {
+        settle(session, message.id, false);
+      }
+    };
     try {
       await server.connect(session.transport);
-      const res = await inSession(session, "POST", forwarded, body);
+      const res = await inSession(session, "POST", forwarded, body, messages);
       if (!session.id) {
         // The initialize request was refused (e.g. a wrong Accept header): nothing to keep.
         store.release();
