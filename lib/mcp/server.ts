@@ -175,7 +175,36 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     }
   }
   registerSubscriptions(server, providers);
+  answerMalformedParamsAsInvalidParams(server);
   return server;
+}
+
+type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/**
+ * Makes every method answer params that do not fit its schema with -32602 Invalid params naming
+ * the field. The SDK parses a request inside its handler wrapper and lets the ZodError escape,
+ * which it then answers as -32603 Internal error with the raw issue list (only tools/call gets
+ * its own check). The handler map is not public API: the HTTP JSON-RPC error tests pin this.
+ */
+function answerMalformedParamsAsInvalidParams(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  for (const [method, handler] of handlers as Map<string, RequestHandler>) {
+    handlers.set(method, async (request: unknown, extra: unknown) => {
+      try {
+        return await handler(request, extra);
+      } catch (e) {
+        // The SDK throws zod's core error class ("$ZodError"), not the one `z` exports.
+        const name = (e as { name?: unknown } | null)?.name;
+        const issues = name === "$ZodError" || name === "ZodError" ? (e as z.ZodError).issues : undefined;
+        // The SDK parses the whole request, so its issues sit under "params".
+        if (!issues?.length || !issues.every((i) => i.path[0] === "params")) throw e;
+        const detail = issues.map((i) => `"${i.path.map(String).join(".")}": ${i.message}`).join("; ");
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params for "${method}": ${detail}`);
+      }
+    });
+  }
 }
 
 /**

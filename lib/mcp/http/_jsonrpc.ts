@@ -6,6 +6,7 @@ import type { JSONRPCMessage } from "../sdk.ts";
 /** JSON-RPC error codes used on the HTTP side. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
+export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 /** Implementation-defined server error (the SDK uses it for transport-level refusals). */
 export const SERVER_ERROR = -32000;
@@ -35,8 +36,23 @@ export type ReadResult =
   | { ok: true; body: unknown; messages: JSONRPCMessage[] }
   | { ok: false; response: Response };
 
-/** Reads at most `maxBytes` of `req`'s body and checks it is one JSON-RPC message or a batch. */
-export async function readJsonRpc(req: Request, maxBytes: number): Promise<ReadResult> {
+/** Options for {@linkcode readJsonRpc}. */
+export interface ReadJsonRpcOptions {
+  /** Aborted when the body has taken too long: reading stops and what arrived is dropped. */
+  deadline?: AbortSignal;
+  /** The deadline in seconds, for the message. */
+  deadlineS?: number;
+}
+
+/**
+ * Reads at most `maxBytes` of `req`'s body, before `options.deadline`, and checks it is one
+ * JSON-RPC message or a batch.
+ */
+export async function readJsonRpc(
+  req: Request,
+  maxBytes: number,
+  options: ReadJsonRpcOptions = {},
+): Promise<ReadResult> {
   const tooLarge = (): ReadResult => ({
     ok: false,
     response: jsonRpcError(
@@ -46,8 +62,32 @@ export async function readJsonRpc(req: Request, maxBytes: number): Promise<ReadR
     ),
   });
   if (Number(req.headers.get("content-length") ?? 0) > maxBytes) return tooLarge();
-  const text = await readCapped(req, maxBytes);
-  if (text === undefined) return tooLarge();
+  const text = await readCapped(req, maxBytes, options.deadline);
+  if (text === TOO_LARGE) return tooLarge();
+  if (text === TIMED_OUT) {
+    return {
+      ok: false,
+      response: jsonRpcError(
+        408,
+        SERVER_ERROR,
+        `Request Timeout: the request body did not arrive within ${
+          options.deadlineS ?? "the allowed"
+        } s; send it again`,
+        { headers: { "Connection": "close" } },
+      ),
+    };
+  }
+  if (text === BROKEN) {
+    // The client went away or sent a malformed chunk: its fault, not the server's.
+    return {
+      ok: false,
+      response: jsonRpcError(
+        400,
+        SERVER_ERROR,
+        "Bad Request: the request body could not be read (the connection broke off); send it again",
+      ),
+    };
+  }
 
   let raw: unknown;
   try {
@@ -86,25 +126,43 @@ export async function readJsonRpc(req: Request, maxBytes: number): Promise<ReadR
   return { ok: true, body: raw, messages };
 }
 
-/** The body as text, or undefined once more than `maxBytes` arrived. */
-async function readCapped(req: Request, maxBytes: number): Promise<string | undefined> {
+const TOO_LARGE = Symbol("too large");
+const BROKEN = Symbol("broken");
+const TIMED_OUT = Symbol("timed out");
+
+/**
+ * The body as text; TOO_LARGE once more than `maxBytes` arrived; BROKEN when reading failed;
+ * TIMED_OUT when `deadline` was aborted first (a slow client must not pin what it sent so far).
+ */
+async function readCapped(
+  req: Request,
+  maxBytes: number,
+  deadline?: AbortSignal,
+): Promise<string | typeof TOO_LARGE | typeof BROKEN | typeof TIMED_OUT> {
   if (req.body === null) return "";
   const reader = req.body.getReader();
+  // Cancelling the reader ends a pending read at once.
+  const stop = (): void => void reader.cancel().catch(() => {});
+  deadline?.addEventListener("abort", stop, { once: true });
   const decoder = new TextDecoder();
   let received = 0;
   let text = "";
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      if (deadline?.aborted) return TIMED_OUT;
       if (done) break;
       received += value.byteLength;
       if (received > maxBytes) {
         await reader.cancel().catch(() => {});
-        return undefined;
+        return TOO_LARGE;
       }
       text += decoder.decode(value, { stream: true });
     }
+  } catch {
+    return deadline?.aborted ? TIMED_OUT : BROKEN;
   } finally {
+    deadline?.removeEventListener("abort", stop);
     reader.releaseLock();
   }
   return text + decoder.decode();

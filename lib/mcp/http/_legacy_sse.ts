@@ -72,6 +72,11 @@ export class LegacySseTransport implements Transport {
   /** Hands one message from `POST /message` to the server. */
   receive(message: JSONRPCMessage, info: IncomingInfo): void {
     if ("method" in message && "id" in message) this.#pending.add(message.id);
+    if ("method" in message && message.method === "notifications/cancelled") {
+      // A cancelled request is never answered: without this the session would stay busy.
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === "string" || typeof requestId === "number") this.#pending.delete(requestId);
+    }
     this.onmessage?.(message, info);
   }
 

@@ -8,12 +8,15 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(h) || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
-/** The host name of a `Host` header value (`[::1]:8000` -> `[::1]`, `a.b:80` -> `a.b`). */
+/** A `Host` value: a name or bracketed IPv6 address, then an optional numeric port. */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^\s:@/?#\[\]]+)(?::\d{1,5})?$/;
+
+/**
+ * The host name of a `Host` header value (`[::1]:8000` -> `[::1]`, `a.b:80` -> `a.b`), or ""
+ * when the value is not a host and port (`localhost:8000@evil.example` names no loopback host).
+ */
 export function hostnameOf(hostHeader: string): string {
-  const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
-  const colon = h.lastIndexOf(":");
-  return colon === -1 ? h : h.slice(0, colon);
+  return HOST_HEADER.exec(hostHeader.trim().toLowerCase())?.[1] ?? "";
 }
 
 /** The settings the access checks read. */

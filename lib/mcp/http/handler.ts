@@ -4,7 +4,15 @@ import type { Logger } from "../../log.ts";
 import { CONTACT_URL } from "../../version.ts";
 import { isInitializeRequest, isJSONRPCRequest, WebStandardStreamableHTTPServerTransport } from "../sdk.ts";
 import type { JSONRPCMessage, McpServer } from "../sdk.ts";
-import { INTERNAL_ERROR, jsonRpcError, readJsonRpc, SERVER_ERROR, SESSION_NOT_FOUND } from "./_jsonrpc.ts";
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  jsonRpcError,
+  readJsonRpc,
+  SERVER_ERROR,
+  SESSION_NOT_FOUND,
+} from "./_jsonrpc.ts";
+import type { ReadResult } from "./_jsonrpc.ts";
 import { LegacySseTransport } from "./_legacy_sse.ts";
 import { IpRateLimiter } from "./_rate_limit.ts";
 import { BearerAuth, corsHeaders, hostRefusal, originRefusal, preflightHeaders } from "./_security.ts";
@@ -19,6 +27,8 @@ export const MAX_URL_LENGTH = 8 * 1024;
 export const MAX_HEADER_BYTES = 32 * 1024;
 /** Bytes queued for a legacy SSE client that does not read before its session is dropped. */
 export const MAX_SSE_BACKLOG_BYTES = 8 * 1024 * 1024;
+/** Time a client has to send a whole request body before it gets 408 and what it sent is dropped. */
+export const BODY_TIMEOUT_MS = 30_000;
 
 /** What `Deno.serve` tells a handler about the connection (only the peer address is read). */
 export interface ConnectionInfo {
@@ -55,6 +65,39 @@ interface StreamableSession extends Session {
   kind: "streamable";
   transport: WebStandardStreamableHTTPServerTransport;
   inflight: number;
+  /** The logger of the DELETE request that ends the session, so its log line has the request id. */
+  closedBy?: Logger;
+  /** The open POST stream of each request not answered yet, by request id. */
+  calls: Map<RequestId, PostCalls>;
+}
+
+type RequestId = string | number;
+
+/** The requests of one POST whose answers go out on its stream. */
+interface PostCalls {
+  waiting: Set<RequestId>;
+  /** Whether the client cancelled one of them: the SDK never answers it, so never ends the stream. */
+  cancelled: boolean;
+  end: AbortController;
+}
+
+/**
+ * Marks request `id` answered (or cancelled by the client); ends its POST stream once all of
+ * that POST's requests are settled and one was cancelled, since the SDK then would not.
+ */
+function settle(session: StreamableSession, id: RequestId, cancelled: boolean): void {
+  const post = session.calls.get(id);
+  if (!post) return;
+  session.calls.delete(id);
+  post.waiting.delete(id);
+  if (cancelled) post.cancelled = true;
+  if (post.cancelled && post.waiting.size === 0) post.end.abort();
+}
+
+function cancelledRequestId(message: JSONRPCMessage): RequestId | undefined {
+  if (!("method" in message) || message.method !== "notifications/cancelled") return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
 
 interface SseSession extends Session {
@@ -110,10 +153,24 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   async function handle(req: Request, info?: ConnectionInfo): Promise<Response> {
     const started = performance.now();
     const requestId = crypto.randomUUID();
-    const url = new URL(req.url);
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
     const ip = clientIp(req, info, settings.trust_proxy);
     const reqLogger = logger.child({ request_id: requestId });
+    const url = URL.parse(req.url);
+    if (url === null) {
+      // Deno builds the URL from the Host header, so a Host that is not a host name (with an
+      // optional port) lands here: the client's mistake, not a server failure.
+      reqLogger.info("http request", {
+        method: req.method,
+        client_ip: ip,
+        refused: "host",
+        status: 400,
+        duration_ms: Math.round(performance.now() - started),
+      });
+      return jsonRpcError(400, SERVER_ERROR, "Bad Request: the Host header is not a valid host name", {
+        headers: { "X-Request-Id": requestId },
+      });
+    }
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
     const fields: Record<string, unknown> = { method: req.method, path, client_ip: ip };
     let res: Response;
     try {
@@ -236,6 +293,20 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url);
   }
 
+  /** Reads a POST body within BODY_TIMEOUT_MS, so a client that trickles it cannot pin memory. */
+  async function readBody(req: Request): Promise<ReadResult> {
+    const deadline = new AbortController();
+    const stop = every(BODY_TIMEOUT_MS, () => deadline.abort());
+    try {
+      return await readJsonRpc(req, settings.max_body_bytes, {
+        deadline: deadline.signal,
+        deadlineS: BODY_TIMEOUT_MS / 1000,
+      });
+    } finally {
+      stop();
+    }
+  }
+
   // --- Streamable HTTP ---------------------------------------------------------------------
 
   async function mcp(req: Request, forwarded: Request, reqLogger: Logger): Promise<Response> {
@@ -261,7 +332,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "Unsupported Media Type: Content-Type must be application/json",
         );
       }
-      const read = await readJsonRpc(req, settings.max_body_bytes);
+      const read = await readBody(req);
       if (!read.ok) return read.response;
       body = read.body;
       messages = read.messages;
@@ -279,9 +350,28 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "Session not found: it expired or was closed; send initialize without an Mcp-Session-Id header to start a new one",
         );
       }
-      return await inSession(session as StreamableSession, req.method, forwarded, body);
+      const streamable = session as StreamableSession;
+      if (req.method !== "DELETE") return await inSession(streamable, req.method, forwarded, body, messages);
+      streamable.closedBy = reqLogger;
+      try {
+        return await inSession(streamable, req.method, forwarded, body, messages);
+      } finally {
+        // A DELETE the SDK refused leaves the session open: a later close is not this request's.
+        delete streamable.closedBy;
+      }
     }
     if (req.method !== "POST" || !messages.some(isInitializeRequest)) {
+      const init = messages.find((m) => isJSONRPCRequest(m) && m.method === "initialize");
+      if (init && "id" in init) {
+        // It is an initialize, only a malformed one: say so instead of asking for one.
+        return jsonRpcError(
+          400,
+          INVALID_PARAMS,
+          'Invalid params for "initialize": it needs "protocolVersion" (a string), "capabilities" (an object) ' +
+            'and "clientInfo" (with "name" and "version")',
+          { id: init.id as string | number },
+        );
+      }
       return jsonRpcError(
         400,
         SERVER_ERROR,
@@ -296,23 +386,36 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     method: string,
     forwarded: Request,
     body: unknown,
+    messages: JSONRPCMessage[],
   ): Promise<Response> {
     session.lastActive = clock.now();
     if (method !== "POST") return await session.transport.handleRequest(forwarded);
+    const ids = messages.filter(isJSONRPCRequest).map((m) => m.id);
+    const post: PostCalls = { waiting: new Set(ids), cancelled: false, end: new AbortController() };
+    for (const id of ids) session.calls.set(id, post);
+    const forget = (): void => {
+      for (const id of ids) if (session.calls.get(id) === post) session.calls.delete(id);
+    };
     session.inflight++;
     let res: Response;
     try {
       res = await session.transport.handleRequest(forwarded, { parsedBody: body });
     } catch (e) {
+      forget();
       session.inflight--;
       notifyDrain();
       throw e;
     }
+    for (const message of messages) {
+      const cancelled = cancelledRequestId(message);
+      if (cancelled !== undefined) settle(session, cancelled, true);
+    }
     return finishResponse(res, {}, () => {
+      forget();
       session.inflight--;
       session.lastActive = clock.now();
       notifyDrain();
-    });
+    }, post.end.signal);
   }
 
   async function newSession(
@@ -327,6 +430,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       kind: "streamable",
       lastActive: clock.now(),
       inflight: 0,
+      calls: new Map(),
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         onsessioninitialized: (id) => {
@@ -343,13 +447,23 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
-      logger.info("session closed", { session_id: session.id, transport: "streamable-http" });
+      (session.closedBy ?? logger).info("session closed", {
+        session_id: session.id,
+        transport: "streamable-http",
+      });
     };
     session.transport.onerror = (e) =>
       logger.debug("transport error", { session_id: session.id, error: e.message });
+    const send = session.transport.send.bind(session.transport);
+    session.transport.send = async (message, options) => {
+      await send(message, options);
+      if (("result" in message || "error" in message) && message.id !== undefined && message.id !== null) {
+        settle(session, message.id, false);
+      }
+    };
     try {
       await server.connect(session.transport);
-      const res = await inSession(session, "POST", forwarded, body);
+      const res = await inSession(session, "POST", forwarded, body, messages);
       if (!session.id) {
         // The initialize request was refused (e.g. a wrong Accept header): nothing to keep.
         store.release();
@@ -457,7 +571,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     if (!isJson(req.headers.get("content-type"))) {
       return jsonRpcError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const read = await readJsonRpc(req, settings.max_body_bytes);
+    const read = await readBody(req);
     if (!read.ok) return read.response;
     if (closing && read.messages.some(isJSONRPCRequest)) return shuttingDown();
     session.lastActive = clock.now();

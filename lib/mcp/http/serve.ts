@@ -12,6 +12,11 @@ export interface ServeHttpOptions {
   isNetAllowed: (host: string) => boolean;
   /** How long shutdown waits for calls in flight before closing streams. Default 10 s. */
   graceMs?: number;
+  /**
+   * How long shutdown then waits for closed streams to reach clients that stopped reading
+   * before it returns anyway. Default 2 s.
+   */
+  drainMs?: number;
 }
 
 /** `host:port` as `--allow-net` spells it (IPv6 addresses in brackets). */
@@ -82,6 +87,21 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
   logger.info("shutting down: no new connections; finishing calls in flight");
   const finished = server.shutdown();
   await handler.close(options.graceMs ?? 10_000);
-  await finished;
+  // Every stream is closed now, but Deno's shutdown also waits until each response has been
+  // sent, and a client that stopped reading never takes the rest of its stream: without a
+  // bound, one such client would keep the process from exiting.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const drained = await Promise.race([
+    finished.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), options.drainMs ?? 2_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!drained) {
+    logger.warn("stopping with responses still unsent to clients that stopped reading", {
+      drain_ms: options.drainMs ?? 2_000,
+    });
+  }
   logger.info("HTTP server stopped");
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { MAX_SSE_BACKLOG_BYTES } from "../../../lib/mcp/http/mod.ts";
-import { BASE, jsonRpcMessages, openSession, postMcp, startHarness } from "./_harness.ts";
+import { BODY_TIMEOUT_MS, MAX_SSE_BACKLOG_BYTES } from "../../../lib/mcp/http/mod.ts";
+import { BASE, jsonRpcMessages, openSession, POST_HEADERS, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 
 async function errorOf(
@@ -250,4 +250,132 @@ Deno.test("legacy SSE drops a client that stops reading once MAX_SSE_BACKLOG_BYT
   assert.equal(h.handler.sessions().sse, 0, "the session is dropped, not left to grow");
   assert.ok(h.logs.some((l) => l["msg"] === "dropping a legacy SSE session whose client stopped reading"));
   await events.cancel().catch(() => {});
+});
+
+Deno.test("POST /mcp answers a body that breaks off mid-way with 400, not a logged 500", async () => {
+  await using h = await startHarness();
+  const broken = () =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0",'));
+        controller.error(new Error("connection reset by peer"));
+      },
+    });
+  const res = await h.fetch(`${BASE}/mcp`, { method: "POST", headers: POST_HEADERS, body: broken() });
+  const e = await errorOf(res);
+  assert.equal(e.status, 400);
+  assert.equal(e.code, -32000);
+  assert.match(e.message, /request body could not be read/);
+  const { endpoint, events } = await openLegacy(h);
+  try {
+    const legacy = await h.fetch(`${BASE}${endpoint}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: broken(),
+    });
+    assert.equal(legacy.status, 400, "legacy /message too");
+    await legacy.body?.cancel();
+  } finally {
+    await events.cancel();
+  }
+  assert.ok(!h.logs.some((l) => l["level"] === "error"), "a client going away is not a server error");
+});
+
+Deno.test("POST /mcp and /message answer a body that does not arrive within BODY_TIMEOUT_MS with 408", async () => {
+  await using h = await startHarness();
+  const { endpoint, events } = await openLegacy(h);
+  try {
+    for (
+      const [path, headers] of [["/mcp", POST_HEADERS], [endpoint, {
+        "Content-Type": "application/json",
+      }]] as const
+    ) {
+      let released = false;
+      // A slow client: a first chunk, then nothing, with the connection held open.
+      const stalled = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(" ".repeat(64 * 1024)));
+        },
+        cancel() {
+          released = true;
+        },
+      });
+      const pending = h.fetch(`${BASE}${path}`, { method: "POST", headers, body: stalled });
+      let deadline;
+      while (!(deadline = h.ticks.find((t) => t.ms === BODY_TIMEOUT_MS && !t.cancelled))) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      deadline.fn();
+      const e = await errorOf(await pending);
+      assert.equal(e.status, 408, path);
+      assert.equal(e.code, -32000);
+      assert.match(e.message, /did not arrive within 30 s/);
+      assert.ok(released, "what arrived is dropped and the body stream cancelled");
+    }
+    const ok = await postMcp(h, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), {
+      "Mcp-Session-Id": await openSession(h),
+    });
+    await ok.text();
+    assert.ok(
+      h.ticks.filter((t) => t.ms === BODY_TIMEOUT_MS).every((t) => t.cancelled),
+      "the deadline stops once a body has arrived",
+    );
+  } finally {
+    await events.cancel();
+  }
+});
+
+const malformedParams: [string, Record<string, unknown>, RegExp][] = [
+  ["resources/read", {}, /"params\.uri"/],
+  ["prompts/get", { name: 7 }, /"params\.name"/],
+  ["logging/setLevel", { level: "loud" }, /"params\.level"/],
+  ["tools/list", { cursor: 5 }, /"params\.cursor"/],
+];
+
+Deno.test("malformed params of any method get -32602 naming the field, not -32603, on both transports", async () => {
+  await using h = await startHarness();
+  const session = await openSession(h);
+  const { endpoint, events } = await openLegacy(h);
+  try {
+    await (await postLegacy(
+      h,
+      endpoint,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+      }),
+    )).text();
+    await nextMessage(events);
+    for (const [i, [method, params, field]] of malformedParams.entries()) {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: i + 1, method, params });
+      const viaStreamable = await errorOf(await postMcp(h, body, { "Mcp-Session-Id": session }));
+      assert.equal(viaStreamable.code, -32602, `${method}: ${viaStreamable.message}`);
+      assert.match(viaStreamable.message, new RegExp(`Invalid params for "${method}"`));
+      assert.match(viaStreamable.message, field);
+      await (await postLegacy(h, endpoint, body)).text();
+      const viaSse = await nextMessage(events);
+      assert.equal((viaSse["error"] as { code: number }).code, -32602, `${method} over legacy SSE`);
+    }
+  } finally {
+    await events.cancel();
+  }
+});
+
+Deno.test("POST /mcp answers an initialize with malformed params with -32602, not a missing-session error", async () => {
+  await using h = await startHarness();
+  const e = await errorOf(
+    await postMcp(
+      h,
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "initialize", params: { capabilities: {} } }),
+    ),
+  );
+  assert.equal(e.status, 400);
+  assert.equal(e.code, -32602);
+  assert.equal(e.id, 7);
+  assert.match(e.message, /Invalid params for "initialize"/);
+  assert.match(e.message, /protocolVersion/);
+  assert.doesNotMatch(e.message, /Mcp-Session-Id/);
+  assert.deepEqual(h.handler.sessions(), { streamable: 0, sse: 0 }, "no session is opened");
 });

@@ -74,6 +74,19 @@ Deno.test("a foreign Host gets 403 when bound to loopback and passes when bound 
     assert.equal(ok.status, 200, host);
     await ok.body?.cancel();
   }
+  // Not what a browser sends, but a check against DNS rebinding must not take them for loopback.
+  for (
+    const host of [
+      "localhost:8000@evil.example.com",
+      "localhost:x",
+      "[::1]evil.example.com",
+      "localhost:8000:80",
+    ]
+  ) {
+    const tricked = await loopback.call(new Request(`${BASE}/health`, { headers: { Host: host } }));
+    assert.equal(tricked.status, 403, host);
+    await tricked.body?.cancel();
+  }
 
   await using listed = await startHarness({ server: { allowed_hosts: ["mcp.example.org"] } });
   const named = await listed.call(
@@ -137,6 +150,25 @@ Deno.test("a burst over rate_limit_per_minute gets 429 with Retry-After, per cli
   const later = await h.fetch(`${BASE}/`);
   assert.equal(later.status, 200, "a token is back after Retry-After");
   await later.body?.cancel();
+});
+
+Deno.test("without trust_proxy, forwarding headers do not buy a client a new rate-limit budget", async () => {
+  await using h = await startHarness({ server: { rate_limit_enabled: true, rate_limit_per_minute: 1 } });
+  const statuses: number[] = [];
+  for (let i = 1; i <= 3; i++) {
+    const res = await h.fetch(`${BASE}/`, {
+      headers: {
+        "X-Forwarded-For": `203.0.113.${i}`,
+        "X-Real-IP": `203.0.113.${i}`,
+        "Forwarded": `for=203.0.113.${i}`,
+        "CF-Connecting-IP": `203.0.113.${i}`,
+        "True-Client-IP": `203.0.113.${i}`,
+      },
+    });
+    statuses.push(res.status);
+    await res.body?.cancel();
+  }
+  assert.deepEqual(statuses, [200, 429, 429], "the peer address decides");
 });
 
 Deno.test("trust_proxy takes the rate-limit client from the last X-Forwarded-For entry", async () => {

@@ -84,3 +84,73 @@ Deno.test("serve --transport http names the fix when the port is taken", async (
   assert.match(r.stderr, new RegExp(`Cannot listen on "127\\.0\\.0\\.1:${port}": the address is in use`));
   assert.match(r.stderr, /--port or MCP_HTTP_PORT/);
 });
+
+/** Sends one raw HTTP/1.1 request on `conn` and returns the head of the response. */
+async function rawRequest(conn: Deno.Conn, head: string): Promise<string> {
+  await conn.write(new TextEncoder().encode(head));
+  const buf = new Uint8Array(4096);
+  let text = "";
+  while (!text.includes("\r\n\r\n")) {
+    const n = await conn.read(buf);
+    if (n === null) break;
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  return text;
+}
+
+Deno.test("serveHttp() exits on SIGTERM although a legacy SSE client stopped reading its stream", async () => {
+  await using server = await startHttpServer({ args: ["--providers", "example"] });
+  using stalled = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+  const head = await rawRequest(
+    stalled,
+    "GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n",
+  );
+  const endpoint = /data: (\/message\?session_id=[0-9a-f-]{36})/.exec(head)?.[1];
+  assert.ok(endpoint, head);
+  // About 7 MB of answers (each carries the pad once; the text block is cut at the character
+  // limit): more than the socket buffers take, less than the 8 MiB backlog cap that drops a
+  // session, so the rest stays queued for a client that never reads.
+  const pad = "x".repeat(900_000);
+  for (let id = 1; id <= 8; id++) {
+    const res: Response = await fetch(`${server.origin}${endpoint}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "example-echo", arguments: { pad } },
+      }),
+    });
+    assert.equal(res.status, 202);
+    await res.body?.cancel();
+  }
+  const started = performance.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const code = await Promise.race([
+    server.stop("SIGTERM"),
+    new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve("still running 15 s after SIGTERM"), 15_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (code !== 0) server.child.kill("SIGKILL");
+  assert.equal(code, 0, server.stderr());
+  assert.ok(performance.now() - started < 10_000, "the stalled client does not hold up the exit");
+  assert.match(
+    server.stderr(),
+    /"msg":"stopping with responses still unsent to clients that stopped reading"/,
+  );
+  assert.match(server.stderr(), /"msg":"HTTP server stopped"/);
+});
+
+Deno.test("serveHttp() answers a Host header that is not a host name with 400 and a request id", async () => {
+  await using server = await startHttpServer({ args: ["--providers", "example"] });
+  for (const host of ["localhost:evil", "[::1]evil.example", "::1"]) {
+    using conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+    const head = await rawRequest(conn, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    assert.match(head, /^HTTP\/1\.1 400 /, `${host}: ${head}`);
+    assert.match(head, /x-request-id: [0-9a-f-]{36}/i, host);
+  }
+  assert.doesNotMatch(server.stderr(), /"level":"error"/, "a client's bad header is not a server error");
+});

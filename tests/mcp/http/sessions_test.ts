@@ -70,6 +70,12 @@ Deno.test("DELETE /mcp ends the session; later requests get 404", async () => {
   const del = await h.fetch(`${BASE}/mcp`, { method: "DELETE", headers: { "Mcp-Session-Id": id } });
   assert.equal(del.status, 200);
   assert.equal(h.handler.sessions().streamable, 0);
+  const closed = h.logs.find((l) => l["msg"] === "session closed" && l["session_id"] === id);
+  assert.equal(
+    closed?.["request_id"],
+    del.headers.get("x-request-id"),
+    "the DELETE's request id is on its log line",
+  );
   const after = await postMcp(h, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), {
     "Mcp-Session-Id": id,
   });
@@ -230,4 +236,80 @@ Deno.test("close() stops waiting for unread stateless answers after the grace pe
   );
   const text = await unread.text();
   assert.match(text, /"pong":true/, "what was already answered is still delivered, then the stream ends");
+});
+
+/** Reads `reader` to its end; rejects if it is still open after `ms` (a guard, not a wait). */
+async function untilEnd(reader: ReadableStreamDefaultReader<string>, ms = 5_000): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the stream is still open after ${ms} ms`)), ms);
+  });
+  let text = "";
+  try {
+    for (;;) {
+      const { value, done } = await Promise.race([reader.read(), guard]);
+      if (done) return text;
+      text += value;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test("a call the client cancels ends its POST stream and no longer keeps the session from expiring", async () => {
+  await using h = await startHarness({ server: { session_idle_timeout: 60 } });
+  const id = await openSession(h);
+  const call = await postMcp(h, toolCall(1, "test_elicitation", { message: "Name?" }), {
+    "Mcp-Session-Id": id,
+  });
+  const reader = call.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("elicitation/create")) text += (await reader.read()).value ?? "";
+  const cancel = await postMcp(
+    h,
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 1, reason: "user" },
+    }),
+    { "Mcp-Session-Id": id },
+  );
+  assert.equal(cancel.status, 202);
+  await cancel.body?.cancel();
+  // The SDK sends no response to a cancelled request, so nothing else would ever end this stream.
+  const rest = await untilEnd(reader);
+  assert.doesNotMatch(rest, /"id":1,/, "a cancelled request gets no response");
+  h.clock.advance(61_000);
+  assert.equal(h.handler.sweep(), 1, "the session is idle again and expires");
+});
+
+Deno.test("legacy SSE: a call the client cancels no longer keeps the session from expiring", async () => {
+  await using h = await startHarness({ server: { session_idle_timeout: 60 } });
+  const sse = await h.fetch(`${BASE}/sse`);
+  const reader = sse.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n\n")) text += (await reader.read()).value ?? "";
+  const endpoint = /data: (\S+)/.exec(text)![1]!;
+  const post = async (message: unknown) => {
+    const res = await h.fetch(`${BASE}${endpoint}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(message),
+    });
+    assert.equal(res.status, 202);
+    await res.body?.cancel();
+  };
+  try {
+    await post(JSON.parse(initializeBody(0, "2024-11-05")));
+    await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await post(JSON.parse(toolCall(1, "test_elicitation", { message: "Name?" })));
+    while (!text.includes("elicitation/create")) text += (await reader.read()).value ?? "";
+    h.clock.advance(61_000);
+    assert.equal(h.handler.sweep(), 0, "a session waiting on its call does not expire");
+    await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+    h.clock.advance(61_000);
+    assert.equal(h.handler.sweep(), 1, "once the call is cancelled, the idle session expires");
+  } finally {
+    await reader.cancel();
+  }
 });
