@@ -31,6 +31,10 @@ export interface ServerSettings {
   session_idle_timeout: number;
   /** Seconds between SSE keep-alive comments. */
   keepalive_interval: number;
+  /** Seconds a client has to send a whole request body (408 after). */
+  body_timeout: number;
+  /** Seconds shutdown waits for calls in flight. */
+  shutdown_grace: number;
   character_limit: number;
   log_level: typeof LOG_LEVELS[number];
   log_format: "json" | "text";
@@ -96,6 +100,12 @@ export const serverSchema = z.strictObject({
   max_sessions: z.number().int().min(1).default(100).describe("Most concurrent HTTP sessions"),
   session_idle_timeout: z.number().positive().default(1800).describe("Seconds an idle HTTP session is kept"),
   keepalive_interval: z.number().positive().default(15).describe("Seconds between SSE keep-alive comments"),
+  body_timeout: z.number().positive().max(3600).default(30).describe(
+    "Seconds a client has to send a whole request body before it gets 408",
+  ),
+  shutdown_grace: z.number().min(0).max(3600).default(10).describe(
+    "Seconds shutdown waits for calls in flight before closing streams",
+  ),
   character_limit: z.number().int().min(1000).max(1_000_000).default(25_000).describe(
     "Most characters in one tool result",
   ),
@@ -193,6 +203,18 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "keepalive_interval",
     kind: "number",
     description: "Seconds between SSE keep-alive comments",
+  },
+  {
+    name: "MCP_BODY_TIMEOUT",
+    key: "body_timeout",
+    kind: "number",
+    description: "Seconds a client has to send a whole request body",
+  },
+  {
+    name: "MCP_SHUTDOWN_GRACE",
+    key: "shutdown_grace",
+    kind: "number",
+    description: "Seconds shutdown waits for calls in flight",
   },
   {
     name: "MCP_CHARACTER_LIMIT",

@@ -27,8 +27,6 @@ export const MAX_URL_LENGTH = 8 * 1024;
 export const MAX_HEADER_BYTES = 32 * 1024;
 /** Bytes queued for a legacy SSE client that does not read before its session is dropped. */
 export const MAX_SSE_BACKLOG_BYTES = 8 * 1024 * 1024;
-/** Time a client has to send a whole request body before it gets 408 and what it sent is dropped. */
-export const BODY_TIMEOUT_MS = 30_000;
 
 /** What `Deno.serve` tells a handler about the connection (only the peer address is read). */
 export interface ConnectionInfo {
@@ -125,6 +123,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const startedAt = clock.now();
   const idleMs = settings.session_idle_timeout * 1000;
   const keepAliveMs = Math.max(1, Math.round(settings.keepalive_interval * 1000));
+  const bodyTimeoutMs = Math.round(settings.body_timeout * 1000);
   const store = new SessionStore(settings.max_sessions, idleMs, clock, logger);
   const limiter = settings.rate_limit_enabled
     ? new IpRateLimiter(settings.rate_limit_per_minute, clock)
@@ -293,14 +292,14 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url);
   }
 
-  /** Reads a POST body within BODY_TIMEOUT_MS, so a client that trickles it cannot pin memory. */
+  /** Reads a POST body within `body_timeout`, so a client that trickles it cannot pin memory. */
   async function readBody(req: Request): Promise<ReadResult> {
     const deadline = new AbortController();
-    const stop = every(BODY_TIMEOUT_MS, () => deadline.abort());
+    const stop = every(bodyTimeoutMs, () => deadline.abort());
     try {
       return await readJsonRpc(req, settings.max_body_bytes, {
         deadline: deadline.signal,
-        deadlineS: BODY_TIMEOUT_MS / 1000,
+        deadlineS: bodyTimeoutMs / 1000,
       });
     } finally {
       stop();

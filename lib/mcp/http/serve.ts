@@ -10,7 +10,7 @@ export interface ServeHttpOptions {
   shutdown: AbortSignal;
   /** Whether the process may listen on / connect to `host:port`. */
   isNetAllowed: (host: string) => boolean;
-  /** How long shutdown waits for calls in flight before closing streams. Default 10 s. */
+  /** How long shutdown waits for calls in flight before closing streams. Default: `shutdown_grace`. */
   graceMs?: number;
   /**
    * How long shutdown then waits for closed streams to reach clients that stopped reading
@@ -86,7 +86,7 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
   await Promise.race([stopped, server.finished]);
   logger.info("shutting down: no new connections; finishing calls in flight");
   const finished = server.shutdown();
-  await handler.close(options.graceMs ?? 10_000);
+  await handler.close(options.graceMs ?? app.config.server.shutdown_grace * 1000);
   // Every stream is closed now, but Deno's shutdown also waits until each response has been
   // sent, and a client that stopped reading never takes the rest of its stream: without a
   // bound, one such client would keep the process from exiting.

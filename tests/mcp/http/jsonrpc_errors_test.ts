@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { BODY_TIMEOUT_MS, MAX_SSE_BACKLOG_BYTES } from "../../../lib/mcp/http/mod.ts";
+import { serverSchema } from "../../../lib/config/parse.ts";
+import { MAX_SSE_BACKLOG_BYTES } from "../../../lib/mcp/http/mod.ts";
+
+/** The default `body_timeout`, in milliseconds. */
+const BODY_TIMEOUT_MS = serverSchema.parse({}).body_timeout * 1000;
 import { BASE, jsonRpcMessages, openSession, POST_HEADERS, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 
@@ -378,4 +382,22 @@ Deno.test("POST /mcp answers an initialize with malformed params with -32602, no
   assert.match(e.message, /protocolVersion/);
   assert.doesNotMatch(e.message, /Mcp-Session-Id/);
   assert.deepEqual(h.handler.sessions(), { streamable: 0, sse: 0 }, "no session is opened");
+});
+
+Deno.test("POST /mcp honours a configured body_timeout", async () => {
+  await using h = await startHarness({ server: { body_timeout: 5 } });
+  const stalled = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode("{"));
+    },
+  });
+  const pending = h.fetch(`${BASE}/mcp`, { method: "POST", headers: POST_HEADERS, body: stalled });
+  let deadline;
+  while (!(deadline = h.ticks.find((t) => t.ms === 5000 && !t.cancelled))) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  deadline.fn();
+  const e = await errorOf(await pending);
+  assert.equal(e.status, 408);
+  assert.match(e.message, /did not arrive within 5 s/);
 });
