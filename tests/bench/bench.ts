@@ -5,7 +5,10 @@ import { FakeClock } from "../../lib/clock.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
 import { HttpRuntime } from "../../lib/http/runtime.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
+import { startHttpServer } from "../fakes/http_server.ts";
+import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
 import { startStdio } from "../fakes/server.ts";
+import { denoFmt } from "../tools/docs.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 10);
@@ -87,6 +90,30 @@ async function callLatency(): Promise<void> {
   });
 }
 
+async function httpLatency(stateless: boolean): Promise<void> {
+  await using server = await startHttpServer({
+    args: ["--providers", "example", ...(stateless ? ["--stateless"] : [])],
+  });
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+  const call: number[] = [];
+  for (let i = 0; i < RUNS * 20; i++) {
+    const t0 = performance.now();
+    await client.callTool({ name: "example-echo", arguments: { i } });
+    call.push(performance.now() - t0);
+  }
+  await client.close();
+  const rss = peakRssMiB(server.child.pid);
+  rows.push({
+    what: `tools/call round trip over Streamable HTTP, ${
+      stateless ? "stateless" : "stateful"
+    } (example-echo)`,
+    median: fmt(median(call)),
+    p95: fmt(p95(call)),
+    note: rss ? `server peak RSS ${rss.toFixed(0)} MiB` : "",
+  });
+}
+
 async function clientOverhead(): Promise<void> {
   const body = { items: Array.from({ length: 200 }, (_, i) => ({ id: i, title: `Item ${i}` })) };
   await using fake = FakeUpstream.start([{ path: "/data", reply: { json: body } }]);
@@ -127,6 +154,8 @@ const defaults = PROVIDERS.filter((s) => s.defaultEnabled).map((s) => s.id).join
 await startup("example provider", "example");
 if (defaults) await startup(`default providers: ${defaults}`, defaults);
 await callLatency();
+await httpLatency(false);
+await httpLatency(true);
 await clientOverhead();
 
 const cpu = (() => {
@@ -159,5 +188,5 @@ ${table}
 `;
 console.log(header);
 console.log(table);
-await Deno.writeTextFile(new URL("../../docs/BENCHMARKS.md", import.meta.url), doc);
+await Deno.writeTextFile(new URL("../../docs/BENCHMARKS.md", import.meta.url), await denoFmt(doc, "md"));
 console.log("Wrote docs/BENCHMARKS.md");
