@@ -95,7 +95,7 @@ export const serverSchema = z.strictObject({
     "Take the client address from X-Forwarded-For (only behind a proxy you run)",
   ),
   max_body_bytes: z.number().int().min(1024).default(1024 * 1024).describe(
-    "Largest HTTP request body in bytes",
+    "Largest HTTP request body or stdio message, in bytes",
   ),
   max_sessions: z.number().int().min(1).default(100).describe("Most concurrent HTTP sessions"),
   session_idle_timeout: z.number().positive().default(1800).describe("Seconds an idle HTTP session is kept"),

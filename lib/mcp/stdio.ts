@@ -15,7 +15,8 @@ export interface ServeStdioOptions {
  */
 export async function serveStdio(app: App, options: ServeStdioOptions): Promise<void> {
   const server = app.newServer();
-  const transport = new LineStdioTransport();
+  // One message may be as large as an HTTP request body may be: the same cap on both transports.
+  const transport = new LineStdioTransport({ maxLineBytes: app.config.server.max_body_bytes });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     if (options.shutdown.aborted) resolve();

@@ -124,3 +124,18 @@ Deno.test("stdio server completes an optional prompt argument and serves the exa
   const resource = await s.client.readResource({ uri: "example://about" });
   assert.match(JSON.stringify(resource.contents), /Example provider/);
 });
+
+Deno.test("stdio server skips an oversized message with -32600 and keeps the session", async () => {
+  await using s = await startStdio({ args: ["--providers", "example"], env: { MCP_MAX_BODY_BYTES: "2048" } });
+  const big = JSON.stringify({
+    jsonrpc: "2.0",
+    id: "big",
+    method: "tools/call",
+    params: { name: "example-echo", arguments: { blob: "x".repeat(10_000) } },
+  });
+  await s.transport.sendRaw(`${big}\n`);
+  const small = await s.client.callTool({ name: "example-echo", arguments: { blob: "ok" } });
+  assert.deepEqual(small.structuredContent, { echo: { blob: "ok" } });
+  const refused = s.transport.stdoutLines.map((l) => JSON.parse(l)).find((m) => m.error?.code === -32600);
+  assert.match(refused?.error.message ?? "", /larger than 2048 bytes/);
+});
