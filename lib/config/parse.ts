@@ -184,7 +184,7 @@ export const SERVER_ENV: readonly Binding[] = [
     name: "MCP_MAX_BODY_BYTES",
     key: "max_body_bytes",
     kind: "int",
-    description: "Largest HTTP request body",
+    description: "Largest HTTP request body or stdio message",
   },
   {
     name: "MCP_MAX_SESSIONS",
