@@ -500,11 +500,10 @@ export class HttpClient {
   }
 
   #transport(url: URL, cause: unknown, when = ""): UpstreamError {
-    const detail = cause instanceof Error ? cause.message : String(cause);
     return new UpstreamError(
       "TRANSPORT_ERROR",
       `Could not reach ${this.#o.upstreamName}${when ? ` (${when})` : ""}: ${
-        detail.replace(/https?:\/\/\S+/g, "<url>")
+        networkReason(cause, url.hostname)
       }`,
       {
         provider: this.#o.provider,
@@ -518,6 +517,29 @@ export class HttpClient {
 }
 
 class BodyTooLargeError extends Error {}
+
+/**
+ * A short reason for a network failure, read from the innermost cause (Deno's fetch says only
+ * "fetch failed" and keeps the detail in `cause`), without URLs.
+ */
+export function networkReason(error: unknown, host: string): string {
+  const messages: string[] = [];
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    messages.push(e.message);
+  }
+  const all = messages.join(" | ").toLowerCase();
+  if (/dns error|failed to lookup|name or service not known|nodename nor servname/.test(all)) {
+    return `the name "${host}" could not be resolved (no network, or a DNS problem)`;
+  }
+  if (/connection refused/.test(all)) return `the connection to "${host}" was refused`;
+  if (/connection reset|broken pipe|unexpected eof|connection closed/.test(all)) {
+    return "the connection was closed unexpectedly";
+  }
+  if (/certificate|tls|ssl/.test(all)) return `the TLS handshake with "${host}" failed`;
+  if (/timed out|timeout/.test(all)) return "the connection timed out";
+  const last = messages[messages.length - 1] ?? String(error);
+  return last.replace(/https?:\/\/\S+/g, "<url>").replace(/\s+/g, " ").slice(0, 200);
+}
 
 /** The most retries one call makes, whatever mix of failures it meets. */
 function totalRetries(policy: RetryPolicy): number {

@@ -3,6 +3,7 @@ import { FakeClock } from "../../lib/clock.ts";
 import { UpstreamError } from "../../lib/errors.ts";
 import type { RetryPolicy } from "../../lib/http/retry.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
+import { networkReason } from "../../lib/http/fetch_client.ts";
 import { HttpRuntime } from "../../lib/http/runtime.ts";
 import type { ClientOptions } from "../../lib/http/runtime.ts";
 import { Logger } from "../../lib/log.ts";
@@ -355,4 +356,25 @@ Deno.test("HttpClient caps the total retries of a call across different failures
   await rejectsWith(client.json("/mixed"), (e) => assert.equal(e.status, 502));
   assert.equal(fake.requests.length, 3, "one attempt and two retries in all, not two per status");
   assert.deepEqual(clock.sleeps, [100, 200], "backoff keeps doubling across kinds");
+});
+
+Deno.test("networkReason() reads the innermost cause and says what failed, without URLs", () => {
+  const dns = new TypeError("fetch failed", {
+    cause: new Error(
+      "error sending request for url (https://no.wikipedia.org/w/api.php?api_key=s3cret): client error (Connect): dns error: failed to lookup address information: Name or service not known",
+    ),
+  });
+  assert.equal(
+    networkReason(dns, "no.wikipedia.org"),
+    'the name "no.wikipedia.org" could not be resolved (no network, or a DNS problem)',
+  );
+  assert.equal(
+    networkReason(
+      new Error("x", { cause: new Error("tcp connect error: Connection refused (os error 111)") }),
+      "h",
+    ),
+    'the connection to "h" was refused',
+  );
+  const other = networkReason(new Error("odd failure at https://x.example/?api_key=s3cret"), "x.example");
+  assert.equal(other, "odd failure at <url>");
 });
