@@ -51,7 +51,7 @@ async function startup(label: string, providers: string): Promise<void> {
     const pid = s.transport.child?.pid;
     const r = pid ? peakRssMiB(pid) : undefined;
     if (r) rss.push(r);
-    await s.close();
+    await s[Symbol.asyncDispose]();
   }
   rows.push({
     what: `stdio start-up to initialize answered (${label})`,
@@ -75,7 +75,7 @@ async function callLatency(): Promise<void> {
   }
   const pid = s.transport.child?.pid;
   const rss = pid ? peakRssMiB(pid) : undefined;
-  await s.close();
+  await s[Symbol.asyncDispose]();
   rows.push({
     what: "tools/list round trip over stdio (example)",
     median: fmt(median(list)),
