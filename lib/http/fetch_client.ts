@@ -4,6 +4,7 @@ import type { Logger } from "../log.ts";
 import type { CircuitBreaker } from "./breaker.ts";
 import type { ResponseCache } from "./cache.ts";
 import { RateLimiter, RateLimitWaitError } from "./rate_limiter.ts";
+import { requestScope } from "./request_scope.ts";
 import type { RateLimit } from "./rate_limiter.ts";
 import { backoffDelay, parseRetryAfter, retriesFor } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
@@ -62,7 +63,7 @@ export interface RequestOptions {
   body?: string;
   /** Aborts the call (the MCP client's cancellation). */
   signal?: AbortSignal;
-  /** Bypass the cache for this call (the result is still stored). */
+  /** Bypass the cache for this call (the result is still stored); default: the tool call's `fresh`. */
   fresh?: boolean;
   /** Overrides the provider's cache TTL for this call. */
   cacheTtlMs?: number;
@@ -171,7 +172,8 @@ export class HttpClient {
     const { clock, cache } = this.#o.runtime;
     const key = `${options.method ?? "GET"} ${url} ${options.body ?? ""}`;
     const logger = options.logger ?? this.#o.runtime.logger;
-    if (ttl > 0 && !options.fresh) {
+    const fresh = options.fresh ?? requestScope.getStore()?.fresh ?? false;
+    if (ttl > 0 && !fresh) {
       const hit = cache.get(key, clock.now());
       if (hit) {
         const ageS = Math.round((clock.now() - hit.storedAt) / 1000);
@@ -195,7 +197,7 @@ export class HttpClient {
         };
       }
     }
-    const cacheState = ttl > 0 ? (options.fresh ? "bypass" : "miss") : "off";
+    const cacheState = ttl > 0 ? (fresh ? "bypass" : "miss") : "off";
     const raw = await this.#send(url, options, logger, cacheState);
     const data = decode(raw);
     if (ttl > 0 && (options.cacheable?.(data) ?? true)) {

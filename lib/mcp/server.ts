@@ -3,6 +3,7 @@ import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
+import { requestScope } from "../http/request_scope.ts";
 import { clampText } from "./output.ts";
 import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import {
@@ -46,6 +47,31 @@ export function collectTools(providers: readonly Provider[]): ToolDefinition<any
 }
 
 const schemaCache = new WeakMap<object, Tool>();
+const inputCache = new WeakMap<object, { schema: z.ZodType; addsFresh: boolean }>();
+
+/** The shared `fresh` argument every upstream-backed tool accepts. */
+export const FRESH_FIELD = z.boolean().default(false).describe(
+  "Set true to bypass the server's response cache and fetch from the upstream again (default false)",
+);
+
+/**
+ * The input schema a tool is served with: its own, plus the shared `fresh` argument when it
+ * reads an upstream (`openWorldHint`) and does not define `fresh` itself.
+ */
+// deno-lint-ignore no-explicit-any
+export function servedInput(tool: ToolDefinition<any, any>): { schema: z.ZodType; addsFresh: boolean } {
+  const cached = inputCache.get(tool);
+  if (cached) return cached;
+  const input = tool.input;
+  const addsFresh = tool.annotations.openWorldHint === true && input instanceof z.ZodObject &&
+    !("fresh" in input.shape);
+  const served = {
+    schema: addsFresh ? (input as z.ZodObject).safeExtend({ fresh: FRESH_FIELD }) : input,
+    addsFresh,
+  };
+  inputCache.set(tool, served);
+  return served;
+}
 
 // tools/call is registered under this loose envelope so that malformed params (no "name") reach
 // the SDK's tools/call wrapper, which answers -32602 Invalid params; registered under the strict
@@ -61,7 +87,7 @@ export function describeTool(tool: ToolDefinition<any, any>): Tool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: toJsonSchema(tool.input, "input") as Tool["inputSchema"],
+    inputSchema: toJsonSchema(servedInput(tool).schema, "input") as Tool["inputSchema"],
     annotations: { title: tool.title, ...tool.annotations },
   };
   if (tool.output) described.outputSchema = toJsonSchema(tool.output, "output") as Tool["outputSchema"];
@@ -260,7 +286,8 @@ export async function callTool(
     return result;
   };
 
-  const parsed = tool.input.safeParse(rawArgs);
+  const served = servedInput(tool);
+  const parsed = served.schema.safeParse(rawArgs);
   if (!parsed.success) {
     const err = validationError(parsed.error, rawArgs);
     return done(errorResult(err.toPayload()), err.toPayload());
@@ -290,7 +317,14 @@ export async function callTool(
     mcp: extra,
   };
   try {
-    const output = await tool.handler(parsed.data, context);
+    let args = parsed.data as Record<string, unknown>;
+    let fresh = false;
+    if (served.addsFresh) {
+      const { fresh: wanted, ...rest } = args;
+      fresh = wanted === true;
+      args = rest;
+    }
+    const output = await requestScope.run({ fresh }, () => tool.handler(args, context));
     const text = clampText(output.text, options.characterLimit);
     const content: CallToolResult["content"] = output.replaceContent
       ? [...(output.content ?? [])]

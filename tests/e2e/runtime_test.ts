@@ -59,3 +59,30 @@ Deno.test("upstream log lines carry the call's request_id and tool_name", async 
   assert.equal(call?.status, "error");
   assert.equal(call?.error_type, "API_ERROR");
 });
+
+Deno.test("fresh: true bypasses the response cache for every upstream request of the call", async () => {
+  await using fake = FakeUpstream.start([{
+    path: "/api/v3/wds",
+    reply: { fixture: "worldbank/wds_v3_qterm-post-office_docty-PRWP_rows1_fl-list_observed_trimmed.json" },
+  }]);
+  await using s = await startStdio({
+    args: ["--providers", "worldbank"],
+    configYaml: `providers:\n  worldbank:\n    base_url: ${fake.origin}/api/v3/wds\n    cache_ttl: 3600\n`,
+  });
+  const args = { query: "post office", limit: 1 };
+  const first = await s.client.callTool({ name: "worldbank_search_documents", arguments: args });
+  assert.equal(first.isError, undefined);
+  await s.client.callTool({ name: "worldbank_search_documents", arguments: args });
+  assert.equal(fake.requests.length, 1, "the second call is served from the cache");
+  const fresh = await s.client.callTool({
+    name: "worldbank_search_documents",
+    arguments: { ...args, fresh: true },
+  });
+  assert.equal(fresh.isError, undefined);
+  assert.equal(fake.requests.length, 2, "fresh: true went to the upstream again");
+  const caches = s.stderr().split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((l) =>
+    l.msg === "upstream"
+  )
+    .map((l) => l.cache);
+  assert.deepEqual(caches, ["miss", "hit", "bypass"]);
+});

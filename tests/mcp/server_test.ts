@@ -3,7 +3,8 @@ import { z } from "zod";
 import { ToolError, UpstreamError } from "../../lib/errors.ts";
 import { Logger } from "../../lib/log.ts";
 import type { McpExtra, ToolDefinition } from "../../lib/mcp/provider.ts";
-import { callTool, collectTools, describeTool, errorResult } from "../../lib/mcp/server.ts";
+import { requestScope } from "../../lib/http/request_scope.ts";
+import { callTool, collectTools, describeTool, errorResult, servedInput } from "../../lib/mcp/server.ts";
 
 function extra(signal = new AbortController().signal): McpExtra {
   return {
@@ -168,4 +169,25 @@ Deno.test("validationError() says required only for arguments that are missing",
   const wrongText = (wrong.content[0] as { text: string }).text;
   assert.match(wrongText, /"query": Invalid input: expected string, received number/);
   assert.doesNotMatch(wrongText, /required/);
+});
+
+Deno.test("servedInput() adds the shared fresh argument to upstream-backed tools and callTool() scopes it", async () => {
+  let seen: { args?: Record<string, unknown>; fresh?: boolean } = {};
+  const upstream: ToolDefinition<z.ZodObject, undefined> = {
+    ...tool((args) => {
+      seen = { args: args as Record<string, unknown>, fresh: requestScope.getStore()?.fresh ?? false };
+      return Promise.resolve({ text: "ok" });
+    }),
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  };
+  const props = (describeTool(upstream).inputSchema as { properties: Record<string, { default?: unknown }> })
+    .properties;
+  assert.equal(props["fresh"]?.default, false);
+  assert.equal(servedInput(tool(() => Promise.resolve({ text: "" }))).addsFresh, false, "closed-world tools");
+
+  await callTool(upstream, { limit: 3, fresh: true }, extra(), options);
+  assert.deepEqual(seen, { args: { limit: 3 }, fresh: true }, "the handler never sees fresh; the scope does");
+  await callTool(upstream, { limit: 3 }, extra(), options);
+  assert.equal(seen.fresh, false);
+  assert.equal(requestScope.getStore(), undefined, "the scope ends with the call");
 });
