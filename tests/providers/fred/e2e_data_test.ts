@@ -4,24 +4,10 @@ import assert from "node:assert/strict";
 import { startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
 import { fredConfig, fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { errorOf, ok, texts } from "../../fakes/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 type Text = { type: string; text: string };
-
-function texts(r: Result): string[] {
-  return (r.content as Text[]).filter((c) => c.type === "text").map((c) => c.text);
-}
-
-function errorOf(r: Result): Record<string, unknown> {
-  assert.equal(r.isError, true, `expected an error, got ${texts(r)[0]?.slice(0, 300)}`);
-  assert.equal(r.structuredContent, undefined);
-  return JSON.parse(texts(r)[1]!);
-}
-
-function ok(r: Result): Record<string, unknown> {
-  assert.notEqual(r.isError, true, texts(r)[0]);
-  return r.structuredContent as Record<string, unknown>;
-}
 
 // Every operation of every data tool, with the endpoint it must reach and a check of its items.
 const CASES: [

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { removeHome, scratchHome, startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
 import { fredConfig, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { errorOf, ok } from "../../fakes/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 type Block = { type: string; text?: string; uri?: string; mimeType?: string; size?: number; name?: string };
@@ -11,16 +12,6 @@ const DATA = ".local/share/opendata-mcp";
 
 function blocks(r: Result): Block[] {
   return r.content as Block[];
-}
-
-function ok(r: Result): Record<string, unknown> {
-  assert.notEqual(r.isError, true, blocks(r)[0]?.text);
-  return r.structuredContent as Record<string, unknown>;
-}
-
-function errorOf(r: Result): Record<string, unknown> {
-  assert.equal(r.isError, true, `expected an error, got ${blocks(r)[0]?.text?.slice(0, 300)}`);
-  return JSON.parse(blocks(r)[1]!.text!);
 }
 
 function walk(dir: string): string[] {

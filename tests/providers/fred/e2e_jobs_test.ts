@@ -5,19 +5,10 @@ import { startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { fredConfig, fredError, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
+import { errorOf, ok } from "../../fakes/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 type Block = { type: string; text?: string; uri?: string };
-
-function ok(r: Result): Record<string, unknown> {
-  assert.notEqual(r.isError, true, (r.content as Block[])[0]?.text);
-  return r.structuredContent as Record<string, unknown>;
-}
-
-function errorOf(r: Result): Record<string, unknown> {
-  assert.equal(r.isError, true);
-  return JSON.parse((r.content as Block[])[1]!.text!);
-}
 
 function gate(): { wait: Promise<void>; open: () => void } {
   let open!: () => void;

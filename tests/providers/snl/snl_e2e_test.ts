@@ -7,23 +7,9 @@ import { startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
+import { errorOf as errorPayload, ok, texts } from "../../fakes/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
-
-function texts(r: Result): string[] {
-  return (r.content as { type: string; text: string }[]).map((c) => c.text);
-}
-
-function errorPayload(r: Result): Record<string, unknown> {
-  assert.equal(r.isError, true, `expected an error, got ${texts(r)[0]}`);
-  return JSON.parse(texts(r)[1]!);
-}
-
-function ok(r: Result): Record<string, unknown> {
-  assert.notEqual(r.isError, true, `unexpected error: ${texts(r)[0]}`);
-  assert.ok(r.structuredContent, "structuredContent is present");
-  return r.structuredContent as Record<string, unknown>;
-}
 
 const query = (r: Received) => r.url.searchParams.get("query");
 const ARTICLE = "snl/article_fortolket_programmeringsspraak.json";

@@ -6,6 +6,7 @@ import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
+import { errorOf as errorPayload, ok } from "../../fakes/results.ts";
 
 const PATH = "/api/v3/wds";
 const REAL_SEARCH = "worldbank/wds_v3_qterm-post-office_docty-PRWP_rows1_fl-list_observed_trimmed.json";
@@ -29,18 +30,6 @@ function text(result: Result, index = 0): string {
   const block = (result.content as { type: string; text: string }[])[index];
   assert.ok(block, `content[${index}] exists`);
   return block.text;
-}
-
-function errorPayload(result: Result): Record<string, unknown> {
-  assert.equal(result.isError, true, `expected an error result, got: ${text(result)}`);
-  assert.equal(result.structuredContent, undefined);
-  return JSON.parse(text(result, 1));
-}
-
-function ok(result: Result): Structured {
-  assert.notEqual(result.isError, true, `unexpected error: ${JSON.stringify(result.content)}`);
-  assert.ok(result.structuredContent, "structuredContent is present");
-  return result.structuredContent as Structured;
 }
 
 function longPage(rows: number, offset: number): unknown {

@@ -1,0 +1,28 @@
+// Reading tool results in end-to-end tests: the text blocks, the structured content of a
+// success, and the error payload of a failure (content[1], as the error contract puts it).
+import assert from "node:assert/strict";
+import type { Client } from "./sdk_client.ts";
+
+/** What `client.callTool()` resolves to. */
+export type ToolResult = Awaited<ReturnType<Client["callTool"]>>;
+
+/** The text of every text block, in order. */
+export function texts(r: ToolResult): string[] {
+  return (r.content as { type: string; text?: string }[]).filter((c) => c.type === "text").map((c) =>
+    c.text ?? ""
+  );
+}
+
+/** The structured content of a successful result (fails the test on an error result). */
+export function ok(r: ToolResult): Record<string, unknown> {
+  assert.notEqual(r.isError, true, `unexpected error: ${texts(r)[0]?.slice(0, 500)}`);
+  assert.ok(r.structuredContent, "structuredContent is present");
+  return r.structuredContent as Record<string, unknown>;
+}
+
+/** The error payload of a failed result (fails the test on a success). */
+export function errorOf(r: ToolResult): Record<string, unknown> {
+  assert.equal(r.isError, true, `expected an error, got ${texts(r)[0]?.slice(0, 300)}`);
+  assert.equal(r.structuredContent, undefined, "error results carry no structuredContent");
+  return JSON.parse(texts(r)[1]!);
+}
