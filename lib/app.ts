@@ -79,6 +79,8 @@ export async function createApp(
         name: config.server.name,
         version: config.server.version,
         instructions: instructions(filtered, specs),
+        callTimeoutMs: Math.round(config.server.call_timeout * 1000),
+        clock: http.clock,
       }),
     async close() {
       for (const p of providers) await p.close?.().catch(() => {});

@@ -35,6 +35,8 @@ export interface ServerSettings {
   body_timeout: number;
   /** Seconds shutdown waits for calls in flight. */
   shutdown_grace: number;
+  /** Seconds within which every tool call answers (upstream requests included). */
+  call_timeout: number;
   character_limit: number;
   log_level: typeof LOG_LEVELS[number];
   log_format: "json" | "text";
@@ -105,6 +107,9 @@ export const serverSchema = z.strictObject({
   ),
   shutdown_grace: z.number().min(0).max(3600).default(10).describe(
     "Seconds shutdown waits for calls in flight before closing streams",
+  ),
+  call_timeout: z.number().positive().max(3600).default(45).describe(
+    "Seconds within which every tool call answers, all its upstream requests included (clients give up at about 60)",
   ),
   character_limit: z.number().int().min(1000).max(1_000_000).default(25_000).describe(
     "Most characters in one tool result",
@@ -215,6 +220,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "shutdown_grace",
     kind: "number",
     description: "Seconds shutdown waits for calls in flight",
+  },
+  {
+    name: "MCP_CALL_TIMEOUT",
+    key: "call_timeout",
+    kind: "number",
+    description: "Seconds within which every tool call answers",
   },
   {
     name: "MCP_CHARACTER_LIMIT",

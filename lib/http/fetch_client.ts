@@ -4,7 +4,7 @@ import type { Logger } from "../log.ts";
 import type { CircuitBreaker } from "./breaker.ts";
 import type { ResponseCache } from "./cache.ts";
 import { RateLimiter, RateLimitWaitError } from "./rate_limiter.ts";
-import { requestScope } from "./request_scope.ts";
+import { remainingMs, requestScope } from "./request_scope.ts";
 import type { RateLimit } from "./rate_limiter.ts";
 import { backoffDelay, parseRetryAfter, retriesFor } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
@@ -228,10 +228,15 @@ export class HttpClient {
     cacheState: string,
   ): Promise<RawResponse> {
     const { clock, random } = this.#o.runtime;
-    const deadline = clock.now() + (options.timeoutMs ?? this.#o.timeoutMs);
+    const now = clock.now();
+    const own = options.timeoutMs ?? this.#o.timeoutMs;
+    // The tool call's deadline bounds every request it makes, retries and waits included.
+    const callLeft = remainingMs(now);
+    const deadline = now + Math.min(own, Math.max(0, callLeft));
+    const timeoutError = (u: URL): UpstreamError => callLeft < own ? this.#callDeadline(u) : this.#timeout(u);
     const retriesUsed = new Map<string, number>();
     for (let attempt = 1;; attempt++) {
-      const outcome = await this.#attempt(url, options, deadline, attempt, logger, cacheState);
+      const outcome = await this.#attempt(url, options, deadline, attempt, logger, cacheState, timeoutError);
       if (outcome.ok) return outcome.response;
       const { error, retryKey, retryAfterMs } = outcome;
       const used = retriesUsed.get(retryKey) ?? 0;
@@ -282,6 +287,7 @@ export class HttpClient {
     attempt: number,
     logger: Logger,
     cacheState: string,
+    timeoutError: (url: URL) => UpstreamError,
   ): Promise<
     | { ok: true; response: RawResponse }
     | { ok: false; error: UpstreamError; retryKey: string; retryAfterMs?: number }
@@ -335,7 +341,7 @@ export class HttpClient {
     const remaining = deadline - clock.now();
     if (remaining <= 0) {
       breaker.release();
-      throw this.#timeout(url);
+      throw timeoutError(url);
     }
     const timeout = AbortSignal.timeout(remaining);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -410,7 +416,7 @@ export class HttpClient {
       breaker.failure(clock.now());
       if (timeout.aborted) {
         log({ error: "TIMEOUT" });
-        throw this.#timeout(url);
+        throw timeoutError(url);
       }
       log({ error: "TRANSPORT_ERROR" });
       return fail(this.#transport(url, e), "network");
@@ -470,7 +476,7 @@ export class HttpClient {
       breaker.failure(clock.now());
       if (timeout.aborted) {
         log({ status, error: "TIMEOUT" });
-        throw this.#timeout(url);
+        throw timeoutError(url);
       }
       log({ status, error: "TRANSPORT_ERROR" });
       return fail(this.#transport(url, e, "while the body was being read"), "network");
@@ -497,6 +503,21 @@ export class HttpClient {
         url: this.redact(url),
         retryable: true,
         hint: "Try again, perhaps with a smaller request; the upstream may be slow right now",
+      },
+    );
+  }
+
+  #callDeadline(url: URL): UpstreamError {
+    return new UpstreamError(
+      "TIMEOUT",
+      `${this.#o.upstreamName} did not answer before this tool call's deadline`,
+      {
+        provider: this.#o.provider,
+        url: this.redact(url),
+        retryable: true,
+        hint:
+          "Ask for less in one call (a smaller limit, a narrower area or date range) or continue from the " +
+          "last cursor or offset",
       },
     );
   }

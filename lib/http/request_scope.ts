@@ -4,11 +4,32 @@ import { AsyncLocalStorage } from "node:async_hooks";
 export interface RequestScope {
   /** Bypass the response cache (the `fresh` argument); answers are still stored. */
   fresh: boolean;
+  /**
+   * When the tool call must have answered, in milliseconds of the runtime clock. Every upstream
+   * request the call makes ends by then, whatever the provider's own timeout. Absent for work
+   * no caller waits for (background jobs).
+   */
+  deadline?: number;
 }
 
 /**
  * The scope of the tool call in progress. The core sets it around each handler, so a caller's
- * `fresh: true` reaches every upstream request the call makes (background jobs it starts
- * included) without each provider passing it along.
+ * `fresh: true` and the call's deadline reach every upstream request the call makes without
+ * each provider passing them along.
  */
 export const requestScope: AsyncLocalStorage<RequestScope> = new AsyncLocalStorage<RequestScope>();
+
+/** Milliseconds left before the current tool call's deadline; `Infinity` outside a call or in a job. */
+export function remainingMs(now: number): number {
+  const deadline = requestScope.getStore()?.deadline;
+  return deadline === undefined ? Infinity : deadline - now;
+}
+
+/**
+ * Runs `fn` (typically a background job's work) with the caller's `fresh` choice but without
+ * its deadline: the call that started the job answers at once, the job runs on.
+ */
+export function detachedFromDeadline<T>(fn: () => T): T {
+  const fresh = requestScope.getStore()?.fresh ?? false;
+  return requestScope.run({ fresh }, fn);
+}

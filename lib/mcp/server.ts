@@ -2,6 +2,8 @@ import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { systemClock } from "../clock.ts";
+import type { Clock } from "../clock.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { clampText } from "./output.ts";
@@ -28,7 +30,17 @@ export interface CreateServerOptions {
   version?: string;
   /** Text sent with `initialize` to orient the model. */
   instructions?: string;
+  /**
+   * Every tool call answers within this many milliseconds (default 45,000, under the ~60 s
+   * request timeout of common clients); upstream requests the call makes end by then too.
+   */
+  callTimeoutMs?: number;
+  /** The clock upstream deadlines are measured on (the HTTP runtime's); default the system clock. */
+  clock?: Clock;
 }
+
+/** The default per-call deadline: under the ~60 s that common MCP clients wait for an answer. */
+export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
 
 /** The tools of `providers`, in registration order, checked for duplicate names. */
 // deno-lint-ignore no-explicit-any
@@ -293,8 +305,17 @@ export async function callTool(
     return done(errorResult(err.toPayload()), err.toPayload());
   }
   const progressToken = extra._meta?.progressToken;
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const clock = options.clock ?? systemClock;
+  const deadline = clock.now() + callTimeoutMs;
+  const expired = new AbortController();
+  const timer = setTimeout(
+    () => expired.abort(new DOMException("The call reached its deadline", "TimeoutError")),
+    callTimeoutMs,
+  );
+  const signal = AbortSignal.any([extra.signal, expired.signal]);
   const context: ToolCallContext = {
-    signal: extra.signal,
+    signal,
     logger,
     requestId,
     limits: { characterLimit: options.characterLimit },
@@ -324,7 +345,10 @@ export async function callTool(
       fresh = wanted === true;
       args = rest;
     }
-    const output = await requestScope.run({ fresh }, () => tool.handler(args, context));
+    const output = await requestScope.run(
+      { fresh, deadline },
+      () => raceDeadline(tool.handler(args, context), expired.signal),
+    );
     const text = clampText(output.text, options.characterLimit);
     const content: CallToolResult["content"] = output.replaceContent
       ? [...(output.content ?? [])]
@@ -335,12 +359,38 @@ export async function callTool(
     }
     return done(result);
   } catch (e) {
-    const payload = toPayload(e, extra.signal);
+    const payload = expired.signal.aborted && !extra.signal.aborted
+      ? deadlinePayload(callTimeoutMs)
+      : toPayload(e, extra.signal);
     if (payload.error_type === "INTERNAL_ERROR") {
       logger.error("tool failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
     }
     return done(errorResult(payload), payload);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** Settles with `work`, or rejects as soon as `expired` aborts (the handler is told through its signal). */
+function raceDeadline<T>(work: Promise<T>, expired: AbortSignal): Promise<T> {
+  if (expired.aborted) return Promise.reject(expired.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onExpired = (): void => reject(expired.reason);
+    expired.addEventListener("abort", onExpired, { once: true });
+    work.then(resolve, reject).finally(() => expired.removeEventListener("abort", onExpired));
+  });
+}
+
+function deadlinePayload(callTimeoutMs: number): ErrorPayload {
+  const s = Math.round(callTimeoutMs / 100) / 10;
+  return {
+    error_type: "TIMEOUT",
+    message: `The call did not finish within the server's ${s} s per-call deadline`,
+    retryable: true,
+    hint:
+      "Ask for less in one call (a smaller limit, a narrower area, filter or date range), continue from " +
+      "the last cursor or offset, or use file output or a background job where the tool offers one",
+  };
 }
 
 /** A VALIDATION_ERROR naming each argument at fault. */

@@ -2,6 +2,7 @@
 // Management"). A job outlives the call that started it, so it owns its AbortController: the
 // call's signal is not used. Finished jobs are kept for the retention period and then dropped
 // on the next access, so no timer keeps the process alive.
+import { detachedFromDeadline } from "../http/request_scope.ts";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
@@ -180,7 +181,10 @@ export class JobManager {
       kind: options.kind,
       estimated_rows: job.estimatedTotal,
     });
-    Promise.resolve().then(() => this.#run(job, options.run)).finally(resolveDone);
+    // The job outlives the call that started it: it keeps the call's `fresh` but not its deadline.
+    detachedFromDeadline(() =>
+      Promise.resolve().then(() => this.#run(job, options.run)).finally(resolveDone)
+    );
     return this.#view(job);
   }
 

@@ -86,3 +86,19 @@ Deno.test("fresh: true bypasses the response cache for every upstream request of
     .map((l) => l.cache);
   assert.deepEqual(caches, ["miss", "hit", "bypass"]);
 });
+
+Deno.test("a tool call answers a structured TIMEOUT at the per-call deadline, under the provider's longer timeout", async () => {
+  await using fake = FakeUpstream.start([{ path: "/api/v3/wds", reply: { json: {}, delayMs: 10_000 } }]);
+  await using s = await startStdio({
+    args: ["--providers", "worldbank"],
+    env: { MCP_CALL_TIMEOUT: "0.5" },
+    configYaml: `providers:\n  worldbank:\n    base_url: ${fake.origin}/api/v3/wds\n    timeout: 30\n`,
+  });
+  const result = await s.client.callTool({ name: "worldbank_search_documents", arguments: { query: "x" } });
+  assert.equal(result.isError, true);
+  const payload =
+    (result._meta as Record<string, { error_type: string; message: string }>)["opendata-mcp/error"];
+  assert.equal(payload?.error_type, "TIMEOUT");
+  assert.match(payload?.message ?? "", /deadline/);
+  assert.equal(fake.requests.length, 1, "no retry was started past the call's deadline");
+});
