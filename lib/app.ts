@@ -7,6 +7,8 @@ import { HttpRuntime } from "./http/runtime.ts";
 import type { Logger } from "./log.ts";
 import type { Provider, ToolDefinition } from "./mcp/provider.ts";
 import { collectTools, createServer } from "./mcp/server.ts";
+import type { RequestStateSeal } from "./mcp/server.ts";
+import { createRequestStateCodec } from "./mcp/sdk.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 
 /** Options for {@linkcode createApp}. */
@@ -28,10 +30,19 @@ export interface App {
   http: HttpRuntime;
   // deno-lint-ignore no-explicit-any
   tools: ToolDefinition<any, any>[];
-  /** A new MCP server over the shared providers (one per connection or HTTP session). */
-  newServer(): McpServer;
+  /**
+   * A new MCP server over the shared providers (one per connection, HTTP session or 2026-07-28
+   * request); `owner` is who calls over HTTP (see `ToolCallContext.owner`).
+   */
+  newServer(options?: NewServerOptions): McpServer;
   /** Closes every provider. */
   close(): Promise<void>;
+}
+
+/** Per-instance choices for {@linkcode App.newServer}. */
+export interface NewServerOptions {
+  /** Who calls: the HTTP session id or auth principal; absent over stdio. */
+  owner?: string;
 }
 
 /** Loads and creates the enabled providers, applies tool filters and checks the allowlist. */
@@ -67,24 +78,45 @@ export async function createApp(
 
   const filtered = filterTools(providers, config.tools, logger);
   const tools = collectTools(filtered);
+  const requestState = requestStateSeal(config.server.request_state_key);
+  const serverInstructions = instructions(filtered, specs);
   return {
     config,
     providers: filtered,
     http,
     tools,
-    newServer: () =>
+    newServer: (serverOptions = {}) =>
       createServer(filtered, {
         logger,
         characterLimit: config.server.character_limit,
         name: config.server.name,
         version: config.server.version,
-        instructions: instructions(filtered, specs),
+        instructions: serverInstructions,
         callTimeoutMs: Math.round(config.server.call_timeout * 1000),
         clock: http.clock,
+        requestState,
+        ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
       }),
     async close() {
       for (const p of providers) await p.close?.().catch(() => {});
     },
+  };
+}
+
+/**
+ * HMAC sealing of multi round-trip `requestState`, bound to the method it was minted for and
+ * valid for ten minutes. With no configured key a random one is made: enough for one process,
+ * not for replicas (they must share `server.request_state_key`).
+ */
+function requestStateSeal(key: string | null): RequestStateSeal {
+  const codec = createRequestStateCodec<unknown>({
+    key: key ?? crypto.getRandomValues(new Uint8Array(32)),
+    ttlSeconds: 600,
+    bind: (ctx) => ctx.mcpReq.method,
+  });
+  return {
+    seal: (payload, ctx) => codec.mint(payload, ctx),
+    open: (state, ctx) => codec.verify(state, ctx),
   };
 }
 

@@ -19,6 +19,7 @@ import type { LogLevel } from "./log.ts";
 import { firstSentence } from "./mcp/output.ts";
 import { callTool, describeTool } from "./mcp/server.ts";
 import type { McpExtra } from "./mcp/provider.ts";
+import { isInputRequiredResult } from "./mcp/sdk.ts";
 import { serveStdio } from "./mcp/stdio.ts";
 import { SERVER_NAME, VERSION } from "./version.ts";
 
@@ -177,16 +178,33 @@ async function callCommand(
     }
     const controller = new AbortController();
     io.shutdown.addEventListener("abort", () => controller.abort(), { once: true });
+    const noClient = () => Promise.reject(new Error("No MCP client is connected to answer this request"));
     const extra = {
-      signal: controller.signal,
-      requestId: 1,
-      sendNotification: () => Promise.resolve(),
-      sendRequest: () => Promise.reject(new Error("No MCP client is connected to answer this request")),
+      mcpReq: {
+        id: 1,
+        method: "tools/call",
+        signal: controller.signal,
+        requestState: () => undefined,
+        send: noClient,
+        notify: () => Promise.resolve(),
+        log: () => Promise.resolve(),
+        elicitInput: noClient,
+        requestSampling: noClient,
+      },
     } as unknown as McpExtra;
-    const result = await callTool(tool, args, extra, {
+    const outcome = await callTool(tool, args, extra, {
       logger,
       characterLimit: app.config.server.character_limit,
+      callTimeoutMs: Math.round(app.config.server.call_timeout * 1000),
+      clock: app.http.clock,
     });
+    if (isInputRequiredResult(outcome)) {
+      io.stderr(
+        `The tool "${name}" asks the client for input, which needs an MCP client: call it over stdio or HTTP`,
+      );
+      return 1;
+    }
+    const result = outcome;
     if (flags["json"]) {
       io.stdout(JSON.stringify(result, null, 2));
     } else {

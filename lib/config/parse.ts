@@ -37,6 +37,11 @@ export interface ServerSettings {
   shutdown_grace: number;
   /** Seconds within which every tool call answers (upstream requests included). */
   call_timeout: number;
+  /**
+   * Secret that seals the `requestState` of multi round-trip calls (2026-07-28); every replica
+   * behind one load balancer needs the same one. Null: a random key per process.
+   */
+  request_state_key: string | null;
   character_limit: number;
   log_level: typeof LOG_LEVELS[number];
   log_format: "json" | "text";
@@ -107,6 +112,9 @@ export const serverSchema = z.strictObject({
   ),
   shutdown_grace: z.number().min(0).max(3600).default(10).describe(
     "Seconds shutdown waits for calls in flight before closing streams",
+  ),
+  request_state_key: z.string().min(32).nullable().default(null).describe(
+    "Secret (32+ characters) sealing multi round-trip request state; the same on every replica (null = random per process)",
   ),
   call_timeout: z.number().positive().max(3600).default(45).describe(
     "Seconds within which every tool call answers, all its upstream requests included (clients give up at about 60)",
@@ -220,6 +228,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "shutdown_grace",
     kind: "number",
     description: "Seconds shutdown waits for calls in flight",
+  },
+  {
+    name: "MCP_REQUEST_STATE_KEY",
+    key: "request_state_key",
+    kind: "string",
+    description: "Secret (32+ characters) sealing multi round-trip request state; the same on every replica",
   },
   {
     name: "MCP_CALL_TIMEOUT",
@@ -371,7 +385,11 @@ export function redactConfig(config: Config, specs: readonly ProviderSpec[]): Re
   return {
     file: config.file ?? "(none: built-in defaults)",
     enabled_providers: config.enabledProviders,
-    server: { ...config.server, auth_token: config.server.auth_token ? "***" : null },
+    server: {
+      ...config.server,
+      auth_token: config.server.auth_token ? "***" : null,
+      request_state_key: config.server.request_state_key ? "***" : null,
+    },
     tools: config.tools,
     providers,
     warnings: config.warnings,
@@ -382,6 +400,7 @@ export function redactConfig(config: Config, specs: readonly ProviderSpec[]): Re
 export function configSecrets(config: Config, specs: readonly ProviderSpec[]): string[] {
   const out: string[] = [];
   if (config.server.auth_token) out.push(config.server.auth_token);
+  if (config.server.request_state_key) out.push(config.server.request_state_key);
   for (const [id, block] of Object.entries(config.providers)) {
     for (const key of specs.find((s) => s.id === id)?.secrets ?? []) {
       const value = block[key];

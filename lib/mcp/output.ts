@@ -158,3 +158,82 @@ export function firstSentence(text: string): string {
   const m = /^(.+?(?<!\b(?:e\.g|i\.e|etc|cf|vs))[.!?])(?=\s+["'(A-Z0-9]|$)/.exec(flat);
   return m?.[1] ?? flat;
 }
+
+/** What {@linkcode boundStructured} did to fit a value within its limit. */
+export interface Bounded<T> {
+  value: T;
+  /** Whether strings were shortened or array items dropped. */
+  cut: boolean;
+}
+
+/**
+ * The core's last guard for `structuredContent`: when its JSON is longer than `limit`
+ * characters, the longest strings are shortened (with "…") and the longest arrays lose items
+ * from their end until it fits. Types stay as they were, so the value still matches the tool's
+ * output schema. Tools size their own results first; this only catches what they missed.
+ */
+export function boundStructured<T>(value: T, limit: number): Bounded<T> {
+  if (JSON.stringify(value).length <= limit) return { value, cut: false };
+  const copy = structuredClone(value) as T;
+  // Each pass halves the largest string or array (by serialized size); a few dozen passes reach
+  // any limit from any size, since every pass removes a large share of the excess.
+  for (let pass = 0; pass < 200; pass++) {
+    const size = JSON.stringify(copy).length;
+    if (size <= limit) return { value: copy, cut: true };
+    const biggest = largestPart(copy);
+    if (!biggest) break;
+    const { holder, key, part } = biggest;
+    const excess = size - limit;
+    if (typeof part === "string") {
+      const keep = Math.max(0, Math.min(Math.floor(part.length / 2), part.length - excess - 1));
+      holder[key] = `${part.slice(0, keep)}…`;
+    } else if (Array.isArray(part)) {
+      part.length = Math.max(0, Math.min(Math.floor(part.length / 2), part.length - 1));
+    }
+  }
+  return { value: copy, cut: true };
+}
+
+type Holder = Record<string | number, unknown>;
+
+/** The string or array (not the root) with the longest JSON, with what holds it. */
+function largestPart(root: unknown): { holder: Holder; key: string | number; part: unknown } | undefined {
+  let best: { holder: Holder; key: string | number; part: unknown; size: number } | undefined;
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node !== "object" || node === null) continue;
+    const entries: [string | number, unknown][] = Array.isArray(node)
+      ? node.map((v, i) => [i, v])
+      : Object.entries(node);
+    for (const [key, child] of entries) {
+      if (typeof child === "string" || (Array.isArray(child) && child.length > 0)) {
+        const size = typeof child === "string" ? child.length : JSON.stringify(child).length;
+        if (size > 64 && (!best || size > best.size)) {
+          best = { holder: node as Holder, key, part: child, size };
+        }
+      }
+      if (typeof child === "object" && child !== null) stack.push(child);
+    }
+  }
+  return best;
+}
+
+/** How deeply `value` nests objects and arrays (a scalar is 0), without recursion. */
+export function nestingDepth(value: unknown, stopAt = Infinity): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    const d = depth + 1;
+    if (d > max) {
+      max = d;
+      if (max > stopAt) return max;
+    }
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === "object" && child !== null) stack.push([child, d]);
+    }
+  }
+  return max;
+}

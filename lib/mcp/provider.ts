@@ -5,10 +5,9 @@ import type { Logger } from "../log.ts";
 import type {
   CallToolResult,
   GetPromptResult,
+  InputRequiredResult,
   ReadResourceResult,
-  RequestHandlerExtra,
-  ServerNotification,
-  ServerRequest,
+  ServerContext,
   ToolAnnotations,
 } from "./sdk.ts";
 
@@ -48,8 +47,8 @@ export interface Provider {
   close?(): Promise<void>;
 }
 
-/** The MCP SDK's per-request extras (signal, progress token, sendRequest, ...). */
-export type McpExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The MCP SDK's per-request context (`mcpReq`: id, signal, `_meta`, input responses, request state). */
+export type McpExtra = ServerContext;
 
 /** Per-call context a tool handler receives. */
 export interface ToolCallContext {
@@ -61,7 +60,23 @@ export interface ToolCallContext {
   limits: Limits;
   /** Sends `notifications/progress` when the client asked for progress; otherwise does nothing. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
-  /** The SDK's extras, for sampling, elicitation and log notifications. */
+  /**
+   * Seals `payload` as the `requestState` of an `inputRequired(...)` answer (HMAC with the
+   * configured key, bound to the method, with an expiry); the next round reads it back, verified,
+   * from `mcp.mcpReq.requestState()`.
+   */
+  sealState(payload: unknown): Promise<string>;
+  /**
+   * Who started this call over HTTP (the session, or the auth principal where there is no
+   * session); absent over stdio, where one user owns everything. Work kept past the call (jobs,
+   * projects) belongs to it.
+   */
+  owner?: string;
+  /**
+   * The SDK's request context: the input responses and request state of a multi round-trip
+   * call (return `inputRequired(...)` to ask the client something; it works in both protocol
+   * eras), and log notifications.
+   */
   mcp: McpExtra;
 }
 
@@ -89,15 +104,25 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   description: string;
   /** A strict zod object with `.describe()` on every field. */
   input: I;
+  /**
+   * The input schema as served, when it must be exactly this JSON Schema (keywords zod cannot
+   * express); arguments are still validated by `input`.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   /** The shape of `structuredContent`; omitted only for tools with free-form output. */
   output: O;
   annotations: ToolAnnotations;
   /** MCP tasks support; providers that forbid tasks say so (seed 001). */
   execution?: { taskSupport?: "forbidden" | "optional" | "required" };
+  /**
+   * Runs the tool. It may return an `inputRequired(...)` result instead of an output to ask the
+   * client for input (elicitation, sampling, roots); the call then comes back with the answers
+   * in `context.mcp.mcpReq.inputResponses`.
+   */
   handler(
     args: z.output<I>,
     context: ToolCallContext,
-  ): Promise<ToolOutput<O extends z.ZodType ? z.output<O> : Record<string, unknown>>>;
+  ): Promise<ToolOutput<O extends z.ZodType ? z.output<O> : Record<string, unknown>> | InputRequiredResult>;
 }
 
 /** A fixed resource. */
@@ -112,7 +137,7 @@ export interface ResourceDefinition {
    * session; no provider announces changes yet, so no `notifications/resources/updated` is sent.
    */
   subscribable?: boolean;
-  read(uri: URL, extra: McpExtra): Promise<ReadResourceResult>;
+  read(uri: URL, extra: McpExtra): Promise<ReadResourceResult | InputRequiredResult>;
 }
 
 /** A family of resources described by an RFC 6570 template. */
@@ -126,7 +151,11 @@ export interface ResourceTemplateDefinition {
   list?(extra: McpExtra): Promise<{ uri: string; name: string; description?: string; mimeType?: string }[]>;
   /** Completion per template variable. */
   complete?: Record<string, (value: string) => string[] | Promise<string[]>>;
-  read(uri: URL, variables: Record<string, string | string[]>, extra: McpExtra): Promise<ReadResourceResult>;
+  read(
+    uri: URL,
+    variables: Record<string, string | string[]>,
+    extra: McpExtra,
+  ): Promise<ReadResourceResult | InputRequiredResult>;
 }
 
 /** A prompt template; arguments are strings as MCP defines them. */
@@ -141,5 +170,8 @@ export interface PromptDefinition {
     /** Prefix completion for this argument. */
     complete?: (value: string) => string[] | Promise<string[]>;
   }[];
-  render(args: Record<string, string>, extra: McpExtra): Promise<GetPromptResult> | GetPromptResult;
+  render(
+    args: Record<string, string>,
+    extra: McpExtra,
+  ): Promise<GetPromptResult | InputRequiredResult> | GetPromptResult | InputRequiredResult;
 }

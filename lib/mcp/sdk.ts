@@ -1,43 +1,44 @@
-// The MCP SDK, re-exported with its declaration files named explicitly: `deno check` does not
-// find them through `npm:` specifiers on its own (SDK issue 2701) and would type it all as any.
-// Server-side modules only: client imports widen the permissions the server needs.
+// The MCP SDK (v2, `@modelcontextprotocol/server`), re-exported from one place so the rest of the
+// code names what it uses. Server-side modules only: client imports would widen the permissions
+// the server needs.
 
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.d.ts"
-export { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/server/completable.d.ts"
-export { completable } from "@modelcontextprotocol/sdk/server/completable.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.d.ts"
-export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/server/webStandardStreamableHttp.d.ts"
-export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 export {
-  CallToolRequestSchema,
-  ErrorCode,
+  classifyInboundRequest,
+  completable,
+  createMcpHandler,
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
   isInitializeRequest,
+  isInputRequiredResult,
   isJSONRPCRequest,
-  JSONRPCMessageSchema,
+  isJSONRPCResponse,
   LATEST_PROTOCOL_VERSION,
-  ListToolsRequestSchema,
-  McpError,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
+  McpServer,
+  parseJSONRPCMessage,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  ResourceTemplate,
   SUPPORTED_PROTOCOL_VERSIONS,
-  UnsubscribeRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 export type {
+  CacheHint,
   CallToolResult,
   GetPromptResult,
+  InputRequest,
+  InputRequiredResult,
+  InputResponseView,
   JSONRPCMessage,
   LoggingLevel,
+  McpHttpHandler,
+  McpRequestContext,
   ReadResourceResult,
-  ServerNotification,
-  ServerRequest,
+  ServerContext,
   Tool,
   ToolAnnotations,
-} from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/shared/protocol.d.ts"
-export type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/shared/transport.d.ts"
-export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/server";
+export { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";

@@ -1,34 +1,31 @@
 import { z } from "zod";
+import { systemClock } from "../clock.ts";
+import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { systemClock } from "../clock.ts";
-import type { Clock } from "../clock.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
-import { clampText } from "./output.ts";
+import { boundStructured, clampText } from "./output.ts";
 import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import {
-  CallToolRequestSchema,
   completable,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  isInputRequiredResult,
   McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
   ResourceTemplate,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
 } from "./sdk.ts";
-import type { CallToolResult, Tool } from "./sdk.ts";
+import type { CacheHint, CallToolResult, InputRequiredResult, Tool } from "./sdk.ts";
 
 /** Options for {@linkcode createServer}. */
 export interface CreateServerOptions {
   logger: Logger;
-  /** Most characters in a result's text block. */
+  /** Most characters in a result's text block, and in its serialized `structuredContent`. */
   characterLimit: number;
   name?: string;
   version?: string;
-  /** Text sent with `initialize` to orient the model. */
+  /** Text sent with `initialize` / `server/discover` to orient the model. */
   instructions?: string;
   /**
    * Every tool call answers within this many milliseconds (default 45,000, under the ~60 s
@@ -37,10 +34,33 @@ export interface CreateServerOptions {
   callTimeoutMs?: number;
   /** The clock upstream deadlines are measured on (the HTTP runtime's); default the system clock. */
   clock?: Clock;
+  /**
+   * Seals and opens the `requestState` of multi round-trip calls (2026-07-28), with a key every
+   * replica shares, so any replica can continue a call another one started.
+   */
+  requestState?: RequestStateSeal;
+  /**
+   * Who is calling, for work that must stay theirs (jobs, projects): the HTTP session or auth
+   * principal. Absent over stdio, where one user owns everything.
+   */
+  owner?: string;
+}
+
+/** Integrity protection for `requestState`: `seal` when asking, `open` (throws when forged or expired) on return. */
+export interface RequestStateSeal {
+  seal(payload: unknown, ctx: McpExtra): Promise<string>;
+  open(state: string, ctx: McpExtra): Promise<unknown>;
 }
 
 /** The default per-call deadline: under the ~60 s that common MCP clients wait for an answer. */
 export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
+
+/**
+ * How long clients may reuse a list result (2026-07-28 `ttlMs`). The lists only change when
+ * the server restarts with another configuration; `private` because the tool list can depend on
+ * the request (toolsets).
+ */
+const LIST_CACHE: CacheHint = { ttlMs: 5 * 60_000, cacheScope: "private" };
 
 /** The tools of `providers`, in registration order, checked for duplicate names. */
 // deno-lint-ignore no-explicit-any
@@ -85,11 +105,6 @@ export function servedInput(tool: ToolDefinition<any, any>): { schema: z.ZodType
   return served;
 }
 
-// tools/call is registered under this loose envelope so that malformed params (no "name") reach
-// the SDK's tools/call wrapper, which answers -32602 Invalid params; registered under the strict
-// schema, the parse failure would surface as -32603 Internal error.
-const ToolsCallEnvelope = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
-
 /** The MCP `Tool` description of a definition (JSON Schemas derived from its zod schemas). */
 // deno-lint-ignore no-explicit-any
 export function describeTool(tool: ToolDefinition<any, any>): Tool {
@@ -99,7 +114,8 @@ export function describeTool(tool: ToolDefinition<any, any>): Tool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: toJsonSchema(servedInput(tool).schema, "input") as Tool["inputSchema"],
+    inputSchema:
+      (tool.inputJsonSchema ?? toJsonSchema(servedInput(tool).schema, "input")) as Tool["inputSchema"],
     annotations: { title: tool.title, ...tool.annotations },
   };
   if (tool.output) described.outputSchema = toJsonSchema(tool.output, "output") as Tool["outputSchema"];
@@ -110,44 +126,53 @@ export function describeTool(tool: ToolDefinition<any, any>): Tool {
 
 function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  // 2020-12 is MCP's default dialect: naming it on every tool would only cost the model tokens.
   delete json["$schema"];
   if (json["type"] !== "object") return { type: "object", ...json };
   return json;
 }
 
 /**
- * One MCP server instance (one per connection or HTTP session) over already-created providers.
- * The core knows no provider: everything comes in through `providers`.
+ * One MCP server instance (per connection, HTTP session or 2026-07-28 request) over
+ * already-created providers. The core knows no provider: everything comes in through
+ * `providers`. The same instance serves both protocol eras; the serving entry binds the era.
  */
 export function createServer(providers: readonly Provider[], options: CreateServerOptions): McpServer {
+  const tools = collectTools(providers);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const seal = options.requestState;
   const server = new McpServer(
     { name: options.name ?? SERVER_NAME, version: options.version ?? VERSION },
     {
-      capabilities: { logging: {} },
+      capabilities: { logging: {}, tools: { listChanged: false } },
       ...(options.instructions ? { instructions: options.instructions } : {}),
+      cacheHints: {
+        "tools/list": LIST_CACHE,
+        "prompts/list": LIST_CACHE,
+        "resources/list": { ttlMs: 0, cacheScope: "private" },
+        "resources/templates/list": LIST_CACHE,
+        "server/discover": LIST_CACHE,
+      },
+      ...(seal ? { requestState: { verify: (state: string, ctx: McpExtra) => seal.open(state, ctx) } } : {}),
     },
   );
-  const tools = collectTools(providers);
-  const byName = new Map(tools.map((t) => [t.name, t]));
 
-  server.server.registerCapabilities({ tools: { listChanged: false } });
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map(describeTool),
-  }));
-  server.server.setRequestHandler(ToolsCallEnvelope, (envelope, extra) => {
-    // The SDK's tools/call wrapper has checked the params against CallToolRequestSchema by now.
-    const request = envelope as unknown as z.output<typeof CallToolRequestSchema>;
+  // Listed in registration order, the same on every call: clients may cache the list.
+  server.server.setRequestHandler("tools/list", () => ({ tools: tools.map(describeTool) }));
+  server.server.setRequestHandler("tools/call", async (request, ctx) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       const names = tools.map((t) => t.name);
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool "${request.params.name}". Call tools/list to see the ${names.length} tools served${
           names.length ? `, e.g. ${names.slice(0, 5).map((n) => `"${n}"`).join(", ")}` : ""
         }`,
       );
     }
-    return callTool(tool, request.params.arguments ?? {}, extra as McpExtra, options);
+    const result = await callTool(tool, request.params.arguments ?? {}, ctx, options);
+    if (isInputRequiredResult(result)) return result;
+    return server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
   });
 
   for (const provider of providers) {
@@ -160,7 +185,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
           description: resource.description,
           mimeType: resource.mimeType,
         },
-        (uri, extra) => resource.read(uri, extra),
+        (uri, ctx) => resource.read(uri, ctx),
       );
     }
     for (const template of provider.resourceTemplates ?? []) {
@@ -169,8 +194,8 @@ export function createServer(providers: readonly Provider[], options: CreateServ
         template.name,
         new ResourceTemplate(template.uriTemplate, {
           list: list
-            ? async (extra) => ({
-              resources: (await list(extra)).map((r) => ({ mimeType: template.mimeType, ...r })),
+            ? async (ctx) => ({
+              resources: (await list(ctx)).map((r) => ({ mimeType: template.mimeType, ...r })),
             })
             : undefined,
           ...(template.complete ? { complete: template.complete } : {}),
@@ -180,34 +205,30 @@ export function createServer(providers: readonly Provider[], options: CreateServ
           description: template.description,
           mimeType: template.mimeType,
         },
-        (uri, variables, extra) => template.read(uri, variables, extra),
+        (uri, variables, ctx) => template.read(uri, variables, ctx),
       );
     }
     for (const prompt of provider.prompts ?? []) {
       const shape: Record<string, z.ZodType<string | undefined>> = {};
       for (const arg of prompt.arguments) {
         const complete = arg.complete;
-        // deno-lint-ignore no-explicit-any
-        const mark = (schema: z.ZodType<any>): z.ZodType<string | undefined> =>
-          complete
-            ? completable(schema, (value: unknown) => complete(typeof value === "string" ? value : ""))
-            : schema;
-        // The SDK looks for the completion marker inside .optional() when it registers the
-        // prompt but on the field itself when it answers completion/complete: mark both.
-        const inner = mark(z.string().describe(arg.description));
-        shape[arg.name] = arg.required ? inner : mark(inner.optional().describe(arg.description));
+        const field = z.string().describe(arg.description);
+        const marked = complete
+          ? completable(field, (value: unknown) => complete(typeof value === "string" ? value : ""))
+          : field;
+        shape[arg.name] = arg.required ? marked : marked.optional();
       }
       server.registerPrompt(
         prompt.name,
         {
           ...(prompt.title ? { title: prompt.title } : {}),
           description: prompt.description,
-          argsSchema: shape,
+          argsSchema: z.object(shape),
         },
-        (args: Record<string, string | undefined>, extra) => {
+        (args: Record<string, string | undefined>, ctx: McpExtra) => {
           const clean: Record<string, string> = {};
           for (const [k, v] of Object.entries(args)) if (v !== undefined) clean[k] = v;
-          return prompt.render(clean, extra);
+          return prompt.render(clean, ctx);
         },
       );
     }
@@ -217,37 +238,52 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   return server;
 }
 
-type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+type RequestHandler = (request: unknown, ctx: unknown) => Promise<unknown>;
 
 /**
  * Makes every method answer params that do not fit its schema with -32602 Invalid params naming
- * the field. The SDK parses a request inside its handler wrapper and lets the ZodError escape,
- * which it then answers as -32603 Internal error with the raw issue list (only tools/call gets
- * its own check). The handler map is not public API: the HTTP JSON-RPC error tests pin this.
+ * the field. The SDK checks a request's params inside its handler wrapper and throws a plain
+ * Error whose message is the issue list, which it then answers as -32603 Internal error. The
+ * handler map is not public API: the HTTP JSON-RPC error tests pin this behaviour.
  */
 function answerMalformedParamsAsInvalidParams(server: McpServer): void {
   const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
   if (!(handlers instanceof Map)) return;
   for (const [method, handler] of handlers as Map<string, RequestHandler>) {
-    handlers.set(method, async (request: unknown, extra: unknown) => {
+    handlers.set(method, async (request: unknown, ctx: unknown) => {
       try {
-        return await handler(request, extra);
+        return await handler(request, ctx);
       } catch (e) {
-        // The SDK throws zod's core error class ("$ZodError"), not the one `z` exports.
-        const name = (e as { name?: unknown } | null)?.name;
-        const issues = name === "$ZodError" || name === "ZodError" ? (e as z.ZodError).issues : undefined;
-        // The SDK parses the whole request, so its issues sit under "params".
-        if (!issues?.length || !issues.every((i) => i.path[0] === "params")) throw e;
+        const issues = paramIssues(e);
+        if (!issues) throw e;
         const detail = issues.map((i) => `"${i.path.map(String).join(".")}": ${i.message}`).join("; ");
-        throw new McpError(ErrorCode.InvalidParams, `Invalid params for "${method}": ${detail}`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params for "${method}": ${detail}`);
       }
     });
   }
 }
 
+/** The schema issues of an SDK request-validation failure, when every one concerns `params`. */
+function paramIssues(e: unknown): { path: PropertyKey[]; message: string }[] | undefined {
+  if (!(e instanceof Error) || "code" in e) return undefined;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(e.message);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(issues) || issues.length === 0) return undefined;
+  const ok = issues.every((i) =>
+    typeof i === "object" && i !== null && Array.isArray(i.path) && i.path[0] === "params" &&
+    typeof i.message === "string"
+  );
+  return ok ? issues as { path: PropertyKey[]; message: string }[] : undefined;
+}
+
 /**
- * Answers `resources/subscribe` and `resources/unsubscribe` for resources marked `subscribable`,
- * remembering this session's subscriptions. Without such resources the capability stays off.
+ * Answers `resources/subscribe` and `resources/unsubscribe` (2025 era) for resources marked
+ * `subscribable`, remembering this session's subscriptions. Without such resources the
+ * capability stays off.
  */
 function registerSubscriptions(server: McpServer, providers: readonly Provider[]): void {
   const subscribable = new Set(
@@ -256,11 +292,11 @@ function registerSubscriptions(server: McpServer, providers: readonly Provider[]
   if (subscribable.size === 0) return;
   const subscribed = new Set<string>();
   server.server.registerCapabilities({ resources: { subscribe: true } });
-  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+  server.server.setRequestHandler("resources/subscribe", (request) => {
     const { uri } = request.params;
     if (!subscribable.has(uri)) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Resource "${uri}" does not take subscriptions; subscribable resources: ${
           [...subscribable].map((u) => `"${u}"`).join(", ")
         }`,
@@ -269,23 +305,27 @@ function registerSubscriptions(server: McpServer, providers: readonly Provider[]
     subscribed.add(uri);
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.server.setRequestHandler("resources/unsubscribe", (request) => {
     subscribed.delete(request.params.uri);
     return {};
   });
 }
 
-/** Runs one tool call: validation, the handler, the error contract, the limit and a log line. */
+/**
+ * Runs one tool call: validation, the handler under the call's deadline, the error contract,
+ * the size limit and a log line. A handler that asks the client for input returns its
+ * `inputRequired(...)` result unchanged.
+ */
 export async function callTool(
   // deno-lint-ignore no-explicit-any
   tool: ToolDefinition<any, any>,
   rawArgs: unknown,
   extra: McpExtra,
   options: CreateServerOptions,
-): Promise<CallToolResult> {
+): Promise<CallToolResult | InputRequiredResult> {
   const started = performance.now();
-  const headerId = extra.requestInfo?.headers?.["x-request-id"];
-  const requestId = typeof headerId === "string" ? headerId : crypto.randomUUID();
+  const headerId = extra.http?.req?.headers.get("x-request-id");
+  const requestId = headerId ?? crypto.randomUUID();
   const logger = options.logger.child({ request_id: requestId, tool_name: tool.name });
   const done = (result: CallToolResult, payload?: ErrorPayload): CallToolResult => {
     const fields: Record<string, unknown> = {
@@ -304,7 +344,7 @@ export async function callTool(
     const err = validationError(parsed.error, rawArgs);
     return done(errorResult(err.toPayload()), err.toPayload());
   }
-  const progressToken = extra._meta?.progressToken;
+  const progressToken = extra.mcpReq._meta?.progressToken;
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const clock = options.clock ?? systemClock;
   const deadline = clock.now() + callTimeoutMs;
@@ -313,7 +353,8 @@ export async function callTool(
     () => expired.abort(new DOMException("The call reached its deadline", "TimeoutError")),
     callTimeoutMs,
   );
-  const signal = AbortSignal.any([extra.signal, expired.signal]);
+  const signal = AbortSignal.any([extra.mcpReq.signal, expired.signal]);
+  const seal = options.requestState;
   const context: ToolCallContext = {
     signal,
     logger,
@@ -322,7 +363,7 @@ export async function callTool(
     async progress(progress, total, message) {
       if (progressToken === undefined) return;
       try {
-        await extra.sendNotification({
+        await extra.mcpReq.notify({
           method: "notifications/progress",
           params: {
             progressToken,
@@ -335,7 +376,12 @@ export async function callTool(
         // A client that went away cannot take progress; the call itself goes on.
       }
     },
+    sealState(payload) {
+      if (!seal) return Promise.resolve(JSON.stringify(payload));
+      return seal.seal(payload, extra);
+    },
     mcp: extra,
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
   };
   try {
     let args = parsed.data as Record<string, unknown>;
@@ -349,19 +395,33 @@ export async function callTool(
       { fresh, deadline },
       () => raceDeadline(tool.handler(args, context), expired.signal),
     );
+    if (isInputRequiredResult(output)) return output;
     const text = clampText(output.text, options.characterLimit);
     const content: CallToolResult["content"] = output.replaceContent
       ? [...(output.content ?? [])]
       : [{ type: "text", text }, ...(output.content ?? [])];
     const result: CallToolResult = { content };
     if (output.structured !== undefined) {
-      result.structuredContent = output.structured as Record<string, unknown>;
+      const bounded = boundStructured(output.structured as Record<string, unknown>, options.characterLimit);
+      result.structuredContent = bounded.value;
+      if (bounded.cut) {
+        logger.warn("structured content cut to the character limit", { limit: options.characterLimit });
+        const first = content[0];
+        if (first?.type === "text") {
+          first.text = clampText(
+            `${first.text}\n\n[structuredContent was shortened to fit the ${options.characterLimit}-character ` +
+              "limit: long texts end with … and long lists lost their last items. Ask for less per call " +
+              "(a smaller limit, an offset, or file output where the tool offers it) to get every field whole.]",
+            options.characterLimit,
+          );
+        }
+      }
     }
     return done(result);
   } catch (e) {
-    const payload = expired.signal.aborted && !extra.signal.aborted
+    const payload = expired.signal.aborted && !extra.mcpReq.signal.aborted
       ? deadlinePayload(callTimeoutMs)
-      : toPayload(e, extra.signal);
+      : toPayload(e, extra.mcpReq.signal);
     if (payload.error_type === "INTERNAL_ERROR") {
       logger.error("tool failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
     }

@@ -1,5 +1,6 @@
 import type { App } from "../app.ts";
 import type { Logger } from "../log.ts";
+import { serveSdkStdio } from "./sdk.ts";
 import { LineStdioTransport } from "./stdio_transport.ts";
 
 /** Options for {@linkcode serveStdio}. */
@@ -10,24 +11,37 @@ export interface ServeStdioOptions {
 }
 
 /**
- * Serves MCP over stdin/stdout until stdin closes or shutdown is signalled. Only protocol
- * messages go to stdout; logs go to stderr.
+ * Serves MCP over stdin/stdout until stdin closes, the client stops reading, or shutdown is
+ * signalled. The opening message picks the protocol era for the connection: `initialize`
+ * (2025-11-25 and earlier) or a 2026-07-28 request carrying its `_meta` envelope (clients probe
+ * with `server/discover`). Only protocol messages go to stdout; logs go to stderr.
  */
 export async function serveStdio(app: App, options: ServeStdioOptions): Promise<void> {
-  const server = app.newServer();
+  const { logger } = options;
   // One message may be as large as an HTTP request body may be: the same cap on both transports.
-  const transport = new LineStdioTransport({ maxLineBytes: app.config.server.max_body_bytes });
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    if (options.shutdown.aborted) resolve();
-    options.shutdown.addEventListener("abort", () => resolve(), { once: true });
+  const transport = new LineStdioTransport({
+    maxLineBytes: app.config.server.max_body_bytes,
+    onOutputError: (e) =>
+      logger.info("stdout closed by the client; ending the session", { error: e.message }),
   });
-  await server.connect(transport);
-  options.logger.info("serving MCP over stdio", {
+  const handle = serveSdkStdio(({ era }) => {
+    logger.debug("stdio connection opened", { era });
+    return app.newServer();
+  }, {
+    transport,
+    onerror: (e) => logger.debug("stdio transport error", { error: e.message }),
+  });
+  logger.info("serving MCP over stdio", {
     providers: app.config.enabledProviders,
     tools: app.tools.length,
   });
-  await closed;
-  await server.close().catch(() => {});
-  options.logger.info("stdio session closed");
+  await Promise.race([
+    transport.closed,
+    new Promise<void>((resolve) => {
+      if (options.shutdown.aborted) resolve();
+      options.shutdown.addEventListener("abort", () => resolve(), { once: true });
+    }),
+  ]);
+  await handle.close().catch(() => {});
+  logger.info("stdio session closed");
 }

@@ -1,7 +1,8 @@
 import { Buffer } from "node:buffer";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-import { JSONRPCMessageSchema } from "./sdk.ts";
+import { nestingDepth } from "./output.ts";
+import { parseJSONRPCMessage } from "./sdk.ts";
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
 
 /** Options for {@linkcode LineStdioTransport}. */
@@ -10,12 +11,23 @@ export interface LineStdioOptions {
   stdout?: Writable;
   /** The longest line accepted; longer ones are answered with -32600 and skipped. */
   maxLineBytes?: number;
+  /** The deepest nesting of objects and arrays accepted in a message (-32600 beyond). */
+  maxDepth?: number;
+  /** Told once when stdout fails (the client stopped reading); the transport then closes. */
+  onOutputError?: (error: Error) => void;
 }
+
+/** How deeply a message may nest before it is refused: far beyond any real request. */
+export const DEFAULT_MAX_DEPTH = 64;
+
+type RequestId = string | number;
 
 /**
  * MCP over newline-delimited JSON on stdin/stdout. Unlike the SDK's stdio transport, a line
- * that is not JSON gets a -32700 answer, a line that is not JSON-RPC a -32600 answer, and an
- * oversized line is skipped with -32600, instead of being dropped or closing the session.
+ * that is not JSON gets a -32700 answer, a line that is not JSON-RPC, nests too deeply or reuses
+ * the id of a request still being answered a -32600 answer, and an oversized line is skipped
+ * with -32600, instead of being dropped, closing the session or never being answered. A
+ * client that stops reading (EPIPE) ends the session quietly.
  */
 export class LineStdioTransport implements Transport {
   onclose?: () => void;
@@ -24,25 +36,43 @@ export class LineStdioTransport implements Transport {
   #stdin: Readable;
   #stdout: Writable;
   #max: number;
+  #maxDepth: number;
+  #onOutputError: ((error: Error) => void) | undefined;
   #chunks: Buffer[] = [];
   #size = 0;
   #skipping = false;
   #closed = false;
+  /** Requests received and not answered yet. */
+  #inflight = new Set<RequestId>();
+  /** Resolves when stdout can take more; one shared wait, so writers add no listeners each. */
+  #drained: Promise<void> | null = null;
+  readonly #done = Promise.withResolvers<void>();
 
   constructor(options: LineStdioOptions = {}) {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
     this.#max = options.maxLineBytes ?? 4 * 1024 * 1024;
+    this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.#onOutputError = options.onOutputError;
+  }
+
+  /** Settles when the transport has closed (stdin ended, stdout failed, or `close()`). */
+  get closed(): Promise<void> {
+    return this.#done.promise;
   }
 
   start(): Promise<void> {
     this.#stdin.on("data", this.#onData);
     this.#stdin.on("error", this.#onError);
     this.#stdin.once("end", this.#onEnd);
+    this.#stdout.on("error", this.#onStdoutError);
     return Promise.resolve();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    if (("result" in message || "error" in message) && message.id !== undefined && message.id !== null) {
+      this.#inflight.delete(message.id as RequestId);
+    }
     return this.#write(message);
   }
 
@@ -53,6 +83,7 @@ export class LineStdioTransport implements Transport {
     this.#stdin.off("error", this.#onError);
     this.#stdin.off("end", this.#onEnd);
     if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause();
+    this.#done.resolve();
     this.onclose?.();
     return Promise.resolve();
   }
@@ -63,6 +94,13 @@ export class LineStdioTransport implements Transport {
 
   #onError = (error: Error): void => {
     this.onerror?.(error);
+  };
+
+  #onStdoutError = (error: Error): void => {
+    // EPIPE and friends: nobody reads our answers any more, so there is nothing left to serve.
+    if (this.#closed) return;
+    this.#onOutputError?.(error);
+    void this.close();
   };
 
   #onData = (chunk: Buffer | string): void => {
@@ -108,10 +146,21 @@ export class LineStdioTransport implements Transport {
       void this.#reply(null, -32700, "Parse error: the line is not valid JSON");
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(raw);
-    if (!parsed.success) {
-      const id = typeof raw === "object" && raw !== null && "id" in raw ? (raw as { id: unknown }).id : null;
-      const safeId = typeof id === "string" || typeof id === "number" ? id : null;
+    const id = typeof raw === "object" && raw !== null && "id" in raw ? (raw as { id: unknown }).id : null;
+    const safeId = typeof id === "string" || typeof id === "number" ? id : null;
+    // Checked before anything walks the message recursively (schema parsing, handlers, replies).
+    if (nestingDepth(raw, this.#maxDepth) > this.#maxDepth) {
+      void this.#reply(
+        safeId,
+        -32600,
+        `Invalid Request: the message nests objects and arrays more than ${this.#maxDepth} levels deep`,
+      );
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(raw);
+    } catch {
       void this.#reply(
         safeId,
         -32600,
@@ -119,17 +168,49 @@ export class LineStdioTransport implements Transport {
       );
       return;
     }
-    this.onmessage?.(parsed.data);
+    if ("method" in message && "id" in message) {
+      const requestId = message.id as RequestId;
+      if (this.#inflight.has(requestId)) {
+        void this.#reply(
+          requestId,
+          -32600,
+          `Invalid Request: request id ${JSON.stringify(requestId)} is already in use by a request still ` +
+            "being answered; use a new id for each request",
+        );
+        return;
+      }
+      this.#inflight.add(requestId);
+    }
+    this.onmessage?.(message);
   }
 
-  #reply(id: string | number | null, code: number, message: string): Promise<void> {
+  #reply(id: RequestId | null, code: number, message: string): Promise<void> {
     return this.#write({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage);
   }
 
-  #write(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.#stdout.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.#stdout.once("drain", resolve);
-    });
+  async #write(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return;
+    while (this.#drained) await this.#drained;
+    if (this.#closed) return;
+    let ok: boolean;
+    try {
+      ok = this.#stdout.write(`${JSON.stringify(message)}\n`);
+    } catch (e) {
+      this.#onStdoutError(e instanceof Error ? e : new Error(String(e)));
+      return;
+    }
+    if (!ok && !this.#drained) {
+      this.#drained = new Promise<void>((resolve) => {
+        const done = (): void => {
+          this.#stdout.off("drain", done);
+          this.#stdout.off("close", done);
+          this.#drained = null;
+          resolve();
+        };
+        this.#stdout.once("drain", done);
+        this.#stdout.once("close", done);
+        void this.#done.promise.then(done);
+      });
+    }
   }
 }

@@ -3,7 +3,7 @@
 // `resources/read`, and linked from the tool result with a `resource_link` block.
 import { ToolError } from "../errors.ts";
 import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/provider.ts";
-import { ErrorCode, McpError } from "../mcp/sdk.ts";
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "../mcp/sdk.ts";
 import type { ProjectStorage } from "./storage.ts";
 import { mimeTypeOf } from "./writers.ts";
 
@@ -54,13 +54,16 @@ export function fileResourceTemplate(
         file = await storage.resolveFile(project, path);
       } catch (e) {
         if (e instanceof ToolError) {
-          throw new McpError(ErrorCode.InvalidParams, `${e.message}${e.hint ? `. ${e.hint}` : ""}`);
+          const message = `${e.message}${e.hint ? `. ${e.hint}` : ""}`;
+          // A missing file is "resource not found" (-32602 with data.uri in every era).
+          if (e.errorType === "NOT_FOUND") throw new ResourceNotFoundError(uri.href, message);
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
         }
         throw e;
       }
       if (file.size > options.maxBytes) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `The file is ${Math.ceil(file.size / 1_048_576)} MB, more than the ${
             Math.floor(options.maxBytes / 1_048_576)
           } MB served over MCP. Read it from the server's disk, or write a smaller extract`,
@@ -95,8 +98,8 @@ function decode(value: string | string[] | undefined): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `The resource URI part "${raw}" is not valid percent-encoding`,
     );
   }

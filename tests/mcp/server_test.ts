@@ -4,15 +4,35 @@ import { ToolError, UpstreamError } from "../../lib/errors.ts";
 import { Logger } from "../../lib/log.ts";
 import type { McpExtra, ToolDefinition } from "../../lib/mcp/provider.ts";
 import { requestScope } from "../../lib/http/request_scope.ts";
-import { callTool, collectTools, describeTool, errorResult, servedInput } from "../../lib/mcp/server.ts";
+import {
+  callTool as callToolRaw,
+  collectTools,
+  describeTool,
+  errorResult,
+  servedInput,
+} from "../../lib/mcp/server.ts";
+import { isInputRequiredResult } from "../../lib/mcp/sdk.ts";
+import type { CallToolResult } from "../../lib/mcp/sdk.ts";
 
+/** The SDK's request context, as much of it as callTool() reads. */
 function extra(signal = new AbortController().signal): McpExtra {
   return {
-    signal,
-    requestId: 1,
-    sendNotification: () => Promise.resolve(),
-    sendRequest: () => Promise.reject(new Error("none")),
+    mcpReq: {
+      id: 1,
+      method: "tools/call",
+      signal,
+      requestState: () => undefined,
+      notify: () => Promise.resolve(),
+      send: () => Promise.reject(new Error("none")),
+    },
   } as unknown as McpExtra;
+}
+
+/** callTool() for tools that never ask the client anything: the result is always complete. */
+async function callTool(...args: Parameters<typeof callToolRaw>): Promise<CallToolResult> {
+  const result = await callToolRaw(...args);
+  assert.ok(!isInputRequiredResult(result), "the tool answered without asking for input");
+  return result;
 }
 
 function tool(handler: ToolDefinition["handler"]): ToolDefinition<z.ZodObject, undefined> {

@@ -1,7 +1,9 @@
 // JSON-RPC framing on the HTTP side: the body cap, -32700 for bytes that are not JSON and
-// -32600 for JSON that is not a JSON-RPC message, before the SDK sees anything.
-import { JSONRPCMessageSchema } from "../sdk.ts";
+// -32600 for JSON that is not a JSON-RPC message or nests too deeply, before the SDK sees anything.
+import { nestingDepth } from "../output.ts";
+import { parseJSONRPCMessage } from "../sdk.ts";
 import type { JSONRPCMessage } from "../sdk.ts";
+import { DEFAULT_MAX_DEPTH } from "../stdio_transport.ts";
 
 /** JSON-RPC error codes used on the HTTP side. */
 export const PARSE_ERROR = -32700;
@@ -112,8 +114,22 @@ export async function readJsonRpc(
   }
   const messages: JSONRPCMessage[] = [];
   for (const item of items) {
-    const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) {
+    // Checked before anything walks the message recursively (schema parsing, handlers, replies).
+    if (nestingDepth(item, DEFAULT_MAX_DEPTH) > DEFAULT_MAX_DEPTH) {
+      return {
+        ok: false,
+        response: jsonRpcError(
+          400,
+          INVALID_REQUEST,
+          `Invalid Request: the message nests objects and arrays more than ${DEFAULT_MAX_DEPTH} levels deep`,
+          { id: idOf(item) },
+        ),
+      };
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(item);
+    } catch {
       return {
         ok: false,
         response: jsonRpcError(400, INVALID_REQUEST, `Invalid Request: ${describeInvalid(item)}`, {
@@ -121,7 +137,7 @@ export async function readJsonRpc(
         }),
       };
     }
-    messages.push(parsed.data as JSONRPCMessage);
+    messages.push(message);
   }
   return { ok: true, body: raw, messages };
 }

@@ -71,7 +71,24 @@ export class LegacySseTransport implements Transport {
 
   /** Hands one message from `POST /message` to the server. */
   receive(message: JSONRPCMessage, info: IncomingInfo): void {
-    if ("method" in message && "id" in message) this.#pending.add(message.id);
+    if ("method" in message && "id" in message) {
+      if (this.#pending.has(message.id)) {
+        // Two requests in flight with one id would have their answers crossed: refuse the newcomer.
+        const refusal = {
+          jsonrpc: "2.0",
+          id: message.id,
+          error: {
+            code: -32600,
+            message:
+              `Invalid Request: request id ${JSON.stringify(message.id)} is already in use by a request ` +
+              "still being answered in this session; use a new id for each request",
+          },
+        };
+        this.#write(`event: message\ndata: ${JSON.stringify(refusal)}\n\n`);
+        return;
+      }
+      this.#pending.add(message.id);
+    }
     if ("method" in message && message.method === "notifications/cancelled") {
       // A cancelled request is never answered: without this the session would stay busy.
       const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;

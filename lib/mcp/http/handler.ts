@@ -2,11 +2,18 @@ import type { App } from "../../app.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import { CONTACT_URL } from "../../version.ts";
-import { isInitializeRequest, isJSONRPCRequest, WebStandardStreamableHTTPServerTransport } from "../sdk.ts";
-import type { JSONRPCMessage, McpServer } from "../sdk.ts";
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isInitializeRequest,
+  isJSONRPCRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from "../sdk.ts";
+import type { JSONRPCMessage, McpHttpHandler, McpServer } from "../sdk.ts";
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
+  INVALID_REQUEST,
   jsonRpcError,
   readJsonRpc,
   SERVER_ERROR,
@@ -140,9 +147,27 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     : every(Math.max(10, Math.min(idleMs / 2, 60_000)), () => store.sweep());
   /** Servers of stateless requests still answering, so shutdown can wait for and then end them. */
   const statelessOpen = new Set<McpServer>();
+  /** 2026-07-28 exchanges still answering. */
+  let modernOpen = 0;
+  /**
+   * Who calls when there is no session (2026-07-28 requests, stateless mode): the bearer token's
+   * holder when one is required, otherwise everyone alike. Jobs and projects belong to it.
+   */
+  const principal = auth ? "auth:bearer" : "anonymous";
+  // 2026-07-28 requests: the SDK's per-request entry, one fresh server per request. 2025-era
+  // traffic never reaches it (this handler routes it to the session code below).
+  const modern: McpHttpHandler = createMcpHandler(
+    ({ requestInfo }) => app.newServer({ owner: requestInfo?.headers.get(OWNER_HEADER) ?? principal }),
+    {
+      legacy: "reject",
+      keepAliveMs,
+      maxRequestBodySize: settings.max_body_bytes,
+      onerror: (e) => logger.debug("modern request error", { error: e.message }),
+    },
+  );
   let closing = false;
   const drainWaiters = new Set<() => void>();
-  const drained = (): boolean => statelessOpen.size === 0 && !store.busy();
+  const drained = (): boolean => statelessOpen.size === 0 && modernOpen === 0 && !store.busy();
   const notifyDrain = (): void => {
     if (!drained()) return;
     for (const resolve of drainWaiters) resolve();
@@ -224,7 +249,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     if (headerBytes > MAX_HEADER_BYTES) {
       return plain(431, `The request headers exceed ${MAX_HEADER_BYTES} bytes`);
     }
-    const hostProblem = hostRefusal(req.headers.get("host") ?? url.host, policy);
+    const hostHeader = req.headers.get("host");
+    if (hostHeader === null || hostHeader.trim() === "") {
+      fields["refused"] = "host";
+      return jsonRpcError(400, SERVER_ERROR, "Bad Request: a Host header is required (HTTP/1.1)");
+    }
+    const hostProblem = hostRefusal(hostHeader, policy);
     if (hostProblem) {
       fields["refused"] = "host";
       return jsonRpcError(403, SERVER_ERROR, `Forbidden: ${hostProblem}`);
@@ -309,18 +339,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   // --- Streamable HTTP ---------------------------------------------------------------------
 
   async function mcp(req: Request, forwarded: Request, reqLogger: Logger): Promise<Response> {
-    const bad = methodIs(req, settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"]);
-    if (bad) {
-      if (settings.stateless) {
-        return jsonRpcError(
-          405,
-          SERVER_ERROR,
-          "Method not allowed: this server is stateless (no sessions, no standalone stream); send every request as POST /mcp",
-          { headers: { "Allow": "POST, OPTIONS" } },
-        );
-      }
-      return bad;
-    }
+    const allowed = settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"];
     let body: unknown;
     let messages: JSONRPCMessage[] = [];
     if (req.method === "POST") {
@@ -336,8 +355,35 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       body = read.body;
       messages = read.messages;
     }
+    // The era of the request: 2026-07-28 requests carry their protocol version in `_meta` (and
+    // in headers), 2025-era ones do not. Malformed modern claims go to the modern path too, which
+    // owns their error answers.
+    const versionHeader = req.headers.get("mcp-protocol-version");
+    const methodHeader = req.headers.get("mcp-method");
+    const era = classifyInboundRequest({
+      httpMethod: req.method,
+      ...(versionHeader === null ? {} : { protocolVersionHeader: versionHeader }),
+      ...(methodHeader === null ? {} : { mcpMethodHeader: methodHeader }),
+      body,
+    });
+    if (era.kind !== "legacy") {
+      if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
+      return await modernRequest(forwarded, body);
+    }
+    const bad = methodIs(req, allowed);
+    if (bad) {
+      if (settings.stateless) {
+        return jsonRpcError(
+          405,
+          SERVER_ERROR,
+          "Method not allowed: this server is stateless (no sessions, no standalone stream); send every request as POST /mcp",
+          { headers: { "Allow": "POST, OPTIONS" } },
+        );
+      }
+      return bad;
+    }
     if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
-    if (settings.stateless) return await stateless(forwarded, body);
+    if (settings.stateless) return await stateless(withOwner(forwarded, principal), body);
 
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) {
@@ -374,10 +420,33 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       return jsonRpcError(
         400,
         SERVER_ERROR,
-        "Bad Request: no Mcp-Session-Id header; start a session with an initialize request first",
+        "Bad Request: no Mcp-Session-Id header; start a session with an initialize request first " +
+          "(or send 2026-07-28 requests, which need no session)",
       );
     }
     return await newSession(forwarded, body, messages, reqLogger);
+  }
+
+  /** A 2026-07-28 request: one stateless exchange, served by the SDK's per-request entry. */
+  async function modernRequest(forwarded: Request, body: unknown): Promise<Response> {
+    const request = new Request(forwarded.url, {
+      method: forwarded.method,
+      headers: withOwner(forwarded, principal).headers,
+      ...(forwarded.method === "POST" ? { body: JSON.stringify(body) } : {}),
+    });
+    modernOpen++;
+    let res: Response;
+    try {
+      res = await modern.fetch(request, { parsedBody: body });
+    } catch (e) {
+      modernOpen--;
+      notifyDrain();
+      throw e;
+    }
+    return finishResponse(res, {}, () => {
+      modernOpen--;
+      notifyDrain();
+    });
   }
 
   async function inSession(
@@ -390,6 +459,18 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     session.lastActive = clock.now();
     if (method !== "POST") return await session.transport.handleRequest(forwarded);
     const ids = messages.filter(isJSONRPCRequest).map((m) => m.id);
+    // Two requests in flight with one id would have their answers crossed, and one would never
+    // be answered: refuse the newcomer at once.
+    const reused = ids.find((id, i) => session.calls.has(id) || ids.indexOf(id) !== i);
+    if (reused !== undefined) {
+      return jsonRpcError(
+        400,
+        INVALID_REQUEST,
+        `Invalid Request: request id ${JSON.stringify(reused)} is already in use by a request still being ` +
+          "answered in this session; use a new id for each request",
+        { id: reused },
+      );
+    }
     const post: PostCalls = { waiting: new Set(ids), cancelled: false, end: new AbortController() };
     for (const id of ids) session.calls.set(id, post);
     const forget = (): void => {
@@ -424,6 +505,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     reqLogger: Logger,
   ): Promise<Response> {
     if (!store.reserve()) return tooManySessions(messages);
+    // The id is chosen before the server exists, so the server knows whose work it does.
+    const id = crypto.randomUUID();
     const session: StreamableSession = {
       id: "",
       kind: "streamable",
@@ -431,18 +514,18 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       inflight: 0,
       calls: new Map(),
       transport: new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (id) => {
-          session.id = id;
+        sessionIdGenerator: () => id,
+        onsessioninitialized: (sid) => {
+          session.id = sid;
           store.add(session);
-          reqLogger.info("session opened", { session_id: id, transport: "streamable-http" });
+          reqLogger.info("session opened", { session_id: sid, transport: "streamable-http" });
         },
         keepAliveMs,
       }),
       busy: () => session.inflight > 0,
       close: () => server.close(),
     };
-    const server = app.newServer();
+    const server = app.newServer({ owner: `session:${id}` });
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
@@ -476,13 +559,13 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     }
   }
 
+  /** A 2025-era request in stateless mode: a fresh server and transport for this request only. */
   async function stateless(forwarded: Request, body: unknown): Promise<Response> {
-    const server = app.newServer();
+    const server = app.newServer({ owner: principal });
     // No session id generator: the SDK's stateless mode, one transport per request.
     const transport = new WebStandardStreamableHTTPServerTransport({ keepAliveMs });
     transport.onerror = (e) => logger.debug("transport error", { error: e.message });
     await server.connect(transport);
-    refuseServerRequests(transport);
     statelessOpen.add(server);
     const done = (): void => {
       if (!statelessOpen.delete(server)) return;
@@ -523,7 +606,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       onSlowClient: () =>
         logger.warn("dropping a legacy SSE session whose client stopped reading", { session_id: id }),
     });
-    const server = app.newServer();
+    const server = app.newServer({ owner: `session:${id}` });
     const session: SseSession = {
       id,
       kind: "sse",
@@ -574,9 +657,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     if (!read.ok) return read.response;
     if (closing && read.messages.some(isJSONRPCRequest)) return shuttingDown();
     session.lastActive = clock.now();
-    const headers = Object.fromEntries(forwarded.headers);
     const transport = (session as SseSession).transport;
-    for (const message of read.messages) transport.receive(message, { requestInfo: { headers, url } });
+    for (const message of read.messages) transport.receive(message, { request: forwarded });
     return new Response("Accepted", { status: 202, headers: { "Content-Type": "text/plain" } });
   }
 
@@ -658,6 +740,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
     }
     await store.closeAll();
+    await modern.close().catch(() => {});
     const stragglers = [...statelessOpen];
     statelessOpen.clear();
     await Promise.all(stragglers.map((server) => server.close().catch(() => {})));
@@ -665,35 +748,21 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   return handler;
 }
 
-/**
- * Makes a stateless transport answer the server's own requests to the client (sampling,
- * elicitation, roots) at once with an error: the client's reply would arrive as a new HTTP
- * request on a fresh transport that knows nothing of it, so the caller would otherwise wait
- * for its full timeout.
- */
-function refuseServerRequests(transport: WebStandardStreamableHTTPServerTransport): void {
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    if (!isJSONRPCRequest(message)) return send(message, options);
-    queueMicrotask(() =>
-      transport.onmessage?.({
-        jsonrpc: "2.0",
-        id: message.id,
-        error: {
-          code: SERVER_ERROR,
-          message: `This server runs stateless, so it cannot ask the client for "${message.method}" ` +
-            `(the answer would arrive on an unrelated request); run it without --stateless`,
-        },
-      })
-    );
-    return Promise.resolve();
-  };
-}
+/** The header that tells the per-request server factory whose work a request is (set here only). */
+const OWNER_HEADER = "x-opendata-owner";
 
 function withRequestId(req: Request, requestId: string): Request {
   // The core's tool-call log lines read the id from here, so every line of a call carries it.
   const headers = new Headers(req.headers);
   headers.set("x-request-id", requestId);
+  // Only this server says who owns a request: a client's own value is never trusted.
+  headers.delete(OWNER_HEADER);
+  return new Request(req.url, { method: req.method, headers });
+}
+
+function withOwner(req: Request, owner: string): Request {
+  const headers = new Headers(req.headers);
+  headers.set(OWNER_HEADER, owner);
   return new Request(req.url, { method: req.method, headers });
 }
 

@@ -1,7 +1,7 @@
 // Prompts, resources, resource templates and completions (seed 001, section 5): procedural
 // guidance a model with no BOJ knowledge can follow from a database to the latest value.
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition } from "../../mcp/provider.ts";
-import { ErrorCode, McpError } from "../../mcp/sdk.ts";
+import { ProtocolError, ProtocolErrorCode } from "../../mcp/sdk.ts";
 import type { GetPromptResult, ReadResourceResult } from "../../mcp/sdk.ts";
 import {
   DATABASES,
@@ -137,8 +137,8 @@ export const RESOURCE_TEMPLATES: readonly ResourceTemplateDefinition[] = [
     read(uri, variables) {
       const endpoint = decodeURIComponent(single(variables["endpoint"]));
       if (!(ENDPOINT_SCOPES as readonly string[]).includes(endpoint)) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `Unknown endpoint "${endpoint}" in ${uri.href}; use one of ${ENDPOINT_SCOPES.join(", ")}`,
         );
       }
@@ -165,8 +165,8 @@ export const RESOURCE_TEMPLATES: readonly ResourceTemplateDefinition[] = [
     read(uri, variables) {
       const status = single(variables["status"]);
       if (!/^\d{3}$/.test(status)) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `Status "${status}" in ${uri.href} is not a 3-digit number; known statuses: ${
             messageStatuses().join(", ")
           }`,

@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
+import { inputRequired, inputResponse } from "../../mcp/sdk.ts";
+import type { InputRequest, InputRequiredResult, InputResponseView } from "../../mcp/sdk.ts";
 import { RED_PIXEL_PNG, silentWav } from "./_media.ts";
 
 // The names and texts below are the conformance suite's contract (@modelcontextprotocol/conformance
@@ -28,46 +30,28 @@ function fixture(
   return { name, title: name, description, input, output: undefined, annotations: FIXTURE, handler };
 }
 
-const samplingResult = z.looseObject({
-  role: z.string(),
-  content: z.unknown(),
-  model: z.string().optional(),
-});
-
-const elicitResult = z.looseObject({
-  action: z.enum(["accept", "decline", "cancel"]),
-  content: z.record(z.string(), z.unknown()).optional(),
-});
-
-/** Sends a request to the client through the call's own stream, failing as a tool error. */
-async function askClient<T extends z.ZodType>(
+/**
+ * Asks the client something through a multi round-trip answer (written once, served in both
+ * eras: 2026-07-28 clients retry with `inputResponses`, 2025-era sessions get a real request
+ * from the SDK's shim). Returns the answer for `key`, or the `inputRequired` result to return.
+ */
+function ask(
   ctx: ToolCallContext,
-  request: { method: "sampling/createMessage" | "elicitation/create"; params: Record<string, unknown> },
-  schema: T,
-): Promise<z.output<T>> {
-  try {
-    // The call's own sendRequest routes the request over the stream of this tools/call, which
-    // is open; the server-wide one would use the standalone GET stream, which may not be.
-    // deno-lint-ignore no-explicit-any
-    return await ctx.mcp.sendRequest(request as any, schema, { signal: ctx.signal }) as z.output<T>;
-  } catch (e) {
-    throw new ToolError(
-      "CLIENT_REQUEST_FAILED",
-      `The client did not answer "${request.method}": ${e instanceof Error ? e.message : String(e)}`,
-      { hint: "Connect with a client that declares this capability, over a stateful session" },
-    );
-  }
+  key: string,
+  request: InputRequest,
+): { answer: InputResponseView } | { ask: InputRequiredResult } {
+  const answer = inputResponse(ctx.mcp.mcpReq.inputResponses, key);
+  if (answer.kind !== "missing") return { answer };
+  return { ask: inputRequired({ inputRequests: { [key]: request } }) };
 }
 
 function logMessage(ctx: ToolCallContext, data: string): Promise<void> {
-  return ctx.mcp.sendNotification({
-    method: "notifications/message",
-    params: { level: "info", logger: "conformance", data },
-  });
+  return ctx.mcp.mcpReq.log("info", data, "conformance");
 }
 
-function elicitationText(result: z.output<typeof elicitResult>): string {
-  return `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
+function elicitationText(answer: InputResponseView): string {
+  if (answer.kind !== "elicit") return `Elicitation completed: action=cancel, content={}`;
+  return `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
 }
 
 /** The fixture tools; `clock` paces the tools whose scenarios expect gaps between messages. */
@@ -152,27 +136,31 @@ export function conformanceTools(clock: Clock): AnyTool[] {
     fixture(
       "test_sampling",
       "Asks the client's model (sampling/createMessage) to answer the prompt and returns its answer.",
-      async (args, ctx) => {
-        const result = await askClient(ctx, {
-          method: "sampling/createMessage",
-          params: {
+      (args, ctx) => {
+        const step = ask(
+          ctx,
+          "sampling",
+          inputRequired.createMessage({
             messages: [{ role: "user", content: { type: "text", text: args.prompt } }],
             maxTokens: 100,
-          },
-        }, samplingResult);
-        const content = result.content as { type?: string; text?: string } | undefined;
-        const text = content?.type === "text" ? content.text : JSON.stringify(result.content);
-        return { text: `LLM response: ${text}` };
+          }),
+        );
+        if ("ask" in step) return Promise.resolve(step.ask);
+        const result = step.answer.kind === "sampling" ? step.answer.result : undefined;
+        const content = result?.content as { type?: string; text?: string } | undefined;
+        const text = content?.type === "text" ? content.text : JSON.stringify(result?.content ?? null);
+        return Promise.resolve({ text: `LLM response: ${text}` });
       },
       z.strictObject({ prompt: z.string().describe("The prompt to send to the client's model") }),
     ),
     fixture(
       "test_elicitation",
       "Asks the user (elicitation/create) for a username and an email and returns the answer.",
-      async (args, ctx) => {
-        const result = await askClient(ctx, {
-          method: "elicitation/create",
-          params: {
+      (args, ctx) => {
+        const step = ask(
+          ctx,
+          "elicitation",
+          inputRequired.elicit({
             message: args.message,
             requestedSchema: {
               type: "object",
@@ -182,21 +170,26 @@ export function conformanceTools(clock: Clock): AnyTool[] {
               },
               required: ["username", "email"],
             },
-          },
-        }, elicitResult);
-        return {
-          text: `User response: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`,
-        };
+          }),
+        );
+        if ("ask" in step) return Promise.resolve(step.ask);
+        const a = step.answer;
+        const action = a.kind === "elicit" ? a.action : "cancel";
+        const content = a.kind === "elicit" ? a.content ?? {} : {};
+        return Promise.resolve({
+          text: `User response: action=${action}, content=${JSON.stringify(content)}`,
+        });
       },
       z.strictObject({ message: z.string().describe("The message to show the user") }),
     ),
     fixture(
       "test_elicitation_sep1034_defaults",
       "Asks the user for five values whose schemas carry defaults (SEP-1034).",
-      async (_args, ctx) => {
-        const result = await askClient(ctx, {
-          method: "elicitation/create",
-          params: {
+      (_args, ctx) => {
+        const step = ask(
+          ctx,
+          "elicitation",
+          inputRequired.elicit({
             message: "Please review and update the form fields with defaults",
             requestedSchema: {
               type: "object",
@@ -214,18 +207,20 @@ export function conformanceTools(clock: Clock): AnyTool[] {
               },
               required: [],
             },
-          },
-        }, elicitResult);
-        return { text: elicitationText(result) };
+          }),
+        );
+        if ("ask" in step) return Promise.resolve(step.ask);
+        return Promise.resolve({ text: elicitationText(step.answer) });
       },
     ),
     fixture(
       "test_elicitation_sep1330_enums",
       "Asks the user to pick from the five enum schema variants (SEP-1330).",
-      async (_args, ctx) => {
-        const result = await askClient(ctx, {
-          method: "elicitation/create",
-          params: {
+      (_args, ctx) => {
+        const step = ask(
+          ctx,
+          "elicitation",
+          inputRequired.elicit({
             message: "Please select options from the enum fields",
             requestedSchema: {
               type: "object",
@@ -269,9 +264,10 @@ export function conformanceTools(clock: Clock): AnyTool[] {
               },
               required: [],
             },
-          },
-        }, elicitResult);
-        return { text: elicitationText(result) };
+          }),
+        );
+        if ("ask" in step) return Promise.resolve(step.ask);
+        return Promise.resolve({ text: elicitationText(step.answer) });
       },
     ),
   ];

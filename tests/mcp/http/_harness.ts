@@ -80,7 +80,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   });
   const ip = options.ip ?? "192.0.2.1";
-  const call = (req: Request, from = ip) => handler(req, { remoteAddr: { hostname: from } });
+  const call = (req: Request, from = ip) => handler(withHost(req), { remoteAddr: { hostname: from } });
   const close = async () => {
     await handler.close(0);
     await app.close();
@@ -99,6 +99,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/**
+ * The request with the Host header every HTTP/1.1 client sends (taken from its URL), unless it
+ * names one already. A `Request` built in process has none, and the server refuses that.
+ */
+function withHost(req: Request): Request {
+  if (req.headers.has("host")) return req;
+  const headers = new Headers(req.headers);
+  headers.set("host", new URL(req.url).host);
+  return new Request(req, { headers });
 }
 
 /** One server-sent event. */
@@ -160,13 +171,20 @@ export async function jsonRpcMessages(res: Response): Promise<Record<string, unk
   return Array.isArray(body) ? body : [body];
 }
 
-/** An `initialize` request body. */
+/**
+ * An `initialize` request body. The client declares elicitation and sampling (tests answer such
+ * requests by hand): the server sends them only to clients that declare them.
+ */
 export function initializeBody(id: number | string = 1, protocolVersion = "2025-11-25"): string {
   return JSON.stringify({
     jsonrpc: "2.0",
     id,
     method: "initialize",
-    params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw-test", version: "0" } },
+    params: {
+      protocolVersion,
+      capabilities: { elicitation: {}, sampling: {} },
+      clientInfo: { name: "raw-test", version: "0" },
+    },
   });
 }
 

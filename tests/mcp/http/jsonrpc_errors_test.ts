@@ -232,11 +232,14 @@ Deno.test("legacy SSE sends keep-alive comments on its timer", async () => {
 });
 
 Deno.test("legacy SSE drops a client that stops reading once MAX_SSE_BACKLOG_BYTES are queued", async () => {
-  await using h = await startHarness({ server: { max_body_bytes: 4 * 1024 * 1024 } });
+  await using h = await startHarness({
+    server: { max_body_bytes: 4 * 1024 * 1024, character_limit: 1_000_000 },
+  });
   const { endpoint, events } = await openLegacy(h);
-  // Each answer carries the pad once in structuredContent: four of them pass the backlog cap.
-  const pad = "x".repeat(MAX_SSE_BACKLOG_BYTES / 3);
-  for (let id = 1; id <= 4 && h.handler.sessions().sse === 1; id++) {
+  // Each answer carries the pad in its text and its structuredContent (both within the
+  // character limit): a handful of them pass the backlog cap.
+  const pad = "x".repeat(900_000);
+  for (let id = 1; id <= 4 + MAX_SSE_BACKLOG_BYTES / 1_000_000 && h.handler.sessions().sse === 1; id++) {
     const res = await postLegacy(
       h,
       endpoint,

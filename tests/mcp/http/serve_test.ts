@@ -99,7 +99,10 @@ async function rawRequest(conn: Deno.Conn, head: string): Promise<string> {
 }
 
 Deno.test("serveHttp() exits on SIGTERM although a legacy SSE client stopped reading its stream", async () => {
-  await using server = await startHttpServer({ args: ["--providers", "example"] });
+  await using server = await startHttpServer({
+    args: ["--providers", "example"],
+    env: { MCP_CHARACTER_LIMIT: "1000000" },
+  });
   using stalled = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
   const head = await rawRequest(
     stalled,
@@ -107,11 +110,11 @@ Deno.test("serveHttp() exits on SIGTERM although a legacy SSE client stopped rea
   );
   const endpoint = /data: (\/message\?session_id=[0-9a-f-]{36})/.exec(head)?.[1];
   assert.ok(endpoint, head);
-  // About 7 MB of answers (each carries the pad once; the text block is cut at the character
-  // limit): more than the socket buffers take, less than the 8 MiB backlog cap that drops a
-  // session, so the rest stays queued for a client that never reads.
+  // About 7 MB of answers (each carries the pad in its text and its structuredContent, within
+  // the raised character limit): more than the socket buffers take, less than the 8 MiB backlog
+  // cap that drops a session, so the rest stays queued for a client that never reads.
   const pad = "x".repeat(900_000);
-  for (let id = 1; id <= 8; id++) {
+  for (let id = 1; id <= 4; id++) {
     const res: Response = await fetch(`${server.origin}${endpoint}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },

@@ -182,7 +182,8 @@ Deno.test("stateless mode fails sampling at once with a tool error instead of wa
   const result = await client.callTool({ name: "test_sampling", arguments: { prompt: "x" } });
   assert.ok(performance.now() - started < 5_000, "no request timeout was waited for");
   assert.equal(result.isError, true);
-  assert.match((result.content as { text: string }[])[0]!.text, /runs stateless/);
+  // The SDK's own refusal: a stateless request has no channel back for a server-to-client request.
+  assert.match((result.content as { text: string }[])[0]!.text, /cannot receive server-to-client requests/);
   await client.close();
 });
 
