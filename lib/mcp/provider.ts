@@ -63,6 +63,12 @@ export interface ToolCallContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** The SDK's extras, for sampling, elicitation and log notifications. */
   mcp: McpExtra;
+  /**
+   * Who started this call over HTTP: the session id, or a hash of the auth principal; undefined
+   * over stdio, where one user owns everything. Work a call leaves behind (jobs, files) is
+   * visible to the same owner only.
+   */
+  owner?: string;
 }
 
 /** A content block of a tool result. */

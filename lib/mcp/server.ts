@@ -336,6 +336,8 @@ export async function callTool(
       }
     },
     mcp: extra,
+    // For now the session; the auth principal where no session exists is yet to be wired.
+    ...(extra.sessionId === undefined ? {} : { owner: extra.sessionId }),
   };
   try {
     let args = parsed.data as Record<string, unknown>;
