@@ -4,8 +4,8 @@
 // 003 names): o200k_base for the models that use it (gpt-4o, gpt-4.1, gpt-5, o-series), cl100k_base
 // for older GPT models and as the stand-in for models whose tokenizer is not public (Claude,
 // Gemini), as the seed does. An encoding's rank table is 1.2-2.4 MB of JavaScript, so it is
-// imported on first use, not at start-up. Large row sets are counted on an evenly spaced sample and
-// extrapolated, so deciding about 100,000 rows costs the same as deciding about 200.
+// imported on first use, not at start-up. Large row sets are counted on a stratified sample and
+// extrapolated, so deciding about 100,000 rows costs the same as deciding about 400.
 
 /** Where a result goes: inline to the model, or to a file with an excerpt. */
 export type OutputMode = "auto" | "screen" | "file";
@@ -84,13 +84,14 @@ export function tokenCounter(encoding: EncodingName): Promise<TokenCounter> {
 export interface CountRowsOptions {
   /** How one row is written out (default: JSON). */
   serialize?: (row: unknown) => string;
-  /** Rows counted before extrapolating (default 200). */
+  /** Rows counted before extrapolating (default 400). */
   sampleSize?: number;
 }
 
 /**
- * Tokens of `rows` written as a JSON array: exact for up to `sampleSize` rows; above that an
- * evenly spaced sample is counted and scaled to the whole set.
+ * Tokens of `rows` written as a JSON array: exact for up to `sampleSize` rows; above that a
+ * stratified sample (one row from each of `sampleSize` equal slices, at a pseudo-random place
+ * within it) is counted and scaled to the whole set.
  */
 export function countRowsTokens(
   rows: readonly unknown[],
@@ -98,15 +99,32 @@ export function countRowsTokens(
   options: CountRowsOptions = {},
 ): number {
   const serialize = options.serialize ?? ((row: unknown) => JSON.stringify(row));
-  const sampleSize = Math.max(1, options.sampleSize ?? 200);
+  const sampleSize = Math.max(1, options.sampleSize ?? 400);
   if (rows.length === 0) return counter.count("[]");
   if (rows.length <= sampleSize) return counter.count(`[${rows.map(serialize).join(",")}]`);
   const step = rows.length / sampleSize;
   const sample: string[] = [];
-  for (let i = 0; i < sampleSize; i++) sample.push(serialize(rows[Math.floor(i * step)]));
+  // A pseudo-random place in each slice (seeded, so a result is always counted the same): fixed
+  // spacing would alias with periodic data, e.g. every 7th value being a round number.
+  const random = mulberry32(rows.length);
+  for (let i = 0; i < sampleSize; i++) {
+    sample.push(serialize(rows[Math.min(rows.length - 1, Math.floor((i + random()) * step))]));
+  }
   // Each sampled row with the comma that joins it; the brackets are counted once.
   const sampled = counter.count(sample.join(","));
   return Math.ceil((sampled / sampleSize) * rows.length) + 2;
+}
+
+/** A small seeded generator of numbers in [0, 1) (mulberry32). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /** The settings behind the token budget of `auto` mode. */

@@ -41,6 +41,13 @@ Deno.test("countRowsTokens() is exact for small sets and extrapolates a sample f
   const sampled = countRowsTokens(many, cl);
   assert.ok(Math.abs(sampled / exact - 1) < 0.02, `sampled ${sampled} vs ${Math.round(exact)}`);
   assert.equal(countRowsTokens([], cl), cl.count("[]"));
+  // Periodic values (a cycle of 1,000 rows) must not alias with the sample's spacing.
+  const periodic = Array.from(
+    { length: 100_000 },
+    (_, i) => ({ v: i % 1000 === 0 ? 100 : 100 + (i % 1000) / 7 }),
+  );
+  const ratio = countRowsTokens(periodic, cl) / cl.count(JSON.stringify(periodic));
+  assert.ok(Math.abs(ratio - 1) < 0.03, `periodic: ${ratio.toFixed(3)}`);
 });
 
 Deno.test("modelProfile() picks the encoding and context a model name implies", () => {

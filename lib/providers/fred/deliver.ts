@@ -509,7 +509,7 @@ async function fileResult(
   decision?: OutputDecision,
   missing?: Missing,
 ): Promise<ToolOutput<DataResult>> {
-  const { file, writer } = await openFile(call, fileMeta(call, parsed, parsed.items.length), source);
+  const { file, writer } = await openFile(call, parsed.meta, source);
   try {
     await writeRows(call, writer, parsed.items);
   } catch (e) {
@@ -521,12 +521,10 @@ async function fileResult(
 }
 
 /**
- * FRED's answer fields as a file's JSON head. A file gathered from several pages states the
- * request it answers, not the first page's: `offset` where it starts, `limit` the rows it was
- * to hold.
+ * FRED's answer fields for a paged pull, stating the request the file answers rather than the
+ * first page's: `offset` where it starts, `limit` the rows it was to hold.
  */
-function fileMeta(call: Call, parsed: Parsed, rows: number): Record<string, unknown> {
-  if (!call.spec.paged) return parsed.meta;
+function pulledMeta(call: Call, parsed: Parsed, rows: number): Record<string, unknown> {
   return { ...parsed.meta, offset: call.offset, limit: rows };
 }
 
@@ -756,10 +754,11 @@ async function pagedToFile(call: Call): Promise<ToolOutput<DataResult>> {
   const wanted = Math.min(asked, Math.max(0, total - call.offset));
   const plan: Plan = { wanted, target: Math.min(wanted, settings.max_rows) };
   const got = first.parsed.items;
+  const head: Parsed = { ...first.parsed, meta: pulledMeta(call, first.parsed, plan.target) };
   if (plan.target <= got.length) {
     return await deliver(
       call,
-      { ...first.parsed, items: got.slice(0, plan.target) },
+      { ...head, items: got.slice(0, plan.target) },
       source,
       capMissing(call, plan),
     );
@@ -780,22 +779,22 @@ async function pagedToFile(call: Call): Promise<ToolOutput<DataResult>> {
     }
     return await deliver(
       call,
-      { ...first.parsed, items: items.slice(0, plan.target) },
+      { ...head, items: items.slice(0, plan.target) },
       source,
       missingAfter(call, plan, Math.min(items.length, plan.target)),
     );
   }
   const pages = Math.ceil((plan.target - got.length) / size);
   if (plan.target > settings.job_row_threshold || !fitsDeadline(call, pages)) {
-    return await startPagedJob(call, first.parsed, plan, source);
+    return await startPagedJob(call, head, plan, source);
   }
 
   // At most the job threshold, and quick: stream in this call, reporting progress per page.
-  const { file, writer } = await openFile(call, fileMeta(call, first.parsed, plan.target), source);
+  const { file, writer } = await openFile(call, head.meta, source);
   let written: number;
   try {
     written = await streamPages(call, {
-      first: first.parsed,
+      first: head,
       target: plan.target,
       writer,
       signal: call.ctx.signal,
@@ -807,8 +806,8 @@ async function pagedToFile(call: Call): Promise<ToolOutput<DataResult>> {
     throw e;
   }
   const done = await finishFile(call, file, writer, source, missingAfter(call, plan, written));
-  const decision = call.mode === "auto" ? await pagedDecision(call, first.parsed, plan.target) : undefined;
-  return fileAnswer(call, done, source, got.slice(0, EXCERPT_ROWS), first.parsed, decision);
+  const decision = call.mode === "auto" ? await pagedDecision(call, head, plan.target) : undefined;
+  return fileAnswer(call, done, source, got.slice(0, EXCERPT_ROWS), head, decision);
 }
 
 /** Why auto wrote a paged result to a file: its tokens, counted on the first page and scaled. */
@@ -961,7 +960,7 @@ async function startPagedJob(
   plan: Plan,
   source: Source,
 ): Promise<ToolOutput<DataResult>> {
-  const { file, writer } = await openFile(call, fileMeta(call, first, plan.target), source);
+  const { file, writer } = await openFile(call, first.meta, source);
   const logger = call.deps.logger.child({ tool_name: call.tool });
   const pages = Math.ceil(plan.target / pageSize(call));
   // The first page is written as soon as the job runs, then let go.
