@@ -253,3 +253,29 @@ Deno.test("fred large pulls: every page saved, jobs by row count, incomplete res
     assert.ok(values.every((v) => typeof v === "number"), "structured values are numbers");
   });
 });
+
+Deno.test("fred sends a pull whose pages would not finish well within the call's deadline to a job", async () => {
+  await using fake = startFakeFred();
+  // 84 rows in pages of 20: four pages after the first, about four seconds by the server's
+  // reckoning, more than half of a 6 s call deadline (the most a call's pages may take).
+  await using s = await startStdio({
+    args: ["--providers", "fred"],
+    configYaml: fredConfig(fake.origin, { page_size: 20 }),
+    env: { MCP_CALL_TIMEOUT: "6" },
+  });
+  const accepted = ok(
+    await s.client.callTool({
+      name: "fred_series",
+      arguments: { operation: "get_observations", series_id: "GNPCA", output: "file" },
+    }),
+  );
+  assert.equal(accepted["status"], "accepted", "84 rows, far below the row threshold, still go to a job");
+  const done = ok(
+    await s.client.callTool({
+      name: "fred_job_status",
+      arguments: { job_id: accepted["job_id"], wait_seconds: 30 },
+    }),
+  );
+  assert.equal(done["status"], "completed");
+  assert.equal((done["result"] as Record<string, unknown>)["rows_written"], 84);
+});
