@@ -47,8 +47,12 @@ export interface Provider {
   close?(): Promise<void>;
 }
 
-/** The MCP SDK's per-request context (`mcpReq`: id, signal, `_meta`, input responses, request state). */
-export type McpExtra = ServerContext;
+/**
+ * The MCP SDK's per-request context (`mcpReq`: id, signal, `_meta`, input responses, request
+ * state), plus who calls (`owner`, as in {@linkcode ToolCallContext.owner}) for resource and
+ * prompt handlers.
+ */
+export type McpExtra = ServerContext & { owner?: string };
 
 /** Per-call context a tool handler receives. */
 export interface ToolCallContext {

@@ -175,6 +175,9 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     return server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
   });
 
+  // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).
+  const withOwner = (ctx: McpExtra): McpExtra =>
+    options.owner === undefined ? ctx : { ...ctx, owner: options.owner };
   for (const provider of providers) {
     for (const resource of provider.resources ?? []) {
       server.registerResource(
@@ -185,7 +188,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
           description: resource.description,
           mimeType: resource.mimeType,
         },
-        (uri, ctx) => resource.read(uri, ctx),
+        (uri, ctx) => resource.read(uri, withOwner(ctx)),
       );
     }
     for (const template of provider.resourceTemplates ?? []) {
@@ -195,7 +198,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
         new ResourceTemplate(template.uriTemplate, {
           list: list
             ? async (ctx) => ({
-              resources: (await list(ctx)).map((r) => ({ mimeType: template.mimeType, ...r })),
+              resources: (await list(withOwner(ctx))).map((r) => ({ mimeType: template.mimeType, ...r })),
             })
             : undefined,
           ...(template.complete ? { complete: template.complete } : {}),
@@ -205,7 +208,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
           description: template.description,
           mimeType: template.mimeType,
         },
-        (uri, variables, ctx) => template.read(uri, variables, ctx),
+        (uri, variables, ctx) => template.read(uri, variables, withOwner(ctx)),
       );
     }
     for (const prompt of provider.prompts ?? []) {
@@ -228,7 +231,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
         (args: Record<string, string | undefined>, ctx: McpExtra) => {
           const clean: Record<string, string> = {};
           for (const [k, v] of Object.entries(args)) if (v !== undefined) clean[k] = v;
-          return prompt.render(clean, ctx);
+          return prompt.render(clean, withOwner(ctx));
         },
       );
     }

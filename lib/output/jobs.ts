@@ -9,8 +9,19 @@ import { ToolError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { stamp } from "./paths.ts";
 
-/** The states of a job; `cancelled` is this server's addition to seed 003's four. */
-export const JOB_STATUSES = ["accepted", "processing", "completed", "failed", "cancelled"] as const;
+/**
+ * The states of a job. `cancelled` and `incomplete` are this server's additions to seed 003's
+ * four: `incomplete` is a job that finished but could not produce everything asked for (its
+ * result says what is missing, why, and how to get the rest).
+ */
+export const JOB_STATUSES = [
+  "accepted",
+  "processing",
+  "completed",
+  "incomplete",
+  "failed",
+  "cancelled",
+] as const;
 
 /** One of {@linkcode JOB_STATUSES}. */
 export type JobStatus = typeof JOB_STATUSES[number];
@@ -49,7 +60,9 @@ export interface JobView {
 /** zod shape of {@linkcode JobView}, for tool output schemas. */
 export const jobViewSchema = z.object({
   job_id: z.string().describe("The job id"),
-  status: z.enum(JOB_STATUSES).describe("accepted, processing, completed, failed or cancelled"),
+  status: z.enum(JOB_STATUSES).describe(
+    "accepted, processing, completed, incomplete (finished without everything asked for: see result.missing), failed or cancelled",
+  ),
   kind: z.string().describe("What the job does"),
   message: z.string().describe("What is happening, in words"),
   created_at: z.string().describe("When the job was created (ISO 8601)"),
@@ -87,14 +100,28 @@ export interface JobHandle {
 /** What {@linkcode JobManager.start} needs. */
 export interface StartJobOptions {
   kind: string;
+  /**
+   * Who may see and cancel the job (the call's `owner`: an HTTP session or principal); undefined
+   * over stdio. Others get `JOB_NOT_FOUND`, as if it did not exist.
+   */
+  owner?: string;
   /** The request, as shown in status answers (no secrets). */
   request: Record<string, unknown>;
   estimatedRows?: number | null;
   /**
    * The work; resolves to the job's result. Must honour `handle.signal`: when it aborts, reject
-   * and release what the job holds, unless the result is already complete.
+   * and release what the job holds, unless the result is already complete. `incomplete: true`
+   * finishes the job as `incomplete` (the result must then say what is missing and why).
    */
-  run(handle: JobHandle): Promise<{ result: Record<string, unknown>; message?: string }>;
+  run(handle: JobHandle): Promise<JobOutcome>;
+}
+
+/** What a job's work resolves to. */
+export interface JobOutcome {
+  result: Record<string, unknown>;
+  message?: string;
+  /** The job finished but produced less than was asked for. */
+  incomplete?: boolean;
 }
 
 /** Options for {@linkcode JobManager}. */
@@ -116,10 +143,13 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** Called with the job's state after each change while waiting. */
   onChange?: (view: JobView) => void | Promise<void>;
+  /** The caller's owner; see {@linkcode StartJobOptions.owner}. */
+  owner?: string;
 }
 
 interface Job {
   id: string;
+  owner: string | undefined;
   kind: string;
   request: Record<string, unknown>;
   status: JobStatus;
@@ -141,7 +171,7 @@ interface Job {
   version: number;
 }
 
-const FINISHED: ReadonlySet<JobStatus> = new Set(["completed", "failed", "cancelled"]);
+const FINISHED: ReadonlySet<JobStatus> = new Set(["completed", "incomplete", "failed", "cancelled"]);
 
 /** Runs, tracks, lists, cancels and expires background jobs. */
 export class JobManager {
@@ -161,6 +191,7 @@ export class JobManager {
     let resolveDone!: () => void;
     const job: Job = {
       id,
+      owner: options.owner,
       kind: options.kind,
       request: options.request,
       status: "accepted",
@@ -188,17 +219,22 @@ export class JobManager {
     return this.#view(job);
   }
 
-  /** The job's current state; throws `JOB_NOT_FOUND` for an unknown or expired id. */
-  get(id: string): JobView {
+  /**
+   * The job's current state; throws `JOB_NOT_FOUND` for an unknown or expired id, or one that
+   * belongs to another owner.
+   */
+  get(id: string, owner?: string): JobView {
     this.#sweep();
-    return this.#view(this.#find(id));
+    return this.#view(this.#find(id, owner));
   }
 
-  /** Recent jobs, newest first, optionally of one status. */
-  list(options: { status?: JobStatus; limit?: number } = {}): { jobs: JobView[]; total: number } {
+  /** The owner's recent jobs, newest first, optionally of one status. */
+  list(
+    options: { status?: JobStatus; limit?: number; owner?: string } = {},
+  ): { jobs: JobView[]; total: number } {
     this.#sweep();
     const all = [...this.#jobs.values()]
-      .filter((j) => !options.status || j.status === options.status)
+      .filter((j) => j.owner === options.owner && (!options.status || j.status === options.status))
       .sort((a, b) => b.createdAt - a.createdAt);
     return { jobs: all.slice(0, options.limit ?? 10).map((j) => this.#view(j)), total: all.length };
   }
@@ -207,9 +243,9 @@ export class JobManager {
    * Cancels a queued or running job and waits for it to clean up. A finished job is left as it
    * is; its view says so.
    */
-  async cancel(id: string): Promise<JobView> {
+  async cancel(id: string, owner?: string): Promise<JobView> {
     this.#sweep();
-    const job = this.#find(id);
+    const job = this.#find(id, owner);
     if (FINISHED.has(job.status)) return this.#view(job);
     job.controller.abort(new DOMException("The job was cancelled", "AbortError"));
     this.#update(job, { status: "cancelled", message: "Cancelling at the client's request" });
@@ -223,7 +259,7 @@ export class JobManager {
    */
   async wait(id: string, options: WaitOptions): Promise<JobView> {
     this.#sweep();
-    const job = this.#find(id);
+    const job = this.#find(id, options.owner);
     const deadline = this.#o.clock.now() + options.timeoutMs;
     let reported = job.version;
     while (!FINISHED.has(job.status) && !options.signal?.aborted) {
@@ -254,7 +290,7 @@ export class JobManager {
 
   /** Resolves when the job has finished (for shutdown and tests). */
   async settled(id: string): Promise<JobView> {
-    const job = this.#find(id);
+    const job = this.#find(id, undefined, true);
     await job.done;
     return this.#view(job);
   }
@@ -297,11 +333,14 @@ export class JobManager {
     try {
       // A run that resolves has done its work (a cancel that came while it was finishing, e.g.
       // while its file was moved into place, came too late): report what exists.
-      const { result, message } = await run(handle);
+      const { result, message, incomplete } = await run(handle);
       delete job.error;
       delete job.nextRetryAt;
       job.result = result;
-      this.#finish(job, { status: "completed", message: message ?? "Completed" });
+      this.#finish(job, {
+        status: incomplete ? "incomplete" : "completed",
+        message: message ?? (incomplete ? "Finished without everything asked for" : "Completed"),
+      });
     } catch (e) {
       delete job.nextRetryAt;
       if (job.controller.signal.aborted) {
@@ -346,14 +385,16 @@ export class JobManager {
     for (const listener of [...job.listeners]) listener();
   }
 
-  #find(id: string): Job {
+  /** The job, if it exists and `owner` may see it (any owner with `anyOwner`). */
+  #find(id: string, owner: string | undefined, anyOwner = false): Job {
     const job = this.#jobs.get(id);
-    if (!job) {
+    // Another owner's job is answered exactly like a missing one: its existence is not revealed.
+    if (!job || (!anyOwner && job.owner !== owner)) {
       throw new ToolError("JOB_NOT_FOUND", `Job not found: "${id}"`, {
         field: "job_id",
         hint: `Jobs are kept for ${
           Math.round(this.#o.retentionMs / 3_600_000 * 10) / 10
-        } hours after they finish; list current jobs with the job list tool`,
+        } hours after they finish, and over HTTP only the session that started a job sees it; list your jobs with the job list tool`,
       });
     }
     return job;

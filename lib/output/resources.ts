@@ -1,8 +1,9 @@
 // Stored files over MCP: a remote client cannot read the server's disk, so every file a tool
 // writes is also a resource (`<prefix>{project}/{+path}`), listed by `resources/list`, read by
-// `resources/read`, and linked from the tool result with a `resource_link` block.
+// `resources/read`, and linked from the tool result with a `resource_link` block. Over HTTP a
+// session lists and reads only the files of its own projects, as its tool calls see them.
 import { ToolError } from "../errors.ts";
-import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/provider.ts";
+import type { ContentBlock, McpExtra, ResourceTemplateDefinition } from "../mcp/provider.ts";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "../mcp/sdk.ts";
 import type { ProjectStorage } from "./storage.ts";
 import { mimeTypeOf } from "./writers.ts";
@@ -31,8 +32,8 @@ export function fileResourceTemplate(
     title: options.title,
     description: options.description,
     mimeType: "text/csv",
-    async list() {
-      const files = await storage.allFiles(options.listLimit ?? 200);
+    async list(extra) {
+      const files = await storage.forOwner(ownerOf(extra)).allFiles(options.listLimit ?? 200);
       return files.map((f) => ({
         uri: f.resource_uri,
         name: f.name,
@@ -46,12 +47,12 @@ export function fileResourceTemplate(
       project: async (value: string) =>
         (await storage.listProjects()).map((p) => p.name).filter((n) => n.startsWith(value)),
     },
-    async read(uri, variables) {
+    async read(uri, variables, extra) {
       const project = decode(variables["project"]);
       const path = decode(variables["path"]);
       let file: { path: string; size: number; format: string };
       try {
-        file = await storage.resolveFile(project, path);
+        file = await storage.forOwner(ownerOf(extra)).resolveFile(project, path);
       } catch (e) {
         if (e instanceof ToolError) {
           const message = `${e.message}${e.hint ? `. ${e.hint}` : ""}`;
@@ -91,6 +92,11 @@ export function resourceLink(file: {
     description: file.description,
     size: file.bytes,
   };
+}
+
+/** The owner of a resource request: as for tool calls (`ToolCallContext.owner`), the HTTP session. */
+function ownerOf(extra: McpExtra): string | undefined {
+  return extra.owner;
 }
 
 function decode(value: string | string[] | undefined): string {

@@ -4,6 +4,18 @@
 //
 // Every path is built from checked names and then confirmed, after symlinks are resolved, to lie
 // inside the root. Files are never overwritten: a taken name gets a numeric suffix.
+//
+// Ownership: over HTTP every project belongs to whoever made it (the call's `owner`). Each owner
+// has a folder of its own, `{root}/_owners/{hash}/{project}/...` (`_` cannot start a project
+// name, so it never collides with one), and `.project.json` records the owner's hash: one owner's
+// projects are not found, listed or read by another, and two owners may each have a "default"
+// project. Over stdio there is no owner and projects live directly under the root, as before.
+//
+// Limits: at most `maxProjects` projects (all owners together) and `maxBytes` stored. Stored bytes
+// are counted as the disk uses them: every file and folder takes at least one 4 KiB block, so
+// many tiny files cannot exhaust inodes under the byte limit. Files being written count as they
+// grow; a write that would pass the limit fails with `STORAGE_LIMIT`.
+import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
 import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
@@ -20,6 +32,12 @@ export interface ProjectStorageOptions {
   uriPrefix: string;
   /** The setting users change to move the root, named in error hints (`FRED_STORAGE_DIR`). */
   settingName: string;
+  /** Most projects, all owners together (default: no limit). */
+  maxProjects?: number;
+  /** Most bytes stored under the root, counted in 4 KiB blocks (default: no limit). */
+  maxBytes?: number;
+  /** The settings that raise the limits, named in error hints. */
+  limitSettings?: { projects: string; bytes: string };
 }
 
 /** One file's entry in `.project.json`. */
@@ -34,6 +52,8 @@ export interface FileRecord {
 /** The content of `.project.json`. */
 export interface ProjectMeta {
   name: string;
+  /** Hash of the owner that made the project (absent over stdio). */
+  owner?: string;
   description: string | null;
   created: string;
   updated: string;
@@ -77,6 +97,11 @@ export interface ReservedFile {
   /** Absolute path written first and renamed on success (hidden from listings). */
   tempPath: string;
   uri: string;
+  /**
+   * Counts `bytes` more written to this file against the storage limit; throws `STORAGE_LIMIT`
+   * (and counts nothing) when they would pass it. Writers call it before each write.
+   */
+  charge(bytes: number): void;
 }
 
 /** How `listFiles` orders files. */
@@ -90,6 +115,30 @@ export interface ListFilesOptions {
 }
 
 const META = ".project.json";
+const OWNERS = "_owners";
+const BLOCK = 4096;
+
+/** Bytes as the disk counts them: whole 4 KiB blocks, at least one. */
+function blocks(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / BLOCK)) * BLOCK;
+}
+
+/** The hash an owner is stored under (folder name and `.project.json`): never the raw id. */
+export function ownerHash(owner: string): string {
+  return createHash("sha256").update(owner).digest("hex").slice(0, 32);
+}
+
+/** State every owner's view of one storage shares. */
+interface Shared {
+  reserved: Set<string>;
+  chain: Promise<unknown>;
+  /** Bytes written so far by each file being written, by its temporary path. */
+  inflight: Map<string, number>;
+  /** Bytes of finished files, as of the last count plus files finished since. */
+  committed: number;
+  views: Map<string, ProjectStorage>;
+  rootView: ProjectStorage;
+}
 
 /** Rounds bytes to MB with three decimals (seed 003 reports sizes in MB). */
 export function toMb(bytes: number): number {
@@ -106,19 +155,53 @@ export function isInside(parent: string, child: string): boolean {
 export class ProjectStorage {
   #o: ProjectStorageOptions;
   #root: string;
-  #reserved = new Set<string>();
-  #chain: Promise<unknown> = Promise.resolve();
+  #s: Shared;
+  /** The owner's hash, or undefined for the root's own projects (stdio). */
+  #owner: string | undefined;
+  /** Where this owner's projects live. */
+  #base: string;
 
-  constructor(options: ProjectStorageOptions) {
+  /** A storage; `view` is internal (see {@linkcode ProjectStorage.forOwner}). */
+  constructor(options: ProjectStorageOptions, view?: { shared: Shared; owner: string }) {
     this.#o = options;
     this.#root = nodePath.isAbsolute(options.root)
       ? nodePath.normalize(options.root)
       : nodePath.resolve(options.root);
+    this.#s = view?.shared ?? {
+      reserved: new Set(),
+      chain: Promise.resolve(),
+      inflight: new Map(),
+      committed: 0,
+      views: new Map(),
+      rootView: this,
+    };
+    this.#owner = view?.owner;
+    this.#base = this.#owner === undefined ? this.#root : nodePath.join(this.#root, OWNERS, this.#owner);
+  }
+
+  /**
+   * The projects of one owner (a tool call's `owner`); `undefined` (stdio) is the root's own.
+   * Views share reservations, the write queue and the storage limits.
+   */
+  forOwner(owner: string | undefined): ProjectStorage {
+    if (owner === undefined) return this.#s.rootView;
+    const hash = ownerHash(owner);
+    let view = this.#s.views.get(hash);
+    if (!view) {
+      view = new ProjectStorage(this.#o, { shared: this.#s, owner: hash });
+      this.#s.views.set(hash, view);
+    }
+    return view;
   }
 
   /** The absolute storage root. */
   get root(): string {
     return this.#root;
+  }
+
+  /** The folder holding this view's projects (the root over stdio). */
+  get base(): string {
+    return this.#base;
   }
 
   /** The project folders created for every project. */
@@ -138,12 +221,12 @@ export class ProjectStorage {
 
   /** The absolute folder of a project (the name is checked; nothing is created). */
   projectPath(project: string, field = "project"): string {
-    return nodePath.join(this.#root, checkProjectName(project, field));
+    return nodePath.join(this.#base, checkProjectName(project, field));
   }
 
   /**
    * Creates the project with its folders and `.project.json` when missing. Returns whether it
-   * was created now.
+   * was created now. A new project past `maxProjects` is refused with `STORAGE_LIMIT`.
    */
   ensureProject(
     project: string,
@@ -154,6 +237,12 @@ export class ProjectStorage {
     return this.#serial(async () => {
       const realRoot = await this.#ensureRoot();
       const existed = await exists(dir);
+      if (existed) {
+        await this.#confine(realRoot, dir);
+        await this.#checkOwner(dir, project, field);
+      } else {
+        await this.#checkProjectLimit();
+      }
       await this.#fs("create", dir, () => Deno.mkdir(dir, { recursive: true }));
       await this.#confine(realRoot, dir);
       for (const sub of this.#o.subdirs) {
@@ -165,6 +254,7 @@ export class ProjectStorage {
         const now = new Date(this.#o.clock.now()).toISOString();
         const meta: ProjectMeta = {
           name: project,
+          ...(this.#owner === undefined ? {} : { owner: this.#owner }),
           description: description ?? null,
           created: now,
           updated: now,
@@ -183,6 +273,7 @@ export class ProjectStorage {
   /**
    * Claims a new file in `project/subdir`. `filename` is the caller's name (checked, extension
    * added) or the server's own; a taken name gets `_1`, `_2`, ... so nothing is overwritten.
+   * Refused with `STORAGE_LIMIT` when the storage is full already.
    */
   async reserve(
     project: string,
@@ -197,21 +288,29 @@ export class ProjectStorage {
     const dir = nodePath.join(projectDir, subdir);
     return await this.#serial(async () => {
       await this.#confine(await this.#ensureRoot(), dir);
+      if (this.#o.maxBytes !== undefined) {
+        // Counted afresh for every file: the user may have deleted files meanwhile.
+        this.#s.committed = await this.#countStored();
+        this.#checkBytes(0);
+      }
       const ext = nodePath.extname(base);
       const stem = base.slice(0, base.length - ext.length);
       for (let n = 0;; n++) {
         const name = n === 0 ? base : `${stem}_${n}${ext}`;
         const path = nodePath.join(dir, name);
-        if (this.#reserved.has(path) || (await exists(path))) continue;
-        this.#reserved.add(path);
+        if (this.#s.reserved.has(path) || (await exists(path))) continue;
+        this.#s.reserved.add(path);
         const relativePath = `${subdir}/${name}`;
+        const tempPath = nodePath.join(dir, `.${name}.partial`);
+        this.#s.inflight.set(tempPath, 0);
         return {
           project,
           name,
           relativePath,
           path,
-          tempPath: nodePath.join(dir, `.${name}.partial`),
+          tempPath,
           uri: this.uri(project, relativePath),
+          charge: (bytes: number) => this.#charge(tempPath, bytes),
         };
       }
     });
@@ -219,7 +318,15 @@ export class ProjectStorage {
 
   /** Gives a reserved name back (after the file was written, or abandoned). */
   release(file: ReservedFile): void {
-    this.#reserved.delete(file.path);
+    const written = this.#s.inflight.get(file.tempPath);
+    this.#s.inflight.delete(file.tempPath);
+    this.#s.reserved.delete(file.path);
+    try {
+      // A kept file now counts as stored until the next count sees it on disk.
+      if (written !== undefined && Deno.lstatSync(file.path).isFile) this.#s.committed += blocks(written);
+    } catch {
+      // Abandoned: nothing was kept.
+    }
   }
 
   /** Records a written file in the project's `.project.json`. */
@@ -228,7 +335,7 @@ export class ProjectStorage {
     return this.#serial(async () => {
       // An unreadable .project.json (cut short by a crash, or edited by hand) would otherwise
       // fail every later write in the project: start it afresh, recording this file.
-      const meta = await readMeta(metaPath, project).catch(() => freshMeta(project));
+      const meta = await readMeta(metaPath, project).catch(() => freshMeta(project, this.#owner));
       meta.files[relativePath] = record;
       meta.updated = new Date(this.#o.clock.now()).toISOString();
       // Written aside and renamed, so a crash mid-write never leaves it half written.
@@ -240,15 +347,16 @@ export class ProjectStorage {
     });
   }
 
-  /** Every project under the root, by name. An absent root means no projects yet. */
+  /** This owner's projects, by name. An absent root means no projects yet. */
   async listProjects(): Promise<ProjectInfo[]> {
-    if (!(await exists(this.#root))) return [];
+    if (!(await exists(this.#base))) return [];
     const out: ProjectInfo[] = [];
-    const entries = await this.#fs("read", this.#root, () => Array.fromAsync(Deno.readDir(this.#root)));
+    const entries = await this.#fs("read", this.#base, () => Array.fromAsync(Deno.readDir(this.#base)));
     for (const entry of entries) {
-      if (!entry.isDirectory || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(entry.name)) continue;
-      const dir = nodePath.join(this.#root, entry.name);
+      if (!entry.isDirectory || !PROJECT_DIR.test(entry.name)) continue;
+      const dir = nodePath.join(this.#base, entry.name);
       const meta = await readMeta(nodePath.join(dir, META), entry.name).catch(() => undefined);
+      if (meta && meta.owner !== this.#owner) continue;
       const files = await this.#walk(entry.name, dir);
       const dirStat = await Deno.stat(dir);
       const modified = Math.max(dirStat.mtime?.getTime() ?? 0, ...files.map((f) => Date.parse(f.modified)));
@@ -272,13 +380,9 @@ export class ProjectStorage {
     field = "project_name",
   ): Promise<{ path: string; files: FileInfo[]; total_files: number; total_size_mb: number }> {
     const dir = this.projectPath(project, field);
-    if (!(await exists(dir))) {
-      throw new ToolError("NOT_FOUND", `There is no project "${project}" in the storage folder`, {
-        field,
-        hint: "List projects with the project list tool, or create this one first",
-      });
-    }
+    if (!(await exists(dir))) throw noProject(project, field);
     await this.#confine(await this.#realRoot(), dir);
+    await this.#checkOwner(dir, project, field);
     let files = await this.#walk(project, dir);
     if (options.subdir) files = files.filter((f) => f.path.startsWith(`${options.subdir}/`));
     const total = files.reduce((s, f) => s + f.size_bytes, 0);
@@ -303,7 +407,7 @@ export class ProjectStorage {
     };
   }
 
-  /** Every stored file across projects, newest first, at most `limit` (for `resources/list`). */
+  /** This owner's stored files across projects, newest first, at most `limit` (for `resources/list`). */
   async allFiles(limit: number): Promise<FileInfo[]> {
     const projects = await this.listProjects();
     const all: FileInfo[] = [];
@@ -313,14 +417,16 @@ export class ProjectStorage {
 
   /**
    * Finds an existing stored file from a project name and relative path (both untrusted, e.g.
-   * from a resource URI). Refuses anything hidden, linked or outside the root.
+   * from a resource URI). Refuses anything hidden, linked or outside the root; another owner's
+   * project is not found.
    */
   async resolveFile(
     project: string,
     relativePath: string,
   ): Promise<{ path: string; size: number; format: string }> {
     const segments = checkRelativePath(relativePath);
-    const path = nodePath.join(this.projectPath(project), ...segments);
+    const dir = this.projectPath(project);
+    const path = nodePath.join(dir, ...segments);
     let info: Deno.FileInfo;
     try {
       info = await Deno.lstat(path);
@@ -336,7 +442,113 @@ export class ProjectStorage {
       );
     }
     await this.#confine(await this.#realRoot(), path);
+    await this.#checkOwner(dir, project, "project");
     return { path, size: info.size, format: nodePath.extname(path).slice(1) };
+  }
+
+  /** Bytes stored under the root (all owners), in 4 KiB blocks, files being written included. */
+  async storedBytes(): Promise<number> {
+    return await this.#serial(async () => {
+      this.#s.committed = await this.#countStored();
+      return this.#s.committed + this.#inflightBytes();
+    });
+  }
+
+  /** Refuses (as not found) a project whose `.project.json` names another owner. */
+  async #checkOwner(dir: string, project: string, field: string): Promise<void> {
+    const meta = await readMeta(nodePath.join(dir, META), project).catch(() => undefined);
+    if (meta && meta.owner !== this.#owner) throw noProject(project, field);
+  }
+
+  #inflightBytes(): number {
+    let sum = 0;
+    for (const bytes of this.#s.inflight.values()) sum += blocks(bytes);
+    return sum;
+  }
+
+  #charge(tempPath: string, bytes: number): void {
+    const before = this.#s.inflight.get(tempPath) ?? 0;
+    if (this.#o.maxBytes !== undefined) this.#checkBytes(blocks(before + bytes) - blocks(before));
+    this.#s.inflight.set(tempPath, before + bytes);
+  }
+
+  #checkBytes(more: number): void {
+    const max = this.#o.maxBytes;
+    if (max === undefined) return;
+    const used = this.#s.committed + this.#inflightBytes();
+    if (used + more <= max && (more > 0 || used < max)) return;
+    const setting = this.#o.limitSettings?.bytes ?? "the storage limit";
+    throw new ToolError(
+      "STORAGE_LIMIT",
+      `The storage folder is full: ${toMb(used)} MB stored of the ${toMb(max)} MB allowed`,
+      {
+        hint:
+          `Delete files or projects you no longer need from "${this.#root}" on the server, or raise ${setting}`,
+      },
+    );
+  }
+
+  async #checkProjectLimit(): Promise<void> {
+    const max = this.#o.maxProjects;
+    if (max === undefined) return;
+    const count = await this.#countProjects();
+    if (count < max) return;
+    const setting = this.#o.limitSettings?.projects ?? "the project limit";
+    throw new ToolError(
+      "STORAGE_LIMIT",
+      `The storage folder holds ${count} projects, the most allowed (${max}); no new project was created`,
+      {
+        hint:
+          `Use an existing project (list them with the project list tool), delete unused project folders from "${this.#root}" on the server, or raise ${setting}`,
+      },
+    );
+  }
+
+  /** Projects of every owner. */
+  async #countProjects(): Promise<number> {
+    const dirs = async (path: string, pattern: RegExp): Promise<string[]> => {
+      try {
+        const entries = await Array.fromAsync(Deno.readDir(path));
+        return entries.filter((e) => e.isDirectory && pattern.test(e.name)).map((e) => e.name);
+      } catch {
+        return [];
+      }
+    };
+    let count = (await dirs(this.#root, PROJECT_DIR)).length;
+    const owners = nodePath.join(this.#root, OWNERS);
+    for (const owner of await dirs(owners, /^[0-9a-f]{32}$/)) {
+      count += (await dirs(nodePath.join(owners, owner), PROJECT_DIR)).length;
+    }
+    return count;
+  }
+
+  /** Everything on disk under the root, in 4 KiB blocks, except files being written now. */
+  async #countStored(): Promise<number> {
+    let total = 0;
+    const visit = async (dir: string, depth: number): Promise<void> => {
+      let entries: Deno.DirEntry[];
+      try {
+        entries = await Array.fromAsync(Deno.readDir(dir));
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        if (entry.isSymlink) continue;
+        const path = nodePath.join(dir, entry.name);
+        if (entry.isDirectory) {
+          total += BLOCK;
+          if (depth < 6) await visit(path, depth + 1);
+        } else if (entry.isFile && !this.#s.inflight.has(path)) {
+          try {
+            total += blocks((await Deno.lstat(path)).size);
+          } catch {
+            // Removed meanwhile.
+          }
+        }
+      }
+    };
+    await visit(this.#root, 0);
+    return total;
   }
 
   async #walk(project: string, dir: string): Promise<FileInfo[]> {
@@ -378,7 +590,7 @@ export class ProjectStorage {
   }
 
   async #ensureRoot(): Promise<string> {
-    await this.#fs("create", this.#root, () => Deno.mkdir(this.#root, { recursive: true }));
+    await this.#fs("create", this.#base, () => Deno.mkdir(this.#base, { recursive: true }));
     return await this.#realRoot();
   }
 
@@ -428,8 +640,8 @@ export class ProjectStorage {
   }
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.#chain.then(fn, fn);
-    this.#chain = next.catch(() => {});
+    const next = this.#s.chain.then(fn, fn);
+    this.#s.chain = next.catch(() => {});
     return next;
   }
 }
@@ -444,10 +656,26 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-function freshMeta(project: string): ProjectMeta {
+function freshMeta(project: string, owner?: string): ProjectMeta {
   const now = new Date().toISOString();
-  return { name: project, description: null, created: now, updated: now, files: {} };
+  return {
+    name: project,
+    ...(owner === undefined ? {} : { owner }),
+    description: null,
+    created: now,
+    updated: now,
+    files: {},
+  };
 }
+
+function noProject(project: string, field: string): ToolError {
+  return new ToolError("NOT_FOUND", `There is no project "${project}" in the storage folder`, {
+    field,
+    hint: "List projects with the project list tool, or create this one first",
+  });
+}
+
+const PROJECT_DIR = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 async function readMeta(path: string, project: string): Promise<ProjectMeta> {
   let text: string;
@@ -460,6 +688,7 @@ async function readMeta(path: string, project: string): Promise<ProjectMeta> {
   const parsed = JSON.parse(text) as Partial<ProjectMeta>;
   return {
     name: parsed.name ?? project,
+    ...(typeof parsed.owner === "string" ? { owner: parsed.owner } : {}),
     description: parsed.description ?? null,
     created: parsed.created ?? new Date().toISOString(),
     updated: parsed.updated ?? parsed.created ?? new Date().toISOString(),

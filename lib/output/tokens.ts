@@ -1,12 +1,11 @@
-// Token estimation and the auto|screen|file decision for large results.
+// Token counting and the auto|screen|file decision for large results.
 //
-// No tokenizer ships with the server (dependencies stay few, and the model on the other end is
-// unknown), so tokens are estimated from the text the way byte-pair encoders such as cl100k
-// split it: runs of letters cost about one token per four characters, runs of digits one per
-// three (cl100k cuts numbers into groups of at most three digits), each punctuation mark or
-// non-ASCII character one, and whitespace is mostly absorbed into the next word. On JSON and
-// tables of numbers this errs high, which is the safe side: a wrong guess writes a file instead
-// of flooding the model's context.
+// Tokens are counted with a real byte-pair tokenizer (gpt-tokenizer, the tiktoken encodings seed
+// 003 names): o200k_base for the models that use it (gpt-4o, gpt-4.1, gpt-5, o-series), cl100k_base
+// for older GPT models and as the stand-in for models whose tokenizer is not public (Claude,
+// Gemini), as the seed does. An encoding's rank table is 1.2-2.4 MB of JavaScript, so it is
+// imported on first use, not at start-up. Large row sets are counted on a stratified sample and
+// extrapolated, so deciding about 100,000 rows costs the same as deciding about 400.
 
 /** Where a result goes: inline to the model, or to a file with an excerpt. */
 export type OutputMode = "auto" | "screen" | "file";
@@ -14,84 +13,150 @@ export type OutputMode = "auto" | "screen" | "file";
 /** The output modes, for zod enums. */
 export const OUTPUT_MODES = ["auto", "screen", "file"] as const;
 
-const PIECE = /[A-Za-z]+|\d+|[ \t]+|[\r\n]+|[^A-Za-z\d \t\r\n]/g;
+/** The encodings the server counts with. */
+export type EncodingName = "cl100k_base" | "o200k_base";
 
-/** Estimated tokens of `text` (see the module comment for the rules; it errs high). */
-export function estimateTokens(text: string): number {
-  let tokens = 0;
-  for (const match of text.matchAll(PIECE)) {
-    const piece = match[0];
-    const c = piece.charCodeAt(0);
-    if (c === 32 || c === 9) {
-      // A single space joins the next word's token; indentation costs about one.
-      if (piece.length > 1) tokens += 1;
-    } else if (c === 10 || c === 13) {
-      tokens += 1;
-    } else if (c >= 48 && c <= 57) {
-      tokens += Math.ceil(piece.length / 3);
-    } else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) {
-      tokens += Math.ceil(piece.length / 4);
-    } else {
-      tokens += 1;
-    }
-  }
-  return tokens;
+/** What a model name implies: its tokenizer (or the nearest public one) and context size. */
+export interface ModelProfile {
+  /** The matched family, e.g. `claude`, `gpt-4o`; `unknown` when nothing matched. */
+  family: string;
+  encoding: EncodingName;
+  /** The model's context window in tokens. */
+  contextTokens: number;
 }
 
-/** Options for {@linkcode estimateRowsTokens}. */
-export interface EstimateRowsOptions {
+// First match wins: more specific names before their prefixes (gpt-4o before gpt-4).
+const MODELS: readonly [RegExp, ModelProfile][] = [
+  [/^(gpt-4\.1)/i, { family: "gpt-4.1", encoding: "o200k_base", contextTokens: 1_047_576 }],
+  [/^(gpt-5)/i, { family: "gpt-5", encoding: "o200k_base", contextTokens: 400_000 }],
+  [/^(chatgpt-4o|gpt-4o|gpt-4\.5)/i, { family: "gpt-4o", encoding: "o200k_base", contextTokens: 128_000 }],
+  [/^(o1|o3|o4)(-|$)/i, { family: "o-series", encoding: "o200k_base", contextTokens: 200_000 }],
+  [/^gpt-4-(turbo|\d{4}-preview)/i, {
+    family: "gpt-4-turbo",
+    encoding: "cl100k_base",
+    contextTokens: 128_000,
+  }],
+  [/^gpt-4/i, { family: "gpt-4", encoding: "cl100k_base", contextTokens: 8_192 }],
+  [/^gpt-3\.5/i, { family: "gpt-3.5", encoding: "cl100k_base", contextTokens: 16_385 }],
+  [/^claude/i, { family: "claude", encoding: "cl100k_base", contextTokens: 200_000 }],
+  [/^gemini/i, { family: "gemini", encoding: "cl100k_base", contextTokens: 1_000_000 }],
+];
+
+const UNKNOWN: ModelProfile = { family: "unknown", encoding: "cl100k_base", contextTokens: 200_000 };
+
+/**
+ * The profile of a model name (`FRED_MODEL_NAME`): its encoding and context size. Unknown names
+ * get cl100k_base and a 200,000-token context, the seed's default model (claude-sonnet-4).
+ */
+export function modelProfile(modelName: string): ModelProfile {
+  const name = modelName.trim();
+  return MODELS.find(([re]) => re.test(name))?.[1] ?? UNKNOWN;
+}
+
+/** Counts the tokens of a text in one encoding. */
+export interface TokenCounter {
+  readonly encoding: EncodingName;
+  count(text: string): number;
+}
+
+type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
+
+const counters = new Map<EncodingName, Promise<TokenCounter>>();
+
+/** The counter of an encoding, importing its rank table on first use (then cached). */
+export function tokenCounter(encoding: EncodingName): Promise<TokenCounter> {
+  let counter = counters.get(encoding);
+  if (!counter) {
+    // Literal specifiers, so `deno compile` bundles both tables; only the one asked for is loaded.
+    const loading: Promise<{ countTokens: CountTokens }> = encoding === "o200k_base"
+      ? import("gpt-tokenizer/encoding/o200k_base")
+      : import("gpt-tokenizer/encoding/cl100k_base");
+    // Text from upstreams may contain "<|endoftext|>": count it as text, never refuse it.
+    const plain = { disallowedSpecial: new Set<string>() };
+    counter = loading.then((m) => ({ encoding, count: (text: string) => m.countTokens(text, plain) }));
+    counters.set(encoding, counter);
+    counter.catch(() => counters.delete(encoding));
+  }
+  return counter;
+}
+
+/** Options for {@linkcode countRowsTokens}. */
+export interface CountRowsOptions {
   /** How one row is written out (default: JSON). */
   serialize?: (row: unknown) => string;
-  /** Rows measured before extrapolating (default 200). */
+  /** Rows counted before extrapolating (default 400). */
   sampleSize?: number;
 }
 
 /**
- * Estimated tokens of `rows`: exact for small sets; for large ones an evenly spaced sample is
- * measured and extrapolated, so estimating 100,000 rows costs the same as 200.
+ * Tokens of `rows` written as a JSON array: exact for up to `sampleSize` rows; above that a
+ * stratified sample (one row from each of `sampleSize` equal slices, at a pseudo-random place
+ * within it) is counted and scaled to the whole set.
  */
-export function estimateRowsTokens(rows: readonly unknown[], options: EstimateRowsOptions = {}): number {
+export function countRowsTokens(
+  rows: readonly unknown[],
+  counter: TokenCounter,
+  options: CountRowsOptions = {},
+): number {
   const serialize = options.serialize ?? ((row: unknown) => JSON.stringify(row));
-  const sampleSize = Math.max(1, options.sampleSize ?? 200);
-  if (rows.length === 0) return 0;
-  if (rows.length <= sampleSize) {
-    return rows.reduce<number>((sum, row) => sum + estimateTokens(serialize(row)) + 1, 0);
-  }
+  const sampleSize = Math.max(1, options.sampleSize ?? 400);
+  if (rows.length === 0) return counter.count("[]");
+  if (rows.length <= sampleSize) return counter.count(`[${rows.map(serialize).join(",")}]`);
   const step = rows.length / sampleSize;
-  let sampled = 0;
+  const sample: string[] = [];
+  // A pseudo-random place in each slice (seeded, so a result is always counted the same): fixed
+  // spacing would alias with periodic data, e.g. every 7th value being a round number.
+  const random = mulberry32(rows.length);
   for (let i = 0; i < sampleSize; i++) {
-    sampled += estimateTokens(serialize(rows[Math.floor(i * step)])) + 1;
+    sample.push(serialize(rows[Math.min(rows.length - 1, Math.floor((i + random()) * step))]));
   }
-  return Math.ceil((sampled / sampleSize) * rows.length);
+  // Each sampled row with the comma that joins it; the brackets are counted once.
+  const sampled = counter.count(sample.join(","));
+  return Math.ceil((sampled / sampleSize) * rows.length) + 2;
+}
+
+/** A small seeded generator of numbers in [0, 1) (mulberry32). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /** The settings behind the token budget of `auto` mode. */
 export interface TokenBudgetOptions {
-  /** Hard ceiling in tokens for one result (seed 003's `FRED_SAFE_TOKEN_LIMIT`, 50,000). */
-  safeTokenLimit: number;
-  /** The model's whole context in tokens (`FRED_MODEL_TOKEN_LIMIT`, 200,000). */
+  /**
+   * The ceiling for one inline result (`FRED_SAFE_TOKEN_LIMIT`). When set it replaces the
+   * context-derived value below: it may raise the budget as well as lower it.
+   */
+  safeTokenLimit?: number;
+  /** The model's whole context in tokens (`FRED_MODEL_TOKEN_LIMIT`, else the model's own). */
   modelTokenLimit: number;
   /** Share of the context assumed already used by history and other tools (0.75). */
   assumeContextUsed: number;
-  /** Share of what is left that one result may take (0.7). */
+  /** Share of the safe limit one result may take (0.7). */
   safetyMargin: number;
 }
 
 /**
- * Tokens one result may take in `auto` mode: the smaller of the safe limit and the context left
- * over (`modelTokenLimit * (1 - assumeContextUsed)`), times the safety margin. With seed 003's
- * defaults: min(50,000, 200,000 * 0.25) * 0.7 = 35,000.
+ * Tokens one result may take in `auto` mode: the safe limit (`safeTokenLimit`, or else what the
+ * context leaves: `modelTokenLimit * (1 - assumeContextUsed)`) times the safety margin. For the
+ * default model (claude-sonnet-4, 200,000 tokens): 200,000 * 0.25 * 0.7 = 35,000.
  */
 export function tokenBudget(options: TokenBudgetOptions): number {
-  const left = options.modelTokenLimit * (1 - options.assumeContextUsed);
-  return Math.max(0, Math.floor(Math.min(options.safeTokenLimit, left) * options.safetyMargin));
+  const safe = options.safeTokenLimit ?? options.modelTokenLimit * (1 - options.assumeContextUsed);
+  return Math.max(0, Math.floor(safe * options.safetyMargin));
 }
 
 /** What {@linkcode chooseOutput} weighs. */
 export interface OutputFacts {
   /** Rows in the whole result. */
   rows: number;
-  /** Estimated tokens of the whole result. */
+  /** Counted (or, for large results, extrapolated) tokens of the whole result. */
   estimatedTokens: number;
   /** Token budget from {@linkcode tokenBudget}. */
   budget: number;

@@ -35,8 +35,11 @@ export interface RowWriter {
   readonly largestBatch: number;
   /** Encodes and writes one batch; the rows are not retained. */
   write(rows: readonly Record<string, unknown>[]): Promise<void>;
-  /** Finishes the file and moves it to its final name. */
-  close(): Promise<WriteSummary>;
+  /**
+   * Finishes the file and moves it to its final name. JSON files get `trailer`'s fields after
+   * the rows (e.g. what is missing from an incomplete file); CSV files have no place for them.
+   */
+  close(trailer?: Record<string, unknown>): Promise<WriteSummary>;
   /** Stops and removes the temporary file. Safe to call more than once, or after `close`. */
   abort(): Promise<void>;
 }
@@ -54,6 +57,11 @@ export interface RowWriterOptions {
   head?: Record<string, unknown>;
   /** JSON: the key of the rows array (default `items`). */
   itemsKey?: string;
+  /**
+   * Called with the size of each chunk before it is written; throwing (a storage limit) stops
+   * the write before the chunk lands. The caller then aborts the writer, removing the file.
+   */
+  charge?: (bytes: number) => void;
 }
 
 /**
@@ -120,7 +128,7 @@ abstract class BaseWriter implements RowWriter {
   }
 
   protected abstract encodeBatch(rows: readonly Record<string, unknown>[]): string;
-  protected abstract tail(): string;
+  protected abstract tail(trailer?: Record<string, unknown>): string;
   /** Last changes to the closed temporary file before it takes its final name. */
   protected finish(): Promise<void> {
     return Promise.resolve();
@@ -137,15 +145,16 @@ abstract class BaseWriter implements RowWriter {
   protected async put(text: string): Promise<void> {
     if (text === "") return;
     const bytes = encoder.encode(text);
+    this.options.charge?.(bytes.length);
     let done = 0;
     while (done < bytes.length) done += await this.#file.write(bytes.subarray(done));
     this.bytes += bytes.length;
   }
 
-  async close(): Promise<WriteSummary> {
+  async close(trailer?: Record<string, unknown>): Promise<WriteSummary> {
     if (this.#state !== "open") throw new Error("The writer is no longer open");
     try {
-      await this.put(this.tail());
+      await this.put(this.tail(trailer));
       this.#file.close();
       this.#state = "closed";
       await this.finish();
@@ -321,7 +330,9 @@ class JsonWriter extends BaseWriter {
     return `{\n${head}${JSON.stringify(this.options.itemsKey ?? "items")}: [\n`;
   }
 
-  protected tail(): string {
-    return `${this.#start()}\n],\n"rows_written": ${this.rowsWritten}\n}\n`;
+  protected tail(trailer: Record<string, unknown> = {}): string {
+    const extra = Object.entries(trailer).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
+      .join("");
+    return `${this.#start()}\n],\n${extra}"rows_written": ${this.rowsWritten}\n}\n`;
   }
 }

@@ -316,3 +316,48 @@ Deno.test("JobManager.close() cancels unfinished jobs and waits for them", async
   await jobs.close();
   assert.equal(jobs.get(job_id).status, "cancelled");
 });
+
+Deno.test("JobManager answers another owner's job as not found, and lists each owner's own", async () => {
+  const jobs = manager();
+  const a = jobs.start({
+    kind: "k",
+    request: {},
+    owner: "session-a",
+    // Runs until cancelled.
+    run: (job) =>
+      new Promise((_, reject) =>
+        job.signal.addEventListener("abort", () => reject(job.signal.reason), { once: true })
+      ),
+  });
+  jobs.start({ kind: "k", request: {}, run: () => Promise.resolve({ result: {} }) });
+  for (const attempt of [() => jobs.get(a.job_id, "session-b"), () => jobs.get(a.job_id)]) {
+    assert.throws(attempt, (e: unknown) => e instanceof ToolError && e.errorType === "JOB_NOT_FOUND");
+  }
+  await assert.rejects(jobs.cancel(a.job_id, "session-b"), (e: unknown) => e instanceof ToolError);
+  await assert.rejects(
+    jobs.wait(a.job_id, { timeoutMs: 1, owner: "session-b" }),
+    (e: unknown) => e instanceof ToolError,
+  );
+  assert.equal(jobs.list({ owner: "session-b" }).total, 0);
+  assert.equal(jobs.list({ owner: "session-a" }).total, 1);
+  assert.equal(jobs.list().total, 1, "no owner (stdio) sees the jobs started without one");
+  assert.equal(jobs.get(a.job_id, "session-a").job_id, a.job_id);
+  assert.equal((await jobs.cancel(a.job_id, "session-a")).status, "cancelled");
+});
+
+Deno.test("JobManager finishes a job that produced less than asked for as incomplete", async () => {
+  const jobs = manager();
+  const view = jobs.start({
+    kind: "k",
+    request: {},
+    run: () =>
+      Promise.resolve({ result: { missing: { rows: 5 } }, message: "Saved 10 of 15", incomplete: true }),
+  });
+  const done = await jobs.settled(view.job_id);
+  assert.equal(done.status, "incomplete");
+  assert.equal(done.message, "Saved 10 of 15");
+  assert.deepEqual(done.result, { missing: { rows: 5 } });
+  assert.equal(jobs.list({ status: "incomplete" }).total, 1);
+  assert.equal((await jobs.cancel(view.job_id)).status, "incomplete", "a finished job is left as it is");
+  assert.ok(jobViewSchema.safeParse(done).success);
+});

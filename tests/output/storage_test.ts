@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { ToolError } from "../../lib/errors.ts";
-import { isInside, ProjectStorage } from "../../lib/output/storage.ts";
+import { isInside, ownerHash, ProjectStorage } from "../../lib/output/storage.ts";
 
 const SUBDIRS = ["series", "maps"];
 
@@ -174,4 +174,81 @@ Deno.test("isInside() is strict about prefixes", () => {
   assert.equal(isInside("/data/fred", "/data/fred"), false);
   assert.equal(isInside("/data/fred", "/data/fred-other/x.csv"), false);
   assert.equal(isInside("/data/fred", "/data/x.csv"), false);
+});
+
+function limited(root: string, limits: { maxProjects?: number; maxBytes?: number }): ProjectStorage {
+  return new ProjectStorage({
+    root,
+    subdirs: SUBDIRS,
+    clock: new FakeClock(Date.UTC(2025, 9, 8, 14, 30, 22)),
+    uriPrefix: "test://files/",
+    settingName: "TEST_STORAGE_DIR",
+    limitSettings: { projects: "TEST_MAX_PROJECTS", bytes: "TEST_MAX_MB" },
+    ...limits,
+  });
+}
+
+Deno.test("ProjectStorage.forOwner() keeps each owner's projects apart, the owner's hash in .project.json", async () => {
+  const root = Deno.makeTempDirSync();
+  const storage = storageIn(root);
+  const a = storage.forOwner("session-a");
+  const b = storage.forOwner("session-b");
+  assert.equal(storage.forOwner(undefined), storage);
+  assert.equal(storage.forOwner("session-a"), a, "one view per owner");
+  await a.ensureProject("study", "A's");
+  const file = await a.reserve("study", "series", "gdp", "csv");
+  Deno.writeTextFileSync(file.path, "date,value\r\n");
+  a.release(file);
+  assert.deepEqual((await a.listProjects()).map((p) => p.name), ["study"]);
+  assert.deepEqual(await b.listProjects(), []);
+  assert.deepEqual(await storage.listProjects(), [], "the root's own projects (stdio) are separate");
+  await rejectsWith(b.listFiles("study"), "NOT_FOUND");
+  await rejectsWith(b.resolveFile("study", "series/gdp.csv"), "NOT_FOUND");
+  assert.equal((await a.resolveFile("study", "series/gdp.csv")).format, "csv");
+  assert.equal((await b.ensureProject("study")).created, true, "B's study is its own");
+  const meta = JSON.parse(Deno.readTextFileSync(`${a.base}/study/.project.json`));
+  assert.equal(meta.owner, ownerHash("session-a"));
+  assert.ok(a.base.startsWith(`${root}/_owners/`));
+  assert.ok(!Deno.readTextFileSync(`${a.base}/study/.project.json`).includes("session-a"));
+  // A .project.json naming another owner is not found either (a folder copied by hand).
+  Deno.mkdirSync(`${b.base}/copied/series`, { recursive: true });
+  Deno.writeTextFileSync(`${b.base}/copied/.project.json`, JSON.stringify({ ...meta, name: "copied" }));
+  await rejectsWith(b.listFiles("copied"), "NOT_FOUND");
+  assert.deepEqual((await b.listProjects()).map((p) => p.name), ["study"]);
+});
+
+Deno.test("ProjectStorage refuses a project past maxProjects, counting every owner's", async () => {
+  const storage = limited(Deno.makeTempDirSync(), { maxProjects: 2 });
+  await storage.ensureProject("one");
+  await storage.forOwner("x").ensureProject("two");
+  const e = await rejectsWith(storage.forOwner("y").ensureProject("three"), "STORAGE_LIMIT");
+  assert.match(e.hint ?? "", /TEST_MAX_PROJECTS/);
+  await rejectsWith(storage.reserve("four", "series", "f", "csv"), "STORAGE_LIMIT");
+  assert.equal((await storage.ensureProject("one")).created, false, "existing projects stay usable");
+});
+
+Deno.test("ProjectStorage counts stored and in-flight bytes in 4 KiB blocks against maxBytes", async () => {
+  const root = Deno.makeTempDirSync();
+  const storage = limited(root, { maxBytes: 64 * 1024 });
+  // The project and its 2 folders: 3 blocks; .project.json: 1; the file being written: 1 at first.
+  const file = await storage.reserve("p", "series", "data", "csv");
+  assert.equal(await storage.storedBytes(), 5 * 4096);
+  file.charge(5000);
+  assert.equal(await storage.storedBytes(), 6 * 4096, "5,000 bytes take two blocks");
+  const e = (() => {
+    try {
+      file.charge(64 * 1024);
+    } catch (err) {
+      return err;
+    }
+  })();
+  assert.ok(e instanceof ToolError && e.errorType === "STORAGE_LIMIT");
+  assert.match(e.message, /0\.023 MB stored of the 0\.063 MB allowed/);
+  assert.match(e.hint ?? "", /TEST_MAX_MB/);
+  storage.release(file);
+  assert.equal(await storage.storedBytes(), 4 * 4096, "an abandoned file frees its bytes");
+  Deno.writeFileSync(`${root}/p/series/big.bin`, new Uint8Array(60 * 1024));
+  await rejectsWith(storage.reserve("p", "series", "more", "csv"), "STORAGE_LIMIT");
+  Deno.removeSync(`${root}/p/series/big.bin`);
+  storage.release(await storage.reserve("p", "series", "more", "csv"));
 });

@@ -1,43 +1,78 @@
 import assert from "node:assert/strict";
-import { chooseOutput, estimateRowsTokens, estimateTokens, tokenBudget } from "../../lib/output/tokens.ts";
+import {
+  chooseOutput,
+  countRowsTokens,
+  modelProfile,
+  tokenBudget,
+  tokenCounter,
+} from "../../lib/output/tokens.ts";
+import { fixtureText } from "../fakes/upstream.ts";
 
-Deno.test("estimateTokens() counts words, digit groups, punctuation and line breaks", () => {
-  assert.equal(estimateTokens(""), 0);
-  assert.equal(estimateTokens("hello world"), 4); // 2 + 2, the space joins the word
-  assert.equal(estimateTokens("2024-01-01"), 6); // 2024 -> 2, 01 -> 1 each, two dashes
-  assert.equal(estimateTokens("a\nb"), 3);
-  assert.equal(estimateTokens("ÆØÅ"), 3, "non-ASCII characters cost one each");
+Deno.test("tokenCounter() counts with the real cl100k_base and o200k_base encodings", async () => {
+  const cl = await tokenCounter("cl100k_base");
+  const o2 = await tokenCounter("o200k_base");
+  // Reference counts of tiktoken for this pangram: 10 in both encodings.
+  assert.equal(cl.count("The quick brown fox jumps over the lazy dog."), 10);
+  assert.equal(o2.count("The quick brown fox jumps over the lazy dog."), 10);
+  // The encodings differ on other text (o200k has a larger vocabulary).
+  const norsk = "Riksantikvaren forvalter kulturminner og kulturmiljøer i hele Norge.";
+  assert.notEqual(cl.count(norsk), o2.count(norsk));
+  assert.equal(cl.count(""), 0);
+  assert.equal(await tokenCounter("cl100k_base"), cl, "loaded once, then reused");
 });
 
-Deno.test("estimateTokens() errs high against a known cl100k count", () => {
-  // cl100k_base encodes this pangram in 10 tokens.
-  assert.ok(estimateTokens("The quick brown fox jumps over the lazy dog.") >= 10);
+Deno.test("tokenCounter() counts special-token text from upstreams as text instead of refusing it", async () => {
+  const cl = await tokenCounter("cl100k_base");
+  assert.ok(cl.count("notes: <|endoftext|> trailing") > 3);
 });
 
-Deno.test("estimateRowsTokens() is exact for small sets and extrapolates a sample for large ones", () => {
-  const row = { date: "2020-01-01", value: 1.5 };
-  const one = estimateTokens(JSON.stringify(row)) + 1;
-  assert.equal(estimateRowsTokens([row, row, row]), 3 * one);
-  assert.equal(estimateRowsTokens([]), 0);
-  const many = Array.from({ length: 100_000 }, () => row);
-  const started = performance.now();
-  assert.equal(estimateRowsTokens(many, { sampleSize: 50 }), 100_000 * one);
-  assert.ok(performance.now() - started < 100, "sampling keeps large estimates cheap");
-});
-
-Deno.test("tokenBudget() gives seed 003's 35,000 tokens with its defaults", () => {
+Deno.test("countRowsTokens() is exact for small sets and extrapolates a sample for large ones", async () => {
+  const cl = await tokenCounter("cl100k_base");
+  const body = JSON.parse(fixtureText("fred/official_doc_series_observations_GNPCA.json"));
+  const rows = body.observations as Record<string, unknown>[];
   assert.equal(
-    tokenBudget({
-      safeTokenLimit: 50_000,
-      modelTokenLimit: 200_000,
-      assumeContextUsed: 0.75,
-      safetyMargin: 0.7,
-    }),
-    35_000,
+    countRowsTokens(rows, cl),
+    cl.count(JSON.stringify(rows)),
+    "exact: the JSON array's own count",
   );
-  // A small model's leftover context is the tighter bound.
+  // 100,000 rows built from the recorded ones, measured on a sample of 200.
+  const many = Array.from({ length: 100_000 }, (_, i) => rows[i % rows.length]);
+  const exact = cl.count(JSON.stringify(many.slice(0, 8400))) * (100_000 / 8400);
+  const sampled = countRowsTokens(many, cl);
+  assert.ok(Math.abs(sampled / exact - 1) < 0.02, `sampled ${sampled} vs ${Math.round(exact)}`);
+  assert.equal(countRowsTokens([], cl), cl.count("[]"));
+  // Periodic values (a cycle of 1,000 rows) must not alias with the sample's spacing.
+  const periodic = Array.from(
+    { length: 100_000 },
+    (_, i) => ({ v: i % 1000 === 0 ? 100 : 100 + (i % 1000) / 7 }),
+  );
+  const ratio = countRowsTokens(periodic, cl) / cl.count(JSON.stringify(periodic));
+  assert.ok(Math.abs(ratio - 1) < 0.03, `periodic: ${ratio.toFixed(3)}`);
+});
+
+Deno.test("modelProfile() picks the encoding and context a model name implies", () => {
+  assert.deepEqual(modelProfile("claude-sonnet-4"), {
+    family: "claude",
+    encoding: "cl100k_base",
+    contextTokens: 200_000,
+  });
+  assert.equal(modelProfile("gpt-4o-mini").encoding, "o200k_base");
+  assert.equal(modelProfile("gpt-4o-mini").contextTokens, 128_000);
+  assert.equal(modelProfile("gpt-4.1").contextTokens, 1_047_576);
+  assert.equal(modelProfile("o3-mini").encoding, "o200k_base");
+  assert.equal(modelProfile("gpt-4").encoding, "cl100k_base");
+  assert.equal(modelProfile("gpt-4").contextTokens, 8_192);
+  assert.equal(modelProfile("gemini-2.5-pro").contextTokens, 1_000_000);
+  assert.equal(modelProfile("something-else").family, "unknown");
+});
+
+Deno.test("tokenBudget() gives 35,000 tokens for the default model and lets the safe limit raise or lower it", () => {
+  const base = { modelTokenLimit: 200_000, assumeContextUsed: 0.75, safetyMargin: 0.7 };
+  assert.equal(tokenBudget(base), 35_000);
+  assert.equal(tokenBudget({ ...base, safeTokenLimit: 100_000 }), 70_000, "raised above the context share");
+  assert.equal(tokenBudget({ ...base, safeTokenLimit: 10_000 }), 7_000, "lowered");
   assert.equal(
-    tokenBudget({ safeTokenLimit: 50_000, modelTokenLimit: 32_000, assumeContextUsed: 0.5, safetyMargin: 1 }),
+    tokenBudget({ ...base, modelTokenLimit: 32_000, assumeContextUsed: 0.5, safetyMargin: 1 }),
     16_000,
   );
 });

@@ -209,3 +209,35 @@ Deno.test("mimeTypeOf() names CSV and JSON", () => {
   assert.equal(mimeTypeOf("json"), "application/json");
   assert.equal(mimeTypeOf("bin"), "application/octet-stream");
 });
+
+Deno.test("openRowWriter() asks charge() before each write and writes nothing it refuses", async () => {
+  const p = paths();
+  const charged: number[] = [];
+  const writer = await openRowWriter({
+    format: "csv",
+    ...p,
+    charge: (bytes) => {
+      if (charged.reduce((a, b) => a + b, 0) + bytes > 40) throw new Error("full");
+      charged.push(bytes);
+    },
+  });
+  await writer.write([{ a: 1 }]);
+  await assert.rejects(writer.write([{ a: "x".repeat(50) }]), /full/);
+  assert.equal(Deno.readTextFileSync(p.tempPath), "a\r\n1\r\n", "the refused chunk never landed");
+  await writer.abort();
+  assert.throws(() => Deno.statSync(p.tempPath), Deno.errors.NotFound);
+});
+
+Deno.test("openRowWriter() JSON files carry a trailer after the rows", async () => {
+  const p = paths();
+  const writer = await openRowWriter({ format: "json", ...p, itemsKey: "observations", head: { limit: 2 } });
+  await writer.write([{ v: 1 }]);
+  await writer.close({ incomplete: true, missing: { rows: 1 } });
+  assert.deepEqual(JSON.parse(Deno.readTextFileSync(p.path)), {
+    limit: 2,
+    observations: [{ v: 1 }],
+    incomplete: true,
+    missing: { rows: 1 },
+    rows_written: 1,
+  });
+});

@@ -5,7 +5,7 @@
 // parameter (redacted from every logged or reported URL) and scrubbed from upstream messages.
 import { clientSettings } from "../../http/settings.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
-import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
+import type { HttpClient, QueryValue, RequestOptions } from "../../http/fetch_client.ts";
 import type { RetryPolicy } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import type { Logger } from "../../log.ts";
@@ -109,17 +109,40 @@ export class FredClient {
   ): Promise<FredResponse> {
     this.requireKey();
     try {
-      const response = await this.#http.json(endpoint, {
-        query: { ...params, api_key: this.#settings.api_key, file_type: "json" },
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.logger ? { logger: options.logger } : {}),
-        ...(options.noCache ? { cacheTtlMs: 0 } : {}),
-      });
+      const response = await this.#http.json(endpoint, this.#request(params, options));
       return { data: response.data, url: this.publicUrl(endpoint, params) };
     } catch (e) {
       if (e instanceof UpstreamError) throw mapFredError(e, this.#settings);
       throw e;
     }
+  }
+
+  /**
+   * GETs an endpoint's JSON body undecoded, never cached: large pages are scanned item by item
+   * (lib/output/json_scan.ts) instead of being parsed whole.
+   */
+  async getBytes(
+    endpoint: string,
+    params: Record<string, QueryValue>,
+    options: FredRequestOptions = {},
+  ): Promise<{ body: Uint8Array; url: string }> {
+    this.requireKey();
+    try {
+      const response = await this.#http.bytes(endpoint, this.#request(params, { ...options, noCache: true }));
+      return { body: response.data, url: this.publicUrl(endpoint, params) };
+    } catch (e) {
+      if (e instanceof UpstreamError) throw mapFredError(e, this.#settings);
+      throw e;
+    }
+  }
+
+  #request(params: Record<string, QueryValue>, options: FredRequestOptions): RequestOptions {
+    return {
+      query: { ...params, api_key: this.#settings.api_key, file_type: "json" },
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.noCache ? { cacheTtlMs: 0 } : {}),
+    };
   }
 }
 
@@ -137,13 +160,23 @@ export function fredErrorMessage(body: string | undefined): string | undefined {
   return xml?.[1];
 }
 
-/** Tidies FRED's message: no "Bad Request." prefix, single spaces, no trailing period. */
+/** The most characters of FRED's own error text repeated in an error (its real ones are short). */
+const MAX_UPSTREAM_MESSAGE = 500;
+
+/**
+ * Tidies FRED's message: no "Bad Request." prefix, single spaces, no trailing period, at most
+ * 500 characters (an error is not a channel for an unbounded upstream text).
+ */
 function tidy(message: string): string {
-  return message
+  const text = message
+    .slice(0, MAX_UPSTREAM_MESSAGE * 4)
     .replace(/\s+/g, " ")
     .replace(/^(Bad Request|Not Found|Too Many Requests|Internal Server Error)\.\s*/i, "")
     .trim()
     .replace(/\.$/, "");
+  return text.length > MAX_UPSTREAM_MESSAGE
+    ? `${text.slice(0, MAX_UPSTREAM_MESSAGE)}... (FRED's message was cut; ${message.length} characters)`
+    : text;
 }
 
 /** Maps a shared-client failure to seed 003's error codes, with FRED's own words when it sent some. */

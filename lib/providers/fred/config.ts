@@ -53,13 +53,14 @@ const ENV: readonly Binding[] = [
     name: "FRED_MODEL_NAME",
     key: "model_name",
     kind: "string",
-    description: "AI model name (informational)",
+    description:
+      "AI model name: picks the tokenizer and, unless FRED_MODEL_TOKEN_LIMIT is set, the context size",
   },
   {
     name: "FRED_MODEL_TOKEN_LIMIT",
     key: "model_token_limit",
     kind: "int",
-    description: "The model's context size in tokens",
+    description: "The model's context size in tokens (0: the model's own)",
   },
   {
     name: "FRED_SAFETY_MARGIN",
@@ -77,7 +78,8 @@ const ENV: readonly Binding[] = [
     name: "FRED_SAFE_TOKEN_LIMIT",
     key: "safe_token_limit",
     kind: "int",
-    description: "Most tokens one inline result may take",
+    description:
+      "Token ceiling of one inline result before the safety margin; raises or lowers the budget (0: what the context leaves)",
   },
   {
     name: "FRED_ASSUME_CONTEXT_USED",
@@ -96,6 +98,18 @@ const ENV: readonly Binding[] = [
     key: "job_row_threshold",
     kind: "int",
     description: "Rows above which observations are fetched by a background job",
+  },
+  {
+    name: "FRED_MAX_PROJECTS",
+    key: "max_projects",
+    kind: "int",
+    description: "Most projects in the storage folder (all users together)",
+  },
+  {
+    name: "FRED_MAX_STORAGE_MB",
+    key: "max_storage_mb",
+    kind: "number",
+    description: "Most MiB stored in the storage folder; writes past it fail with STORAGE_LIMIT",
   },
   {
     name: "FRED_PAGE_SIZE",
@@ -157,15 +171,19 @@ const FRED_EXTRA = {
   filename_pattern: z.string().min(1).max(200).default("{series_id}_{operation}_{date}_{time}").describe(
     "Generated file names; variables {series_id} {operation} {date} {time} {timestamp} {project} {query_hash}",
   ),
-  model_name: z.string().default("claude-sonnet-4").describe("AI model name (informational only)"),
-  model_token_limit: z.number().int().min(1000).default(200_000).describe(
-    "The model's context size in tokens",
+  model_name: z.string().default("claude-sonnet-4").describe(
+    "AI model name: picks the tokenizer (o200k_base for gpt-4o/4.1/5 and o-series, else cl100k_base) and the context size",
   ),
+  model_token_limit: z.number().int().min(0).refine((n) => n === 0 || n >= 1000, {
+    message: "expected 0 (the model's own) or at least 1000",
+  }).default(0).describe("The model's context size in tokens; 0 takes the model's own (claude: 200,000)"),
   safety_margin: z.number().gt(0).max(1).default(0.7).describe(
     "Share of the safe budget one result may use",
   ),
-  safe_token_limit: z.number().int().min(100).default(50_000).describe(
-    "Most tokens one inline result may take",
+  safe_token_limit: z.number().int().min(0).refine((n) => n === 0 || n >= 100, {
+    message: "expected 0 (derived from the context) or at least 100",
+  }).default(0).describe(
+    "Token ceiling of one inline result before the safety margin; 0 derives it from the context (context x (1 - assume_context_used))",
   ),
   assume_context_used: z.number().min(0).lt(1).default(0.75).describe(
     "Share of the model's context assumed already used",
@@ -174,16 +192,24 @@ const FRED_EXTRA = {
     "Most rows auto mode returns inline",
   ),
   job_row_threshold: z.number().int().min(1).default(10_000).describe(
-    "Observations above which auto and file output run as a background job",
+    "Rows (observations or list items) above which auto and file output run as a background job",
   ),
   page_size: z.number().int().min(1).max(100_000).default(10_000).describe(
-    "Observations per FRED request when streaming to a file (bounds memory)",
+    "Observations per FRED request when streaming to a file",
   ),
   job_retention_hours: z.number().gt(0).max(24 * 365).default(24).describe("Hours finished jobs are kept"),
   job_retries: z.number().int().min(0).max(10).default(2).describe(
     "Times a job retries a page after a retryable failure, waiting rate_limit_retry_delay",
   ),
-  max_rows: z.number().int().min(1).default(1_000_000).describe("Most observations one file may hold"),
+  max_rows: z.number().int().min(1).default(1_000_000).describe(
+    "Most rows one file may hold; a pull past it stops there and is reported incomplete, with the offset to go on from",
+  ),
+  max_projects: z.number().int().min(1).default(100).describe(
+    "Most projects in the storage folder, all users together",
+  ),
+  max_storage_mb: z.number().positive().default(1024).describe(
+    "Most MiB stored in the storage folder (each file and folder counts at least 4 KiB)",
+  ),
   resource_max_mb: z.number().positive().max(1024).default(32).describe(
     "Largest stored file served through resources/read, in MiB",
   ),

@@ -1,26 +1,42 @@
 // Where a FRED result goes: inline (cut to the response limit), to a project file with an
 // excerpt, or to a background job that streams pages into a file. Shared by the six data tools.
+//
+// Paged operations written to a file (observations in auto or file mode, lists in file mode)
+// fetch every page asked for. The first request asks for at most `job_row_threshold + 1` rows,
+// which is enough to learn FRED's count and so decide, by the row threshold alone, whether the
+// rest runs in the call or in a background job; a call whose pages could not finish well within
+// its deadline goes to a job too. Pages after the first are scanned item by item from the raw
+// body and written in batches (lib/output/json_scan.ts), so memory follows a batch, not the page
+// size or the series.
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import type { QueryValue } from "../../http/fetch_client.ts";
+import { remainingMs } from "../../http/request_scope.ts";
 import type { Logger } from "../../log.ts";
 import { fitToLimit, jsonText, markdownTable, page, truncationNotice } from "../../mcp/output.ts";
 import type { ContentBlock, ToolCallContext, ToolOutput } from "../../mcp/provider.ts";
 import type { JobHandle, JobManager } from "../../output/jobs.ts";
+import { JsonScanError, scanJsonList } from "../../output/json_scan.ts";
 import { checkFilename, checkProjectName, renderFilenamePattern, stamp } from "../../output/paths.ts";
 import { resourceLink } from "../../output/resources.ts";
 import type { ProjectStorage, ReservedFile } from "../../output/storage.ts";
 import { toMb } from "../../output/storage.ts";
-import { chooseOutput, estimateRowsTokens, tokenBudget } from "../../output/tokens.ts";
+import {
+  chooseOutput,
+  countRowsTokens,
+  modelProfile,
+  tokenBudget,
+  tokenCounter,
+} from "../../output/tokens.ts";
 import type { OutputDecision, OutputFacts, OutputMode } from "../../output/tokens.ts";
 import { openRowWriter } from "../../output/writers.ts";
 import type { FileFormat, RowWriter } from "../../output/writers.ts";
 import type { FredClient } from "./client.ts";
 import type { FredSettings } from "./config.ts";
-import { itemsTable, metaLine, sourceLines, sourceOf } from "./format.ts";
-import type { Source } from "./format.ts";
-import type { OperationSpec } from "./operations.ts";
-import { CSV_COLUMNS, parseResponse, screenItem } from "./parse.ts";
+import { boundedMeta, clipValue, ITEM_CLIP, itemsTable, metaLine, sourceLines, sourceOf } from "./format.ts";
+import type { ClipCount, Source } from "./format.ts";
+import type { ItemKind, OperationSpec } from "./operations.ts";
+import { CSV_COLUMNS, itemFor, LIST_KEYS, listItem, parseResponse, screenItem } from "./parse.ts";
 import type { Parsed } from "./parse.ts";
 import { fredQuery, resolveOperation } from "./params.ts";
 import type { DataArgs } from "./params.ts";
@@ -48,9 +64,21 @@ export interface DataResult extends Record<string, unknown> {
   source: Source;
 }
 
+/** What a file lacks of what was asked for, and why (an `incomplete` result). */
+export interface Missing {
+  rows: number;
+  reason: string;
+  /** The offset a call continues from to get the rest. */
+  next_offset: number;
+}
+
 const EXCERPT_ROWS = 10;
 const FILE_HINT =
   'For all of it at once, call again with output: "file" (writes a project file and returns its path and a resource link).';
+const CLIP_NOTE =
+  'Some long FRED fields were shortened to keep this answer within the response limit; output: "file" keeps them whole.';
+/** Rows handed to the file writer at once: what the server holds of a page at any time. */
+const BATCH_ROWS = 2000;
 
 const ITEMS_KEY: Record<string, string> = {
   series: "seriess",
@@ -64,6 +92,8 @@ interface Call {
   args: DataArgs;
   ctx: ToolCallContext;
   deps: FredDeps;
+  /** The caller's view of the storage (its owner's projects). */
+  storage: ProjectStorage;
   query: Record<string, QueryValue>;
   offset: number;
   mode: OutputMode;
@@ -80,9 +110,9 @@ export async function runDataCall(
 ): Promise<
   ToolOutput<DataResult>
 > {
-  const spec = resolveOperation(tool, args);
-  deps.client.requireKey();
   const mode = args.output ?? deps.settings.output_mode;
+  const spec = resolveOperation(tool, args, { multiPage: mode === "file" });
+  deps.client.requireKey();
   const format = args.format ?? deps.settings.output_format;
   const project = args.project ?? deps.settings.project_name;
   if (mode !== "screen") {
@@ -95,6 +125,7 @@ export async function runDataCall(
     args,
     ctx,
     deps,
+    storage: deps.storage.forOwner(ctx.owner),
     query: fredQuery(spec, args),
     offset: typeof args["offset"] === "number" ? args["offset"] : 0,
     mode,
@@ -102,7 +133,9 @@ export async function runDataCall(
     project,
   };
   if (spec.job === "always" && mode !== "screen") return await startSingleFetchJob(call);
-  if (spec.kind === "observations" && mode !== "screen") return await observationsToFile(call);
+  if (spec.paged && mode !== "screen" && (spec.kind === "observations" || mode === "file")) {
+    return await pagedToFile(call);
+  }
 
   const limit = requestLimit(call);
   const params = { ...call.query, ...(limit === undefined ? {} : { limit, offset: call.offset }) };
@@ -113,30 +146,58 @@ export async function runDataCall(
 
 /** The `limit` sent to FRED for a single-request call. */
 function requestLimit(call: Call): number | undefined {
-  const { spec, args, mode, deps } = call;
+  const { spec, args, deps } = call;
   if (!spec.paged) return undefined;
   const asked = typeof args["limit"] === "number" ? args["limit"] : undefined;
   if (spec.kind === "observations") {
     // Inline: no point fetching more rows than could ever be shown.
     return Math.min(asked ?? spec.paged.max, deps.settings.screen_row_threshold);
   }
-  return asked ?? (mode === "file" ? spec.paged.max : spec.paged.defaultLimit);
+  return asked ?? spec.paged.defaultLimit;
+}
+
+/** Rows a request for pages of this operation asks for. */
+function pageSize(call: Call): number {
+  return call.spec.kind === "observations" ? call.deps.settings.page_size : call.spec.paged!.max;
 }
 
 /** Sends a fetched result inline or to a file, as the mode (and for auto, its size) decides. */
-async function deliver(call: Call, parsed: Parsed, source: Source): Promise<ToolOutput<DataResult>> {
+async function deliver(
+  call: Call,
+  parsed: Parsed,
+  source: Source,
+  missing?: Missing,
+): Promise<ToolOutput<DataResult>> {
   if (call.mode === "screen") return screenResult(call, parsed, source);
-  if (call.mode === "file") return await fileResult(call, parsed, source);
-  // Tokens are estimated on what would be shown (notes shortened, repeated fields dropped).
+  if (call.mode === "file") return await fileResult(call, parsed, source, undefined, missing);
+  // Tokens are counted on what would be shown (notes shortened, repeated fields dropped).
   const shown = parsed.items.map((i) => screenItem(call.spec.kind, i, parsed.meta));
-  const facts = autoFacts(call, parsed.items.length, estimateRowsTokens(shown));
+  const counter = await tokenCounter(modelProfile(call.deps.settings.model_name).encoding);
+  const facts = autoFacts(call, parsed.items.length, countRowsTokens(shown, counter));
   // First as if it fitted: over the token budget or the row threshold it goes to a file anyway.
   const hopeful = chooseOutput("auto", { ...facts, fitsOnScreen: true });
-  if (hopeful.mode === "screen") {
+  if (hopeful.mode === "screen" && !missing) {
     const screen = screenResult(call, parsed, source, hopeful);
-    if (screen.structured?.["truncated"] === false) return screen;
+    if (screen.structured?.["truncated"] === false && !screen.structured["clipped_fields"]) return screen;
   }
-  return await fileResult(call, parsed, source, chooseOutput("auto", { ...facts, fitsOnScreen: false }));
+  return await fileResult(
+    call,
+    parsed,
+    source,
+    chooseOutput("auto", { ...facts, fitsOnScreen: false }),
+    missing,
+  );
+}
+
+/** The token budget of `auto`, from the model's profile and the FRED_* settings. */
+function budgetOf(settings: FredSettings): number {
+  const profile = modelProfile(settings.model_name);
+  return tokenBudget({
+    ...(settings.safe_token_limit > 0 ? { safeTokenLimit: settings.safe_token_limit } : {}),
+    modelTokenLimit: settings.model_token_limit > 0 ? settings.model_token_limit : profile.contextTokens,
+    assumeContextUsed: settings.assume_context_used,
+    safetyMargin: settings.safety_margin,
+  });
 }
 
 function autoFacts(call: Call, rows: number, estimatedTokens: number): Omit<OutputFacts, "fitsOnScreen"> {
@@ -144,12 +205,7 @@ function autoFacts(call: Call, rows: number, estimatedTokens: number): Omit<Outp
   return {
     rows,
     estimatedTokens,
-    budget: tokenBudget({
-      safeTokenLimit: settings.safe_token_limit,
-      modelTokenLimit: settings.model_token_limit,
-      assumeContextUsed: settings.assume_context_used,
-      safetyMargin: settings.safety_margin,
-    }),
+    budget: budgetOf(settings),
     rowThreshold: settings.screen_row_threshold,
     characterLimit: call.ctx.limits.characterLimit,
   };
@@ -184,6 +240,32 @@ function base(
   };
 }
 
+/** The share of the response limit FRED's answer fields may take in a result. */
+function metaBudget(call: Call): number {
+  return Math.max(200, Math.floor(call.ctx.limits.characterLimit / 5));
+}
+
+/**
+ * Items as a result shows them: bounded copies for structuredContent, and for markdown the same
+ * items with values in FRED's own text ("1065.0"; "missing" for FRED's ".").
+ */
+function shownItems(
+  kind: ItemKind,
+  items: readonly Record<string, unknown>[],
+  meta: Record<string, unknown>,
+  count: ClipCount,
+): { structured: Record<string, unknown>; markdown: Record<string, unknown> }[] {
+  return items.map((item) => {
+    const structured = clipValue(screenItem(kind, item, meta), ITEM_CLIP, count) as Record<string, unknown>;
+    const text = itemFor(kind, item, "markdown");
+    const markdown: Record<string, unknown> = { ...structured };
+    for (const key of Object.keys(structured)) {
+      if (key in text && typeof structured[key] === "number") markdown[key] = text[key];
+    }
+    return { structured, markdown };
+  });
+}
+
 /** The inline answer, cut at an item boundary to the character limit. */
 function screenResult(
   call: Call,
@@ -193,11 +275,15 @@ function screenResult(
 ): ToolOutput<DataResult> {
   const { spec, offset } = call;
   const limit = call.ctx.limits.characterLimit;
-  const slim = parsed.items.map((i) => screenItem(spec.kind, i, parsed.meta));
-  const total = spec.paged ? Math.max(parsed.total ?? 0, offset + slim.length) : slim.length;
+  const count: ClipCount = { clipped: 0 };
+  const meta = boundedMeta(parsed.meta, metaBudget(call), count);
+  const shown = shownItems(spec.kind, parsed.items, parsed.meta, count);
+  const clippedFields = count.clipped;
+  const total = spec.paged ? Math.max(parsed.total ?? 0, offset + shown.length) : shown.length;
   const start = spec.paged ? offset : 0;
-  const meta = metaLine(parsed.meta);
-  const fitted = fitToLimit(slim, limit, ({ items, truncated }) => {
+  const line = metaLine(meta);
+  const fitted = fitToLimit(shown, limit, ({ items: pairs, truncated }) => {
+    const items = pairs.map((p) => p.structured);
     const env = page(total, start, items.length);
     if (!spec.paged) env.next_offset = null;
     const notes: string[] = [];
@@ -216,6 +302,7 @@ function screenResult(
         } more item(s): call again with offset=${env.next_offset}, or with output: "file" to save them.`,
       );
     }
+    if (clippedFields > 0) notes.push(CLIP_NOTE);
     const message = items.length === 0
       ? "No items matched"
       : `Showing ${start + 1}-${start + items.length} of ${total}`;
@@ -225,16 +312,17 @@ function screenResult(
       output_mode: "screen",
       message,
       items,
-      meta: parsed.meta,
+      meta,
       ...env,
       truncated,
+      ...(clippedFields > 0 ? { clipped_fields: clippedFields } : {}),
       ...(decision ? { decision } : {}),
     };
     const text = call.args.response_format === "json" ? jsonText(structured) : [
       heading(call),
-      ...(meta ? [meta] : []),
+      ...(line ? [line] : []),
       `${message}.`,
-      itemsTable(spec.kind, items),
+      itemsTable(spec.kind, pairs.map((p) => p.markdown)),
       ...notes,
       sourceLines(source),
     ].join("\n\n");
@@ -287,9 +375,9 @@ function hash(text: string): string {
   return (h >>> 0).toString(16).padStart(8, "0").slice(0, 6);
 }
 
-/** Claims the call's file name in its project (path checks and permissions fail here, early). */
+/** Claims the call's file name in its project (path checks, limits and permissions fail here, early). */
 async function reserveFile(call: Call): Promise<ReservedFile> {
-  return await call.deps.storage.reserve(call.project, call.spec.subdir, fileName(call), call.format);
+  return await call.storage.reserve(call.project, call.spec.subdir, fileName(call), call.format);
 }
 
 /** Opens the streaming writer of a reserved file; the JSON head carries the source and metadata. */
@@ -307,9 +395,10 @@ async function openWriter(
       ...(csvColumns(call) ? { columns: csvColumns(call)! } : {}),
       head: { source, request: requestSummary(call), ...meta },
       itemsKey: ITEMS_KEY[call.spec.kind] ?? call.spec.kind,
+      charge: (bytes) => file.charge(bytes),
     });
   } catch (e) {
-    call.deps.storage.release(file);
+    call.storage.release(file);
     throw e;
   }
 }
@@ -322,6 +411,23 @@ function csvColumns(call: Call): readonly string[] | undefined {
   const output = call.args["output_type"];
   if (call.spec.kind === "observations" && (output === 2 || output === 3)) return ["date"];
   return CSV_COLUMNS[call.spec.kind];
+}
+
+/** Rows as the file format writes them: values in FRED's text for CSV, as JSON numbers for JSON. */
+function fileRows(call: Call, items: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const target = call.format === "csv" ? "csv" : "json_file";
+  return items.map((i) => itemFor(call.spec.kind, i, target));
+}
+
+/** Writes rows in batches, so no encoded page is held whole. */
+async function writeRows(
+  call: Call,
+  writer: RowWriter,
+  items: readonly Record<string, unknown>[],
+): Promise<void> {
+  for (let k = 0; k < items.length; k += BATCH_ROWS) {
+    await writer.write(fileRows(call, items.slice(k, k + BATCH_ROWS)));
+  }
 }
 
 async function openFile(call: Call, meta: Record<string, unknown>, source: Source): Promise<{
@@ -363,6 +469,7 @@ interface Written {
   file: ReservedFile;
   rows: number;
   bytes: number;
+  missing?: Missing;
 }
 
 async function finishFile(
@@ -370,20 +477,28 @@ async function finishFile(
   file: ReservedFile,
   writer: RowWriter,
   source: Source,
+  missing?: Missing,
 ): Promise<Written> {
   try {
-    const summary = await writer.close();
-    await call.deps.storage.recordFile(call.project, file.relativePath, {
+    const summary = await writer.close(missing ? { incomplete: true, missing } : {});
+    await call.storage.recordFile(call.project, file.relativePath, {
       rows: summary.rows_written,
       format: call.format,
       created: new Date(call.deps.clock.now()).toISOString(),
       operation: `${call.tool} ${call.spec.operation}`,
       source_url: source.url,
+      ...(missing ? { incomplete: true, missing } : {}),
     });
-    return { file, rows: summary.rows_written, bytes: summary.bytes };
+    return { file, rows: summary.rows_written, bytes: summary.bytes, ...(missing ? { missing } : {}) };
   } finally {
-    call.deps.storage.release(file);
+    call.storage.release(file);
   }
+}
+
+/** Stops a writer after a failure and gives the file's name back: nothing is kept. */
+async function discard(call: Call, file: ReservedFile, writer: RowWriter | undefined): Promise<void> {
+  await writer?.abort();
+  call.storage.release(file);
 }
 
 /** Writes a fetched result to a project file and answers with an excerpt and a resource link. */
@@ -392,73 +507,100 @@ async function fileResult(
   parsed: Parsed,
   source: Source,
   decision?: OutputDecision,
+  missing?: Missing,
 ): Promise<ToolOutput<DataResult>> {
   const { file, writer } = await openFile(call, parsed.meta, source);
   try {
-    await writer.write(parsed.items);
+    await writeRows(call, writer, parsed.items);
   } catch (e) {
-    await writer.abort();
-    call.deps.storage.release(file);
+    await discard(call, file, writer);
     throw e;
   }
-  const written = await finishFile(call, file, writer, source);
-  const excerpt = parsed.items.slice(0, EXCERPT_ROWS).map((i) => screenItem(call.spec.kind, i, parsed.meta));
-  return fileAnswer(call, written, source, excerpt, parsed, decision);
+  const written = await finishFile(call, file, writer, source, missing);
+  return fileAnswer(call, written, source, parsed.items.slice(0, EXCERPT_ROWS), parsed, decision);
+}
+
+/**
+ * FRED's answer fields for a paged pull, stating the request the file answers rather than the
+ * first page's: `offset` where it starts, `limit` the rows it was to hold.
+ */
+function pulledMeta(call: Call, parsed: Parsed, rows: number): Record<string, unknown> {
+  return { ...parsed.meta, offset: call.offset, limit: rows };
 }
 
 function fileAnswer(
   call: Call,
   written: Written,
   source: Source,
-  excerpt: Record<string, unknown>[],
+  firstRows: readonly Record<string, unknown>[],
   parsed: Parsed | undefined,
   decision?: OutputDecision,
 ): ToolOutput<DataResult> {
-  const { file } = written;
+  const { file, missing } = written;
   const sizeMb = toMb(written.bytes);
-  const message =
-    `Data saved to "${file.path}" (${written.rows} rows). Read it with resources/read at ${file.uri}`;
-  // A file holds one request's worth (lists: at most FRED's per-request maximum); say what is left.
+  const message = missing
+    ? `Incomplete: saved ${written.rows} rows to "${file.path}", ${missing.rows} fewer than asked for (${missing.reason}). For the rest, call again with offset=${missing.next_offset}. Read it with resources/read at ${file.uri}`
+    : `Data saved to "${file.path}" (${written.rows} rows). Read it with resources/read at ${file.uri}`;
   const total = parsed?.total;
   const nextOffset = call.offset + written.rows;
+  // A file may hold less than FRED has: the caller's limit, or the row cap (then `missing` says so).
   const more = call.spec.paged !== undefined && total !== undefined && nextOffset < total;
-  const structured: DataResult = {
-    ...base(call, source),
-    status: "success",
-    output_mode: "file",
-    message,
-    file_path: file.path,
-    relative_path: file.relativePath,
-    resource_uri: file.uri,
-    project: call.project,
-    format: call.format,
-    rows_written: written.rows,
-    file_size_mb: sizeMb,
-    excerpt,
-    ...(parsed ? { meta: parsed.meta } : {}),
-    ...(total === undefined ? {} : { total }),
-    ...(more ? { offset: call.offset, has_more: true, next_offset: nextOffset } : {}),
-    ...(decision ? { decision } : {}),
-  };
-  const text = call.args.response_format === "json" ? jsonText(structured) : [
-    heading(call),
-    `Wrote ${
-      written.rows.toLocaleString("en-US")
-    } rows to \`${file.path}\` (project "${call.project}", ${call.format}, ${sizeMb} MB).`,
-    ...(more
-      ? [
-        `FRED holds ${total.toLocaleString("en-US")} in all; this file has items ${
-          call.offset + 1
-        }-${nextOffset}. For the rest, call again with offset=${nextOffset}${
-          call.spec.paged ? ` (up to ${call.spec.paged.max.toLocaleString("en-US")} per call with limit)` : ""
-        }.`,
-      ]
-      : []),
-    `Resource: ${file.uri}`,
-    ...(decision ? [`Written to a file because ${decision.reason}.`] : []),
-    excerpt.length ? `First ${excerpt.length} rows:\n\n${itemsTable(call.spec.kind, excerpt)}` : "_No rows._",
-    sourceLines(source),
-  ].join("\n\n");
+  const count: ClipCount = { clipped: 0 };
+  const meta = parsed ? boundedMeta(parsed.meta, metaBudget(call), count) : undefined;
+  const shown = shownItems(call.spec.kind, firstRows, parsed?.meta ?? {}, count);
+  const clippedFields = count.clipped;
+  const fitted = fitToLimit(shown, call.ctx.limits.characterLimit, ({ items: pairs, truncated }) => {
+    const excerpt = pairs.map((p) => p.structured);
+    const structured: DataResult = {
+      ...base(call, source),
+      status: "success",
+      output_mode: "file",
+      message,
+      file_path: file.path,
+      relative_path: file.relativePath,
+      resource_uri: file.uri,
+      project: call.project,
+      format: call.format,
+      rows_written: written.rows,
+      file_size_mb: sizeMb,
+      excerpt,
+      ...(meta ? { meta } : {}),
+      ...(total === undefined ? {} : { total }),
+      ...(more ? { offset: call.offset, has_more: true, next_offset: nextOffset } : {}),
+      ...(missing ? { incomplete: true, missing } : {}),
+      ...(clippedFields > 0 ? { clipped_fields: clippedFields } : {}),
+      ...(decision ? { decision } : {}),
+    };
+    const text = call.args.response_format === "json" ? jsonText(structured) : [
+      heading(call),
+      `Wrote ${
+        written.rows.toLocaleString("en-US")
+      } rows to \`${file.path}\` (project "${call.project}", ${call.format}, ${sizeMb} MB).`,
+      ...(missing
+        ? [
+          `**Incomplete:** ${
+            missing.rows.toLocaleString("en-US")
+          } rows asked for are not in the file (${missing.reason}). For the rest, call again with offset=${missing.next_offset}.`,
+        ]
+        : more
+        ? [
+          `FRED holds ${total.toLocaleString("en-US")} in all; this file has items ${
+            call.offset + 1
+          }-${nextOffset}. For the rest, call again with offset=${nextOffset}.`,
+        ]
+        : []),
+      `Resource: ${file.uri}`,
+      ...(decision ? [`Written to a file because ${decision.reason}.`] : []),
+      excerpt.length
+        ? `First ${excerpt.length} rows${truncated ? " that fit" : ""}:\n\n${
+          itemsTable(call.spec.kind, pairs.map((p) => p.markdown))
+        }`
+        : "_No rows shown._",
+      ...(clippedFields > 0 ? [CLIP_NOTE.replace('output: "file" keeps', "the file keeps")] : []),
+      sourceLines(source),
+    ].join("\n\n");
+    return { text, structured };
+  });
   const link: ContentBlock = resourceLink({
     uri: file.uri,
     name: file.name,
@@ -466,11 +608,11 @@ function fileAnswer(
     bytes: written.bytes,
     description: `${written.rows} rows from FRED ${call.spec.endpoint}`,
   });
-  return { text, structured, content: [link] };
+  return { text: fitted.text, structured: fitted.structured, content: [link] };
 }
 
-/** Fetches one observations page (`limit` rows from `offset`). */
-async function observationsPage(
+/** Fetches one page parsed whole (the first page: at most `job_row_threshold + 1` rows). */
+async function parsedPage(
   call: Call,
   offset: number,
   limit: number,
@@ -482,21 +624,121 @@ async function observationsPage(
     { ...call.query, limit, offset },
     { signal, logger, noCache: true },
   );
-  return { parsed: parseResponse("observations", response.data), url: response.url };
+  return { parsed: parseResponse(call.spec.kind, response.data), url: response.url };
 }
 
 /**
- * Observations with auto or file output: the first page says how many rows there are; small
- * results are delivered at once, large ones stream page by page into a file, in the call or,
- * above the job threshold, in a background job.
+ * Fetches one page and hands its items to `onItems` batch by batch, scanned from the raw body;
+ * at most `limit` items. Resolves to the number of items.
  */
-async function observationsToFile(call: Call): Promise<ToolOutput<DataResult>> {
+async function streamedPage(
+  call: Call,
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+  logger: Logger,
+  onItems: (items: Record<string, unknown>[]) => Promise<void>,
+): Promise<number> {
+  const kind = call.spec.kind;
+  const { body } = await call.deps.client.getBytes(
+    call.spec.endpoint,
+    { ...call.query, limit, offset },
+    { signal, logger },
+  );
+  let taken = 0;
+  try {
+    const scanned = await scanJsonList(body, LIST_KEYS[kind]!, async (batch) => {
+      const room = limit - taken;
+      if (room <= 0) return;
+      const items = (batch.length > room ? batch.slice(0, room) : batch).map((raw) => listItem(kind, raw));
+      taken += items.length;
+      await onItems(items);
+    }, { batchSize: BATCH_ROWS });
+    if (!scanned.found && scanned.fields["error_message"] !== undefined) {
+      throw new ToolError(
+        "DECODE_ERROR",
+        `FRED answered with an error: ${String(scanned.fields["error_message"])}`,
+      );
+    }
+  } catch (e) {
+    if (!(e instanceof JsonScanError)) throw e;
+    // Some rows of this page may be written already: retrying the page would repeat them.
+    throw new ToolError("DECODE_ERROR", `FRED's answer could not be read: ${e.message}`, {
+      retryable: false,
+      hint: "Try again; if it persists, FRED may be sending broken data",
+    });
+  } finally {
+    // Frees the page's bytes now rather than at the next full collection, which V8 puts off
+    // while memory outside its heap grows: this keeps a job's memory flat across pages.
+    release(body);
+  }
+  return taken;
+}
+
+/** Detaches a buffer nobody else holds, so its memory goes back at once. */
+function release(bytes: Uint8Array): void {
+  const buffer = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0) return;
+  try {
+    buffer.transfer?.(0);
+  } catch {
+    // Not transferable (shared or already detached): the collector will have it.
+  }
+}
+
+/** What a paged pull is to deliver. */
+interface Plan {
+  /** Rows asked for and available (the caller's limit, or everything from the offset). */
+  wanted: number;
+  /** Rows to write: `wanted`, unless `max_rows` caps it. */
+  target: number;
+}
+
+/** What the row cap leaves out, or undefined. */
+function capMissing(call: Call, plan: Plan): Missing | undefined {
+  if (plan.target >= plan.wanted) return undefined;
+  return {
+    rows: plan.wanted - plan.target,
+    reason: `one file holds at most ${call.deps.settings.max_rows.toLocaleString("en-US")} rows (max_rows)`,
+    next_offset: call.offset + plan.target,
+  };
+}
+
+/** What is missing after writing `written` of `plan`'s rows (FRED may hold fewer than it said). */
+function missingAfter(call: Call, plan: Plan, written: number): Missing | undefined {
+  if (written < plan.target) {
+    return {
+      rows: plan.wanted - written,
+      reason: `FRED stopped answering rows after ${
+        (call.offset + written).toLocaleString("en-US")
+      }, though its count said ${
+        (call.offset + plan.wanted).toLocaleString("en-US")
+      } (the series may have been revised meanwhile)`,
+      next_offset: call.offset + written,
+    };
+  }
+  return capMissing(call, plan);
+}
+
+/** Whether fetching `pages` more pages fits well within the call's deadline. */
+function fitsDeadline(call: Call, pages: number): boolean {
+  const left = remainingMs(call.deps.clock.now());
+  return estimatedSeconds(call.deps.settings, pages) * 1000 <= left / 2;
+}
+
+/**
+ * Paged operations to a file (observations with auto or file output, lists with file output):
+ * the first request tells how many rows there are; small results are delivered at once, the rest
+ * is streamed page by page into a file, in the call or, above the job threshold, in a job.
+ */
+async function pagedToFile(call: Call): Promise<ToolOutput<DataResult>> {
   const { settings } = call.deps;
   const asked = typeof call.args["limit"] === "number" ? call.args["limit"] : Infinity;
-  const first = await observationsPage(
+  const size = pageSize(call);
+  const first = await parsedPage(
     call,
     call.offset,
-    Math.min(asked, settings.page_size),
+    Math.min(asked, size, settings.job_row_threshold + 1),
     call.ctx.signal,
     call.ctx.logger,
   );
@@ -508,99 +750,107 @@ async function observationsToFile(call: Call): Promise<ToolOutput<DataResult>> {
     }),
     call.args["series_id"],
   );
-  const available = Math.max(0, (first.parsed.total ?? first.parsed.items.length) - call.offset);
-  const wanted = Math.min(asked, available, settings.max_rows);
-  if (wanted <= first.parsed.items.length) {
-    return await deliver(call, { ...first.parsed, items: first.parsed.items.slice(0, wanted) }, source);
+  const total = first.parsed.total ?? call.offset + first.parsed.items.length;
+  const wanted = Math.min(asked, Math.max(0, total - call.offset));
+  const plan: Plan = { wanted, target: Math.min(wanted, settings.max_rows) };
+  const got = first.parsed.items;
+  const head: Parsed = { ...first.parsed, meta: pulledMeta(call, first.parsed, plan.target) };
+  if (plan.target <= got.length) {
+    return await deliver(
+      call,
+      { ...head, items: got.slice(0, plan.target) },
+      source,
+      capMissing(call, plan),
+    );
   }
-  if (call.mode === "auto" && wanted <= settings.screen_row_threshold) {
+  if (call.mode === "auto" && plan.target <= settings.screen_row_threshold) {
     // Small enough to show: gather the few pages, then let auto decide.
-    const items = [...first.parsed.items];
-    while (items.length < wanted) {
-      const next = await observationsPage(
+    const items = [...got];
+    while (items.length < plan.target) {
+      const next = await parsedPage(
         call,
         call.offset + items.length,
-        Math.min(settings.page_size, wanted - items.length),
+        Math.min(size, plan.target - items.length),
         call.ctx.signal,
         call.ctx.logger,
       );
       if (next.parsed.items.length === 0) break;
       items.push(...next.parsed.items);
     }
-    return await deliver(call, { ...first.parsed, items: items.slice(0, wanted) }, source);
+    return await deliver(
+      call,
+      { ...head, items: items.slice(0, plan.target) },
+      source,
+      missingAfter(call, plan, Math.min(items.length, plan.target)),
+    );
   }
-  if (wanted > settings.job_row_threshold) {
-    return await startObservationsJob(call, first.parsed, wanted, source);
+  const pages = Math.ceil((plan.target - got.length) / size);
+  if (plan.target > settings.job_row_threshold || !fitsDeadline(call, pages)) {
+    return await startPagedJob(call, head, plan, source);
   }
 
-  // Below the job threshold: stream in this call, reporting progress per page.
-  const { file, writer } = await openFile(call, first.parsed.meta, source);
+  // At most the job threshold, and quick: stream in this call, reporting progress per page.
+  const { file, writer } = await openFile(call, head.meta, source);
+  let written: number;
   try {
-    await streamObservations(call, {
-      first: first.parsed,
-      wanted,
+    written = await streamPages(call, {
+      first: head,
+      target: plan.target,
       writer,
       signal: call.ctx.signal,
       logger: call.ctx.logger,
-      onPage: (rows) => call.ctx.progress(rows, wanted, `Fetched ${rows} of ${wanted} observations`),
+      onRows: (rows) => call.ctx.progress(rows, plan.target, `Fetched ${rows} of ${plan.target} rows`),
     });
   } catch (e) {
-    await writer.abort();
-    call.deps.storage.release(file);
+    await discard(call, file, writer);
     throw e;
   }
-  const written = await finishFile(call, file, writer, source);
-  const excerpt = first.parsed.items.slice(0, EXCERPT_ROWS).map((i) =>
-    screenItem("observations", i, first.parsed.meta)
-  );
-  const decision = call.mode === "auto"
-    ? chooseOutput("auto", {
-      ...autoFacts(
-        call,
-        wanted,
-        Math.ceil(
-          estimateRowsTokens(
-            first.parsed.items.map((i) => screenItem("observations", i, first.parsed.meta)),
-          ) *
-            wanted / Math.max(1, first.parsed.items.length),
-        ),
-      ),
-      fitsOnScreen: false,
-    })
-    : undefined;
-  return fileAnswer(call, written, source, excerpt, { ...first.parsed, items: [] }, decision);
+  const done = await finishFile(call, file, writer, source, missingAfter(call, plan, written));
+  const decision = call.mode === "auto" ? await pagedDecision(call, head, plan.target) : undefined;
+  return fileAnswer(call, done, source, got.slice(0, EXCERPT_ROWS), head, decision);
+}
+
+/** Why auto wrote a paged result to a file: its tokens, counted on the first page and scaled. */
+async function pagedDecision(call: Call, first: Parsed, rows: number): Promise<OutputDecision> {
+  const counter = await tokenCounter(modelProfile(call.deps.settings.model_name).encoding);
+  const shown = first.items.map((i) => screenItem(call.spec.kind, i, first.meta));
+  const tokens = Math.ceil(countRowsTokens(shown, counter) * rows / Math.max(1, shown.length));
+  return chooseOutput("auto", { ...autoFacts(call, rows, tokens), fitsOnScreen: false });
 }
 
 interface StreamOptions {
   first: Parsed;
-  wanted: number;
+  target: number;
   writer: RowWriter;
   signal: AbortSignal;
   logger: Logger;
-  onPage(rows: number): void | Promise<void>;
+  onRows(rows: number): void | Promise<void>;
   /** Jobs retry a failed page; calls rely on the client's retries. */
   job?: JobHandle;
 }
 
-/** Writes the first page, then fetches and writes the rest one page at a time. */
-async function streamObservations(call: Call, o: StreamOptions): Promise<number> {
-  const pageSize = call.deps.settings.page_size;
-  const head = o.first.items.slice(0, o.wanted);
-  await o.writer.write(head);
+/**
+ * Writes the first page's rows, then fetches and writes the rest page by page, batch by batch.
+ * Resolves to the rows written: fewer than `target` when FRED runs out early.
+ */
+async function streamPages(call: Call, o: StreamOptions): Promise<number> {
+  const size = pageSize(call);
+  const head = o.first.items.slice(0, o.target);
+  await writeRows(call, o.writer, head);
   let written = head.length;
-  await o.onPage(written);
-  while (written < o.wanted) {
-    const limit = Math.min(pageSize, o.wanted - written);
+  await o.onRows(written);
+  while (written < o.target) {
+    const limit = Math.min(size, o.target - written);
     const offset = call.offset + written;
-    const next = o.job
-      ? await withJobRetries(call, o.job, () => observationsPage(call, offset, limit, o.signal, o.logger))
-      : await observationsPage(call, offset, limit, o.signal, o.logger);
+    const fetch = () =>
+      streamedPage(call, offset, limit, o.signal, o.logger, async (items) => {
+        await o.writer.write(fileRows(call, items));
+      });
+    const rows = o.job ? await withJobRetries(call, o.job, fetch) : await fetch();
     // FRED may hold fewer rows than its count said (a revision between pages): stop there.
-    if (next.parsed.items.length === 0) break;
-    const rows = next.parsed.items.slice(0, limit);
-    await o.writer.write(rows);
-    written += rows.length;
-    await o.onPage(written);
+    if (rows === 0) break;
+    written += rows;
+    await o.onRows(written);
   }
   return written;
 }
@@ -679,48 +929,81 @@ function jobResult(call: Call, written: Written, source: Source): Record<string,
     file_size_mb: toMb(written.bytes),
     file_size_bytes: written.bytes,
     format: call.format,
+    ...(written.missing ? { incomplete: true, missing: written.missing } : {}),
     source,
   };
 }
 
-async function startObservationsJob(
+/** The message of a finished job: "Ready for analysis" only when the file holds everything. */
+function jobMessage(written: Written): string {
+  const m = written.missing;
+  if (!m) return "Data successfully saved to file. Ready for analysis.";
+  return `Incomplete: saved ${written.rows.toLocaleString("en-US")} rows; ${
+    m.rows.toLocaleString("en-US")
+  } rows asked for are missing because ${m.reason}. For the rest, call again with offset=${m.next_offset}.`;
+}
+
+/** A job failure that keeps no file says so. */
+function withoutFile(e: unknown): unknown {
+  if (e instanceof ToolError && e.errorType === "STORAGE_LIMIT") {
+    return new ToolError("STORAGE_LIMIT", `${e.message}; the partial file was removed`, {
+      retryable: false,
+      ...(e.hint ? { hint: e.hint } : {}),
+    });
+  }
+  return e;
+}
+
+async function startPagedJob(
   call: Call,
   first: Parsed,
-  wanted: number,
+  plan: Plan,
   source: Source,
 ): Promise<ToolOutput<DataResult>> {
   const { file, writer } = await openFile(call, first.meta, source);
   const logger = call.deps.logger.child({ tool_name: call.tool });
-  const pages = Math.ceil(wanted / call.deps.settings.page_size);
+  const pages = Math.ceil(plan.target / pageSize(call));
+  // The first page is written as soon as the job runs, then let go.
+  let firstPage: Parsed | undefined = first;
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,
     request: jobRequest(call),
-    estimatedRows: wanted,
+    estimatedRows: plan.target,
+    ...(call.ctx.owner === undefined ? {} : { owner: call.ctx.owner }),
     run: async (job) => {
+      let rows: number;
       try {
-        await streamObservations(call, {
-          first,
-          wanted,
+        const head = firstPage!;
+        firstPage = undefined;
+        rows = await streamPages(call, {
+          first: head,
+          target: plan.target,
           writer,
           signal: job.signal,
           logger: logger.child({ job_id: job.id }),
-          onPage: (rows) => job.progress(rows, wanted, "Fetching observations from FRED API..."),
+          onRows: (n) => job.progress(n, plan.target, `Fetching ${call.spec.kind} from FRED API...`),
           job,
         });
         if (job.signal.aborted) throw job.signal.reason;
       } catch (e) {
-        await writer.abort();
-        call.deps.storage.release(file);
-        throw e;
+        await discard(call, file, writer);
+        throw withoutFile(e);
       }
-      const written = await finishFile(call, file, writer, source);
+      const written = await finishFile(call, file, writer, source, missingAfter(call, plan, rows));
       return {
         result: jobResult(call, written, source),
-        message: "Data successfully saved to file. Ready for analysis.",
+        message: jobMessage(written),
+        incomplete: written.missing !== undefined,
       };
     },
   });
-  return acceptedAnswer(call, view.job_id, wanted, estimatedSeconds(call.deps.settings, pages - 1), source);
+  return acceptedAnswer(
+    call,
+    view.job_id,
+    plan.target,
+    estimatedSeconds(call.deps.settings, pages - 1),
+    source,
+  );
 }
 
 /** Shape files and other single large answers: fetched and written by a background job. */
@@ -732,6 +1015,7 @@ async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> 
     kind: `${call.tool} ${call.spec.operation}`,
     request: jobRequest(call),
     estimatedRows: null,
+    ...(call.ctx.owner === undefined ? {} : { owner: call.ctx.owner }),
     run: async (job) => {
       let writer: RowWriter | undefined;
       try {
@@ -748,19 +1032,15 @@ async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> 
         const parsed = parseResponse(call.spec.kind, response.data);
         job.progress(0, parsed.items.length, "Writing the file");
         writer = await openWriter(call, file, parsed.meta, source);
-        await writer.write(parsed.items);
+        await writeRows(call, writer, parsed.items);
         job.progress(parsed.items.length, parsed.items.length, "Written");
         if (job.signal.aborted) throw job.signal.reason;
       } catch (e) {
-        await writer?.abort();
-        call.deps.storage.release(file);
-        throw e;
+        await discard(call, file, writer);
+        throw withoutFile(e);
       }
       const written = await finishFile(call, file, writer, source);
-      return {
-        result: jobResult(call, written, source),
-        message: "Data successfully saved to file. Ready for analysis.",
-      };
+      return { result: jobResult(call, written, source), message: jobMessage(written) };
     },
   });
   return acceptedAnswer(call, view.job_id, null, estimatedSeconds(call.deps.settings, 1), source);

@@ -159,3 +159,88 @@ export function metaLine(meta: Record<string, unknown>): string {
     .map((k) => `${k}: ${meta[k]}`);
   return parts.join(" · ");
 }
+
+/** Bounds of {@linkcode clipValue}. */
+export interface ClipOptions {
+  /** Longest string kept whole. */
+  maxString: number;
+  /** Most array elements (and object fields) kept. */
+  maxItems: number;
+  /** Deepest nesting kept; deeper objects and arrays are summarised. */
+  maxDepth: number;
+}
+
+/** Counts what {@linkcode clipValue} shortened. */
+export interface ClipCount {
+  clipped: number;
+}
+
+/**
+ * A copy of a value taken from FRED, bounded for a tool result: strings over `maxString`
+ * characters are cut with their full length noted, arrays and objects keep their first
+ * `maxItems` entries and say how many more there were, nesting deeper than `maxDepth` is
+ * summarised. Nothing is lost for good: files keep every value whole.
+ */
+export function clipValue(value: unknown, options: ClipOptions, count: ClipCount, depth = 0): unknown {
+  if (typeof value === "string") {
+    if (value.length <= options.maxString) return value;
+    count.clipped++;
+    return `${value.slice(0, options.maxString)}… (${value.length.toLocaleString("en-US")} characters)`;
+  }
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= options.maxDepth) {
+    count.clipped++;
+    return Array.isArray(value) ? `[${value.length} items]` : `{${Object.keys(value).length} fields}`;
+  }
+  if (Array.isArray(value)) {
+    const kept = value.slice(0, options.maxItems).map((v) => clipValue(v, options, count, depth + 1));
+    if (value.length > options.maxItems) {
+      count.clipped++;
+      kept.push(`… ${value.length - options.maxItems} more`);
+    }
+    return kept;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of entries.slice(0, options.maxItems)) {
+    out[clipValue(k, options, count) as string] = clipValue(v, options, count, depth + 1);
+  }
+  if (entries.length > options.maxItems) {
+    count.clipped++;
+    out["…"] = `${entries.length - options.maxItems} more fields`;
+  }
+  return out;
+}
+
+/** How FRED's answer fields (meta) are bounded in a result. */
+const META_CLIP: ClipOptions = { maxString: 300, maxItems: 30, maxDepth: 3 };
+
+/**
+ * FRED's answer fields for a result: each bounded by {@linkcode clipValue}, and all of them
+ * together within `budget` characters of JSON (fields past it are left out, and counted).
+ */
+export function boundedMeta(
+  meta: Record<string, unknown>,
+  budget: number,
+  count: ClipCount,
+): Record<string, unknown> {
+  const clipped = clipValue(meta, META_CLIP, count) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  let size = 2;
+  const entries = Object.entries(clipped);
+  for (let k = 0; k < entries.length; k++) {
+    const [key, value] = entries[k]!;
+    const cost = JSON.stringify(key).length + JSON.stringify(value ?? null).length + 2;
+    if (size + cost > budget) {
+      count.clipped++;
+      out["…"] = `${entries.length - k} more fields left out to stay within the response limit`;
+      break;
+    }
+    out[key] = value;
+    size += cost;
+  }
+  return out;
+}
+
+/** How item fields are bounded inline and in excerpts. */
+export const ITEM_CLIP: ClipOptions = { maxString: 1000, maxItems: 50, maxDepth: 4 };

@@ -37,6 +37,14 @@ function describeJob(view: JobView): string {
         view.result["format"]
       }, ${view.result["file_size_mb"]} MB)\nResource: ${view.result["resource_uri"]}`,
     );
+    const missing = view.result["missing"] as
+      | { rows?: number; reason?: string; next_offset?: number }
+      | undefined;
+    if (missing) {
+      lines.push(
+        `**Incomplete:** ${missing.rows} rows missing (${missing.reason}); for the rest, call the data tool again with offset=${missing.next_offset}`,
+      );
+    }
   }
   const source = view.result?.["source"] as { url?: string; notice?: string } | undefined;
   if (source?.url) lines.push(`Source: ${source.url}\n${source.notice ?? ""}`.trimEnd());
@@ -50,7 +58,8 @@ function describeJob(view: JobView): string {
 
 function links(view: JobView): ContentBlock[] {
   const r = view.result;
-  if (view.status !== "completed" || !r || typeof r["resource_uri"] !== "string") return [];
+  const kept = view.status === "completed" || view.status === "incomplete";
+  if (!kept || !r || typeof r["resource_uri"] !== "string") return [];
   return [resourceLink({
     uri: r["resource_uri"],
     name: String(r["relative_path"] ?? r["resource_uri"]).split("/").pop()!,
@@ -99,12 +108,12 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
     name: "fred_job_status",
     title: "FRED job status",
     description:
-      "Checks a background FRED job (started by a data tool for large requests): accepted, processing (with rows fetched, estimated total, percent and elapsed seconds), completed (with file path, rows written, size, format and a resource link), failed (with the error) or cancelled. Set wait_seconds to wait for completion; progress notifications follow while waiting. Jobs are kept 24 hours after they finish.",
+      "Checks a background FRED job (started by a data tool for large requests): accepted, processing (with rows fetched, estimated total, percent and elapsed seconds), completed (with file path, rows written, size, format and a resource link), incomplete (a file that lacks rows asked for: result.missing says how many, why, and the offset to continue from), failed (with the error) or cancelled. Set wait_seconds to wait for completion; progress notifications follow while waiting. Jobs are kept 24 hours after they finish; over HTTP only the session that started a job sees it.",
     input: statusInput,
     output: jobViewSchema,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, ctx) {
-      let view = jobs.get(args.job_id);
+      let view = jobs.get(args.job_id, ctx.owner);
       if (args.wait_seconds > 0 && (view.status === "accepted" || view.status === "processing")) {
         const forward = forwarder(ctx);
         await forward(view);
@@ -112,6 +121,7 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
           timeoutMs: args.wait_seconds * 1000,
           signal: ctx.signal,
           onChange: forward,
+          ...(ctx.owner === undefined ? {} : { owner: ctx.owner }),
         });
       }
       const text = args.response_format === "json" ? jsonText(view) : describeJob(view);
@@ -123,13 +133,14 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
     name: "fred_job_list",
     title: "FRED jobs",
     description:
-      "Lists recent background FRED jobs, newest first, optionally only those in one state (accepted, processing, completed, failed, cancelled). Finished jobs are kept 24 hours.",
+      "Lists your recent background FRED jobs, newest first, optionally only those in one state (accepted, processing, completed, incomplete, failed, cancelled). Finished jobs are kept 24 hours; over HTTP each session sees only its own.",
     input: listInput,
     output: listOutput,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
     handler(args, ctx) {
       const { jobs: views, total } = jobs.list({
         ...(args.status_filter ? { status: args.status_filter } : {}),
+        ...(ctx.owner === undefined ? {} : { owner: ctx.owner }),
         limit: args.limit,
       });
       const fitted = fitToLimit(views, ctx.limits.characterLimit, ({ items, truncated }) => {
@@ -165,8 +176,8 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
     input: cancelInput,
     output: jobViewSchema,
     annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false },
-    async handler(args) {
-      const view = await jobs.cancel(args.job_id);
+    async handler(args, ctx) {
+      const view = await jobs.cancel(args.job_id, ctx.owner);
       const note = view.status === "cancelled"
         ? ""
         : `The job had already ${

@@ -31,6 +31,9 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
     clock,
     uriPrefix: "fred://files/",
     settingName: "FRED_STORAGE_DIR",
+    maxProjects: settings.max_projects,
+    maxBytes: Math.round(settings.max_storage_mb * 1_048_576),
+    limitSettings: { projects: "FRED_MAX_PROJECTS", bytes: "FRED_MAX_STORAGE_MB" },
   });
   const jobs = new JobManager({
     clock,

@@ -11,7 +11,28 @@ import { ALL_RELEASE_DATES, operationNames, OPERATIONS } from "./operations.ts";
 import type { OperationSpec } from "./operations.ts";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const date = (what: string) => z.string().regex(DATE, "expected a date as YYYY-MM-DD").describe(what);
+
+/** Whether `text` is a real calendar date written YYYY-MM-DD (no 2020-13-45, no 2021-02-29). */
+export function isCalendarDate(text: string): boolean {
+  if (!DATE.test(text)) return false;
+  const [y, m, d] = text.split("-").map(Number) as [number, number, number];
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+/** Whether `text` is a real moment written YYYYMMDDHhmm (FRED's start_time/end_time). */
+export function isCalendarTime(text: string): boolean {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text);
+  if (!m) return false;
+  return isCalendarDate(`${m[1]}-${m[2]}-${m[3]}`) && Number(m[4]) < 24 && Number(m[5]) < 60;
+}
+
+const calendarDate = () =>
+  z.string().regex(DATE, "expected a date as YYYY-MM-DD").refine(
+    isCalendarDate,
+    "expected a real calendar date as YYYY-MM-DD (month 01-12, a day that month has)",
+  );
+const date = (what: string) => calendarDate().describe(what);
 const tagList = (what: string) =>
   z.union([z.array(z.string().min(1).max(100)).min(1).max(50), z.string().min(1).max(2000)]).describe(
     `${what}: a list such as ["usa", "gdp"] or one semicolon-separated string "usa;gdp"`,
@@ -74,8 +95,8 @@ const PARAMS = {
   ),
   realtime_start: date("Start of the real-time (ALFRED vintage) period, YYYY-MM-DD (default: today)"),
   realtime_end: date("End of the real-time period, YYYY-MM-DD (default: today)"),
-  limit: z.number().int().min(1).max(100_000).describe(
-    "Most items to return: lists up to 1,000, dates up to 10,000, observations up to 100,000. Default: 25 series, 100 other items, 500 dates, all observations",
+  limit: z.number().int().min(1).max(1_000_000).describe(
+    'Most items to return: lists up to 1,000, dates up to 10,000, observations up to 100,000 per call; with output "file" any number (fetched page by page). Default: 25 series, 100 other items, 500 dates, all observations; with output "file" all items',
   ),
   offset: z.number().int().min(0).describe("Items to skip, for paging (default 0)"),
   order_by: z.string().max(40).describe(
@@ -112,14 +133,20 @@ const PARAMS = {
   output_type: z.number().int().min(1).max(4).describe(
     "1 by real-time period (default), 2 by vintage date, all observations, 3 by vintage date, new and revised only, 4 initial release only",
   ),
-  vintage_dates: z.union([z.array(z.string().regex(DATE)).min(1).max(2000), z.string().min(10).max(30_000)])
+  vintage_dates: z.union([z.array(calendarDate()).min(1).max(2000), z.string().min(10).max(30_000)])
     .describe(
       "Vintage dates (YYYY-MM-DD): a list, or one comma-separated string; at most 2,000",
     ),
-  start_time: z.string().regex(/^\d{12}$/, "expected YYYYMMDDHhmm").describe(
+  start_time: z.string().regex(/^\d{12}$/, "expected YYYYMMDDHhmm").refine(
+    isCalendarTime,
+    "expected a real date and time as YYYYMMDDHhmm",
+  ).describe(
     "get_updates: start of the update window, YYYYMMDDHhmm (US Central time; needs end_time)",
   ),
-  end_time: z.string().regex(/^\d{12}$/, "expected YYYYMMDDHhmm").describe(
+  end_time: z.string().regex(/^\d{12}$/, "expected YYYYMMDDHhmm").refine(
+    isCalendarTime,
+    "expected a real date and time as YYYYMMDDHhmm",
+  ).describe(
     "get_updates: end of the update window, YYYYMMDDHhmm (needs start_time)",
   ),
   shape: z.enum(REGION_TYPES).describe(
@@ -194,7 +221,11 @@ export type DataArgs = Record<string, unknown> & {
  * Finds the operation and checks its parameters: unknown operation, a parameter the operation
  * does not take, a missing one, a limit above FRED's, an order_by it does not know.
  */
-export function resolveOperation(tool: string, args: DataArgs): OperationSpec {
+export function resolveOperation(
+  tool: string,
+  args: DataArgs,
+  options: { multiPage?: boolean } = {},
+): OperationSpec {
   const ops = OPERATIONS[tool] ?? [];
   let spec = ops.find((o) => o.operation === args.operation);
   if (!spec) {
@@ -252,13 +283,17 @@ export function resolveOperation(tool: string, args: DataArgs): OperationSpec {
     );
   }
   const limit = args["limit"];
-  if (typeof limit === "number" && spec.paged && limit > spec.paged.max) {
+  if (typeof limit === "number" && spec.paged && limit > spec.paged.max && !options.multiPage) {
     throw new ToolError(
       "VALIDATION_ERROR",
       `"limit" is ${limit}, above FRED's maximum of ${
         spec.paged.max.toLocaleString("en-US")
       } for operation "${spec.operation}"`,
-      { field: "limit", hint: `Use a limit up to ${spec.paged.max} and page with offset` },
+      {
+        field: "limit",
+        hint:
+          `Use a limit up to ${spec.paged.max} and page with offset, or output "file" to fetch every page`,
+      },
     );
   }
   const orderBy = args["order_by"];
@@ -282,11 +317,13 @@ export function resolveOperation(tool: string, args: DataArgs): OperationSpec {
     );
   }
   if (typeof args["vintage_dates"] === "string") {
-    const bad = (args["vintage_dates"] as string).split(",").map((s) => s.trim()).find((d) => !DATE.test(d));
+    const bad = (args["vintage_dates"] as string).split(",").map((s) => s.trim()).find((d) =>
+      !isCalendarDate(d)
+    );
     if (bad !== undefined) {
       throw new ToolError(
         "VALIDATION_ERROR",
-        `"vintage_dates" holds "${bad}", which is not a YYYY-MM-DD date`,
+        `"vintage_dates" holds "${bad}", which is not a real calendar date as YYYY-MM-DD`,
         {
           field: "vintage_dates",
           hint: 'Give dates as ["2020-01-01", "2021-01-01"] or "2020-01-01,2021-01-01"',

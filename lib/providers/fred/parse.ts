@@ -1,8 +1,11 @@
 // FRED answers turned into one shape: a list of items plus the answer's other fields. Items are
-// FRED's own objects with few changes: observation and map values become numbers, with FRED's
-// "." (no value) as null, never zero; release table elements list their children by id; vintage
-// dates become objects. Shapes the notes mark uncertain (maps values as numbers or strings, the
-// old title-keyed maps layout) are read either way.
+// FRED's own objects with few changes: release table elements list their children by id, vintage
+// dates become objects, map rows are flattened. Values keep FRED's own text ("1065.0", "."):
+// each output turns them into its own form (valueFor): structured results get numbers, with
+// FRED's "." (no value) as null and any other text kept as text, never nulled; CSV files keep
+// FRED's text exactly, "." as an empty cell; JSON files write FRED's digits as JSON numbers
+// unchanged (1065.0 stays 1065.0), "." as null. Shapes the notes mark uncertain (maps values as
+// numbers or strings, the old title-keyed maps layout) are read either way.
 import { ToolError } from "../../errors.ts";
 import { shorten } from "../../mcp/output.ts";
 import type { ItemKind } from "./operations.ts";
@@ -16,7 +19,8 @@ export interface Parsed {
   total?: number;
 }
 
-const LIST_KEYS: Partial<Record<ItemKind, string>> = {
+/** The key of each list kind's items in FRED's answer. */
+export const LIST_KEYS: Partial<Record<ItemKind, string>> = {
   categories: "categories",
   series: "seriess",
   tags: "tags",
@@ -27,14 +31,61 @@ const LIST_KEYS: Partial<Record<ItemKind, string>> = {
   vintage_dates: "vintage_dates",
 };
 
-/** A FRED value as a number: `"."`, empty or unreadable values are missing (null), never zero. */
-export function fredNumber(value: unknown): number | null {
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value !== "string") return null;
+/** Where a value goes, which decides how FRED's text is written. */
+export type ValueTarget = "structured" | "csv" | "json_file" | "markdown";
+
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/** Whether a FRED value means "no value": FRED writes `"."`; an empty string or null counts too. */
+export function isMissing(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === "string" && /^\s*\.?\s*$/.test(value));
+}
+
+/**
+ * A FRED value (text such as `"1065.0"`, `"."`, or a number in maps answers) as `target` needs
+ * it. Missing is null in structured results and JSON files, an empty CSV cell, "missing" in
+ * markdown. Numbers: structured results get JavaScript numbers; JSON files get FRED's digits as a
+ * JSON number literal, unchanged; CSV and markdown get FRED's text. Text that is not a number
+ * (none is documented, but FRED's answers are not promised) is kept as text everywhere.
+ */
+export function valueFor(value: unknown, target: ValueTarget): unknown {
+  if (isMissing(value)) return target === "markdown" ? "missing" : null;
+  if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
+  if (typeof value !== "string") return value;
   const text = value.trim();
-  if (text === "" || text === ".") return null;
   const n = Number(text);
-  return Number.isFinite(n) ? n : null;
+  const numeric = text !== "" && Number.isFinite(n);
+  switch (target) {
+    case "structured":
+      return numeric ? n : value;
+    case "json_file":
+      return JSON_NUMBER.test(text) ? rawJSON(text) : numeric ? n : value;
+    default:
+      return value;
+  }
+}
+
+/** The fields of an item of `kind` that hold FRED values (observations, map values, table values). */
+export function isValueField(kind: ItemKind, key: string): boolean {
+  if (kind === "observations") return isObservationValueKey(key);
+  if (kind === "regional_data") return key === "value";
+  if (kind === "elements") return key === "observation_value";
+  return false;
+}
+
+/** An item with its value fields written for `target`; other fields unchanged. */
+export function itemFor(
+  kind: ItemKind,
+  item: Record<string, unknown>,
+  target: ValueTarget,
+): Record<string, unknown> {
+  if (kind !== "observations" && kind !== "regional_data" && kind !== "elements") return item;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(item)) {
+    out[key] = isValueField(kind, key) ? valueFor(value, target) : value;
+  }
+  return out;
 }
 
 function record(value: unknown): Record<string, unknown> {
@@ -83,14 +134,7 @@ function parseList(kind: ItemKind, body: Record<string, unknown>): Parsed {
   if (!Array.isArray(raw)) throw decodeError(`"${key}" is not a list`);
   const meta: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) if (k !== key) meta[k] = v;
-  let items: Record<string, unknown>[];
-  if (kind === "observations") {
-    items = raw.map((o) => observationRow(record(o)));
-  } else if (kind === "vintage_dates") {
-    items = raw.map((d) => ({ vintage_date: String(d) }));
-  } else {
-    items = raw.map(record);
-  }
+  const items = raw.map((r) => listItem(kind, r));
   const count = body["count"];
   return typeof count === "number" ? { items, meta, total: count } : { items, meta };
 }
@@ -105,13 +149,9 @@ export function isObservationValueKey(key: string): boolean {
 
 const VINTAGE_COLUMN = /_\d{8}$/;
 
-/** An observation with every value field read as a number ("." is null); other fields kept. */
-function observationRow(obs: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(obs)) {
-    out[key] = isObservationValueKey(key) ? fredNumber(value) : value;
-  }
-  return out;
+/** One element of a list answer as an item (vintage dates are plain strings in FRED's answer). */
+export function listItem(kind: ItemKind, raw: unknown): Record<string, unknown> {
+  return kind === "vintage_dates" ? { vintage_date: String(raw) } : record(raw);
 }
 
 function parseTables(body: Record<string, unknown>): Parsed {
@@ -119,9 +159,7 @@ function parseTables(body: Record<string, unknown>): Parsed {
   const items = Object.values(elements).map((e) => {
     const el = record(e);
     const children = Array.isArray(el["children"]) ? el["children"].map((c) => record(c)["element_id"]) : [];
-    const out: Record<string, unknown> = { ...el, children };
-    if ("observation_value" in el) out["observation_value"] = fredNumber(el["observation_value"]);
-    return out;
+    return { ...el, children };
   });
   const meta: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) if (k !== "elements") meta[k] = v;
@@ -152,7 +190,7 @@ function parseMapsData(body: Record<string, unknown>): Parsed {
         date,
         region: r["region"],
         code: r["code"],
-        value: fredNumber(r["value"]),
+        value: r["value"],
         series_id: r["series_id"],
       });
     }
@@ -162,7 +200,8 @@ function parseMapsData(body: Record<string, unknown>): Parsed {
 
 /**
  * An item as shown inline: long notes shortened, shape geometry left out (it belongs in a file),
- * observation real-time fields dropped when they repeat the answer's own period.
+ * observation real-time fields dropped when they repeat the answer's own period, values as
+ * numbers ({@linkcode valueFor} "structured").
  */
 export function screenItem(
   kind: ItemKind,
@@ -184,8 +223,12 @@ export function screenItem(
     case "observations": {
       const same = item["realtime_start"] === meta["realtime_start"] &&
         item["realtime_end"] === meta["realtime_end"];
-      return same ? { date: item["date"], value: item["value"] } : item;
+      const shown = itemFor(kind, item, "structured");
+      return same && "value" in item ? { date: shown["date"], value: shown["value"] } : shown;
     }
+    case "regional_data":
+    case "elements":
+      return itemFor(kind, item, "structured");
     case "shapes":
       return { type: item["type"], properties: item["properties"] ?? {} };
     default:

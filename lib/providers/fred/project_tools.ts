@@ -92,23 +92,24 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
     name: "fred_project_list",
     title: "FRED projects",
     description:
-      'Lists the FRED data projects in the storage folder (FRED_STORAGE_DIR, by default the per-user data folder\'s fred/), with file counts, sizes and dates. Use it to pick a project for output: "file".',
+      'Lists the FRED data projects in the storage folder (FRED_STORAGE_DIR, by default the per-user data folder\'s fred/), with file counts, sizes and dates. Use it to pick a project for output: "file". Over HTTP each session sees only the projects it made.',
     input: listInput,
     output: listOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, ...LOCAL },
     async handler(args, ctx) {
-      const projects = await storage.listProjects();
+      const mine = storage.forOwner(ctx.owner);
+      const projects = await mine.listProjects();
       const totalMb = Math.round(projects.reduce((s, p) => s + p.total_size_mb, 0) * 1000) / 1000;
       const fitted = fitToLimit(projects, ctx.limits.characterLimit, ({ items, truncated }) => {
         const structured = {
           status: "success" as const,
-          storage_dir: storage.root,
+          storage_dir: mine.base,
           projects: items,
           total_projects: projects.length,
           total_storage_mb: totalMb,
         };
         const text = args.response_format === "json" ? jsonText(structured) : [
-          `## FRED projects in \`${storage.root}\``,
+          `## FRED projects in \`${mine.base}\``,
           items.length === 0
             ? '_No projects yet: create one with fred_project_create, or write a file with output: "file"._'
             : markdownTable(
@@ -130,12 +131,16 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
     title: "Create a FRED project",
     description: `Creates a project folder in the storage folder with the subfolders ${
       PROJECT_SUBDIRS.join(", ")
-    } and a .project.json holding its description. An existing project is left unchanged. Names: 1-64 letters, digits, "-" or "_".`,
+    } and a .project.json holding its description. An existing project is left unchanged. Names: 1-64 letters, digits, "-" or "_". The storage folder holds at most FRED_MAX_PROJECTS projects (STORAGE_LIMIT past that).`,
     input: createInput,
     output: createOutput,
     annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false, ...LOCAL },
-    async handler(args) {
-      const result = await storage.ensureProject(args.project_name, args.description ?? null, "project_name");
+    async handler(args, ctx) {
+      const result = await storage.forOwner(ctx.owner).ensureProject(
+        args.project_name,
+        args.description ?? null,
+        "project_name",
+      );
       const message = result.created
         ? `Project '${args.project_name}' created successfully`
         : `Project '${args.project_name}' already exists; nothing was changed`;
@@ -163,7 +168,7 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
     output: filesOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, ...LOCAL },
     async handler(args, ctx) {
-      const listed = await storage.listFiles(args.project_name, {
+      const listed = await storage.forOwner(ctx.owner).listFiles(args.project_name, {
         ...(args.subdirectory ? { subdir: args.subdirectory } : {}),
         sortBy: args.sort_by,
         limit: args.limit,

@@ -29,7 +29,7 @@ export const dataOutput = z.object({
   kind: z.string().describe("What the items are: series, observations, tags, categories, ..."),
   message: z.string().describe("What happened, in words"),
   items: z.array(item).optional().describe(
-    "Inline: FRED's items (observation values are numbers; FRED's \".\" is null, never zero)",
+    "Inline: FRED's items (observation and map values are numbers; FRED's \".\" is null, never zero; other text is kept as text)",
   ),
   meta: item.optional().describe("FRED's other answer fields (real-time period, units, map title, ...)"),
   total: z.number().int().optional().describe("Items matching in all"),
@@ -38,6 +38,17 @@ export const dataOutput = z.object({
   has_more: z.boolean().optional().describe("Whether more items follow"),
   next_offset: z.number().int().nullable().optional().describe("Offset to ask for next, or null"),
   truncated: z.boolean().optional().describe("Whether items were cut to fit the response limit"),
+  clipped_fields: z.number().int().optional().describe(
+    'How many long FRED fields (notes, titles, answer fields) were shortened here; output "file" keeps them whole',
+  ),
+  incomplete: z.boolean().optional().describe(
+    "File: true when it lacks rows that were asked for (see missing)",
+  ),
+  missing: z.object({
+    rows: z.number().int().describe("Rows asked for that are not in the file"),
+    reason: z.string().describe("Why"),
+    next_offset: z.number().int().describe("The offset to call again with for the rest"),
+  }).optional().describe("File: what an incomplete file lacks"),
   decision: z.object({
     mode: z.enum(["screen", "file"]).describe("What auto chose"),
     reason: z.string().describe("Why"),
@@ -66,7 +77,7 @@ export const dataOutput = z.object({
 });
 
 const OUTPUT_NOTE =
-  'Output: "auto" (default) answers inline when the result is small and otherwise writes a CSV/JSON file to a project folder, returning an excerpt, the row count, the path and a resource link (read it with resources/read); "screen" always answers inline, cut to the response limit with paging; "file" always writes a file. Large observation pulls (over 10,000 rows) and shape files run as background jobs: the call returns a job_id at once; follow it with fred_job_status.';
+  'Output: "auto" (default) answers inline when the result is small and otherwise writes a CSV/JSON file to a project folder, returning an excerpt, the row count, the path and a resource link (read it with resources/read); "screen" always answers inline, cut to the response limit with paging; "file" always writes a file with every page of the result. Pulls over 10,000 rows and shape files run as background jobs: the call returns a job_id at once; follow it with fred_job_status.';
 
 const SOURCE_NOTE =
   "Data: FRED®, Federal Reserve Bank of St. Louis; not endorsed or certified by the Bank. Needs FRED_API_KEY.";

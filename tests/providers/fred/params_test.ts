@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { ToolError } from "../../../lib/errors.ts";
 import { ALL_RELEASE_DATES, OPERATIONS } from "../../../lib/providers/fred/operations.ts";
-import { fredQuery, resolveOperation, toolInput } from "../../../lib/providers/fred/params.ts";
+import {
+  fredQuery,
+  isCalendarDate,
+  isCalendarTime,
+  resolveOperation,
+  toolInput,
+} from "../../../lib/providers/fred/params.ts";
 import type { DataArgs } from "../../../lib/providers/fred/params.ts";
 
 function args(operation: string, rest: Record<string, unknown> = {}): DataArgs {
@@ -230,4 +236,40 @@ Deno.test("fredQuery() encodes lists, booleans and defaults as FRED expects, lea
       include_observation_values: "true",
     },
   );
+});
+
+Deno.test("isCalendarDate() and isCalendarTime() accept real dates only", () => {
+  for (const ok of ["2020-02-29", "1776-07-04", "9999-12-31", "2021-12-31"]) {
+    assert.ok(isCalendarDate(ok), ok);
+  }
+  for (const bad of ["2020-13-45", "2021-02-29", "2020-04-31", "2020-00-10", "2020-1-1", "20200101"]) {
+    assert.ok(!isCalendarDate(bad), bad);
+  }
+  assert.ok(isCalendarTime("202401311259"));
+  assert.ok(!isCalendarTime("202402301200"));
+  assert.ok(!isCalendarTime("202401312460"));
+});
+
+Deno.test("toolInput() refuses impossible dates, naming the field", () => {
+  const input = toolInput("fred_series");
+  const bad = input.safeParse({
+    operation: "get_observations",
+    series_id: "X",
+    observation_end: "2020-13-45",
+  });
+  assert.equal(bad.success, false);
+  assert.deepEqual(bad.error!.issues[0]!.path, ["observation_end"]);
+  assert.match(bad.error!.issues[0]!.message, /real calendar date/);
+  const times = toolInput("fred_series").safeParse({
+    operation: "get_updates",
+    start_time: "202413010000",
+    end_time: "202401010000",
+  });
+  assert.deepEqual(times.error!.issues[0]!.path, ["start_time"]);
+});
+
+Deno.test("resolveOperation() lets output file ask for more than one FRED page", () => {
+  const many = args("search", { search_text: "gdp", limit: 5000 });
+  assert.throws(() => resolveOperation("fred_series", many), /above FRED's maximum/);
+  assert.equal(resolveOperation("fred_series", many, { multiPage: true }).operation, "search");
 });

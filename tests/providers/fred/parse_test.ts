@@ -8,21 +8,39 @@ import {
   sourceLines,
   sourceOf,
 } from "../../../lib/providers/fred/format.ts";
-import { fredNumber, parseResponse, screenItem } from "../../../lib/providers/fred/parse.ts";
+import { itemFor, parseResponse, screenItem, valueFor } from "../../../lib/providers/fred/parse.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
 
 const fixture = (name: string): unknown => JSON.parse(fixtureText(`fred/${name}`));
 
-Deno.test("fredNumber() reads numbers and numeric strings; '.', empty and junk are missing, never zero", () => {
-  assert.equal(fredNumber("1065.9"), 1065.9);
-  assert.equal(fredNumber(" -0.5 "), -0.5);
-  assert.equal(fredNumber(36877), 36877);
-  assert.equal(fredNumber("0"), 0);
-  assert.equal(fredNumber("."), null);
-  assert.equal(fredNumber(""), null);
-  assert.equal(fredNumber("n/a"), null);
-  assert.equal(fredNumber(null), null);
-  assert.equal(fredNumber(Number.NaN), null);
+Deno.test("valueFor() gives structured results numbers, '.' as null, and keeps other text", () => {
+  assert.equal(valueFor("1065.9", "structured"), 1065.9);
+  assert.equal(valueFor(" -0.5 ", "structured"), -0.5);
+  assert.equal(valueFor(36877, "structured"), 36877);
+  assert.equal(valueFor("0", "structured"), 0);
+  assert.equal(valueFor(".", "structured"), null);
+  assert.equal(valueFor("", "structured"), null);
+  assert.equal(valueFor(null, "structured"), null);
+  assert.equal(valueFor("n/a", "structured"), "n/a", "text that is no number is kept, not nulled");
+  assert.equal(valueFor(Number.NaN, "structured"), "NaN");
+});
+
+Deno.test("valueFor() keeps FRED's text in CSV and markdown and its digits as JSON numbers in JSON files", () => {
+  assert.equal(valueFor("1065.0", "csv"), "1065.0");
+  assert.equal(valueFor(".", "csv"), null, "an empty cell");
+  assert.equal(valueFor("n/a", "csv"), "n/a");
+  assert.equal(valueFor("1065.0", "markdown"), "1065.0");
+  assert.equal(valueFor(".", "markdown"), "missing");
+  const row = itemFor("observations", { date: "2020-01-01", value: "1065.0" }, "json_file");
+  assert.equal(JSON.stringify(row), '{"date":"2020-01-01","value":1065.0}');
+  assert.equal(JSON.stringify({ v: valueFor(".", "json_file") }), '{"v":null}');
+  assert.equal(JSON.stringify({ v: valueFor("1.", "json_file") }), '{"v":1}', "not JSON's grammar: a number");
+  assert.equal(JSON.stringify({ v: valueFor("ND", "json_file") }), '{"v":"ND"}');
+  assert.deepEqual(
+    itemFor("series", { id: "X", value: "." }, "csv"),
+    { id: "X", value: "." },
+    "only value fields",
+  );
 });
 
 Deno.test("parseResponse() reads the recorded observations, with count as the total", () => {
@@ -33,15 +51,15 @@ Deno.test("parseResponse() reads the recorded observations, with count as the to
     realtime_start: "2013-08-14",
     realtime_end: "2013-08-14",
     date: "1929-01-01",
-    value: 1065.9,
-  });
+    value: "1065.9",
+  }, "FRED's own text is kept until an output writes it");
   assert.equal(parsed.meta["units"], "lin");
   assert.equal("observations" in parsed.meta, false);
   const missing = parseResponse("observations", {
     count: 2,
     observations: [{ date: "2020-01-01", value: "." }, { date: "2020-01-02", value: "0" }],
   });
-  assert.deepEqual(missing.items.map((i) => i["value"]), [null, 0]);
+  assert.deepEqual(missing.items.map((i) => valueFor(i["value"], "structured")), [null, 0]);
 });
 
 Deno.test("parseResponse() reads observations by vintage date (output types 2 and 3) without a value field", () => {
@@ -54,11 +72,12 @@ Deno.test("parseResponse() reads observations by vintage date (output types 2 an
       { date: "1992-01-01", GNPCA_20210729: "9739.841" },
     ],
   });
-  assert.deepEqual(parsed.items, [
+  const shown = parsed.items.map((i) => screenItem("observations", i, parsed.meta));
+  assert.deepEqual(shown, [
     { date: "1991-01-01", GNPCA_20200704: 9406.669, GNPCA_20210729: null },
     { date: "1992-01-01", GNPCA_20210729: 9739.841 },
   ]);
-  const table = itemsTable("observations", parsed.items);
+  const table = itemsTable("observations", shown);
   assert.match(table, /^\| date \| GNPCA_20200704 \| GNPCA_20210729 \|/);
   assert.match(table, /\| 1991-01-01 \| 9406\.669 \| missing \|/);
   assert.ok(table.includes("| 1992-01-01 |  | 9739.841 |"), "no value for an unrevised vintage");
@@ -78,7 +97,7 @@ Deno.test("parseResponse() reads maps data as recorded (integer values) and in t
     fixture("recorded_geofred_regional_data_882_state_2013.json"),
   );
   assert.equal(current.items.length, 51);
-  assert.deepEqual(current.items[0], {
+  assert.deepEqual(screenItem("regional_data", current.items[0]!, current.meta), {
     date: "2013-01-01",
     region: "Arizona",
     code: "04",
@@ -98,7 +117,10 @@ Deno.test("parseResponse() reads maps data as recorded (integer values) and in t
     },
   });
   assert.equal(old.meta["title"], "Per Capita Personal Income by State (Dollars)");
-  assert.deepEqual(old.items.map((i) => [i["date"], i["value"]]), [["2013", 36481], ["2013", null]]);
+  assert.deepEqual(old.items.map((i) => [i["date"], valueFor(i["value"], "structured")]), [
+    ["2013", 36481],
+    ["2013", null],
+  ]);
 });
 
 Deno.test("parseResponse() flattens release tables, listing children by id", () => {
@@ -114,7 +136,10 @@ Deno.test("parseResponse() flattens release tables, listing children by id", () 
       "2": { element_id: 2, observation_value: "." },
     },
   });
-  assert.deepEqual(withValues.items.map((e) => e["observation_value"]), [12.5, null]);
+  assert.deepEqual(
+    withValues.items.map((e) => screenItem("elements", e, {})["observation_value"]),
+    [12.5, null],
+  );
 });
 
 Deno.test("parseResponse() reads the recorded shape file as features, keeping the collection's fields", () => {
