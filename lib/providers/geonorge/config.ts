@@ -18,7 +18,14 @@ export const geonorgeSpec = defineProvider({
   id: "geonorge",
   title: "GeoNorge kartkatalog",
   description: "Dataset discovery in GeoNorge's map catalogue (Riksantikvaren's datasets by default)",
-  common: { base_url: "https://kartkatalog.geonorge.no", timeout: 30, cache_ttl: 3600, max_retries: 2 },
+  common: {
+    base_url: "https://kartkatalog.geonorge.no",
+    timeout: 30,
+    cache_ttl: 3600,
+    max_retries: 2,
+    // One page of catalogue search hits.
+    max_body_mb: 4,
+  },
   extra: EXTRA,
   load: () => import("./mod.ts"),
 });

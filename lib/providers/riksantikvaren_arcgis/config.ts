@@ -30,6 +30,8 @@ export const riksantikvarenArcgisSpec = defineProvider({
     timeout: 60,
     cache_ttl: 900,
     max_retries: 2,
+    // A query page of up to the server's transfer limit (about 1,000 features) with geometry.
+    max_body_mb: 16,
   },
   extra: EXTRA,
   defaultTimeoutEnv: "GEO_API_TIMEOUT",

@@ -27,7 +27,14 @@ export const riksantikvarenOgcSpec = defineProvider({
   title: "Riksantikvaren OGC API Features",
   description:
     "Norwegian cultural heritage (protected sites, monuments, user-contributed memories) from api.ra.no",
-  common: { base_url: "https://api.ra.no", timeout: 60, cache_ttl: 900, max_retries: 2 },
+  common: {
+    base_url: "https://api.ra.no",
+    timeout: 60,
+    cache_ttl: 900,
+    max_retries: 2,
+    // A page of up to 1,000 features with polygon geometry.
+    max_body_mb: 16,
+  },
   extra: EXTRA,
   defaultTimeoutEnv: "GEO_API_TIMEOUT",
   load: () => import("./mod.ts"),

@@ -300,7 +300,7 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
       }
       const redirected = await call(s, "riksantikvaren-features", { collection: "lokaliteter", limit: 5 });
       assert.equal(redirected.isError, true);
-      assert.equal(redirected.payload["error_type"], "VALIDATION_ERROR");
+      assert.equal(redirected.payload["error_type"], "UPSTREAM_REDIRECT_REFUSED");
       assert.match(String(redirected.payload["message"]), /"10\.0\.0\.1".*private address/);
     },
   );
