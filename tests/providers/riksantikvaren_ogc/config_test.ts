@@ -8,7 +8,7 @@ Deno.test("riksantikvaren providers take GEO_API_TIMEOUT as their default timeou
   const d = JSON.parse(plain.stdout).providers;
   assert.equal(d.riksantikvaren_ogc.timeout, 20);
   assert.equal(d.riksantikvaren_ogc.base_url, "https://api.ra.no");
-  assert.equal(d.riksantikvaren_arcgis.timeout, 60);
+  assert.equal(d.riksantikvaren_arcgis.timeout, 20);
   assert.equal(d.riksantikvaren_arcgis.base_url, "https://kart.ra.no/arcgis/rest/services/Distribusjon");
 
   const env = await runCli(["config", "check", "--providers", providers], {
