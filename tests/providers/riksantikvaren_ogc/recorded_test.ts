@@ -75,6 +75,7 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
     [hold, holdFrom] = [null, Infinity];
   };
   let flaky = 0;
+  let catalogOk = false;
   await using fake = FakeUpstream.start([]);
   const o = fake.origin;
   for (const ds of [DS, "KulturminnerFredaBygninger", "KulturminnerKulturmiljoer"]) {
@@ -122,7 +123,17 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
       reply: (req) => featureOf(FREDA_PAGE, req.url.pathname.split("/").pop()!, o),
     })
     // Bodies of the wrong shape, each sent with HTTP 200.
-    .route({ path: "/", reply: { json: { apis: "none" } } })
+    .route({
+      path: "/",
+      reply: () => catalogOk ? { json: { apis: [{ id: DS }, { id: "Slow" }] } } : { json: { apis: "none" } },
+    })
+    .route({
+      path: "/Slow/collections",
+      reply: async () => {
+        await hold?.promise;
+        return { body: recorded(`ra_ogc/KulturminnerKulturmiljoer__collections.json`, o) };
+      },
+    })
     .route({ path: "/Garbage/collections", reply: { json: null } })
     .route({ path: "/Garbage2/collections", reply: { json: [] } })
     .route({ path: "/Garbage/collections/arr/items", reply: { json: [] } })
@@ -496,6 +507,24 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
     );
 
     await t.step(
+      "riksantikvaren-collections names the dataset that did not answer in time and lists the others",
+      async () => {
+        [hold, holdFrom, catalogOk] = [Promise.withResolvers<void>(), 0, true];
+        const r = ok(await call(s, "riksantikvaren-collections", { response_format: "json" }));
+        const [lok, slow] = r["datasets"] as Json[];
+        assert.deepEqual((lok!["collections"] as Json[]).map((c) => c["id"]), [
+          "enkeltminner",
+          "lokaliteter",
+          "sikringssoner",
+        ]);
+        assert.equal(slow!["collections"], null);
+        assert.match(String(slow!["error"]), /Not read: .*ran short of time; call again with dataset "Slow"/);
+        catalogOk = false;
+        release();
+      },
+    );
+
+    await t.step(
       "riksantikvaren-features answers a structured TIMEOUT when not even the first page comes",
       async () => {
         [hold, holdFrom] = [Promise.withResolvers<void>(), 0];
@@ -512,7 +541,11 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
 
     await t.step("the riksantikvaren-* tools answer DECODE_ERROR for bodies of the wrong shape", async () => {
       const cases: [string, Json, RegExp][] = [
-        ["riksantikvaren-collections", {}, /dataset catalog: it sent an object whose "apis" is a string/],
+        [
+          "riksantikvaren-collections",
+          { fresh: true },
+          /dataset catalog: it sent an object whose "apis" is a string/,
+        ],
         ["riksantikvaren-collections", { dataset: "Garbage" }, /list of collections: it sent null/],
         ["riksantikvaren-collections", { dataset: "Garbage2" }, /it sent an array/],
         [

@@ -1,5 +1,6 @@
 // riksantikvaren-collections: the datasets (APIs) of api.ra.no and the collections of each.
 import { z } from "zod";
+import { ToolError } from "../../../errors.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
 import {
   fitToLimit,
@@ -102,7 +103,13 @@ export function collectionsTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, 
         } catch (e) {
           // One broken dataset must not hide the others; a single asked-for dataset fails loudly.
           if (a.dataset !== undefined || ctx.signal.aborted) throw e;
-          return { ...d, collections: null, error: e instanceof Error ? e.message : String(e) };
+          const late = e instanceof ToolError && e.errorType === "TIMEOUT" && c.timeoutMs !== undefined;
+          const error = late
+            ? `Not read: it did not answer before this call ran short of time; call again with dataset "${d.id}"`
+            : e instanceof Error
+            ? e.message
+            : String(e);
+          return { ...d, collections: null, error };
         }
       });
       const licence = licenceOut(null, "", "");

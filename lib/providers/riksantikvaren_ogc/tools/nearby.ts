@@ -273,7 +273,7 @@ export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeo
   };
 }
 
-/** What an incomplete scan read, and how to go on; null when the box was read to its end. */
+/** What an incomplete scan read, and how to go on; null when there is nothing to add to the scan's own warnings. */
 function incompleteNote(scan: ScanResult, scanned: number): string | null {
   const read = `${scanned.toLocaleString("en-US")} records of the search box`;
   switch (scan.stop) {
@@ -283,8 +283,6 @@ function incompleteNote(scan: ScanResult, scanned: number): string | null {
       return `Read ${read}, the most one call reads (max_scan); the ranking covers those. Continue with next_cursor`;
     case "failed":
       return `The ranking covers the ${read} read before a page failed; next_cursor asks for that page again`;
-    case "repeated":
-      return `api.ra.no sent the same records again for a later offset, so the scan stopped after ${read}; the ranking may be incomplete`;
     default:
       return null;
   }
