@@ -543,7 +543,7 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
       const cases: [string, Json, RegExp][] = [
         [
           "riksantikvaren-collections",
-          { fresh: true },
+          { fresh: true }, // an earlier step's good catalog is in the cache
           /dataset catalog: it sent an object whose "apis" is a string/,
         ],
         ["riksantikvaren-collections", { dataset: "Garbage" }, /list of collections: it sent null/],
