@@ -12,7 +12,8 @@ const EXTRA = {
  * GeoNorge's map catalogue (kartkatalog.geonorge.no), for discovering Riksantikvaren's datasets
  * and their WMS/WFS/download distributions (seed 002, 3c). Served by default like every real
  * provider; the response parsing is defensive because the API was not checked live (see
- * docs/apis/geonorge.md).
+ * docs/apis/geonorge.md). A call may make two requests (the organization fallback), so one
+ * request's `timeout` is 20 s, well inside the server's per-call deadline (45 s).
  */
 export const geonorgeSpec = defineProvider({
   id: "geonorge",
@@ -20,7 +21,7 @@ export const geonorgeSpec = defineProvider({
   description: "Dataset discovery in GeoNorge's map catalogue (Riksantikvaren's datasets by default)",
   common: {
     base_url: "https://kartkatalog.geonorge.no",
-    timeout: 30,
+    timeout: 20,
     cache_ttl: 3600,
     max_retries: 2,
     // One page of catalogue search hits.
