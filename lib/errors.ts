@@ -11,6 +11,8 @@ export type ErrorType =
   | "API_ERROR"
   | "RATE_LIMITED"
   | "CIRCUIT_OPEN"
+  /** An upstream redirected to an origin that is not configured (SSRF and key-leak guard). */
+  | "UPSTREAM_REDIRECT_REFUSED"
   | "CONFIGURATION_ERROR"
   | "CANCELLED"
   | "INTERNAL_ERROR"
@@ -89,14 +91,17 @@ export interface UpstreamErrorOptions extends ToolErrorOptions {
   body?: string;
   /** The response's content type, when there was a response. */
   contentType?: string;
+  /** For `CIRCUIT_OPEN`: the error type of the last failed call that counted towards it. */
+  lastErrorType?: ErrorType;
 }
 
-/** An upstream call failed: transport, timeout, HTTP status, decoding, breaker or rate limit. */
+/** An upstream call failed: transport, timeout, HTTP status, decoding, breaker, rate limit or redirect policy. */
 export class UpstreamError extends ToolError {
   readonly provider: string;
   readonly url: string | undefined;
   readonly body: string | undefined;
   readonly contentType: string | undefined;
+  readonly lastErrorType: ErrorType | undefined;
 
   constructor(errorType: ErrorType, message: string, options: UpstreamErrorOptions) {
     super(errorType, message, options);
@@ -105,6 +110,7 @@ export class UpstreamError extends ToolError {
     this.url = options.url;
     this.body = options.body;
     this.contentType = options.contentType;
+    this.lastErrorType = options.lastErrorType;
   }
 }
 

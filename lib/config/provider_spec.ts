@@ -54,7 +54,7 @@ const COMMON_FALLBACK: Omit<CommonSettings, "base_url"> = {
   rate_limit_per_second: 0,
   breaker_threshold: 5,
   breaker_cooldown: 60,
-  max_body_mb: 32,
+  max_body_mb: 16,
 };
 
 /** What a provider tells the core before its code is loaded: config, variables, hosts. */

@@ -84,23 +84,6 @@ export function bboxesIntersect(a: Bbox, b: Bbox): boolean {
   return a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 }
 
-/** Norway's mainland, Svalbard and Jan Mayen, loosely: for "did you swap lat and lon?" hints. */
-export const NORWAY_EXTENT: Bbox = [-10, 57, 35, 82];
-
-/**
- * A hint when a box misses `extent` but its lat/lon-swapped reading would hit it (a model
- * that wrote [lat, lon, ...]); undefined otherwise.
- */
-export function swappedOrderHint(bbox: Bbox, extent: Bbox = NORWAY_EXTENT): string | undefined {
-  if (bboxesIntersect(bbox, extent)) return undefined;
-  const swapped: Bbox = [bbox[1], bbox[0], bbox[3], bbox[2]];
-  if (!bboxesIntersect(swapped, extent)) return undefined;
-  return `The bbox [${
-    bbox.join(", ")
-  }] lies outside the data's area, but read as [lat, lon] it would fall inside: ` +
-    `bbox order is [min_lon, min_lat, max_lon, max_lat] (longitude first), e.g. [${swapped.join(", ")}]`;
-}
-
 /** `[min_lon, min_lat, max_lon, max_lat]` rounded for display. */
 export function formatBbox(bbox: Bbox, decimals = 5): string {
   return `[${bbox.map((v) => Number(v.toFixed(decimals))).join(", ")}]`;

@@ -1,3 +1,5 @@
+import type { MaybePromise } from "./stores.ts";
+
 /** One cached upstream answer. */
 export interface CacheEntry {
   status: number;
@@ -7,8 +9,19 @@ export interface CacheEntry {
   expiresAt: number;
 }
 
-/** A least-recently-used cache bounded by the bytes of the bodies it holds. */
-export class ResponseCache {
+/**
+ * Where cached answers live. The in-memory {@linkcode ResponseCache} serves one process; a shared
+ * store (Redis) can implement the same two operations so replicas share answers.
+ */
+export interface CacheStore {
+  /** The live entry for `key`, or undefined (missing or expired as of `now`). */
+  get(key: string, now: number): MaybePromise<CacheEntry | undefined>;
+  /** Stores `entry` until its `expiresAt`. */
+  set(key: string, entry: CacheEntry): MaybePromise<void>;
+}
+
+/** A least-recently-used cache in memory, bounded by the bytes of the bodies it holds. */
+export class ResponseCache implements CacheStore {
   #maxBytes: number;
   #bytes = 0;
   #entries = new Map<string, CacheEntry>();

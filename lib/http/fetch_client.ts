@@ -1,13 +1,17 @@
 import type { Clock, Random } from "../clock.ts";
 import { UpstreamError } from "../errors.ts";
+import { BodyTooLargeError, readCapped } from "./_body.ts";
 import type { Logger } from "../log.ts";
-import type { CircuitBreaker } from "./breaker.ts";
-import type { ResponseCache } from "./cache.ts";
+import type { BreakerGate, BreakerOptions, EndpointBreaker, LastFailure } from "./breaker.ts";
+import type { CacheStore } from "./cache.ts";
+import { endpointFamily } from "./endpoint.ts";
 import { RateLimiter, RateLimitWaitError } from "./rate_limiter.ts";
+import type { RateLimit, RateWindowStore } from "./rate_limiter.ts";
 import { remainingMs, requestScope } from "./request_scope.ts";
-import type { RateLimit } from "./rate_limiter.ts";
 import { backoffDelay, parseRetryAfter, retriesFor } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
+import { addressReason, ssrfGuard } from "./ssrf.ts";
+import type { HostResolver } from "./ssrf.ts";
 
 /** Query parameter values; `undefined` and `null` are left out, arrays repeat the key. */
 export type QueryValue = string | number | boolean | undefined | null | readonly (string | number)[];
@@ -17,41 +21,61 @@ export type UrlCheck = (url: URL) => void | Promise<void>;
 
 /** Everything one provider's client needs. */
 export interface HttpClientOptions {
-  /** Provider id, used in errors and logs. */
+  /** Provider id, used in errors, logs and breaker keys. */
   provider: string;
   /** Human name of the upstream, used in messages ("FRED API"). */
   upstreamName: string;
-  /** Base URL that relative paths resolve against. */
+  /** Base URL that relative paths resolve against; its origin is the one redirects may stay on. */
   baseUrl: string;
   /** The deadline of one call, covering every retry. */
   timeoutMs: number;
   retry: RetryPolicy;
-  /** Shared clock, randomness, logger, breakers and cache. */
+  /** Shared clock, randomness, logger, breakers, rate windows and cache. */
   runtime: HttpRuntimeParts;
-  /** Client-side request rate limits. */
+  /** Client-side request rate limits (sliding windows, see rate_limiter.ts). */
   rateLimits?: readonly RateLimit[];
   /** How long a successful answer is reused; 0 disables the cache. */
   cacheTtlMs?: number;
-  /** The largest body accepted. */
+  /** The largest body accepted, counted after decompression. */
   maxBodyBytes?: number;
-  /** Query parameters whose values never reach a log or an error (e.g. `api_key`). */
+  /** The circuit breaker of each endpoint family; default: the runtime's. */
+  breaker?: BreakerOptions;
+  /** Query parameters whose values never reach a log, an error or another origin (e.g. `api_key`). */
   secretParams?: readonly string[];
+  /** Request headers never sent to another origin (`authorization`, `proxy-authorization` and `cookie` always). */
+  secretHeaders?: readonly string[];
   /** Headers sent on every request. */
   headers?: Record<string, string>;
-  /** Called for every URL before it is fetched, redirects included. */
+  /**
+   * Called for every URL before it is fetched, redirect targets included, after the built-in
+   * SSRF guard and redirect policy. A provider's own rule (e.g. "stay on this host").
+   */
   checkUrl?: UrlCheck;
+  /**
+   * Origins besides the base URL's that redirects may lead to (e.g. sister sites). Secret
+   * parameters and headers are removed before such a hop.
+   */
+  redirectOrigins?: readonly string[];
   /** Redirects followed at most. */
   maxRedirects?: number;
+  /**
+   * Reads the upstream's own message id from an error body (the BOJ's `MESSAGEID`), so the
+   * error, and the circuit breaker's memory of it, carry it.
+   */
+  messageIdOf?: (body: string) => string | undefined;
 }
 
-/** The parts every client of a process shares. */
+/** The parts every client of a process shares (see HttpRuntime). */
 export interface HttpRuntimeParts {
   clock: Clock;
   random: Random;
   logger: Logger;
-  cache: ResponseCache;
+  cache: CacheStore;
+  rateWindows: RateWindowStore;
   userAgent: string;
-  breakerFor(host: string): CircuitBreaker;
+  /** Name resolution for the SSRF guard; undefined: the system's. */
+  resolve?: HostResolver | undefined;
+  breakerFor(key: string, options?: BreakerOptions): EndpointBreaker;
   fetch: typeof fetch;
 }
 
@@ -102,20 +126,48 @@ interface RawResponse {
   headers?: Headers;
 }
 
-const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
+const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
 const SNIPPET_BYTES = 4096;
+/** Statuses whose `Location` is followed (fetch's own list). */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Headers that carry credentials: never sent to another origin. */
+const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie"];
+
+/** What became of one attempt. */
+type Attempt =
+  | { ok: true; response: RawResponse }
+  | { ok: false; error: UpstreamError; retryKey: string; retryAfterMs?: number };
+
+/** What one call tells its endpoint's breaker. */
+type Verdict = { kind: "success" } | { kind: "failure"; last: LastFailure } | { kind: "none" };
 
 /**
  * The one HTTP client every provider uses: deadline, retries with backoff and `Retry-After`,
- * circuit breaker, rate limit, response cache, size cap, decoding and one log line per attempt.
+ * a circuit breaker per endpoint, sliding-window rate limits, response cache, a body cap
+ * counted after decompression, the SSRF guard and redirect policy on every hop, decoding and
+ * one log line per attempt.
  */
 export class HttpClient {
   #o: HttpClientOptions;
   #limiter: RateLimiter;
+  /** Origins this client may fetch without the SSRF checks and redirect to: configuration. */
+  #configured: Set<string>;
+  #guard: UrlCheck;
 
   constructor(options: HttpClientOptions) {
     this.#o = options;
-    this.#limiter = new RateLimiter(options.rateLimits ?? [], options.runtime.clock);
+    const base = originOrUndefined(options.baseUrl);
+    this.#configured = new Set(
+      [base, ...(options.redirectOrigins ?? []).map(originOrUndefined)].filter((o): o is string =>
+        o !== undefined
+      ),
+    );
+    this.#limiter = new RateLimiter(options.rateLimits ?? [], options.runtime.clock, {
+      store: options.runtime.rateWindows,
+      key: `${options.provider} ${base ?? options.baseUrl}`,
+    });
+    const resolve = options.runtime.resolve;
+    this.#guard = ssrfGuard({ trustedOrigins: [...this.#configured], ...(resolve ? { resolve } : {}) });
   }
 
   /** The provider id this client serves. */
@@ -147,6 +199,11 @@ export class HttpClient {
     return u.toString();
   }
 
+  /** The circuit-breaker key of a URL: provider, host and path family. */
+  breakerKey(url: URL): string {
+    return `${this.#o.provider} ${endpointFamily(url, this.#o.baseUrl)}`;
+  }
+
   /** GETs (or POSTs) and parses JSON; HTML or broken bodies become a `DECODE_ERROR`. */
   json<T = unknown>(path: string, options: RequestOptions = {}): Promise<UpstreamResponse<T>> {
     return this.#cached(path, options, (raw) => decodeJson<T>(raw, this.#o));
@@ -174,7 +231,7 @@ export class HttpClient {
     const logger = options.logger ?? this.#o.runtime.logger;
     const fresh = options.fresh ?? requestScope.getStore()?.fresh ?? false;
     if (ttl > 0 && !fresh) {
-      const hit = cache.get(key, clock.now());
+      const hit = await cache.get(key, clock.now());
       if (hit) {
         const ageS = Math.round((clock.now() - hit.storedAt) / 1000);
         logger.info("upstream", {
@@ -202,7 +259,7 @@ export class HttpClient {
     const data = decode(raw);
     if (ttl > 0 && (options.cacheable?.(data) ?? true)) {
       const now = clock.now();
-      cache.set(key, {
+      await cache.set(key, {
         status: raw.status,
         contentType: raw.contentType,
         body: raw.body,
@@ -221,19 +278,63 @@ export class HttpClient {
     return out;
   }
 
+  /**
+   * One call: asks the endpoint's breaker once, makes the attempts, and tells the breaker one
+   * verdict for the whole call (retries are not separate failures).
+   */
   async #send(
     url: URL,
     options: RequestOptions,
     logger: Logger,
     cacheState: string,
   ): Promise<RawResponse> {
-    const { clock, random } = this.#o.runtime;
+    const { clock, runtime } = { clock: this.#o.runtime.clock, runtime: this.#o.runtime };
     const now = clock.now();
     const own = options.timeoutMs ?? this.#o.timeoutMs;
     // The tool call's deadline bounds every request it makes, retries and waits included.
     const callLeft = remainingMs(now);
     const deadline = now + Math.min(own, Math.max(0, callLeft));
-    const timeoutError = (u: URL): UpstreamError => callLeft < own ? this.#callDeadline(u) : this.#timeout(u);
+    const callBound = callLeft < own;
+    if (options.signal?.aborted) throw this.#cancelled(url);
+
+    const breaker = runtime.breakerFor(this.breakerKey(url), this.#o.breaker);
+    const gate = await breaker.acquire(now);
+    if (gate.waitMs > 0) throw this.#circuitOpen(url, breaker.key, gate);
+
+    let verdict: Verdict = { kind: "none" };
+    try {
+      const response = await this.#attempts(url, options, deadline, callBound, logger, cacheState);
+      verdict = { kind: "success" };
+      return response;
+    } catch (e) {
+      verdict = verdictOf(e, callBound);
+      throw e;
+    } finally {
+      await this.#record(breaker, verdict, logger);
+    }
+  }
+
+  async #record(breaker: EndpointBreaker, verdict: Verdict, logger: Logger): Promise<void> {
+    try {
+      if (verdict.kind === "success") await breaker.success();
+      else if (verdict.kind === "failure") await breaker.failure(this.#o.runtime.clock.now(), verdict.last);
+      else await breaker.release();
+    } catch (e) {
+      // A breaker store that fails (a shared one out of reach) must not fail the call itself.
+      logger.warn("circuit breaker store failed", { provider: this.#o.provider, error: String(e) });
+    }
+  }
+
+  async #attempts(
+    url: URL,
+    options: RequestOptions,
+    deadline: number,
+    callBound: boolean,
+    logger: Logger,
+    cacheState: string,
+  ): Promise<RawResponse> {
+    const { clock, random } = this.#o.runtime;
+    const timeoutError = (u: URL): UpstreamError => callBound ? this.#callDeadline(u) : this.#timeout(u);
     const retriesUsed = new Map<string, number>();
     for (let attempt = 1;; attempt++) {
       const outcome = await this.#attempt(url, options, deadline, attempt, logger, cacheState, timeoutError);
@@ -260,6 +361,8 @@ export class HttpClient {
               retryable: true,
               retryAfterS: Math.ceil(wait / 1000),
               ...(error.status === undefined ? {} : { status: error.status }),
+              ...(error.messageId === undefined ? {} : { messageId: error.messageId }),
+              ...(error.body === undefined ? {} : { body: error.body }),
               hint: `Wait ${Math.ceil(wait / 1000)} seconds, then call again`,
             },
           );
@@ -288,61 +391,24 @@ export class HttpClient {
     logger: Logger,
     cacheState: string,
     timeoutError: (url: URL) => UpstreamError,
-  ): Promise<
-    | { ok: true; response: RawResponse }
-    | { ok: false; error: UpstreamError; retryKey: string; retryAfterMs?: number }
-  > {
-    const { clock, runtime } = { clock: this.#o.runtime.clock, runtime: this.#o.runtime };
+  ): Promise<Attempt> {
+    const clock = this.#o.runtime.clock;
     const safeUrl = this.redact(url);
-    const fail = (error: UpstreamError, retryKey: string, retryAfterMs?: number) =>
+    const fail = (error: UpstreamError, retryKey: string, retryAfterMs?: number): Attempt =>
       retryAfterMs === undefined
         ? { ok: false as const, error, retryKey }
         : { ok: false as const, error, retryKey, retryAfterMs };
     if (options.signal?.aborted) throw this.#cancelled(url);
 
-    const breaker = runtime.breakerFor(url.host);
-    const openFor = breaker.acquire(clock.now());
-    if (openFor > 0) {
-      const s = Math.ceil(openFor / 1000);
-      throw new UpstreamError(
-        "CIRCUIT_OPEN",
-        `${this.#o.upstreamName} is failing repeatedly, so calls to ${url.host} are paused for ${s} s`,
-        {
-          provider: this.#o.provider,
-          url: safeUrl,
-          retryable: true,
-          retryAfterS: s,
-          hint: `Try again in ${s} seconds; the server checks the upstream again then`,
-        },
-      );
-    }
-
     try {
       await this.#limiter.acquire(deadline, options.signal);
     } catch (e) {
-      breaker.release();
-      if (e instanceof RateLimitWaitError) {
-        const s = Math.ceil(e.waitMs / 1000);
-        throw new UpstreamError(
-          "RATE_LIMITED",
-          `The server's own request limit for ${this.#o.upstreamName} is reached`,
-          {
-            provider: this.#o.provider,
-            url: safeUrl,
-            retryable: true,
-            retryAfterS: s,
-            hint: `Wait ${s} seconds, then call again`,
-          },
-        );
-      }
+      if (e instanceof RateLimitWaitError) throw this.#rateLimited(url, e.waitMs);
       throw this.#cancelled(url);
     }
 
     const remaining = deadline - clock.now();
-    if (remaining <= 0) {
-      breaker.release();
-      throw timeoutError(url);
-    }
+    if (remaining <= 0) throw timeoutError(url);
     const timeout = AbortSignal.timeout(remaining);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const started = performance.now();
@@ -363,49 +429,67 @@ export class HttpClient {
     let response: Response;
     let current = url;
     try {
+      await this.#checkFirst(url);
+      let method: string = options.method ?? "GET";
+      let body = options.body;
+      let headers: Record<string, string> = {
+        "user-agent": this.#o.runtime.userAgent,
+        accept: "application/json, text/csv;q=0.9, */*;q=0.8",
+        ...this.#o.headers,
+        ...options.headers,
+      };
       for (let redirects = 0;; redirects++) {
-        await this.#o.checkUrl?.(current);
-        response = await runtime.fetch(current, {
-          method: options.method ?? "GET",
-          headers: {
-            "user-agent": runtime.userAgent,
-            accept: "application/json, text/csv;q=0.9, */*;q=0.8",
-            ...this.#o.headers,
-            ...options.headers,
-          },
-          ...(options.body === undefined ? {} : { body: options.body }),
+        response = await this.#o.runtime.fetch(current, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
           redirect: "manual",
           signal,
         });
         const location = response.headers.get("location");
-        if (response.status >= 300 && response.status < 400 && location) {
-          await response.body?.cancel();
-          if (redirects >= (this.#o.maxRedirects ?? 5)) {
-            throw new UpstreamError("API_ERROR", `${this.#o.upstreamName} redirected too many times`, {
-              provider: this.#o.provider,
-              url: safeUrl,
-            });
-          }
-          current = new URL(location, current);
-          continue;
+        if (!REDIRECTS.has(response.status) || location === null) break;
+        await response.body?.cancel().catch(() => {});
+        if (redirects >= (this.#o.maxRedirects ?? 5)) {
+          throw new UpstreamError("API_ERROR", `${this.#o.upstreamName} redirected too many times`, {
+            provider: this.#o.provider,
+            url: safeUrl,
+            status: response.status,
+          });
         }
-        break;
+        const next = await this.#checkHop(url, current, location, response.status);
+        if (next.origin !== current.origin) {
+          // Allowed, but elsewhere: secrets stay with the origin they were meant for.
+          for (const name of this.#o.secretParams ?? []) next.searchParams.delete(name);
+          headers = withoutHeaders(headers, [...CREDENTIAL_HEADERS, ...(this.#o.secretHeaders ?? [])]);
+        }
+        if (
+          response.status === 303 ||
+          ((response.status === 301 || response.status === 302) && method === "POST")
+        ) {
+          // As browsers and fetch do: the redirected request is a GET without the body.
+          method = "GET";
+          body = undefined;
+          headers = withoutHeaders(headers, ["content-type"]);
+        }
+        logger.debug("upstream redirect", {
+          provider: this.#o.provider,
+          upstream_url: this.redact(current),
+          status: response.status,
+          location: this.redact(next),
+        });
+        current = next;
       }
     } catch (e) {
       if (e instanceof UpstreamError) {
-        breaker.release();
         log({ error: e.errorType });
         throw e;
       }
       if (options.signal?.aborted) {
-        breaker.release();
         log({ error: "CANCELLED" });
         throw this.#cancelled(url);
       }
-      // A URL refused by checkUrl surfaces as an SsrfError from the guard: the upstream did
-      // nothing wrong, so it is not a breaker failure.
+      // A URL refused by the SSRF guard or checkUrl: the upstream did nothing wrong, the URL did.
       if (e instanceof Error && e.name === "SsrfError") {
-        breaker.release();
         log({ error: "URL_REFUSED" });
         throw new UpstreamError("VALIDATION_ERROR", e.message, {
           provider: this.#o.provider,
@@ -413,7 +497,6 @@ export class HttpClient {
           cause: e,
         });
       }
-      breaker.failure(clock.now());
       if (timeout.aborted) {
         log({ error: "TIMEOUT" });
         throw timeoutError(url);
@@ -429,10 +512,9 @@ export class HttpClient {
     if (status < 200 || status >= 300) {
       const snippet = await readSnippet(response);
       const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), clock.now());
-      if (status === 429 || status >= 500) breaker.failure(clock.now());
-      else breaker.success();
       log({ status, error: status === 429 ? "RATE_LIMITED" : "API_ERROR" });
       const retryable = this.#o.retry.retryStatuses.includes(status);
+      const messageId = snippet ? this.#messageId(snippet) : undefined;
       const error = new UpstreamError(
         status === 429 ? "RATE_LIMITED" : "API_ERROR",
         `${this.#o.upstreamName} answered HTTP ${status}${reason(status)}`,
@@ -443,6 +525,7 @@ export class HttpClient {
           retryable,
           body: snippet,
           contentType,
+          ...(messageId === undefined ? {} : { messageId }),
           ...(retryAfterMs === undefined ? {} : { retryAfterS: Math.ceil(retryAfterMs / 1000) }),
           hint: hintForStatus(status),
         },
@@ -456,24 +539,22 @@ export class HttpClient {
       body = await readCapped(response, max);
     } catch (e) {
       if (e instanceof BodyTooLargeError) {
-        breaker.success();
-        log({ status, error: "DECODE_ERROR" });
+        log({ status, error: "DECODE_ERROR", body_cap_bytes: max });
         throw new UpstreamError(
           "DECODE_ERROR",
-          `${this.#o.upstreamName} sent more than ${formatBytes(max)}, the most this server reads`,
+          `${this.#o.upstreamName} sent more than ${
+            formatBytes(max)
+          } (counted after decompression), the most this server reads from it`,
           {
             provider: this.#o.provider,
             url: finalUrl,
             status,
-            hint: "Ask for less: a smaller limit, a narrower filter or a shorter date range",
+            hint: "Ask for less: a smaller limit, a narrower filter or a shorter date range " +
+              `(the operator can raise providers.${this.#o.provider}.max_body_mb)`,
           },
         );
       }
-      if (options.signal?.aborted) {
-        breaker.release();
-        throw this.#cancelled(url);
-      }
-      breaker.failure(clock.now());
+      if (options.signal?.aborted) throw this.#cancelled(url);
       if (timeout.aborted) {
         log({ status, error: "TIMEOUT" });
         throw timeoutError(url);
@@ -481,9 +562,104 @@ export class HttpClient {
       log({ status, error: "TRANSPORT_ERROR" });
       return fail(this.#transport(url, e, "while the body was being read"), "network");
     }
-    breaker.success();
     log({ status, bytes: body.byteLength });
     return { ok: true, response: { status, contentType, body, url: finalUrl, headers: response.headers } };
+  }
+
+  /** The first URL of an attempt: the SSRF guard (configured origins pass), then the provider's check. */
+  async #checkFirst(url: URL): Promise<void> {
+    await this.#guard(url);
+    await this.#o.checkUrl?.(url);
+  }
+
+  /**
+   * Vets a redirect and returns its target. Only configured origins (the base URL's, and those
+   * the provider lists) are followed; anything else is refused before it is contacted.
+   */
+  async #checkHop(url: URL, from: URL, location: string, status: number): Promise<URL> {
+    const refuse = (why: string): UpstreamError =>
+      new UpstreamError(
+        "UPSTREAM_REDIRECT_REFUSED",
+        `${this.#o.upstreamName} redirected to ${why}, which this server does not follow`,
+        {
+          provider: this.#o.provider,
+          url: this.redact(url),
+          status,
+          retryable: false,
+          hint: "The upstream sent the request somewhere this server does not go: only its configured " +
+            `base URL's origin is followed. If the service has moved, set providers.${this.#o.provider}.base_url ` +
+            "to its new address; otherwise try again later",
+        },
+      );
+    let next: URL;
+    try {
+      next = new URL(location, from);
+    } catch {
+      throw refuse("an address that is not a valid URL");
+    }
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      throw refuse(`a "${next.protocol.replace(/:$/, "")}" URL`);
+    }
+    if (!this.#configured.has(next.origin)) {
+      const literal = addressReason(next.hostname);
+      const where = next.host === from.host
+        ? `another origin ("${next.origin}")`
+        : `another host ("${next.host}")`;
+      throw refuse(literal ? `${where}: "${next.hostname}" is ${literal}` : where);
+    }
+    try {
+      await this.#guard(next);
+      await this.#o.checkUrl?.(next);
+    } catch (e) {
+      if (e instanceof Error && e.name === "SsrfError") throw refuse(`a refused address (${e.message})`);
+      throw e;
+    }
+    return next;
+  }
+
+  #messageId(body: string): string | undefined {
+    try {
+      return this.#o.messageIdOf?.(body) || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #circuitOpen(url: URL, key: string, gate: BreakerGate): UpstreamError {
+    const s = Math.max(1, Math.ceil(gate.waitMs / 1000));
+    const last = gate.last;
+    const endpoint = key.slice(this.#o.provider.length + 1);
+    const lastText = last ? ` (last failure: ${describeFailure(last)})` : "";
+    return new UpstreamError(
+      "CIRCUIT_OPEN",
+      `${this.#o.upstreamName} is failing repeatedly${lastText}, so calls to "${endpoint}" are paused for ${s} s`,
+      {
+        provider: this.#o.provider,
+        url: this.redact(url),
+        retryable: true,
+        retryAfterS: s,
+        ...(last?.status === undefined ? {} : { status: last.status }),
+        ...(last?.messageId === undefined ? {} : { messageId: last.messageId }),
+        ...(last ? { lastErrorType: last.errorType } : {}),
+        hint: `Try again in ${s} seconds; the server checks the upstream again then`,
+      },
+    );
+  }
+
+  #rateLimited(url: URL, waitMs: number): UpstreamError {
+    const s = Math.max(1, Math.ceil(waitMs / 1000));
+    return new UpstreamError(
+      "RATE_LIMITED",
+      `The server's own request limit for ${this.#o.upstreamName} is reached: the next free slot is in ${s} s, ` +
+        "past this call's deadline",
+      {
+        provider: this.#o.provider,
+        url: this.redact(url),
+        retryable: true,
+        retryAfterS: s,
+        hint: `Wait ${s} seconds, then call again`,
+      },
+    );
   }
 
   #cancelled(url: URL): UpstreamError {
@@ -539,7 +715,54 @@ export class HttpClient {
   }
 }
 
-class BodyTooLargeError extends Error {}
+/**
+ * What a finished call tells its breaker: transport errors, upstream timeouts, 5xx and 429
+ * are failures; any other answer from the upstream is a success; refusals of our own
+ * (cancelled, rate limit, SSRF, redirect policy) and timeouts of a short tool-call deadline
+ * say nothing about the upstream.
+ */
+function verdictOf(e: unknown, callBound: boolean): Verdict {
+  if (!(e instanceof UpstreamError)) return { kind: "none" };
+  const last: LastFailure = {
+    errorType: e.errorType,
+    ...(e.status === undefined ? {} : { status: e.status }),
+    ...(e.messageId === undefined ? {} : { messageId: e.messageId }),
+  };
+  switch (e.errorType) {
+    case "TRANSPORT_ERROR":
+      return { kind: "failure", last };
+    case "TIMEOUT":
+      return callBound ? { kind: "none" } : { kind: "failure", last };
+    case "API_ERROR":
+    case "RATE_LIMITED":
+    case "DECODE_ERROR":
+      if (e.status === undefined) return { kind: "none" };
+      return e.status >= 500 || e.status === 429 ? { kind: "failure", last } : { kind: "success" };
+    default:
+      return { kind: "none" };
+  }
+}
+
+function describeFailure(last: LastFailure): string {
+  const parts = [last.status === undefined ? last.errorType : `HTTP ${last.status}`];
+  if (last.messageId) parts.push(last.messageId);
+  return parts.join(" ");
+}
+
+function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
+  const drop = new Set(names.map((n) => n.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !drop.has(k.toLowerCase())));
+}
+
+function originOrUndefined(url: string): string | undefined {
+  try {
+    const origin = new URL(url).origin;
+    return origin === "null" ? undefined : origin;
+  } catch {
+    // A base URL template such as https://{lang}.wikipedia.org names no single origin.
+    return undefined;
+  }
+}
 
 /**
  * A short reason for a network failure, read from the innermost cause (Deno's fetch says only
@@ -569,38 +792,9 @@ function totalRetries(policy: RetryPolicy): number {
   return Math.max(policy.maxRetries, ...Object.values(policy.statusMaxRetries ?? {}));
 }
 
-async function readCapped(response: Response, max: number): Promise<Uint8Array> {
-  const declared = Number(response.headers.get("content-length") ?? NaN);
-  if (declared > max) {
-    await response.body?.cancel();
-    throw new BodyTooLargeError();
-  }
-  if (!response.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel();
-      throw new BodyTooLargeError();
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
-}
-
 async function readSnippet(response: Response): Promise<string> {
   try {
-    const bytes = await readCapped(response, SNIPPET_BYTES);
+    const bytes = await readCapped(response, SNIPPET_BYTES, { truncate: true });
     return new TextDecoder().decode(bytes);
   } catch {
     await response.body?.cancel().catch(() => {});

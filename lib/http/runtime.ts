@@ -2,79 +2,86 @@ import { systemClock } from "../clock.ts";
 import type { Clock, Random } from "../clock.ts";
 import { Logger } from "../log.ts";
 import { USER_AGENT } from "../version.ts";
-import { CircuitBreaker } from "./breaker.ts";
-import type { BreakerOptions, BreakerSnapshot } from "./breaker.ts";
+import { EndpointBreaker, MemoryBreakerStore } from "./breaker.ts";
+import type { BreakerOptions, BreakerSnapshot, BreakerStore } from "./breaker.ts";
 import { ResponseCache } from "./cache.ts";
+import type { CacheStore } from "./cache.ts";
 import { HttpClient } from "./fetch_client.ts";
 import type { HttpClientOptions, HttpRuntimeParts } from "./fetch_client.ts";
+import { MemoryRateWindowStore } from "./rate_limiter.ts";
+import type { RateWindowStore } from "./rate_limiter.ts";
+import type { HostResolver } from "./ssrf.ts";
 
 /** Options for {@linkcode HttpRuntime}. */
 export interface HttpRuntimeOptions {
   clock?: Clock;
   random?: Random;
   logger?: Logger;
-  /** Total bytes the shared response cache may hold. Default 64 MiB. */
+  /** Total bytes the in-memory response cache may hold. Default 64 MiB. */
   cacheMaxBytes?: number;
-  /** Breaker settings for hosts whose provider gives none. */
+  /** Breaker settings for clients that give none. */
   breaker?: BreakerOptions;
   userAgent?: string;
   fetch?: typeof fetch;
+  /** The response cache; default: in memory, bounded by `cacheMaxBytes`. */
+  cacheStore?: CacheStore;
+  /** The circuit breakers; default: in memory. */
+  breakerStore?: BreakerStore;
+  /** The rate-limit windows; default: in memory. */
+  rateStore?: RateWindowStore;
+  /** Name resolution for the SSRF guard; default: the system's (tests inject a table). */
+  resolve?: HostResolver;
 }
 
 /** What one provider asks of {@linkcode HttpRuntime.client}. */
-export type ClientOptions = Omit<HttpClientOptions, "runtime"> & { breaker?: BreakerOptions };
+export type ClientOptions = Omit<HttpClientOptions, "runtime">;
+
+const DEFAULT_BREAKER: BreakerOptions = { threshold: 5, cooldownMs: 60_000 };
 
 /**
- * Process-wide HTTP state: one breaker per upstream host, one bounded response cache, the
- * clock and the logger. Providers get their clients from here.
+ * Process-wide HTTP state: the response cache, the rate-limit windows and the circuit breakers
+ * (each behind a store interface), the clock and the logger. Providers get their clients here.
  */
 export class HttpRuntime implements HttpRuntimeParts {
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
-  readonly cache: ResponseCache;
+  readonly cache: CacheStore;
+  readonly rateWindows: RateWindowStore;
   readonly userAgent: string;
   readonly fetch: typeof fetch;
-  #breakers = new Map<string, CircuitBreaker>();
+  readonly resolve: HostResolver | undefined;
+  #breakers: BreakerStore;
   #breakerDefaults: BreakerOptions;
-  #breakerSettings = new Map<string, BreakerOptions>();
 
   constructor(options: HttpRuntimeOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? new Logger();
-    this.cache = new ResponseCache(options.cacheMaxBytes ?? 64 * 1024 * 1024);
+    this.cache = options.cacheStore ?? new ResponseCache(options.cacheMaxBytes ?? 64 * 1024 * 1024);
+    this.rateWindows = options.rateStore ?? new MemoryRateWindowStore();
     this.userAgent = options.userAgent ?? USER_AGENT;
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this.#breakerDefaults = options.breaker ?? { threshold: 5, cooldownMs: 60_000 };
+    this.resolve = options.resolve;
+    this.#breakers = options.breakerStore ?? new MemoryBreakerStore();
+    this.#breakerDefaults = options.breaker ?? DEFAULT_BREAKER;
   }
 
-  /** The breaker guarding `host` (created on first use). */
-  breakerFor(host: string): CircuitBreaker {
-    let breaker = this.#breakers.get(host);
-    if (!breaker) {
-      breaker = new CircuitBreaker(this.#breakerSettings.get(host) ?? this.#breakerDefaults);
-      this.#breakers.set(host, breaker);
-    }
-    return breaker;
+  /** The breaker of one endpoint key (`"fred api.stlouisfed.org/fred/series"`). */
+  breakerFor(key: string, options?: BreakerOptions): EndpointBreaker {
+    return new EndpointBreaker(this.#breakers, key, options ?? this.#breakerDefaults);
   }
 
-  /** A client for one provider; its breaker settings apply to its base URL's host. */
+  /** A client for one provider. */
   client(options: ClientOptions): HttpClient {
-    const { breaker, ...rest } = options;
-    if (breaker) {
-      try {
-        this.#breakerSettings.set(new URL(options.baseUrl).host, breaker);
-      } catch {
-        // A base URL template such as https://{lang}.wikipedia.org has no single host.
-      }
-    }
-    return new HttpClient({ ...rest, runtime: this });
+    return new HttpClient({ ...options, runtime: this });
   }
 
-  /** Breaker state per host, for `/health`. */
-  breakers(): Record<string, BreakerSnapshot> {
-    const now = this.clock.now();
-    return Object.fromEntries([...this.#breakers].map(([h, b]) => [h, b.snapshot(now)]));
+  /**
+   * The breakers that hold state, by endpoint key, for `/health`: endpoints whose recent calls
+   * failed, with their state and last error. An endpoint that answers well is not listed.
+   */
+  async breakers(): Promise<Record<string, BreakerSnapshot>> {
+    return await this.#breakers.snapshots(this.clock.now());
   }
 }

@@ -17,7 +17,7 @@ export interface SettingsClientOptions {
 
 /**
  * Turns a provider's common settings (seconds, MiB, per-minute and per-second rates) into
- * client options (milliseconds, bytes, token buckets), so every common key takes effect the
+ * client options (milliseconds, bytes, sliding windows), so every common key takes effect the
  * same way in every provider. Spread it first and override what the provider's design fixes,
  * e.g. `{ ...clientSettings(s), retry: seedPolicy }`.
  */
@@ -40,7 +40,11 @@ export function clientSettings(settings: CommonSettings): SettingsClientOptions 
   };
 }
 
-/** Token buckets for the per-minute and per-second limits; a fractional rate is one request per interval. */
+/**
+ * The sliding windows for the per-minute and per-second limits. The per-minute limit is a window
+ * of 60 s (bursts allowed up to the limit); the per-second rate paces requests evenly, one per
+ * `1000 / rate` ms (2 a second = one every 500 ms), so no second ever sees more than the rate.
+ */
 export function rateLimitsOf(
   settings: Pick<CommonSettings, "rate_limit_per_minute" | "rate_limit_per_second">,
 ): RateLimit[] {
@@ -49,10 +53,6 @@ export function rateLimitsOf(
     out.push({ requests: settings.rate_limit_per_minute, perMs: 60_000 });
   }
   const rps = settings.rate_limit_per_second;
-  if (rps > 0) {
-    out.push(
-      rps >= 1 ? { requests: Math.floor(rps), perMs: 1000 } : { requests: 1, perMs: Math.round(1000 / rps) },
-    );
-  }
+  if (rps > 0) out.push({ requests: 1, perMs: Math.max(1, Math.round(1000 / rps)) });
   return out;
 }

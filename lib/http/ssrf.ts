@@ -308,3 +308,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Why a URL host that is an IP address literal must not be reached, or undefined for a public
+ * address or a host name (names are only judged after resolution, by {@linkcode checkUrl}).
+ */
+export function addressReason(hostname: string): string | undefined {
+  const literal = hostAddress(hostname);
+  return literal === undefined ? undefined : blockedAddressReason(literal);
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { bboxAround, bboxProblem, bboxSizeKm, formatBbox, swappedOrderHint } from "../../lib/geo/bbox.ts";
+import { bboxAround, bboxProblem, bboxSizeKm, formatBbox } from "../../lib/geo/bbox.ts";
 import type { Bbox } from "../../lib/geo/bbox.ts";
 import { haversineM } from "../../lib/geo/distance.ts";
 
@@ -71,15 +71,6 @@ Deno.test("bboxAround() holds every point of the circle and is tight on each sid
 
 Deno.test("bboxAround() widens to all longitudes near a pole", () => {
   assert.deepEqual(bboxAround({ lat: 89.999, lon: 20 }, 5000).filter((_, i) => i % 2 === 0), [-180, 180]);
-});
-
-Deno.test("swappedOrderHint() spots a [lat, lon] box for Norway and stays quiet otherwise", () => {
-  assert.match(
-    swappedOrderHint([59.9, 10.7, 59.95, 10.8]) ?? "",
-    /read as \[lat, lon\].*\[10\.7, 59\.9, 10\.8, 59\.95\]/,
-  );
-  assert.equal(swappedOrderHint([10.7, 59.9, 10.8, 59.95]), undefined);
-  assert.equal(swappedOrderHint([-75, 40, -73, 41]), undefined);
 });
 
 Deno.test("formatBbox() rounds for display", () => {

@@ -143,11 +143,11 @@ Deno.test("HttpClient opens the breaker after 5 failures, fails fast, and recove
     assert.equal(e.retryAfterS, 60);
   });
   assert.equal(fake.requests.length, 5, "the open breaker sent nothing");
-  assert.equal(Object.values(runtime.breakers())[0]?.state, "open");
+  assert.equal(Object.values(await runtime.breakers())[0]?.state, "open");
   clock.advance(60_000);
   const res = await client.json("/flaky");
   assert.deepEqual(res.data, { back: true });
-  assert.equal(Object.values(runtime.breakers())[0]?.state, "closed");
+  assert.deepEqual(await runtime.breakers(), {}, "closed again, with nothing left to remember");
 });
 
 Deno.test("HttpClient reopens the breaker when the half-open trial fails", async () => {
@@ -194,12 +194,19 @@ Deno.test("HttpClient never caches errors or undecodable bodies", async () => {
   assert.deepEqual((await client.json("/h")).data, { ok: true });
 });
 
-Deno.test("HttpClient rate limit spaces requests without real sleeping", async () => {
+Deno.test("HttpClient rate limit keeps a sliding window without real sleeping", async () => {
   await using fake = FakeUpstream.start([{ path: "/r", reply: { json: 1 } }]);
   const { client, clock } = setup(fake, { rateLimits: [{ requests: 2, perMs: 1000 }], timeoutMs: 60_000 });
   for (let i = 0; i < 5; i++) await client.json("/r");
   assert.equal(fake.requests.length, 5);
-  assert.deepEqual(clock.sleeps, [500, 500, 500], "two in a burst, then one every 500 ms");
+  assert.deepEqual(clock.sleeps, [1000, 1000], "two per window of 1 s, never three");
+});
+
+Deno.test("HttpClient rate limit paces one request per interval", async () => {
+  await using fake = FakeUpstream.start([{ path: "/r", reply: { json: 1 } }]);
+  const { client, clock } = setup(fake, { rateLimits: [{ requests: 1, perMs: 500 }], timeoutMs: 60_000 });
+  for (let i = 0; i < 4; i++) await client.json("/r");
+  assert.deepEqual(clock.sleeps, [500, 500, 500]);
 });
 
 Deno.test("HttpClient rate limit refuses a wait past the deadline with RATE_LIMITED", async () => {
@@ -331,9 +338,10 @@ Deno.test("HttpClient follows redirects and checks every URL with checkUrl", asy
   assert.deepEqual((await client.json("/old")).data, { moved: true });
   assert.deepEqual(checked, ["/old", "/new"]);
   await rejectsWith(client.json("/evil"), (e) => {
-    assert.equal(e.errorType, "VALIDATION_ERROR");
-    assert.match(e.message, /link-local/);
+    assert.equal(e.errorType, "UPSTREAM_REDIRECT_REFUSED");
+    assert.match(e.message, /another host \("169\.254\.169\.254"\).*metadata/);
   });
+  assert.deepEqual(checked, ["/old", "/new", "/evil"], "the refused target was never checked or fetched");
 });
 
 Deno.test("HttpClient.text() decodes Shift_JIS when asked and sends the User-Agent", async () => {

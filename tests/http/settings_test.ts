@@ -29,10 +29,14 @@ Deno.test("clientSettings() converts every common setting into client options", 
   assert.equal(o.cacheTtlMs, 60_000);
   assert.equal(o.maxBodyBytes, 2 * 1024 * 1024);
   assert.deepEqual(o.breaker, { threshold: 7, cooldownMs: 30_000 });
-  assert.deepEqual(o.rateLimits, [{ requests: 120, perMs: 60_000 }, { requests: 2, perMs: 1000 }]);
+  assert.deepEqual(o.rateLimits, [{ requests: 120, perMs: 60_000 }, { requests: 1, perMs: 500 }]);
 });
 
-Deno.test("rateLimitsOf() turns a fractional per-second rate into one request per interval", () => {
+Deno.test("rateLimitsOf() paces any per-second rate as one request per interval", () => {
+  assert.deepEqual(rateLimitsOf({ rate_limit_per_minute: 0, rate_limit_per_second: 5 }), [{
+    requests: 1,
+    perMs: 200,
+  }]);
   assert.deepEqual(rateLimitsOf({ rate_limit_per_minute: 0, rate_limit_per_second: 0.5 }), [{
     requests: 1,
     perMs: 2000,

@@ -209,7 +209,7 @@ function runtime(): HttpRuntime {
   return new HttpRuntime({ breaker: { threshold: 2, cooldownMs: 60_000 } });
 }
 
-Deno.test("HttpClient with ssrfGuard() refuses a redirect to a private address as VALIDATION_ERROR", async () => {
+Deno.test("HttpClient refuses a redirect to the metadata address as UPSTREAM_REDIRECT_REFUSED without contacting it", async () => {
   await using fake = FakeUpstream.start([
     {
       path: "/start",
@@ -226,7 +226,9 @@ Deno.test("HttpClient with ssrfGuard() refuses a redirect to a private address a
   });
   await assert.rejects(() => http.json("/start"), (e: unknown) => {
     assert.ok(e instanceof UpstreamError);
-    assert.equal(e.errorType, "VALIDATION_ERROR");
+    assert.equal(e.errorType, "UPSTREAM_REDIRECT_REFUSED");
+    assert.equal(e.status, 302);
+    assert.equal(e.retryable, false);
     assert.match(e.message, /169\.254\.169\.254.*metadata/);
     return true;
   });
@@ -249,7 +251,7 @@ Deno.test("HttpClient with ssrfGuard() keeps refusing without opening the circui
       (e: unknown) => e instanceof UpstreamError && e.errorType === "VALIDATION_ERROR",
     );
   }
-  assert.equal(rt.breakers()["10.0.0.7"]?.state, "closed");
+  assert.deepEqual(await rt.breakers(), {}, "no breaker counted the refusals");
 });
 
 Deno.test("systemResolver() needs only --allow-net for the looked-up name (checked in a child process)", async () => {

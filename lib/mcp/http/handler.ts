@@ -272,7 +272,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         headers: Object.keys(cors).length ? preflightHeaders() : { "Allow": allowOf(path) },
       });
     }
-    if (path === "/health") return methodIs(req, ["GET", "HEAD"]) ?? healthPage(req);
+    if (path === "/health") return methodIs(req, ["GET", "HEAD"]) ?? await healthPage(req);
 
     if (limiter) {
       const wait = limiter.take(ip);
@@ -664,7 +664,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
 
   // --- Pages -----------------------------------------------------------------------------------
 
-  function healthPage(req: Request): Response {
+  async function healthPage(req: Request): Promise<Response> {
     const body = {
       status: "ok",
       name: settings.name,
@@ -673,8 +673,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       stateless: settings.stateless,
       providers: app.providers.map((p) => p.id),
       sessions: { ...store.counts(), max: store.max },
-      // One entry per upstream host called so far: a breaker exists from the first call on.
-      upstreams: app.http.breakers(),
+      // The circuit breakers that hold state: endpoints whose recent calls failed, by
+      // "provider host/path-family" (an endpoint that answers well is not listed).
+      upstreams: await app.http.breakers(),
     };
     return req.method === "HEAD" ? new Response(null, { status: 200 }) : Response.json(body);
   }

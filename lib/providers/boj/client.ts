@@ -85,6 +85,8 @@ export class BojClient {
       upstreamName: "BOJ API",
       ...clientSettings(s),
       retry: bojRetryPolicy(s),
+      // The BOJ names its errors (M181090S, ...) in the body; an open breaker then still says which.
+      messageIdOf: (body: string) => parseErrorMeta(body)?.message_id || undefined,
     };
     this.#http = context.http.client(options);
     this.#clock = context.clock;
@@ -240,7 +242,8 @@ export function apiError(meta: Meta, context: ErrorContext, retryAfterS?: number
 /**
  * Maps a failure of the shared client onto the seed's classes: an HTTP error with a BOJ body
  * becomes API_ERROR with its MESSAGEID; timeouts, an open breaker and the client-side rate limit
- * count as TRANSPORT_ERROR (retryable); decode errors stay DECODE_ERROR.
+ * count as TRANSPORT_ERROR (retryable), except a breaker opened by HTTP errors, which stays an
+ * API_ERROR with the last status and MESSAGEID; decode errors stay DECODE_ERROR.
  */
 export function toBojError(e: unknown, context: ErrorContext): unknown {
   if (!(e instanceof UpstreamError)) return e;
@@ -270,8 +273,17 @@ export function toBojError(e: unknown, context: ErrorContext): unknown {
           : {}),
       });
     }
-    case "TIMEOUT":
     case "CIRCUIT_OPEN":
+      if (e.status !== undefined) {
+        return new ToolError("API_ERROR", e.message, {
+          ...carry,
+          status: e.status,
+          retryable: true,
+          ...(e.messageId === undefined ? {} : { messageId: e.messageId }),
+        });
+      }
+      return new ToolError("TRANSPORT_ERROR", e.message, { ...carry, retryable: true });
+    case "TIMEOUT":
     case "TRANSPORT_ERROR":
       return new ToolError("TRANSPORT_ERROR", e.message, { ...carry, retryable: true });
     case "DECODE_ERROR":

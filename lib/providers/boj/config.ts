@@ -16,6 +16,8 @@ export const bojSpec = defineProvider({
     max_retries: 2,
     retry_backoff_ms: 200,
     cache_ttl: 300,
+    // 60,000 data points a request (a few MB); getMetadata of the largest databases is bigger.
+    max_body_mb: 16,
   },
   env: [
     { name: "BOJ_BASE_URL", key: "base_url", kind: "string", description: "BOJ API base URL" },

@@ -231,7 +231,8 @@ export const fredSpec = defineProvider({
     rate_limit_per_second: 2,
     breaker_threshold: 5,
     breaker_cooldown: 60,
-    max_body_mb: 64,
+    // 100,000 observations (the most one request returns) are about 10 MB of JSON.
+    max_body_mb: 16,
   },
   extra: FRED_EXTRA,
   env: ENV,

@@ -1,6 +1,8 @@
 // Readers of the kartkatalog search answer. No real body was recorded; the field names come from
 // the catalogue's source (Models/Api/SearchResult.cs, Metadata.cs: PascalCase, as ASP.NET writes
-// them by default). camelCase is read too, in case the serializer is configured that way.
+// them by default). camelCase is read too, in case the serializer is configured that way. A body
+// that is not an object with a `Results` list is a DECODE_ERROR, never "no entries".
+import { ToolError } from "../../errors.ts";
 
 /** One catalogue entry, as the tool reports it. */
 export interface CatalogEntry {
@@ -17,10 +19,30 @@ export interface CatalogEntry {
   download_api_url: string | null;
 }
 
-/** Reads `{NumFound, Results[]}`; entries without a uuid or title are skipped. */
+/**
+ * Reads `{NumFound, Results[]}`; entries without a uuid or title are skipped. A root that is not
+ * an object, or whose `Results` is not a list (absent is accepted only with `NumFound` 0), throws
+ * a DECODE_ERROR.
+ */
 export function parseSearch(body: unknown): { numFound: number | null; entries: CatalogEntry[] } {
   const root = obj(body);
-  const list = arr(get(root, "Results"));
+  const results = get(root, "Results");
+  const none = results === undefined && get(root, "NumFound") === 0;
+  if (!root || !(Array.isArray(results) || none)) {
+    const got = !root
+      ? describe(body)
+      : results === undefined
+      ? 'an object without "Results"'
+      : `an object whose "Results" is ${describe(results)}`;
+    throw new ToolError(
+      "DECODE_ERROR",
+      `kartkatalog.geonorge.no did not answer with search results: it sent ${got}`,
+      {
+        hint: "The catalogue sent a body of the wrong shape; try again later, or report it if it persists",
+      },
+    );
+  }
+  const list = arr(results);
   const entries: CatalogEntry[] = [];
   for (const item of list) {
     const o = obj(item);
@@ -48,6 +70,13 @@ export function parseSearch(body: unknown): { numFound: number | null; entries: 
   }
   const n = get(root, "NumFound");
   return { numFound: typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : null, entries };
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object") return "an object";
+  return `a ${typeof v}`;
 }
 
 function get(o: Record<string, unknown> | undefined, pascal: string): unknown {

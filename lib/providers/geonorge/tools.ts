@@ -19,6 +19,16 @@ import {
 import type { GeonorgeSettings } from "./config.ts";
 import { parseSearch } from "./parse.ts";
 
+/** Whether a body reads as search results (one that does not is not kept in the cache). */
+function searchDecodes(data: unknown): boolean {
+  try {
+    parseSearch(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Most entries read from the start of a search (see the handler for why it never sends offset). */
 const MAX_WINDOW = 200;
 
@@ -121,7 +131,7 @@ export function datasetsTool(
         query[`facets[${facet}].name`] = "type";
         query[`facets[${facet++}].value`] = a.type;
       }
-      let r = await http.json<unknown>("api/search", { query, ...call });
+      let r = await http.json<unknown>("api/search", { query, ...call, cacheable: searchDecodes });
       let parsed = parseSearch(r.data);
       let exact = parsed.numFound !== null;
       if (a.organization && parsed.entries.length === 0) {
@@ -134,7 +144,7 @@ export function datasetsTool(
         if (a.type !== "any") {
           Object.assign(fallback, { "facets[0].name": "type", "facets[0].value": a.type });
         }
-        r = await http.json<unknown>("api/search", { query: fallback, ...call });
+        r = await http.json<unknown>("api/search", { query: fallback, ...call, cacheable: searchDecodes });
         const all = parseSearch(r.data).entries;
         const org = a.organization.toLowerCase();
         parsed = {

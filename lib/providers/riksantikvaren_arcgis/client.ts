@@ -1,6 +1,7 @@
 // Calls to kart.ra.no's ArcGIS REST API through the shared HttpClient, with the SSRF guard.
 // ArcGIS reports most failures in the body with HTTP 200: every answer is checked for an
-// `error` object, and an error body found in the cache is fetched again before it is believed.
+// `error` object, then for the shape its resource always has (a body of another shape is a
+// DECODE_ERROR, never an empty answer). Neither kind of body is kept in the cache.
 import { clientSettings } from "../../http/settings.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue, UpstreamResponse } from "../../http/fetch_client.ts";
@@ -9,13 +10,15 @@ import { originOf, ssrfGuard } from "../../http/ssrf.ts";
 import type { HostResolver } from "../../http/ssrf.ts";
 import type { Logger } from "../../log.ts";
 import type { RiksantikvarenArcgisSettings } from "./config.ts";
-import { arcgisError, describeArcgisError } from "./esri.ts";
+import { arcgisError, asObject, describeArcgisError } from "./esri.ts";
 import type { ArcgisErrorInfo } from "./esri.ts";
 
 /** Per-call options every request takes. */
 export interface CallOptions {
   signal: AbortSignal;
   logger: Logger;
+  /** A shorter timeout than the provider's for this request (a page read close to the deadline). */
+  timeoutMs?: number;
 }
 
 /** Options for {@linkcode ArcgisClient}. */
@@ -74,17 +77,23 @@ export class ArcgisClient {
   /** The folder's listing: services and sub-folders. */
   root(call: CallOptions): Promise<ArcgisAnswer> {
     // The folder itself, without a trailing slash (ArcGIS names folders that way).
-    return this.#json(this.#base, { f: "json" }, call, "the service folder");
+    return this.#json(this.#base, { f: "json" }, call, "the service folder", listOf("services"));
   }
 
   /** A service's description: layers, tables, limits. */
   service(ref: ServiceRef, call: CallOptions): Promise<ArcgisAnswer> {
-    return this.#json(servicePath(ref), { f: "json" }, call, `service "${ref.service}"`);
+    return this.#json(
+      servicePath(ref),
+      { f: "json" },
+      call,
+      `service "${ref.service}"`,
+      listOf("layers", true),
+    );
   }
 
   /** A layer's description: fields, geometry type, limits. */
   layer(ref: ServiceRef & { layer: number }, call: CallOptions): Promise<ArcgisAnswer> {
-    return this.#json(`${servicePath(ref)}/${ref.layer}`, { f: "json" }, call, layerLabel(ref));
+    return this.#json(`${servicePath(ref)}/${ref.layer}`, { f: "json" }, call, layerLabel(ref), anObject);
   }
 
   /** A layer query (`…/{layer}/query`). */
@@ -98,6 +107,7 @@ export class ArcgisClient {
       { ...params, f: "json" },
       call,
       layerLabel(ref),
+      params["returnCountOnly"] === true ? countShape : listOf("features"),
     );
   }
 
@@ -108,6 +118,7 @@ export class ArcgisClient {
       { ...params, f: "json" },
       call,
       `service "${name}"`,
+      listOf("results"),
     );
   }
 
@@ -116,30 +127,69 @@ export class ArcgisClient {
     query: Record<string, QueryValue>,
     call: CallOptions,
     what: string,
+    shape: (data: unknown) => string | null,
   ): Promise<ArcgisAnswer> {
-    const send = (fresh: boolean): Promise<UpstreamResponse<unknown>> => {
-      const search = this.#http.url(path, query).search;
-      if (search.length <= MAX_GET_QUERY) return this.#http.json<unknown>(path, { query, fresh, ...call });
-      return this.#http.json<unknown>(path, {
-        method: "POST",
-        body: search.slice(1),
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        fresh,
-        ...call,
-      });
+    const { timeoutMs, ...rest } = call;
+    const base = {
+      ...rest,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      // Error bodies (HTTP 200) and bodies of the wrong shape are answered, never stored.
+      cacheable: (d: unknown) => arcgisError(d) === null && shape(d) === null,
     };
     let r: UpstreamResponse<unknown>;
     try {
-      r = await send(false);
-      // An error body is stored like any 200 answer; a stored one is checked again upstream.
-      if (r.cache === "hit" && arcgisError(r.data)) r = await send(true);
+      // `fresh` is left to the tool call's scope, so a caller's fresh: true reaches the upstream.
+      const search = this.#http.url(path, query).search;
+      r = search.length <= MAX_GET_QUERY
+        ? await this.#http.json<unknown>(path, { query, ...base })
+        : await this.#http.json<unknown>(path, {
+          method: "POST",
+          body: search.slice(1),
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          ...base,
+        });
     } catch (e) {
       throw enrich(e, what);
     }
     const err = arcgisError(r.data);
     if (err) throw arcgisToolError(err, what, r.status);
+    const problem = shape(r.data);
+    if (problem) {
+      throw new ToolError("DECODE_ERROR", `kart.ra.no did not answer as expected for ${what}: ${problem}`, {
+        hint: "The map server sent a body of the wrong shape; try again later, or report it if it persists",
+      });
+    }
     return { data: r.data, url: r.url };
   }
+}
+
+/** Checks that a body is an object whose `key` is an array (`optional`: or absent). */
+function listOf(key: string, optional = false): (data: unknown) => string | null {
+  return (data) => {
+    const root = asObject(data);
+    if (!root) return `it sent ${describe(data)} where an object was expected`;
+    if (optional && !(key in root)) return null;
+    const v = root[key];
+    return Array.isArray(v) ? null : `its "${key}" is ${key in root ? describe(v) : "missing"}, not a list`;
+  };
+}
+
+function anObject(data: unknown): string | null {
+  return asObject(data) ? null : `it sent ${describe(data)} where an object was expected`;
+}
+
+function countShape(data: unknown): string | null {
+  const root = asObject(data);
+  if (!root) return `it sent ${describe(data)} where an object was expected`;
+  return typeof root["count"] === "number" ? null : `its "count" is ${describe(root["count"])}, not a number`;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (v === undefined) return "nothing";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object") return "an object";
+  return `a ${typeof v}`;
 }
 
 function servicePath(ref: ServiceRef): string {

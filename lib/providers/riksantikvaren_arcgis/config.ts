@@ -15,11 +15,17 @@ const EXTRA = {
   max_bbox_km: z.number().positive().max(20_000).default(200).describe(
     "Longest side of a bbox a caller may ask for, in kilometres",
   ),
+  deadline_margin_ms: z.number().int().min(0).max(30_000).default(1500).describe(
+    "Time kept before the call's deadline: arcgis-query starts no further page with under twice this left, and answers with what it has",
+  ),
 };
 
 /**
  * Riksantikvaren's ArcGIS REST services (kart.ra.no, folder Distribusjon). Seed 002 sets a 60 s
- * timeout and `GEO_API_TIMEOUT` replaces it.
+ * timeout; `timeout` bounds one upstream request, and 60 s is what common MCP clients wait for a
+ * whole call, so the default is 20 s: every call answers by the server's per-call deadline
+ * (45 s), and arcgis-query, which may read several pages, answers with what it has and
+ * next_offset when time runs short. `GEO_API_TIMEOUT` replaces the default.
  */
 export const riksantikvarenArcgisSpec = defineProvider({
   id: "riksantikvaren_arcgis",
@@ -27,9 +33,11 @@ export const riksantikvarenArcgisSpec = defineProvider({
   description: "Riksantikvaren's map services on kart.ra.no: layers, attribute and spatial queries, identify",
   common: {
     base_url: "https://kart.ra.no/arcgis/rest/services/Distribusjon",
-    timeout: 60,
+    timeout: 20,
     cache_ttl: 900,
     max_retries: 2,
+    // A query page of up to the server's transfer limit (about 1,000 features) with geometry.
+    max_body_mb: 16,
   },
   extra: EXTRA,
   defaultTimeoutEnv: "GEO_API_TIMEOUT",

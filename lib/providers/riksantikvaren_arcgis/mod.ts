@@ -6,5 +6,8 @@ import { arcgisTools } from "./tools.ts";
 /** Creates the riksantikvaren_arcgis provider: three read-only tools over kart.ra.no. */
 export function createProvider(context: ProviderContext<RiksantikvarenArcgisSettings>): Provider {
   const client = new ArcgisClient(context.settings, context.http);
-  return { id: "riksantikvaren_arcgis", tools: arcgisTools({ client, settings: context.settings }) };
+  return {
+    id: "riksantikvaren_arcgis",
+    tools: arcgisTools({ client, settings: context.settings, clock: context.http.clock }),
+  };
 }

@@ -1,6 +1,7 @@
 // The arcgis-* tools: services and layers, layer queries that page past the transfer limit,
 // and identify at a point across layers.
 import { z } from "zod";
+import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import type { QueryValue } from "../../http/fetch_client.ts";
 import { bboxAround, bboxProblem, formatBbox } from "../../geo/bbox.ts";
@@ -10,6 +11,7 @@ import { distanceToGeometryM } from "../../geo/distance.ts";
 import { representativePoint } from "../../geo/geojson.ts";
 import type { Geometry, LatLon, Position } from "../../geo/geojson.ts";
 import { attachGeometries } from "../../geo/simplify.ts";
+import { swappedBboxHint, swappedPointHint, swappedRingHint } from "../../geo/swap.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import {
   fitToLimit,
@@ -19,6 +21,7 @@ import {
   responseFormatField,
   truncationNotice,
 } from "../../mcp/output.ts";
+import { nextPageBudget } from "./_deadline.ts";
 import type { ArcgisClient, CallOptions, ServiceType } from "./client.ts";
 import type { RiksantikvarenArcgisSettings } from "./config.ts";
 import { asObject, esriToGeoJson, normalizeAttributes, objectId, parseFields } from "./esri.ts";
@@ -54,6 +57,8 @@ const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export interface ArcgisToolDeps {
   client: ArcgisClient;
   settings: RiksantikvarenArcgisSettings;
+  /** The clock the call deadline is measured on (the HTTP runtime's). */
+  clock: Clock;
 }
 
 function serviceField(settings: RiksantikvarenArcgisSettings) {
@@ -146,8 +151,13 @@ function servicesTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
       let offset = 0;
       let sourceUrl: string;
       let level: "folder" | "service" | "layer";
-      const describe = async (name: string, fullName: string, t: string): Promise<ServiceOut> => {
-        const r = await client.service({ service: name, type: t as ServiceType }, call);
+      const describe = async (
+        name: string,
+        fullName: string,
+        t: string,
+        c: CallOptions = call,
+      ): Promise<ServiceOut> => {
+        const r = await client.service({ service: name, type: t as ServiceType }, c);
         const s = parseService(r.data);
         return {
           name,
@@ -182,8 +192,16 @@ function servicesTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
           if (s.name.includes("/")) {
             return { ...base, error: "In another folder: not reachable through this base_url" };
           }
+          // Each service is its own request: those that would end past the deadline are named, not read.
+          const budget = budgetFor(deps);
+          if (!budget.go) {
+            return {
+              ...base,
+              error: `Not read: this call ran short of time; call again with service "${s.name}"`,
+            };
+          }
           try {
-            return await describe(s.name, s.full_name, s.type);
+            return await describe(s.name, s.full_name, s.type, withTimeout(call, budget));
           } catch (e) {
             if (ctx.signal.aborted) throw e;
             return { ...base, error: e instanceof Error ? e.message : String(e) };
@@ -412,12 +430,23 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
       };
       // The count and the layer's description come alongside the first page; neither may fail it.
       const ref = { service, type: "MapServer" as const, layer: a.layer };
-      const countP = client.query(ref, { ...filter, returnCountOnly: true }, call);
-      const layerP = client.layer(ref, call);
+      // They may not outlast the answer: each must end before the deadline's margin.
+      const side = withTimeout(call, budgetFor(deps));
+      const countP = client.query(ref, { ...filter, returnCountOnly: true }, side);
+      const layerP = client.layer(ref, side);
       countP.catch(() => {});
       layerP.catch(() => {});
 
       const warnings: string[] = [];
+      const swapHint = a.bbox
+        ? swappedBboxHint(a.bbox as Bbox)
+        : a.point
+        ? swappedPointHint(a.point, { lat: "point.lat", lon: "point.lon" })
+        : a.polygon
+        ? swappedRingHint(a.polygon as Position[])
+        : undefined;
+      if (swapHint) warnings.push(swapHint);
+      let shortOfTime = false;
       const collected: { attrs: Record<string, unknown>; geometry: Geometry | null }[] = [];
       const seen = new Set<string>();
       let fields: EsriField[] = [];
@@ -432,11 +461,29 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
         layerP.then((r) => parseLayer(r.data, a.layer).supports_pagination, () => null);
       while (collected.length < a.limit && requests < settings.max_pages) {
         if ((requests > 0 || a.offset > 0) && (await layerPaging()) === false) break;
-        const r = await client.query(ref, {
-          ...common,
-          resultOffset: cursor,
-          resultRecordCount: a.limit - collected.length,
-        }, call);
+        let pageCall = call;
+        if (requests > 0) {
+          const budget = budgetFor(deps);
+          if (!budget.go) {
+            shortOfTime = true;
+            break;
+          }
+          pageCall = withTimeout(call, budget);
+        }
+        let r;
+        try {
+          r = await client.query(ref, {
+            ...common,
+            resultOffset: cursor,
+            resultRecordCount: a.limit - collected.length,
+          }, pageCall);
+        } catch (e) {
+          // What the earlier pages brought is still an answer; next_offset asks for the rest.
+          if (requests === 0 || ctx.signal.aborted || !(e instanceof ToolError) || !e.retryable) throw e;
+          if (e.errorType === "TIMEOUT") shortOfTime = true;
+          else warnings.push(`The page at offset ${cursor} failed: ${e.message}; continue with next_offset`);
+          break;
+        }
         requests++;
         if (!sourceUrl) sourceUrl = r.url;
         const body = asObject(r.data) ?? {};
@@ -476,6 +523,13 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
       }
       if (collected.length < a.limit && exceeded && requests >= settings.max_pages) {
         warnings.push(`Stopped after ${requests} requests (max_pages); continue with next_offset`);
+      }
+      if (shortOfTime) {
+        warnings.push(
+          `Stopped after ${requests} ${
+            requests === 1 ? "page" : "pages"
+          } to answer within the server's time limit for one call; continue with next_offset for the rest`,
+        );
       }
       if (requests > 1) {
         warnings.push(
@@ -581,6 +635,7 @@ const identifyOutput = z.object({
   features: z.array(arcgisFeatureSchema),
   ...pageSchema.shape,
   exceeded_transfer_limit: z.boolean(),
+  warnings: z.array(z.string()).describe("E.g. that lat and lon look swapped"),
   source_url: z.string(),
   licence: licenceSchema,
   coordinate_convention: z.string(),
@@ -652,6 +707,7 @@ function identifyTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
       all.sort((x, y) =>
         (x.out.distance_m ?? Infinity) - (y.out.distance_m ?? Infinity) || x.out.layer_id - y.out.layer_id
       );
+      const swapHint = swappedPointHint(point);
       const slice = all.slice(a.offset, a.offset + a.limit);
       const features = slice.map((s) => s.out);
       if (a.include_geometry) {
@@ -671,6 +727,7 @@ function identifyTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
           features: items,
           ...env,
           exceeded_transfer_limit: body["exceededTransferLimit"] === true,
+          warnings: swapHint ? [swapHint] : [],
           source_url: r.url,
           licence: ARCGIS_LICENCE,
           coordinate_convention: COORDINATE_CONVENTION,
@@ -680,9 +737,12 @@ function identifyTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
           `# ${service}: features at ${formatLatLon(point)} (within about ${a.tolerance_m} m)`,
           all.length
             ? `${all.length} found; nearest first.`
+            : swapHint
+            ? `Nothing found here. ${swapHint}`
             : "Nothing found here. Try a larger tolerance_m.",
           "",
         ];
+        if (all.length && swapHint) lines.push(`Note: ${swapHint}`, "");
         items.forEach((f, i) => lines.push(arcgisFeatureMarkdown(f, a.offset + i + 1), ""));
         if (truncated) {
           lines.push(
@@ -711,6 +771,15 @@ export function arcgisTools(deps: ArcgisToolDeps): ToolDefinition<any, any>[] {
 
 function callOptions(ctx: ToolCallContext): CallOptions {
   return { signal: ctx.signal, logger: ctx.logger };
+}
+
+function budgetFor(deps: ArcgisToolDeps): ReturnType<typeof nextPageBudget> {
+  return nextPageBudget(deps.clock, deps.settings.deadline_margin_ms, deps.settings.timeout * 1000);
+}
+
+/** The call's options with the budget's timeout, when it has one. */
+function withTimeout(call: CallOptions, budget: ReturnType<typeof nextPageBudget>): CallOptions {
+  return budget.go && budget.timeoutMs !== undefined ? { ...call, timeoutMs: budget.timeoutMs } : call;
 }
 
 function arcgisFeature(

@@ -7,13 +7,15 @@ import { checkUrl, originOf, SsrfError, ssrfGuard } from "../../http/ssrf.ts";
 import type { HostResolver } from "../../http/ssrf.ts";
 import type { Logger } from "../../log.ts";
 import type { RiksantikvarenOgcSettings } from "./config.ts";
-import { parseCatalog, parseCollections, parseFeature, parseFeaturePage } from "./parse.ts";
+import { describe, parseCatalog, parseCollections, parseFeature, parseFeaturePage } from "./parse.ts";
 import type { CollectionEntry, DatasetEntry, FeaturePage, Licence, RawFeature } from "./parse.ts";
 
 /** Per-call options every request takes. */
 export interface CallOptions {
   signal: AbortSignal;
   logger: Logger;
+  /** A shorter timeout than the provider's for this request (a scan's last page before the deadline). */
+  timeoutMs?: number;
 }
 
 /** A collection of a dataset, and optionally one feature of it. */
@@ -65,7 +67,11 @@ export class OgcClient {
 
   /** The datasets (APIs) listed at the root. */
   async catalog(call: CallOptions): Promise<{ datasets: DatasetEntry[]; url: string }> {
-    const r = await this.#http.json<unknown>("", { query: { f: "json" }, ...call });
+    const r = await this.#http.json<unknown>("", {
+      query: { f: "json" },
+      ...requestOptions(call),
+      cacheable: (d) => decodes(() => parseCatalog(d, this.#base)),
+    });
     return { datasets: parseCatalog(r.data, this.#base), url: r.url };
   }
 
@@ -74,7 +80,13 @@ export class OgcClient {
     dataset: string,
     call: CallOptions,
   ): Promise<{ collections: CollectionEntry[]; licence: Licence | null; url: string }> {
-    const r = await this.#get(`${datasetPath(dataset)}/collections`, { f: "json" }, call, { dataset });
+    const r = await this.#get(
+      `${datasetPath(dataset)}/collections`,
+      { f: "json" },
+      call,
+      { dataset },
+      parseCollections,
+    );
     return { ...parseCollections(r.data), url: r.url };
   }
 
@@ -84,7 +96,7 @@ export class OgcClient {
     query: Record<string, QueryValue>,
     call: CallOptions,
   ): Promise<{ page: FeaturePage; url: string }> {
-    const r = await this.#get(itemsPath(ref), { ...query, f: "json" }, call, ref);
+    const r = await this.#get(itemsPath(ref), { ...query, f: "json" }, call, ref, parseFeaturePage);
     return { page: parseFeaturePage(r.data), url: r.url };
   }
 
@@ -93,15 +105,19 @@ export class OgcClient {
     ref: CollectionRef & { id: string },
     call: CallOptions,
   ): Promise<{ feature: RawFeature; url: string }> {
-    const r = await this.#get(`${itemsPath(ref)}/${encodeURIComponent(ref.id)}`, { f: "json" }, call, ref);
+    const r = await this.#get(
+      `${itemsPath(ref)}/${encodeURIComponent(ref.id)}`,
+      { f: "json" },
+      call,
+      ref,
+      parseFeature,
+    );
     const feature = parseFeature(r.data);
     if (!feature) {
       throw new ToolError(
         "DECODE_ERROR",
-        `api.ra.no answered with something that is not a feature for id "${ref.id}"`,
-        {
-          hint: "Check the id with riksantikvaren-features",
-        },
+        `api.ra.no did not answer with a feature for id "${ref.id}": it sent ${describe(r.data)}`,
+        { hint: "Check the id with riksantikvaren-features; if it is listed there, try again later" },
       );
     }
     return { feature, url: r.url };
@@ -151,14 +167,32 @@ export class OgcClient {
     query: Record<string, QueryValue>,
     call: CallOptions,
     what: { dataset: string; collection?: string; id?: string },
+    parse: (data: unknown) => unknown,
   ) {
     try {
-      return await this.#http.json<unknown>(path, { query, ...call });
+      // A body of the wrong shape is a DECODE_ERROR now and is not kept for the next call.
+      const cacheable = (d: unknown) => decodes(() => parse(d));
+      return await this.#http.json<unknown>(path, { query, ...requestOptions(call), cacheable });
     } catch (e) {
       if (e instanceof UpstreamError && e.status === 404) throw notFound(what);
       throw e;
     }
   }
+}
+
+/** Whether `parse` reads the body without a DECODE_ERROR (and finds something). */
+function decodes(parse: () => unknown): boolean {
+  try {
+    return parse() !== null;
+  } catch {
+    return false;
+  }
+}
+
+function requestOptions(call: CallOptions): { signal: AbortSignal; logger: Logger; timeoutMs?: number } {
+  return call.timeoutMs === undefined
+    ? { signal: call.signal, logger: call.logger }
+    : { signal: call.signal, logger: call.logger, timeoutMs: call.timeoutMs };
 }
 
 /** The path of a dataset (`brukerminner`, or `id/v1` for a versioned API). */

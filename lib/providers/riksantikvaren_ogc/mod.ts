@@ -6,5 +6,8 @@ import { ogcTools } from "./tools.ts";
 /** Creates the riksantikvaren_ogc provider: four read-only tools over api.ra.no. */
 export function createProvider(context: ProviderContext<RiksantikvarenOgcSettings>): Provider {
   const client = new OgcClient(context.settings, context.http);
-  return { id: "riksantikvaren_ogc", tools: ogcTools({ client, settings: context.settings }) };
+  return {
+    id: "riksantikvaren_ogc",
+    tools: ogcTools({ client, settings: context.settings, clock: context.http.clock }),
+  };
 }

@@ -1,6 +1,8 @@
-// Defensive readers of api.ra.no's JSON. No real body was recorded, so each reader accepts the
-// shapes OGC API Features Part 1 and ldproxy (the server software api.ra.no appears to run)
-// allow, ignores what it does not know, and never throws on a missing or odd field.
+// Readers of api.ra.no's JSON (ldproxy, OGC API Features Part 1; real bodies are in
+// tests/fixtures/ra_ogc/). A body whose root is not what the resource always sends (`null`, an
+// array, a string, an object without the list) is a DECODE_ERROR, never an empty answer; inside
+// a good root, each reader ignores what it does not know and skips unusable list entries.
+import { ToolError } from "../../errors.ts";
 import type { Bbox } from "../../geo/bbox.ts";
 import { parseGeometry } from "../../geo/geojson.ts";
 import type { Geometry } from "../../geo/geojson.ts";
@@ -58,8 +60,7 @@ export interface FeaturePage {
 
 /** Reads the root catalog (`{"apis": [...]}`); ids come from `id` or the landing page URL. */
 export function parseCatalog(body: unknown, baseUrl: string): DatasetEntry[] {
-  const root = asObject(body);
-  const apis = Array.isArray(root?.["apis"]) ? root["apis"] : [];
+  const apis = listIn(body, "apis", "the dataset catalog");
   const out: DatasetEntry[] = [];
   const seen = new Set<string>();
   for (const entry of apis) {
@@ -76,8 +77,8 @@ export function parseCatalog(body: unknown, baseUrl: string): DatasetEntry[] {
 
 /** Reads `/{dataset}/collections`. */
 export function parseCollections(body: unknown): { collections: CollectionEntry[]; licence: Licence | null } {
+  const list = listIn(body, "collections", "a list of collections");
   const root = asObject(body);
-  const list = Array.isArray(root?.["collections"]) ? root["collections"] : [];
   const collections: CollectionEntry[] = [];
   for (const entry of list) {
     const c = asObject(entry);
@@ -95,11 +96,15 @@ export function parseCollections(body: unknown): { collections: CollectionEntry[
   return { collections, licence: licenceFrom(root) };
 }
 
-/** Reads a FeatureCollection page; a bare array of features is accepted too. */
+/** Reads a FeatureCollection page; a feature that is not a GeoJSON Feature is a DECODE_ERROR. */
 export function parseFeaturePage(body: unknown): FeaturePage {
+  const list = listIn(body, "features", "a feature collection");
   const root = asObject(body);
-  const list = Array.isArray(body) ? body : Array.isArray(root?.["features"]) ? root["features"] : [];
-  const features = list.map(parseFeature).filter((f): f is RawFeature => f !== null);
+  const features = list.map((entry, i) => {
+    const f = parseFeature(entry);
+    if (!f) throw decodeError(`a feature collection whose feature ${i + 1} is ${describe(entry)}`);
+    return f;
+  });
   const links = parseLinks(root?.["links"]);
   return {
     features,
@@ -110,10 +115,10 @@ export function parseFeaturePage(body: unknown): FeaturePage {
   };
 }
 
-/** Reads one Feature; null when the value is not an object. */
+/** Reads one Feature; null when the value is not a GeoJSON Feature object. */
 export function parseFeature(value: unknown): RawFeature | null {
   const f = asObject(value);
-  if (!f) return null;
+  if (!f || !(f["type"] === "Feature" || ("properties" in f && "geometry" in f))) return null;
   const properties = asObject(f["properties"]) ?? {};
   const rawId = f["id"] ?? properties["id"] ?? properties["kulturminneId"] ?? properties["lokalId"];
   const id = typeof rawId === "number" && Number.isFinite(rawId) ? String(rawId) : str(rawId);
@@ -175,6 +180,34 @@ function selfHref(o: Record<string, unknown>): string | null {
   const links = parseLinks(o["links"]);
   return (links.find((l) => l.rel === "self") ?? links.find((l) => l.rel === "service") ?? links[0])?.href ??
     null;
+}
+
+/** The array under `key` of an object body, or a DECODE_ERROR naming what came instead. */
+function listIn(body: unknown, key: string, expected: string): unknown[] {
+  const root = asObject(body);
+  const list = root?.[key];
+  if (Array.isArray(list)) return list;
+  const got = root
+    ? (key in root ? `an object whose "${key}" is ${describe(list)}` : `an object without "${key}"`)
+    : describe(body);
+  throw decodeError(`${expected}: it sent ${got}`, true);
+}
+
+function decodeError(what: string, expectedPrefix = false): ToolError {
+  return new ToolError(
+    "DECODE_ERROR",
+    expectedPrefix ? `api.ra.no did not answer with ${what}` : `api.ra.no answered with ${what}`,
+    { hint: "The upstream sent a body of the wrong shape; try again later, or report it if it persists" },
+  );
+}
+
+/** `null`, `an array`, `a string`, ... for messages. */
+export function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (v === undefined) return "nothing";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object") return "an object";
+  return `a ${typeof v}`;
 }
 
 function count(v: unknown): number | null {

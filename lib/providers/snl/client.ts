@@ -101,7 +101,9 @@ export class SnlApi {
       upstreamName: SITES[site].name,
       ...clientSettings(s),
       baseUrl: `${origin}/`,
-      // Redirects may move between the SNL sites, never off them.
+      // Redirects may move between the SNL sites (the shared client drops secrets on the way),
+      // never off them.
+      redirectOrigins: [...allowed].map((host) => new URL(origin).protocol + "//" + host),
       checkUrl: (url) => {
         if (!allowed.has(url.host)) {
           throw new OffSiteError(

@@ -14,7 +14,12 @@ export const snlSpec = defineProvider({
   title: "Store norske leksikon",
   description:
     "Store norske leksikon and its sister encyclopedias (NBL, SML, NKL, Lille): search and full articles with licence",
-  common: { base_url: DEFAULT_BASE_URL, cache_ttl: 900 },
+  common: {
+    base_url: DEFAULT_BASE_URL,
+    cache_ttl: 900,
+    // One article's JSON, or ten search hits.
+    max_body_mb: 4,
+  },
   hosts: (s) => isDefaultBase(s.base_url) ? SITE_IDS.map((id) => SITES[id].host) : [hostOf(s.base_url)],
   allowNet: SITE_IDS.map((id) => SITES[id].host),
   load: () => import("./mod.ts"),

@@ -55,7 +55,12 @@ export const wikipediaSpec = defineProvider({
   title: "Wikipedia",
   description:
     "Wikipedia in any language (Norwegian by default): search, summaries, whole articles in parts, articles near a point",
-  common: { base_url: DEFAULT_BASE_URL, cache_ttl: 900 },
+  common: {
+    base_url: DEFAULT_BASE_URL,
+    cache_ttl: 900,
+    // One article's full text (the longest are a few MB), or a page of search hits.
+    max_body_mb: 8,
+  },
   extra,
   env: [
     {

@@ -40,6 +40,8 @@ export const worldbankSpec = defineProvider({
     cache_ttl: 3600,
     // No published limit; stay polite to a free, keyless service.
     rate_limit_per_second: 5,
+    // At most 100 records a page, a few KB each.
+    max_body_mb: 8,
   },
   extra: WORLDBANK_EXTRA,
   env: [

@@ -11,6 +11,11 @@ function search(req: Received): Reply {
   if (q.has("offset")) return { status: 400, json: { error: "offset must not be sent" } };
   const org = q.get("facets[0].name") === "organization" ? q.get("facets[0].value") : null;
   if (org === "Riksantikvaren") return { fixture: "geonorge/search_riksantikvaren.json" };
+  // Bodies of the wrong shape, each sent with HTTP 200.
+  if (org === "Null") return { json: null };
+  if (org === "Array") return { json: [] };
+  if (org === "Text") return { json: { NumFound: 3, Results: "three" } };
+  if (org === "Missing") return { json: { NumFound: 3 } };
   if (org !== null) return { json: { NumFound: 0, Results: [] } };
   if ((q.get("text") ?? "").includes("Direktoratet")) {
     return { fixture: "geonorge/search_text_fallback_camelcase.json" };
@@ -86,6 +91,24 @@ Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) =
       assert.deepEqual(entries.map((e) => e["title"]), ["Kulturminner - Brannvern (synthetic entry)"]);
       assert.equal(r.structured["total_is_exact"], false);
       assert.match((r.structured["warnings"] as string[])[0]!, /matched nothing; searched its name as text/);
+    },
+  );
+
+  await t.step(
+    "geonorge-datasets answers DECODE_ERROR for bodies of the wrong shape, never no entries",
+    async () => {
+      const cases: [string, RegExp][] = [
+        ["Null", /did not answer with search results: it sent null/],
+        ["Array", /it sent an array/],
+        ["Text", /it sent an object whose "Results" is a string/],
+        ["Missing", /it sent an object without "Results"/],
+      ];
+      for (const [organization, message] of cases) {
+        const r = await call({ organization });
+        assert.equal(r.payload["error_type"], "DECODE_ERROR", organization);
+        assert.match(String(r.payload["message"]), message);
+        assert.doesNotMatch(r.text, /No entries/);
+      }
     },
   );
 

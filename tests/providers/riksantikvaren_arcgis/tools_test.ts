@@ -123,7 +123,14 @@ Deno.test("riksantikvaren_arcgis tools over stdio against a fake kart.ra.no", as
       path: `${SVC}/8/query`,
       reply: { status: 500, json: { error: { code: 500, message: "Server busy" } } },
     })
-    .route({ path: `${SVC}/identify`, reply: { json: json("identify_point.json") } });
+    .route({
+      path: `${SVC}/identify`,
+      // A point east of 30° (lat and lon swapped for Norway) is in the sea: nothing there.
+      reply: (req) =>
+        (JSON.parse(req.url.searchParams.get("geometry") ?? "{}") as { x?: number }).x! > 40
+          ? { json: { results: [] } }
+          : { json: json("identify_point.json") },
+    });
   await using s = await startStdio({
     args: ["--providers", "riksantikvaren_arcgis"],
     configYaml:
@@ -452,11 +459,69 @@ Deno.test("riksantikvaren_arcgis tools over stdio against a fake kart.ra.no", as
       assert.equal(bad.payload["field"], "lon");
     },
   );
+
+  await t.step("arcgis-identify hints at swapped lat and lon instead of a larger tolerance", async () => {
+    const swapped = await call(s, "arcgis-identify", { lat: CENTER.lon, lon: CENTER.lat });
+    assert.equal(swapped.isError, false, swapped.text);
+    assert.match(swapped.text, /Nothing found here\. lat 10\.7637, lon 59\.9075 lies outside Norway/);
+    assert.match(swapped.text, /Did you mean lat 59\.9075, lon 10\.7637\?/);
+    assert.doesNotMatch(swapped.text, /larger tolerance_m/);
+    const json = await call(s, "arcgis-identify", {
+      lat: CENTER.lon,
+      lon: CENTER.lat,
+      response_format: "json",
+    });
+    assert.match((json.structured["warnings"] as string[])[0]!, /lies outside Norway/);
+    const right = await call(s, "arcgis-identify", { ...CENTER, response_format: "json" });
+    assert.deepEqual(right.structured["warnings"], []);
+  });
+
+  await t.step(
+    "arcgis-query hints at a swapped point, bbox or polygon and says which order it takes",
+    async () => {
+      const cases: [Json, RegExp][] = [
+        [
+          { point: { lat: CENTER.lon, lon: CENTER.lat }, distance_m: 100 },
+          /point\.lat 10\.7637, point\.lon 59\.9075 lies outside Norway.*Did you mean point\.lat 59\.9075, point\.lon 10\.7637\?/,
+        ],
+        [
+          { bbox: [59.905, 10.76, 59.912, 10.77] },
+          /read as \[lat, lon\].*\[min_lon, min_lat, max_lon, max_lat\].*Did you mean \[10\.76, 59\.905, 10\.77, 59\.912\]\?/,
+        ],
+        [
+          { polygon: [[59.90, 10.76], [59.90, 10.77], [59.91, 10.77]] },
+          /positions are \[lon, lat\].*Did you mean \[10\.76, 59\.9\] for the first one/,
+        ],
+      ];
+      for (const [filter, hint] of cases) {
+        const r = await call(s, "arcgis-query", { layer: 7, ...filter, response_format: "json" });
+        assert.equal(r.isError, false, r.text);
+        assert.match((r.structured["warnings"] as string[]).join(" "), hint, JSON.stringify(filter));
+        const md = await call(s, "arcgis-query", { layer: 7, ...filter });
+        assert.match(md.text, /Note: .*outside Norway/);
+      }
+      const right = await call(s, "arcgis-query", {
+        layer: 7,
+        point: CENTER,
+        distance_m: 100,
+        response_format: "json",
+      });
+      assert.doesNotMatch((right.structured["warnings"] as string[]).join(" "), /outside Norway/);
+    },
+  );
 });
 
-Deno.test("ArcgisClient fetches a cached ArcGIS error body again instead of trusting it", async () => {
+Deno.test("arcgis-* with the cache on and a small call deadline: fresh, odd bodies, slow pages", async (t) => {
   let pages = 0;
-  await using fake = FakeUpstream.start([{
+  let flaky = 0;
+  // Query pages at or past this offset wait for `hold` (a page that does not come in time).
+  let hold: PromiseWithResolvers<void> | null = null;
+  const release = (): void => {
+    hold?.resolve();
+    hold = null;
+  };
+  await using fake = FakeUpstream.start([]);
+  fake.route({
     path: `${SVC}/7/query`,
     reply: (req) => {
       if (req.url.searchParams.get("returnCountOnly") === "true") return { json: { count: 1 } };
@@ -464,18 +529,121 @@ Deno.test("ArcgisClient fetches a cached ArcGIS error body again instead of trus
         ? { json: { error: { code: 500, message: "Service temporarily unavailable", details: [] } } }
         : { json: { features: [{ attributes: { OBJECTID: 1, navn: "Etter feil" } }] } };
     },
-  }]);
+  })
+    .route({ path: SVC, reply: { json: json("service_Kulturminner20180301.json") } })
+    .route({ path: `${SVC}/5`, reply: { json: json("layer_7.json") } })
+    .route({
+      path: `${SVC}/5/query`,
+      reply: async (req) => {
+        const q = req.url.searchParams;
+        if (q.get("returnCountOnly") === "true") return { json: { count: 7 } };
+        if (hold && Number(q.get("resultOffset")) > 0) await hold.promise;
+        return layer7Query(req);
+      },
+    })
+    // Bodies of the wrong shape, each sent with HTTP 200.
+    .route({ path: BASE, reply: { json: null } })
+    .route({ path: `${BASE}/Odd/MapServer`, reply: { json: [1, 2] } })
+    .route({ path: `${BASE}/Odd/MapServer/identify`, reply: { json: null } })
+    .route({ path: `${BASE}/Odd/MapServer/3`, reply: { json: json("layer_7.json") } })
+    .route({
+      path: `${BASE}/Odd/MapServer/3/query`,
+      reply: (req) =>
+        req.url.searchParams.get("returnCountOnly") === "true"
+          ? { json: { count: "many" } }
+          : flaky++ === 0
+          ? { json: { features: "none" } }
+          : { json: { features: [{ attributes: { OBJECTID: 9, navn: "Nå riktig" } }] } },
+    })
+    .route({ path: `${BASE}/Odd/MapServer/4/query`, reply: { json: [] } });
   await using s = await startStdio({
     args: ["--providers", "riksantikvaren_arcgis"],
+    env: { MCP_CALL_TIMEOUT: "1.5" },
     configYaml:
-      `providers:\n  riksantikvaren_arcgis:\n    base_url: ${fake.origin}${BASE}\n    timeout: 5\n` +
-      `    max_retries: 0\n    cache_ttl: 600\n`,
+      `providers:\n  riksantikvaren_arcgis:\n    base_url: ${fake.origin}${BASE}\n    timeout: 10\n` +
+      `    max_retries: 0\n    cache_ttl: 600\n    breaker_threshold: 50\n    deadline_margin_ms: 300\n`,
   });
-  const first = await call(s, "arcgis-query", { layer: 7 });
-  assert.equal(first.payload["error_type"], "API_ERROR");
-  assert.equal(first.payload["retryable"], true);
-  const second = await call(s, "arcgis-query", { layer: 7, response_format: "json" });
-  assert.equal(second.isError, false, second.text);
-  assert.equal((second.structured["features"] as Json[])[0]!["name"], "Etter feil");
-  assert.equal(pages, 2, "the cached error was fetched again, once");
+
+  try {
+    await t.step("ArcgisClient does not keep an ArcGIS error body: the next call asks again", async () => {
+      const first = await call(s, "arcgis-query", { layer: 7 });
+      assert.equal(first.payload["error_type"], "API_ERROR");
+      assert.equal(first.payload["retryable"], true);
+      const second = await call(s, "arcgis-query", { layer: 7, response_format: "json" });
+      assert.equal(second.isError, false, second.text);
+      assert.equal((second.structured["features"] as Json[])[0]!["name"], "Etter feil");
+      assert.equal(pages, 2, "the error was not cached; the answer after it is");
+      await call(s, "arcgis-query", { layer: 7 });
+      assert.equal(pages, 2);
+    });
+
+    await t.step("arcgis-query and arcgis-services take fresh: true past the cache", async () => {
+      await call(s, "arcgis-query", { layer: 7, fresh: true });
+      assert.equal(pages, 3, "fresh: true reached the upstream");
+      await call(s, "arcgis-query", { layer: 7 });
+      assert.equal(pages, 3, "without it the cached answer is used");
+      const svc = () => fake.requestsTo(SVC).length;
+      await call(s, "arcgis-services", { service: "Kulturminner20180301" });
+      await call(s, "arcgis-services", { service: "Kulturminner20180301" });
+      assert.equal(svc(), 1, "cached");
+      const r = await call(s, "arcgis-services", { service: "Kulturminner20180301", fresh: true });
+      assert.equal(r.isError, false, r.text);
+      assert.equal(svc(), 2, "fresh: true reached the upstream");
+    });
+
+    await t.step("the arcgis-* tools answer DECODE_ERROR for bodies of the wrong shape", async () => {
+      const cases: [string, Json, RegExp][] = [
+        ["arcgis-services", {}, /the service folder: it sent null where an object was expected/],
+        ["arcgis-services", { service: "Odd" }, /service "Odd": it sent an array/],
+        ["arcgis-query", { service: "Odd", layer: 4 }, /layer 4 of "Odd": it sent an array/],
+        ["arcgis-query", { service: "Odd", layer: 3 }, /its "features" is a string, not a list/],
+        ["arcgis-identify", { service: "Odd", ...CENTER }, /it sent null where an object was expected/],
+      ];
+      for (const [tool, args, message] of cases) {
+        const r = await call(s, tool, args);
+        assert.equal(r.payload["error_type"], "DECODE_ERROR", `${tool} ${JSON.stringify(args)}: ${r.text}`);
+        assert.match(String(r.payload["message"]), message);
+        assert.doesNotMatch(r.text, /No features|Nothing found/);
+      }
+      // Not kept in the cache: the next call asks again and gets the good body.
+      const again = await call(s, "arcgis-query", { service: "Odd", layer: 3, response_format: "json" });
+      assert.equal(again.isError, false, again.text);
+      assert.equal((again.structured["features"] as Json[])[0]!["name"], "Nå riktig");
+      assert.equal(again.structured["total_is_exact"], false, "a count that is not a number is no count");
+    });
+
+    await t.step(
+      "arcgis-query answers the pages it read before the call deadline, with next_offset",
+      async () => {
+        hold = Promise.withResolvers<void>();
+        const r = await call(s, "arcgis-query", { layer: 5, limit: 7, response_format: "json" });
+        assert.equal(r.isError, false, r.text);
+        assert.equal(r.structured["count"], MAX_RECORDS, "the first page");
+        assert.deepEqual([r.structured["has_more"], r.structured["next_offset"]], [true, MAX_RECORDS]);
+        assert.match(
+          (r.structured["warnings"] as string[]).join(" "),
+          /Stopped after 1 page to answer within the server's time limit for one call; continue with next_offset/,
+        );
+        release();
+        const rest = await call(s, "arcgis-query", {
+          layer: 5,
+          offset: MAX_RECORDS,
+          limit: 4,
+          response_format: "json",
+        });
+        assert.equal(rest.structured["count"], 4);
+        assert.equal(rest.structured["has_more"], false);
+      },
+    );
+
+    await t.step("arcgis-query answers a structured TIMEOUT when not even the first page comes", async () => {
+      hold = Promise.withResolvers<void>();
+      const r = await call(s, "arcgis-query", { layer: 5, offset: 1, limit: 2 });
+      assert.equal(r.payload["error_type"], "TIMEOUT");
+      assert.equal(r.payload["retryable"], true);
+      release();
+    });
+  } finally {
+    release();
+  }
 });

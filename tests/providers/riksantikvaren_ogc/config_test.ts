@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { runCli } from "../../fakes/server.ts";
 
-Deno.test("riksantikvaren providers take GEO_API_TIMEOUT as their default timeout, 60 s otherwise", async () => {
+Deno.test("riksantikvaren providers take GEO_API_TIMEOUT as their default timeout, 20 s otherwise (one request, well inside the 45 s call deadline)", async () => {
   const providers = "riksantikvaren_ogc,riksantikvaren_arcgis";
   const plain = await runCli(["config", "check", "--providers", providers]);
   assert.equal(plain.code, 0, plain.stderr);
   const d = JSON.parse(plain.stdout).providers;
-  assert.equal(d.riksantikvaren_ogc.timeout, 60);
+  assert.equal(d.riksantikvaren_ogc.timeout, 20);
   assert.equal(d.riksantikvaren_ogc.base_url, "https://api.ra.no");
-  assert.equal(d.riksantikvaren_arcgis.timeout, 60);
+  assert.equal(d.riksantikvaren_arcgis.timeout, 20);
   assert.equal(d.riksantikvaren_arcgis.base_url, "https://kart.ra.no/arcgis/rest/services/Distribusjon");
 
   const env = await runCli(["config", "check", "--providers", providers], {

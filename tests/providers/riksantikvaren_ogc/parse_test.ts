@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { decodeCursor, encodeCursor } from "../../../lib/providers/riksantikvaren_ogc/cursor.ts";
+import {
+  decodeCursor,
+  decodeNearbyCursor,
+  encodeCursor,
+  encodeNearbyCursor,
+} from "../../../lib/providers/riksantikvaren_ogc/cursor.ts";
 import {
   defaultLicence,
   fallbackPoint,
@@ -32,8 +37,34 @@ Deno.test("parseCatalog() takes ids from id or the landing page URL and skips un
     "https://example.org/ogc/",
   );
   assert.deepEqual(versioned.map((d) => d.id), ["trees/v1", "x"]);
-  assert.deepEqual(parseCatalog({ title: "no apis" }, "https://api.ra.no"), []);
-  assert.deepEqual(parseCatalog("<html>", "https://api.ra.no"), []);
+  assert.deepEqual(parseCatalog({ apis: [null, 3, {}] }, "https://api.ra.no"), []);
+});
+
+Deno.test("parseCatalog(), parseCollections() and parseFeaturePage() call a body of the wrong shape a DECODE_ERROR", () => {
+  const cases: [() => unknown, RegExp][] = [
+    [
+      () => parseCatalog({ title: "no apis" }, "https://api.ra.no"),
+      /dataset catalog: it sent an object without "apis"/,
+    ],
+    [() => parseCatalog("<html>", "https://api.ra.no"), /it sent a string/],
+    [() => parseCollections(null), /a list of collections: it sent null/],
+    [() => parseCollections([]), /it sent an array/],
+    [() => parseCollections({ collections: {} }), /whose "collections" is an object/],
+    [
+      () => parseFeaturePage([{ type: "Feature", id: 7, geometry: null, properties: {} }]),
+      /it sent an array/,
+    ],
+    [() => parseFeaturePage({ numberMatched: -1, features: "x" }), /whose "features" is a string/],
+    [() => parseFeaturePage({ type: "FeatureCollection", features: [null] }), /feature 1 is null/],
+    [() => parseFeaturePage(42), /feature collection: it sent a number/],
+  ];
+  for (const [run, message] of cases) {
+    assert.throws(run, (e: unknown) => {
+      assert.equal((e as { errorType?: string }).errorType, "DECODE_ERROR");
+      assert.match((e as Error).message, message);
+      return true;
+    });
+  }
 });
 
 Deno.test("parseCollections() reads extents (4 or 6 values) and licence links", () => {
@@ -52,27 +83,54 @@ Deno.test("parseCollections() reads extents (4 or 6 values) and licence links", 
   assert.deepEqual(parseCollections({ collections: [{ title: "no id" }, null, 3] }).collections, []);
 });
 
-Deno.test("parseFeaturePage() reads numberMatched, the next link and bare arrays", () => {
+Deno.test("parseCollections() reads the recorded api.ra.no collections with their licence link", () => {
+  const { collections, licence } = parseCollections(
+    JSON.parse(fixtureText("ra_ogc/LokaliteterEnkeltminnerOgSikringssoner__collections.json")),
+  );
+  assert.deepEqual(collections.map((c) => c.id), ["enkeltminner", "lokaliteter", "sikringssoner"]);
+  assert.deepEqual(collections[1]!.bbox, [-14.48, 55.59, 38.16, 84.84]);
+  assert.deepEqual(licence, { name: "NLOD", url: "https://data.norge.no/nlod" });
+});
+
+Deno.test("parseFeaturePage() reads numberMatched and the next link", () => {
   const p1 = parseFeaturePage(JSON.parse(fixtureText("ra_ogc/items_lokaliteter_p1.json")));
   assert.equal(p1.features.length, 2);
   assert.equal(p1.numberMatched, 3);
   assert.match(p1.next ?? "", /offset=2/);
   const bm = parseFeaturePage(JSON.parse(fixtureText("ra_ogc/items_brukerminner_p1.json")));
   assert.equal(bm.numberMatched, null);
-  const bare = parseFeaturePage([{ type: "Feature", id: 7, geometry: null, properties: {} }]);
-  assert.equal(bare.features[0]!.id, "7");
-  assert.equal(bare.next, null);
-  assert.deepEqual(parseFeaturePage({ numberMatched: -1, features: "x" }), {
-    features: [],
-    numberMatched: null,
-    numberReturned: null,
-    next: null,
-    licence: null,
-  });
+  const empty = parseFeaturePage({ type: "FeatureCollection", numberMatched: -1, features: [] });
+  assert.deepEqual([empty.features, empty.numberMatched, empty.next], [[], null, null]);
+});
+
+Deno.test("parseFeaturePage() reads the recorded bbox page: null geometries, string ids, the next link", () => {
+  const pg = parseFeaturePage(
+    JSON.parse(
+      fixtureText(
+        "ra_ogc/LokaliteterEnkeltminnerOgSikringssoner__lokaliteter__items_bbox_limit1000_page1__TRIMMED.json",
+      ),
+    ),
+  );
+  assert.deepEqual([pg.numberMatched, pg.numberReturned], [8094, 1000]);
+  assert.deepEqual(pg.features.map((f) => f.geometry?.type ?? null), [
+    null,
+    null,
+    null,
+    "MultiPolygon",
+    "MultiPolygon",
+    "MultiPolygon",
+    "MultiPolygon",
+  ]);
+  assert.equal(pg.features[0]!.id, "100007-1");
+  assert.match(pg.next ?? "", /offset=1000/);
+  const freda = parseFeaturePage(
+    JSON.parse(fixtureText("ra_ogc/KulturminnerFredaBygninger__fredabygninger__items_bbox.json")),
+  );
+  assert.deepEqual(freda.features.map((f) => f.id), ["1876987", "1877018", "1877181"], "integer ids as text");
 });
 
 Deno.test("parseFeature() reads ids from the feature or its properties and flags unreadable geometry", () => {
-  assert.equal(parseFeature({ properties: { kulturminneId: "42178" } })!.id, "42178");
+  assert.equal(parseFeature({ type: "Feature", properties: { kulturminneId: "42178" } })!.id, "42178");
   const utm = parseFeature({
     id: "x",
     geometry: { type: "Point", coordinates: [262000, 6650000] },
@@ -82,6 +140,13 @@ Deno.test("parseFeature() reads ids from the feature or its properties and flags
   assert.equal(utm.geometryUnreadable, true);
   assert.deepEqual(utm.properties, {});
   assert.equal(parseFeature("nope"), null);
+  assert.equal(parseFeature([1, 2]), null);
+  assert.equal(parseFeature({ foo: 1 }), null, "an object that is no Feature");
+  const real = parseFeature(
+    JSON.parse(fixtureText("ra_ogc/LokaliteterEnkeltminnerOgSikringssoner__lokaliteter__item_51949.json")),
+  )!;
+  assert.equal(real.id, "51949");
+  assert.equal(real.geometry?.type, "MultiPolygon");
 });
 
 Deno.test("heritageFields() reads the spellings the datasets use", () => {
@@ -144,9 +209,34 @@ Deno.test("encodeCursor() round-trips and decodeCursor() refuses anything else",
   assert.equal(decodeCursor("ra1." + btoa(JSON.stringify({ d: "x", c: "y", q: "", o: -1 }))), undefined);
   assert.equal(decodeCursor(c.slice(0, -3)), undefined);
   assert.equal(decodeCursor("ra2." + c.slice(4)), undefined);
+  const skipping = { ...state, skip: 5 };
+  assert.deepEqual(decodeCursor(encodeCursor(skipping)), skipping);
+});
+
+Deno.test("encodeNearbyCursor() round-trips and decodeNearbyCursor() refuses other cursors", () => {
+  const state = {
+    dataset: "LokaliteterEnkeltminnerOgSikringssoner",
+    collection: "lokaliteter",
+    lat: 59.7505,
+    lon: 10.7983,
+    radiusM: 400,
+    position: 1000,
+    read: 1000,
+    withoutLocation: 996,
+    candidates: [["140660-1", 12.5], ["140661-1", 40]] as [string, number][],
+  };
+  const c = encodeNearbyCursor(state);
+  assert.match(c, /^rn1\./);
+  assert.deepEqual(decodeNearbyCursor(c), state);
+  assert.equal(
+    decodeNearbyCursor(encodeCursor({ dataset: "a", collection: "b", query: "", offset: 0 })),
+    undefined,
+  );
+  assert.equal(decodeCursor(c), undefined);
 });
 
 Deno.test("likeEscape() escapes quotes and LIKE wildcards for CQL2", () => {
   assert.equal(likeEscape("O'Brien 100%_"), "O''Brien 100\\%\\_");
   assert.equal(KNOWN_DATASETS["lokaliteter"], "LokaliteterEnkeltminnerOgSikringssoner");
+  assert.equal(KNOWN_DATASETS["kulturmiljoer"], "KulturminnerKulturmiljoer", "as the recorded bodies show");
 });

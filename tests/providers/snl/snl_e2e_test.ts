@@ -275,7 +275,7 @@ Deno.test("snl-article reports a missing article as NOT_FOUND, refuses an off-si
     const away = errorPayload(
       await s.client.callTool({ name: "snl-article", arguments: { slug: "flyttet" } }),
     );
-    assert.equal(away["error_type"], "VALIDATION_ERROR");
+    assert.equal(away["error_type"], "UPSTREAM_REDIRECT_REFUSED");
     assert.match(String(away["message"]), /redirected to another host/);
 
     const down = errorPayload(await s.client.callTool({ name: "snl-search", arguments: { query: "feil" } }));

@@ -527,7 +527,7 @@ Deno.test("wikipedia api maps upstream failures: HTTP 503 after retries, an HTML
     const away = errorPayload(
       await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "Omdirigert" } }),
     );
-    assert.equal(away["error_type"], "VALIDATION_ERROR");
+    assert.equal(away["error_type"], "UPSTREAM_REDIRECT_REFUSED");
     assert.match(String(away["message"]), /redirected to another host \("localhost:\d+"\)/);
     assert.equal(
       fake.requests.filter((r) => r.url.hostname === "localhost").length,

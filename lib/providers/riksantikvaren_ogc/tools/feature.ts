@@ -1,0 +1,116 @@
+// riksantikvaren-feature: one feature by id, with all its properties and its geometry.
+import { z } from "zod";
+import { COORDINATE_CONVENTION } from "../../../geo/coords.ts";
+import { fitGeometry, simplificationNote } from "../../../geo/simplify.ts";
+import type { ToolDefinition } from "../../../mcp/provider.ts";
+import { jsonText, responseFormatField } from "../../../mcp/output.ts";
+import {
+  callOptions,
+  collectionField,
+  datasetField,
+  featureOut,
+  ID_RE,
+  licenceOut,
+  READ_ONLY,
+  resolveDataset,
+} from "../_common.ts";
+import type { OgcToolDeps } from "../_common.ts";
+import { featureMarkdown, featureSchema, footer, licenceSchema } from "../format.ts";
+import type { FeatureOut } from "../format.ts";
+import { compactProperties } from "../heritage.ts";
+
+const featureOutput = z.object({
+  dataset: z.string(),
+  collection: z.string(),
+  feature: featureSchema,
+  source_url: z.string(),
+  licence: licenceSchema,
+  coordinate_convention: z.string(),
+});
+
+/** The riksantikvaren-feature tool. */
+export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof featureOutput> {
+  const input = z.strictObject({
+    dataset: datasetField.optional(),
+    collection: collectionField,
+    id: z.union([z.string().regex(ID_RE, "letters, digits and . _ : - only"), z.number().int().min(0)])
+      .describe(
+        'Feature id as listed by riksantikvaren-features, e.g. "42178"',
+      ),
+    include_geometry: z.boolean().default(true).describe(
+      "Include the GeoJSON geometry ([lon, lat]); a large polygon is simplified to fit the response limit",
+    ),
+    response_format: responseFormatField,
+  });
+  return {
+    name: "riksantikvaren-feature",
+    title: "Riksantikvaren feature",
+    description:
+      "Gets one cultural-heritage feature from api.ra.no by collection and id: all its properties, the summary fields (name, category, protection, municipality, dating, Kulturminnesøk link) and its GeoJSON geometry, simplified when too large for the response. " +
+      COORDINATE_CONVENTION,
+    input,
+    output: featureOutput,
+    annotations: { ...READ_ONLY, title: "Riksantikvaren feature" },
+    async handler(args, ctx) {
+      const a = args as z.output<typeof input>;
+      const dataset = resolveDataset(a.dataset, a.collection);
+      const id = String(a.id);
+      const { feature: raw, url } = await deps.client.feature(
+        { dataset, collection: a.collection, id },
+        callOptions(ctx),
+      );
+      const f = featureOut(raw, deps, dataset, a.collection, true);
+      const licence = licenceOut(null, dataset, a.collection);
+      const limit = ctx.limits.characterLimit - 200;
+      const build = (feature: FeatureOut) => {
+        const structured = {
+          dataset,
+          collection: a.collection,
+          feature,
+          source_url: url,
+          licence,
+          coordinate_convention: COORDINATE_CONVENTION,
+        };
+        if (a.response_format === "json") return { text: jsonText(structured), structured };
+        const lines = [featureMarkdown(feature, null)];
+        if (feature.geometry) {
+          lines.push(
+            "",
+            "Geometry (GeoJSON, [lon, lat]):",
+            "```json",
+            JSON.stringify(feature.geometry),
+            "```",
+          );
+        }
+        lines.push(
+          "",
+          "Properties:",
+          "```json",
+          JSON.stringify(feature.properties),
+          "```",
+          "",
+          footer(url, licence),
+        );
+        return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
+      };
+      const fits = (feature: FeatureOut) => {
+        const r = build(feature);
+        return r.text.length <= limit && JSON.stringify(r.structured).length <= limit;
+      };
+      if (!fits(f)) f.properties = compactProperties(f.properties);
+      if (a.include_geometry && raw.geometry) {
+        const fitted = fitGeometry(raw.geometry, (g) => fits({ ...f, geometry: g }));
+        if (fitted) {
+          f.geometry = fitted.geometry;
+          f.geometry_note = fitted.simplified ? simplificationNote(fitted) : null;
+        } else {
+          f.geometry_note = "Geometry left out: even its bounding box did not fit the response limit";
+        }
+      } else if (a.include_geometry && raw.geometryUnreadable) {
+        f.geometry_note = "The upstream geometry could not be read (not GeoJSON in WGS 84)";
+      }
+      const r = build(f);
+      return { text: r.text, structured: r.structured };
+    },
+  };
+}
