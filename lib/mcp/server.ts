@@ -237,6 +237,11 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     }
   }
   registerSubscriptions(server, providers);
+  // Prompts and resources are registered once, before the server connects, and never change, so
+  // no list_changed notification ever comes: say so, as for tools (the SDK defaults to `true`).
+  const capabilities = server.server.getCapabilities();
+  if (capabilities.prompts) server.server.registerCapabilities({ prompts: { listChanged: false } });
+  if (capabilities.resources) server.server.registerCapabilities({ resources: { listChanged: false } });
   answerMalformedParamsAsInvalidParams(server);
   return server;
 }

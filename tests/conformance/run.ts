@@ -1,60 +1,97 @@
-// Runs the official MCP conformance suite (server mode) against this server over HTTP:
-// the full suite against stateful mode, then against stateless mode with the expected failures
-// in stateless_expected_failures.yml. Exits non-zero when a scenario fails unexpectedly, when an
-// expected failure starts passing, or when the server does not stop cleanly.
+// Runs the official MCP conformance suite (server mode) against this server over HTTP: the
+// requirement sets of both protocol revisions (2025-11-25, with sessions; 2026-07-28, stateless by
+// design), each against the server in stateful and in stateless (--stateless) mode. A run may
+// have an expected-failures file (expected_failures.<revision>.<mode>.yml) for what the spec makes
+// impossible in that mode. Exits non-zero when a scored scenario fails unexpectedly, when an
+// expected failure starts passing, when a scenario this project requires although the suite does
+// not score it fails, when a run overruns its time budget, or when a server does not stop cleanly.
 //
-//   deno run -A tests/conformance/run.ts [--mode stateful|stateless|both] [--suite active|all]
+//   deno run -A tests/conformance/run.ts [--mode stateful|stateless|both]
+//                                        [--requirements 2025-11-25|2026-07-28|both]
 //
 // The suite needs Node 22 APIs, so it runs through Deno, outside this project's frozen lock and
 // from a scratch folder (so its npm packages never land in this project's node_modules).
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startHttpServer } from "../fakes/http_server.ts";
 
 /** The suite version the fixtures in lib/providers/conformance were written against. */
-export const CONFORMANCE_PACKAGE = "npm:@modelcontextprotocol/conformance@0.1.16";
+export const CONFORMANCE_PACKAGE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
+
+/** The protocol revisions whose requirement sets are run. */
+export const REVISIONS = ["2025-11-25", "2026-07-28"] as const;
+
+/** The server modes each requirement set runs against. */
+export const MODES = ["stateful", "stateless"] as const;
+
+/**
+ * Scenarios the suite runs without scoring that this project requires all the same (issue 13:
+ * JSON Schema 2020-12 keywords survive `tools/list`). Pending in the suite only because its own
+ * reference server cannot pass it yet.
+ */
+export const REQUIRED_UNSCORED: readonly string[] = ["json-schema-2020-12"];
+
+/**
+ * Longest one run of a requirement set may take before it is stopped and counted as failed; a run
+ * takes a few seconds. Each scenario has its own, shorter limit (`--timeout`), so one hung
+ * scenario fails on its own without using up the budget. Listing a requirement set gets longer,
+ * since the first one may download the suite's npm packages.
+ */
+const RUN_BUDGET_MS = 60_000;
+const LIST_BUDGET_MS = 180_000;
+const SCENARIO_TIMEOUT_MS = 15_000;
 
 const HERE = new URL(".", import.meta.url).pathname;
 
-interface Mode {
-  name: "stateful" | "stateless";
-  serverArgs: string[];
-  expectedFailures?: string;
+type Revision = typeof REVISIONS[number];
+type Mode = typeof MODES[number];
+
+/** One scenario's verdict as the suite's summary gives it. */
+export interface ScenarioResult {
+  name: string;
+  /** No failed check (warnings allowed). */
+  ok: boolean;
+  passed: number;
+  failed: number;
 }
 
-const MODES: readonly Mode[] = [
-  { name: "stateful", serverArgs: [] },
-  {
-    name: "stateless",
-    serverArgs: ["--stateless"],
-    expectedFailures: `${HERE}stateless_expected_failures.yml`,
-  },
-];
+/** What a requirement set scores for the server, and what it runs without scoring (and why). */
+export interface Requirements {
+  scored: string[];
+  /** Scenario name -> reason (`pending`, `extension`, `added-after-release`). */
+  unscored: Map<string, string>;
+}
 
 /** What one run of the suite reported. */
 export interface RunResult {
-  mode: string;
+  revision: Revision;
+  mode: Mode;
   exitCode: number;
-  serverExitCode: number;
+  seconds: number;
+  timedOut: boolean;
   passedChecks: number;
   failedChecks: number;
-  /** Per scenario: no failed check (a scenario with only warnings counts as ok here). */
-  scenarios: { name: string; ok: boolean }[];
-  /** Scenarios the baseline file listed that failed or warned, as the suite reported them. */
+  scenarios: ScenarioResult[];
+  /** Baseline entries that failed as expected, as the suite listed them. */
   expectedFailures: string[];
 }
 
-/** Reads the suite's summary lines (`✓ name: 1 passed, 0 failed`, `Total: ...`). */
+// deno-lint-ignore no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/** Reads the suite's last summary (`✓ name: 1 passed, 0 failed`, `Total: ...`, baseline entries). */
 export function parseSummary(
   output: string,
 ): Pick<RunResult, "passedChecks" | "failedChecks" | "scenarios" | "expectedFailures"> {
-  // deno-lint-ignore no-control-regex
-  const summary = output.slice(output.lastIndexOf("=== SUMMARY ===")).replace(/\x1b\[[0-9;]*m/g, "");
+  const summary = output.slice(output.lastIndexOf("=== SUMMARY ===")).replace(ANSI, "");
   const baseline = /^Expected failures \(in baseline\):\n((?: {2}~ .+\n?)*)/m.exec(summary);
   const expectedFailures = baseline?.[1]?.split("\n").filter(Boolean).map((l) => l.replace(/^ {2}~ /, "")) ??
     [];
-  const scenarios = [...summary.matchAll(/^([✓✗]) ([\w\-/]+): \d+ passed, \d+ failed/gmu)].map((m) => ({
+  const scenarios = [...summary.matchAll(/^([✓✗]) ([\w\-/]+): (\d+) passed, (\d+) failed/gmu)].map((m) => ({
     name: m[2]!,
     ok: m[1] === "✓",
+    passed: Number(m[3]),
+    failed: Number(m[4]),
   }));
   const total = /^Total: (\d+) passed, (\d+) failed/m.exec(summary);
   return {
@@ -65,74 +102,179 @@ export function parseSummary(
   };
 }
 
-async function runMode(mode: Mode, suite: string): Promise<RunResult> {
-  const server = await startHttpServer({ args: ["--providers", "conformance", ...mode.serverArgs] });
-  const scratch = await Deno.makeTempDir({ prefix: "opendata-mcp-conformance-" });
-  let output = "";
-  let exitCode: number;
+/** Reads `conformance list --requirements <revision>`: the server scenarios, scored or not. */
+export function parseRequirements(output: string): Requirements {
+  const text = output.replace(ANSI, "");
+  const server = /^Server scenarios[^\n]*:\n((?: {2}- .+\n?)*)/m.exec(text);
+  const scored = server?.[1]?.split("\n").filter(Boolean).map((l) => l.replace(/^ {2}- /, "").trim()) ?? [];
+  const unscored = new Map<string, string>();
+  const never = text.indexOf("Run and reported, but never scored:");
+  if (never !== -1) {
+    let reason = "";
+    for (const line of text.slice(never).split("\n").slice(1)) {
+      const group = /^ {2}([\w-]+) \(\d+\):$/.exec(line);
+      if (group) reason = group[1]!;
+      const entry = /^ {4}- (\S+) \[server\]$/.exec(line);
+      if (entry) unscored.set(entry[1]!, reason);
+    }
+  }
+  return { scored, unscored };
+}
+
+function expectedFailuresFile(revision: Revision, mode: Mode): string | undefined {
+  const path = `${HERE}expected_failures.${revision}.${mode}.yml`;
+  return existsSync(path) ? path : undefined;
+}
+
+async function suite(
+  args: string[],
+  scratch: string,
+  options: { echo: boolean; budgetMs: number },
+): Promise<{ code: number; out: string; timedOut: boolean }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-lock", "-A", CONFORMANCE_PACKAGE, ...args],
+    cwd: scratch,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    console.error(`The conformance suite overran its ${options.budgetMs / 1000} s budget: stopping it`);
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }, options.budgetMs);
+  let out = "";
   try {
-    const args = [
-      "run",
-      "--no-lock",
-      "-A",
-      CONFORMANCE_PACKAGE,
-      "server",
-      "--url",
-      `${server.origin}/mcp`,
-      "--suite",
-      suite,
-      ...(mode.expectedFailures ? ["--expected-failures", mode.expectedFailures] : []),
-    ];
-    console.log(`\n### conformance (${mode.name}): deno ${args.join(" ")}`);
-    const child = new Deno.Command(Deno.execPath(), {
-      args,
-      cwd: scratch,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "inherit",
-      env: { NO_COLOR: "1" },
-    }).spawn();
     const decoder = new TextDecoder();
     for await (const chunk of child.stdout) {
-      const text = decoder.decode(chunk, { stream: true });
-      output += text;
-      await Deno.stdout.write(chunk);
+      out += decoder.decode(chunk, { stream: true });
+      if (options.echo) await Deno.stdout.write(chunk);
     }
-    exitCode = (await child.status).code;
+    return { code: (await child.status).code, out, timedOut };
   } finally {
-    await Deno.remove(scratch, { recursive: true }).catch(() => {});
+    clearTimeout(timer);
   }
-  const serverExitCode = await server.stop("SIGTERM");
-  if (serverExitCode !== 0) {
-    console.error(`The ${mode.name} server exited with ${serverExitCode}:\n${server.stderr()}`);
-  }
-  return { mode: mode.name, exitCode, serverExitCode, ...parseSummary(output) };
+}
+
+async function runOne(url: string, revision: Revision, mode: Mode, scratch: string): Promise<RunResult> {
+  const baseline = expectedFailuresFile(revision, mode);
+  const args = [
+    "server",
+    "--url",
+    url,
+    "--requirements",
+    revision,
+    "--timeout",
+    String(SCENARIO_TIMEOUT_MS),
+    ...(baseline ? ["--expected-failures", baseline] : []),
+  ];
+  console.log(
+    `\n### conformance ${revision} (${mode}): deno run -A ${CONFORMANCE_PACKAGE} ${args.join(" ")}`,
+  );
+  const started = performance.now();
+  const { code, out, timedOut } = await suite(args, scratch, { echo: true, budgetMs: RUN_BUDGET_MS });
+  const seconds = (performance.now() - started) / 1000;
+  return { revision, mode, exitCode: code, seconds, timedOut, ...parseSummary(out) };
+}
+
+/**
+ * One line per run: scored verdicts and checks, unscored scenarios with their reasons (– marks a
+ * scenario with no passed or failed check: skipped, or only informational and warning checks), time; `ok` when the run passes this project's gate.
+ */
+export function describeRun(r: RunResult, req: Requirements): { line: string; ok: boolean } {
+  const scored = r.scenarios.filter((s) => req.scored.includes(s.name));
+  const unscored = r.scenarios.filter((s) => !req.scored.includes(s.name));
+  const sum = (list: ScenarioResult[], key: "passed" | "failed"): number =>
+    list.reduce((n, s) => n + s[key], 0);
+  const baselined = new Set(r.expectedFailures.map((entry) => entry.split(":")[0]!));
+  const clean = scored.filter((s) => s.ok && !baselined.has(s.name));
+  const failing = scored.filter((s) => !s.ok && !baselined.has(s.name)).map((s) => s.name);
+  const missing = req.scored.filter((name) => !r.scenarios.some((s) => s.name === name));
+  const requiredBroken = REQUIRED_UNSCORED.filter((name) =>
+    unscored.some((s) => s.name === name && !s.ok) || !r.scenarios.some((s) => s.name === name)
+  );
+  const verdict = (s: ScenarioResult): string => s.passed + s.failed === 0 ? "–" : s.ok ? "✓" : "✗";
+  const ok = r.exitCode === 0 && !r.timedOut && missing.length === 0 && requiredBroken.length === 0;
+  const line = `${r.revision} ${r.mode}: scored ${clean.length}/${req.scored.length} scenarios passed` +
+    (baselined.size ? `, ${baselined.size} with expected failures (${r.expectedFailures.join(", ")})` : "") +
+    (failing.length ? `, failing: ${failing.join(", ")}` : "") +
+    ` (checks ${sum(scored, "passed")} passed, ${sum(scored, "failed")} failed)` +
+    `; not scored ${unscored.filter((s) => verdict(s) === "✓").length}/${unscored.length} passed (` +
+    unscored.map((s) => `${verdict(s)} ${s.name} ${req.unscored.get(s.name) ?? "not scored"}`).join(", ") +
+    `); all checks ${r.passedChecks} passed, ${r.failedChecks} failed; ${r.seconds.toFixed(1)} s; ` +
+    `suite exit ${r.exitCode}` +
+    (r.timedOut ? "; OVERRAN ITS TIME BUDGET" : "") +
+    (missing.length ? `; scored scenarios not run: ${missing.join(", ")}` : "") +
+    (requiredBroken.length ? `; required although unscored, failing: ${requiredBroken.join(", ")}` : "");
+  return { line, ok };
+}
+
+function pick<T extends string>(value: string, all: readonly T[], flag: string): T[] {
+  if (value === "both") return [...all];
+  if ((all as readonly string[]).includes(value)) return [value as T];
+  console.error(`Unknown ${flag} "${value}": use ${all.join(", ")} or both`);
+  Deno.exit(2);
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { mode: { type: "string", default: "both" }, suite: { type: "string", default: "active" } },
+    options: {
+      mode: { type: "string", default: "both" },
+      requirements: { type: "string", default: "both" },
+    },
   });
-  const modes = MODES.filter((m) => values.mode === "both" || m.name === values.mode);
-  if (modes.length === 0) {
-    console.error(`Unknown --mode "${values.mode}": use stateful, stateless or both`);
-    Deno.exit(2);
+  const modes = pick(values.mode!, MODES, "--mode");
+  const revisions = pick(values.requirements!, REVISIONS, "--requirements");
+  const scratch = await Deno.makeTempDir({ prefix: "opendata-mcp-conformance-" });
+  const started = performance.now();
+  const lines: string[] = [];
+  let ok = true;
+  try {
+    const requirements = new Map<Revision, Requirements>();
+    for (const revision of revisions) {
+      const listed = await suite(["list", "--requirements", revision], scratch, {
+        echo: false,
+        budgetMs: LIST_BUDGET_MS,
+      });
+      const req = parseRequirements(listed.out);
+      if (listed.code !== 0 || listed.timedOut || req.scored.length === 0) {
+        throw new Error(`Cannot read the ${revision} requirement set:\n${listed.out}`);
+      }
+      requirements.set(revision, req);
+    }
+    for (const mode of modes) {
+      // One server per mode serves both revisions, as a deployment would.
+      const server = await startHttpServer({
+        args: ["--providers", "conformance", ...(mode === "stateless" ? ["--stateless"] : [])],
+      });
+      try {
+        for (const revision of revisions) {
+          const result = await runOne(`${server.origin}/mcp`, revision, mode, scratch);
+          const described = describeRun(result, requirements.get(revision)!);
+          lines.push(described.line);
+          ok &&= described.ok;
+        }
+      } finally {
+        const code = await server.stop("SIGTERM");
+        if (code !== 0) {
+          ok = false;
+          lines.push(`${mode}: the server exited with ${code}`);
+          console.error(`The ${mode} server exited with ${code}:\n${server.stderr()}`);
+        }
+      }
+    }
+  } finally {
+    await Deno.remove(scratch, { recursive: true }).catch(() => {});
   }
-  const results: RunResult[] = [];
-  for (const mode of modes) results.push(await runMode(mode, values.suite!));
-  console.log("\n### conformance summary");
-  for (const r of results) {
-    const failed = r.scenarios.filter((s) => !s.ok).map((s) => s.name);
-    // A scenario listed as an expected failure that shows no failed check only warned.
-    const clean = r.scenarios.filter((s) => s.ok && !r.expectedFailures.includes(s.name));
-    console.log(
-      `${r.mode}: ${clean.length}/${r.scenarios.length} scenarios passed cleanly, ` +
-        `${r.passedChecks} checks passed, ${r.failedChecks} failed` +
-        (failed.length ? ` (failing: ${failed.join(", ")})` : "") +
-        (r.expectedFailures.length ? `; expected failures: ${r.expectedFailures.join(", ")}` : "") +
-        `; suite exit ${r.exitCode}, server exit ${r.serverExitCode}`,
-    );
-  }
-  Deno.exit(results.every((r) => r.exitCode === 0 && r.serverExitCode === 0) ? 0 : 1);
+  console.log(`\n### conformance summary (${CONFORMANCE_PACKAGE.replace("npm:", "")})`);
+  for (const line of lines) console.log(line);
+  console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  Deno.exit(ok ? 0 : 1);
 }

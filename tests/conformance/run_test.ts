@@ -1,34 +1,67 @@
 import assert from "node:assert/strict";
-import { parseSummary } from "./run.ts";
+import { describeRun, parseRequirements, parseSummary } from "./run.ts";
+import type { Requirements, RunResult } from "./run.ts";
 
 const OUTPUT = `
 === Running scenario: ping ===
 ✓ ping: 9 passed, 9 failed
 
 === SUMMARY ===
-✓ ping: 1 passed, 0 failed
-✗ tools-call-sampling: 0 passed, 1 failed
+✓ ping: 2 passed, 0 failed
+✗ tools-call-sampling: 1 passed, 1 failed
 ✓ server-sse-multiple-streams: 0 passed, 0 failed
+✓ json-schema-2020-12: 8 passed, 0 failed
 
-Total: 1 passed, 1 failed
+Total: 11 passed, 1 failed
 
 \x1b[33mExpected failures (in baseline):\x1b[0m
-  ~ tools-call-sampling
-  ~ server-sse-multiple-streams
+  ~ tools-call-sampling:tools-call-sampling
+  ~ server-sse-multiple-streams:server-sse-multiple-streams-session
 
 \x1b[32mBaseline check passed: all failures are expected.\x1b[0m
 `;
 
-Deno.test("parseSummary() reads scenario verdicts, totals and expected failures from the last summary", () => {
+const LIST = `Required for 2025-11-25 (48 scenarios, frozen; run at the 2025-11-25 wire):
+
+Server scenarios (test against a server):
+  - ping
+  - tools-call-sampling
+  - server-sse-multiple-streams
+
+Client scenarios (test against a client):
+  - initialize
+
+Run and reported, but never scored:
+  extension (1):
+    - auth/dpop [client]
+  pending (2):
+    - json-schema-2020-12 [server]
+    - server-sse-polling [server]
+`;
+
+function run(overrides: Partial<RunResult> = {}): RunResult {
+  return {
+    revision: "2025-11-25",
+    mode: "stateless",
+    exitCode: 0,
+    seconds: 2.5,
+    timedOut: false,
+    ...parseSummary(OUTPUT),
+    ...overrides,
+  };
+}
+
+Deno.test("parseSummary() reads scenario verdicts and counts, totals and expected failures from the last summary", () => {
   const s = parseSummary(OUTPUT);
-  assert.deepEqual(s.scenarios, [
-    { name: "ping", ok: true },
-    { name: "tools-call-sampling", ok: false },
-    { name: "server-sse-multiple-streams", ok: true },
-  ]);
-  assert.equal(s.passedChecks, 1);
+  assert.deepEqual(s.scenarios[0], { name: "ping", ok: true, passed: 2, failed: 0 });
+  assert.deepEqual(s.scenarios[1], { name: "tools-call-sampling", ok: false, passed: 1, failed: 1 });
+  assert.equal(s.scenarios.length, 4);
+  assert.equal(s.passedChecks, 11);
   assert.equal(s.failedChecks, 1);
-  assert.deepEqual(s.expectedFailures, ["tools-call-sampling", "server-sse-multiple-streams"]);
+  assert.deepEqual(s.expectedFailures, [
+    "tools-call-sampling:tools-call-sampling",
+    "server-sse-multiple-streams:server-sse-multiple-streams-session",
+  ]);
 });
 
 Deno.test("parseSummary() finds nothing in output without a summary", () => {
@@ -36,4 +69,39 @@ Deno.test("parseSummary() finds nothing in output without a summary", () => {
   assert.deepEqual(s.scenarios, []);
   assert.equal(s.passedChecks, 0);
   assert.deepEqual(s.expectedFailures, []);
+});
+
+Deno.test("parseRequirements() reads the scored server scenarios and why the others are not scored", () => {
+  const req = parseRequirements(LIST);
+  assert.deepEqual(req.scored, ["ping", "tools-call-sampling", "server-sse-multiple-streams"]);
+  assert.deepEqual([...req.unscored], [["json-schema-2020-12", "pending"], [
+    "server-sse-polling",
+    "pending",
+  ]]);
+});
+
+Deno.test("describeRun() counts baselined scenarios apart and passes a run the suite passed", () => {
+  const req: Requirements = parseRequirements(LIST);
+  const { line, ok } = describeRun(run(), req);
+  assert.equal(ok, true);
+  assert.match(line, /^2025-11-25 stateless: scored 1\/3 scenarios passed, 2 with expected failures/);
+  assert.match(line, /\(checks 3 passed, 1 failed\)/);
+  assert.match(line, /not scored 1\/1 passed \(✓ json-schema-2020-12 pending\)/);
+});
+
+Deno.test("describeRun() fails a run whose required unscored scenario, scored scenario or budget fails", () => {
+  const req: Requirements = parseRequirements(LIST);
+  const broken = run({
+    scenarios: run().scenarios.map((s) =>
+      s.name === "json-schema-2020-12" ? { ...s, ok: false, failed: 1 } : s
+    ),
+  });
+  const schema = describeRun(broken, req);
+  assert.equal(schema.ok, false, "json-schema-2020-12 is required although the suite does not score it");
+  assert.match(schema.line, /required although unscored, failing: json-schema-2020-12/);
+  const missing = describeRun(run({ scenarios: run().scenarios.filter((s) => s.name !== "ping") }), req);
+  assert.equal(missing.ok, false);
+  assert.match(missing.line, /scored scenarios not run: ping/);
+  assert.equal(describeRun(run({ exitCode: 1 }), req).ok, false);
+  assert.equal(describeRun(run({ timedOut: true }), req).ok, false);
 });

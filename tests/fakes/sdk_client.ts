@@ -17,6 +17,8 @@ export { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 export {
   CallToolResultSchema,
   CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   ProgressNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";

@@ -6,7 +6,11 @@ import type {
   ResourceDefinition,
   ResourceTemplateDefinition,
 } from "../../mcp/provider.ts";
+import { inputRequired } from "../../mcp/sdk.ts";
+import { acceptedText, oneField } from "./_fixture.ts";
 import { RED_PIXEL_PNG } from "./_media.ts";
+import { inputRequiredTools } from "./input_required.ts";
+import { protocolTools } from "./protocol_tools.ts";
 import { conformanceTools } from "./tools.ts";
 
 function textResource(uri: string, name: string, mimeType: string, text: string): ResourceDefinition {
@@ -39,6 +43,30 @@ const RESOURCES: readonly ResourceDefinition[] = [
   {
     ...textResource("test://watched-resource", "watched-resource", "text/plain", "Watched resource content."),
     subscribable: true,
+  },
+  {
+    // Last: the caching scenario reads the first listed resource and expects a plain answer.
+    uri: "test://input-required-resource",
+    name: "input-required-resource",
+    description:
+      "Conformance fixture test://input-required-resource: asks the reader's name (elicitation) first",
+    mimeType: "text/plain",
+    read(uri, extra) {
+      const name = acceptedText(extra.mcpReq.inputResponses, "reader_name", "name");
+      if (name === undefined) {
+        return Promise.resolve(inputRequired({
+          inputRequests: {
+            reader_name: inputRequired.elicit({
+              message: "Who is reading?",
+              requestedSchema: oneField("name", "string"),
+            }),
+          },
+        }));
+      }
+      return Promise.resolve({
+        contents: [{ uri: uri.href, mimeType: "text/plain", text: `Read by ${name}` }],
+      });
+    },
   },
 ];
 
@@ -122,13 +150,37 @@ const PROMPTS: readonly PromptDefinition[] = [
       ],
     }),
   },
+  {
+    name: "test_input_required_result_prompt",
+    description: "A prompt that asks for its context (elicitation, key user_context) before it renders",
+    arguments: [],
+    render: (_args, extra) => {
+      const context = acceptedText(extra.mcpReq.inputResponses, "user_context", "context");
+      if (context === undefined) {
+        return inputRequired({
+          inputRequests: {
+            user_context: inputRequired.elicit({
+              message: "What context should the prompt use?",
+              requestedSchema: oneField("context", "string"),
+            }),
+          },
+        });
+      }
+      return {
+        messages: [{
+          role: "user",
+          content: { type: "text", text: `Use the following context: ${context}` },
+        }],
+      };
+    },
+  },
 ];
 
 /** Creates the conformance provider: fixture tools, resources, a template and prompts. */
 export function createProvider(context: ProviderContext<CommonSettings>): Provider {
   return {
     id: "conformance",
-    tools: conformanceTools(context.clock),
+    tools: [...conformanceTools(context.clock), ...protocolTools(), ...inputRequiredTools()],
     resources: RESOURCES,
     resourceTemplates: TEMPLATES,
     prompts: PROMPTS,

@@ -1,34 +1,14 @@
 import { z } from "zod";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
-import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
+import type { ToolCallContext } from "../../mcp/provider.ts";
 import { inputRequired, inputResponse } from "../../mcp/sdk.ts";
 import type { InputRequest, InputRequiredResult, InputResponseView } from "../../mcp/sdk.ts";
+import { type AnyTool, fixture } from "./_fixture.ts";
 import { RED_PIXEL_PNG, silentWav } from "./_media.ts";
 
 // The names and texts below are the conformance suite's contract (@modelcontextprotocol/conformance
-// 0.1.16, server scenarios): they must not change.
-
-const FIXTURE = {
-  readOnlyHint: true,
-  idempotentHint: true,
-  destructiveHint: false,
-  openWorldHint: false,
-} as const;
-
-const noArgs = z.strictObject({});
-
-// deno-lint-ignore no-explicit-any
-type AnyTool = ToolDefinition<any, undefined>;
-
-function fixture(
-  name: string,
-  description: string,
-  handler: AnyTool["handler"],
-  input: z.ZodType = noArgs,
-): AnyTool {
-  return { name, title: name, description, input, output: undefined, annotations: FIXTURE, handler };
-}
+// 0.2.0-alpha.12, server scenarios of both protocol eras): they must not change.
 
 /**
  * Asks the client something through a multi round-trip answer (written once, served in both
