@@ -55,7 +55,8 @@ export const wikipediaSpec = defineProvider({
   title: "Wikipedia",
   description:
     "Wikipedia in any language (Norwegian by default): search, summaries, whole articles in parts, articles near a point",
-  common: { base_url: DEFAULT_BASE_URL, cache_ttl: 900 },
+  // Seed 002: "retries with exponential backoff (3 attempts)", that is 2 retries after the first.
+  common: { base_url: DEFAULT_BASE_URL, cache_ttl: 900, max_retries: 2 },
   extra,
   env: [
     {
