@@ -14,7 +14,8 @@ export const snlSpec = defineProvider({
   title: "Store norske leksikon",
   description:
     "Store norske leksikon and its sister encyclopedias (NBL, SML, NKL, Lille): search and full articles with licence",
-  common: { base_url: DEFAULT_BASE_URL, cache_ttl: 900 },
+  // Seed 002: "retries with exponential backoff (3 attempts)", that is 2 retries after the first.
+  common: { base_url: DEFAULT_BASE_URL, cache_ttl: 900, max_retries: 2 },
   hosts: (s) => isDefaultBase(s.base_url) ? SITE_IDS.map((id) => SITES[id].host) : [hostOf(s.base_url)],
   allowNet: SITE_IDS.map((id) => SITES[id].host),
   load: () => import("./mod.ts"),
