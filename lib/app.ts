@@ -34,7 +34,11 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Loads and creates the enabled providers, applies tool filters and checks the allowlist. */
+/**
+ * Loads and creates the enabled providers, applies tool filters and checks the allowlist. A
+ * provider whose module cannot be loaded is skipped with a warning; `App.config` then lists only
+ * the providers served.
+ */
 export async function createApp(
   config: Config,
   specs: readonly ProviderSpec[],
@@ -52,8 +56,21 @@ export async function createApp(
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const providers: Provider[] = [];
+  const skipped: string[] = [];
   for (const spec of enabledSpecs) {
-    const module = await spec.load();
+    let module;
+    try {
+      module = await spec.load();
+    } catch (e) {
+      // Seed 002: a provider whose module is missing (or does not load) is skipped with a
+      // warning naming it; the others still serve.
+      const message = `Provider "${spec.id}" was skipped: its module could not be loaded (${
+        e instanceof Error ? e.message : String(e)
+      })`;
+      logger.warn(message, { provider: spec.id });
+      skipped.push(message);
+      continue;
+    }
     const provider = await module.createProvider({
       settings: config.providers[spec.id]!,
       http,
@@ -67,8 +84,13 @@ export async function createApp(
 
   const filtered = filterTools(providers, config.tools, logger);
   const tools = collectTools(filtered);
+  const served = skipped.length === 0 ? config : {
+    ...config,
+    enabledProviders: providers.map((p) => p.id),
+    warnings: [...config.warnings, ...skipped],
+  };
   return {
-    config,
+    config: served,
     providers: filtered,
     http,
     tools,
