@@ -126,7 +126,8 @@ export function checkAllowlist(
         throw new ConfigError(
           `providers.${spec.id}.base_url`,
           `The host "${host}" of providers.${spec.id}.base_url is outside this process's network allowlist. ` +
-            `Run with a wider allowlist, e.g. deno run --allow-net=${host},... main.ts, ` +
+            `Add it to "permissions.default.net" in deno.json (deno task start, deno task compile), ` +
+            `or run with a flag that replaces that list, e.g. deno run -P --allow-net=${host},<the list> main.ts, ` +
             `or use the default base_url`,
         );
       }

@@ -3,7 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { parseConfig } from "../lib/config/parse.ts";
 import { PROVIDERS } from "../lib/providers/registry.ts";
 import { generated, GENERATED_FILES } from "./tools/docs.ts";
-import { envAllowlist, netAllowlist, permissionTasks } from "./tools/permissions.ts";
+import { envAllowlist, netAllowlist, permissionSet, permissionTasks } from "./tools/permissions.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -45,14 +45,22 @@ Deno.test("config/apis.yaml is short, in seed 002's shape, and equal in effect t
   }
 });
 
-Deno.test("deno.json permission tasks match the registry's hosts and variables", async () => {
-  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+Deno.test("deno.json has one permission set, generated from the registry, and the run and compile tasks use it", async () => {
+  const text = await Deno.readTextFile(new URL("deno.json", ROOT));
+  const config = JSON.parse(text);
+  assert.deepEqual(config.permissions, { default: permissionSet() }, "stale: run deno task permissions");
   for (const [name, task] of Object.entries(permissionTasks())) {
     assert.equal(config.tasks[name], task, `task "${name}" is stale: run deno task permissions`);
+    assert.match(task, / -P /, `${name} uses the permission set`);
   }
   for (const spec of PROVIDERS) {
     for (const host of spec.allowNet) assert.ok(netAllowlist().includes(host), host);
     for (const b of spec.env) assert.ok(envAllowlist().includes(b.name), b.name);
   }
+  // The set is the only allowlist: no task repeats network or environment grants.
+  for (const [name, task] of Object.entries(config.tasks as Record<string, string>)) {
+    assert.doesNotMatch(task, /--allow-(net|env)=/, `task "${name}" repeats an allowlist`);
+  }
   assert.ok(!JSON.stringify(config.tasks).includes(" -A "), "never -A");
+  assert.ok(text.length < 6 * 1024, `deno.json is ${text.length} bytes`);
 });

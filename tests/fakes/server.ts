@@ -1,11 +1,10 @@
-// Spawns the real server (`main.ts`) with the same scoped permissions `deno task start` uses
-// (plus 127.0.0.1 for the fake upstreams) in a scratch HOME, and connects the MCP SDK's own
-// Client over stdio. Deno.Command is used rather than node:child_process, which would hand the
+// Spawns the real server (`main.ts`) with the permission set `deno task start` uses (`-P`; its
+// network allowlist includes 127.0.0.1, where the fake upstreams listen) in a scratch HOME, and
+// connects the MCP SDK's own Client over stdio. Deno.Command is used rather than node:child_process, which would hand the
 // child full permissions and hide a missing allowlist entry. The child's working directory is
 // the scratch HOME, like a desktop client that starts the server anywhere, so the repository's
 // own config/apis.yaml is not read unless a test asks for it (`cwd`).
 import { dirname, join, resolve } from "node:path";
-import { permissionTasks } from "../tools/permissions.ts";
 import { Client, serializeMessage } from "./sdk_client.ts";
 import type { JSONRPCMessage, Transport } from "./sdk_client.ts";
 
@@ -20,10 +19,18 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** YAML written to the per-user config file in the scratch HOME. */
   configYaml?: string;
-  /** Extra `--allow-net` entries (the fake upstreams' `127.0.0.1` is always added). */
+  /**
+   * Extra `--allow-net` entries, added to the permission set's list (a flag replaces a set's
+   * list, so the whole list is passed). The set already allows 127.0.0.1, where fakes listen.
+   */
   extraNet?: string[];
-  /** Use the start task's allowlist unchanged (no 127.0.0.1), to test the allowlist itself. */
+  /** The start task's permissions exactly, even when `extraNet` is given. */
   exactPermissions?: boolean;
+  /**
+   * Narrows file writes to these paths (`$HOME` is the scratch HOME), replacing the set's
+   * unscoped write, to test how the server reports a refused write.
+   */
+  allowWrite?: string[];
   /** Reuse a scratch HOME (e.g. to read files the server wrote). */
   home?: string;
   /** The child's working directory (default: the scratch HOME). */
@@ -36,20 +43,27 @@ export interface SpawnOptions {
 }
 
 /**
- * The `deno run` arguments of `deno task start`, with `$HOME` expanded and `--config` naming this
- * repository's `deno.json` (the child may run in another folder).
+ * The `deno run` arguments of `deno task start`, read from the `deno.json` in use, with
+ * `--config` naming that file (the child may run in another folder): `-P` applies its permission
+ * set, so every spawned server runs with the real allowlists.
  */
 export function startArgs(home: string, options: SpawnOptions = {}): string[] {
-  const task = permissionTasks()["start"]!;
-  const args = task.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
-  const config = options.main ? join(dirname(options.main), "deno.json") : `${ROOT}deno.json`;
-  return ["--config", config, ...args].map((a) => {
-    let out = a.replaceAll("$HOME", home);
-    if (out.startsWith("--allow-net=") && !options.exactPermissions) {
-      out += [",127.0.0.1", ...(options.extraNet ?? [])].join(",");
-    }
-    return out;
-  });
+  const configPath = options.main ? join(dirname(options.main), "deno.json") : `${ROOT}deno.json`;
+  const config = JSON.parse(Deno.readTextFileSync(configPath));
+  const task = String(config.tasks.start);
+  if (!/^deno run .* main\.ts$/.test(task)) throw new Error(`Unexpected start task: ${task}`);
+  const args = [
+    "--config",
+    configPath,
+    ...task.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" "),
+  ];
+  if (options.extraNet?.length && !options.exactPermissions) {
+    args.push(`--allow-net=${[...config.permissions.default.net, ...options.extraNet].join(",")}`);
+  }
+  if (options.allowWrite) {
+    args.push(`--allow-write=${options.allowWrite.map((p) => p.replaceAll("$HOME", home)).join(",")}`);
+  }
+  return args;
 }
 
 /** The child's whole environment: a scratch HOME, PATH, the Deno cache, coverage, and `env`. */
