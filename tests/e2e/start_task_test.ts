@@ -1,5 +1,6 @@
 // The ways the server is started, run for real with deno.json's permission set: `deno task start`
-// on any port, and what `deno compile -P` embeds in a binary.
+// on any port, the container's command with its health check, and what `deno compile -P`
+// embeds in a binary.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { childEnv, removeHome, scratchHome } from "../fakes/server.ts";
@@ -86,6 +87,48 @@ Deno.test("deno task start --transport http --port <any free port> answers /heal
     assert.doesNotMatch(server.stderr(), /Not allowed|NotCapable|experimental/);
   } finally {
     removeHome(home);
+  }
+});
+
+/** The `CMD` and the `HEALTHCHECK` command of the Dockerfile, as JSON arrays. */
+function dockerCommands(): { cmd: string[]; healthcheck: string[] } {
+  const text = Deno.readTextFileSync(join(ROOT, "Dockerfile"));
+  const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(text)![1]!);
+  const healthcheck = JSON.parse(/^HEALTHCHECK [^\n]*\\\n\s+CMD (\[.*\])$/m.exec(text)![1]!);
+  return { cmd, healthcheck };
+}
+
+async function runHealthcheck(healthcheck: string[], port: number): Promise<number> {
+  // The image's /bin/deno is this deno; only the port differs from the container's 8000.
+  const [, ...args] = healthcheck.map((a) => a.replace("127.0.0.1:8000", `127.0.0.1:${port}`));
+  const out = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stdout: "null", stderr: "null" })
+    .output();
+  return out.code;
+}
+
+Deno.test("the container's command serves on 0.0.0.0 with the permission set, and its health check needs 127.0.0.1 in MCP_ALLOWED_HOSTS", async () => {
+  const { cmd, healthcheck } = dockerCommands();
+  const home = scratchHome();
+  const data = Deno.makeTempDirSync({ prefix: "opendata-mcp-data-" });
+  try {
+    for (const [hosts, healthy] of [["localhost,127.0.0.1", 0], ["mcp.example.org", 1]] as const) {
+      const port = freePort();
+      const args = cmd.map((a, i) => (cmd[i - 1] === "--port" ? String(port) : a));
+      // The container's working directory (/app) is the project: deno.json, main.ts, config/.
+      const server = await spawnServing(args, {
+        env: childEnv(home, { MCP_ALLOWED_HOSTS: hosts, OPENDATA_MCP_DATA_DIR: data }),
+        cwd: ROOT,
+      });
+      try {
+        assert.match(server.stderr(), new RegExp(`"host":"0\\.0\\.0\\.0","port":${port}`));
+        assert.equal(await runHealthcheck(healthcheck, port), healthy, `MCP_ALLOWED_HOSTS=${hosts}`);
+      } finally {
+        assert.equal((await server.stop()).code, 0, server.stderr());
+      }
+    }
+  } finally {
+    removeHome(home);
+    removeHome(data);
   }
 });
 
