@@ -7,7 +7,7 @@ import { envAllowlist, netAllowlist, permissionSet, permissionTasks } from "./to
 
 const ROOT = new URL("../", import.meta.url);
 
-Deno.test("generated docs (README tools table, docs/CONFIGURATION.md, config/apis.example.yaml, .env.example) are current", async () => {
+Deno.test("generated files (README tools table, docs/CONFIGURATION.md, config/apis.example.yaml, .env.example, manifest.json) are current", async () => {
   for (const [path, wanted] of Object.entries(await generated())) {
     const current = await Deno.readTextFile(new URL(path, ROOT));
     assert.equal(current, wanted, `${path} is stale: run deno task docs`);

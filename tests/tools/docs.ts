@@ -1,7 +1,8 @@
 // Generates what must never drift from the code: the README's tools table, the configuration
-// reference in docs/CONFIGURATION.md, config/apis.example.yaml (every key with its default) and
-// .env.example. `deno task docs` writes them; tests/docs_test.ts fails when any is stale. It never
-// writes config/apis.yaml: that file is the user's.
+// reference in docs/CONFIGURATION.md, config/apis.example.yaml (every key with its default),
+// .env.example and the MCP bundle manifest (manifest.json). `deno task docs` writes them;
+// tests/docs_test.ts fails when any is stale. It never writes config/apis.yaml: that file is the
+// user's.
 import { stringify } from "yaml";
 import { z } from "zod";
 import { createApp } from "../../lib/app.ts";
@@ -10,6 +11,7 @@ import type { ProviderSpec } from "../../lib/config/provider_spec.ts";
 import { Logger } from "../../lib/log.ts";
 import { firstSentence, markdownTable } from "../../lib/mcp/output.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
+import { mcpbManifest } from "./distribution.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -41,19 +43,31 @@ function show(value: unknown): string {
   return `\`${typeof value === "string" ? value : JSON.stringify(value)}\``;
 }
 
-/** The README's tools table, from the registry (every public provider enabled). */
-export async function toolsTable(): Promise<string> {
+/** Every public provider's tools, in registry order. */
+export async function publicTools(): Promise<{ name: string; provider: string; description: string }[]> {
   const specs = publicSpecs();
   const config = parseConfig({ flags: { providers: specs.map((s) => s.id).join(",") }, env: {} }, PROVIDERS);
   const app = await createApp(config, PROVIDERS, { logger: new Logger(), dataDir: "/nonexistent" });
   try {
-    const rows = app.providers.flatMap((p) =>
-      p.tools.map((t) => [`\`${t.name}\``, p.id, firstSentence(t.description)])
+    return app.providers.flatMap((p) =>
+      p.tools.map((t) => ({ name: t.name, provider: p.id, description: firstSentence(t.description) }))
     );
-    return markdownTable(["Tool", "Provider", "What it does"], rows);
   } finally {
     await app.close();
   }
+}
+
+/** The README's tools table, from the registry (every public provider enabled). */
+export async function toolsTable(): Promise<string> {
+  const rows = (await publicTools()).map((t) => [`\`${t.name}\``, t.provider, t.description]);
+  return markdownTable(["Tool", "Provider", "What it does"], rows);
+}
+
+/** `manifest.json`, the MCP bundle manifest: the tools a bundle serves by default. */
+export async function manifestJson(): Promise<string> {
+  const served = new Set(publicSpecs().filter((s) => s.defaultEnabled).map((s) => s.id));
+  const tools = (await publicTools()).filter((t) => served.has(t.provider));
+  return `${JSON.stringify(mcpbManifest(tools), null, 2)}\n`;
 }
 
 /** The README's configuration reference. */
@@ -219,6 +233,7 @@ export const GENERATED_FILES = [
   "docs/CONFIGURATION.md",
   "config/apis.example.yaml",
   ".env.example",
+  "manifest.json",
 ] as const;
 
 /** Every generated file with its wanted content. */
@@ -230,6 +245,7 @@ export async function generated(): Promise<Record<string, string>> {
     "docs/CONFIGURATION.md": await denoFmt(replaceBetween(configuration, "config", configReference()), "md"),
     "config/apis.example.yaml": await denoFmt(apisExampleYaml(), "yaml"),
     ".env.example": envExample(),
+    "manifest.json": await denoFmt(await manifestJson(), "json"),
   };
   return files;
 }
