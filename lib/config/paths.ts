@@ -3,6 +3,9 @@ export type Os = "linux" | "darwin" | "windows" | (string & Record<never, never>
 
 const APP = "opendata-mcp";
 
+/** Seed 002's config file, relative to the working directory. */
+export const PROJECT_CONFIG = "config/apis.yaml";
+
 /**
  * The per-user config file: `$XDG_CONFIG_HOME/opendata-mcp/config.yaml` (default
  * `~/.config/...`) on Linux, `~/Library/Application Support/opendata-mcp/config.yaml` on macOS,
@@ -85,6 +88,3 @@ export function configCandidates(options: ConfigCandidatesOptions): ConfigCandid
   if (user) out.push({ path: user, origin: "per-user file", required: false });
   return out;
 }
-
-/** Seed 002's config file, relative to the working directory. */
-export const PROJECT_CONFIG = "config/apis.yaml";
