@@ -54,6 +54,8 @@ async function withServer(fn: (s: StdioSession, fake: FakeUpstream) => Promise<v
     "    max_retries: 1",
     "    retry_backoff_ms: 1",
     "    timeout: 5",
+    // Room for the synthetic 5 MB article below; the default cap (4 MiB) is sized to real articles.
+    "    max_body_mb: 16",
   ].join("\n");
   await using s = await startStdio({ args: ["--providers", "snl"], configYaml });
   await fn(s, fake);
