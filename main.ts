@@ -3,6 +3,7 @@
 import { run } from "./lib/cli.ts";
 import { knownEnvNames } from "./lib/config/parse.ts";
 import { ConfigError } from "./lib/errors.ts";
+import { PROJECT_CONFIG } from "./lib/config/paths.ts";
 import { PROVIDERS } from "./lib/providers/registry.ts";
 
 function readEnv(): Record<string, string | undefined> {
@@ -56,6 +57,9 @@ const code = await run(Deno.args, {
   stdout: (text) => writeAll(Deno.stdout, text),
   stderr: (text) => writeAll(Deno.stderr, text),
   readTextFile,
+  // Run from source (deno task start, deno run main.ts, the container), the working directory's
+  // config/apis.yaml counts; a compiled binary may be started in any folder, so it does not.
+  ...(Deno.build.standalone ? {} : { projectConfig: PROJECT_CONFIG }),
   isNetAllowed: (host) => Deno.permissions.querySync({ name: "net", host }).state === "granted",
   shutdown: controller.signal,
 }, PROVIDERS);

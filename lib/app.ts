@@ -45,7 +45,11 @@ export interface NewServerOptions {
   owner?: string;
 }
 
-/** Loads and creates the enabled providers, applies tool filters and checks the allowlist. */
+/**
+ * Loads and creates the enabled providers, applies tool filters and checks the allowlist. A
+ * provider whose module cannot be loaded is skipped with a warning; `App.config` then lists only
+ * the providers served.
+ */
 export async function createApp(
   config: Config,
   specs: readonly ProviderSpec[],
@@ -63,8 +67,21 @@ export async function createApp(
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const providers: Provider[] = [];
+  const skipped: string[] = [];
   for (const spec of enabledSpecs) {
-    const module = await spec.load();
+    let module;
+    try {
+      module = await spec.load();
+    } catch (e) {
+      // Seed 002: a provider whose module is missing (or does not load) is skipped with a
+      // warning naming it; the others still serve.
+      const message = `Provider "${spec.id}" was skipped: its module could not be loaded (${
+        e instanceof Error ? e.message : String(e)
+      })`;
+      logger.warn(message, { provider: spec.id });
+      skipped.push(message);
+      continue;
+    }
     const provider = await module.createProvider({
       settings: config.providers[spec.id]!,
       http,
@@ -80,8 +97,13 @@ export async function createApp(
   const tools = collectTools(filtered);
   const requestState = requestStateSeal(config.server.request_state_key);
   const serverInstructions = instructions(filtered, specs);
+  const served = skipped.length === 0 ? config : {
+    ...config,
+    enabledProviders: providers.map((p) => p.id),
+    warnings: [...config.warnings, ...skipped],
+  };
   return {
-    config,
+    config: served,
     providers: filtered,
     http,
     tools,
@@ -136,7 +158,8 @@ export function checkAllowlist(
         throw new ConfigError(
           `providers.${spec.id}.base_url`,
           `The host "${host}" of providers.${spec.id}.base_url is outside this process's network allowlist. ` +
-            `Run with a wider allowlist, e.g. deno run --allow-net=${host},... main.ts, ` +
+            `Add it to "permissions.default.net" in deno.json (deno task start, deno task compile), ` +
+            `or run with a flag that replaces that list, e.g. deno run -P --allow-net=${host},<the list> main.ts, ` +
             `or use the default base_url`,
         );
       }

@@ -11,7 +11,7 @@ import {
   SERVER_FLAGS,
 } from "./config/parse.ts";
 import type { Config } from "./config/parse.ts";
-import { userConfigPath, userDataDir } from "./config/paths.ts";
+import { configCandidates, userDataDir } from "./config/paths.ts";
 import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError, UsageError } from "./errors.ts";
 import { Logger } from "./log.ts";
@@ -32,6 +32,11 @@ export interface CliIo {
   stderr(text: string): void;
   /** The file's text, or undefined when it does not exist. */
   readTextFile(path: string): string | undefined;
+  /**
+   * The working directory's `config/apis.yaml`, looked for when running from source; compiled
+   * binaries leave it out (see {@linkcode configCandidates}).
+   */
+  projectConfig?: string;
   /** Whether the process may connect to `host` (`host[:port]`). */
   isNetAllowed(host: string): boolean;
   /** Aborted on SIGINT/SIGTERM: servers shut down gracefully. */
@@ -223,17 +228,26 @@ function loadConfig(
   io: CliIo,
   specs: readonly ProviderSpec[],
 ): { config: Config } {
-  let path = typeof flags["config"] === "string"
-    ? flags["config"]
-    : io.env["OPENDATA_MCP_CONFIG"] || undefined;
+  let path: string | undefined;
   let text: string | undefined;
-  if (path) {
-    text = io.readTextFile(path);
-    if (text === undefined) throw new ConfigError("--config", `Config file "${path}" does not exist`);
-  } else {
-    const userPath = userConfigPath(io.env, io.os);
-    text = userPath ? io.readTextFile(userPath) : undefined;
-    if (text !== undefined) path = userPath;
+  const candidates = configCandidates({
+    flag: typeof flags["config"] === "string" ? flags["config"] : undefined,
+    env: io.env,
+    os: io.os,
+    projectConfig: io.projectConfig,
+  });
+  for (const candidate of candidates) {
+    text = io.readTextFile(candidate.path);
+    if (text !== undefined) {
+      path = candidate.path;
+      break;
+    }
+    if (candidate.required) {
+      throw new ConfigError(
+        candidate.origin,
+        `Config file "${candidate.path}" (from ${candidate.origin}) does not exist`,
+      );
+    }
   }
   const config = parseConfig(
     {
@@ -257,6 +271,10 @@ async function boot(
     level: config.server.log_level as LogLevel,
     write: config.server.log_format === "text" ? (line) => io.stderr(textLine(line)) : io.stderr,
     secrets: configSecrets(config, specs),
+  });
+  logger.info("configuration loaded", {
+    config_file: config.file ?? "(none: built-in defaults)",
+    providers: config.enabledProviders,
   });
   for (const w of config.warnings) logger.warn(w);
   const dataDir = userDataDir(io.env, io.os) ?? "./opendata-mcp-data";
@@ -293,7 +311,8 @@ export function helpText(specs: readonly ProviderSpec[]): string {
     "  opendata-mcp config check             Validate the configuration and print it, secrets masked",
     "",
     "Options (before or after the command):",
-    `  ${pad("--config FILE")}Config file (else OPENDATA_MCP_CONFIG, else the per-user file)`,
+    `  ${pad("--config FILE")}Config file (else OPENDATA_MCP_CONFIG, else ./config/apis.yaml from source,`,
+    `  ${pad("")}else the per-user file)`,
     `  ${pad("--providers a,b")}Providers to serve`,
     `  ${pad("--tools a,b")}Serve only these tools (* wildcards)`,
     `  ${pad("--exclude-tools a,b")}Do not serve these tools (* wildcards)`,

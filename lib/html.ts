@@ -1,5 +1,5 @@
-// Small HTML helpers for upstream text (search snippets, article bodies): no DOM, no
-// dependency, just what turning markup into readable plain text needs.
+// Small helpers for upstream text (search snippets, article bodies): no DOM, no dependency,
+// just what turning markup into readable plain text, and keeping odd fields short, needs.
 
 const ENTITIES: Record<string, string> = {
   amp: "&",
@@ -31,3 +31,28 @@ export function decodeEntities(text: string): string {
 export function inlineText(html: string): string {
   return decodeEntities(html.replace(/<[^>]*>/g, "")).replace(/\s+/g, " ").trim();
 }
+
+/**
+ * `text` cut to at most `max` characters, an ellipsis marking the cut, never inside a surrogate
+ * pair. For upstream fields that are short in every real answer (titles, names, snippets), so a
+ * broken upstream cannot blow up a result; long content is paged instead.
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/** A URL from an upstream, or null when it is longer than any usable link (it cannot be cut). */
+export function boundedUrl(url: string | null, max = 2048): string | null {
+  return url !== null && url.length <= max ? url : null;
+}
+
+/**
+ * The refusal of a string argument with a lone surrogate (half of a UTF-16 pair): it is not
+ * valid Unicode, and encodeURIComponent throws on it, so it can go into no URL.
+ */
+export const NOT_WELL_FORMED =
+  "contains a lone surrogate (half of a UTF-16 pair), which is not valid Unicode text: send it again as valid UTF-8";

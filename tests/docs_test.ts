@@ -1,33 +1,66 @@
 import assert from "node:assert/strict";
+import { parse as parseYaml } from "yaml";
 import { parseConfig } from "../lib/config/parse.ts";
 import { PROVIDERS } from "../lib/providers/registry.ts";
-import { generated } from "./tools/docs.ts";
-import { envAllowlist, netAllowlist, permissionTasks } from "./tools/permissions.ts";
+import { generated, GENERATED_FILES } from "./tools/docs.ts";
+import { envAllowlist, netAllowlist, permissionSet, permissionTasks } from "./tools/permissions.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
-Deno.test("README tools table, config reference, config/apis.yaml and .env.example are current", async () => {
+Deno.test("generated files (README tools table, docs/CONFIGURATION.md, config/apis.example.yaml, .env.example, manifest.json) are current", async () => {
   for (const [path, wanted] of Object.entries(await generated())) {
     const current = await Deno.readTextFile(new URL(path, ROOT));
     assert.equal(current, wanted, `${path} is stale: run deno task docs`);
   }
 });
 
-Deno.test("config/apis.yaml equals the built-in defaults", async () => {
-  const fileText = await Deno.readTextFile(new URL("config/apis.yaml", ROOT));
-  const fromFile = parseConfig({ flags: {}, env: {}, fileText, filePath: "config/apis.yaml" }, PROVIDERS);
-  const builtIn = parseConfig({ flags: {}, env: {} }, PROVIDERS);
-  assert.deepEqual({ ...fromFile, file: null }, builtIn);
+Deno.test("deno task docs never writes config/apis.yaml, the user's file", async () => {
+  assert.ok(!(GENERATED_FILES as readonly string[]).includes("config/apis.yaml"));
+  assert.ok(!Object.keys(await generated()).includes("config/apis.yaml"));
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const writes = /--allow-write=(\S+)/.exec(config.tasks.docs)?.[1]?.split(",") ?? [];
+  assert.deepEqual(
+    writes.toSorted(),
+    [...GENERATED_FILES].toSorted(),
+    "the docs task may write only its outputs",
+  );
 });
 
-Deno.test("deno.json permission tasks match the registry's hosts and variables", async () => {
-  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+Deno.test("config/apis.yaml is short, in seed 002's shape, and equal in effect to the built-in defaults", async () => {
+  const fileText = await Deno.readTextFile(new URL("config/apis.yaml", ROOT));
+  const raw = parseYaml(fileText) as Record<string, unknown>;
+  assert.deepEqual(
+    Object.keys(raw),
+    ["enabled_providers", "providers"],
+    "seed 002: enabled_providers + providers",
+  );
+  assert.ok(fileText.split("\n").length < 80, "hand-editable, not the generated reference");
+  // Equal with no environment, and also where a timeout variable sets the default deadline
+  // (a timeout in the file would silently override DEFAULT_TIMEOUT and GEO_API_TIMEOUT).
+  for (const env of [{}, { DEFAULT_TIMEOUT: "12", GEO_API_TIMEOUT: "90" }]) {
+    const fromFile = parseConfig({ flags: {}, env, fileText, filePath: "config/apis.yaml" }, PROVIDERS);
+    const builtIn = parseConfig({ flags: {}, env }, PROVIDERS);
+    assert.deepEqual({ ...fromFile, file: null }, builtIn, JSON.stringify(env));
+    assert.deepEqual(fromFile.warnings, []);
+  }
+});
+
+Deno.test("deno.json has one permission set, generated from the registry, and the run and compile tasks use it", async () => {
+  const text = await Deno.readTextFile(new URL("deno.json", ROOT));
+  const config = JSON.parse(text);
+  assert.deepEqual(config.permissions, { default: permissionSet() }, "stale: run deno task permissions");
   for (const [name, task] of Object.entries(permissionTasks())) {
     assert.equal(config.tasks[name], task, `task "${name}" is stale: run deno task permissions`);
+    assert.match(task, / -P /, `${name} uses the permission set`);
   }
   for (const spec of PROVIDERS) {
     for (const host of spec.allowNet) assert.ok(netAllowlist().includes(host), host);
     for (const b of spec.env) assert.ok(envAllowlist().includes(b.name), b.name);
   }
+  // The set is the only allowlist: no task repeats network or environment grants.
+  for (const [name, task] of Object.entries(config.tasks as Record<string, string>)) {
+    assert.doesNotMatch(task, /--allow-(net|env)=/, `task "${name}" repeats an allowlist`);
+  }
   assert.ok(!JSON.stringify(config.tasks).includes(" -A "), "never -A");
+  assert.ok(text.length < 6 * 1024, `deno.json is ${text.length} bytes`);
 });

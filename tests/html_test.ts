@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decodeEntities, inlineText } from "../lib/html.ts";
+import { boundedUrl, clip, decodeEntities, inlineText } from "../lib/html.ts";
 
 Deno.test("decodeEntities() decodes named and numeric references and leaves unknown ones", () => {
   assert.equal(
@@ -13,4 +13,17 @@ Deno.test("inlineText() drops tags, decodes entities and collapses white space",
     inlineText('<span class="searchmatch">Oslo</span>  &amp;\n <b>Akershus</b>'),
     "Oslo & Akershus",
   );
+});
+
+Deno.test("clip() keeps short text, cuts long text with an ellipsis and never splits a surrogate pair", () => {
+  assert.equal(clip("Oslo", 10), "Oslo");
+  assert.equal(clip("abcdefghij", 5), "abcd…");
+  assert.equal(clip("abc😀def", 5), "abc…", "the pair at the cut goes whole");
+  assert.ok(clip("x".repeat(1_000_000), 300).length <= 300);
+});
+
+Deno.test("boundedUrl() keeps a usable URL and drops one longer than any link", () => {
+  assert.equal(boundedUrl("https://snl.no/Oslo"), "https://snl.no/Oslo");
+  assert.equal(boundedUrl(`https://snl.no/${"x".repeat(5000)}`), null);
+  assert.equal(boundedUrl(null), null);
 });

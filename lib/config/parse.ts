@@ -304,10 +304,10 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
 
   const known = new Map(specs.map((s) => [s.id, s]));
   for (const id of Object.keys(file.providers ?? {})) {
+    // Seed 002: a provider that is not there is skipped with a warning, not a reason to stop.
     if (!known.has(id)) {
-      throw new ConfigError(
-        `providers.${id}`,
-        `Unknown provider "${id}" under "providers" in the ${fileLabel}; known providers: ${
+      warnings.push(
+        `Unknown provider "${id}" under "providers" in the ${fileLabel} was ignored; known providers: ${
           [...known.keys()].join(", ")
         }`,
       );

@@ -3,6 +3,9 @@ export type Os = "linux" | "darwin" | "windows" | (string & Record<never, never>
 
 const APP = "opendata-mcp";
 
+/** Seed 002's config file, relative to the working directory. */
+export const PROJECT_CONFIG = "config/apis.yaml";
+
 /**
  * The per-user config file: `$XDG_CONFIG_HOME/opendata-mcp/config.yaml` (default
  * `~/.config/...`) on Linux, `~/Library/Application Support/opendata-mcp/config.yaml` on macOS,
@@ -42,4 +45,46 @@ function userDir(
 
 function join(os: Os, ...parts: string[]): string {
   return parts.join(os === "windows" ? "\\" : "/");
+}
+
+/** Where a config file candidate comes from, for messages and `config check`. */
+export type ConfigOrigin = "--config" | "OPENDATA_MCP_CONFIG" | "working directory" | "per-user file";
+
+/** One place a config file is looked for. */
+export interface ConfigCandidate {
+  path: string;
+  origin: ConfigOrigin;
+  /** Named explicitly (flag or variable): a missing file is an error, not a reason to look further. */
+  required: boolean;
+}
+
+/** Options for {@linkcode configCandidates}. */
+export interface ConfigCandidatesOptions {
+  /** `--config FILE`, when given. */
+  flag?: string | undefined;
+  env: Record<string, string | undefined>;
+  os: Os;
+  /**
+   * The working directory's `config/apis.yaml` (seed 002's file), looked for only when running
+   * from source; compiled binaries pass nothing, because desktop clients start them in any
+   * folder, where a `config/apis.yaml` may belong to another project.
+   */
+  projectConfig?: string | undefined;
+}
+
+/**
+ * The config files to try, first match wins: `--config FILE`, else `OPENDATA_MCP_CONFIG`, else
+ * `./config/apis.yaml` (from source only), else the per-user file; none means built-in defaults.
+ */
+export function configCandidates(options: ConfigCandidatesOptions): ConfigCandidate[] {
+  if (options.flag) return [{ path: options.flag, origin: "--config", required: true }];
+  const fromEnv = options.env["OPENDATA_MCP_CONFIG"];
+  if (fromEnv) return [{ path: fromEnv, origin: "OPENDATA_MCP_CONFIG", required: true }];
+  const out: ConfigCandidate[] = [];
+  if (options.projectConfig) {
+    out.push({ path: options.projectConfig, origin: "working directory", required: false });
+  }
+  const user = userConfigPath(options.env, options.os);
+  if (user) out.push({ path: user, origin: "per-user file", required: false });
+  return out;
 }

@@ -65,11 +65,11 @@ export interface ProviderSpec<S extends CommonSettings = CommonSettings> {
   description: string;
   /** Served when no provider list is given. Test-only providers say false. */
   defaultEnabled: boolean;
-  /** Left out of the README, `config/apis.yaml` and `.env.example` (test-only providers). */
+  /** Left out of the README, the generated config reference and `.env.example` (test-only providers). */
   hidden: boolean;
   /** The block's strict schema, every key with a default. */
   schema: z.ZodType<S>;
-  /** Default values, for docs and `config/apis.yaml`. */
+  /** Default values, for docs and `config/apis.example.yaml`. */
   defaults: Record<string, unknown>;
   env: readonly Binding[];
   flags: readonly Binding[];

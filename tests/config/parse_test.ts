@@ -154,12 +154,20 @@ Deno.test("parseConfig() rejects unknown keys with their path", () => {
     /Unknown key "providers.demo.timout".*allowed keys: base_url, timeout/,
   );
   throwsAt(() => parse({ fileText: "server:\n  prot: 1\n" }), "server.prot", /Unknown key "server.prot"/);
-  throwsAt(
-    () => parse({ fileText: "providers:\n  wikipedai: {}\n" }),
-    "providers.wikipedai",
-    /known providers/,
-  );
   throwsAt(() => parse({ fileText: "tools:\n  only: [x]\n" }), "tools.only", /Unknown key "tools.only"/);
+});
+
+Deno.test("parseConfig() ignores an unknown providers.<name> block with a warning (seed 002: skip, do not stop)", () => {
+  const config = parse({
+    fileText: "providers:\n  wikipedai:\n    timeout: 5\n  demo:\n    timeout: 7\n",
+    filePath: "config/apis.yaml",
+  });
+  assert.deepEqual(config.warnings, [
+    'Unknown provider "wikipedai" under "providers" in the config file config/apis.yaml was ignored; ' +
+    "known providers: demo, geo, example",
+  ]);
+  assert.equal(config.providers["demo"]!.timeout, 7, "the known block still applies");
+  assert.ok(!("wikipedai" in config.providers));
 });
 
 Deno.test("parseConfig() reports YAML syntax errors and wrong shapes", () => {

@@ -4,7 +4,6 @@ import { childEnv, removeHome, scratchHome, startArgs } from "./server.ts";
 import type { SpawnOptions } from "./server.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** A running HTTP server process. */
 export interface HttpServerProcess {
@@ -44,7 +43,7 @@ export async function startHttpServer(
     ],
     env: childEnv(home, options.env),
     clearEnv: true,
-    cwd: ROOT,
+    cwd: options.cwd ?? home,
     stdin: "null",
     stdout: "null",
     stderr: "piped",

@@ -1,8 +1,10 @@
-// Spawns the real server (`main.ts`) with the same scoped permissions `deno task start` uses
-// (plus 127.0.0.1 for the fake upstreams) in a scratch HOME, and connects the MCP SDK's own
-// Client over stdio. Deno.Command is used rather than node:child_process, which would hand the
-// child full permissions and hide a missing allowlist entry.
-import { permissionTasks } from "../tools/permissions.ts";
+// Spawns the real server (`main.ts`) with the permission set `deno task start` uses (`-P`; its
+// network allowlist includes 127.0.0.1, where the fake upstreams listen) in a scratch HOME, and
+// connects the MCP SDK's own Client over stdio. Deno.Command is used rather than node:child_process, which would hand the
+// child full permissions and hide a missing allowlist entry. The child's working directory is
+// the scratch HOME, like a desktop client that starts the server anywhere, so the repository's
+// own config/apis.yaml is not read unless a test asks for it (`cwd`).
+import { dirname, join, resolve } from "node:path";
 import { Client, serializeMessage } from "./sdk_client.ts";
 import type { JSONRPCMessage, Transport } from "./sdk_client.ts";
 
@@ -17,25 +19,51 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** YAML written to the per-user config file in the scratch HOME. */
   configYaml?: string;
-  /** Extra `--allow-net` entries (the fake upstreams' `127.0.0.1` is always added). */
+  /**
+   * Extra `--allow-net` entries, added to the permission set's list (a flag replaces a set's
+   * list, so the whole list is passed). The set already allows 127.0.0.1, where fakes listen.
+   */
   extraNet?: string[];
-  /** Use the start task's allowlist unchanged (no 127.0.0.1), to test the allowlist itself. */
+  /** The start task's permissions exactly, even when `extraNet` is given. */
   exactPermissions?: boolean;
+  /**
+   * Narrows file writes to these paths (`$HOME` is the scratch HOME), replacing the set's
+   * unscoped write, to test how the server reports a refused write.
+   */
+  allowWrite?: string[];
   /** Reuse a scratch HOME (e.g. to read files the server wrote). */
   home?: string;
+  /** The child's working directory (default: the scratch HOME). */
+  cwd?: string;
+  /**
+   * Another copy of `main.ts` to run (e.g. a copy of the repository with a file removed); the
+   * `deno.json` next to it supplies the permissions.
+   */
+  main?: string;
 }
 
-/** The `deno run` arguments of `deno task start`, with `$HOME` expanded. */
+/**
+ * The `deno run` arguments of `deno task start`, read from the `deno.json` in use, with
+ * `--config` naming that file (the child may run in another folder): `-P` applies its permission
+ * set, so every spawned server runs with the real allowlists.
+ */
 export function startArgs(home: string, options: SpawnOptions = {}): string[] {
-  const task = permissionTasks()["start"]!;
-  const args = task.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
-  return args.map((a) => {
-    let out = a.replaceAll("$HOME", home);
-    if (out.startsWith("--allow-net=") && !options.exactPermissions) {
-      out += [",127.0.0.1", ...(options.extraNet ?? [])].join(",");
-    }
-    return out;
-  });
+  const configPath = options.main ? join(dirname(options.main), "deno.json") : `${ROOT}deno.json`;
+  const config = JSON.parse(Deno.readTextFileSync(configPath));
+  const task = String(config.tasks.start);
+  if (!/^deno run .* main\.ts$/.test(task)) throw new Error(`Unexpected start task: ${task}`);
+  const args = [
+    "--config",
+    configPath,
+    ...task.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" "),
+  ];
+  if (options.extraNet?.length && !options.exactPermissions) {
+    args.push(`--allow-net=${[...config.permissions.default.net, ...options.extraNet].join(",")}`);
+  }
+  if (options.allowWrite) {
+    args.push(`--allow-write=${options.allowWrite.map((p) => p.replaceAll("$HOME", home)).join(",")}`);
+  }
+  return args;
 }
 
 /** The child's whole environment: a scratch HOME, PATH, the Deno cache, coverage, and `env`. */
@@ -47,9 +75,10 @@ export function childEnv(home: string, env: Record<string, string> = {}): Record
     DENO_DIR: denoDir,
     NO_COLOR: "1",
   };
-  // `deno task test` sets DENO_COVERAGE_DIR so spawned servers count towards coverage too.
+  // `deno task test` sets DENO_COVERAGE_DIR so spawned servers count towards coverage too; the
+  // child runs in another folder, so a relative path is resolved here.
   const coverage = Deno.env.get("DENO_COVERAGE_DIR");
-  if (coverage) base["DENO_COVERAGE_DIR"] = coverage;
+  if (coverage) base["DENO_COVERAGE_DIR"] = resolve(Deno.cwd(), coverage);
   return { ...base, ...env };
 }
 
@@ -83,10 +112,10 @@ export async function runCli(
     Deno.writeTextFileSync(`${home}/.config/opendata-mcp/config.yaml`, options.configYaml);
   }
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...startArgs(home, options), MAIN, ...args],
+    args: ["run", ...startArgs(home, options), options.main ?? MAIN, ...args],
     env: childEnv(home, options.env),
     clearEnv: true,
-    cwd: ROOT,
+    cwd: options.cwd ?? home,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -194,10 +223,10 @@ export async function startStdio(options: SpawnOptions = {}): Promise<StdioSessi
   }
   const transport = new DenoStdioTransport(
     new Deno.Command(Deno.execPath(), {
-      args: ["run", ...startArgs(home, options), MAIN, ...(options.args ?? [])],
+      args: ["run", ...startArgs(home, options), options.main ?? MAIN, ...(options.args ?? [])],
       env: childEnv(home, options.env),
       clearEnv: true,
-      cwd: ROOT,
+      cwd: options.cwd ?? home,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

@@ -13,7 +13,6 @@ import { childEnv, DenoStdioTransport, removeHome, scratchHome, startArgs } from
 import { Client, MODERN, StreamableHTTPClientTransport } from "../fakes/sdk2_client.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const ROOT = new URL("../../", import.meta.url).pathname;
 
 function echoText(result: { content?: unknown }): string {
   const first = (result.content as { type: string; text?: string }[] | undefined)?.[0];
@@ -102,7 +101,7 @@ Deno.test("stdio: the opening message picks the era, 2026-07-28 or 2025", async 
         args: ["run", ...startArgs(home), MAIN, "--providers", "example"],
         env: childEnv(home),
         clearEnv: true,
-        cwd: ROOT,
+        cwd: home,
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",

@@ -7,7 +7,6 @@ import { childEnv, removeHome, scratchHome, startArgs, startStdio } from "../fak
 import { FakeUpstream } from "../fakes/upstream.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** A tools/call whose arguments nest `depth` objects (or arrays) deep. */
 function deepCall(id: number, depth: number, kind: "object" | "array"): string {
@@ -145,7 +144,7 @@ Deno.test("stdio: a client that stops reading ends the session quietly, exit 0, 
       args: ["run", ...startArgs(home), MAIN, "--providers", "example"],
       env: childEnv(home),
       clearEnv: true,
-      cwd: ROOT,
+      cwd: home,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

@@ -1,51 +1,61 @@
-// Writes the permission flags of deno.json's run and compile tasks from the provider registry,
-// so the allowlists always match what the code reads and reaches. `--check` fails when stale.
+// Writes deno.json's one permission set (`permissions.default`, used with `-P`) and the tasks that
+// use it, from the provider registry, so the allowlist always matches what the code reads and
+// reaches. `--check` fails when deno.json is stale.
 import { knownEnvNames } from "../../lib/config/parse.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
+import { RELEASE_TARGETS } from "./distribution.ts";
 
-/** Listen addresses of the default HTTP configuration. */
-export const LISTEN = ["127.0.0.1:8000", "localhost:8000"];
+/**
+ * Hosts the HTTP transport may listen on, on any port (`--host`, `--port`): loopback and the
+ * wildcard addresses, IPv4 and IPv6. Deno's net permission does not tell listening from
+ * connecting, so these hosts are also reachable outbound; every URL from a caller or an
+ * upstream still passes the SSRF guard, which refuses loopback and wildcard addresses. Outbound
+ * to any other host stays limited to the providers' upstreams.
+ */
+export const LISTEN_HOSTS = ["127.0.0.1", "localhost", "0.0.0.0", "[::1]", "[::]"];
 
 /** Variables read by dependencies at import or parse time (SDK SSE transport, yaml). */
 export const DEPENDENCY_ENV = ["NO_DEPRECATION", "TRACE_DEPRECATION", "LOG_TOKENS", "LOG_STREAM"];
 
-/** Files the server may read and write when run through `deno task`. */
-export const READ = ["config", "$HOME/.config/opendata-mcp", "$HOME/.local/share/opendata-mcp"];
-export const WRITE = ["$HOME/.local/share/opendata-mcp"];
-
-const TARGETS: Record<string, string> = {
-  "x86_64-unknown-linux-gnu": "opendata-mcp-x86_64-linux",
-  "aarch64-unknown-linux-gnu": "opendata-mcp-aarch64-linux",
-  "x86_64-apple-darwin": "opendata-mcp-x86_64-macos",
-  "aarch64-apple-darwin": "opendata-mcp-aarch64-macos",
-  "x86_64-pc-windows-msvc": "opendata-mcp-x86_64-windows.exe",
-};
-
-/** The `--allow-net` list: every provider's default hosts plus the default listen addresses. */
+/** The `net` list: every provider's default upstream hosts, then the listen hosts. */
 export function netAllowlist(): string[] {
-  return [...new Set([...PROVIDERS.flatMap((s) => s.allowNet), ...LISTEN])];
+  return [...new Set([...PROVIDERS.flatMap((s) => s.allowNet), ...LISTEN_HOSTS])];
 }
 
-/** The `--allow-env` list. */
+/** The `env` list: exactly the variables the server and its dependencies read. */
 export function envAllowlist(): string[] {
   return [...new Set([...knownEnvNames(PROVIDERS), ...DEPENDENCY_ENV])];
 }
 
-/** The tasks that carry permissions, as they should read. */
+/** A Deno permission set as `deno.json` spells it. */
+export interface PermissionSet {
+  net: string[];
+  env: string[];
+  read: boolean;
+  write: boolean;
+}
+
+/**
+ * The one permission set. Network and environment are allowlists. File access is not: the
+ * config and data folders live under the user's home, whose path differs per OS and per user,
+ * and permission sets hold literal paths (relative ones resolve against deno.json's folder, and
+ * `deno compile` embeds them as paths of the build machine). Files the server writes are
+ * confined by its own path checks (the data folder, FRED's storage root), as DESIGN.md says.
+ */
+export function permissionSet(): PermissionSet {
+  return { net: netAllowlist(), env: envAllowlist(), read: true, write: true };
+}
+
+/** The tasks that run or compile the server, all with `-P` (the default set) and no prompts. */
 export function permissionTasks(): Record<string, string> {
-  const net = `--allow-net=${netAllowlist().join(",")}`;
-  const env = `--allow-env=${envAllowlist().join(",")}`;
-  const run = `${net} ${env} --allow-read=${READ.join(",")} --allow-write=${WRITE.join(",")}`;
-  // A compiled binary cannot know the user's home or chosen data folder at build time: file
-  // access is unscoped there and confined by the code's own path checks.
-  const compiled = `${net} ${env} --allow-read --allow-write`;
   const tasks: Record<string, string> = {
-    start: `deno run ${run} main.ts`,
-    dev: `deno run --watch ${run} main.ts`,
+    // -q keeps Deno's own notices (the permission set is "experimental") out of the JSON-lines log.
+    start: "deno run -q -P --no-prompt main.ts",
+    dev: "deno run --watch -P --no-prompt main.ts",
   };
-  for (const [target, output] of Object.entries(TARGETS)) {
+  for (const { target, binary } of RELEASE_TARGETS) {
     tasks[`compile:${target}`] =
-      `deno compile ${compiled} --target ${target} --output dist/${output} main.ts`;
+      `deno compile -P --no-prompt --target ${target} --output dist/${binary} main.ts`;
   }
   return tasks;
 }
@@ -53,16 +63,29 @@ export function permissionTasks(): Record<string, string> {
 if (import.meta.main) {
   const path = new URL("../../deno.json", import.meta.url);
   const config = JSON.parse(await Deno.readTextFile(path));
-  const wanted = permissionTasks();
-  const stale = Object.entries(wanted).filter(([k, v]) => config.tasks[k] !== v).map(([k]) => k);
+  const wantedTasks = permissionTasks();
+  const wantedSet = permissionSet();
+  const stale = Object.entries(wantedTasks).filter(([k, v]) => config.tasks[k] !== v).map(([k]) =>
+    `tasks.${k}`
+  );
+  if (JSON.stringify(config.permissions) !== JSON.stringify({ default: wantedSet })) {
+    stale.push("permissions");
+  }
   if (Deno.args.includes("--check")) {
     if (stale.length) {
-      console.error(`Stale permission tasks in deno.json: ${stale.join(", ")}; run deno task permissions`);
+      console.error(`Stale in deno.json: ${stale.join(", ")}; run deno task permissions`);
       Deno.exit(1);
     }
   } else {
-    Object.assign(config.tasks, wanted);
-    await Deno.writeTextFile(path, `${JSON.stringify(config, null, 2)}\n`);
+    Object.assign(config.tasks, wantedTasks);
+    // `permissions` goes right after `tasks`, where readers look for what the tasks use.
+    const { permissions: _old, ...rest } = config;
+    const ordered: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(rest)) {
+      ordered[key] = value;
+      if (key === "tasks") ordered["permissions"] = { default: wantedSet };
+    }
+    await Deno.writeTextFile(path, `${JSON.stringify(ordered, null, 2)}\n`);
     console.log(stale.length ? `Updated: ${stale.join(", ")}` : "Already up to date");
   }
 }

@@ -552,16 +552,20 @@ export const MESSAGES: readonly MessageSpec[] = [
     status: 400,
     message_id: "M181013E",
     message: "指定した系列コードは存在しません。:*番目のコード",
-    message_en: "The series code does not exist: code number *",
-    note: "* is the position of the code in the request",
+    message_en:
+      "One of the series codes given does not exist; the message ends with its position in the code list",
+    note:
+      'The message ends with ":N番目のコード" ("the Nth code"), N being the position of the code in the request',
     hint: "Check that code with boj_get_metadata for this database; codes carry no database prefix",
   },
   {
     status: 400,
     message_id: "M181014E",
     message: "指定した系列コードの期種が一致しません。:*番目のコード",
-    message_en: "The series codes' frequencies differ: code number *",
-    note: "* is the position of the code in the request",
+    message_en:
+      "The series codes given are not all of one frequency; the message ends with the position of a code that differs",
+    note:
+      'The message ends with ":N番目のコード" ("the Nth code"), N being the position of the code in the request',
     hint: "Request codes of one frequency per call (boj_get_metadata shows each series' frequency)",
   },
   {

@@ -11,7 +11,15 @@ import type { Logger } from "../../log.ts";
 import type { ProviderContext } from "../../mcp/provider.ts";
 import { findMessage } from "./catalog.ts";
 import type { Frequency } from "./catalog.ts";
-import { decodeText, parseDataBody, parseErrorMeta, parseMetadataBody, sniffStatus } from "./decode.ts";
+import {
+  decodeText,
+  isErrorMessageId,
+  isSuccess,
+  parseDataBody,
+  parseErrorMeta,
+  parseMetadataBody,
+  sniffStatus,
+} from "./decode.ts";
 import type { DataResponse, Meta, MetadataResponse } from "./decode.ts";
 
 /** BOJ statuses worth another try (seed 001, section 7). */
@@ -139,9 +147,10 @@ export class BojClient {
   ): Promise<Fetched<T>> {
     const deadline = this.#clock.now() + this.#timeoutMs;
     for (let retry = 0;; retry++) {
-      const fetched = await this.#fetch(path, options, context, deadline - this.#clock.now());
+      const fetched = await this.#fetch(path, options, context, deadline - this.#clock.now(), parse);
       const data = parse(fetched.raw);
-      if (data.meta.status === 200) return { ...fetched, data };
+      // STATUS 200 with an error MESSAGEID (…E, …S) is still an error, never an empty result.
+      if (isSuccess(data.meta)) return { ...fetched, data };
       const error = apiError(data.meta, context);
       if (!error.retryable || retry >= this.#retry.maxRetries) throw error;
       const wait = backoffDelay(this.#retry, retry + 1, () => 0.5);
@@ -166,6 +175,7 @@ export class BojClient {
     options: CallOptions,
     context: ErrorContext,
     timeoutMs: number,
+    parse: (body: string) => { meta: Meta },
   ): Promise<Omit<Fetched<never>, "data">> {
     try {
       const response = await this.#http.bytes(path, {
@@ -173,13 +183,22 @@ export class BojClient {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
         // The BOJ can state an error (or serve a maintenance page) in an HTTP 200 answer: only
-        // a body saying STATUS 200 may be reused, or the error would stick for cache_ttl.
-        cacheable: (bytes) => bytes instanceof Uint8Array && sniffStatus(bytes) === 200,
+        // a body that decodes as a success may be reused, or the error would stick for cache_ttl.
+        cacheable: (bytes) =>
+          bytes instanceof Uint8Array && sniffStatus(bytes) === 200 && decodesAsSuccess(bytes, parse),
       });
       return { raw: decodeText(response.data, response.contentType), url: response.url };
     } catch (e) {
       throw toBojError(e, context);
     }
+  }
+}
+
+function decodesAsSuccess(bytes: Uint8Array, parse: (body: string) => { meta: Meta }): boolean {
+  try {
+    return isSuccess(parse(decodeText(bytes)).meta);
+  } catch {
+    return false;
   }
 }
 
@@ -206,23 +225,32 @@ export interface ErrorContext {
   codes?: readonly string[];
 }
 
-/** The API_ERROR for a BOJ answer whose STATUS is not 200. */
+/**
+ * The API_ERROR for a BOJ answer that is not a success: a STATUS other than 200, or STATUS 200
+ * with an error MESSAGEID (…E, …S), which is an error all the same.
+ */
 export function apiError(meta: Meta, context: ErrorContext, retryAfterS?: number): ToolError {
   const known = meta.message_id ? findMessage(meta.message_id) : undefined;
   const text = meta.message.trim().replace(/[。.]+$/, "");
-  const english = known && known.message_en !== text ? ` (${known.message_en})` : "";
-  let detail = "";
-  const position = /:\s*(\d+)/.exec(meta.message)?.[1];
-  if (position && context.codes && (meta.message_id === "M181013E" || meta.message_id === "M181014E")) {
-    const code = context.codes[Number(position) - 1];
-    if (code !== undefined) detail = `; code ${position} is "${code}"`;
+  let english = known && known.message_en !== text ? ` (${known.message_en})` : "";
+  // M181013E/M181014E end with ":N番目のコード", the position of the code at fault.
+  const position = /[:：]\s*(\d+)\s*番目/.exec(meta.message)?.[1] ?? /:\s*(\d+)/.exec(meta.message)?.[1];
+  if (position && (meta.message_id === "M181013E" || meta.message_id === "M181014E")) {
+    const code = context.codes?.[Number(position) - 1];
+    const which = `Series code ${position} of the request${code === undefined ? "" : `, "${code}",`}`;
+    english = meta.message_id === "M181013E"
+      ? ` (${which} does not exist)`
+      : ` (${which} is not of the same frequency as the others)`;
   }
   const id = meta.message_id ? ` ${meta.message_id}` : "";
-  const message = meta.status >= 500
+  const failed = meta.status >= 500 || (known !== undefined && known.status >= 500);
+  const message = meta.status === 200
+    ? `The BOJ API answered STATUS 200 but with error${id}: "${text}"${english}`
+    : failed
     ? `The BOJ API failed with status ${meta.status}${id}: "${text}"${english}`
-    : `The BOJ API refused the request with status ${meta.status}${id}: "${text}"${english}${detail}`;
+    : `The BOJ API refused the request with status ${meta.status}${id}: "${text}"${english}`;
   let hint = known?.hint ??
-    (meta.status >= 500
+    (failed
       ? "The BOJ API is having trouble: wait a little, then call again"
       : "Check the arguments against boj_get_parameter_catalog");
   if (
@@ -230,9 +258,13 @@ export function apiError(meta: Meta, context: ErrorContext, retryAfterS?: number
   ) {
     hint += "; a layer query matching more than 1,250 series is refused too, so give deeper layers";
   }
+  // The catalog's status decides for an error id sent with STATUS 200 (a M18109xS is retryable).
+  const retryable = RETRY_STATUSES.includes(meta.status) ||
+    (meta.status === 200 && isErrorMessageId(meta.message_id) && known !== undefined &&
+      RETRY_STATUSES.includes(known.status));
   return new ToolError("API_ERROR", message, {
     status: meta.status,
-    retryable: RETRY_STATUSES.includes(meta.status),
+    retryable,
     ...(meta.message_id ? { messageId: meta.message_id } : {}),
     ...(retryAfterS === undefined ? {} : { retryAfterS }),
     hint,
@@ -260,6 +292,19 @@ export function toBojError(e: unknown, context: ErrorContext): unknown {
       }
       const meta = parseErrorMeta(e.body);
       if (meta && meta.status !== 200) return apiError(meta, context, e.retryAfterS);
+      // Too many requests: the call itself was fine and will work later, which is what the
+      // hint says, so the payload says retryable too (with Retry-After when BOJ sent one).
+      if (e.status === 429) {
+        return new ToolError("API_ERROR", `${e.message}: the BOJ API is limiting how often it is called`, {
+          cause: e,
+          status: 429,
+          retryable: true,
+          ...(e.retryAfterS === undefined ? {} : { retryAfterS: e.retryAfterS }),
+          hint: e.retryAfterS === undefined
+            ? "Wait a minute, then call again; the BOJ asks clients to avoid high-frequency access"
+            : `Wait ${e.retryAfterS} seconds, then call again`,
+        });
+      }
       const retryable = RETRY_STATUSES.includes(e.status);
       return new ToolError("API_ERROR", e.message, {
         ...carry,

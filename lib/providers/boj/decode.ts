@@ -228,6 +228,37 @@ export function parseMetadataBody(body: string): MetadataResponse {
   return looksJson(clean) ? metadataFromJson(parseJsonBody(clean)) : metadataFromCsv(clean);
 }
 
+/** Whether a MESSAGEID names an error (`…E`) or a system failure (`…S`) rather than information (`…I`). */
+export function isErrorMessageId(id: string): boolean {
+  return /^M\d+[ES]$/.test(id.trim());
+}
+
+/** Whether an answer claims success: STATUS 200 with no error message id. */
+export function isSuccess(meta: Meta): boolean {
+  return meta.status === 200 && !isErrorMessageId(meta.message_id);
+}
+
+/**
+ * The RESULTSET rows of a successful JSON answer: a list of objects. Anything else (missing, a
+ * string, a list of numbers) is a DECODE_ERROR, never "no data".
+ */
+function resultRows(record: Record<string, unknown>, meta: Meta): Record<string, unknown>[] {
+  const rows = record["RESULTSET"];
+  if (!isSuccess(meta)) return [];
+  if (!Array.isArray(rows)) {
+    throw decodeError(
+      "The BOJ API answer says STATUS 200 but has no RESULTSET list, so it is not an API result",
+    );
+  }
+  const objects = rows.filter((r): r is Record<string, unknown> =>
+    !!r && typeof r === "object" && !Array.isArray(r)
+  );
+  if (rows.length > 0 && objects.length === 0) {
+    throw decodeError("The BOJ API answer's RESULTSET holds no records, so it is not an API result");
+  }
+  return objects;
+}
+
 function dataFromJson(record: Record<string, unknown>): DataResponse {
   const meta = metaOf(record);
   const parameter: Record<string, string> = {};
@@ -235,11 +266,10 @@ function dataFromJson(record: Record<string, unknown>): DataResponse {
   if (echo && typeof echo === "object" && !Array.isArray(echo)) {
     for (const [k, v] of Object.entries(echo)) parameter[parameterKey(k)] = text(v) ?? "";
   }
-  const rows = Array.isArray(record["RESULTSET"]) ? record["RESULTSET"] : [];
+  const rows = resultRows(record, meta);
   const series: Series[] = [];
-  for (const row of rows) {
-    if (!row || typeof row !== "object") continue;
-    const r = row as Record<string, unknown>;
+  for (const r of rows) {
+    if (text(r["SERIES_CODE"]) === undefined) continue;
     const values = (r["VALUES"] && typeof r["VALUES"] === "object" ? r["VALUES"] : {}) as Record<
       string,
       unknown
@@ -251,6 +281,9 @@ function dataFromJson(record: Record<string, unknown>): DataResponse {
       ...seriesFields((k) => r[k]),
       points: dates.map((d, i) => ({ survey_date: text(d) ?? "", value: observation(obs[i]) })),
     });
+  }
+  if (rows.length > 0 && series.length === 0) {
+    throw decodeError("The BOJ API answer's RESULTSET holds no series codes, so it is not an API result");
   }
   return { meta, parameter, next_position: int(record["NEXTPOSITION"]), series };
 }
@@ -297,6 +330,12 @@ function csvMeta(fields: Record<string, string>): Meta {
 function dataFromCsv(body: string): DataResponse {
   const { fields, parameter, columns, rows } = splitCsv(body);
   const meta = csvMeta(fields);
+  // A successful CSV answer without a table is only "no data" when BOJ says so (M181030I).
+  if (isSuccess(meta) && columns.length === 0 && meta.message_id !== "M181030I") {
+    throw decodeError(
+      "The BOJ API sent CSV that says STATUS 200 but has no table, so it is not an API result",
+    );
+  }
   const at = (name: string) => columns.indexOf(name);
   const codeAt = at("SERIES_CODE");
   const dateAt = at("SURVEY_DATES");
@@ -344,16 +383,18 @@ function metadataEntry(get: (key: string) => unknown): MetadataEntry {
 
 function metadataFromJson(record: Record<string, unknown>): MetadataResponse {
   const meta = metaOf(record);
-  const rows = Array.isArray(record["RESULTSET"]) ? record["RESULTSET"] : [];
-  const entries = rows
-    .filter((r): r is Record<string, unknown> => !!r && typeof r === "object")
-    .map((r) => metadataEntry((k) => r[k]));
+  const entries = resultRows(record, meta).map((r) => metadataEntry((k) => r[k]));
   return { meta, db: text(record["DB"]) ?? "", entries };
 }
 
 function metadataFromCsv(body: string): MetadataResponse {
   const { fields, columns, rows } = splitCsv(body);
   const meta = csvMeta(fields);
+  if (isSuccess(meta) && columns.length === 0) {
+    throw decodeError(
+      "The BOJ API sent metadata CSV that says STATUS 200 but has no table, so it is not an API result",
+    );
+  }
   const entries = rows.map((row) =>
     metadataEntry((k) => {
       const idx = columns.indexOf(k);

@@ -1,10 +1,12 @@
 // Shapes data and metadata answers into structured content and markdown that stay within the
-// character limit: observations are cut oldest first (the latest value stays exact), then
-// whole series or rows, and the raw body gets only what room is left.
+// character limit: observations are cut oldest first (the latest value stays exact) down to a
+// floor, then whole series or rows, which the next call reaches (series_offset, offset); fields
+// BOJ sends are clipped, and an include_raw excerpt keeps up to 30% of the limit.
+import { clip } from "../../html.ts";
 import { fitToLimit, markdownTable, page, truncationNotice } from "../../mcp/output.ts";
 import type { Rendered, ResponseFormat } from "../../mcp/output.ts";
 import { CREDIT_EN, CREDIT_JA, TERMS_URL } from "./catalog.ts";
-import type { DataResponse, MetadataEntry, MetadataResponse, Point, Series } from "./decode.ts";
+import type { DataResponse, Meta, MetadataEntry, MetadataResponse, Point, Series } from "./decode.ts";
 import type { DataOutput, MetadataOutput } from "./schemas.ts";
 
 type SourceOut = DataOutput["source"];
@@ -42,10 +44,6 @@ function show(value: Point["value"]): string {
   return value === null ? "—" : String(value);
 }
 
-function quote(s: string): string {
-  return `"${s}"`;
-}
-
 /** Options for {@linkcode renderData}. */
 export interface DataRenderOptions {
   tool: "boj_get_data_code" | "boj_get_data_layer";
@@ -55,27 +53,67 @@ export interface DataRenderOptions {
   responseFormat: ResponseFormat;
   limit: number;
   lang?: "JP" | "EN";
+  /** Series of BOJ's answer already delivered (the `series_offset` argument). */
+  seriesOffset?: number;
+  /** The `start_position` argument of this call, repeated in the continuation. */
+  startPosition?: number;
 }
 
-/** Builds a data tool's result within `limit` characters. */
+/**
+ * Observations every shown series keeps before whole series are left for the next call: below
+ * this a result would say little about each series, while paging by series loses nothing.
+ */
+export const MIN_POINTS = 12;
+
+/** The share of the limit an `include_raw` excerpt may take before the data is cut for it. */
+const RAW_SHARE = 0.3;
+
+/**
+ * Builds a data tool's result within `limit` characters (text and structured content alike).
+ * Order of cuts: older observations (down to {@linkcode MIN_POINTS} per series), then whole
+ * series, which the next call reaches with `series_offset`; upstream fields are clipped so no
+ * field alone can break the limit; `raw` keeps an excerpt of up to 30% of the limit.
+ */
 export function renderData(o: DataRenderOptions): Rendered<DataOutput> {
-  const all = o.response.series;
-  const maxPoints = Math.max(0, ...all.map((s) => s.points.length));
-  const latest = all.map((s) => latestPoint(s.points));
+  const offset = o.seriesOffset ?? 0;
+  const clipped = new Set<string>();
+  const cap = fieldMax(o.limit);
+  const meta = boundMeta(o.response.meta, clipped);
+  const parameter = boundParameter(o.response.parameter, clipped);
+  const rest = o.response.series.slice(offset).map((s) => boundSeries(s, cap, clipped));
+  const latest = rest.map((s) => latestPoint(s.points));
+  const maxPoints = Math.max(0, ...rest.map((s) => s.points.length));
   const source = sourceInfo(o.url);
+  const total = o.response.series.length;
 
   const build = (n: number, k: number, raw?: { text: string; cut: boolean }): Rendered<DataOutput> => {
-    const series: SeriesOut[] = all.slice(0, n).map((s, i) => seriesOut(s, latest[i]!, k));
-    const notices = dataNotices(o, series, n, series.some((s) => s.points_truncated), raw?.cut ?? false);
+    const series: SeriesOut[] = rest.slice(0, n).map((s, i) => seriesOut(s, latest[i]!, k));
+    const shownEnd = offset + series.length;
+    const seriesCut = shownEnd < total;
+    const pointsCut = series.some((s) => s.points_truncated);
+    const continueWith = seriesCut
+      ? { start_position: o.startPosition ?? null, series_offset: shownEnd }
+      : o.response.next_position !== null
+      ? { start_position: o.response.next_position, series_offset: 0 }
+      : null;
     const structured: DataOutput = {
-      meta: o.response.meta,
-      parameter: o.response.parameter,
+      meta,
+      parameter,
       next_position: o.response.next_position,
-      series_total: all.length,
+      series_total: total,
+      series_offset: offset,
       series_count: series.length,
+      next_series_offset: seriesCut ? shownEnd : null,
+      continue_with: continueWith,
       series,
-      truncated: n < all.length || series.some((s) => s.points_truncated) || (raw?.cut ?? false),
-      notices,
+      truncated: seriesCut || pointsCut || (raw?.cut ?? false) || clipped.size > 0,
+      notices: dataNotices(o, series, {
+        offset,
+        seriesCut,
+        pointsCut,
+        rawShown: raw?.cut ? raw.text.length : null,
+        clipped,
+      }),
       ...(raw ? { raw: raw.text, raw_truncated: raw.cut } : {}),
       source,
     };
@@ -85,23 +123,35 @@ export function renderData(o: DataRenderOptions): Rendered<DataOutput> {
   const fits = (r: Rendered<DataOutput>): boolean =>
     r.text.length <= o.limit && JSON.stringify(r.structured).length <= o.limit;
 
-  // Whole answer first; then fewer (older) points for every series; then fewer series.
-  const empty = o.raw === undefined ? undefined : { text: "", cut: o.raw.length > 0 };
-  let n = all.length;
+  const raw = o.raw;
+  const reserve = raw === undefined ? undefined : excerpt(raw, Math.floor(o.limit * RAW_SHARE));
+  const floorK = Math.min(MIN_POINTS, maxPoints);
+  let n = rest.length;
   let k = maxPoints;
-  if (!fits(build(n, k, empty))) {
-    k = largest(1, maxPoints, (x) => fits(build(n, x, empty)));
-    if (k < 1) {
-      n = Math.max(0, largest(0, all.length, (x) => fits(build(x, Math.min(1, maxPoints), empty))));
-      k = n === 0 ? 0 : Math.max(1, largest(1, maxPoints, (x) => fits(build(n, x, empty))));
+  if (!fits(build(n, k, reserve))) {
+    const kAll = largest(floorK, maxPoints, (x) => fits(build(n, x, reserve)));
+    if (kAll >= floorK) {
+      k = kAll;
+    } else {
+      // At least one series per call, so continuing with series_offset always moves on.
+      n = Math.max(Math.min(1, rest.length), largest(1, rest.length, (x) => fits(build(x, floorK, reserve))));
+      const kn = largest(floorK, maxPoints, (x) => fits(build(n, x, reserve)));
+      k = kn >= floorK ? kn : Math.max(0, largest(0, floorK, (x) => fits(build(n, x, reserve))));
     }
   }
-  if (o.raw === undefined) return build(n, k);
-  const raw = o.raw;
-  const whole = build(n, k, { text: raw, cut: false });
-  if (fits(whole)) return whole;
-  const len = largest(0, raw.length, (x) => fits(build(n, k, { text: raw.slice(0, x), cut: true })));
-  return build(n, k, { text: raw.slice(0, Math.max(0, len)), cut: true });
+  if (raw === undefined) return build(n, k);
+  const ok = (x: number) => fits(build(n, k, excerpt(raw, x)));
+  const len = ok(raw.length) ? raw.length : Math.max(0, largest(0, raw.length, ok));
+  return build(n, k, excerpt(raw, len));
+}
+
+/** The first `max` characters of `raw` (never half a surrogate pair), and whether that is all. */
+function excerpt(raw: string, max: number): { text: string; cut: boolean } {
+  if (max >= raw.length) return { text: raw, cut: false };
+  let end = Math.max(0, max);
+  const code = raw.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return { text: raw.slice(0, end), cut: true };
 }
 
 /** The largest x in [lo, hi] for which `ok` holds (monotone), or lo - 1 when none does. */
@@ -119,6 +169,109 @@ function largest(lo: number, hi: number, ok: (x: number) => boolean): number {
   return best;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Bounds on what BOJ sends: every field is short in a real answer, so anything longer is
+// clipped (and reported), and no upstream field alone can push a result past the limit.
+
+/** Most characters kept of a name, unit, category or note: in proportion to the limit. */
+export function fieldMax(limit: number): number {
+  return Math.max(40, Math.min(1000, Math.floor(limit / 25)));
+}
+
+const PARAMETER_KEYS_MAX = 20;
+const PARAMETER_KEY_MAX = 64;
+const PARAMETER_VALUE_MAX = 200;
+const MESSAGE_MAX = 500;
+const SHORT_MAX = 64;
+
+function bounded(value: string, max: number, what: string, clipped: Set<string>): string {
+  if (value.length <= max) return value;
+  clipped.add(what);
+  return clip(value, max);
+}
+
+function boundMeta(meta: Meta, clipped: Set<string>): Meta {
+  return {
+    status: meta.status,
+    message_id: bounded(meta.message_id, SHORT_MAX, "MESSAGEID", clipped),
+    message: bounded(meta.message, MESSAGE_MAX, "MESSAGE", clipped),
+    date: meta.date === null ? null : bounded(meta.date, SHORT_MAX, "DATE", clipped),
+  };
+}
+
+function boundParameter(parameter: Record<string, string>, clipped: Set<string>): Record<string, string> {
+  const entries = Object.entries(parameter);
+  if (entries.length > PARAMETER_KEYS_MAX) clipped.add("PARAMETER");
+  return Object.fromEntries(
+    entries.slice(0, PARAMETER_KEYS_MAX).map(([k, v]) => [
+      bounded(k, PARAMETER_KEY_MAX, "PARAMETER", clipped),
+      bounded(v, PARAMETER_VALUE_MAX, "PARAMETER", clipped),
+    ]),
+  );
+}
+
+function boundFields<T extends object>(
+  fields: T,
+  keys: readonly string[],
+  cap: number,
+  clipped: Set<string>,
+): T {
+  const out = { ...fields } as Record<string, unknown>;
+  for (const key of keys) {
+    const v = out[key];
+    if (typeof v === "string") {
+      out[key] = bounded(v, key === "last_update" ? SHORT_MAX : cap, key.toUpperCase(), clipped);
+    }
+  }
+  return out as T;
+}
+
+const SERIES_TEXT = [
+  "name_of_time_series",
+  "name_of_time_series_j",
+  "unit",
+  "unit_j",
+  "frequency",
+  "category",
+  "category_j",
+  "last_update",
+] as const;
+
+function boundSeries(s: Series, cap: number, clipped: Set<string>): Series {
+  return {
+    ...boundFields(s, SERIES_TEXT, cap, clipped),
+    series_code: bounded(s.series_code, SHORT_MAX, "SERIES_CODE", clipped),
+    points: s.points.map((p) => ({
+      survey_date: bounded(p.survey_date, SHORT_MAX, "SURVEY_DATES", clipped),
+      value: typeof p.value === "string" ? bounded(p.value, SHORT_MAX, "VALUES", clipped) : p.value,
+    })),
+  };
+}
+
+/** A metadata row with its texts clipped to `cap` (notes to twice that). */
+export function boundEntry(e: MetadataEntry, cap: number, clipped: Set<string>): MetadataEntry {
+  const out = boundFields(
+    e,
+    [...SERIES_TEXT, "start_of_the_time_series", "end_of_the_time_series"],
+    cap,
+    clipped,
+  );
+  out.series_code = bounded(e.series_code, SHORT_MAX, "SERIES_CODE", clipped);
+  if (e.notes !== undefined) out.notes = bounded(e.notes, 2 * cap, "NOTES", clipped);
+  if (e.notes_j !== undefined) out.notes_j = bounded(e.notes_j, 2 * cap, "NOTES_J", clipped);
+  return out;
+}
+
+/** The notice for fields that were clipped, or null. */
+export function clippedNotice(clipped: ReadonlySet<string>): string | null {
+  if (clipped.size === 0) return null;
+  return `BOJ sent fields far longer than any real value (${
+    [...clipped].join(", ")
+  }); they were shortened (marked …) so the result stays within the size limit. Call with include_raw to see the body as sent.`;
+}
+
+// ---------------------------------------------------------------------------------------------
+
 function seriesOut(s: Series, latest: Point | null, k: number): SeriesOut {
   const { points, series_code, ...fields } = s;
   const shown = k >= points.length ? points : points.slice(points.length - k);
@@ -132,52 +285,67 @@ function seriesOut(s: Series, latest: Point | null, k: number): SeriesOut {
   };
 }
 
-function dataNotices(
-  o: DataRenderOptions,
-  shown: readonly SeriesOut[],
-  n: number,
-  pointsCut: boolean,
-  rawCut: boolean,
-): string[] {
+interface CutState {
+  offset: number;
+  seriesCut: boolean;
+  pointsCut: boolean;
+  /** Characters of the body in `raw` when it was cut, else null. */
+  rawShown: number | null;
+  clipped: ReadonlySet<string>;
+}
+
+function dataNotices(o: DataRenderOptions, shown: readonly SeriesOut[], cut: CutState): string[] {
   const notices: string[] = [];
   const r = o.response;
-  if (r.next_position !== null) {
+  const total = r.series.length;
+  const end = cut.offset + shown.length;
+  const limit = o.limit.toLocaleString("en-US");
+  const same = o.startPosition === undefined
+    ? "the same arguments"
+    : `the same arguments (start_position=${o.startPosition})`;
+  if (cut.seriesCut) {
+    notices.push(
+      `Showing series ${
+        cut.offset + 1
+      }–${end} of the ${total} in BOJ's answer to stay within the ${limit}-character ` +
+        `limit. Call ${o.tool} again with ${same} and series_offset=${end} for the next series` +
+        (r.next_position === null
+          ? "."
+          : `; after the last of them, continue with start_position=${r.next_position} (BOJ's next_position).`),
+    );
+  } else if (r.next_position !== null) {
     notices.push(
       `BOJ returned only part of the answer (it sends at most 250 series and 60,000 data points per request). ` +
-        `Call ${o.tool} again with the same arguments and start_position=${r.next_position} for the rest.`,
+        `Call ${o.tool} again with the same arguments and start_position=${r.next_position}` +
+        `${cut.offset > 0 ? " (and no series_offset)" : ""} for the rest.`,
     );
   }
-  if (r.meta.message_id === "M181030I" || (r.series.length === 0 && r.meta.status === 200)) {
+  if (r.meta.message_id === "M181030I" || (total === 0 && r.meta.status === 200)) {
     notices.push(
       "BOJ found no data for this request: the dates may lie outside the series' range, or every value is missing. " +
         "Check the range with boj_get_metadata (start/end of the time series) and adjust start_date/end_date.",
     );
   }
-  if (pointsCut) {
+  if (cut.pointsCut) {
     const k = Math.max(0, ...shown.map((s) => s.points.length));
     notices.push(
-      `To stay within the ${o.limit.toLocaleString("en-US")}-character limit only the most recent ${k} ` +
+      `To stay within the ${limit}-character limit only the most recent ${k} ` +
         `observations of each series are shown (points_total has the full count; latest is exact). ` +
         `Narrow start_date/end_date${
           o.tool === "boj_get_data_code" ? " or ask for fewer codes" : ""
         } to see the others.`,
     );
   }
-  if (n < r.series.length) {
-    const left = r.series.slice(n).map((s) => s.series_code);
-    const listed = left.slice(0, 20).map(quote).join(", ") + (left.length > 20 ? ", …" : "");
+  if (cut.rawShown !== null && o.raw !== undefined) {
     notices.push(
-      truncationNotice(n, r.series.length, { limit: o.limit }).replace("items", "series") + " " +
-        (o.tool === "boj_get_data_code"
-          ? `Call again with codes ${listed} (and a narrower date range).`
-          : `The series left out are ${listed}: fetch them with boj_get_data_code, or narrow the layers or dates.`),
+      `raw holds the first ${cut.rawShown.toLocaleString("en-US")} of the ${
+        o.raw.length.toLocaleString("en-US")
+      } characters of the body, to stay within the size limit; the structured fields hold the decoded data. ` +
+        `Narrow the request (fewer codes or layers, a shorter date range) to see more of it.`,
     );
   }
-  if (rawCut) {
-    notices.push(
-      "raw was cut to fit the size limit; the structured fields hold the decoded data. Call without include_raw, or narrow the request, to see more.",
-    );
-  }
+  const fieldsNotice = clippedNotice(cut.clipped);
+  if (fieldsNotice) notices.push(fieldsNotice);
   return notices;
 }
 
@@ -198,8 +366,11 @@ function dataMarkdown(o: DataRenderOptions, d: DataOutput): string {
   const endpoint = o.tool === "boj_get_data_code" ? "getDataCode" : "getDataLayer";
   const db = d.parameter["db"] || "";
   const params = Object.entries(d.parameter).filter(([, v]) => v !== "").map(([k, v]) => `${k}=${v}`);
+  const range = d.series_count === 0
+    ? `no series of ${d.series_total}`
+    : `series ${d.series_offset + 1}–${d.series_offset + d.series_count} of ${d.series_total}`;
   const lines = [
-    `# BOJ ${endpoint}${db ? ` ${db}` : ""}: ${d.series_count} of ${d.series_total} series`,
+    `# BOJ ${endpoint}${db ? ` ${db}` : ""}: ${range}`,
     "",
     `Status ${d.meta.status} ${d.meta.message_id} "${d.meta.message}"${
       d.meta.date ? ` · data as of ${d.meta.date}` : ""
@@ -207,35 +378,45 @@ function dataMarkdown(o: DataRenderOptions, d: DataOutput): string {
   ];
   if (params.length) lines.push(`Parameters: ${params.join(", ")}`);
   lines.push(
-    d.next_position === null
-      ? "Next position: none (complete)"
-      : `Next position: ${d.next_position} (call again with start_position=${d.next_position})`,
+    d.continue_with === null
+      ? "Complete: nothing more to fetch."
+      : `Continue with: ${
+        d.continue_with.start_position === null ? "" : `start_position=${d.continue_with.start_position}, `
+      }series_offset=${d.continue_with.series_offset} (BOJ next_position: ${d.next_position ?? "none"})`,
   );
-  for (const s of d.series) {
-    const name = nameOf(s, o.lang);
-    lines.push("", `## ${s.series_code}${name ? `: ${name}` : ""}`, "");
-    const facts = [
-      ["Unit", pick(s.unit, s.unit_j, o.lang)],
-      ["Frequency", s.frequency],
-      ["Category", pick(s.category, s.category_j, o.lang)],
-      ["Last update", s.last_update],
-    ].filter(([, v]) => v).map(([k, v]) => `${k}: ${v}`);
-    if (facts.length) lines.push(`- ${facts.join(" · ")}`);
-    const missing = s.points.filter((p) => p.value === null).length;
+  // One row per series; observations inline, or as their own table when one series is shown.
+  const single = d.series.length === 1;
+  if (d.series.length) {
     lines.push(
-      `- Latest: ${
-        s.latest ? `${s.latest.survey_date} = ${s.latest.value}` : "no value"
-      } · ${s.points_total} observations` +
-        (s.points_truncated ? ` (most recent ${s.points.length} shown)` : "") +
-        (missing ? ` · ${missing} missing shown as —` : ""),
+      "",
+      markdownTable(
+        ["Code", "Name", "Unit", "Frequency", "Updated", "Latest", "Obs.", "Observations (oldest first)"],
+        d.series.map((s) => {
+          const missing = s.points.filter((p) => p.value === null).length;
+          const count = `${s.points_total}${s.points_truncated ? ` (last ${s.points.length})` : ""}${
+            missing ? `, ${missing} missing` : ""
+          }`;
+          return [
+            s.series_code,
+            nameOf(s, o.lang),
+            pick(s.unit, s.unit_j, o.lang) ?? "",
+            s.frequency ?? "",
+            s.last_update ?? "",
+            s.latest ? `${s.latest.survey_date} = ${s.latest.value}` : "no value",
+            count,
+            single ? "(below)" : s.points.map((p) => `${p.survey_date} ${show(p.value)}`).join("; "),
+          ];
+        }),
+      ),
     );
-    if (s.points.length) {
-      lines.push("", markdownTable(["Period", "Value"], s.points.map((p) => [p.survey_date, show(p.value)])));
-    }
+  }
+  if (single && d.series[0]!.points.length) {
+    const s = d.series[0]!;
+    lines.push("", markdownTable(["Period", "Value"], s.points.map((p) => [p.survey_date, show(p.value)])));
   }
   if (d.notices.length) lines.push("", ...d.notices.map((n) => `> ${n}`));
   if (d.raw !== undefined) {
-    lines.push("", `## Raw body${d.raw_truncated ? " (cut)" : ""}`, "", "```", d.raw, "```");
+    lines.push("", `## Raw body${d.raw_truncated ? " (excerpt)" : ""}`, "", "```", d.raw, "```");
   }
   lines.push("", ...sourceLines(d.source));
   return lines.join("\n");
@@ -291,8 +472,12 @@ export interface MetadataRenderOptions {
 /** Builds boj_get_metadata's result: filter, page, then fit within the character limit. */
 export function renderMetadata(o: MetadataRenderOptions): Rendered<MetadataOutput> {
   const matching = o.query ? o.response.entries.filter((e) => matchesQuery(e, o.query!)) : o.response.entries;
+  const clipped = new Set<string>();
+  const cap = fieldMax(o.characterLimit);
+  const meta = boundMeta(o.response.meta, clipped);
+  const db = bounded(o.response.db, SHORT_MAX, "DB", clipped);
   const slice = matching.slice(o.offset, o.offset + o.limit).map((e): EntryOut => ({
-    ...e,
+    ...boundEntry(e, cap, clipped),
     layer: layerPath(e),
   }));
   const source = sourceInfo(o.url);
@@ -319,25 +504,31 @@ export function renderMetadata(o: MetadataRenderOptions): Rendered<MetadataOutpu
       notices.push(
         o.query
           ? `No row of ${
-            o.response.db || "this database"
+            db || "this database"
           } matches "${o.query}": try fewer or other words (English or Japanese), or no query to browse.`
           : "BOJ returned no rows for this database.",
       );
     } else if (o.offset >= matching.length) {
       notices.push(`offset ${o.offset} is past the last of ${matching.length} rows: use a smaller offset.`);
     }
-    if (raw?.cut) {
-      notices.push("raw was cut to fit the size limit; call without include_raw to see more rows.");
+    if (raw?.cut && o.raw !== undefined) {
+      notices.push(
+        `raw holds the first ${raw.text.length.toLocaleString("en-US")} of the ${
+          o.raw.length.toLocaleString("en-US")
+        } characters of the body, to stay within the size limit; the rows above are decoded from all of it.`,
+      );
     }
+    const fieldsNotice = clippedNotice(clipped);
+    if (fieldsNotice) notices.push(fieldsNotice);
     const structured: MetadataOutput = {
-      meta: o.response.meta,
-      db: o.response.db,
+      meta,
+      db,
       entries_in_db: o.response.entries.length,
       query: o.query ?? null,
       ...env,
       entries_count: entries.length,
       entries,
-      truncated: cut || (raw?.cut ?? false),
+      truncated: cut || (raw?.cut ?? false) || clipped.size > 0,
       notices,
       ...(raw ? { raw: raw.text, raw_truncated: raw.cut } : {}),
       source,
@@ -348,20 +539,15 @@ export function renderMetadata(o: MetadataRenderOptions): Rendered<MetadataOutpu
     return { text, structured };
   };
 
-  const empty = o.raw === undefined ? undefined : { text: "", cut: o.raw.length > 0 };
-  const fitted = fitToLimit(slice, o.characterLimit, (f) => build(f.items, f.truncated, empty));
+  const reserve = o.raw === undefined ? undefined : excerpt(o.raw, Math.floor(o.characterLimit * RAW_SHARE));
+  const fitted = fitToLimit(slice, o.characterLimit, (f) => build(f.items, f.truncated, reserve));
   if (o.raw === undefined) return { text: fitted.text, structured: fitted.structured };
   const fits = (r: Rendered<MetadataOutput>) =>
     r.text.length <= o.characterLimit && JSON.stringify(r.structured).length <= o.characterLimit;
   const raw = o.raw;
-  const whole = build(fitted.items, fitted.truncated, { text: raw, cut: false });
-  if (fits(whole)) return whole;
-  const len = largest(
-    0,
-    raw.length,
-    (x) => fits(build(fitted.items, fitted.truncated, { text: raw.slice(0, x), cut: true })),
-  );
-  return build(fitted.items, fitted.truncated, { text: raw.slice(0, Math.max(0, len)), cut: true });
+  const ok = (x: number) => fits(build(fitted.items, fitted.truncated, excerpt(raw, x)));
+  const len = ok(raw.length) ? raw.length : Math.max(0, largest(0, raw.length, ok));
+  return build(fitted.items, fitted.truncated, excerpt(raw, len));
 }
 
 function metadataMarkdown(m: MetadataOutput, lang?: string): string {
@@ -397,7 +583,7 @@ function metadataMarkdown(m: MetadataOutput, lang?: string): string {
   }
   if (m.notices.length) lines.push("", ...m.notices.map((n) => `> ${n}`));
   if (m.raw !== undefined) {
-    lines.push("", `## Raw body${m.raw_truncated ? " (cut)" : ""}`, "", "```", m.raw, "```");
+    lines.push("", `## Raw body${m.raw_truncated ? " (excerpt)" : ""}`, "", "```", m.raw, "```");
   }
   lines.push("", ...sourceLines(m.source));
   return lines.join("\n");

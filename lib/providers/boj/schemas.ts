@@ -59,7 +59,20 @@ export const dataOutput = z.object({
     "BOJ NEXTPOSITION as given: null when complete, else call again with start_position set to it",
   ),
   series_total: z.number().int().describe("Series in BOJ's answer"),
+  series_offset: z.number().int().describe(
+    "Index in BOJ's answer of the first series shown (series_offset asked)",
+  ),
   series_count: z.number().int().describe("Series in this result"),
+  next_series_offset: z.number().int().nullable().describe(
+    "When series of BOJ's answer were left out to fit the size limit: call again with the same arguments and " +
+      "series_offset set to it; null when every series of BOJ's answer has been shown",
+  ),
+  continue_with: z.object({
+    start_position: z.number().int().nullable().describe("start_position to send (null: leave it out)"),
+    series_offset: z.number().int().describe("series_offset to send (0: leave it out)"),
+  }).nullable().describe(
+    "The arguments that fetch the next part, with all others unchanged; null when everything was delivered",
+  ),
   series: z.array(seriesSchema),
   truncated: z.boolean().describe("Whether this result shows less than BOJ returned (see notices)"),
   notices: z.array(z.string()).describe("What was cut or paged, and how to get the rest"),

@@ -1,6 +1,7 @@
 // The six tools of seed 001. Data tools call the API once (paging is the caller's, through
 // start_position/next_position); discovery tools answer from the bundled catalog.
 import { z } from "zod";
+import { ToolError } from "../../errors.ts";
 import type { ToolDefinition } from "../../mcp/provider.ts";
 import { formatText, responseFormatField } from "../../mcp/output.ts";
 import { ENDPOINT_SCOPES, FREQUENCY_CODES } from "./catalog.ts";
@@ -60,6 +61,10 @@ const includeRawField = z.boolean().default(false).describe(
 const startPositionField = z.number().int().min(1).optional().describe(
   "Where to continue: the next_position of the previous result of the same request (BOJ STARTPOSITION, ≥ 1)",
 );
+const seriesOffsetField = z.number().int().min(0).max(100_000).default(0).describe(
+  "Series of BOJ's answer to skip, when a result was cut to fit the size limit: pass next_series_offset " +
+    "(or follow continue_with) with the other arguments unchanged. Default 0",
+);
 
 /** Normalises the `format` alias to BOJ notation. */
 export function normalizeFormat(format: string | undefined): "JSON" | "CSV" {
@@ -85,6 +90,7 @@ const codeInput = z.strictObject({
     "Last period, written like start_date. Omit for the latest available",
   ),
   start_position: startPositionField,
+  series_offset: seriesOffsetField,
   format: formatField,
   lang: langField,
   include_raw: includeRawField,
@@ -110,6 +116,7 @@ const layerInput = z.strictObject({
   ),
   end_date: z.string().optional().describe("Last period, in the same format as start_date"),
   start_position: startPositionField,
+  series_offset: seriesOffsetField,
   format: formatField,
   lang: langField,
   include_raw: includeRawField,
@@ -161,6 +168,21 @@ function dates(
   };
 }
 
+/** A series_offset at or past the end of BOJ's answer names nothing: say so, naming the field. */
+function checkSeriesOffset(offset: number, total: number): void {
+  if (offset > 0 && offset >= total) {
+    throw new ToolError(
+      "VALIDATION_ERROR",
+      `series_offset ${offset} is past the last of the ${total} series in BOJ's answer`,
+      {
+        field: "series_offset",
+        hint:
+          "Use next_series_offset (or continue_with) from the previous result with the same other arguments",
+      },
+    );
+  }
+}
+
 // deno-lint-ignore no-explicit-any
 type AnyTool = ToolDefinition<any, any>;
 
@@ -173,9 +195,10 @@ export function createTools(client: BojClient): AnyTool[] {
       "Fetches observations of Bank of Japan time series by series code (BOJ getDataCode). Give db and the codes " +
       "(from boj_get_metadata; no database prefix; one frequency per call) and optionally a period range. " +
       "Returns one page: each series with name, unit, frequency, its observations (oldest first) and `latest`, " +
-      "the most recent value. BOJ sends at most 250 series and 60,000 data points per request: when " +
-      "next_position is not null, call again with start_position=next_position. Results cut to fit the size " +
-      "limit keep the most recent observations and say so in `notices`.",
+      "the most recent value. BOJ sends at most 250 series and 60,000 data points per request, and a result " +
+      "fits a size limit: until continue_with is null, call again with the arguments it gives " +
+      "(start_position from BOJ's next_position, series_offset for series left out to fit). Results cut to " +
+      "fit keep the most recent observations and say so in `notices`.",
     input: codeInput,
     output: dataOutput,
     annotations: DATA_ANNOTATIONS,
@@ -194,10 +217,13 @@ export function createTools(client: BojClient): AnyTool[] {
         ...range,
         ...(args.start_position === undefined ? {} : { startPosition: args.start_position }),
       }, { signal: ctx.signal, logger: ctx.logger });
+      checkSeriesOffset(args.series_offset, fetched.data.series.length);
       return renderData({
         tool: "boj_get_data_code",
         response: fetched.data,
         url: fetched.url,
+        seriesOffset: args.series_offset,
+        ...(args.start_position === undefined ? {} : { startPosition: args.start_position }),
         ...(args.include_raw ? { raw: fetched.raw } : {}),
         responseFormat: args.response_format,
         limit: ctx.limits.characterLimit,
@@ -213,8 +239,9 @@ export function createTools(client: BojClient): AnyTool[] {
       "Fetches observations of every Bank of Japan series below a position of a database's hierarchy (BOJ " +
       'getDataLayer). Give db, frequency (required) and layers (level 1 first, e.g. ["1", "*"]; ' +
       "boj_get_metadata shows each row's layer). Use it to browse a group of related series without knowing " +
-      "their codes. Returns one page like boj_get_data_code; when next_position is not null call again with " +
-      "start_position=next_position. A layer query matching more than 1,250 series is refused: narrow it.",
+      "their codes. Returns one page like boj_get_data_code; until continue_with is null, call again with the " +
+      "arguments it gives (start_position, series_offset): every series is reached that way. A layer query " +
+      "matching more than 1,250 series is refused: narrow it.",
     input: layerInput,
     output: dataOutput,
     annotations: DATA_ANNOTATIONS,
@@ -235,10 +262,13 @@ export function createTools(client: BojClient): AnyTool[] {
         ...range,
         ...(args.start_position === undefined ? {} : { startPosition: args.start_position }),
       }, { signal: ctx.signal, logger: ctx.logger });
+      checkSeriesOffset(args.series_offset, fetched.data.series.length);
       return renderData({
         tool: "boj_get_data_layer",
         response: fetched.data,
         url: fetched.url,
+        seriesOffset: args.series_offset,
+        ...(args.start_position === undefined ? {} : { startPosition: args.start_position }),
         ...(args.include_raw ? { raw: fetched.raw } : {}),
         responseFormat: args.response_format,
         limit: ctx.limits.characterLimit,

@@ -2,9 +2,11 @@ import { clientSettings } from "../../http/settings.ts";
 import type { Clock } from "../../clock.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
+import { remainingMs } from "../../http/request_scope.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
 import type { SnlSettings } from "./config.ts";
+import { errorMessageOf } from "./parse.ts";
 import { isDefaultBase, originFor, SITE_IDS, SITES } from "./sites.ts";
 import type { SiteId } from "./sites.ts";
 
@@ -38,9 +40,13 @@ export class SnlApi {
       : new Set([new URL(settings.base_url).host]);
   }
 
-  /** A deadline for one tool call, covering every request and retry it makes. */
+  /**
+   * A deadline for one tool call, covering every request and retry it makes: the provider's
+   * `timeout`, or the tool call's own deadline when that comes first.
+   */
   deadline(): number {
-    return this.#clock.now() + this.#settings.timeout * 1000;
+    const now = this.#clock.now();
+    return now + Math.min(this.#settings.timeout * 1000, Math.max(0, remainingMs(now)));
   }
 
   /** The origin serving `site`. */
@@ -70,11 +76,14 @@ export class SnlApi {
     ctx: ToolCallContext,
     deadline: number,
   ): Promise<SnlAnswer> {
-    const remaining = deadline - this.#clock.now();
+    const now = this.#clock.now();
+    const remaining = deadline - now;
     if (remaining <= 0) {
       throw new ToolError(
         "TIMEOUT",
-        `${SITES[site].name} did not answer within the ${this.#settings.timeout} s deadline`,
+        remainingMs(now) <= 0
+          ? `${SITES[site].name} did not answer before this tool call's deadline`
+          : `${SITES[site].name} did not answer within the ${this.#settings.timeout} s deadline`,
         {
           retryable: true,
           hint: "Try again; the upstream may be slow right now",
@@ -86,6 +95,8 @@ export class SnlApi {
       signal: ctx.signal,
       logger: ctx.logger,
       timeoutMs: remaining,
+      // An error object or a body that is no object at all must not be served again from the cache.
+      cacheable: (data) => data !== null && typeof data === "object" && errorMessageOf(data) === null,
     });
     return { data: answer.data, url: answer.url };
   }

@@ -14,9 +14,11 @@ export const snlSpec = defineProvider({
   title: "Store norske leksikon",
   description:
     "Store norske leksikon and its sister encyclopedias (NBL, SML, NKL, Lille): search and full articles with licence",
+  // Seed 002: "retries with exponential backoff (3 attempts)", that is 2 retries after the first.
   common: {
     base_url: DEFAULT_BASE_URL,
     cache_ttl: 900,
+    max_retries: 2,
     // One article's JSON, or ten search hits.
     max_body_mb: 4,
   },

@@ -1,7 +1,16 @@
-import { decodeEntities, inlineText } from "../../html.ts";
 // Reading SNL answers defensively: the search fields come from the official documentation (no
 // recorded body was found), the article fields from recorded article JSON, and one field was
-// renamed in 2024 (`first_two_sentences` -> `first_sentences`), so both names are read.
+// renamed in 2024 (`first_two_sentences` -> `first_sentences`), so both names are read. Fields
+// that are short in any real answer are clipped, so a broken upstream cannot blow up a result.
+import { boundedUrl, clip, decodeEntities, inlineText } from "../../html.ts";
+
+/** Most characters kept of a title, headword, name or slug. */
+export const NAME_MAX = 300;
+/** Most characters kept of a snippet or opening sentences. */
+export const SNIPPET_MAX = 1000;
+/** Most authors and images kept of one article. */
+export const MAX_AUTHORS = 50;
+export const MAX_IMAGES = 20;
 
 type Json = Record<string, unknown>;
 
@@ -11,6 +20,31 @@ function obj(value: unknown): Json | null {
 
 function str(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value : null;
+}
+
+function short(value: unknown, max = NAME_MAX): string | null {
+  const s = str(value);
+  return s === null ? null : clip(s, max);
+}
+
+function link(value: unknown): string | null {
+  return boundedUrl(str(value));
+}
+
+/**
+ * The message of an error object sent instead of an answer (`{"error": ...}`, `{"errors":
+ * [...]}`, `{"message": ...}`, the shapes Rails APIs and proxies use), or null.
+ */
+export function errorMessageOf(body: unknown): string | null {
+  const o = obj(body);
+  if (!o) return null;
+  const texts = [o["error"], o["errors"], o["message"], o["detail"]].flatMap(function flat(v): string[] {
+    if (typeof v === "string") return v.trim() ? [v.trim()] : [];
+    if (Array.isArray(v)) return v.flatMap(flat);
+    const inner = obj(v);
+    return inner ? [inner["message"], inner["detail"], inner["title"]].flatMap(flat) : [];
+  });
+  return texts.length ? clip(texts.join("; "), SNIPPET_MAX) : null;
 }
 
 function num(value: unknown): number | null {
@@ -79,7 +113,10 @@ function slugOf(permalink: string | null, url: string | null): string | null {
   return null;
 }
 
-/** Reads a search answer: a JSON array (an object with a `results` array is read too). Null when it is neither. */
+/**
+ * Reads a search answer: a JSON array (an object with a `results` array is read too). Null when
+ * it is neither, or when none of its items is a hit.
+ */
 export function parseSearch(body: unknown): SnlHit[] | null {
   const list = Array.isArray(body)
     ? body
@@ -91,30 +128,34 @@ export function parseSearch(body: unknown): SnlHit[] | null {
   for (const raw of list) {
     const item = obj(raw);
     if (!item) continue;
-    const headword = str(item["headword"]);
-    const title = str(item["title"]) ?? headword;
+    const headword = short(item["headword"]);
+    const title = short(item["title"]) ?? headword;
     if (!title) continue;
-    const url = str(item["article_url"]) ??
-      (/^https?:/.test(str(item["permalink"]) ?? "") ? str(item["permalink"]) : null);
+    const url = link(item["article_url"]) ??
+      (/^https?:/.test(str(item["permalink"]) ?? "") ? link(item["permalink"]) : null);
+    const slug = slugOf(str(item["permalink"]), url);
     hits.push({
       articleId: int(item["article_id"]),
       title,
       headword,
-      clarification: str(item["clarification"]),
+      clarification: short(item["clarification"]),
       url,
-      slug: slugOf(str(item["permalink"]), url),
-      snippet: str(item["snippet"]),
-      firstSentences: str(item["first_sentences"]) ?? str(item["first_two_sentences"]),
+      slug: slug === null || slug.length > NAME_MAX ? null : slug,
+      snippet: short(item["snippet"], SNIPPET_MAX),
+      firstSentences: short(item["first_sentences"], SNIPPET_MAX) ??
+        short(item["first_two_sentences"], SNIPPET_MAX),
       rank: num(item["rank"]),
-      license: str(item["license"]) ?? str(item["license_name"]),
+      license: short(item["license"]) ?? short(item["license_name"]),
       taxonomyId: int(item["taxonomy_id"]),
-      taxonomyTitle: str(item["taxonomy_title"]),
+      taxonomyTitle: short(item["taxonomy_title"]),
       articleTypeId: int(item["article_type_id"]),
       encyclopediaId: int(item["encyclopedia_id"]),
-      imageUrl: str(item["first_image_url"]),
-      imageLicense: str(item["first_image_license"]),
+      imageUrl: link(item["first_image_url"]),
+      imageLicense: short(item["first_image_license"]),
     });
   }
+  // A list of things that are no hits at all is not an empty result.
+  if (list.length > 0 && hits.length === 0) return null;
   return hits;
 }
 
@@ -139,8 +180,14 @@ export interface SnlArticle {
   changedAt: string | null;
   licenseName: string | null;
   metadataLicenseName: string | null;
+  /** The first {@linkcode MAX_AUTHORS} authors. */
   authors: string[];
+  /** How many authors the article names. */
+  authorsTotal: number;
+  /** The first {@linkcode MAX_IMAGES} images. */
   images: SnlImage[];
+  /** How many images the article has. */
+  imagesTotal: number;
 }
 
 /** Reads article JSON, or null when the body is not an article. */
@@ -148,37 +195,41 @@ export function parseArticle(body: unknown): SnlArticle | null {
   const a = obj(body);
   if (!a) return null;
   const metadata = obj(a["metadata"]) ?? {};
-  const headword = str(a["headword"]) ?? str(metadata["headword"]);
-  const title = str(a["title"]) ?? headword;
+  const headword = short(a["headword"]) ?? short(metadata["headword"]);
+  const title = short(a["title"]) ?? headword;
   const xhtml = str(a["xhtml_body"]);
   const plain = str(a["plain_text_body"]);
   if (!title || (xhtml === null && plain === null)) return null;
-  const authors = (Array.isArray(a["authors"]) ? a["authors"] : [])
-    .map((x) => str(obj(x)?.["full_name"]) ?? str(obj(x)?.["name"]) ?? str(x))
+  const allAuthors = (Array.isArray(a["authors"]) ? a["authors"] : [])
+    .map((x) => short(obj(x)?.["full_name"]) ?? short(obj(x)?.["name"]) ?? short(x))
     .filter((x): x is string => x !== null);
-  const images = (Array.isArray(a["images"]) ? a["images"] : []).map((raw) => {
+  const allImages = Array.isArray(a["images"]) ? a["images"] : [];
+  const images = allImages.slice(0, MAX_IMAGES).map((raw) => {
     const i = obj(raw) ?? {};
     return {
-      url: str(i["url"]) ?? str(i["full_size_url"]) ?? str(i["standard_size_url"]) ?? str(i["src"]) ??
-        str(raw),
-      caption: str(i["caption"]) ?? str(i["description"]) ?? str(i["title"]),
-      license: str(i["license"]) ?? str(i["license_name"]),
+      url: link(i["url"]) ?? link(i["full_size_url"]) ?? link(i["standard_size_url"]) ?? link(i["src"]) ??
+        link(raw),
+      caption: short(i["caption"], SNIPPET_MAX) ?? short(i["description"], SNIPPET_MAX) ??
+        short(i["title"], SNIPPET_MAX),
+      license: short(i["license"]) ?? short(i["license_name"]),
     };
   });
   return {
     title,
     headword,
-    url: str(a["url"]) ?? str(a["article_url"]) ?? str(a["permalink"]),
-    subjectTitle: str(a["subject_title"]),
-    subjectUrl: str(a["subject_url"]),
+    url: link(a["url"]) ?? link(a["article_url"]) ?? link(a["permalink"]),
+    subjectTitle: short(a["subject_title"]),
+    subjectUrl: link(a["subject_url"]),
     xhtmlBody: xhtml,
     plainBody: plain,
-    createdAt: str(a["created_at"]),
-    changedAt: str(a["changed_at"]),
-    licenseName: str(a["license_name"]),
-    metadataLicenseName: str(a["metadata_license_name"]),
-    authors,
+    createdAt: short(a["created_at"], 64),
+    changedAt: short(a["changed_at"], 64),
+    licenseName: short(a["license_name"], 100),
+    metadataLicenseName: short(a["metadata_license_name"], 100),
+    authors: allAuthors.slice(0, MAX_AUTHORS),
+    authorsTotal: allAuthors.length,
     images,
+    imagesTotal: allImages.length,
   };
 }
 
@@ -200,9 +251,9 @@ export function bodyToText(html: string): { text: string; links: Link[] } {
     const text = inlineText(inner);
     const href = /\bhref\s*=\s*("([^"]*)"|'([^']*)')/i.exec(attrs);
     const url = decodeEntities(href?.[2] ?? href?.[3] ?? "");
-    if (text && /^https?:\/\//i.test(url) && !seen.has(url)) {
+    if (text && /^https?:\/\//i.test(url) && url.length <= 2048 && !seen.has(url)) {
       seen.add(url);
-      links.push({ text, url });
+      links.push({ text: clip(text, NAME_MAX), url });
     }
     return inner;
   });

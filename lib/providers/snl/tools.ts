@@ -4,8 +4,17 @@ import { fitToLimit, formatText, responseFormatField } from "../../mcp/output.ts
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { isNotFound } from "./client.ts";
 import type { SnlApi } from "./client.ts";
-import { inlineText } from "../../html.ts";
-import { bodyToText, parseArticle, parseSearch, slugOfPath } from "./parse.ts";
+import { clip, inlineText, NOT_WELL_FORMED } from "../../html.ts";
+import {
+  bodyToText,
+  errorMessageOf,
+  NAME_MAX,
+  parseArticle,
+  parseSearch,
+  slugOfPath,
+  SNIPPET_MAX,
+} from "./parse.ts";
+import type { SnlArticle } from "./parse.ts";
 import { SITE_IDS, siteList, siteOfHost, SITES } from "./sites.ts";
 import type { SiteId } from "./sites.ts";
 
@@ -117,9 +126,9 @@ type Hit = z.output<typeof hitSchema>;
 
 function searchTool(api: SnlApi): ToolDefinition {
   const input = z.strictObject({
-    query: z.string().trim().min(1).max(200).describe(
-      'Search terms in Norwegian, e.g. "Edvard Munch" or "tog"',
-    ),
+    query: z.string().trim().min(1).max(200)
+      .refine((q) => q.isWellFormed(), { message: NOT_WELL_FORMED })
+      .describe('Search terms in Norwegian, e.g. "Edvard Munch" or "tog"'),
     site: siteField.default("snl"),
     limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).default(5).describe(
       `Results per call, 1–${SEARCH_MAX_LIMIT} (the API's maximum; default 5)`,
@@ -148,6 +157,12 @@ function searchTool(api: SnlApi): ToolDefinition {
         api.deadline(),
       );
       const parsed = parseSearch(answer.data);
+      const refusal = parsed === null ? errorMessageOf(answer.data) : null;
+      if (refusal !== null) {
+        throw new ToolError("API_ERROR", `${SITES[site].name} answered with an error: "${refusal}"`, {
+          hint: "Check the search terms; if the message is about the service, try again later",
+        });
+      }
       if (parsed === null) {
         throw new ToolError(
           "DECODE_ERROR",
@@ -159,20 +174,26 @@ function searchTool(api: SnlApi): ToolDefinition {
         );
       }
       const upstreamMore = parsed.length > args.limit || parsed.length === SEARCH_MAX_LIMIT;
+      // Texts are clipped in proportion to the limit, so at least one hit fits any limit.
+      const limit = ctx.limits.characterLimit;
+      const nameMax = Math.max(40, Math.min(NAME_MAX, Math.floor(limit / 40)));
+      const textMax = Math.max(80, Math.min(SNIPPET_MAX, Math.floor(limit / 12)));
+      const name = (v: string | null) => v === null ? null : clip(v, nameMax);
       const results: Hit[] = parsed.slice(0, args.limit).map((h) => ({
         article_id: h.articleId,
-        title: inlineText(h.title),
-        headword: h.headword,
-        clarification: h.clarification,
-        url: h.url ?? (h.slug ? `${api.origin(site)}/${encodeURIComponent(h.slug)}` : null),
+        title: clip(inlineText(h.title), nameMax),
+        headword: name(h.headword),
+        clarification: name(h.clarification),
+        // A slug from the upstream may carry a lone surrogate, which encodeURIComponent refuses.
+        url: h.url ?? (h.slug ? `${api.origin(site)}/${encodeURIComponent(h.slug.toWellFormed())}` : null),
         slug: h.slug,
-        snippet: h.snippet === null ? null : inlineText(h.snippet),
-        first_sentences: h.firstSentences === null ? null : inlineText(h.firstSentences),
+        snippet: h.snippet === null ? null : clip(inlineText(h.snippet), textMax),
+        first_sentences: h.firstSentences === null ? null : clip(inlineText(h.firstSentences), textMax),
         rank: h.rank,
         license_name: h.license,
         taxonomy: h.taxonomyId === null && h.taxonomyTitle === null
           ? null
-          : { id: h.taxonomyId, title: h.taxonomyTitle },
+          : { id: h.taxonomyId, title: name(h.taxonomyTitle) },
         article_type_id: h.articleTypeId,
         encyclopedia_id: h.encyclopediaId,
         image: h.imageUrl ? { url: h.imageUrl, license: h.imageLicense } : null,
@@ -185,7 +206,7 @@ function searchTool(api: SnlApi): ToolDefinition {
         license_url: REUSE_TERMS_URL,
         attribution: `Credit the article's author(s) and ${SITES[site].name}`,
       };
-      return fitToLimit(results, ctx.limits.characterLimit, ({ items, truncated }) => {
+      return fitToLimit(results, limit, ({ items, truncated }) => {
         const hasMore = truncated || upstreamMore;
         const structured: z.output<typeof searchOutput> = {
           query: args.query,
@@ -252,7 +273,8 @@ const articleOutput = z.object({
   subject: z.object({ title: z.string().nullable(), url: z.string().nullable() }).nullable().describe(
     "Subject area the article belongs to",
   ),
-  authors: z.array(z.string()).describe("Authors, to credit"),
+  authors: z.array(z.string()).describe("Authors, to credit (the first 50)"),
+  authors_total: z.number().int().describe("How many authors the article names"),
   created_at: z.string().nullable().describe("When the article was created, ISO 8601"),
   changed_at: z.string().nullable().describe("When it last changed, ISO 8601"),
   license_name: z.string().nullable().describe('SNL\'s licence name: "fri" or "begrenset"'),
@@ -266,10 +288,12 @@ const articleOutput = z.object({
     url: z.string().nullable(),
     caption: z.string().nullable(),
     license: z.string().nullable(),
-  })).describe("Images attached to the article (fields as SNL gives them)"),
+  })).describe("Images attached to the article (fields as SNL gives them; the first 20)"),
+  images_total: z.number().int().describe("How many images the article has"),
   links: z.array(z.object({ text: z.string(), url: z.string() })).describe(
     `Articles the text links to (first ${MAX_LINKS}); pass a url to snl-article to read one`,
   ),
+  links_total: z.number().int().describe("How many links the text has"),
   text: z.string().describe("This part of the article as plain text with light markdown"),
   total: z.number().int().describe("Characters in the whole article text"),
   count: z.number().int().describe("Characters in this part"),
@@ -296,16 +320,18 @@ function articleTool(api: SnlApi): ToolDefinition {
   const input = z.strictObject({
     slug: z.string().trim().min(1).max(200)
       .superRefine((s, ctx) => {
-        const problem = slugProblem(s);
+        const problem = s.isWellFormed() ? slugProblem(s) : NOT_WELL_FORMED;
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       })
       .optional()
       .describe(
         'The article\'s name in its URL, as snl-search returns it (slug), e.g. "Oslo" or "fortolket_programmeringsspråk"',
       ),
-    url: z.string().trim().min(1).max(500).optional().describe(
-      "The article's page URL on snl.no or a sister site, e.g. https://snl.no/Oslo or https://sml.snl.no/hjerteinfarkt",
-    ),
+    url: z.string().trim().min(1).max(500)
+      .refine((u) => u.isWellFormed(), { message: NOT_WELL_FORMED })
+      .optional().describe(
+        "The article's page URL on snl.no or a sister site, e.g. https://snl.no/Oslo or https://sml.snl.no/hjerteinfarkt",
+      ),
     id: z.number().int().min(1).optional().describe(
       "SNL's numeric article_id from snl-search. Uses an endpoint SNL does not document: prefer slug or url",
     ),
@@ -372,14 +398,25 @@ function articleTool(api: SnlApi): ToolDefinition {
         }
         throw e;
       }
-      const article = parseArticle(answer.data);
-      if (!article) {
+      const parsed = parseArticle(answer.data);
+      const refusal = parsed === null ? errorMessageOf(answer.data) : null;
+      if (refusal !== null) {
+        throw new ToolError(
+          "API_ERROR",
+          `${SITES[site].name} answered for ${wanted} with an error: "${refusal}"`,
+          {
+            hint: `Check the slug or url (snl-search, site "${site}", gives valid ones), or try again later`,
+          },
+        );
+      }
+      if (!parsed) {
         throw new ToolError(
           "DECODE_ERROR",
           `${SITES[site].name} answered for ${wanted}, but not with article JSON`,
           { hint: `Check the slug or url; snl-search (site "${site}") gives valid ones` },
         );
       }
+      const article = shortFields(parsed, ctx.limits.characterLimit);
       const body = article.xhtmlBody !== null
         ? bodyToText(article.xhtmlBody)
         : { text: article.plainBody ?? "", links: [] };
@@ -393,7 +430,10 @@ function articleTool(api: SnlApi): ToolDefinition {
       }
       const url = canonicalUrl(article.url) ?? answer.url.replace(/\.json(?=$|\?)/, "");
       const terms = licenseTerms(article.licenseName);
-      const authors = article.authors.length ? article.authors.join(", ") : "the editors";
+      const authors = article.authors.length
+        ? article.authors.slice(0, CREDITED_AUTHORS).join(", ") +
+          (article.authorsTotal > CREDITED_AUTHORS ? " et al." : "")
+        : "the editors";
       const src: Source = {
         name: `${SITES[site].name} (${SITES[site].host})`,
         url,
@@ -404,7 +444,16 @@ function articleTool(api: SnlApi): ToolDefinition {
         })`,
       };
       const start = safeIndex(text, args.offset);
-      const render = (end: number): { text: string; structured: ArticleOut } => {
+      const links = body.links.slice(0, MAX_LINKS).map((l) => ({
+        text: l.text,
+        url: canonicalUrl(l.url) ?? l.url,
+      }));
+      const all: Lists = {
+        authors: article.authors.length,
+        images: article.images.length,
+        links: links.length,
+      };
+      const render = (end: number, k: Lists = all): { text: string; structured: ArticleOut } => {
         const hasMore = end < text.length;
         const structured: ArticleOut = {
           site,
@@ -415,17 +464,17 @@ function articleTool(api: SnlApi): ToolDefinition {
           subject: article.subjectTitle === null && article.subjectUrl === null
             ? null
             : { title: article.subjectTitle, url: canonicalUrl(article.subjectUrl) },
-          authors: article.authors,
+          authors: article.authors.slice(0, k.authors),
+          authors_total: article.authorsTotal,
           created_at: article.createdAt,
           changed_at: article.changedAt,
           license_name: article.licenseName,
           metadata_license_name: article.metadataLicenseName,
           license: terms,
-          images: article.images,
-          links: body.links.slice(0, MAX_LINKS).map((l) => ({
-            text: l.text,
-            url: canonicalUrl(l.url) ?? l.url,
-          })),
+          images: article.images.slice(0, k.images),
+          images_total: article.imagesTotal,
+          links: links.slice(0, k.links),
+          links_total: body.links.length,
           text: text.slice(start, end),
           total: text.length,
           count: end - start,
@@ -439,7 +488,9 @@ function articleTool(api: SnlApi): ToolDefinition {
           structured,
         };
       };
-      return fitPart(text, start, args.max_chars, ctx.limits.characterLimit, render);
+      const limit = ctx.limits.characterLimit;
+      const k = fitLists(all, limit, (lists) => render(start, lists));
+      return fitPart(text, start, args.max_chars, limit, (end) => render(end, k));
     },
   };
 }
@@ -450,7 +501,13 @@ function articleMarkdown(s: ArticleOut): string {
     lines.push(`Subject: ${s.subject.title}${s.subject.url ? ` (${s.subject.url})` : ""}`);
   }
   const meta = [
-    s.authors.length ? `Authors: ${s.authors.join(", ")}` : null,
+    s.authors.length
+      ? `Authors: ${s.authors.join(", ")}${
+        s.authors_total > s.authors.length
+          ? ` and ${s.authors_total - s.authors.length} more (see the article page)`
+          : ""
+      }`
+      : null,
     s.created_at ? `created ${s.created_at.slice(0, 10)}` : null,
     s.changed_at ? `changed ${s.changed_at.slice(0, 10)}` : null,
   ].filter(Boolean);
@@ -464,7 +521,8 @@ function articleMarkdown(s: ArticleOut): string {
     lines.push(`More follows: call snl-article again with the same article and offset=${s.next_offset}.`, "");
   }
   if (s.links.length && !s.has_more) {
-    lines.push(`Links in the article: ${s.links.map((l) => `${l.text} (${l.url})`).join("; ")}`, "");
+    const shown = s.links.length < s.links_total ? ` (${s.links.length} of ${s.links_total})` : "";
+    lines.push(`Links in the article${shown}: ${s.links.map((l) => `${l.text} (${l.url})`).join("; ")}`, "");
   }
   lines.push(creditLine(s.source));
   return lines.join("\n");
@@ -525,6 +583,63 @@ function cutPoint(text: string, start: number, max: number): number {
   return safeIndex(text, limit);
 }
 
+/**
+ * The article with its names (title, headword, subject, authors, captions) clipped in proportion
+ * to the limit: they repeat in every part, so each part must leave room for text.
+ */
+function shortFields(a: SnlArticle, limit: number): SnlArticle {
+  const max = Math.max(40, Math.min(NAME_MAX, Math.floor(limit / 40)));
+  const name = (v: string | null) => v === null ? null : clip(v, max);
+  return {
+    ...a,
+    title: clip(a.title, max),
+    headword: name(a.headword),
+    subjectTitle: name(a.subjectTitle),
+    authors: a.authors.map((x) => clip(x, max)),
+    images: a.images.map((i) => ({ ...i, caption: i.caption === null ? null : clip(i.caption, 2 * max) })),
+  };
+}
+
+/** How many authors, images and links a part shows. */
+interface Lists {
+  authors: number;
+  images: number;
+  links: number;
+}
+
+/** Authors named in the credit line; the rest are in `authors`. */
+const CREDITED_AUTHORS = 5;
+
+function size(r: { text: string; structured: unknown }): number {
+  return Math.max(r.text.length, JSON.stringify(r.structured).length);
+}
+
+/**
+ * Shortens the lists around the text (images first, then links, then authors, keeping one) until
+ * a part without text takes at most two thirds of the limit, so every part carries text.
+ */
+function fitLists(
+  all: Lists,
+  limit: number,
+  render: (lists: Lists) => { text: string; structured: unknown },
+): Lists {
+  const room = Math.floor(limit * 2 / 3);
+  let k = { ...all };
+  for (const key of ["images", "links", "authors"] as const) {
+    if (size(render(k)) <= room) break;
+    const min = key === "authors" ? Math.min(1, all.authors) : 0;
+    let lo = min;
+    let hi = all[key];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (size(render({ ...k, [key]: mid })) <= room) lo = mid;
+      else hi = mid - 1;
+    }
+    k = { ...k, [key]: lo };
+  }
+  return k;
+}
+
 /** The longest part from `start`, cut at a boundary, whose rendering fits `limit` in both formats. */
 function fitPart(
   text: string,
@@ -533,8 +648,6 @@ function fitPart(
   limit: number,
   render: (end: number) => { text: string; structured: ArticleOut },
 ): { text: string; structured: ArticleOut } {
-  const size = (r: { text: string; structured: ArticleOut }) =>
-    Math.max(r.text.length, JSON.stringify(r.structured).length);
   let max = Math.min(maxChars ?? limit, limit);
   for (let i = 0; i < 16; i++) {
     const end = cutPoint(text, start, Math.max(1, max));

@@ -2,12 +2,13 @@ import { clientSettings } from "../../http/settings.ts";
 import type { Clock } from "../../clock.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
+import { remainingMs } from "../../http/request_scope.ts";
 import { parseRetryAfter } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
 import type { WikipediaSettings } from "./config.ts";
 import { isTemplate, languageProblem, originFor } from "./language.ts";
-import { apiErrorOf } from "./parse.ts";
+import { apiErrorOf, isQueryAnswer } from "./parse.ts";
 import type { ApiErrorInfo } from "./parse.ts";
 
 /** What one Action API call returned. */
@@ -26,14 +27,14 @@ class OffSiteError extends Error {
 /** Wikimedia asks automated clients to wait at least this long after a maxlag error. */
 const MAXLAG_MIN_WAIT_MS = 5_000;
 
+/** Language clients kept at once (about 340 Wikipedia editions exist; few are used together). */
+const MAX_CLIENTS = 64;
+
 /**
  * The MediaWiki Action API of every language edition: one shared-runtime HttpClient per origin
  * (so breakers and rate limits are per host), errors sent with HTTP 200 mapped to the error
  * contract, and maxlag answered by waiting as `Retry-After` says, within the call's deadline.
  */
-/** Language clients kept at once (about 340 Wikipedia editions exist; few are used together). */
-const MAX_CLIENTS = 64;
-
 export class WikipediaApi {
   #settings: WikipediaSettings;
   #http: HttpRuntime;
@@ -55,9 +56,13 @@ export class WikipediaApi {
     return this.#settings.default_language;
   }
 
-  /** A deadline for one tool call, covering every request and retry it makes. */
+  /**
+   * A deadline for one tool call, covering every request, retry and maxlag wait it makes: the
+   * provider's `timeout`, or the tool call's own deadline when that comes first.
+   */
   deadline(): number {
-    return this.#clock.now() + this.#settings.timeout * 1000;
+    const now = this.#clock.now();
+    return now + Math.min(this.#settings.timeout * 1000, Math.max(0, remainingMs(now)));
   }
 
   /** The origin serving `language`; throws a VALIDATION_ERROR for a bad code, before any request. */
@@ -74,7 +79,8 @@ export class WikipediaApi {
 
   /** The article's page URL, `https://no.wikipedia.org/wiki/Title_with_underscores`. */
   pageUrl(language: string, title: string): string {
-    const path = encodeURIComponent(title.replace(/ /g, "_"))
+    // Titles from an upstream answer may carry a lone surrogate, which encodeURIComponent refuses.
+    const path = encodeURIComponent(title.toWellFormed().replace(/ /g, "_"))
       .replace(/%2F/g, "/")
       .replace(/%3A/g, ":");
     return `${this.origin(language)}/wiki/${path}`;
@@ -83,7 +89,7 @@ export class WikipediaApi {
   /** The page's revision history, where its authors are listed. */
   historyUrl(language: string, title: string): string {
     return `${this.origin(language)}/w/index.php?title=${
-      encodeURIComponent(title.replace(/ /g, "_"))
+      encodeURIComponent(title.toWellFormed().replace(/ /g, "_"))
     }&action=history`;
   }
 
@@ -115,8 +121,9 @@ export class WikipediaApi {
           signal: ctx.signal,
           logger: ctx.logger,
           timeoutMs: remaining,
-          // A body carrying an error (maxlag above all) must not be served again from the cache.
-          cacheable: (data) => apiErrorOf(data) === null,
+          // A body carrying an error (maxlag above all), or one that is no query answer at all,
+          // must not be served again from the cache.
+          cacheable: (data) => apiErrorOf(data) === null && isQueryAnswer(data),
           ...(retry > 0 ? { fresh: true } : {}),
         });
       } catch (e) {
@@ -230,9 +237,12 @@ export class WikipediaApi {
   }
 
   #timeout(language: string): ToolError {
+    const callDeadline = remainingMs(this.#clock.now()) <= 0;
     return new ToolError(
       "TIMEOUT",
-      `Wikipedia (${language}) did not answer within the ${this.#settings.timeout} s deadline`,
+      callDeadline
+        ? `Wikipedia (${language}) did not answer before this tool call's deadline`
+        : `Wikipedia (${language}) did not answer within the ${this.#settings.timeout} s deadline`,
       { retryable: true, hint: "Try again; the upstream may be slow right now" },
     );
   }

@@ -55,9 +55,11 @@ export const wikipediaSpec = defineProvider({
   title: "Wikipedia",
   description:
     "Wikipedia in any language (Norwegian by default): search, summaries, whole articles in parts, articles near a point",
+  // Seed 002: "retries with exponential backoff (3 attempts)", that is 2 retries after the first.
   common: {
     base_url: DEFAULT_BASE_URL,
     cache_ttl: 900,
+    max_retries: 2,
     // One article's full text (the longest are a few MB), or a page of search hits.
     max_body_mb: 8,
   },

@@ -40,3 +40,8 @@ export function creditLine(s: Source): string {
 export function n(value: number): string {
   return value.toLocaleString("en-US");
 }
+
+/** Most characters kept of a title from the API (MediaWiki titles have at most 255 bytes). */
+export const TITLE_MAX = 300;
+/** Most characters kept of a short upstream text: a snippet, a short description. */
+export const SHORT_TEXT_MAX = 1000;

@@ -1,6 +1,9 @@
-import { inlineText } from "../../html.ts";
 // Reading MediaWiki Action API answers. We ask for formatversion=2, but both formats are read:
 // fv1 keys pages by id (missing pages under "-1"), spells true as "" and wraps text in "*".
+// A body that is not an API answer at all (null, a list, a query of the wrong types) is a
+// DECODE_ERROR, never an empty result.
+import { ToolError } from "../../errors.ts";
+import { inlineText } from "../../html.ts";
 
 type Json = Record<string, unknown>;
 
@@ -25,6 +28,43 @@ function flag(value: unknown): boolean {
   return value === true || value === "";
 }
 
+/** A DECODE_ERROR for an answer that is not what the Action API sends for this query. */
+export function shapeError(what: string): ToolError {
+  return new ToolError("DECODE_ERROR", `The Wikipedia API sent an answer of an unexpected shape: ${what}`, {
+    retryable: false,
+    hint: "Try again later; if it persists, something other than the MediaWiki API is answering",
+  });
+}
+
+/** Whether `body` has the outline of an `action=query` answer (an object with a `query` object). */
+export function isQueryAnswer(body: unknown): boolean {
+  return obj(obj(body)?.["query"]) !== null;
+}
+
+/** The `query` object of an answer, or a DECODE_ERROR. */
+function queryOf(body: unknown): Json {
+  const root = obj(body);
+  if (!root) {
+    throw shapeError(
+      body === null
+        ? "null instead of an object"
+        : Array.isArray(body)
+        ? "a list instead of an object"
+        : typeof body,
+    );
+  }
+  const query = obj(root["query"]);
+  if (!query) throw shapeError(`no "query" object`);
+  return query;
+}
+
+/** The list under `query[key]`, or a DECODE_ERROR. */
+function listOf(query: Json, key: string): unknown[] {
+  const list = query[key];
+  if (!Array.isArray(list)) throw shapeError(`"query.${key}" is not a list`);
+  return list;
+}
+
 /** An error the API reported in the body (usually with HTTP 200). */
 export interface ApiErrorInfo {
   code: string;
@@ -40,6 +80,10 @@ export interface ApiErrorInfo {
 export function apiErrorOf(body: unknown): ApiErrorInfo | null {
   const root = obj(body);
   if (!root) return null;
+  // Not MediaWiki's shape, but a proxy or an older extension may answer `{"error": "text"}`.
+  if (typeof root["error"] === "string" && root["error"].trim() !== "") {
+    return { code: "unknown", info: root["error"].trim(), lag: null };
+  }
   const error = obj(root["error"]);
   if (error) {
     return {
@@ -81,12 +125,12 @@ export interface SearchResult {
   nextOffset: number | null;
 }
 
-/** Reads a `list=search` answer. */
+/** Reads a `list=search` answer; a DECODE_ERROR when it is not one. */
 export function parseSearch(body: unknown): SearchResult {
-  const root = obj(body) ?? {};
-  const query = obj(root["query"]) ?? {};
+  const query = queryOf(body);
+  const root = obj(body)!;
   const info = obj(query["searchinfo"]) ?? {};
-  const list = Array.isArray(query["search"]) ? query["search"] : [];
+  const list = listOf(query, "search");
   const hits: SearchHit[] = [];
   for (const raw of list) {
     const item = obj(raw);
@@ -101,6 +145,7 @@ export function parseSearch(body: unknown): SearchResult {
       timestamp: str(item["timestamp"]),
     });
   }
+  if (list.length > 0 && hits.length === 0) throw shapeError("search results without titles");
   return {
     hits,
     totalhits: num(info["totalhits"]),
@@ -119,10 +164,9 @@ export interface GeoHit {
   dist: number | null;
 }
 
-/** Reads a `list=geosearch` answer, nearest first. */
+/** Reads a `list=geosearch` answer, nearest first; a DECODE_ERROR when it is not one. */
 export function parseGeosearch(body: unknown): GeoHit[] {
-  const query = obj(obj(body)?.["query"]) ?? {};
-  const list = Array.isArray(query["geosearch"]) ? query["geosearch"] : [];
+  const list = listOf(queryOf(body), "geosearch");
   const hits: GeoHit[] = [];
   for (const raw of list) {
     const item = obj(raw);
@@ -131,6 +175,9 @@ export function parseGeosearch(body: unknown): GeoHit[] {
     const lon = num(item?.["lon"]);
     if (!item || !title || lat === null || lon === null) continue;
     hits.push({ title, pageid: num(item["pageid"]), lat, lon, dist: num(item["dist"]) });
+  }
+  if (list.length > 0 && hits.length === 0) {
+    throw shapeError("geosearch results without titles or coordinates");
   }
   return hits.sort((a, b) => (a.dist ?? Infinity) - (b.dist ?? Infinity));
 }
@@ -162,11 +209,15 @@ export interface TitleResolution {
   fragment: string | null;
 }
 
-/** The pages of a query answer, in either format. */
+/** The pages of a query answer, in either format; a DECODE_ERROR when it is not one. */
 export function parsePages(body: unknown): QueryPage[] {
-  const query = obj(obj(body)?.["query"]) ?? {};
+  const query = queryOf(body);
   const rawPages = query["pages"];
-  const list = Array.isArray(rawPages) ? rawPages : Object.values(obj(rawPages) ?? {});
+  // A title with an interwiki prefix ("en:Oslo") gets `query.interwiki` and no pages.
+  if (rawPages === undefined && Array.isArray(query["interwiki"])) return [];
+  const keyed = obj(rawPages);
+  if (!Array.isArray(rawPages) && !keyed) throw shapeError(`"query.pages" is neither a list nor an object`);
+  const list = Array.isArray(rawPages) ? rawPages : Object.values(keyed!);
   const pages: QueryPage[] = [];
   for (const raw of list) {
     const page = obj(raw);
@@ -199,6 +250,7 @@ export function parsePages(body: unknown): QueryPage[] {
       links,
     });
   }
+  if (list.length > 0 && pages.length === 0) throw shapeError("pages without titles");
   return pages;
 }
 
@@ -231,4 +283,11 @@ export function resolveTitle(body: unknown, asked: string): TitleResolution {
 /** `continue.plcontinue` etc.: whether a `prop=links` list was cut. */
 export function hasContinue(body: unknown): boolean {
   return obj(obj(body)?.["continue"]) !== null;
+}
+
+/** The interwiki prefix of the title asked for (`en` for "en:Oslo"), when the API read it as one. */
+export function interwikiOf(body: unknown): string | null {
+  const list = obj(obj(body)?.["query"])?.["interwiki"];
+  if (!Array.isArray(list)) return null;
+  return str(obj(list[0])?.["iw"]);
 }

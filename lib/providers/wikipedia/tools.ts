@@ -5,9 +5,10 @@ import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { articleText, cutPoint, safeIndex, sectionAt } from "./article_text.ts";
 import type { Section } from "./article_text.ts";
 import type { WikipediaApi } from "./client.ts";
-import { creditLine, n, source, sourceSchema } from "./format.ts";
+import { boundedUrl, clip, NOT_WELL_FORMED } from "../../html.ts";
+import { creditLine, n, SHORT_TEXT_MAX, source, sourceSchema, TITLE_MAX } from "./format.ts";
 import { LANGUAGE_MAX_LENGTH, LANGUAGE_PATTERN, languageProblem } from "./language.ts";
-import { hasContinue, parseGeosearch, parsePages, parseSearch, resolveTitle } from "./parse.ts";
+import { hasContinue, interwikiOf, parseGeosearch, parsePages, parseSearch, resolveTitle } from "./parse.ts";
 import type { QueryPage } from "./parse.ts";
 
 const ANNOTATIONS = {
@@ -51,6 +52,7 @@ const titleField = z.string().trim().min(1).max(255)
   .refine((t) => !/[|#<>[\]{}\u0000-\u001f\u007f]/.test(t), {
     message: "a title cannot contain | # < > [ ] { } or control characters",
   })
+  .refine((t) => t.isWellFormed(), { message: NOT_WELL_FORMED })
   .describe(
     'Article title as it appears on Wikipedia, e.g. "Oslo" or "Edvard Munch"; redirects are followed',
   );
@@ -80,9 +82,11 @@ const searchOutput = z.object({
 
 function searchTool(api: WikipediaApi): ToolDefinition {
   const input = z.strictObject({
-    query: z.string().trim().min(1).max(300).describe(
-      'Search terms (at most 300 characters); CirrusSearch syntax works, e.g. "intitle:Munch" or a "quoted phrase"',
-    ),
+    query: z.string().trim().min(1).max(300)
+      .refine((q) => q.isWellFormed(), { message: NOT_WELL_FORMED })
+      .describe(
+        'Search terms (at most 300 characters); CirrusSearch syntax works, e.g. "intitle:Munch" or a "quoted phrase"',
+      ),
     language: languageField(api.defaultLanguage),
     limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).default(10).describe(
       `Results per call, 1–${SEARCH_MAX_LIMIT} (default 10)`,
@@ -119,11 +123,13 @@ function searchTool(api: WikipediaApi): ToolDefinition {
         api.deadline(),
       );
       const parsed = parseSearch(answer.data);
+      // Snippets are clipped in proportion to the limit, so at least one hit fits any limit.
+      const snippetMax = Math.max(80, Math.min(SHORT_TEXT_MAX, Math.floor(ctx.limits.characterLimit / 12)));
       const results = parsed.hits.map((h) => ({
-        title: h.title,
+        title: clip(h.title, TITLE_MAX),
         pageid: h.pageid,
-        url: api.pageUrl(language, h.title),
-        snippet: h.snippet,
+        url: api.pageUrl(language, clip(h.title, TITLE_MAX)),
+        snippet: clip(h.snippet, snippetMax),
         wordcount: h.wordcount,
         size: h.size,
         timestamp: h.timestamp,
@@ -190,12 +196,20 @@ const summaryOutput = z.object({
   history_url: z.string().describe("Revision history: the article's authors"),
   description: z.string().nullable().describe("Short description, when the wiki has one"),
   extract: z.string().describe("The introduction as plain text, shortened as asked"),
-  extract_truncated: z.boolean().describe("Whether the extract was cut to fit the response limit"),
+  extract_truncated: z.boolean().describe(
+    "Whether the extract was cut to fit the response limit (read it whole with wikipedia-content, section 0)",
+  ),
   is_disambiguation: z.boolean().describe(
     "Whether the title is a disambiguation page listing other articles",
   ),
   disambiguation_options: z.array(z.object({ title: z.string(), url: z.string() })).describe(
     "Articles a disambiguation page points to (empty otherwise)",
+  ),
+  disambiguation_options_more: z.boolean().describe(
+    "Whether the page lists more articles than shown here (read them all with wikipedia-content)",
+  ),
+  disambiguation_options_error: z.string().nullable().describe(
+    "Why the list of articles could not be fetched, when it could not; the rest of the summary is valid",
   ),
   redirected_from: z.string().nullable().describe("The redirect followed to reach this article, if any"),
   normalized_from: z.string().nullable().describe("The title as given, when the API normalised it"),
@@ -209,6 +223,8 @@ const summaryOutput = z.object({
   source: sourceSchema,
 });
 
+type SummaryOut = z.output<typeof summaryOutput>;
+
 interface Located {
   page: QueryPage;
   redirectedFrom: string | null;
@@ -220,6 +236,17 @@ function locate(body: unknown, asked: string, language: string, api: WikipediaAp
   const resolution = resolveTitle(body, asked);
   const page = parsePages(body)[0];
   if (!page) {
+    const prefix = interwikiOf(body);
+    if (prefix !== null) {
+      throw new ToolError(
+        "VALIDATION_ERROR",
+        `"${asked}" is a link to another wiki ("${prefix}:"), not an article title on ${api.host(language)}`,
+        {
+          field: "title",
+          hint: `Leave out the "${prefix}:" prefix; for another language edition pass it as language`,
+        },
+      );
+    }
     throw new ToolError("API_ERROR", `Wikipedia (${language}) sent no page for "${asked}"`, {
       retryable: true,
       hint: "Try again; if it persists, search for the title with wikipedia-search",
@@ -228,15 +255,17 @@ function locate(body: unknown, asked: string, language: string, api: WikipediaAp
   if (page.invalid) {
     throw new ToolError(
       "VALIDATION_ERROR",
-      `"${asked}" is not a valid Wikipedia title${page.invalidReason ? `: ${page.invalidReason}` : ""}`,
+      `"${asked}" is not a valid Wikipedia title${
+        page.invalidReason ? `: ${clip(page.invalidReason, SHORT_TEXT_MAX)}` : ""
+      }`,
       { field: "title", hint: "Use a title as wikipedia-search returns it" },
     );
   }
   if (page.missing) {
     throw new ToolError(
       "NOT_FOUND",
-      `There is no article titled "${page.title}" on ${api.host(language)}${
-        resolution.redirectedFrom ? ` (redirected from "${resolution.redirectedFrom}")` : ""
+      `There is no article titled "${clip(page.title, TITLE_MAX)}" on ${api.host(language)}${
+        resolution.redirectedFrom ? ` (redirected from "${clip(resolution.redirectedFrom, TITLE_MAX)}")` : ""
       }`,
       {
         messageId: "missingtitle",
@@ -244,16 +273,62 @@ function locate(body: unknown, asked: string, language: string, api: WikipediaAp
       },
     );
   }
+  // Fields that are short in any real answer are clipped, so a broken upstream cannot blow up
+  // a result; the article text itself is cut losslessly (wikipedia-content reads on).
   return {
-    page,
-    redirectedFrom: resolution.redirectedFrom,
-    normalizedFrom: resolution.normalizedFrom,
-    fragment: resolution.fragment,
+    page: { ...page, title: clip(page.title, TITLE_MAX) },
+    redirectedFrom: resolution.redirectedFrom === null ? null : clip(resolution.redirectedFrom, TITLE_MAX),
+    normalizedFrom: resolution.normalizedFrom === null ? null : clip(resolution.normalizedFrom, TITLE_MAX),
+    fragment: resolution.fragment === null ? null : clip(resolution.fragment, TITLE_MAX),
   };
 }
 
 function isDisambiguation(page: QueryPage): boolean {
   return "disambiguation" in page.pageprops;
+}
+
+/** What a disambiguation page's list of articles came to. */
+interface Options {
+  list: { title: string; url: string }[];
+  /** The page lists more than `list` (the API's continue, or more than this server asks for). */
+  more: boolean;
+  /** Why the list could not be fetched, or null. */
+  error: string | null;
+}
+
+/**
+ * The articles a disambiguation page links to. A failure here does not fail the summary: the
+ * page is still a disambiguation page, and the result says the list could not be fetched.
+ */
+async function disambiguationOptions(
+  api: WikipediaApi,
+  language: string,
+  title: string,
+  ctx: ToolCallContext,
+  deadline: number,
+): Promise<Options> {
+  try {
+    const links = await api.call(
+      language,
+      { action: "query", prop: "links", titles: title, plnamespace: 0, pllimit: MAX_OPTIONS },
+      ctx,
+      deadline,
+    );
+    const titles = parsePages(links.data)[0]?.links ?? [];
+    return {
+      list: titles.slice(0, MAX_OPTIONS).map((t) => {
+        const shown = clip(t, TITLE_MAX);
+        return { title: shown, url: api.pageUrl(language, shown) };
+      }),
+      more: hasContinue(links.data) || titles.length > MAX_OPTIONS,
+      error: null,
+    };
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
+    const reason = e instanceof ToolError ? `${e.errorType}: ${e.message}` : "the request failed";
+    ctx.logger.warn("wikipedia disambiguation links not fetched", { reason });
+    return { list: [], more: false, error: clip(reason, SHORT_TEXT_MAX) };
+  }
 }
 
 function summaryTool(api: WikipediaApi): ToolDefinition {
@@ -304,93 +379,127 @@ function summaryTool(api: WikipediaApi): ToolDefinition {
       const found = locate(answer.data, args.title, language, api);
       const { page } = found;
       const disambiguation = isDisambiguation(page);
-      let options: { title: string; url: string }[] = [];
-      let optionsCut = false;
-      if (disambiguation) {
-        const links = await api.call(
-          language,
-          {
-            action: "query",
-            prop: "links",
-            titles: page.title,
-            plnamespace: 0,
-            pllimit: MAX_OPTIONS,
-          },
-          ctx,
-          deadline,
-        );
-        const titles = parsePages(links.data)[0]?.links ?? [];
-        optionsCut = hasContinue(links.data) || titles.length > MAX_OPTIONS;
-        options = titles.slice(0, MAX_OPTIONS).map((t) => ({ title: t, url: api.pageUrl(language, t) }));
-      }
-      const url = page.fullUrl ?? api.pageUrl(language, page.title);
+      const options: Options = disambiguation
+        ? await disambiguationOptions(api, language, page.title, ctx, deadline)
+        : { list: [], more: false, error: null };
+      const url = boundedUrl(page.fullUrl) ?? api.pageUrl(language, page.title);
       const historyUrl = api.historyUrl(language, page.title);
       const src = source(api.host(language), url, historyUrl);
       const extract = (page.extract ?? "").trim();
+      const description = page.pageprops["wikibase-shortdesc"];
       const build = (
         text: string,
         truncated: boolean,
-      ): { text: string; structured: z.output<typeof summaryOutput> } => {
-        const structured: z.output<typeof summaryOutput> = {
+        shown: Options["list"],
+      ): { text: string; structured: SummaryOut } => {
+        const structured: SummaryOut = {
           title: page.title,
           pageid: page.pageid,
           language,
           url,
           history_url: historyUrl,
-          description: page.pageprops["wikibase-shortdesc"] ?? null,
+          description: description === undefined ? null : clip(description, SHORT_TEXT_MAX),
           extract: text,
           extract_truncated: truncated,
           is_disambiguation: disambiguation,
-          disambiguation_options: options,
+          disambiguation_options: shown,
+          disambiguation_options_more: options.more || shown.length < options.list.length,
+          disambiguation_options_error: options.error,
           redirected_from: found.redirectedFrom,
           normalized_from: found.normalizedFrom,
           redirect_section: found.fragment,
           coordinates: page.coordinates,
-          wikidata_id: page.pageprops["wikibase_item"] ?? null,
+          wikidata_id: page.pageprops["wikibase_item"] === undefined
+            ? null
+            : clip(page.pageprops["wikibase_item"], TITLE_MAX),
           revision_id: page.lastRevId,
-          last_modified: page.touched,
+          last_modified: page.touched === null ? null : clip(page.touched, TITLE_MAX),
           source: src,
         };
-        const md = () => {
-          const lines = [`# ${page.title}`];
-          if (structured.description) lines.push(`*${structured.description}*`);
-          const notes = [];
-          if (found.redirectedFrom) notes.push(`redirected from "${found.redirectedFrom}"`);
-          if (found.fragment) notes.push(`the redirect points at section "${found.fragment}"`);
-          if (notes.length) lines.push(`(${notes.join("; ")})`);
-          lines.push("");
-          if (disambiguation) {
-            lines.push(
-              `"${page.title}" is a disambiguation page: it lists articles with similar names. Pick one and call wikipedia-summary again with its title.`,
-              "",
-            );
-          }
-          lines.push(text || "(This page has no introduction text.)");
-          if (truncated) {
-            lines.push(
-              "",
-              `[The introduction was cut to fit the response limit: read it in parts with wikipedia-content (title "${page.title}", section 0).]`,
-            );
-          }
-          if (options.length) {
-            lines.push("", `Articles listed (${options.length}${optionsCut ? ", more on the page" : ""}):`);
-            for (const o of options) lines.push(`- ${o.title}`);
-          }
-          const facts = [
-            page.coordinates ? `Coordinates: ${page.coordinates.lat}, ${page.coordinates.lon}` : null,
-            structured.wikidata_id ? `Wikidata: ${structured.wikidata_id}` : null,
-            page.lastRevId === null ? null : `Revision: ${page.lastRevId}`,
-            page.touched ? `Last changed: ${page.touched}` : null,
-          ].filter(Boolean);
-          if (facts.length) lines.push("", facts.join(" · "));
-          lines.push("", creditLine(src));
-          return lines.join("\n");
+        return {
+          text: formatText(args.response_format, structured, () => summaryMarkdown(structured)),
+          structured,
         };
-        return { text: formatText(args.response_format, structured, md), structured };
       };
-      return fitPlainText(extract, ctx.limits.characterLimit, build);
+      const limit = ctx.limits.characterLimit;
+      // A long list of options leaves the introduction at least a fifth of the limit.
+      let shown = options.list;
+      if (size(build("", extract.length > 0, shown)) > limit * 0.8) {
+        const fit = largest(
+          0,
+          shown.length,
+          (k) => size(build("", extract.length > 0, shown.slice(0, k))) <= limit * 0.8,
+        );
+        shown = shown.slice(0, Math.max(0, fit));
+      }
+      return fitPlainText(extract, limit, (text, truncated) => build(text, truncated, shown));
     },
   };
+}
+
+function summaryMarkdown(s: SummaryOut): string {
+  const lines = [`# ${s.title}`];
+  if (s.description) lines.push(`*${s.description}*`);
+  const notes = [];
+  if (s.redirected_from) notes.push(`redirected from "${s.redirected_from}"`);
+  if (s.redirect_section) notes.push(`the redirect points at section "${s.redirect_section}"`);
+  if (notes.length) lines.push(`(${notes.join("; ")})`);
+  lines.push("");
+  if (s.is_disambiguation) {
+    lines.push(
+      `"${s.title}" is a disambiguation page: it lists articles with similar names. Pick one and call wikipedia-summary again with its title.`,
+      "",
+    );
+  }
+  lines.push(s.extract || "(This page has no introduction text.)");
+  if (s.extract_truncated) {
+    lines.push(
+      "",
+      `[The introduction was cut to fit the response limit: read it in parts with wikipedia-content (title "${s.title}", section 0).]`,
+    );
+  }
+  if (s.disambiguation_options_error) {
+    lines.push(
+      "",
+      `The list of articles this page points to could not be fetched (${s.disambiguation_options_error}). Read them with wikipedia-content (title "${s.title}"), or call wikipedia-summary again.`,
+    );
+  } else if (s.disambiguation_options.length) {
+    lines.push(
+      "",
+      `Articles listed (${s.disambiguation_options.length}${
+        s.disambiguation_options_more ? `, more on the page: read them all with wikipedia-content` : ""
+      }):`,
+    );
+    for (const o of s.disambiguation_options) lines.push(`- ${o.title}`);
+  }
+  const facts = [
+    s.coordinates ? `Coordinates: ${s.coordinates.lat}, ${s.coordinates.lon}` : null,
+    s.wikidata_id ? `Wikidata: ${s.wikidata_id}` : null,
+    s.revision_id === null ? null : `Revision: ${s.revision_id}`,
+    s.last_modified ? `Last changed: ${s.last_modified}` : null,
+  ].filter(Boolean);
+  if (facts.length) lines.push("", facts.join(" · "));
+  lines.push("", creditLine(s.source));
+  return lines.join("\n");
+}
+
+function size(r: { text: string; structured: unknown }): number {
+  return Math.max(r.text.length, JSON.stringify(r.structured).length);
+}
+
+/** The largest x in [lo, hi] for which `ok` holds (monotone), or lo - 1 when none does. */
+function largest(lo: number, hi: number, ok: (x: number) => boolean): number {
+  let best = lo - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (ok(mid)) {
+      best = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
 }
 
 /** Renders with all of `text`, or with less of it (cut at a boundary) until the result fits `limit`. */
@@ -403,7 +512,7 @@ function fitPlainText<S>(
   for (let i = 0; i < 12; i++) {
     const end = cutPoint(text, 0, text.length, max);
     const r = build(text.slice(0, end), end < text.length);
-    const over = Math.max(r.text.length, JSON.stringify(r.structured).length) - limit;
+    const over = size(r) - limit;
     if (over <= 0 || end === 0) return r;
     max = Math.max(0, end - over - 64);
   }
@@ -477,9 +586,9 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
       );
       const hits = parseGeosearch(answer.data).slice(0, args.limit);
       const results = hits.map((h) => ({
-        title: h.title,
+        title: clip(h.title, TITLE_MAX),
         pageid: h.pageid,
-        url: api.pageUrl(language, h.title),
+        url: api.pageUrl(language, clip(h.title, TITLE_MAX)),
         lat: h.lat,
         lon: h.lon,
         distance_m: h.dist,
@@ -647,7 +756,7 @@ function contentTool(api: WikipediaApi): ToolDefinition {
       }
       start = safeIndex(text, start);
 
-      const url = page.fullUrl ?? api.pageUrl(language, page.title);
+      const url = boundedUrl(page.fullUrl) ?? api.pageUrl(language, page.title);
       const historyUrl = api.historyUrl(language, page.title);
       const src = source(api.host(language), url, historyUrl);
       const nextSection = chosen

@@ -1,6 +1,7 @@
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient } from "../../http/fetch_client.ts";
 import type { Logger } from "../../log.ts";
+import { WDS_BASE_URL } from "./config.ts";
 import { parseWdsResponse } from "./parse.ts";
 import type { WdsPage } from "./parse.ts";
 
@@ -139,6 +140,15 @@ export class WdsClient {
         query,
         signal: context.signal,
         logger: context.logger,
+        // An error object or a body that is no WDS answer must not be served again from the cache.
+        cacheable: (data) => {
+          try {
+            parseWdsResponse(data);
+            return true;
+          } catch {
+            return false;
+          }
+        },
       });
       return { page: parseWdsResponse(response.data), url: response.url };
     } catch (e) {
@@ -147,24 +157,46 @@ export class WdsClient {
   }
 }
 
-/** Adds World Bank specific advice to an upstream refusal. */
+/**
+ * Says what an HTTP refusal from WDS means. WDS answers a search that matches nothing, or an id
+ * that does not exist, with HTTP 200 and no documents; a 400 comes from a parameter it cannot
+ * read (observed: `rows=abc`); a 404 means the search endpoint itself was not found.
+ */
 function explain(e: unknown): unknown {
   if (!(e instanceof UpstreamError)) return e;
   const status = e.status;
   if (
-    e.errorType === "API_ERROR" && status !== undefined && status >= 400 && status < 500 && status !== 429
+    e.errorType !== "API_ERROR" || status === undefined || status < 400 || status >= 500 || status === 429
   ) {
-    return new ToolError(
-      "API_ERROR",
-      `The World Bank API rejected the request (HTTP ${status}): it usually means a filter value or date it cannot read`,
-      {
-        status,
-        retryable: false,
-        hint:
-          "Check dates (YYYY-MM-DD) and filter values (exact names from worldbank_explore_facets), then try again",
-        cause: e,
-      },
-    );
+    return e;
   }
-  return e;
+  const known: Record<number, [string, string]> = {
+    400: [
+      "it could not read a parameter: usually a filter value or date",
+      "Check dates (YYYY-MM-DD) and filter values (exact names from worldbank_explore_facets), then try again",
+    ],
+    404: [
+      "the search endpoint was not found. WDS answers a search that matches nothing, and an id that does not " +
+      "exist, with HTTP 200 and no documents, so a 404 means the API's address is wrong or the service has moved",
+      `Check providers.worldbank.base_url (the default is ${WDS_BASE_URL}); the arguments are not at fault`,
+    ],
+    403: [
+      "it refused access to this client",
+      "The service may be blocking automated requests for now; try again later",
+    ],
+    414: [
+      "the request address was too long",
+      "Send fewer filter values or a shorter query",
+    ],
+  };
+  const [why, hint] = known[status] ?? [
+    "the request was refused",
+    "Check the arguments against the tool's description, then try again",
+  ];
+  return new ToolError("API_ERROR", `The World Bank API rejected the request (HTTP ${status}): ${why}`, {
+    status,
+    retryable: false,
+    hint,
+    cause: e,
+  });
 }

@@ -220,8 +220,14 @@ export function detailsMarkdown(out: DetailsOutput): string {
     line("Links", links(d)),
   ].filter((l): l is string => l !== null);
   const parts = [`# ${d.title}`, fields.join("  \n")];
-  parts.push(`## Abstract\n\n${d.abstract ?? "No abstract available."}`);
+  const part = out.offset > 0 || out.has_more
+    ? ` (characters ${out.offset}–${out.offset + (d.abstract?.length ?? 0)} of ${out.abstract_total})`
+    : "";
+  parts.push(`## Abstract${part}\n\n${d.abstract ?? "No abstract available."}`);
   if (d.keywords.length) parts.push(`## Keywords\n\n${d.keywords.join("; ")}`);
+  if (out.next_offset !== null) {
+    parts.push(`More of the abstract follows: call again with offset=${out.next_offset}.`);
+  }
   if (out.notice) parts.push(`**${out.notice}**`);
   parts.push(footer(out.source));
   return parts.join("\n\n");
@@ -238,12 +244,28 @@ export function facetsMarkdown(out: FacetsOutput): string {
       ? `Use a value in worldbank_search_documents' "${facet.filter_argument}" argument.`
       : "";
     const heading = `## ${facet.name} (\`${facet.field}\`)`;
-    if (facet.values.length === 0) {
+    if (facet.available === 0) {
       parts.push(`${heading}\n\nNo values returned.`);
       continue;
     }
+    if (facet.values.length === 0) {
+      parts.push(
+        `${heading}\n\n${
+          out.offset >= facet.available
+            ? `All ${facet.available} values were listed before offset ${out.offset}.`
+            : `${facet.remaining} values not shown: see the notice below.`
+        }`,
+      );
+      continue;
+    }
+    const from = out.offset + 1;
+    const to = out.offset + facet.values.length;
     const shown = facet.values.length < facet.available
-      ? `Showing ${facet.values.length} of ${facet.available} values.`
+      ? `Values ${from}–${to} of ${facet.available}${
+        facet.remaining > 0 && out.next_offset !== null
+          ? ` (${facet.remaining} more: call again with offset=${out.next_offset})`
+          : ""
+      }.`
       : "";
     const note = [shown, use].filter(Boolean).join(" ");
     const table = markdownTable(

@@ -2,6 +2,14 @@
 // (strings or lists, objects keyed "0", "1", ..., `abstracts["cdata!"]`, missing titles), so
 // every reader here accepts each shape seen in the wild and never throws on an odd field.
 import { ToolError } from "../../errors.ts";
+import { boundedUrl, clip } from "../../html.ts";
+
+/** Most characters kept of a title. */
+export const TITLE_MAX = 500;
+/** Most characters kept of a short field (a type, a number, a country, a keyword). */
+export const FIELD_MAX = 300;
+/** Most items kept of a list field (countries, languages, authors, keywords). */
+export const LIST_MAX = 100;
 
 /** One document as the tools report it; absent fields are null or empty lists. */
 export interface WdsDocument {
@@ -23,8 +31,14 @@ export interface WdsDocument {
   url: string | null;
   pdf_url: string | null;
   text_url: string | null;
+  /** The first {@linkcode LIST_MAX} authors. */
   authors: string[];
+  /** How many authors the record names. */
+  authors_total: number;
+  /** The first {@linkcode LIST_MAX} keywords. */
   keywords: string[];
+  /** How many keywords the record has. */
+  keywords_total: number;
   volume_number: string | null;
   collection: string | null;
   project_name: string | null;
@@ -77,6 +91,17 @@ function unique(values: string[]): string[] {
   return [...new Set(values)];
 }
 
+// Fields that are short in any real record are clipped, so a broken upstream cannot blow up a
+// result; the abstract is the one long field, and the details tool pages it.
+function short(value: unknown, max = FIELD_MAX): string | null {
+  const s = first(value);
+  return s === null ? null : clip(s, max);
+}
+
+function list(value: unknown): string[] {
+  return unique(strings(value)).map((s) => clip(s, FIELD_MAX));
+}
+
 /** `YYYY-MM-DD` from the upstream's ISO timestamps (`2013-10-01T04:00:00Z`) or other dates. */
 export function isoDate(value: unknown): string | null {
   const text = first(value);
@@ -112,36 +137,44 @@ function abstractOf(record: Json): string | null {
 function titleOf(record: Json): string {
   // display_title is missing from some non-English records: fall back to the volume and
   // report names, as the upstream's own site does.
-  return first(record["display_title"]) ?? first(record["docna"]) ?? first(record["repnme"]) ??
-    first(record["title"]) ?? "Untitled document";
+  return short(record["display_title"], TITLE_MAX) ?? short(record["docna"], TITLE_MAX) ??
+    short(record["repnme"], TITLE_MAX) ?? short(record["title"], TITLE_MAX) ?? "Untitled document";
 }
 
 /** Normalizes one WDS record; `key` is its key in the reply (`D18419181`). */
 export function parseDocument(record: Json, key = ""): WdsDocument {
-  const id = first(record["id"]) ?? key.replace(/^D/, "");
+  const id = short(first(record["id"]) ?? key.replace(/^D/, "")) ?? "";
+  // `fl=authr` comes back as an `authors` object.
+  const authors = list(record["authors"] ?? record["authr"]);
+  const keywords = list(record["keywd"]);
+  const date = (value: unknown) => {
+    const d = isoDate(value);
+    return d === null ? null : clip(d, 64);
+  };
   return {
     id,
-    guid: first(record["guid"]),
+    guid: short(record["guid"]),
     title: titleOf(record),
-    document_date: isoDate(record["docdt"]),
-    document_type: first(record["docty"]),
-    major_document_type: first(record["majdocty"]),
-    countries: unique(strings(record["count"])),
-    languages: unique(strings(record["lang"])),
-    report_number: first(record["repnb"]),
-    project_id: first(record["projectid"]),
+    document_date: date(record["docdt"]),
+    document_type: short(record["docty"]),
+    major_document_type: short(record["majdocty"]),
+    countries: list(record["count"]).slice(0, LIST_MAX),
+    languages: list(record["lang"]).slice(0, LIST_MAX),
+    report_number: short(record["repnb"]),
+    project_id: short(record["projectid"]),
     abstract: abstractOf(record),
-    url: secureUrl(record["url"]),
-    pdf_url: secureUrl(record["pdfurl"]),
-    text_url: secureUrl(record["txturl"]),
-    // `fl=authr` comes back as an `authors` object.
-    authors: unique(strings(record["authors"] ?? record["authr"])),
-    keywords: unique(strings(record["keywd"])),
-    volume_number: first(record["volnb"]),
-    collection: first(record["colti"]),
-    project_name: first(record["projn"]),
-    region: first(record["admreg"]),
-    disclosure_date: isoDate(record["disclosure_date"]),
+    url: boundedUrl(secureUrl(record["url"])),
+    pdf_url: boundedUrl(secureUrl(record["pdfurl"])),
+    text_url: boundedUrl(secureUrl(record["txturl"])),
+    authors: authors.slice(0, LIST_MAX),
+    authors_total: authors.length,
+    keywords: keywords.slice(0, LIST_MAX),
+    keywords_total: keywords.length,
+    volume_number: short(record["volnb"]),
+    collection: short(record["colti"], TITLE_MAX),
+    project_name: short(record["projn"], TITLE_MAX),
+    region: short(record["admreg"]),
+    disclosure_date: date(record["disclosure_date"]),
   };
 }
 
@@ -156,7 +189,7 @@ export function parseFacetValues(raw: unknown): FacetValue[] {
   const values: FacetValue[] = [];
   for (const entry of entries) {
     if (!isObject(entry)) continue;
-    const value = first(entry["name"]) ?? first(entry["label"]);
+    const value = short(entry["name"], TITLE_MAX) ?? short(entry["label"], TITLE_MAX);
     if (value === null) continue;
     values.push({ value, count: count(entry["count"]) });
   }
@@ -171,6 +204,27 @@ function decodeError(message: string): ToolError {
 }
 
 /**
+ * The message of an error object sent with HTTP 200 instead of results (`{"error": ...}`,
+ * `{"errors": [...]}`, `{"message": ...}`, `{"fault": {...}}`: the shapes of the API gateways
+ * in front of WDS), or null.
+ */
+export function errorMessageOf(data: Json): string | null {
+  const texts = ["error", "errors", "message", "Message", "fault", "detail"].flatMap((key) =>
+    strings(
+      isObject(data[key])
+        ? Object.fromEntries(
+          Object.entries(data[key] as Json).filter(([k]) =>
+            /message|detail|text|faultstring|reason/i.test(k)
+          ),
+        )
+        : data[key],
+    )
+  );
+  const text = [...new Set(texts)].join("; ");
+  return text ? (text.length > 500 ? `${text.slice(0, 499)}…` : text) : null;
+}
+
+/**
  * Parses a WDS JSON reply. Documents sit in an object keyed `D<id>` in ranking order, with a
  * `facets` sibling inside it that is skipped; facets are read from there (or from the top
  * level, where some clients expect them).
@@ -178,6 +232,19 @@ function decodeError(message: string): ToolError {
 export function parseWdsResponse(data: unknown): WdsPage {
   if (!isObject(data)) {
     throw decodeError("The World Bank API answered with JSON that is not an object");
+  }
+  // Every WDS answer carries `total` and `documents` (an empty search: total 0 and only
+  // `facets` in documents). Without both it is an error object or something else entirely,
+  // never "no documents".
+  if (!("documents" in data) && !("total" in data)) {
+    const message = errorMessageOf(data);
+    if (message !== null) {
+      throw new ToolError("API_ERROR", `The World Bank API answered with an error: "${message}"`, {
+        retryable: false,
+        hint: "Check the arguments; if the message is about the service, try again later",
+      });
+    }
+    throw decodeError('The World Bank API answered with JSON that has neither "total" nor "documents"');
   }
   const rawDocs = data["documents"];
   if (rawDocs !== undefined && rawDocs !== null && typeof rawDocs !== "object") {
@@ -196,11 +263,26 @@ export function parseWdsResponse(data: unknown): WdsPage {
       if (isObject(record)) documents.push(parseDocument(record, key));
     }
   }
+  const entries = Array.isArray(rawDocs)
+    ? rawDocs.length
+    : isObject(rawDocs)
+    ? Object.keys(rawDocs).filter((k) => k !== "facets").length
+    : 0;
+  if (entries > 0 && documents.length === 0) {
+    throw decodeError("The World Bank API answered with documents that are not records");
+  }
   const facets: Record<string, FacetValue[]> = {};
   if (isObject(facetSource)) {
     for (const [field, raw] of Object.entries(facetSource)) facets[field] = parseFacetValues(raw);
   }
   const rawTotal = data["total"];
-  const total = rawTotal === undefined || rawTotal === null ? documents.length : count(rawTotal);
+  let total = documents.length;
+  if (rawTotal !== undefined && rawTotal !== null) {
+    const n = typeof rawTotal === "number" ? rawTotal : typeof rawTotal === "string" ? Number(rawTotal) : NaN;
+    if (!Number.isFinite(n) || n < 0) {
+      throw decodeError(`The World Bank API answered with a "total" that is not a count`);
+    }
+    total = Math.trunc(n);
+  }
   return { total, documents, facets };
 }

@@ -61,7 +61,9 @@ export const documentSummarySchema = z.object({
 /** Everything the details tool shows of one document. */
 export const documentDetailsSchema = documentSummarySchema.extend({
   guid: z.string().nullable().describe("The number in the document's documents.worldbank.org address"),
-  abstract: z.string().nullable().describe("The whole abstract (shortened only to fit the response limit)"),
+  abstract: z.string().nullable().describe(
+    "The abstract from offset on: whole unless it is too long for the response limit (then see next_offset)",
+  ),
   text_url: z.string().nullable().describe("Link to the plain-text version"),
   authors: z.array(z.string()).describe("Authors, as Surname, Given names"),
   keywords: z.array(z.string()).describe("Keywords"),
@@ -105,8 +107,14 @@ export const projectOutputSchema = pageSchema.extend({
 /** `worldbank_get_document_details` output. */
 export const detailsOutputSchema = z.object({
   document: documentDetailsSchema,
-  truncated: z.boolean().describe("Whether the abstract was shortened to fit the response limit"),
-  notice: z.string().nullable().describe("What was shortened and where to read it whole, else null"),
+  authors_total: z.number().int().describe("Authors the record names (document.authors may show fewer)"),
+  keywords_total: z.number().int().describe("Keywords the record has (document.keywords may show fewer)"),
+  abstract_total: z.number().int().describe("Characters in the whole abstract"),
+  offset: z.number().int().describe("Character offset in the abstract where document.abstract starts"),
+  has_more: z.boolean().describe("Whether more of the abstract follows"),
+  next_offset: z.number().int().nullable().describe("Offset to ask for the rest of the abstract, or null"),
+  truncated: z.boolean().describe("Whether the abstract or a list was shortened to fit the response limit"),
+  notice: z.string().nullable().describe("What was shortened and how to read the rest, else null"),
   source: sourceSchema,
 });
 
@@ -125,8 +133,17 @@ export const facetsOutputSchema = z.object({
       count: z.number().int().describe("Matching documents with this value"),
     })).describe("Values, most frequent first as the upstream ranks them"),
     available: z.number().int().describe("Values the upstream returned for this facet"),
+    remaining: z.number().int().describe("Values after those shown: call again with next_offset to see them"),
   })).describe("One entry per requested facet"),
-  ...truncationFields,
+  offset: z.number().int().describe("Values skipped in each facet"),
+  has_more: z.boolean().describe("Whether any facet has more values after those shown"),
+  next_offset: z.number().int().nullable().describe(
+    "Offset to ask for the next values of every facet, or null",
+  ),
+  truncated: z.boolean().describe(
+    "Whether fewer values than asked for were shown to stay within the response limit",
+  ),
+  notice: z.string().nullable().describe("How to get the rest when truncated, else null"),
   source: sourceSchema,
 });
 

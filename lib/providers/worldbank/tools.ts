@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
+import { NOT_WELL_FORMED } from "../../html.ts";
 import { fitToLimit, formatText, page, responseFormatField } from "../../mcp/output.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { buildQuery, DETAIL_FIELDS, SUMMARY_FIELDS } from "./client.ts";
@@ -66,7 +67,8 @@ function dateField(which: string) {
 function filterList(max: number, what: string, examples: string) {
   return z.array(
     z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters")
-      .refine((v) => !v.includes("^"), 'must not contain "^": give each value as its own list item'),
+      .refine((v) => !v.includes("^"), 'must not contain "^": give each value as its own list item')
+      .refine((v) => v.isWellFormed(), NOT_WELL_FORMED),
   )
     .max(max, `at most ${max} ${what} are accepted`)
     .optional()
@@ -86,10 +88,11 @@ const offsetField = z.number().int().min(0).default(0).describe(
 );
 
 const searchInput = z.strictObject({
-  query: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters").describe(
-    "Search terms, matched in titles, abstracts, report and project numbers and names, countries and " +
-      'other core fields; all words must match, quote a phrase for phrase search. E.g. "climate adaptation"',
-  ),
+  query: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters")
+    .refine((v) => v.isWellFormed(), NOT_WELL_FORMED).describe(
+      "Search terms, matched in titles, abstracts, report and project numbers and names, countries and " +
+        'other core fields; all words must match, quote a phrase for phrase search. E.g. "climate adaptation"',
+    ),
   countries: filterList(20, "countries", '["Kenya", "Tanzania"] (names, not codes; "World" for global work)'),
   document_types: filterList(
     10,
@@ -130,6 +133,9 @@ const detailsInput = z.strictObject({
       'Document id from a search result, e.g. "18419181". The long number in a documents.worldbank.org ' +
         'address (the "guid") is accepted too.',
     ),
+  offset: z.number().int().min(0).default(0).describe(
+    "Character offset into the abstract, to read a long one in parts: pass next_offset from the previous result (default 0)",
+  ),
   response_format: responseFormatField,
 });
 
@@ -145,10 +151,14 @@ const facetsInput = z.strictObject({
         ". count_exact, docty_exact and lang_exact values feed worldbank_search_documents' " +
         "countries, document_types and languages filters.",
     ),
-  query: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters").optional()
+  query: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters")
+    .refine((v) => v.isWellFormed(), NOT_WELL_FORMED).optional()
     .describe("Search terms to scope the counts to (omit to count over all documents)"),
   limit: z.number().int().min(1).max(100).default(20).describe(
     "Most values listed per facet, 1-100 (default 20)",
+  ),
+  offset: z.number().int().min(0).max(10_000).default(0).describe(
+    "Values to skip in each facet, to continue a list: pass next_offset from the previous result (default 0)",
   ),
   response_format: responseFormatField,
 });
@@ -184,7 +194,12 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
     filtersAdvice: string | null,
     build: (parts: ReturnType<typeof pagePart>) => { structured: S; text: string },
   ): { text: string; structured: S } {
-    const summaries = docs.slice(0, limit).map((d) => summarize(d, settings.abstract_chars));
+    // Abstracts are shortened in proportion to the limit too, so at least one document fits.
+    const abstractChars = Math.max(
+      100,
+      Math.min(settings.abstract_chars, Math.floor(ctx.limits.characterLimit / 4)),
+    );
+    const summaries = docs.slice(0, limit).map((d) => summarize(d, abstractChars));
     // A total below what was received would make the envelope claim there is nothing here.
     const known = Math.max(total, summaries.length ? offset + summaries.length : 0);
     const fitted = fitToLimit(summaries, ctx.limits.characterLimit, ({ items, truncated }) => {
@@ -258,7 +273,8 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
       "Get the full record of one World Bank document by its id (from worldbank_search_documents " +
       "or worldbank_search_by_project): title, date, type, countries, languages, authors, report number, " +
       "volume, collection, project, region, disclosure date, keywords, the whole abstract and links to " +
-      "the document page, PDF and text version.",
+      "the document page, PDF and text version. An abstract too long for one result comes in parts: " +
+      "continue with offset=next_offset.",
     input: detailsInput,
     output: detailsOutputSchema,
     annotations: ANNOTATIONS,
@@ -289,29 +305,83 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
       }
       const source = sourceOf(result.url, settings.terms_url);
       const full = details(doc);
-      const render = (document: typeof full, notice: string | null) => {
-        const structured: DetailsOutput = { document, truncated: notice !== null, notice, source };
+      const abstract = full.abstract ?? "";
+      if (args.offset > 0 && args.offset >= abstract.length) {
+        throw new ToolError(
+          "VALIDATION_ERROR",
+          `Offset ${args.offset} is past the end of the abstract (${abstract.length} characters)`,
+          { field: "offset", hint: "Use next_offset from the previous result, or leave offset out" },
+        );
+      }
+      const start = safeIndex(abstract, args.offset);
+      const limit = ctx.limits.characterLimit;
+      const render = (end: number, lists: { authors: number; keywords: number }) => {
+        const cut = start > 0 || end < abstract.length;
+        const hasMore = end < abstract.length;
+        const notes: string[] = [];
+        if (cut) {
+          notes.push(
+            `Abstract characters ${start}–${end} of ${abstract.length} shown to stay within the ${
+              limit.toLocaleString("en-US")
+            }-character limit${
+              hasMore ? `: call again with offset=${end} for the rest` : ""
+            }; it is whole on the document page${full.url ? ` (${full.url})` : ""}.`,
+          );
+        }
+        const listCut = [
+          lists.authors < doc.authors_total ? `${lists.authors} of ${doc.authors_total} authors` : null,
+          lists.keywords < doc.keywords_total ? `${lists.keywords} of ${doc.keywords_total} keywords` : null,
+        ].filter(Boolean);
+        if (listCut.length) notes.push(`Showing ${listCut.join(" and ")}; the document page lists them all.`);
+        const document = {
+          ...full,
+          abstract: full.abstract === null ? null : abstract.slice(start, end),
+          authors: full.authors.slice(0, lists.authors),
+          keywords: full.keywords.slice(0, lists.keywords),
+        };
+        const structured: DetailsOutput = {
+          document,
+          authors_total: doc.authors_total,
+          keywords_total: doc.keywords_total,
+          abstract_total: abstract.length,
+          offset: start,
+          has_more: hasMore,
+          next_offset: hasMore ? end : null,
+          truncated: notes.length > 0,
+          notice: notes.length ? notes.join(" ") : null,
+          source,
+        };
         return {
           structured,
           text: formatText(args.response_format, structured, () => detailsMarkdown(structured)),
         };
       };
-      const limit = ctx.limits.characterLimit;
-      let out = render(full, null);
-      const size = () => Math.max(out.text.length, JSON.stringify(out.structured).length);
-      if (size() > limit && full.abstract) {
-        // Only the abstract can be long enough to matter; cut it, keeping every other field.
-        const notice = `Abstract shortened to stay within the ${
-          limit.toLocaleString("en-US")
-        }-character limit; read it whole on the document page${full.url ? ` (${full.url})` : ""}.`;
-        let keep = Math.max(0, full.abstract.length - (size() - limit) - notice.length - 200);
-        for (;;) {
-          out = render({ ...full, abstract: `${full.abstract.slice(0, keep).trimEnd()}…` }, notice);
-          if (size() <= limit || keep === 0) break;
-          keep = Math.max(0, keep - (size() - limit) - 50);
+      const size = (r: { text: string; structured: unknown }) =>
+        Math.max(r.text.length, JSON.stringify(r.structured).length);
+      // Lists first leave the abstract at least a third of the limit (keywords go before authors).
+      let lists = { authors: full.authors.length, keywords: full.keywords.length };
+      const room = Math.floor(limit * 2 / 3);
+      for (const key of ["keywords", "authors"] as const) {
+        if (size(render(start, lists)) <= room) break;
+        let lo = 0;
+        let hi = lists[key];
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if (size(render(start, { ...lists, [key]: mid })) <= room) lo = mid;
+          else hi = mid - 1;
         }
+        lists = { ...lists, [key]: lo };
       }
-      return out;
+      let max = abstract.length - start;
+      for (let i = 0; i < 16; i++) {
+        const end = cutPoint(abstract, start, max);
+        const out = render(end, lists);
+        const over = size(out) - limit;
+        if (over <= 0) return out;
+        max = end - start - over - 32;
+        if (max < 1) break;
+      }
+      return render(start, lists);
     },
   };
 
@@ -321,7 +391,8 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
     description: "List the values of up to 10 facet fields (countries, languages, document types, regions, " +
       "themes, topics, sectors, ...) with how many documents carry each, over all documents or those " +
       "matching a query. Use it to learn the exact names the search filters expect, or to see what the " +
-      "collection holds, before calling worldbank_search_documents.",
+      "collection holds, before calling worldbank_search_documents. Long lists come in parts: continue " +
+      "with offset=next_offset.",
     input: facetsInput,
     output: facetsOutputSchema,
     annotations: ANNOTATIONS,
@@ -330,26 +401,43 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
       const query = buildQuery({ query: args.query }, { rows: 0, facets: fields }, { today: "" });
       const { page: wds, url } = await client.query(query, callContext(ctx));
       const source = sourceOf(url, settings.terms_url);
-      const pairs = fields.flatMap((field) =>
-        (wds.facets[field] ?? []).slice(0, args.limit).map((value) => ({ field, value }))
-      );
-      const fitted = fitToLimit(pairs, ctx.limits.characterLimit, ({ items, truncated }) => {
-        const facets = fields.map((field) => ({
-          field,
-          name: FACETS[field],
-          filter_argument: FACET_ARGUMENT[field] ?? null,
-          values: items.filter((p) => p.field === field).map((p) => p.value),
-          available: wds.facets[field]?.length ?? 0,
-        }));
-        const notice = truncated
-          ? `Response truncated: showing ${items.length} of ${pairs.length} facet values to stay within the ${
-            ctx.limits.characterLimit.toLocaleString("en-US")
-          }-character limit. To see more: ask for fewer facets per call or a smaller "limit".`
-          : null;
+      const limit = ctx.limits.characterLimit;
+      const offset = args.offset;
+      const all = fields.map((field) => wds.facets[field] ?? []);
+      // Every facet shows the same number of values, so one next_offset continues them all.
+      const render = (perFacet: number) => {
+        const facets = fields.map((field, i) => {
+          const values = all[i]!;
+          const shown = values.slice(offset, offset + perFacet);
+          return {
+            field,
+            name: FACETS[field],
+            filter_argument: FACET_ARGUMENT[field] ?? null,
+            values: shown,
+            available: values.length,
+            remaining: Math.max(0, values.length - offset - shown.length),
+          };
+        });
+        const hasMore = perFacet > 0 && facets.some((f) => f.remaining > 0);
+        const truncated = perFacet < args.limit && all.some((v) => v.length > offset + perFacet);
+        const notice = !truncated
+          ? null
+          : perFacet === 0
+          ? `Response truncated: not even one value per facet fits the ${
+            limit.toLocaleString("en-US")
+          }-character limit with ${fields.length} facets. Ask for fewer facets per call.`
+          : `Response truncated: showing ${perFacet} values per facet (of the ${args.limit} asked for) to stay within the ${
+            limit.toLocaleString("en-US")
+          }-character limit. To see more: call again with offset=${
+            offset + perFacet
+          } for the next values, ask for fewer facets per call, or a smaller "limit".`;
         const structured: FacetsOutput = {
           total: wds.total,
           query: args.query ?? null,
           facets,
+          offset,
+          has_more: hasMore,
+          next_offset: hasMore ? offset + perFacet : null,
           truncated,
           notice,
           source,
@@ -358,8 +446,18 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
           structured,
           text: formatText(args.response_format, structured, () => facetsMarkdown(structured)),
         };
-      });
-      return { text: fitted.text, structured: fitted.structured };
+      };
+      const fits = (r: { text: string; structured: unknown }) =>
+        r.text.length <= limit && JSON.stringify(r.structured).length <= limit;
+      let lo = 0;
+      let hi = args.limit;
+      if (fits(render(hi))) return render(hi);
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (fits(render(mid))) lo = mid;
+        else hi = mid - 1;
+      }
+      return render(lo);
     },
   };
 
@@ -402,4 +500,22 @@ function pagePart(
   notice: string | null,
 ) {
   return { envelope, rest: { documents, truncated, notice } };
+}
+
+function safeIndex(text: string, i: number): number {
+  if (i <= 0 || i >= text.length) return Math.max(0, Math.min(i, text.length));
+  const code = text.charCodeAt(i);
+  return code >= 0xdc00 && code <= 0xdfff ? i - 1 : i;
+}
+
+/** Where a part of at most `max` characters from `start` ends: a paragraph, sentence or word boundary. */
+function cutPoint(text: string, start: number, max: number): number {
+  if (text.length - start <= max) return text.length;
+  const limit = start + Math.max(1, max);
+  const floor = start + Math.floor(max / 2);
+  for (const sep of ["\n\n", "\n", ". ", " "]) {
+    const at = text.lastIndexOf(sep, limit - sep.length);
+    if (at >= floor) return at + sep.length;
+  }
+  return safeIndex(text, limit);
 }

@@ -70,10 +70,13 @@ Deno.test("serveHttp() in stateless mode serves the SDK client", async () => {
 });
 
 Deno.test("serve --transport http refuses a listen address outside --allow-net, naming the fix", async () => {
-  const r = await runCli(["serve", "--transport", "http", "--port", "8123"], { exactPermissions: true });
+  // The permission set allows any port of the loopback and wildcard hosts; 127.0.0.2 is not one.
+  const r = await runCli(["serve", "--transport", "http", "--host", "127.0.0.2", "--port", "8123"], {
+    exactPermissions: true,
+  });
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /Not allowed to listen on "127\.0\.0\.1:8123"/);
-  assert.match(r.stderr, /--allow-net=127\.0\.0\.1:8123/);
+  assert.match(r.stderr, /Not allowed to listen on "127\.0\.0\.2:8123"/);
+  assert.match(r.stderr, /--allow-net=127\.0\.0\.2:8123/);
 });
 
 Deno.test("serve --transport http names the fix when the port is taken", async () => {

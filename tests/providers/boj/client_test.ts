@@ -50,16 +50,35 @@ Deno.test("toBojError() marks BOJ 500 and 503 retryable and keeps Retry-After", 
   assert.equal(e503.messageId, undefined);
 });
 
-Deno.test("toBojError() keeps a non-BOJ 502 or 429 answer an API_ERROR that is not retryable", () => {
-  for (const [type, status] of [["API_ERROR", 502], ["RATE_LIMITED", 429]] as const) {
-    const e = toBojError(upstream(type, { status, body: "<html></html>" }), {
+Deno.test("toBojError() keeps a non-BOJ 502 answer an API_ERROR that is not retryable", () => {
+  const e = toBojError(upstream("API_ERROR", { status: 502, body: "<html></html>" }), {
+    endpoint: "getDataCode",
+  }) as ToolError;
+  assert.equal(e.errorType, "API_ERROR");
+  assert.equal(e.status, 502);
+  assert.equal(e.retryable, false);
+  assert.match(e.hint ?? "", /try again later/, "the hint does not promise a retry");
+});
+
+Deno.test("toBojError() makes a 429 retryable, with retry_after_s when BOJ sent Retry-After, as its hint says", () => {
+  const timed = toBojError(
+    upstream("RATE_LIMITED", { status: 429, retryAfterS: 30, body: "<html></html>" }),
+    {
       endpoint: "getDataCode",
-    }) as ToolError;
-    assert.equal(e.errorType, "API_ERROR");
-    assert.equal(e.status, status);
-    assert.equal(e.retryable, false);
-    if (status === 502) assert.match(e.hint ?? "", /try again later/, "the hint does not promise a retry");
-  }
+    },
+  ) as ToolError;
+  assert.deepEqual([timed.errorType, timed.status, timed.retryable, timed.retryAfterS], [
+    "API_ERROR",
+    429,
+    true,
+    30,
+  ]);
+  assert.match(timed.hint ?? "", /Wait 30 seconds/);
+  const bare = toBojError(upstream("RATE_LIMITED", { status: 429 }), {
+    endpoint: "getDataCode",
+  }) as ToolError;
+  assert.deepEqual([bare.retryable, bare.retryAfterS], [true, undefined]);
+  assert.match(bare.hint ?? "", /^Wait a minute/);
 });
 
 Deno.test("toBojError() maps timeouts, an open breaker and transport failures to a retryable TRANSPORT_ERROR", () => {
@@ -90,7 +109,8 @@ Deno.test("apiError() names the code a M181013E position points at", () => {
     },
     { endpoint: "getDataCode", codes: ["A", "NOPE"] },
   );
-  assert.match(e.message, /code 2 is "NOPE"/);
+  assert.match(e.message, /\(Series code 2 of the request, "NOPE", does not exist\)$/);
+  assert.doesNotMatch(e.message, /\*/, "no template asterisk");
   assert.match(e.hint ?? "", /boj_get_metadata/);
 });
 

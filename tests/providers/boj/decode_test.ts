@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { ToolError } from "../../../lib/errors.ts";
 import {
   decodeText,
+  isErrorMessageId,
+  isSuccess,
   parseDataBody,
   parseErrorMeta,
   parseMetadataBody,
@@ -189,4 +191,37 @@ Deno.test("sniffStatus() reads the STATUS of JSON and CSV bodies in every encodi
   assert.equal(sniffStatus(bytes('{"STATUS": "503", "MESSAGEID": "M181091S"}')), 503);
   assert.equal(sniffStatus(bytes("<!DOCTYPE html><html><body>Maintenance</body></html>")), undefined);
   assert.equal(sniffStatus(new Uint8Array()), undefined);
+});
+
+Deno.test("parseDataBody() refuses a STATUS 200 answer whose RESULTSET is missing or holds no series", () => {
+  const ok = { STATUS: 200, MESSAGEID: "M181000I", MESSAGE: "Successfully completed", DATE: null };
+  for (
+    const bad of [{ ...ok }, { ...ok, RESULTSET: "x" }, { ...ok, RESULTSET: [1] }, { ...ok, RESULTSET: [{}] }]
+  ) {
+    assert.throws(
+      () => parseDataBody(JSON.stringify(bad)),
+      (e: unknown) => e instanceof ToolError && e.errorType === "DECODE_ERROR",
+      JSON.stringify(bad),
+    );
+  }
+  assert.deepEqual(
+    parseDataBody(JSON.stringify({ ...ok, RESULTSET: [] })).series,
+    [],
+    "an empty list is no data",
+  );
+  // An error answer carries no RESULTSET at all.
+  assert.equal(
+    parseDataBody(JSON.stringify({ STATUS: 400, MESSAGEID: "M181005E", MESSAGE: "x" })).meta.status,
+    400,
+  );
+});
+
+Deno.test("isSuccess() wants STATUS 200 and no error MESSAGEID", () => {
+  const meta = (status: number, message_id: string) => ({ status, message_id, message: "", date: null });
+  assert.equal(isSuccess(meta(200, "M181000I")), true);
+  assert.equal(isSuccess(meta(200, "M181030I")), true);
+  assert.equal(isSuccess(meta(200, "M181005E")), false);
+  assert.equal(isSuccess(meta(200, "M181091S")), false);
+  assert.equal(isSuccess(meta(400, "M181005E")), false);
+  assert.equal(isErrorMessageId("M181013E"), true);
 });

@@ -5,6 +5,7 @@ import {
   latestPoint,
   layerPath,
   matchesQuery,
+  MIN_POINTS,
   renderData,
   renderMetadata,
 } from "../../../lib/providers/boj/format.ts";
@@ -86,7 +87,7 @@ Deno.test("renderData() keeps the most recent points of every series when the an
   }
 });
 
-Deno.test("renderData() drops whole series when even one point each does not fit, and names them", () => {
+Deno.test("renderData() leaves whole series for the next call when MIN_POINTS each do not fit, and says where to go on", () => {
   const r = renderData({
     tool: "boj_get_data_code",
     response: big(250, 40),
@@ -95,16 +96,32 @@ Deno.test("renderData() drops whole series when even one point each does not fit
     limit: 5_000,
   });
   assert.ok(r.text.length <= 5_000);
-  assert.ok(r.structured.series_count > 0 && r.structured.series_count < 250);
+  const n = r.structured.series_count;
+  assert.ok(n > 0 && n < 250);
   assert.equal(r.structured.series_total, 250);
-  const next = `"S${r.structured.series_count}"`;
   assert.ok(
-    r.structured.notices.some((n) => n.includes(`Call again with codes ${next}`)),
+    r.structured.series.every((s) => s.points.length >= MIN_POINTS),
+    "each shown series keeps MIN_POINTS",
+  );
+  assert.equal(r.structured.next_series_offset, n);
+  assert.deepEqual(r.structured.continue_with, { start_position: null, series_offset: n });
+  assert.ok(
+    r.structured.notices.some((x) => x.includes(`series_offset=${n}`)),
     r.structured.notices.join("\n"),
   );
+  const next = renderData({
+    tool: "boj_get_data_code",
+    response: big(250, 40),
+    url: "u",
+    responseFormat: "markdown",
+    limit: 5_000,
+    seriesOffset: n,
+  });
+  assert.equal(next.structured.series_offset, n);
+  assert.equal(next.structured.series[0]!.series_code, `S${n}`);
 });
 
-Deno.test("renderData() cuts raw first and says so, keeping the data whole", () => {
+Deno.test("renderData() keeps a raw excerpt and says how much of the body it holds, keeping the data whole", () => {
   const response = big(1, 50);
   const raw = "x".repeat(40_000);
   const r = renderData({
@@ -119,7 +136,7 @@ Deno.test("renderData() cuts raw first and says so, keeping the data whole", () 
   assert.equal(r.structured.raw_truncated, true);
   assert.ok(r.structured.raw!.length > 1000 && r.structured.raw!.length < 40_000);
   assert.ok(r.text.length <= 25_000);
-  assert.match(r.structured.notices.join(" "), /raw was cut/);
+  assert.match(r.structured.notices.join(" "), /raw holds the first [\d,]+ of the 40,000 characters/);
 });
 
 Deno.test("renderData() passes next_position through and says how to continue", () => {

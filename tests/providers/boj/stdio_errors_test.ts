@@ -2,7 +2,7 @@
 // validation, through the real server over stdio against a fake BOJ API.
 import assert from "node:assert/strict";
 import { startStdio } from "../../fakes/server.ts";
-import { FakeUpstream } from "../../fakes/upstream.ts";
+import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Route } from "../../fakes/upstream.ts";
 import { BOJ_ARGS, bojConfig, errorPayload, ok, texts } from "./_helpers.ts";
 
@@ -222,6 +222,16 @@ Deno.test("boj tools refuse invalid input with a VALIDATION_ERROR naming the fie
     ["boj_get_metadata", { db: "FM01", limit: 0 }, "limit", /"limit"/],
     ["boj_get_parameter_catalog", { endpoint: "getdata" }, "endpoint", /"endpoint"/],
     ["boj_get_message_catalog", { status: "400" }, "status", /"status"/],
+    // Lone surrogates (invalid UTF-16, which encodeURIComponent refuses) never reach a URL.
+    ["boj_get_data_code", { db: "FM08", codes: ["a\udfffb"] }, "codes", /non-ASCII/],
+    ["boj_get_data_code", { db: "\ud800", codes: ["FXERD01"] }, "db", /non-ASCII/],
+    [
+      "boj_get_data_code",
+      { db: "FM08", codes: ["FXERD01"], start_date: "2024\udfff" },
+      "start_date",
+      /start_date/,
+    ],
+    ["boj_get_data_layer", { db: "FM01", frequency: "D", layers: ["\udfff"] }, "layers", /positive integer/],
   ];
   for (const [name, args, field, pattern] of cases) {
     const p = errorPayload(await s.client.callTool({ name, arguments: args }));
@@ -321,4 +331,99 @@ Deno.test("boj tools retry a 500/503 STATUS inside an HTTP 200 body like an HTTP
 
   errorPayload(await call("B200"));
   assert.equal(sentTo(fake, "B200"), 1, "a 400 body is not retried");
+});
+
+Deno.test("boj tools: a 429 is retryable with retry_after_s, M181013E names the code, errors in STATUS 200 and garbage bodies are errors", async () => {
+  const base = JSON.parse(fixtureText("boj/json_success_code_api.json"));
+  let current: unknown = null;
+  await using fake = FakeUpstream.start([
+    {
+      path: CODE,
+      match: byDb("SLOW"),
+      reply: {
+        status: 429,
+        headers: { "retry-after": "30" },
+        body: "Too Many Requests",
+        contentType: "text/plain",
+      },
+    },
+    {
+      path: CODE,
+      match: byDb("NOPE"),
+      reply: {
+        status: 400,
+        json: {
+          STATUS: 400,
+          MESSAGEID: "M181013E",
+          MESSAGE: "指定した系列コードは存在しません。:2番目のコード",
+          DATE: "2026-02-19T12:38:21.000+09:00",
+        },
+      },
+    },
+    {
+      path: CODE,
+      match: byDb("E200"),
+      reply: { json: { ...base, MESSAGEID: "M181005E", MESSAGE: "DB名が正しくありません。", RESULTSET: [] } },
+    },
+    {
+      path: /^\/api\/v1\/get/,
+      match: byDb("JUNK"),
+      reply: () =>
+        typeof current === "string" ? { body: current, contentType: "text/csv" } : { json: current },
+    },
+  ]);
+  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake, { max_retries: 2 }) });
+  const call = (db: string, codes = ["TK99F1000601GCQ01000"]) =>
+    s.client.callTool({ name: "boj_get_data_code", arguments: { db, codes } });
+
+  // 429: retryable, with the Retry-After BOJ sent, and a hint that agrees; not retried here.
+  const slow = errorPayload(await call("SLOW"));
+  assert.deepEqual(
+    [slow.error_type, slow.status, slow.retryable, slow.retry_after_s],
+    ["API_ERROR", 429, true, 30],
+  );
+  assert.match(String(slow.hint), /Wait 30 seconds/);
+  assert.equal(sentTo(fake, "SLOW"), 1);
+
+  // M181013E: the manual's text, and in English which code of the request it means.
+  const nope = errorPayload(await call("NOPE", ["TK99F1000601GCQ01000", "NOPE99"]));
+  assert.equal(nope.message_id, "M181013E");
+  assert.match(String(nope.message), /\(Series code 2 of the request, "NOPE99", does not exist\)/);
+  assert.doesNotMatch(String(nope.message), /code number|\*/);
+  const catalog = await s.client.callTool({
+    name: "boj_get_message_catalog",
+    arguments: { message_id: "M181013E" },
+  });
+  assert.doesNotMatch(texts(catalog)[0]!, /code number \*/);
+
+  // STATUS 200 with an error MESSAGEID is an error, not "no data".
+  const e200 = errorPayload(await call("E200"));
+  assert.deepEqual([e200.error_type, e200.message_id, e200.retryable], ["API_ERROR", "M181005E", false]);
+  assert.match(String(e200.message), /STATUS 200 but with error M181005E/);
+
+  // Bodies that are no BOJ answer: DECODE_ERROR from every data tool, never an empty result.
+  const garbage: unknown[] = [
+    null,
+    [],
+    "null",
+    { STATUS: 200, MESSAGEID: "M181000I" },
+    { STATUS: 200, MESSAGEID: "M181000I", RESULTSET: "none" },
+    { STATUS: 200, MESSAGEID: "M181000I", RESULTSET: [1, 2, 3] },
+    { STATUS: 200, MESSAGEID: "M181000I", RESULTSET: [{ VALUES: {} }] },
+    "STATUS,200\nMESSAGEID,M181000I\nMESSAGE,Successfully completed\n",
+  ];
+  for (const body of garbage) {
+    current = body;
+    for (
+      const [name, args] of [
+        ["boj_get_data_code", { db: "JUNK", codes: ["X1"] }],
+        ["boj_get_data_layer", { db: "JUNK", frequency: "D", layers: ["1"] }],
+        ["boj_get_metadata", { db: "JUNK" }],
+      ] as const
+    ) {
+      if (name === "boj_get_metadata" && JSON.stringify(body).includes("VALUES")) continue;
+      const p = errorPayload(await s.client.callTool({ name, arguments: args }));
+      assert.equal(p.error_type, "DECODE_ERROR", `${name} on ${JSON.stringify(body)}: ${p.message}`);
+    }
+  }
 });

@@ -63,7 +63,16 @@ Deno.test("boj_get_data_code returns the series in markdown and json, raw only w
   assert.equal(sc.next_position, null);
   assert.equal("raw" in sc, false, "include_raw defaults to false");
   const text = texts(md)[0]!;
-  assert.match(text, /^# BOJ getDataCode CO: 1 of 1 series/);
+  assert.match(text, /^# BOJ getDataCode CO: series 1–1 of 1/);
+  assert.match(text, /Complete: nothing more to fetch/);
+  assert.equal(sc.continue_with, null);
+  assert.equal(sc.next_series_offset, null);
+  assert.match(
+    text,
+    /\| TK99F1000601GCQ01000 \| .* \| 202401 = 11 \| 2, 1 missing \| \(below\) \|/,
+    "one row per series",
+  );
+  assert.match(text, /\| 202402 \| — \|/, "a single series' observations get their own table");
   assert.match(text, /D\.I\.\/業況\/大企業\/製造業\/実績/);
   assert.match(text, /Source: .*\/api\/v1\/getDataCode\?/);
   assert.match(text, /日本銀行時系列統計データ検索サイトの API 機能を使用しています/);
@@ -106,7 +115,8 @@ Deno.test("boj_get_data_code sends several codes comma-separated and continues w
   const sc1 = ok(first);
   assert.equal(sc1.next_position, 2);
   assert.match(sc1.notices[0], /at most 250 series and 60,000 data points.*start_position=2/);
-  assert.match(texts(first)[0]!, /Next position: 2/);
+  assert.match(texts(first)[0]!, /Continue with: start_position=2, series_offset=0 \(BOJ next_position: 2\)/);
+  assert.deepEqual(sc1.continue_with, { start_position: 2, series_offset: 0 });
   assert.match(
     fake.requests[0]!.url.search,
     /code=TK99F1000601GCQ01000,TK99F2000601GCQ01000/,
@@ -256,7 +266,11 @@ Deno.test("boj_get_data_layer returns the series below a layer from JSON and CSV
   assert.equal(json.parameter.frequency, "D");
   assert.equal(json.parameter.layer1, "1");
   assert.deepEqual(json.series[0].latest, { survey_date: "20260217", value: 0.728 });
-  assert.match(texts(md)[0]!, /## STRDCLUCON: Call Rate, Uncollateralized Overnight, Average \(Daily\)/);
+  assert.match(
+    texts(md)[0]!,
+    /\n\| STRDCLUCON \| Call Rate, Uncollateralized Overnight, Average \(Daily\) \| .* \| 20260216 0\.727; 20260217 0\.728; 20260218 — \|\n/,
+    "one table row per series, observations inline",
+  );
   const sent = fake.requests[0]!;
   assert.deepEqual([q(sent, "frequency"), q(sent, "layer"), q(sent, "startDate")], ["D", "1", "202602"]);
 
@@ -275,6 +289,7 @@ Deno.test("boj_get_data_layer returns the series below a layer from JSON and CSV
     }),
   );
   assert.equal(page.next_position, 255);
+  assert.deepEqual(page.continue_with, { start_position: 255, series_offset: 0 });
   assert.match(page.notices[0], /boj_get_data_layer again .* start_position=255/);
 });
 

@@ -433,6 +433,9 @@ Deno.test("fred reports a storage folder the process may not write as PERMISSION
     args: ["--providers", "fred"],
     configYaml: fredConfig(fake.origin),
     env: { FRED_STORAGE_DIR: `${outside}/store` },
+    // The permission set lets the server write anywhere; narrow it to the data folder so the
+    // storage folder outside it is refused.
+    allowWrite: ["$HOME/.local/share/opendata-mcp"],
   });
   await s.client.listTools();
   const e = errorOf(

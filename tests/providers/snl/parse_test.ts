@@ -25,7 +25,8 @@ Deno.test("parseSearch() takes a permalink as a slug or a URL, tolerates a resul
   const [fromUrl] = parseSearch({ results: [{ headword: "Bergen", article_url: "https://snl.no/Bergen" }] })!;
   assert.deepEqual([fromUrl!.title, fromUrl!.slug], ["Bergen", "Bergen"]);
   assert.deepEqual(parseSearch([]), []);
-  assert.deepEqual(parseSearch([null, 3, { rank: 1 }]), [], "items without a title are skipped");
+  assert.equal(parseSearch([null, 3, { rank: 1 }]), null, "a list of things that are no hits is no answer");
+  assert.equal(parseSearch([{ title: "Oslo" }, null])?.length, 1, "items without a title are skipped");
   assert.equal(parseSearch({ message: "oops" }), null);
   assert.equal(parseSearch("<html>"), null);
 });

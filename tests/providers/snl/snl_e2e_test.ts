@@ -54,6 +54,8 @@ async function withServer(fn: (s: StdioSession, fake: FakeUpstream) => Promise<v
     "    max_retries: 1",
     "    retry_backoff_ms: 1",
     "    timeout: 5",
+    // Room for the synthetic 5 MB article below; the default cap (4 MiB) is sized to real articles.
+    "    max_body_mb: 16",
   ].join("\n");
   await using s = await startStdio({ args: ["--providers", "snl"], configYaml });
   await fn(s, fake);
@@ -134,8 +136,10 @@ Deno.test("snl-search reads the older first_two_sentences name and a sister site
 
     const none = ok(await s.client.callTool({ name: "snl-search", arguments: { query: "ingenting" } }));
     assert.deepEqual([none["count"], none["has_more"]], [0, false]);
+    // An error object in an HTTP 200 answer is an error with the upstream's words, not "no hits".
     const odd = errorPayload(await s.client.callTool({ name: "snl-search", arguments: { query: "rart" } }));
-    assert.equal(odd["error_type"], "DECODE_ERROR");
+    assert.equal(odd["error_type"], "API_ERROR");
+    assert.match(String(odd["message"]), /answered with an error: "oops"/);
   });
 });
 
@@ -163,6 +167,10 @@ Deno.test("snl tools reject bad arguments with a VALIDATION_ERROR naming the fie
       ["snl-article", { id: 0 }, "id"],
       ["snl-article", { slug: "Oslo", site: "wiki" }, "site"],
       ["snl-article", { slug: "Oslo", max_chars: 10 }, "max_chars"],
+      // A lone surrogate is not valid Unicode, and encodeURIComponent throws on it.
+      ["snl-article", { slug: "a\udfffb" }, "slug"],
+      ["snl-article", { url: "https://snl.no/a\udfffb" }, "url"],
+      ["snl-search", { query: "a\ud800" }, "query"],
     ];
     for (const [name, args, field] of cases) {
       const p = errorPayload(await s.client.callTool({ name, arguments: args }));
@@ -255,6 +263,99 @@ Deno.test("snl-article gives a long article in parts that join up to the whole t
       }),
     );
     assert.equal(past["field"], "offset");
+  });
+});
+
+Deno.test("snl tools answer DECODE_ERROR for bodies that are not SNL answers, API_ERROR for an error object", async () => {
+  await withServer(async (s, fake) => {
+    let current: unknown = null;
+    fake.route({
+      path: /^\/api\/v1\/search$/,
+      match: (r) => /^søppel/.test(query(r) ?? ""),
+      reply: () => ({ json: current }),
+    })
+      .route({ path: /^\/soppel\d+\.json$/, reply: () => ({ json: current }) });
+    const garbage: unknown[] = [null, "text", 5, [1, "x", null], { results: "x" }, {}, [{ title: 5 }], {
+      title: "Uten tekst",
+    }, { title: "Feil type", xhtml_body: 7 }];
+    let round = 0;
+    for (const body of garbage) {
+      current = body;
+      round++;
+      const search = errorPayload(
+        await s.client.callTool({ name: "snl-search", arguments: { query: `søppel ${round}` } }),
+      );
+      // A search answer of [] is a real empty result; an object that is no article is not a search answer either.
+      assert.equal(search["error_type"], "DECODE_ERROR", `search on ${JSON.stringify(body)}`);
+      const article = errorPayload(
+        await s.client.callTool({ name: "snl-article", arguments: { slug: `soppel${round}` } }),
+      );
+      assert.equal(article["error_type"], "DECODE_ERROR", `article on ${JSON.stringify(body)}`);
+    }
+    current = { error: "Artikkelen er midlertidig utilgjengelig" };
+    round++;
+    const search = errorPayload(
+      await s.client.callTool({ name: "snl-search", arguments: { query: `søppel ${round}` } }),
+    );
+    assert.equal(search["error_type"], "API_ERROR");
+    assert.match(String(search["message"]), /midlertidig utilgjengelig/);
+    const article = errorPayload(
+      await s.client.callTool({ name: "snl-article", arguments: { slug: `soppel${round}` } }),
+    );
+    assert.equal(article["error_type"], "API_ERROR");
+    assert.match(
+      String(article["message"]),
+      /"soppel\d+" with an error: "Artikkelen er midlertidig utilgjengelig"/,
+    );
+    // Nothing of this was cached: the same call asks again.
+    await s.client.callTool({ name: "snl-article", arguments: { slug: `soppel${round}` } });
+    assert.equal(fake.requestsTo(`/soppel${round}.json`).length, 2);
+  });
+});
+
+Deno.test("snl-article keeps every part within the limit when the upstream sends huge fields", async () => {
+  await withServer(async (s, fake) => {
+    const body = Array.from({ length: 12 }, (_, i) => `<p>Avsnitt ${i}: ${"syntetisk tekst ".repeat(20)}</p>`)
+      .join("");
+    const huge = {
+      title: "T".repeat(100_000),
+      headword: "H".repeat(50_000),
+      url: `https://snl.no/${"u".repeat(5000)}`,
+      subject_title: "S".repeat(20_000),
+      created_at: "2020-01-01T00:00:00Z".repeat(1000),
+      license_name: "fri",
+      authors: Array.from({ length: 500 }, (_, i) => ({ full_name: `Forfatter ${i} ${"x".repeat(500)}` })),
+      images: Array.from(
+        { length: 1000 },
+        (_, i) => ({ url: `https://snl.no/img/${i}.jpg`, caption: "c".repeat(5000) }),
+      ),
+      xhtml_body: body,
+    };
+    fake.route({ path: "/enorm.json", reply: { json: huge } });
+    const whole = bodyToText(body).text;
+    for (const format of ["markdown", "json"]) {
+      const parts: string[] = [];
+      let offset = 0;
+      for (let i = 0; i < 40; i++) {
+        const r = await s.client.callTool({
+          name: "snl-article",
+          arguments: { slug: "enorm", offset, response_format: format },
+        });
+        const data = ok(r);
+        assert.ok(texts(r)[0]!.length <= 3000, `${format} part ${i}: text ${texts(r)[0]!.length}`);
+        assert.ok(
+          JSON.stringify(data).length <= 3000,
+          `${format} part ${i}: structured ${JSON.stringify(data).length}`,
+        );
+        assert.ok(Number(data["count"]) > 0, "every part carries text");
+        assert.equal(data["authors_total"], 500);
+        assert.equal(data["images_total"], 1000);
+        parts.push(String(data["text"]));
+        if (!data["has_more"]) break;
+        offset = data["next_offset"] as number;
+      }
+      assert.equal(parts.join(""), whole, `${format}: the parts join up to the whole text`);
+    }
   });
 });
 

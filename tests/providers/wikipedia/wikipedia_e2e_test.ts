@@ -240,6 +240,10 @@ Deno.test("wikipedia tools reject each out-of-range argument with a VALIDATION_E
       ["wikipedia-geosearch", { lat: 59.9, lon: 10.7, limit: 501 }, "limit"],
       ["wikipedia-content", { title: "Oslo", max_chars: 10 }, "max_chars"],
       ["wikipedia-content", { title: "Oslo", section: -1 }, "section"],
+      // A lone surrogate is not valid Unicode, and encodeURIComponent throws on it.
+      ["wikipedia-summary", { title: "a\udfffb" }, "title", /lone surrogate/],
+      ["wikipedia-content", { title: "\ud800" }, "title", /lone surrogate/],
+      ["wikipedia-search", { query: "a\udfffb" }, "query", /lone surrogate/],
     ];
     for (const [name, args, field, message] of cases) {
       const p = errorPayload(await s.client.callTool({ name, arguments: args }));
@@ -309,6 +313,114 @@ Deno.test("wikipedia-summary says when a title is a disambiguation page and list
     const text = texts(r)[0]!;
     assert.match(text, /"Merkur" is a disambiguation page/);
     assert.match(text, /- Merkur \(mytologi\)/);
+  });
+});
+
+Deno.test("wikipedia-summary still answers a disambiguation page whose list of articles cannot be fetched", async () => {
+  await withServer(async (s, fake) => {
+    const links = (r: Received) => param(r, "prop") === "links";
+    // Two 503s (max_retries 1), then a body that is no API answer at all.
+    fake.route({
+      path: "/w/api.php",
+      match: links,
+      reply: (_r, count) => count < 2 ? { status: 503, body: "Service Unavailable" } : { json: null },
+    });
+    for (const cause of [/HTTP 503/, /DECODE_ERROR: .*unexpected shape/]) {
+      const r = await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "merkur" } });
+      const data = ok(r);
+      assert.equal(data["is_disambiguation"], true);
+      assert.equal(data["title"], "Merkur");
+      assert.match(String(data["extract"]), /Merkur kan vise til/);
+      assert.deepEqual(data["disambiguation_options"], []);
+      assert.match(String(data["disambiguation_options_error"]), cause);
+      const text = texts(r)[0]!;
+      assert.match(text, /"Merkur" is a disambiguation page/);
+      assert.match(text, /The list of articles this page points to could not be fetched/);
+      assert.match(text, /wikipedia-content \(title "Merkur"\)/);
+    }
+    assert.equal(fake.requests.filter(links).length, 3);
+
+    // A hundred long options do not fit a 4,000-character result: the list is cut, and says so.
+    const many = Array.from(
+      { length: 100 },
+      (_, i) => ({ ns: 0, title: `Merkur (betydning ${i}) ${"x".repeat(60)}` }),
+    );
+    fake.route({
+      path: "/w/api.php",
+      match: links,
+      reply: {
+        json: { batchcomplete: true, query: { pages: [{ pageid: 990002, title: "Merkur", links: many }] } },
+      },
+    });
+    for (const format of ["markdown", "json"]) {
+      const r = await s.client.callTool({
+        name: "wikipedia-summary",
+        arguments: { title: "merkur", response_format: format },
+      });
+      const data = ok(r);
+      assert.ok(texts(r)[0]!.length <= 4000, `${format}: text ${texts(r)[0]!.length}`);
+      assert.ok(JSON.stringify(data).length <= 4000, `${format}: structured ${JSON.stringify(data).length}`);
+      const shown = (data["disambiguation_options"] as unknown[]).length;
+      assert.ok(shown > 5 && shown < 100, `${shown} options shown`);
+      assert.equal(data["disambiguation_options_more"], true);
+      assert.equal(data["disambiguation_options_error"], null);
+      if (format === "markdown") {
+        assert.match(texts(r)[0]!, /more on the page: read them all with wikipedia-content/);
+      }
+    }
+  });
+});
+
+Deno.test("wikipedia tools answer DECODE_ERROR for bodies that are not API answers, API_ERROR for an error string", async () => {
+  await withServer(async (s, fake) => {
+    const bodies: unknown[] = [null, [], "text", { batchcomplete: true }, { query: "x" }, {
+      query: { search: "x", geosearch: 5, pages: "x" },
+    }, { query: { search: [1, 2], geosearch: [{}], pages: [null, 3] } }];
+    let current: unknown = null;
+    fake.route({
+      path: "/w/api.php",
+      match: (r) =>
+        /^søppel/.test(param(r, "srsearch") ?? "") || /^Søppel/.test(param(r, "titles") ?? "") ||
+        /^1\|/.test(param(r, "gscoord") ?? ""),
+      reply: () => ({ json: current }),
+    });
+    // Each body gets its own request URL, so what one case leaves in the cache cannot answer the next.
+    let round = 0;
+    const calls = () =>
+      [
+        ["wikipedia-search", { query: `søppel ${round}` }],
+        ["wikipedia-summary", { title: `Søppel ${round}` }],
+        ["wikipedia-content", { title: `Søppel ${round}` }],
+        ["wikipedia-geosearch", { lat: 1, lon: round }],
+      ] as const;
+    for (const body of bodies) {
+      current = body;
+      round++;
+      for (const [name, args] of calls()) {
+        const p = errorPayload(await s.client.callTool({ name, arguments: args }));
+        assert.equal(p["error_type"], "DECODE_ERROR", `${name} on ${JSON.stringify(body)}: ${p["message"]}`);
+        assert.equal(p["retryable"], false);
+        assert.match(String(p["message"]), /unexpected shape/);
+      }
+    }
+    // An error object (or a bare error string) inside HTTP 200 is an error with the upstream's words.
+    current = { error: "Search is temporarily disabled" };
+    round++;
+    for (const [name, args] of calls()) {
+      const p = errorPayload(await s.client.callTool({ name, arguments: args }));
+      assert.equal(p["error_type"], "API_ERROR", name);
+      assert.match(String(p["message"]), /Search is temporarily disabled/);
+    }
+    current = { error: { code: "internal_api_error_DBQueryError", info: "Database query error" } };
+    const p = errorPayload(
+      await s.client.callTool({ name: "wikipedia-search", arguments: { query: "søppel x" } }),
+    );
+    assert.deepEqual([p["error_type"], p["retryable"], p["message_id"]], [
+      "API_ERROR",
+      true,
+      "internal_api_error_DBQueryError",
+    ]);
+    assert.match(String(p["message"]), /Database query error/);
   });
 });
 

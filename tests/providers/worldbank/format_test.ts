@@ -57,13 +57,17 @@ Deno.test("facetsMarkdown() renders a count table and escapes pipes in values", 
       filter_argument: null,
       values: [{ value: "A | B", count: 1234 }],
       available: 3,
+      remaining: 2,
     }],
+    offset: 0,
+    has_more: true,
+    next_offset: 1,
     truncated: false,
     notice: null,
     source: sourceOf("https://search.worldbank.org/api/v3/wds?format=json", "https://terms.example"),
   });
   assert.match(md, /## Collection or series \(`colti_exact`\)/);
-  assert.match(md, /Showing 1 of 3 values\./);
+  assert.match(md, /Values 1–1 of 3 \(2 more: call again with offset=1\)\./);
   assert.match(md, /\| A \\\| B \| 1,234 \|/);
   assert.match(md, /Terms: https:\/\/terms\.example/);
 });

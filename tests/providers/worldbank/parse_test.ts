@@ -66,13 +66,53 @@ Deno.test("parseWdsResponse() accepts top-level facets, a documents list and a s
   assert.deepEqual(page.facets, { count_exact: [{ value: "Chad", count: 3 }] });
 });
 
-Deno.test("parseWdsResponse() treats a reply without documents or total as empty", () => {
-  assert.deepEqual(parseWdsResponse({}), { total: 0, documents: [], facets: {} });
+Deno.test("parseWdsResponse() treats total 0 without documents as empty", () => {
   assert.deepEqual(parseWdsResponse({ total: 0, documents: null }), { total: 0, documents: [], facets: {} });
+  assert.deepEqual(parseWdsResponse({ total: 0, documents: { facets: {} } }), {
+    total: 0,
+    documents: [],
+    facets: {},
+  });
+});
+
+Deno.test("parseWdsResponse() reads an error object in an HTTP 200 reply as an API_ERROR with its message", () => {
+  for (
+    const [body, message] of [
+      [{ error: "Invalid query" }, /"Invalid query"/],
+      [{ errors: [{ message: "rows must be a number" }] }, /"rows must be a number"/],
+      [
+        { fault: { faultstring: "Rate limit quota violation", detail: { errorcode: "x" } } },
+        /Rate limit quota/,
+      ],
+      [{ Message: "An error has occurred." }, /An error has occurred/],
+    ] as const
+  ) {
+    assert.throws(
+      () => parseWdsResponse(body),
+      (e: unknown) => e instanceof ToolError && e.errorType === "API_ERROR" && message.test(e.message),
+      JSON.stringify(body),
+    );
+  }
 });
 
 Deno.test("parseWdsResponse() rejects replies of the wrong shape with a DECODE_ERROR", () => {
-  for (const bad of [null, [], "text", 3, { documents: "x" }]) {
+  for (
+    const bad of [
+      null,
+      [],
+      "text",
+      3,
+      { documents: "x" },
+      {},
+      { rows: 1 },
+      { total: "many", documents: {} },
+      {
+        total: 3,
+        documents: { D1: "x", D2: 5 },
+      },
+      { total: 2, documents: [1, 2] },
+    ]
+  ) {
     assert.throws(
       () => parseWdsResponse(bad),
       (e: unknown) => e instanceof ToolError && e.errorType === "DECODE_ERROR" && !e.retryable,

@@ -89,6 +89,27 @@ function route(req: Received): Reply {
     }));
     return { json: { total: 5000, documents: { facets: { sectr_exact: values } } } };
   }
+  if (fct === "count_exact,lang_exact,docty_exact") {
+    const facet = (name: string) =>
+      Object.fromEntries(
+        Array.from(
+          { length: 100 },
+          (_, i) => [String(i), { name: `${name} value ${i} ${"x".repeat(40)}`, count: 500 - i }],
+        ),
+      );
+    return {
+      json: {
+        total: 9000,
+        documents: {
+          facets: {
+            count_exact: facet("Country"),
+            lang_exact: facet("Language"),
+            docty_exact: facet("Type"),
+          },
+        },
+      },
+    };
+  }
   if (fct === "topic_exact") {
     // Facets as a list rather than an object keyed "0", "1", ...: parsed the same way.
     return {
@@ -115,6 +136,10 @@ function route(req: Received): Reply {
       return { fixture: REAL_SEARCH, truncateAt: 300 };
     case "refused":
       return { status: 400, body: "Bad Request", contentType: "text/plain" };
+    case "gone":
+      return { status: 404, body: "Not Found", contentType: "text/plain" };
+    case "errobj":
+      return { json: { error: "Invalid query syntax near 'AND'" } };
     case "down":
       return { status: 503, body: HTML_PAGE, contentType: "text/html" };
     case "slow":
@@ -627,22 +652,42 @@ Deno.test("worldbank results stay within the character limit with the guidance n
     assert.match(out["notice"] as string, /reduce "limit"/);
     if (format === "markdown") assert.match(t, /\*\*Response truncated/);
   }
-  // One document whose abstract alone is past the limit: the abstract is cut, the record kept.
+  // One document whose abstract alone is past the limit: it comes in parts, the record with each.
+  const whole = "Synthetic sentence of a long abstract. ".repeat(400).trim();
   for (const format of ["markdown", "json"]) {
-    const result = await s.client.callTool({
-      name: "worldbank_get_document_details",
-      arguments: { document_id: "99990099", response_format: format },
-    });
-    const out = ok(result);
-    assert.ok(text(result).length <= 4000, `details ${format}: ${text(result).length} characters`);
-    assert.ok(JSON.stringify(out).length <= 4000, `details ${format}: structured content fits`);
-    assert.equal(out["truncated"], true);
-    assert.match(out["notice"] as string, /Abstract shortened to stay within the 4,000-character limit/);
-    const abstract = (out["document"] as Doc).abstract!;
-    assert.ok(abstract.length > 1000 && abstract.endsWith("…"), `abstract kept in part (${abstract.length})`);
+    const parts: string[] = [];
+    let offset = 0;
+    for (let i = 0; i < 20; i++) {
+      const result = await s.client.callTool({
+        name: "worldbank_get_document_details",
+        arguments: { document_id: "99990099", offset, response_format: format },
+      });
+      const out = ok(result);
+      assert.ok(text(result).length <= 4000, `details ${format}: ${text(result).length} characters`);
+      assert.ok(JSON.stringify(out).length <= 4000, `details ${format}: structured content fits`);
+      assert.equal(out["truncated"], true);
+      assert.equal(out["abstract_total"], whole.length);
+      assert.match(
+        out["notice"] as string,
+        /Abstract characters \d+–\d+ of 15599 shown to stay within the 4,000-character limit/,
+      );
+      parts.push((out["document"] as Doc).abstract!);
+      if (!out["has_more"]) break;
+      assert.match(text(result), new RegExp(`offset=${out["next_offset"]}`));
+      offset = out["next_offset"] as number;
+    }
+    assert.ok(parts.length >= 4, `${parts.length} parts`);
+    assert.equal(parts.join(""), whole, `${format}: the parts join up to the whole abstract`);
   }
+  const past = errorPayload(
+    await s.client.callTool({
+      name: "worldbank_get_document_details",
+      arguments: { document_id: "99990099", offset: 20_000 },
+    }),
+  );
+  assert.equal(past["field"], "offset");
 
-  // 100 values of one facet do not fit: cut at a value, with advice.
+  // 100 values of one facet do not fit: cut at a value, with advice and the offset to go on.
   const facets = await s.client.callTool({
     name: "worldbank_explore_facets",
     arguments: { facets: ["sectr_exact"], limit: 100 },
@@ -653,7 +698,9 @@ Deno.test("worldbank results stay within the character limit with the guidance n
   assert.ok(shown.values.length > 10 && shown.values.length < 100, `${shown.values.length} values shown`);
   assert.equal(shown.available, 100);
   assert.equal(facetsOut["truncated"], true);
-  assert.match(facetsOut["notice"] as string, /showing \d+ of 100 facet values/);
+  assert.equal(facetsOut["next_offset"], shown.values.length);
+  assert.match(facetsOut["notice"] as string, new RegExp(`showing ${shown.values.length} values per facet`));
+  assert.match(facetsOut["notice"] as string, new RegExp(`offset=${shown.values.length}`));
 
   const longCalls = fake.requests.filter((r) => r.url.searchParams.get("qterm") === "long").length;
 
@@ -669,4 +716,127 @@ Deno.test("worldbank results stay within the character limit with the guidance n
   );
   assert.equal(slow["error_type"], "TIMEOUT");
   assert.equal(slow["retryable"], true);
+});
+
+Deno.test("worldbank_explore_facets shares the limit among facets and continues each with next_offset", async () => {
+  await using fake = startFake();
+  await using s = await startStdio({
+    args: ["--providers", "worldbank"],
+    configYaml: `${config(fake.origin)}\nserver:\n  character_limit: 4000\n`,
+  });
+  for (const format of ["markdown", "json"]) {
+    const seen: Record<string, string[]> = { count_exact: [], lang_exact: [], docty_exact: [] };
+    let offset = 0;
+    let calls = 0;
+    for (; calls < 60; calls++) {
+      const r = await s.client.callTool({
+        name: "worldbank_explore_facets",
+        arguments: {
+          facets: ["count_exact", "lang_exact", "docty_exact"],
+          limit: 100,
+          offset,
+          response_format: format,
+        },
+      });
+      const out = ok(r);
+      assert.ok(text(r).length <= 4000, `${format}: ${text(r).length} characters`);
+      assert.ok(JSON.stringify(out).length <= 4000, `${format}: structured fits`);
+      assert.equal(out["offset"], offset);
+      const facets = out["facets"] as {
+        field: string;
+        values: { value: string }[];
+        available: number;
+        remaining: number;
+      }[];
+      for (const f of facets) {
+        assert.ok(f.values.length > 0, `${f.field} shows values at offset ${offset}`);
+        assert.equal(f.available, 100);
+        assert.equal(f.remaining, 100 - offset - f.values.length);
+        seen[f.field]!.push(...f.values.map((v) => v.value));
+      }
+      if (format === "markdown") {
+        assert.doesNotMatch(text(r), /No values returned/);
+        if (out["next_offset"] !== null) {
+          assert.match(text(r), new RegExp(`call again with offset=${out["next_offset"]}`));
+        }
+      }
+      if (out["next_offset"] === null) break;
+      assert.equal(out["truncated"], true);
+      assert.match(String(out["notice"]), /values per facet .* call again with offset=\d+/);
+      offset = out["next_offset"] as number;
+    }
+    assert.ok(calls >= 2, `${format}: the list came in ${calls + 1} parts`);
+    for (const [field, values] of Object.entries(seen)) {
+      const name = { count_exact: "Country", lang_exact: "Language", docty_exact: "Type" }[field];
+      assert.deepEqual(
+        values,
+        Array.from({ length: 100 }, (_, i) => `${name} value ${i} ${"x".repeat(40)}`),
+        `${format}: every value of ${field} exactly once, in order`,
+      );
+    }
+  }
+});
+
+Deno.test("worldbank tools: a 404 is explained, error objects in HTTP 200 are errors, garbage is DECODE_ERROR", async () => {
+  await using fake = startFake();
+  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  const search = (query: string) =>
+    s.client.callTool({ name: "worldbank_search_documents", arguments: { query } });
+
+  const gone = errorPayload(await search("gone"));
+  assert.deepEqual([gone["error_type"], gone["status"], gone["retryable"]], ["API_ERROR", 404, false]);
+  assert.match(String(gone["message"]), /HTTP 404\): the search endpoint was not found/);
+  assert.doesNotMatch(String(gone["message"]), /filter value/);
+  assert.match(String(gone["hint"]), /providers\.worldbank\.base_url/);
+
+  const refusal = errorPayload(await search("errobj"));
+  assert.deepEqual([refusal["error_type"], refusal["retryable"]], ["API_ERROR", false]);
+  assert.match(String(refusal["message"]), /answered with an error: "Invalid query syntax near 'AND'"/);
+  await search("errobj");
+  assert.equal(
+    fake.requests.filter((r) => r.url.searchParams.get("qterm") === "errobj").length,
+    2,
+    "an error body is not cached",
+  );
+
+  let current: unknown = null;
+  fake.route({
+    path: PATH,
+    match: (r) =>
+      /^garbage/.test(r.url.searchParams.get("qterm") ?? "") ||
+      /^7777/.test(r.url.searchParams.get("id") ?? "") ||
+      /^P7777/.test(r.url.searchParams.get("projectid") ?? ""),
+    reply: () => ({ json: current }),
+  });
+  const bodies: unknown[] = [null, [], "text", {}, { rows: 20 }, { total: "many", documents: {} }, {
+    total: 3,
+    documents: { D1: "x", D2: 5 },
+  }];
+  let round = 0;
+  for (const body of bodies) {
+    current = body;
+    round++;
+    const calls = [
+      ["worldbank_search_documents", { query: `garbage ${round}` }],
+      ["worldbank_get_document_details", { document_id: `7777${round}` }],
+      ["worldbank_explore_facets", { facets: ["lang_exact"], query: `garbage ${round}` }],
+      ["worldbank_search_by_project", { project_id: `P77770${round}` }],
+    ] as const;
+    for (const [name, args] of calls) {
+      const p = errorPayload(await s.client.callTool({ name, arguments: args }));
+      assert.equal(p["error_type"], "DECODE_ERROR", `${name} on ${JSON.stringify(body)}: ${p["message"]}`);
+    }
+  }
+
+  for (
+    const [args, field] of [
+      [{ query: "a\udfffb" }, "query"],
+      [{ query: "x", countries: ["Kenya", "\ud800"] }, "countries"],
+    ] as const
+  ) {
+    const p = errorPayload(await s.client.callTool({ name: "worldbank_search_documents", arguments: args }));
+    assert.equal(p["error_type"], "VALIDATION_ERROR");
+    assert.equal(p["field"], field);
+    assert.match(String(p["message"]), /lone surrogate/);
+  }
 });

@@ -1,0 +1,53 @@
+# syntax=docker/dockerfile:1
+# opendata-mcp over HTTP in a container: Streamable HTTP at /mcp, legacy SSE at /sse + /message,
+# liveness at /health, on 0.0.0.0:8000. Quick start: docker compose up (docker-compose.yml);
+# settings and what a deployment must set: docs/DEPLOYMENT.md.
+#
+#   docker build -t opendata-mcp .
+#   docker run --rm -p 8000:8000 -e MCP_ALLOWED_HOSTS=localhost,127.0.0.1 opendata-mcp
+
+# Official Deno images (github.com/denoland/deno_docker), pinned to the Deno of .ci/run and CI.
+ARG DENO_VERSION=2.9.6
+
+# 1. Build: npm dependencies from the frozen lock, then the module graph, into /deno-dir.
+FROM denoland/deno:${DENO_VERSION} AS build
+WORKDIR /app
+# Dependencies first, so this layer is rebuilt only when deno.json or deno.lock change.
+COPY deno.json deno.lock ./
+RUN deno install --frozen
+COPY main.ts ./
+COPY lib/ lib/
+COPY config/ config/
+# Every module of the server (providers load lazily, through literal imports deno cache follows),
+# so the container starts without network access to a registry (--cached-only below).
+RUN deno cache --frozen main.ts \
+  && mkdir -p /data
+
+# 2. Runtime: distroless (no shell, no package manager), as the unprivileged user 65532.
+FROM denoland/deno:distroless-${DENO_VERSION}
+ARG VERSION=0.1.0
+LABEL org.opencontainers.image.title="opendata-mcp" \
+      org.opencontainers.image.description="MCP server for public open data: World Bank, Bank of Japan, FRED, Wikipedia, Store norske leksikon, Riksantikvaren, GeoNorge" \
+      org.opencontainers.image.source="https://github.com/opendata-mcp/opendata-mcp" \
+      org.opencontainers.image.version="${VERSION}" \
+      io.modelcontextprotocol.server.name="io.github.opendata-mcp/opendata-mcp"
+WORKDIR /app
+# The code stays root-owned (read-only to the server); its Deno cache and the data folder are its own.
+COPY --from=build /app /app
+COPY --from=build --chown=65532:65532 /deno-dir /deno-dir
+COPY --from=build --chown=65532:65532 /data /data
+USER 65532:65532
+# Files the server writes (FRED exports) go to /data, a volume in docker-compose.yml.
+ENV OPENDATA_MCP_DATA_DIR=/data
+VOLUME ["/data"]
+EXPOSE 8000
+# /health answers 200 while the server serves; it needs no token but is subject to the Host
+# check, so MCP_ALLOWED_HOSTS must include 127.0.0.1 when it is set (docs/DEPLOYMENT.md).
+# deno eval has every permission; the image has no shell and no curl.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
+  CMD ["/bin/deno", "eval", "const r = await fetch('http://127.0.0.1:8000/health'); Deno.exit(r.ok ? 0 : 1);"]
+# The start task's command (deno.json: deno run -q -P --no-prompt main.ts, the one permission set)
+# plus --cached-only; flags fix the transport and address, so a blank variable in an env file
+# cannot move them. tini (the image's entrypoint) forwards SIGTERM: the server finishes calls in
+# flight for MCP_SHUTDOWN_GRACE (10 s), so give it ~15 s before SIGKILL (stop_grace_period).
+CMD ["run", "-q", "-P", "--no-prompt", "--cached-only", "main.ts", "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]

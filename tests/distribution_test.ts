@@ -1,0 +1,233 @@
+// The distribution files agree with the code and with each other: the MCP bundle manifest, the
+// release assembly (tests/tools/release.ts, run here with stand-in binaries), the container
+// files, the npm launcher package and the workflows' runner matrix.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { VERSION } from "../lib/version.ts";
+import {
+  bundleFileName,
+  npmPlatformPackage,
+  registryName,
+  RELEASE_TARGETS,
+  REPOSITORY,
+  USER_CONFIG,
+} from "./tools/distribution.ts";
+import { envAllowlist, permissionTasks } from "./tools/permissions.ts";
+import {
+  sha256,
+  versionMismatches,
+  writeBundles,
+  writeNpmPackages,
+  writeServerJson,
+  writeSha256Sums,
+} from "./tools/release.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+/** Variables a distribution file passes that the server will read once their issue lands. */
+const PENDING_ENV = ["OPENDATA_MCP_TOOLSETS"];
+
+function readJson(path: string): Record<string, unknown> {
+  return JSON.parse(Deno.readTextFileSync(join(ROOT, path)));
+}
+
+Deno.test("manifest.json is an MCPB 0.3 binary bundle whose settings map to the server's variables", () => {
+  const manifest = readJson("manifest.json");
+  assert.equal(manifest["manifest_version"], "0.3");
+  assert.equal(manifest["version"], VERSION);
+  const server = manifest["server"] as {
+    type: string;
+    entry_point: string;
+    mcp_config: { env: Record<string, string> };
+  };
+  assert.equal(server.type, "binary");
+  assert.deepEqual(server.mcp_config.env, {
+    FRED_API_KEY: "${user_config.fred_api_key}",
+    OPENDATA_MCP_DATA_DIR: "${user_config.data_dir}",
+    OPENDATA_MCP_TOOLSETS: "${user_config.toolsets}",
+  });
+  const userConfig = manifest["user_config"] as Record<string, Record<string, unknown>>;
+  assert.equal(userConfig["fred_api_key"]?.["sensitive"], true, "the FRED key is masked and stored securely");
+  assert.equal(userConfig["data_dir"]?.["type"], "directory");
+  for (const [key, option] of Object.entries(userConfig)) {
+    // Clients leave ${user_config.KEY} unreplaced when a value has neither user input nor default.
+    assert.ok(option["required"] === true || option["default"] !== undefined, `${key} needs a default`);
+  }
+  for (const [name, value] of Object.entries(server.mcp_config.env)) {
+    const key = /^\$\{user_config\.(\w+)\}$/.exec(value)?.[1];
+    assert.ok(key && key in userConfig, `${name} refers to a user_config key`);
+    assert.ok(envAllowlist().includes(name) || PENDING_ENV.includes(name), `${name} is in the env allowlist`);
+  }
+  for (const name of PENDING_ENV) {
+    assert.ok(!envAllowlist().includes(name), `${name} is read now: remove it from PENDING_ENV`);
+  }
+  assert.deepEqual(Object.keys(USER_CONFIG), Object.keys(userConfig));
+});
+
+Deno.test("release.ts lays out bundles, server.json with each bundle's SHA-256, npm packages and SHA256SUMS", async () => {
+  const dist = Deno.makeTempDirSync({ prefix: "opendata-mcp-dist-" });
+  try {
+    // Stand-ins for the compiled binaries: the layout, not the binaries, is under test here.
+    for (const t of RELEASE_TARGETS) Deno.writeTextFileSync(join(dist, t.binary), `binary for ${t.target}\n`);
+
+    const dirs = writeBundles(dist, join(dist, "bundles"));
+    assert.equal(dirs.length, 5);
+    for (const [i, t] of RELEASE_TARGETS.entries()) {
+      const manifest = JSON.parse(Deno.readTextFileSync(join(dirs[i]!, "manifest.json")));
+      const exe = t.os === "win32" ? "opendata-mcp.exe" : "opendata-mcp";
+      assert.deepEqual(manifest.compatibility, { platforms: [t.os] });
+      assert.equal(manifest.server.entry_point, `server/${exe}`);
+      assert.equal(manifest.server.mcp_config.command, `\${__dirname}/server/${exe}`);
+      assert.equal(manifest.server.mcp_config.platform_overrides, undefined);
+      const binary = join(dirs[i]!, "server", exe);
+      assert.equal(Deno.readTextFileSync(binary), `binary for ${t.target}\n`);
+      if (Deno.build.os !== "windows") assert.equal(Deno.statSync(binary).mode! & 0o111, 0o111, "executable");
+    }
+
+    // Stand-ins for the packed bundles (mcpb pack runs on GitHub), then server.json over them.
+    for (const t of RELEASE_TARGETS) {
+      Deno.writeTextFileSync(join(dist, bundleFileName(t)), `bundle ${t.label}`);
+    }
+    const json = await writeServerJson(dist, "someone/opendata-mcp", `v${VERSION}`);
+    assert.deepEqual(JSON.parse(Deno.readTextFileSync(join(dist, "server.json"))), json);
+    assert.equal(json["name"], "io.github.someone/opendata-mcp");
+    assert.match(String(json["name"]), /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
+    assert.ok(String(json["description"]).length <= 100, "the registry caps descriptions at 100 characters");
+    assert.equal(json["version"], VERSION);
+    const packages = json["packages"] as Record<string, unknown>[];
+    assert.deepEqual(packages[0], {
+      registryType: "npm",
+      identifier: "opendata-mcp",
+      version: VERSION,
+      transport: { type: "stdio" },
+      environmentVariables: packages[0]!["environmentVariables"] as unknown[],
+    });
+    for (const [i, t] of RELEASE_TARGETS.entries()) {
+      const p = packages[i + 1]!;
+      assert.equal(p["registryType"], "mcpb");
+      assert.equal(
+        p["identifier"],
+        `https://github.com/someone/opendata-mcp/releases/download/v${VERSION}/opendata-mcp-${VERSION}-${t.label}.mcpb`,
+      );
+      assert.equal(p["fileSha256"], await sha256(join(dist, bundleFileName(t))));
+    }
+    const fred = (packages[1]!["environmentVariables"] as Record<string, unknown>[]).find((v) =>
+      v["name"] === "FRED_API_KEY"
+    );
+    assert.equal(fred?.["isSecret"], true);
+
+    const npm = writeNpmPackages(dist, join(dist, "npm"), VERSION);
+    for (const [i, t] of RELEASE_TARGETS.entries()) {
+      const pkg = JSON.parse(Deno.readTextFileSync(join(npm[i]!, "package.json")));
+      assert.equal(pkg.name, npmPlatformPackage(t));
+      assert.deepEqual([pkg.os, pkg.cpu, pkg.version], [[t.os], [t.arch], VERSION]);
+      const exe = t.os === "win32" ? "opendata-mcp.exe" : "opendata-mcp";
+      assert.equal(Deno.readTextFileSync(join(npm[i]!, "bin", exe)), `binary for ${t.target}\n`);
+    }
+    assert.ok(
+      Deno.statSync(join(npm[5]!, "bin", "opendata-mcp.js")).isFile,
+      "the launcher package is copied",
+    );
+
+    const sums = await writeSha256Sums(dist);
+    assert.match(sums, new RegExp(`^[a-f0-9]{64}  ${RELEASE_TARGETS[0]!.binary}$`, "m"));
+    assert.match(sums, /^[a-f0-9]{64} {2}server\.json$/m);
+    assert.doesNotMatch(sums, /SHA256SUMS/);
+  } finally {
+    Deno.removeSync(dist, { recursive: true });
+  }
+});
+
+Deno.test("versionMismatches() accepts the release tag and names each place that disagrees", () => {
+  assert.deepEqual(versionMismatches(`v${VERSION}`), []);
+  const problems = versionMismatches("v99.0.0");
+  assert.equal(problems.length, 3 + RELEASE_TARGETS.length);
+  assert.match(problems[0]!, /^lib\/version\.ts VERSION is "0\.\d+\.\d+", the tag says "99\.0\.0"$/);
+});
+
+Deno.test("npm/opendata-mcp/package.json: one optional platform package per target, registry name, repository", () => {
+  const pkg = readJson("npm/opendata-mcp/package.json");
+  assert.equal(pkg["name"], "opendata-mcp");
+  assert.equal(pkg["version"], VERSION);
+  assert.deepEqual(pkg["bin"], { "opendata-mcp": "bin/opendata-mcp.js" });
+  assert.deepEqual(
+    pkg["optionalDependencies"],
+    Object.fromEntries(RELEASE_TARGETS.map((t) => [npmPlatformPackage(t), VERSION]).toSorted()),
+  );
+  assert.equal(pkg["mcpName"], registryName(), "the MCP registry checks mcpName against server.json's name");
+  // npm provenance checks repository.url against the repository that runs the workflow.
+  assert.equal((pkg["repository"] as { url: string }).url, `git+https://github.com/${REPOSITORY}.git`);
+});
+
+Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check, the start task's command", () => {
+  const dockerfile = Deno.readTextFileSync(join(ROOT, "Dockerfile"));
+  const ciDeno = /^DENO_VERSION=(\S+)$/m.exec(Deno.readTextFileSync(join(ROOT, ".ci/run")))?.[1];
+  assert.equal(/^ARG DENO_VERSION=(\S+)$/m.exec(dockerfile)?.[1], ciDeno, "the Deno of .ci/run");
+  assert.deepEqual(
+    [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]),
+    ["denoland/deno:${DENO_VERSION}", "denoland/deno:distroless-${DENO_VERSION}"],
+  );
+  assert.match(dockerfile, /^USER 65532:65532$/m);
+  assert.match(dockerfile, /^EXPOSE 8000$/m);
+  assert.match(dockerfile, /^HEALTHCHECK .*\\\n\s+CMD \[.*http:\/\/127\.0\.0\.1:8000\/health/m);
+  const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
+  const start = permissionTasks()["start"]!.split(" ");
+  assert.deepEqual(
+    cmd,
+    [
+      ...start.slice(1, -1),
+      "--cached-only",
+      "main.ts",
+      "serve",
+      "--transport",
+      "http",
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "8000",
+    ],
+    "the container runs deno task start's command",
+  );
+  const ignore = Deno.readTextFileSync(join(ROOT, ".dockerignore")).split("\n").filter((l) =>
+    l && !l.startsWith("#")
+  );
+  assert.deepEqual(
+    ignore,
+    ["*", "!deno.json", "!deno.lock", "!main.ts", "!lib/", "!config/"],
+    ".env stays out",
+  );
+});
+
+Deno.test("docker-compose.yml: mcp-server on 8000:8000 with .env, a restart policy and a Redis profile", () => {
+  const compose = parseYaml(Deno.readTextFileSync(join(ROOT, "docker-compose.yml"))) as {
+    services: Record<string, Record<string, unknown>>;
+  };
+  const server = compose.services["mcp-server"]!;
+  assert.deepEqual(server["ports"], ["8000:8000"]);
+  assert.deepEqual(server["env_file"], [{ path: ".env", required: false }]);
+  assert.equal(server["restart"], "unless-stopped");
+  assert.match(
+    String((server["environment"] as Record<string, string>)["MCP_ALLOWED_HOSTS"]),
+    /127\.0\.0\.1/,
+  );
+  const redis = compose.services["redis"]!;
+  assert.deepEqual(redis["profiles"], ["replicas"]);
+  assert.match(String(redis["image"]), /^redis:\d+\.\d+/);
+});
+
+Deno.test("the release workflow smoke-tests each target on a runner of its own OS and architecture", () => {
+  const workflow = parseYaml(Deno.readTextFileSync(join(ROOT, ".github/workflows/release.yml"))) as {
+    jobs: Record<
+      string,
+      { strategy?: { matrix?: { include?: Record<string, string>[]; target?: string[] } } }
+    >;
+  };
+  const smoke = workflow.jobs["smoke"]?.strategy?.matrix?.include ?? [];
+  assert.deepEqual(
+    smoke.map((m) => [m["target"], m["runner"], m["binary"]]),
+    RELEASE_TARGETS.map((t) => [t.target, t.runner, t.binary]),
+  );
+  const compile = workflow.jobs["compile"]?.strategy?.matrix?.target ?? [];
+  assert.deepEqual(compile, RELEASE_TARGETS.map((t) => t.target));
+});
