@@ -10,6 +10,7 @@ import { collectTools, createServer } from "./mcp/server.ts";
 import type { RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
 import type { McpServer } from "./mcp/sdk.ts";
+import type { SharedState } from "./redis/mod.ts";
 
 /** Options for {@linkcode createApp}. */
 export interface AppOptions {
@@ -28,6 +29,8 @@ export interface App {
   config: Config;
   providers: Provider[];
   http: HttpRuntime;
+  /** State shared with other replicas (Redis), when `REDIS_URL` is set. */
+  shared?: SharedState;
   // deno-lint-ignore no-explicit-any
   tools: ToolDefinition<any, any>[];
   /**
@@ -59,12 +62,22 @@ export async function createApp(
   const enabledSpecs = config.enabledProviders.map((id) => specs.find((s) => s.id === id)!);
   checkAllowlist(config, enabledSpecs, options.isNetAllowed ?? (() => true));
 
+  // Loaded only when REDIS_URL is set: one process without it needs nothing more.
+  const shared = config.server.redis_url
+    ? await (await import("./redis/mod.ts")).openSharedState(config.server, {
+      logger,
+      ...(options.isNetAllowed ? { isNetAllowed: options.isNetAllowed } : {}),
+    })
+    : undefined;
   const http = new HttpRuntime({
     clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,
     logger,
     cacheMaxBytes: Math.round(config.server.cache_max_mb * 1024 * 1024),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(shared
+      ? { cacheStore: shared.cacheStore, rateStore: shared.rateStore, breakerStore: shared.breakerStore }
+      : {}),
   });
   const providers: Provider[] = [];
   const skipped: string[] = [];
@@ -89,6 +102,7 @@ export async function createApp(
       clock: http.clock,
       limits: { characterLimit: config.server.character_limit },
       dataDir: config.server.data_dir ?? options.dataDir,
+      ...(shared ? { sharedJobs: shared.jobs } : {}),
     });
     providers.push(provider);
   }
@@ -106,6 +120,7 @@ export async function createApp(
     config: served,
     providers: filtered,
     http,
+    ...(shared ? { shared } : {}),
     tools,
     newServer: (serverOptions = {}) =>
       createServer(filtered, {
@@ -121,6 +136,7 @@ export async function createApp(
       }),
     async close() {
       for (const p of providers) await p.close?.().catch(() => {});
+      await shared?.close();
     },
   };
 }

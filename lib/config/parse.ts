@@ -49,6 +49,20 @@ export interface ServerSettings {
   cache_max_mb: number;
   /** Where providers write files; null means the per-user data folder. */
   data_dir: string | null;
+  /** Redis (or Valkey) holding the state replicas share; null keeps everything in process. */
+  redis_url: string | null;
+  /** Start of every Redis key this deployment writes. */
+  redis_prefix: string;
+  /** Seconds for the first Redis connection and for every command. */
+  redis_timeout: number;
+  /** Longest seconds between reconnection attempts after Redis is lost. */
+  redis_retry_max: number;
+  /** KiB of the largest upstream answer shared through Redis. */
+  redis_cache_entry_max_kb: number;
+  /** Seconds a replica's lease on a running job lasts unless renewed. */
+  job_lease_timeout: number;
+  /** Seconds between a replica's scans for jobs whose replica died. */
+  job_takeover_interval: number;
 }
 
 /** The whole validated configuration. */
@@ -127,6 +141,27 @@ export const serverSchema = z.strictObject({
   cache_max_mb: z.number().min(0).default(64).describe("MiB of the shared upstream response cache"),
   data_dir: z.string().min(1).nullable().default(null).describe(
     "Folder for files the server writes (null = the per-user data folder)",
+  ),
+  redis_url: z.string().min(1).nullable().default(null).describe(
+    "Redis or Valkey URL (redis://host:6379) for state shared by replicas: cache, rate limits, breakers, jobs (null = in process)",
+  ),
+  redis_prefix: z.string().min(1).max(100).default("opendata-mcp:").describe(
+    "Start of every Redis key, so several deployments can share one Redis",
+  ),
+  redis_timeout: z.number().positive().max(60).default(2).describe(
+    "Seconds for the first Redis connection and each command before falling back to local state",
+  ),
+  redis_retry_max: z.number().positive().max(600).default(5).describe(
+    "Longest seconds between reconnection attempts after Redis is lost",
+  ),
+  redis_cache_entry_max_kb: z.number().positive().default(1024).describe(
+    "KiB of the largest upstream answer shared through Redis (bigger ones are not cached)",
+  ),
+  job_lease_timeout: z.number().positive().max(3600).default(30).describe(
+    "Seconds a replica's lease on a running job lasts unless renewed (with Redis): a job whose replica died is taken over after this",
+  ),
+  job_takeover_interval: z.number().positive().max(3600).default(10).describe(
+    "Seconds between a replica's scans for jobs whose replica died (with Redis)",
   ),
 });
 
@@ -263,6 +298,43 @@ export const SERVER_ENV: readonly Binding[] = [
     kind: "string",
     description: "Folder for files the server writes",
   },
+  {
+    name: "REDIS_URL",
+    key: "redis_url",
+    kind: "string",
+    description: "Redis/Valkey URL for state shared by replicas (unset = in process)",
+  },
+  { name: "REDIS_PREFIX", key: "redis_prefix", kind: "string", description: "Start of every Redis key" },
+  {
+    name: "REDIS_TIMEOUT",
+    key: "redis_timeout",
+    kind: "number",
+    description: "Seconds for the Redis connection and each command",
+  },
+  {
+    name: "REDIS_RETRY_MAX",
+    key: "redis_retry_max",
+    kind: "number",
+    description: "Longest seconds between Redis reconnection attempts",
+  },
+  {
+    name: "REDIS_CACHE_ENTRY_MAX_KB",
+    key: "redis_cache_entry_max_kb",
+    kind: "number",
+    description: "KiB of the largest answer cached in Redis",
+  },
+  {
+    name: "MCP_JOB_LEASE_TIMEOUT",
+    key: "job_lease_timeout",
+    kind: "number",
+    description: "Seconds a job lease lasts unless renewed (with Redis)",
+  },
+  {
+    name: "MCP_JOB_TAKEOVER_INTERVAL",
+    key: "job_takeover_interval",
+    kind: "number",
+    description: "Seconds between scans for jobs whose replica died (with Redis)",
+  },
 ];
 
 /** Command-line flags of the server itself, with the key each sets. */
@@ -389,6 +461,7 @@ export function redactConfig(config: Config, specs: readonly ProviderSpec[]): Re
       ...config.server,
       auth_token: config.server.auth_token ? "***" : null,
       request_state_key: config.server.request_state_key ? "***" : null,
+      redis_url: config.server.redis_url ? redactRedisUrl(config.server.redis_url) : null,
     },
     tools: config.tools,
     providers,
@@ -401,6 +474,8 @@ export function configSecrets(config: Config, specs: readonly ProviderSpec[]): s
   const out: string[] = [];
   if (config.server.auth_token) out.push(config.server.auth_token);
   if (config.server.request_state_key) out.push(config.server.request_state_key);
+  const redisPassword = redisPasswordOf(config.server.redis_url);
+  if (redisPassword) out.push(redisPassword);
   for (const [id, block] of Object.entries(config.providers)) {
     for (const key of specs.find((s) => s.id === id)?.secrets ?? []) {
       const value = block[key];
@@ -408,6 +483,27 @@ export function configSecrets(config: Config, specs: readonly ProviderSpec[]): s
     }
   }
   return out;
+}
+
+/** The password in a Redis URL, if any (decoded as the client sends it). */
+function redisPasswordOf(url: string | null): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return u.password ? decodeURIComponent(u.password) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "***";
+  }
 }
 
 interface Layer {

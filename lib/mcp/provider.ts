@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Clock } from "../clock.ts";
 import type { HttpRuntime } from "../http/runtime.ts";
 import type { Logger } from "../log.ts";
+import type { SharedJobsOptions } from "../output/jobs.ts";
 import type {
   CallToolResult,
   GetPromptResult,
@@ -22,6 +23,8 @@ export interface ProviderContext<S> {
   limits: Limits;
   /** Per-user data folder (files a provider writes go below it unless configured otherwise). */
   dataDir: string;
+  /** Where background jobs are shared with other replicas (Redis), when configured. */
+  sharedJobs?: SharedJobsOptions;
 }
 
 /** Output limits every tool keeps. */

@@ -2,12 +2,20 @@
 // Management"). A job outlives the call that started it, so it owns its AbortController: the
 // call's signal is not used. Finished jobs are kept for the retention period and then dropped
 // on the next access, so no timer keeps the process alive.
+//
+// With a shared store (Redis, when `REDIS_URL` is set) every change is also written there, so
+// any replica answers status, list and cancel; the replica running a job holds a lease on it and
+// renews it while it works. Each replica scans for jobs whose lease ran out (their replica died)
+// and takes them over: it resumes them when the job left a way to (`resume`), and otherwise
+// marks them `failed` with `retryable: true` and the reason. A cancel asked on another replica
+// reaches the worker by pub/sub at once, and by the lease renewal's answer at the latest.
 import { detachedFromDeadline } from "../http/request_scope.ts";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { stamp } from "./paths.ts";
+import { ownerHash } from "./storage.ts";
 
 /**
  * The states of a job. `cancelled` and `incomplete` are this server's additions to seed 003's
@@ -38,6 +46,8 @@ export interface JobProgress {
 export interface JobErrorInfo {
   code: string;
   message: string;
+  /** True when calling the data tool again may well succeed (e.g. the replica running it died). */
+  retryable?: boolean;
 }
 
 /** A job as the status tools report it. */
@@ -79,6 +89,7 @@ export const jobViewSchema = z.object({
   error: z.object({
     code: z.string().describe("Error code"),
     message: z.string().describe("What went wrong"),
+    retryable: z.boolean().optional().describe("Whether starting the same request again may succeed"),
   }).optional().describe("The failure, or the last failed attempt while a retry is pending"),
   retry_count: z.number().int().optional().describe("Retries made after failed attempts"),
   next_retry_in_seconds: z.number().nullable().optional().describe(
@@ -114,6 +125,98 @@ export interface StartJobOptions {
    * finishes the job as `incomplete` (the result must then say what is missing and why).
    */
   run(handle: JobHandle): Promise<JobOutcome>;
+  /**
+   * How another replica carries on with the job if this one dies: a resumer registered under
+   * `kind` (see {@linkcode JobManager.resumable}) gets `data`. Without it such a job fails
+   * (retryable). Never put secrets in `data`: it is stored in the shared store.
+   */
+  resume?: { kind: string; data: Record<string, unknown> };
+}
+
+/** Carries on with a job taken over from a replica that died; resolves like `run`. */
+export type Resumer = (
+  data: Record<string, unknown>,
+  handle: JobHandle,
+  owner: OwnerRef,
+) => Promise<JobOutcome>;
+
+/** Whose job a resumed job is: the owner's hash (the raw id is never stored). */
+export interface OwnerRef {
+  /** {@linkcode ownerHash} of the owner, or undefined for stdio (no owner). */
+  hash: string | undefined;
+}
+
+/** A job as the shared store keeps it: everything but the worker's live parts. */
+export interface JobRecord {
+  id: string;
+  /** {@linkcode ownerHash} of the owner; "" over stdio. */
+  owner: string;
+  kind: string;
+  request: Record<string, unknown>;
+  status: JobStatus;
+  message: string;
+  createdAt: number;
+  updatedAt: number;
+  startedAt?: number;
+  finishedAt?: number;
+  rowsFetched: number;
+  estimatedTotal: number | null;
+  result?: Record<string, unknown>;
+  error?: JobErrorInfo;
+  retryCount: number;
+  nextRetryAt?: number;
+  resume?: { kind: string; data: Record<string, unknown> };
+  /** Times another replica took the job over. */
+  takeovers?: number;
+  /** The replica running (or that last ran) the job. */
+  replica?: string;
+}
+
+/** What the lease answer says. */
+export interface LeaseState {
+  /** This replica holds the lease (renewed for another lease period). */
+  held: boolean;
+  /** Someone asked to cancel the job. */
+  cancel: boolean;
+}
+
+/**
+ * Where jobs live for every replica (Redis: lib/redis/job_store.ts). Methods throw when the
+ * store is out of reach; the manager then serves what this replica knows.
+ */
+export interface SharedJobStore {
+  /** This process's id in leases and records. */
+  readonly replica: string;
+  /** Writes the record, kept `ttlMs`; `active` jobs are the ones the takeover scan watches. */
+  save(record: JobRecord, ttlMs: number, active: boolean): Promise<void>;
+  load(id: string): Promise<JobRecord | undefined>;
+  /** The owner's jobs, newest first, at most `max`. */
+  list(owner: string, max: number): Promise<JobRecord[]>;
+  /** Takes the lease when free or renews it when held; `held: false` when another replica has it. */
+  lease(id: string, ms: number): Promise<LeaseState>;
+  /** Takes the lease only when free (a takeover). */
+  claim(id: string, ms: number): Promise<boolean>;
+  /** Gives the lease back when this replica holds it. */
+  release(id: string): Promise<void>;
+  /** Active jobs whose id starts with `idPrefix` and whose lease ran out. */
+  orphans(idPrefix: string): Promise<string[]>;
+  /** Stops watching a job (its record is gone or finished). */
+  forget(id: string): Promise<void>;
+  /** Asks the replica running `id` to cancel it. */
+  requestCancel(id: string, ttlMs: number): Promise<void>;
+  /** Tells other replicas that `id` changed. */
+  changed(id: string): Promise<void>;
+  /** Calls `listener` on every change or cancel request any replica announces. */
+  subscribe(listener: (event: "changed" | "cancel", id: string) => void): Promise<() => void>;
+}
+
+/** The shared store and its timings (all required when a store is given). */
+export interface SharedJobsOptions {
+  store: SharedJobStore;
+  /** How long a lease lasts unless renewed; renewed every third of it. */
+  leaseMs: number;
+  /** How often this replica looks for jobs whose lease ran out. */
+  takeoverIntervalMs: number;
 }
 
 /** What a job's work resolves to. */
@@ -134,6 +237,8 @@ export interface JobManagerOptions {
   logger?: Logger;
   /** Most finished jobs kept regardless of age (default 1,000). */
   maxRetained?: number;
+  /** Shares jobs with other replicas (Redis); default: this process only. */
+  shared?: SharedJobsOptions;
 }
 
 /** Options for {@linkcode JobManager.wait}. */
@@ -147,28 +252,25 @@ export interface WaitOptions {
   owner?: string;
 }
 
-interface Job {
-  id: string;
-  owner: string | undefined;
-  kind: string;
-  request: Record<string, unknown>;
-  status: JobStatus;
-  message: string;
-  createdAt: number;
-  updatedAt: number;
-  startedAt?: number;
-  finishedAt?: number;
-  rowsFetched: number;
-  estimatedTotal: number | null;
-  result?: Record<string, unknown>;
-  error?: JobErrorInfo;
-  retryCount: number;
-  nextRetryAt?: number;
+interface Job extends JobRecord {
   controller: AbortController;
   done: Promise<void>;
   listeners: Set<() => void>;
   /** Bumped on every change, so a waiter never misses one made while it was reporting. */
   version: number;
+  /** Writes to the shared store, in order. */
+  saving: Promise<void>;
+  /** Why the worker stops without finishing the job here: another replica has or gets it. */
+  leaving?: "lost" | "handover";
+  stopRenewal?: () => void;
+}
+
+/** Takeovers after which a job is failed rather than resumed again (it may be what kills replicas). */
+const MAX_TAKEOVERS = 3;
+
+/** The key jobs are owned under: the owner's hash, "" for stdio. */
+function ownerKey(owner: string | undefined): string {
+  return owner === undefined ? "" : ownerHash(owner);
 }
 
 const FINISHED: ReadonlySet<JobStatus> = new Set(["completed", "incomplete", "failed", "cancelled"]);
@@ -177,9 +279,35 @@ const FINISHED: ReadonlySet<JobStatus> = new Set(["completed", "incomplete", "fa
 export class JobManager {
   #o: JobManagerOptions;
   #jobs = new Map<string, Job>();
+  #resumers = new Map<string, Resumer>();
+  /** Callers waiting on jobs another replica runs, woken by its change announcements. */
+  #remoteWaiters = new Map<string, Set<() => void>>();
+  #stopScan: (() => void) | undefined;
+  #unsubscribe: Promise<() => void> | undefined;
+  #closed = false;
 
   constructor(options: JobManagerOptions) {
     this.#o = options;
+    const shared = options.shared;
+    if (shared) {
+      this.#unsubscribe = shared.store.subscribe((event, id) => this.#onEvent(event, id)).catch(
+        () => () => {},
+      );
+      this.#stopScan = every(shared.takeoverIntervalMs, () => void this.#scan());
+    }
+  }
+
+  /** Whether jobs are shared with other replicas. */
+  get shared(): boolean {
+    return this.#o.shared !== undefined;
+  }
+
+  /**
+   * Registers how jobs of `kind` carry on on this replica when the replica running them died
+   * (see {@linkcode StartJobOptions.resume}).
+   */
+  resumable(kind: string, resume: Resumer): void {
+    this.#resumers.set(kind, resume);
   }
 
   /** Starts a job and returns its `accepted` view at once; the work begins on the next tick. */
@@ -188,10 +316,9 @@ export class JobManager {
     const now = this.#o.clock.now();
     const { date, time } = stamp(now);
     const id = `${this.#o.idPrefix}-${crypto.randomUUID().slice(0, 8)}-${date}-${time}`;
-    let resolveDone!: () => void;
-    const job: Job = {
+    const job = this.#newJob({
       id,
-      owner: options.owner,
+      owner: ownerKey(options.owner),
       kind: options.kind,
       request: options.request,
       status: "accepted",
@@ -201,56 +328,95 @@ export class JobManager {
       rowsFetched: 0,
       estimatedTotal: options.estimatedRows ?? null,
       retryCount: 0,
-      controller: new AbortController(),
-      done: new Promise<void>((resolve) => (resolveDone = resolve)),
-      listeners: new Set(),
-      version: 0,
-    };
-    this.#jobs.set(id, job);
+      ...(options.resume ? { resume: options.resume } : {}),
+    });
     this.#o.logger?.info("job accepted", {
       job_id: id,
       kind: options.kind,
       estimated_rows: job.estimatedTotal,
     });
-    // The job outlives the call that started it: it keeps the call's `fresh` but not its deadline.
-    detachedFromDeadline(() =>
-      Promise.resolve().then(() => this.#run(job, options.run)).finally(resolveDone)
-    );
+    this.#launch(job, options.run);
     return this.#view(job);
+  }
+
+  /** Resolves once the job's latest state is in the shared store (at once without one). */
+  async persisted(id: string): Promise<void> {
+    await this.#jobs.get(id)?.saving;
   }
 
   /**
    * The job's current state; throws `JOB_NOT_FOUND` for an unknown or expired id, or one that
-   * belongs to another owner.
+   * belongs to another owner. Jobs of this process only: {@linkcode JobManager.status} asks
+   * the shared store too.
    */
   get(id: string, owner?: string): JobView {
     this.#sweep();
     return this.#view(this.#find(id, owner));
   }
 
-  /** The owner's recent jobs, newest first, optionally of one status. */
+  /** The job's current state, wherever it runs; see {@linkcode JobManager.get}. */
+  async status(id: string, owner?: string): Promise<JobView> {
+    return this.#view(await this.#lookup(id, owner));
+  }
+
+  /** The owner's recent jobs, newest first, optionally of one status (this process's only). */
   list(
     options: { status?: JobStatus; limit?: number; owner?: string } = {},
   ): { jobs: JobView[]; total: number } {
     this.#sweep();
-    const all = [...this.#jobs.values()]
-      .filter((j) => j.owner === options.owner && (!options.status || j.status === options.status))
-      .sort((a, b) => b.createdAt - a.createdAt);
-    return { jobs: all.slice(0, options.limit ?? 10).map((j) => this.#view(j)), total: all.length };
+    return this.#listed([...this.#jobs.values()], options);
+  }
+
+  /** The owner's recent jobs on every replica; see {@linkcode JobManager.list}. */
+  async query(
+    options: { status?: JobStatus; limit?: number; owner?: string } = {},
+  ): Promise<{ jobs: JobView[]; total: number }> {
+    this.#sweep();
+    const shared = this.#o.shared;
+    if (!shared) return this.list(options);
+    const key = ownerKey(options.owner);
+    let records: JobRecord[];
+    try {
+      records = await shared.store.list(key, this.#o.maxRetained ?? 1000);
+    } catch {
+      return this.list(options);
+    }
+    // This replica's running jobs are fresher than their stored copies.
+    const byId = new Map<string, JobRecord>(records.map((r) => [r.id, r]));
+    for (const job of this.#jobs.values()) {
+      if (job.owner === key && (!FINISHED.has(job.status) || !byId.has(job.id))) byId.set(job.id, job);
+    }
+    return this.#listed([...byId.values()], options);
   }
 
   /**
    * Cancels a queued or running job and waits for it to clean up. A finished job is left as it
-   * is; its view says so.
+   * is; its view says so. A job running on another replica is stopped there.
    */
   async cancel(id: string, owner?: string): Promise<JobView> {
     this.#sweep();
-    const job = this.#find(id, owner);
-    if (FINISHED.has(job.status)) return this.#view(job);
-    job.controller.abort(new DOMException("The job was cancelled", "AbortError"));
-    this.#update(job, { status: "cancelled", message: "Cancelling at the client's request" });
-    await job.done;
-    return this.#view(job);
+    const local = this.#jobs.get(id);
+    if (local && local.owner === ownerKey(owner) && !FINISHED.has(local.status)) {
+      this.#cancelLocal(local);
+      await local.done;
+      return this.#view(local);
+    }
+    const record = await this.#lookup(id, owner);
+    const shared = this.#o.shared;
+    if (FINISHED.has(record.status) || !shared) return this.#view(record);
+    await this.#unavailableOnFailure(() => shared.store.requestCancel(id, this.#o.retentionMs));
+    // The worker stops at once (pub/sub) or at its next lease renewal; a dead worker's job is
+    // finished as cancelled by the replica that takes it over.
+    const view = await this.wait(id, {
+      timeoutMs: Math.round(shared.leaseMs / 3) + 2000,
+      ...(owner === undefined ? {} : { owner }),
+    });
+    if (FINISHED.has(view.status)) return view;
+    return {
+      ...view,
+      status: "cancelled",
+      message: "Cancel requested: the replica running the job stops it at its next step",
+    };
   }
 
   /**
@@ -259,10 +425,14 @@ export class JobManager {
    */
   async wait(id: string, options: WaitOptions): Promise<JobView> {
     this.#sweep();
+    const local = this.#jobs.get(id);
+    if (!local || local.owner !== ownerKey(options.owner)) {
+      if (this.#o.shared) return await this.#waitRemote(id, options);
+    }
     const job = this.#find(id, options.owner);
     const deadline = this.#o.clock.now() + options.timeoutMs;
     let reported = job.version;
-    while (!FINISHED.has(job.status) && !options.signal?.aborted) {
+    while (!FINISHED.has(job.status) && !options.signal?.aborted && !job.leaving) {
       if (job.version === reported) {
         const remaining = deadline - this.#o.clock.now();
         if (remaining <= 0) break;
@@ -285,6 +455,7 @@ export class JobManager {
       reported = job.version;
       await options.onChange?.(this.#view(job));
     }
+    if (job.leaving === "lost" && this.#o.shared) return await this.#waitRemote(id, options);
     return this.#view(job);
   }
 
@@ -295,13 +466,64 @@ export class JobManager {
     return this.#view(job);
   }
 
-  /** Cancels every unfinished job and waits for them to clean up. */
+  /**
+   * Stops every unfinished job and waits for them to clean up. Without a shared store they are
+   * cancelled; with one they are handed over: their leases are given back, so another replica
+   * takes them over at its next scan.
+   */
   async close(): Promise<void> {
-    const running = [...this.#jobs.values()].filter((j) => !FINISHED.has(j.status));
+    this.#closed = true;
+    this.#stopScan?.();
+    const running = [...this.#jobs.values()].filter((j) => !FINISHED.has(j.status) && !j.leaving);
     for (const job of running) {
+      if (this.#o.shared) job.leaving = "handover";
       job.controller.abort(new DOMException("The server is shutting down", "AbortError"));
     }
     await Promise.all(running.map((j) => j.done));
+    (await this.#unsubscribe)?.();
+  }
+
+  #newJob(record: JobRecord): Job {
+    let resolveDone!: () => void;
+    const job: Job = {
+      ...record,
+      controller: new AbortController(),
+      done: new Promise<void>((resolve) => (resolveDone = resolve)),
+      listeners: new Set(),
+      version: 0,
+      saving: Promise.resolve(),
+    };
+    (job as Job & { resolveDone: () => void }).resolveDone = resolveDone;
+    this.#jobs.set(record.id, job);
+    return job;
+  }
+
+  /** Runs the work outside the starting call and, with a shared store, under a lease. */
+  #launch(job: Job, run: StartJobOptions["run"]): void {
+    const shared = this.#o.shared;
+    if (shared) {
+      job.replica = shared.store.replica;
+      this.#save(job, async () => {
+        await shared.store.lease(job.id, shared.leaseMs);
+      });
+      job.stopRenewal = every(Math.max(50, Math.round(shared.leaseMs / 3)), () => void this.#renew(job));
+    }
+    const resolveDone = (job as Job & { resolveDone: () => void }).resolveDone;
+    // The job outlives the call that started it: it keeps the call's `fresh` but not its deadline.
+    detachedFromDeadline(() =>
+      Promise.resolve()
+        .then(() => this.#run(job, run))
+        .finally(async () => {
+          job.stopRenewal?.();
+          if (shared) {
+            await job.saving;
+            if (job.leaving !== "lost") await shared.store.release(job.id).catch(() => {});
+            // Only a job this replica finished stays here; another replica has the others.
+            if (job.leaving) this.#jobs.delete(job.id);
+          }
+          resolveDone();
+        })
+    );
   }
 
   async #run(job: Job, run: StartJobOptions["run"]): Promise<void> {
@@ -309,19 +531,24 @@ export class JobManager {
     // The work runs even when cancelled before it began: it owns resources (a half-open file)
     // that only it can release, and it returns at once on an aborted signal.
     job.startedAt = clock.now();
-    if (!job.controller.signal.aborted) this.#update(job, { status: "processing", message: "Processing" });
+    if (!job.controller.signal.aborted) {
+      this.#update(job, {
+        status: "processing",
+        message: job.message === "Job queued for processing" ? "Processing" : job.message,
+      });
+    }
     const handle: JobHandle = {
       id: job.id,
       signal: job.controller.signal,
       progress: (rows, total, message) => {
-        if (FINISHED.has(job.status)) return;
+        if (FINISHED.has(job.status) || job.leaving) return;
         job.rowsFetched = rows;
         if (total !== undefined) job.estimatedTotal = total;
         delete job.nextRetryAt;
         this.#update(job, { message: message ?? job.message });
       },
       retrying: (error, retryCount, delayMs) => {
-        if (FINISHED.has(job.status)) return;
+        if (FINISHED.has(job.status) || job.leaving) return;
         job.error = error;
         job.retryCount = retryCount;
         job.nextRetryAt = clock.now() + delayMs;
@@ -334,6 +561,9 @@ export class JobManager {
       // A run that resolves has done its work (a cancel that came while it was finishing, e.g.
       // while its file was moved into place, came too late): report what exists.
       const { result, message, incomplete } = await run(handle);
+      if (job.leaving === "lost") return;
+      // Finished before the shutdown reached it: it is this replica's to report after all.
+      delete job.leaving;
       delete job.error;
       delete job.nextRetryAt;
       job.result = result;
@@ -343,6 +573,11 @@ export class JobManager {
       });
     } catch (e) {
       delete job.nextRetryAt;
+      if (job.leaving) {
+        // Another replica has the job (or gets it at its next scan): nothing is final here.
+        this.#o.logger?.info("job handed over", { job_id: job.id, reason: job.leaving });
+        return;
+      }
       if (job.controller.signal.aborted) {
         delete job.error;
         this.#finish(job, { status: "cancelled", message: "The job was cancelled; no file was kept" });
@@ -383,21 +618,245 @@ export class JobManager {
     job.updatedAt = this.#o.clock.now();
     job.version += 1;
     for (const listener of [...job.listeners]) listener();
+    if (this.#o.shared && !job.leaving) this.#save(job);
+  }
+
+  /**
+   * Writes the job's state to the shared store after the writes before it. A failed write is
+   * not retried: the next change writes the whole record again.
+   */
+  #save(job: Job, before?: () => Promise<void>): void {
+    const shared = this.#o.shared!;
+    job.saving = job.saving.then(async () => {
+      try {
+        await before?.();
+        if (job.leaving === "lost") return;
+        await shared.store.save(recordOf(job), this.#o.retentionMs, !FINISHED.has(job.status));
+        await shared.store.changed(job.id);
+      } catch {
+        // Out of reach: status answers come from this replica until it is back.
+      }
+    });
+  }
+
+  #cancelLocal(job: Job): void {
+    job.controller.abort(new DOMException("The job was cancelled", "AbortError"));
+    this.#update(job, { status: "cancelled", message: "Cancelling at the client's request" });
+  }
+
+  async #renew(job: Job): Promise<void> {
+    const shared = this.#o.shared!;
+    if (FINISHED.has(job.status) || job.leaving) return;
+    let lease: LeaseState;
+    try {
+      lease = await shared.store.lease(job.id, shared.leaseMs);
+    } catch {
+      return; // Out of reach: the job goes on; the lease is taken again once the store is back.
+    }
+    if (FINISHED.has(job.status) || job.leaving) return;
+    if (!lease.held) {
+      // Our lease ran out (the store was out of reach for longer than it) and another replica
+      // took the job over: stop without touching its record.
+      job.leaving = "lost";
+      this.#o.logger?.warn("job lease lost to another replica: stopping here", { job_id: job.id });
+      job.controller.abort(new DOMException("Another replica took the job over", "AbortError"));
+      return;
+    }
+    if (lease.cancel) this.#cancelLocal(job);
+  }
+
+  #onEvent(event: "changed" | "cancel", id: string): void {
+    if (event === "cancel") {
+      const job = this.#jobs.get(id);
+      if (job && !FINISHED.has(job.status) && !job.leaving) void this.#renew(job);
+      return;
+    }
+    for (const wake of [...(this.#remoteWaiters.get(id) ?? [])]) wake();
+  }
+
+  /** Looks for jobs whose replica died and takes them over. */
+  async #scan(): Promise<void> {
+    const shared = this.#o.shared!;
+    if (this.#closed) return;
+    let ids: string[];
+    try {
+      ids = await shared.store.orphans(this.#o.idPrefix);
+    } catch {
+      return;
+    }
+    for (const id of ids) {
+      if (this.#closed) return;
+      const mine = this.#jobs.get(id);
+      if (mine && !FINISHED.has(mine.status) && !mine.leaving) {
+        await this.#renew(mine);
+        continue;
+      }
+      try {
+        if (!(await shared.store.claim(id, shared.leaseMs))) continue;
+        const record = await shared.store.load(id);
+        if (!record || FINISHED.has(record.status)) {
+          await shared.store.forget(id);
+          await shared.store.release(id);
+          continue;
+        }
+        await this.#adopt(record);
+      } catch (e) {
+        this.#o.logger?.warn("job takeover failed", {
+          job_id: id,
+          error: e instanceof Error ? e.message : String(e),
+        });
+      }
+    }
+  }
+
+  /** Carries on with (or ends) a job whose replica died; this replica holds its lease. */
+  async #adopt(record: JobRecord): Promise<void> {
+    const shared = this.#o.shared!;
+    const lease = await shared.store.lease(record.id, shared.leaseMs);
+    const from = record.replica ?? "unknown";
+    const takeovers = (record.takeovers ?? 0) + 1;
+    const resumer = record.resume ? this.#resumers.get(record.resume.kind) : undefined;
+    const now = this.#o.clock.now();
+    const base: JobRecord = { ...record, takeovers, replica: shared.store.replica, updatedAt: now };
+    delete base.nextRetryAt;
+    if (lease.cancel || !resumer || takeovers > MAX_TAKEOVERS) {
+      const final: JobRecord = lease.cancel
+        ? {
+          ...base,
+          status: "cancelled",
+          message: "The job was cancelled; no file was kept",
+          finishedAt: now,
+        }
+        : {
+          ...base,
+          status: "failed",
+          finishedAt: now,
+          message: "The job failed: the server replica running it stopped before it finished",
+          error: {
+            code: "WORKER_LOST",
+            message: !resumer
+              ? `The server replica running this job (${from}) stopped before it finished, and this job cannot be resumed elsewhere; start the same request again`
+              : `The server replica running this job stopped before it finished, ${
+                takeovers - 1
+              } times; start the same request again`,
+            retryable: true,
+          },
+        };
+      await shared.store.save(final, this.#o.retentionMs, false);
+      await shared.store.changed(record.id);
+      await shared.store.release(record.id);
+      this.#o.logger?.warn("job taken over from a replica that stopped", {
+        job_id: record.id,
+        from_replica: from,
+        action: final.status,
+      });
+      return;
+    }
+    this.#o.logger?.warn("job taken over from a replica that stopped", {
+      job_id: record.id,
+      from_replica: from,
+      action: "resumed",
+      takeovers,
+    });
+    const job = this.#newJob({
+      ...base,
+      status: "processing",
+      message: `Resumed on this replica after the replica running it (${from}) stopped; fetching again`,
+      rowsFetched: 0,
+    });
+    delete job.error;
+    delete job.startedAt;
+    const owner: OwnerRef = { hash: record.owner === "" ? undefined : record.owner };
+    this.#launch(job, (handle) => resumer(record.resume!.data, handle, owner));
+  }
+
+  async #waitRemote(id: string, options: WaitOptions): Promise<JobView> {
+    const shared = this.#o.shared!;
+    const clock = this.#o.clock;
+    const deadline = clock.now() + options.timeoutMs;
+    let view = this.#view(await this.#lookup(id, options.owner));
+    let seen = view.updated_at + JSON.stringify(view.progress ?? null);
+    const poll = Math.max(50, Math.min(1000, Math.round(shared.leaseMs / 3)));
+    while (!FINISHED.has(view.status) && !options.signal?.aborted) {
+      const remaining = deadline - clock.now();
+      if (remaining <= 0) break;
+      const stop = new AbortController();
+      const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+      let wake!: () => void;
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      const waiters = this.#remoteWaiters.get(id) ?? new Set();
+      waiters.add(wake);
+      this.#remoteWaiters.set(id, waiters);
+      await Promise.race([woken, clock.sleep(Math.min(poll, remaining), signal).catch(() => {})]);
+      waiters.delete(wake);
+      if (waiters.size === 0) this.#remoteWaiters.delete(id);
+      stop.abort();
+      if (options.signal?.aborted) break;
+      view = this.#view(await this.#lookup(id, options.owner));
+      const now = view.updated_at + JSON.stringify(view.progress?.rows_fetched ?? null);
+      if (now !== seen) {
+        seen = now;
+        await options.onChange?.(view);
+      }
+    }
+    return view;
+  }
+
+  /**
+   * The freshest state of a job: this replica's while it runs the job here, else the shared
+   * store's, else this replica's memory (the store may be out of reach).
+   */
+  async #lookup(id: string, owner: string | undefined): Promise<JobRecord> {
+    this.#sweep();
+    const shared = this.#o.shared;
+    const local = this.#jobs.get(id);
+    if (!shared || (local && !FINISHED.has(local.status) && !local.leaving)) return this.#find(id, owner);
+    let record: JobRecord | undefined;
+    try {
+      record = await shared.store.load(id);
+    } catch (e) {
+      if (local) return this.#find(id, owner);
+      throw unavailable(e);
+    }
+    if (!record) return this.#find(id, owner);
+    if (record.owner !== ownerKey(owner)) throw this.#notFound(id);
+    return record;
+  }
+
+  async #unavailableOnFailure(fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
+  #listed(
+    all: JobRecord[],
+    options: { status?: JobStatus; limit?: number; owner?: string },
+  ): { jobs: JobView[]; total: number } {
+    const key = ownerKey(options.owner);
+    const matching = all
+      .filter((j) => j.owner === key && (!options.status || j.status === options.status))
+      .sort((a, b) => b.createdAt - a.createdAt);
+    return { jobs: matching.slice(0, options.limit ?? 10).map((j) => this.#view(j)), total: matching.length };
   }
 
   /** The job, if it exists and `owner` may see it (any owner with `anyOwner`). */
   #find(id: string, owner: string | undefined, anyOwner = false): Job {
     const job = this.#jobs.get(id);
     // Another owner's job is answered exactly like a missing one: its existence is not revealed.
-    if (!job || (!anyOwner && job.owner !== owner)) {
-      throw new ToolError("JOB_NOT_FOUND", `Job not found: "${id}"`, {
-        field: "job_id",
-        hint: `Jobs are kept for ${
-          Math.round(this.#o.retentionMs / 3_600_000 * 10) / 10
-        } hours after they finish, and over HTTP only the session that started a job sees it; list your jobs with the job list tool`,
-      });
-    }
+    if (!job || (!anyOwner && job.owner !== ownerKey(owner))) throw this.#notFound(id);
     return job;
+  }
+
+  #notFound(id: string): ToolError {
+    return new ToolError("JOB_NOT_FOUND", `Job not found: "${id}"`, {
+      field: "job_id",
+      hint: `Jobs are kept for ${
+        Math.round(this.#o.retentionMs / 3_600_000 * 10) / 10
+      } hours after they finish, and over HTTP only the session that started a job sees it; list your jobs with the job list tool`,
+    });
   }
 
   #sweep(): void {
@@ -415,7 +874,7 @@ export class JobManager {
     }
   }
 
-  #view(job: Job): JobView {
+  #view(job: JobRecord): JobView {
     const now = this.#o.clock.now();
     const view: JobView = {
       job_id: job.id,
@@ -451,4 +910,40 @@ export class JobManager {
     }
     return view;
   }
+}
+
+/** The storable part of a job. */
+function recordOf(job: Job): JobRecord {
+  const {
+    controller: _c,
+    done: _d,
+    listeners: _l,
+    version: _v,
+    saving: _s,
+    leaving: _g,
+    stopRenewal: _r,
+    ...record
+  } = job;
+  delete (record as Record<string, unknown>)["resolveDone"];
+  return record;
+}
+
+function unavailable(cause: unknown): ToolError {
+  return new ToolError(
+    "SERVICE_UNAVAILABLE",
+    "The shared job store (Redis) is out of reach, and this job is not running on the replica that answered",
+    {
+      retryable: true,
+      retryAfterS: 5,
+      hint: "Try again in a few seconds",
+      cause,
+    },
+  );
+}
+
+/** Runs `fn` every `ms` milliseconds without keeping the process alive; returns the stop function. */
+function every(ms: number, fn: () => void): () => void {
+  const id = setInterval(fn, ms);
+  Deno.unrefTimer(id);
+  return () => clearInterval(id);
 }

@@ -184,8 +184,16 @@ export class ProjectStorage {
    * Views share reservations, the write queue and the storage limits.
    */
   forOwner(owner: string | undefined): ProjectStorage {
-    if (owner === undefined) return this.#s.rootView;
-    const hash = ownerHash(owner);
+    return this.forOwnerHash(owner === undefined ? undefined : ownerHash(owner));
+  }
+
+  /**
+   * The projects of the owner whose {@linkcode ownerHash} is `hash` (a job resumed on another
+   * replica knows only the hash); undefined is the root's own.
+   */
+  forOwnerHash(hash: string | undefined): ProjectStorage {
+    if (hash === undefined) return this.#s.rootView;
+    if (!/^[0-9a-f]{32}$/.test(hash)) throw new Error(`Not an owner hash: "${hash}"`);
     let view = this.#s.views.get(hash);
     if (!view) {
       view = new ProjectStorage(this.#o, { shared: this.#s, owner: hash });
@@ -298,10 +306,11 @@ export class ProjectStorage {
       for (let n = 0;; n++) {
         const name = n === 0 ? base : `${stem}_${n}${ext}`;
         const path = nodePath.join(dir, name);
-        if (this.#s.reserved.has(path) || (await exists(path))) continue;
+        const tempPath = nodePath.join(dir, `.${name}.partial`);
+        // A partial file is another process's (a replica sharing the folder) file in the making.
+        if (this.#s.reserved.has(path) || (await exists(path)) || (await exists(tempPath))) continue;
         this.#s.reserved.add(path);
         const relativePath = `${subdir}/${name}`;
-        const tempPath = nodePath.join(dir, `.${name}.partial`);
         this.#s.inflight.set(tempPath, 0);
         return {
           project,

@@ -14,12 +14,27 @@ import { RELEASE_TARGETS } from "./distribution.ts";
  */
 export const LISTEN_HOSTS = ["127.0.0.1", "localhost", "0.0.0.0", "[::1]", "[::]"];
 
-/** Variables read by dependencies at import or parse time (SDK SSE transport, yaml). */
-export const DEPENDENCY_ENV = ["NO_DEPRECATION", "TRACE_DEPRECATION", "LOG_TOKENS", "LOG_STREAM"];
+/**
+ * Hosts a `REDIS_URL` may name besides the loopback ones: the Redis (or Valkey) service of
+ * docker-compose.yml's `replicas` profile. Any other Redis host needs a wider `--allow-net`; the
+ * server refuses it at start-up with that fix.
+ */
+export const SHARED_STATE_HOSTS = ["redis", "valkey"];
 
-/** The `net` list: every provider's default upstream hosts, then the listen hosts. */
+/** Variables read by dependencies at import or parse time (SDK SSE transport, yaml). */
+export const DEPENDENCY_ENV = [
+  "NO_DEPRECATION",
+  "TRACE_DEPRECATION",
+  "LOG_TOKENS",
+  "LOG_STREAM",
+  // @redis/client, read when it connects (only with REDIS_URL).
+  "REDIS_DEBUG_MAINTENANCE",
+  "REDIS_EMIT_DIAGNOSTICS",
+];
+
+/** The `net` list: every provider's default upstream hosts, the listen hosts, then the Redis hosts. */
 export function netAllowlist(): string[] {
-  return [...new Set([...PROVIDERS.flatMap((s) => s.allowNet), ...LISTEN_HOSTS])];
+  return [...new Set([...PROVIDERS.flatMap((s) => s.allowNet), ...LISTEN_HOSTS, ...SHARED_STATE_HOSTS])];
 }
 
 /** The `env` list: exactly the variables the server and its dependencies read. */

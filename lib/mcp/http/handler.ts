@@ -132,9 +132,13 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const keepAliveMs = Math.max(1, Math.round(settings.keepalive_interval * 1000));
   const bodyTimeoutMs = Math.round(settings.body_timeout * 1000);
   const store = new SessionStore(settings.max_sessions, idleMs, clock, logger);
-  const limiter = settings.rate_limit_enabled
+  const localLimiter = settings.rate_limit_enabled
     ? new IpRateLimiter(settings.rate_limit_per_minute, clock)
     : null;
+  // With Redis the per-IP budget holds across replicas; this replica's buckets stand in meanwhile.
+  const limiter = localLimiter && app.shared
+    ? app.shared.clientLimiter(settings.rate_limit_per_minute, localLimiter)
+    : localLimiter;
   const auth = settings.auth_token ? new BearerAuth(settings.auth_token) : null;
   const policy: AccessPolicy = {
     bindHost: settings.http_host,
@@ -275,7 +279,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     if (path === "/health") return methodIs(req, ["GET", "HEAD"]) ?? await healthPage(req);
 
     if (limiter) {
-      const wait = limiter.take(ip);
+      const wait = await limiter.take(ip);
       if (wait > 0) {
         fields["refused"] = "rate_limit";
         return jsonRpcError(
@@ -676,6 +680,13 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       // The circuit breakers that hold state: endpoints whose recent calls failed, by
       // "provider host/path-family" (an endpoint that answers well is not listed).
       upstreams: await app.http.breakers(),
+      // With REDIS_URL: whether the shared store answers now (when not, this replica serves
+      // from local fallbacks), and this replica's name in job leases.
+      ...(app.shared
+        ? {
+          shared_state: { store: "redis", reachable: app.shared.connection.up, replica: app.shared.replica },
+        }
+        : {}),
     };
     return req.method === "HEAD" ? new Response(null, { status: 200 }) : Response.json(body);
   }

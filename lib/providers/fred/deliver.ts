@@ -8,6 +8,7 @@
 // its deadline goes to a job too. Pages after the first are scanned item by item from the raw
 // body and written in batches (lib/output/json_scan.ts), so memory follows a batch, not the page
 // size or the series.
+import * as nodePath from "node:path";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import type { QueryValue } from "../../http/fetch_client.ts";
@@ -15,7 +16,7 @@ import { remainingMs } from "../../http/request_scope.ts";
 import type { Logger } from "../../log.ts";
 import { fitToLimit, jsonText, markdownTable, page, truncationNotice } from "../../mcp/output.ts";
 import type { ContentBlock, ToolCallContext, ToolOutput } from "../../mcp/provider.ts";
-import type { JobHandle, JobManager } from "../../output/jobs.ts";
+import type { JobHandle, JobManager, JobOutcome, OwnerRef } from "../../output/jobs.ts";
 import { JsonScanError, scanJsonList } from "../../output/json_scan.ts";
 import { checkFilename, checkProjectName, renderFilenamePattern, stamp } from "../../output/paths.ts";
 import { resourceLink } from "../../output/resources.ts";
@@ -99,6 +100,8 @@ interface Call {
   mode: OutputMode;
   format: FileFormat;
   project: string;
+  /** The file name a resumed job keeps (the one its first replica had reserved). */
+  fileName?: string;
 }
 
 /** Runs one data tool call: checks, the FRED request(s), and the delivery the mode asks for. */
@@ -333,6 +336,7 @@ function screenResult(
 
 /** File name for a call: the caller's, or the configured pattern filled in. */
 function fileName(call: Call): string {
+  if (call.fileName !== undefined) return call.fileName;
   if (call.args.filename !== undefined) return call.args.filename;
   const { args, spec, deps } = call;
   const { date, time } = stamp(deps.clock.now());
@@ -720,6 +724,18 @@ function missingAfter(call: Call, plan: Plan, written: number): Missing | undefi
   return capMissing(call, plan);
 }
 
+/** Where a paged pull's data comes from, as results and files cite it. */
+function pagedSource(call: Call): Source {
+  return sourceOf(
+    call.deps.client.publicUrl(call.spec.endpoint, {
+      ...call.query,
+      ...(call.args["limit"] === undefined ? {} : { limit: call.args["limit"] as number }),
+      ...(call.offset ? { offset: call.offset } : {}),
+    }),
+    call.args["series_id"],
+  );
+}
+
 /** Whether fetching `pages` more pages fits well within the call's deadline. */
 function fitsDeadline(call: Call, pages: number): boolean {
   const left = remainingMs(call.deps.clock.now());
@@ -742,14 +758,7 @@ async function pagedToFile(call: Call): Promise<ToolOutput<DataResult>> {
     call.ctx.signal,
     call.ctx.logger,
   );
-  const source = sourceOf(
-    call.deps.client.publicUrl(call.spec.endpoint, {
-      ...call.query,
-      ...(call.args["limit"] === undefined ? {} : { limit: call.args["limit"] as number }),
-      ...(call.offset ? { offset: call.offset } : {}),
-    }),
-    call.args["series_id"],
-  );
+  const source = pagedSource(call);
   const total = first.parsed.total ?? call.offset + first.parsed.items.length;
   const wanted = Math.min(asked, Math.max(0, total - call.offset));
   const plan: Plan = { wanted, target: Math.min(wanted, settings.max_rows) };
@@ -961,7 +970,6 @@ async function startPagedJob(
   source: Source,
 ): Promise<ToolOutput<DataResult>> {
   const { file, writer } = await openFile(call, first.meta, source);
-  const logger = call.deps.logger.child({ tool_name: call.tool });
   const pages = Math.ceil(plan.target / pageSize(call));
   // The first page is written as soon as the job runs, then let go.
   let firstPage: Parsed | undefined = first;
@@ -970,33 +978,14 @@ async function startPagedJob(
     request: jobRequest(call),
     estimatedRows: plan.target,
     ...(call.ctx.owner === undefined ? {} : { owner: call.ctx.owner }),
-    run: async (job) => {
-      let rows: number;
-      try {
-        const head = firstPage!;
-        firstPage = undefined;
-        rows = await streamPages(call, {
-          first: head,
-          target: plan.target,
-          writer,
-          signal: job.signal,
-          logger: logger.child({ job_id: job.id }),
-          onRows: (n) => job.progress(n, plan.target, `Fetching ${call.spec.kind} from FRED API...`),
-          job,
-        });
-        if (job.signal.aborted) throw job.signal.reason;
-      } catch (e) {
-        await discard(call, file, writer);
-        throw withoutFile(e);
-      }
-      const written = await finishFile(call, file, writer, source, missingAfter(call, plan, rows));
-      return {
-        result: jobResult(call, written, source),
-        message: jobMessage(written),
-        incomplete: written.missing !== undefined,
-      };
+    resume: { kind: RESUME_PAGED, data: recipe(call, file) },
+    run: (job) => {
+      const head = firstPage!;
+      firstPage = undefined;
+      return pagedJob(call, { file, writer, head, plan, source, job });
     },
   });
+  await call.deps.jobs.persisted(view.job_id);
   return acceptedAnswer(
     call,
     view.job_id,
@@ -1006,42 +995,166 @@ async function startPagedJob(
   );
 }
 
+/** The work of a paged job: the first page's rows, then the rest page by page, into the file. */
+async function pagedJob(
+  call: Call,
+  o: { file: ReservedFile; writer: RowWriter; head: Parsed; plan: Plan; source: Source; job: JobHandle },
+): Promise<JobOutcome> {
+  const { file, writer, plan, source, job } = o;
+  const logger = call.deps.logger.child({ tool_name: call.tool, job_id: job.id });
+  let rows: number;
+  try {
+    rows = await streamPages(call, {
+      first: o.head,
+      target: plan.target,
+      writer,
+      signal: job.signal,
+      logger,
+      onRows: (n) => job.progress(n, plan.target, `Fetching ${call.spec.kind} from FRED API...`),
+      job,
+    });
+    if (job.signal.aborted) throw job.signal.reason;
+  } catch (e) {
+    await discard(call, file, writer);
+    throw withoutFile(e);
+  }
+  const written = await finishFile(call, file, writer, source, missingAfter(call, plan, rows));
+  return {
+    result: jobResult(call, written, source),
+    message: jobMessage(written),
+    incomplete: written.missing !== undefined,
+  };
+}
+
+const RESUME_PAGED = "fred.paged";
+const RESUME_SINGLE = "fred.single";
+
+/**
+ * What another replica needs to carry a job on: the call's arguments (FRED's key is never
+ * among them) and the file it writes. The owner travels as a hash, with the job.
+ */
+function recipe(call: Call, file: ReservedFile): Record<string, unknown> {
+  return {
+    tool: call.tool,
+    args: call.args,
+    mode: call.mode,
+    format: call.format,
+    project: call.project,
+    file: file.relativePath,
+  };
+}
+
+/**
+ * Lets this replica carry on with FRED jobs whose replica died: the pull starts again from its
+ * first row (the dead replica's partial file is removed) and the file keeps its name.
+ */
+export function registerResumers(deps: FredDeps): void {
+  deps.jobs.resumable(RESUME_PAGED, async (data, job, owner) => {
+    const call = await resumedCall(data, owner, deps);
+    const asked = typeof call.args["limit"] === "number" ? call.args["limit"] : Infinity;
+    const logger = deps.logger.child({ tool_name: call.tool, job_id: job.id });
+    const first = await withJobRetries(
+      call,
+      job,
+      () => parsedPage(call, call.offset, Math.min(asked, pageSize(call)), job.signal, logger),
+    );
+    const total = first.parsed.total ?? call.offset + first.parsed.items.length;
+    const wanted = Math.min(asked, Math.max(0, total - call.offset));
+    const plan: Plan = { wanted, target: Math.min(wanted, deps.settings.max_rows) };
+    const source = pagedSource(call);
+    const head: Parsed = { ...first.parsed, meta: pulledMeta(call, first.parsed, plan.target) };
+    const { file, writer } = await openFile(call, head.meta, source);
+    return await pagedJob(call, { file, writer, head, plan, source, job });
+  });
+  deps.jobs.resumable(RESUME_SINGLE, async (data, job, owner) => {
+    const call = await resumedCall(data, owner, deps);
+    return await singleFetchJob(call, await reserveFile(call), job);
+  });
+}
+
+/** Rebuilds a job's call from its recipe, and removes what the dead replica left half written. */
+async function resumedCall(data: Record<string, unknown>, owner: OwnerRef, deps: FredDeps): Promise<Call> {
+  const tool = String(data["tool"]);
+  const args = data["args"] as DataArgs;
+  const mode = data["mode"] as OutputMode;
+  const spec = resolveOperation(tool, args, { multiPage: mode === "file" });
+  const storage = deps.storage.forOwnerHash(owner.hash);
+  const project = String(data["project"]);
+  const relative = String(data["file"]);
+  const path = nodePath.join(storage.projectPath(project), ...relative.split("/"));
+  const partial = nodePath.join(nodePath.dirname(path), `.${nodePath.basename(path)}.partial`);
+  await Deno.remove(partial).catch(() => {});
+  await Deno.remove(`${partial}.wide`).catch(() => {});
+  // A job's work never reads the call's context beyond these: it has its own signal and logger.
+  const ctx = {
+    signal: new AbortController().signal,
+    logger: deps.logger,
+    requestId: "resumed",
+    limits: { characterLimit: 25_000 },
+    progress: () => Promise.resolve(),
+  } as unknown as ToolCallContext;
+  return {
+    tool,
+    spec,
+    args,
+    ctx,
+    deps,
+    storage,
+    query: fredQuery(spec, args),
+    offset: typeof args["offset"] === "number" ? args["offset"] : 0,
+    mode,
+    format: data["format"] as FileFormat,
+    project,
+    fileName: nodePath.basename(path),
+  };
+}
+
 /** Shape files and other single large answers: fetched and written by a background job. */
 async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> {
-  const source = sourceOf(call.deps.client.publicUrl(call.spec.endpoint, call.query));
+  const source = singleSource(call);
   const file = await reserveFile(call);
-  const logger = call.deps.logger.child({ tool_name: call.tool });
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,
     request: jobRequest(call),
     estimatedRows: null,
     ...(call.ctx.owner === undefined ? {} : { owner: call.ctx.owner }),
-    run: async (job) => {
-      let writer: RowWriter | undefined;
-      try {
-        const response = await withJobRetries(
-          call,
-          job,
-          () =>
-            call.deps.client.get(call.spec.endpoint, call.query, {
-              signal: job.signal,
-              logger: logger.child({ job_id: job.id }),
-              noCache: true,
-            }),
-        );
-        const parsed = parseResponse(call.spec.kind, response.data);
-        job.progress(0, parsed.items.length, "Writing the file");
-        writer = await openWriter(call, file, parsed.meta, source);
-        await writeRows(call, writer, parsed.items);
-        job.progress(parsed.items.length, parsed.items.length, "Written");
-        if (job.signal.aborted) throw job.signal.reason;
-      } catch (e) {
-        await discard(call, file, writer);
-        throw withoutFile(e);
-      }
-      const written = await finishFile(call, file, writer, source);
-      return { result: jobResult(call, written, source), message: jobMessage(written) };
-    },
+    resume: { kind: RESUME_SINGLE, data: recipe(call, file) },
+    run: (job) => singleFetchJob(call, file, job),
   });
+  await call.deps.jobs.persisted(view.job_id);
   return acceptedAnswer(call, view.job_id, null, estimatedSeconds(call.deps.settings, 1), source);
+}
+
+function singleSource(call: Call): Source {
+  return sourceOf(call.deps.client.publicUrl(call.spec.endpoint, call.query));
+}
+
+/** The work of a single-fetch job: one request, written to the reserved file. */
+async function singleFetchJob(call: Call, file: ReservedFile, job: JobHandle): Promise<JobOutcome> {
+  const source = singleSource(call);
+  const logger = call.deps.logger.child({ tool_name: call.tool, job_id: job.id });
+  let writer: RowWriter | undefined;
+  try {
+    const response = await withJobRetries(
+      call,
+      job,
+      () =>
+        call.deps.client.get(call.spec.endpoint, call.query, {
+          signal: job.signal,
+          logger,
+          noCache: true,
+        }),
+    );
+    const parsed = parseResponse(call.spec.kind, response.data);
+    job.progress(0, parsed.items.length, "Writing the file");
+    writer = await openWriter(call, file, parsed.meta, source);
+    await writeRows(call, writer, parsed.items);
+    job.progress(parsed.items.length, parsed.items.length, "Written");
+    if (job.signal.aborted) throw job.signal.reason;
+  } catch (e) {
+    await discard(call, file, writer);
+    throw withoutFile(e);
+  }
+  const written = await finishFile(call, file, writer, source);
+  return { result: jobResult(call, written, source), message: jobMessage(written) };
 }

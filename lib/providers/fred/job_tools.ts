@@ -113,7 +113,7 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
     output: jobViewSchema,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, ctx) {
-      let view = jobs.get(args.job_id, ctx.owner);
+      let view = await jobs.status(args.job_id, ctx.owner);
       if (args.wait_seconds > 0 && (view.status === "accepted" || view.status === "processing")) {
         const forward = forwarder(ctx);
         await forward(view);
@@ -137,8 +137,8 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
     input: listInput,
     output: listOutput,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
-    handler(args, ctx) {
-      const { jobs: views, total } = jobs.list({
+    async handler(args, ctx) {
+      const { jobs: views, total } = await jobs.query({
         ...(args.status_filter ? { status: args.status_filter } : {}),
         ...(ctx.owner === undefined ? {} : { owner: ctx.owner }),
         limit: args.limit,
@@ -164,7 +164,7 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
         ].join("\n\n");
         return { text, structured };
       });
-      return Promise.resolve({ text: fitted.text, structured: fitted.structured });
+      return { text: fitted.text, structured: fitted.structured };
     },
   };
 

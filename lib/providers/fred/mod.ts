@@ -5,6 +5,7 @@ import { fileResourceTemplate } from "../../output/resources.ts";
 import { ProjectStorage } from "../../output/storage.ts";
 import { checkKeyFormat, FredClient } from "./client.ts";
 import type { FredSettings } from "./config.ts";
+import { registerResumers } from "./deliver.ts";
 import { jobTools } from "./job_tools.ts";
 import { PROJECT_SUBDIRS, projectTools } from "./project_tools.ts";
 import { dataTools } from "./tools.ts";
@@ -40,8 +41,10 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
     retentionMs: settings.job_retention_hours * 3_600_000,
     idPrefix: "fred-job",
     logger,
+    ...(context.sharedJobs ? { shared: context.sharedJobs } : {}),
   });
   const deps = { settings, client, storage, jobs, clock, logger };
+  registerResumers(deps);
   return {
     id: "fred",
     tools: [...dataTools(deps), ...jobTools(jobs), ...projectTools(storage)],

@@ -1,0 +1,83 @@
+// Shared state for replicas: when `REDIS_URL` is set, the HTTP client's cache, rate windows and
+// breakers, the per-IP HTTP limit and the background jobs live in Redis (or Valkey), so N
+// replicas behind a load balancer act as one server. Without it nothing here is loaded and
+// everything stays in the process, as before.
+import type { Random } from "../clock.ts";
+import type { ServerSettings } from "../config/parse.ts";
+import type { BreakerStore } from "../http/breaker.ts";
+import type { CacheStore } from "../http/cache.ts";
+import type { RateWindowStore } from "../http/rate_limiter.ts";
+import type { Logger } from "../log.ts";
+import type { SharedJobsOptions } from "../output/jobs.ts";
+import { RedisConnection } from "./connection.ts";
+import {
+  RedisBreakerStore,
+  RedisCacheStore,
+  RedisClientLimiter,
+  RedisRateWindowStore,
+} from "./http_stores.ts";
+import type { ClientLimiter } from "./http_stores.ts";
+import { RedisJobStore } from "./job_store.ts";
+
+export { redactUrl, RedisConnection, RedisUnavailableError } from "./connection.ts";
+export type { ClientLimiter } from "./http_stores.ts";
+
+/** What the app hands to the HTTP runtime, the providers and the HTTP handler. */
+export interface SharedState {
+  /** This process's name in leases and logs. */
+  replica: string;
+  connection: RedisConnection;
+  cacheStore: CacheStore;
+  rateStore: RateWindowStore;
+  breakerStore: BreakerStore;
+  jobs: SharedJobsOptions;
+  /** The per-client HTTP limit shared by all replicas, falling back to `local`. */
+  clientLimiter(perMinute: number, local: ClientLimiter): ClientLimiter;
+  close(): Promise<void>;
+}
+
+/** Options for {@linkcode openSharedState}. */
+export interface SharedStateOptions {
+  logger: Logger;
+  random?: Random;
+  /** Whether the process may connect to `host:port` (the `--allow-net` check). */
+  isNetAllowed?: (host: string) => boolean;
+}
+
+/**
+ * Connects to `server.redis_url` and builds the shared stores, or resolves to undefined when
+ * no URL is set. An unreachable or refused Redis is a {@linkcode ConfigError} (exit 2).
+ */
+export async function openSharedState(
+  server: ServerSettings,
+  options: SharedStateOptions,
+): Promise<SharedState | undefined> {
+  if (!server.redis_url) return undefined;
+  const connection = await RedisConnection.connect({
+    url: server.redis_url,
+    prefix: server.redis_prefix,
+    timeoutMs: Math.round(server.redis_timeout * 1000),
+    retryMaxMs: Math.round(server.redis_retry_max * 1000),
+    logger: options.logger,
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.isNetAllowed ? { isNetAllowed: options.isNetAllowed } : {}),
+  });
+  const replica = `replica-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  options.logger.info("shared state in Redis", { replica, prefix: server.redis_prefix });
+  return {
+    replica,
+    connection,
+    cacheStore: new RedisCacheStore(connection, {
+      maxEntryBytes: Math.round(server.redis_cache_entry_max_kb * 1024),
+    }),
+    rateStore: new RedisRateWindowStore(connection, replica),
+    breakerStore: new RedisBreakerStore(connection),
+    jobs: {
+      store: new RedisJobStore(connection, replica),
+      leaseMs: Math.round(server.job_lease_timeout * 1000),
+      takeoverIntervalMs: Math.round(server.job_takeover_interval * 1000),
+    },
+    clientLimiter: (perMinute, local) => new RedisClientLimiter(connection, perMinute, local),
+    close: () => connection.close(),
+  };
+}
