@@ -4,7 +4,7 @@
 // (a warning when it starts, one line when it ends) however many calls meet it; the client
 // reconnects meanwhile with exponential backoff and jitter.
 import { createHash } from "node:crypto";
-import { createClient, RESP_TYPES } from "@redis/client";
+import { createClient, ErrorReply, RESP_TYPES } from "@redis/client";
 import type { Random } from "../clock.ts";
 import { ConfigError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -275,7 +275,7 @@ export class RedisConnection {
       return reply as T;
     } catch (e) {
       // A reply error (NOSCRIPT, a wrong type) is Redis answering: the connection is fine.
-      if (e instanceof Error && e.constructor.name === "ErrorReply") throw e;
+      if (e instanceof ErrorReply) throw e;
       this.#lost(e);
       throw new RedisUnavailableError(
         `Redis did not answer: ${e instanceof Error ? e.message : String(e)}`,

@@ -1,0 +1,264 @@
+// Two (then three) real server processes with one real redis-server act as one server: the
+// response cache and FRED's request budget are shared, a job started on one replica is followed
+// and cancelled from the other, a job whose replica is killed is taken over and finished by the
+// other, and Redis stopping mid-run leaves calls working on local fallbacks.
+import assert from "node:assert/strict";
+import { startHttpServer } from "../fakes/http_server.ts";
+import type { HttpServerProcess } from "../fakes/http_server.ts";
+import { removeHome, scratchHome } from "../fakes/server.ts";
+import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
+import type { Received } from "../fakes/upstream.ts";
+import { errorOf, ok } from "../fakes/results.ts";
+import { fredConfig, startFakeFred, syntheticObservations } from "../providers/fred/fake_fred.ts";
+import { startRedis } from "./_redis_server.ts";
+
+async function connect(server: HttpServerProcess): Promise<Client> {
+  const client = new Client({ name: "replicas-test", version: "0" }, { capabilities: {} });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+  return client;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function health(server: HttpServerProcess): Promise<Record<string, unknown>> {
+  return await (await fetch(`${server.origin}/health`)).json();
+}
+
+const seriesIs = (id: string) => (r: Received) => r.url.searchParams.get("series_id") === id;
+const offsetOf = (r: Received) => Number(r.url.searchParams.get("offset") ?? 0);
+const limitOf = (r: Received) => Number(r.url.searchParams.get("limit") ?? 100_000);
+const progressOf = (v: Record<string, unknown>) =>
+  (v["progress"] as { rows_fetched: number } | undefined)?.rows_fetched ?? 0;
+
+Deno.test("replicas on one Redis share the cache and FRED's jobs, and take over a killed replica's job", async (t) => {
+  await using redis = await startRedis();
+  await using fake = startFakeFred();
+  const gates = { cancel: Promise.withResolvers<void>(), kill: Promise.withResolvers<void>() };
+  for (
+    const [id, rows, gate] of [["CANCELME", 50_000, gates.cancel], ["KILLME", 50_000, gates.kill]] as const
+  ) {
+    fake.route({
+      path: "/fred/series/observations",
+      match: seriesIs(id),
+      reply: async (r) => {
+        if (offsetOf(r) > 0) await gate.promise;
+        return { json: syntheticObservations(rows, offsetOf(r), limitOf(r)) };
+      },
+    });
+  }
+  fake.route({
+    path: "/fred/series/observations",
+    match: seriesIs("FLOW"),
+    reply: (r) => ({ json: syntheticObservations(30_000, offsetOf(r), limitOf(r)) }),
+  });
+  const home = scratchHome(
+    fredConfig(fake.origin, { cache_ttl: 300, breaker_threshold: 100, job_retries: 1 }),
+  );
+  await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
+  const options = {
+    args: ["--providers", "fred", "--stateless"],
+    home,
+    env: { REDIS_URL: redis.url, MCP_JOB_LEASE_TIMEOUT: "1.5", MCP_JOB_TAKEOVER_INTERVAL: "0.5" },
+  };
+  const [a, b] = await Promise.all([startHttpServer(options), startHttpServer(options)]);
+  await using _a = a;
+  await using _b = b;
+  const ca = await connect(a);
+  const cb = await connect(b);
+  const call = (c: Client, name: string, args: Record<string, unknown>) =>
+    c.callTool({ name, arguments: args });
+
+  try {
+    await t.step("an answer cached by one replica is served by the other", async () => {
+      const before = fake.requestsTo("/fred/category").length;
+      ok(await call(ca, "fred_category", { operation: "get", category_id: 125 }));
+      ok(await call(cb, "fred_category", { operation: "get", category_id: 125 }));
+      assert.equal(
+        fake.requestsTo("/fred/category").length - before,
+        1,
+        "one upstream request for two calls",
+      );
+      ok(await call(cb, "fred_category", { operation: "get", category_id: 125, fresh: true }));
+      assert.equal(
+        fake.requestsTo("/fred/category").length - before,
+        2,
+        "fresh still bypasses the shared cache",
+      );
+    });
+
+    await t.step(
+      "a job started on one replica is followed, listed and cancelled from the other",
+      async () => {
+        const accepted = ok(
+          await call(ca, "fred_series", { operation: "get_observations", series_id: "CANCELME" }),
+        );
+        const jobId = String(accepted["job_id"]);
+        const seen = await until("progress seen from the other replica", async () => {
+          const view = ok(await call(cb, "fred_job_status", { job_id: jobId }));
+          return progressOf(view) > 0 ? view : undefined;
+        });
+        assert.equal(seen["status"], "processing");
+        const listed = ok(await call(cb, "fred_job_list", {}));
+        assert.ok((listed["jobs"] as { job_id: string }[]).some((j) => j.job_id === jobId));
+        const cancelled = ok(await call(cb, "fred_job_cancel", { job_id: jobId }));
+        assert.equal(cancelled["status"], "cancelled");
+        // The worker on the first replica stopped and said so.
+        const final = ok(await call(ca, "fred_job_status", { job_id: jobId }));
+        assert.equal(final["status"], "cancelled");
+        assert.equal(final["message"], "The job was cancelled; no file was kept");
+        gates.cancel.resolve();
+      },
+    );
+
+    await t.step("a job followed from the other replica completes there with its file", async () => {
+      const accepted = ok(
+        await call(ca, "fred_series", { operation: "get_observations", series_id: "FLOW" }),
+      );
+      const done = ok(
+        await call(cb, "fred_job_status", { job_id: String(accepted["job_id"]), wait_seconds: 30 }),
+      );
+      assert.equal(done["status"], "completed");
+      const result = done["result"] as { rows_written: number; file_path: string };
+      assert.equal(result.rows_written, 30_000);
+      assert.ok(Deno.statSync(result.file_path).size > 0, "the file is in the shared data folder");
+    });
+
+    let killedAt = 0;
+    let takenOverAt = 0;
+    await t.step("a job whose replica is killed is taken over and finished by the other", async () => {
+      const accepted = ok(
+        await call(ca, "fred_series", { operation: "get_observations", series_id: "KILLME" }),
+      );
+      const jobId = String(accepted["job_id"]);
+      await until("the first page written", async () => {
+        const view = ok(await call(cb, "fred_job_status", { job_id: jobId }));
+        return progressOf(view) > 0 ? view : undefined;
+      });
+      await a.stop("SIGKILL");
+      killedAt = Date.now();
+      gates.kill.resolve();
+      await until("the takeover", async () => {
+        const view = ok(await call(cb, "fred_job_status", { job_id: jobId }));
+        if (String(view["message"]).startsWith("Resumed") || view["status"] === "completed") {
+          takenOverAt = Date.now();
+          return view;
+        }
+        return undefined;
+      });
+      const done = ok(await call(cb, "fred_job_status", { job_id: jobId, wait_seconds: 30 }));
+      assert.equal(done["status"], "completed", JSON.stringify(done));
+      const result = done["result"] as { rows_written: number; file_path: string };
+      assert.equal(result.rows_written, 50_000);
+      const lines = Deno.readTextFileSync(result.file_path).trimEnd().split("\r\n");
+      assert.equal(lines.length, 50_001, "header and every row, none twice");
+      const folder = result.file_path.slice(0, result.file_path.lastIndexOf("/"));
+      const partials = [...Deno.readDirSync(folder)].filter((e) => e.name.endsWith(".partial"));
+      assert.deepEqual(partials, [], "the killed replica's partial file was removed");
+      assert.match(b.stderr(), /"msg":"job taken over from a replica that stopped".*"action":"resumed"/);
+      console.log(`takeover measured: ${takenOverAt - killedAt} ms after SIGKILL (lease 1.5 s, scan 0.5 s)`);
+    });
+  } finally {
+    await ca.close().catch(() => {});
+    await cb.close().catch(() => {});
+  }
+});
+
+Deno.test("replicas on one Redis keep one FRED budget and keep serving when Redis stops", async (t) => {
+  await using redis = await startRedis();
+  await using fake = startFakeFred();
+  const home = scratchHome(
+    fredConfig(fake.origin, { rate_limit_per_minute: 6, cache_ttl: 0, breaker_threshold: 100 }),
+  );
+  await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
+  const options = {
+    args: ["--providers", "fred", "--stateless"],
+    home,
+    env: { REDIS_URL: redis.url, REDIS_PREFIX: "budget-test:", REDIS_TIMEOUT: "0.5", REDIS_RETRY_MAX: "0.2" },
+  };
+  const [d, e] = await Promise.all([startHttpServer(options), startHttpServer(options)]);
+  await using _d = d;
+  await using _e = e;
+  const cd = await connect(d);
+  const ce = await connect(e);
+  const get = (c: Client) =>
+    c.callTool({ name: "fred_category", arguments: { operation: "get", category_id: 125 } });
+  try {
+    await t.step(
+      "12 calls over two replicas send 6 requests upstream: the per-minute budget is shared",
+      async () => {
+        const outcomes: string[] = [];
+        for (let i = 0; i < 12; i++) {
+          const r = await get(i % 2 === 0 ? cd : ce);
+          outcomes.push(r.isError ? String(errorOf(r)["error_type"]) : "ok");
+        }
+        assert.equal(fake.requestsTo("/fred/category").length, 6);
+        assert.equal(outcomes.filter((o) => o === "ok").length, 6);
+        assert.equal(outcomes.filter((o) => o === "RATE_LIMIT_EXCEEDED").length, 6, outcomes.join(","));
+        const keys = await redis.command("KEYS", "*");
+        assert.match(keys, /budget-test:rate:fred /, "the window lives under the configured prefix");
+        assert.doesNotMatch(keys, /0123456789abcdef/, "FRED's key is nowhere in Redis");
+      },
+    );
+
+    await t.step(
+      "with Redis stopped, calls keep working on each replica's own budget, with one warning",
+      async () => {
+        await redis.stop();
+        const before = fake.requestsTo("/fred/category").length;
+        for (const client of [cd, ce, cd, ce]) ok(await get(client));
+        assert.equal(fake.requestsTo("/fred/category").length - before, 4);
+        for (const server of [d, e]) {
+          const h = await health(server);
+          assert.equal((h["shared_state"] as { reachable: boolean }).reachable, false);
+          const warnings = server.stderr().split("\n").filter((l) =>
+            l.includes('"msg":"Redis is out of reach')
+          );
+          assert.equal(warnings.length, 1, warnings.join("\n"));
+        }
+      },
+    );
+
+    await t.step("once Redis is back the replicas reconnect by themselves", async () => {
+      await redis.restart();
+      for (const server of [d, e]) {
+        await until("reconnection", async () => {
+          const state = (await health(server))["shared_state"] as { reachable: boolean };
+          return state.reachable ? true : undefined;
+        });
+        assert.match(server.stderr(), /"msg":"Redis is reachable again: shared state resumes"/);
+      }
+      ok(await get(cd));
+      assert.match(await redis.command("KEYS", "*"), /budget-test:rate:fred /, "the budget is shared again");
+    });
+  } finally {
+    await cd.close().catch(() => {});
+    await ce.close().catch(() => {});
+  }
+});
+
+Deno.test("serve exits 2 naming REDIS_URL when Redis cannot be reached at start", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  await assert.rejects(
+    () =>
+      startHttpServer(
+        { args: ["--providers", "example"], env: { REDIS_URL: `redis://127.0.0.1:${port}` } },
+        15_000,
+      ),
+    (err: unknown) => {
+      const text = String(err);
+      assert.match(text, /configuration error at "server\.redis_url": Cannot reach Redis at REDIS_URL/);
+      assert.match(text, /unset it to keep all state in this process/);
+      return true;
+    },
+  );
+});
