@@ -10,6 +10,7 @@ import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
 import { startStdio } from "../fakes/server.ts";
 import { denoFmt } from "../tools/docs.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+import { benchReplicas } from "./replicas.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 10);
 
@@ -157,6 +158,7 @@ await callLatency();
 await httpLatency(false);
 await httpLatency(true);
 await clientOverhead();
+rows.push(...await benchReplicas());
 
 const cpu = (() => {
   try {
@@ -183,6 +185,13 @@ Start-up is measured from spawning \`deno run\` (with the same scoped permission
 to the answer of \`initialize\`, so it includes Deno's own start and module loading. Latency figures
 are client-observed round trips through the MCP SDK's \`Client\` over stdio. Figures are for
 orientation on this machine; they are not asserted by tests.
+
+The replica rows (tests/bench/replicas.ts) drive \`fred_category\` calls against a loopback fake FRED
+with \`fresh: true\` (so every call makes its Redis round trips and one upstream request), from 8
+concurrent callers spread round-robin over the replicas, with a real \`redis-server\` on loopback. On
+this 2-core machine the replicas, the fake upstream, Redis and the load generator share the same two
+cores, so a second replica adds no CPU: the rows show what Redis costs per call, not how far N
+machines scale.
 
 ${table}
 `;
