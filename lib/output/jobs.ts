@@ -411,7 +411,7 @@ export class JobManager {
       timeoutMs: Math.round(shared.leaseMs / 3) + 2000,
       ...(owner === undefined ? {} : { owner }),
     });
-    if (FINISHED.has(view.status)) return view;
+    if (view.duration_seconds !== undefined) return view;
     return {
       ...view,
       status: "cancelled",
@@ -777,7 +777,8 @@ export class JobManager {
     let view = this.#view(await this.#lookup(id, options.owner));
     let seen = view.updated_at + JSON.stringify(view.progress ?? null);
     const poll = Math.max(50, Math.min(1000, Math.round(shared.leaseMs / 3)));
-    while (!FINISHED.has(view.status) && !options.signal?.aborted) {
+    // Finished means written as final by its worker (a job being cancelled reads `cancelled` first).
+    while (view.duration_seconds === undefined && !options.signal?.aborted) {
       const remaining = deadline - clock.now();
       if (remaining <= 0) break;
       const stop = new AbortController();
