@@ -6,6 +6,14 @@ import { PROVIDERS } from "../../lib/providers/registry.ts";
 /** Listen addresses of the default HTTP configuration. */
 export const LISTEN = ["127.0.0.1:8000", "localhost:8000"];
 
+/**
+ * The connection guard's private Unix socket (lib/mcp/http/serve.ts `innerSocketPaths`): in the
+ * data folder for `deno task start`, at a fixed path for compiled binaries, whose grants are
+ * baked in before anyone's home is known. Deno grants a Unix socket by its exact path.
+ */
+export const RUN_SOCKET = "unix:$HOME/.local/share/opendata-mcp/http.sock";
+export const COMPILED_SOCKET = "unix:/tmp/opendata-mcp-http.sock";
+
 /** Variables read by dependencies at import or parse time (SDK SSE transport, yaml). */
 export const DEPENDENCY_ENV = ["NO_DEPRECATION", "TRACE_DEPRECATION", "LOG_TOKENS", "LOG_STREAM"];
 
@@ -35,10 +43,10 @@ export function envAllowlist(): string[] {
 export function permissionTasks(): Record<string, string> {
   const net = `--allow-net=${netAllowlist().join(",")}`;
   const env = `--allow-env=${envAllowlist().join(",")}`;
-  const run = `${net} ${env} --allow-read=${READ.join(",")} --allow-write=${WRITE.join(",")}`;
+  const run = `${net},${RUN_SOCKET} ${env} --allow-read=${READ.join(",")} --allow-write=${WRITE.join(",")}`;
   // A compiled binary cannot know the user's home or chosen data folder at build time: file
   // access is unscoped there and confined by the code's own path checks.
-  const compiled = `${net} ${env} --allow-read --allow-write`;
+  const compiled = `${net},${COMPILED_SOCKET} ${env} --allow-read --allow-write`;
   const tasks: Record<string, string> = {
     start: `deno run ${run} main.ts`,
     dev: `deno run --watch ${run} main.ts`,
