@@ -71,10 +71,16 @@ export async function startHttpServer(
   const ready = Promise.withResolvers<number>();
   const reading = (async () => {
     const decoder = new TextDecoder();
+    let listening = false;
     for await (const chunk of child.stderr) {
       stderr += decoder.decode(chunk, { stream: true });
+      // Only until found: rescanning a log that grows with every request costs the test CPU.
+      if (listening) continue;
       const line = stderr.split("\n").find((l) => l.includes('"serving MCP over HTTP"'));
-      if (line) ready.resolve(JSON.parse(line).port);
+      if (line) {
+        listening = true;
+        ready.resolve(JSON.parse(line).port);
+      }
     }
     ready.reject(new Error(`The server exited before listening:\n${stderr}`));
   })();
