@@ -14,6 +14,14 @@ const FD_RESERVE = 8;
 const LOWERED_CAP_MS = 60_000;
 /** Past the body timeout, so the handler's own 408 answer goes out first. */
 const BODY_GRACE_MS = 1_000;
+/**
+ * How long a connection whose last answer went out keeps being read (and what arrives dropped)
+ * before it is closed: closing a socket with unread input resets it, and a reset can destroy
+ * the answer before the client reads it.
+ */
+const LINGER_MS = 2_000;
+/** The same for a connection refused at the cap, which holds a descriptor meanwhile. */
+const REFUSED_LINGER_MS = 500;
 /** Longest pause of the accept loop after an error. */
 const MAX_BACKOFF_MS = 1_000;
 /** Least time between two warnings of the same kind. */
@@ -62,7 +70,7 @@ export interface GuardStats {
 }
 
 /** Where a connection stands, for deadlines and eviction. */
-type State = "head" | "body" | "busy" | "idle";
+type State = "head" | "body" | "busy" | "idle" | "finishing";
 
 interface Guarded {
   client: Deno.Conn;
@@ -77,6 +85,10 @@ interface Guarded {
   /** Requests passed on so far. */
   served: number;
   clientDone: boolean;
+  /** Whether a loop is reading from the client. */
+  reading: boolean;
+  /** When the last answer went out; from then on the client's input is only drained. */
+  finishingSince?: number;
   closed: boolean;
   /** A refusal to send once the responses to the earlier requests are out. */
   pendingError?: FramingError;
@@ -193,7 +205,7 @@ export class ConnectionGuard {
         this.#warn("full", "connection limit reached: refusing new connections", {
           max_connections: this.#cap(),
         });
-        void this.#refuse(conn, {
+        void answerAndClose(conn, {
           status: 503,
           message: `Too many connections: the server holds its limit of ${this.#cap()} ` +
             `(MCP_MAX_CONNECTIONS); retry shortly`,
@@ -220,6 +232,7 @@ export class ConnectionGuard {
       lastProgress: now,
       served: 0,
       clientDone: false,
+      reading: true,
       closed: false,
     };
     try {
@@ -237,12 +250,16 @@ export class ConnectionGuard {
     return this.#now() < this.#ceilingUntil ? Math.min(max, this.#ceiling) : max;
   }
 
-  /** The connection to close for room: the longest idle, else the oldest still sending a head. */
+  /**
+   * The connection to close for room: one already finishing, else the longest idle, else the
+   * oldest still sending a head.
+   */
   #victim(): Guarded | undefined {
     let idle: Guarded | undefined;
     let head: Guarded | undefined;
     for (const c of this.#conns) {
       const state = stateOf(c);
+      if (state === "finishing") return c;
       if (state === "idle" && (!idle || c.lastProgress < idle.lastProgress)) idle = c;
       if (state === "head" && (!head || c.headStartedAt < head.headStartedAt)) head = c;
     }
@@ -277,9 +294,12 @@ export class ConnectionGuard {
         if (n === null) {
           c.clientDone = true;
           // A half-closed client may still wait for its answers; anything else is over.
-          if (c.requests.phase !== "idle" || c.responses.pending === 0) this.#close(c);
+          if (c.finishingSince !== undefined || c.requests.phase !== "idle" || c.responses.pending === 0) {
+            this.#close(c);
+          }
           return;
         }
+        if (c.finishingSince !== undefined || c.pendingError) continue;
         const now = this.#now();
         c.lastProgress = now;
         const before = c.requests.phase;
@@ -301,13 +321,15 @@ export class ConnectionGuard {
         }
         if (step.error) {
           this.#stats.malformed++;
-          if (c.responses.pending === 0) await this.#refuse(c.client, step.error, c);
+          // The rest of what the client sends is drained, not parsed.
+          if (c.responses.pending === 0) void this.#refuse(c, step.error);
           else c.pendingError = step.error;
-          return;
         }
       }
     } catch {
       this.#close(c);
+    } finally {
+      c.reading = false;
     }
   }
 
@@ -331,7 +353,7 @@ export class ConnectionGuard {
         if (step.close) break;
         if (step.ended > 0 && c.responses.pending === 0) {
           if (c.pendingError) {
-            await this.#refuse(c.client, c.pendingError, c);
+            await this.#refuse(c, c.pendingError);
             return;
           }
           if (c.clientDone) break;
@@ -339,8 +361,10 @@ export class ConnectionGuard {
       }
     } catch {
       // The client or the server went away: nothing more to pass on.
+      this.#close(c);
+      return;
     }
-    this.#close(c);
+    this.#finish(c);
   }
 
   async #open(c: Guarded): Promise<Deno.Conn | null> {
@@ -356,31 +380,38 @@ export class ConnectionGuard {
     } catch (e) {
       if (isFdExhaustion(e)) this.#exhausted();
       else this.#warn("connect", "cannot reach the HTTP server behind the guard", { error: errorText(e) });
-      await this.#refuse(c.client, {
+      await this.#refuse(c, {
         status: 503,
         message: "Service Unavailable: the server is at its connection limit; retry shortly",
-      }, c);
+      });
       return null;
     }
   }
 
-  /** Answers `error` with `Connection: close`, then closes (the guarded connection `c` too). */
-  async #refuse(conn: Deno.Conn, error: FramingError, c?: Guarded): Promise<void> {
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: null,
-      error: { code: -32000, message: error.message },
-    });
-    const head = `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? "Error"}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${encoder.encode(body).length}\r\n` +
-      (error.status === 503 ? "Retry-After: 1\r\n" : "") + "Connection: close\r\n\r\n";
+  /** Answers `error` with `Connection: close`, then finishes the connection. */
+  async #refuse(c: Guarded, error: FramingError): Promise<void> {
+    if (c.closed) return;
+    c.finishingSince ??= this.#now();
+    if (c.inner) closeQuietly(c.inner);
     try {
-      await writeAll(conn, encoder.encode(head + body));
+      await writeAll(c.client, errorResponse(error));
     } catch {
-      // The client is gone already.
+      this.#close(c);
+      return;
     }
-    if (c) this.#close(c);
-    else closeQuietly(conn);
+    this.#finish(c);
+  }
+
+  /** Ends a connection whose last answer went out: FIN first, then drain until the client closes. */
+  #finish(c: Guarded): void {
+    if (c.closed) return;
+    c.finishingSince ??= this.#now();
+    if (c.inner) closeQuietly(c.inner);
+    c.client.closeWrite().catch(() => this.#close(c));
+    if (!c.reading) {
+      c.reading = true;
+      void drain(c.client).finally(() => this.#close(c));
+    }
   }
 
   #sweep(): void {
@@ -388,14 +419,16 @@ export class ConnectionGuard {
     const { headerTimeoutMs, bodyTimeoutMs, idleTimeoutMs } = this.#options;
     for (const c of [...this.#conns]) {
       const state = stateOf(c);
-      if (state === "head" && now - c.headStartedAt > headerTimeoutMs) {
+      if (state === "finishing") {
+        if (now - c.finishingSince! > LINGER_MS) this.#close(c);
+      } else if (state === "head" && now - c.headStartedAt > headerTimeoutMs) {
         this.#stats.timedOut++;
         // A client that sent nothing gets nothing; one stuck in its head is told why.
         if (c.requests.partial && c.responses.pending === 0) {
-          void this.#refuse(c.client, {
+          void this.#refuse(c, {
             status: 408,
             message: `Request Timeout: the request head did not arrive within ${headerTimeoutMs / 1000} s`,
-          }, c);
+          });
         } else {
           this.#close(c);
         }
@@ -432,6 +465,7 @@ export class ConnectionGuard {
 }
 
 function stateOf(c: Guarded): State {
+  if (c.finishingSince !== undefined) return "finishing";
   const phase = c.requests.phase;
   if (phase === "body") return "body";
   if (phase === "head" || c.served === 0) return "head";
@@ -447,6 +481,46 @@ export function isFdExhaustion(e: unknown): boolean {
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+function errorResponse(error: FramingError): Uint8Array {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: error.message } });
+  return encoder.encode(
+    `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? "Error"}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${encoder.encode(body).length}\r\n` +
+      (error.status === 503 ? "Retry-After: 1\r\n" : "") + `Connection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Answers a connection never admitted, then closes it after a short drain (see LINGER_MS). */
+async function answerAndClose(conn: Deno.Conn, error: FramingError): Promise<void> {
+  try {
+    await writeAll(conn, errorResponse(error));
+    await conn.closeWrite();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      drain(conn),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, REFUSED_LINGER_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  } catch {
+    // The client is gone already.
+  }
+  closeQuietly(conn);
+}
+
+/** Reads and drops what the client sends until it closes or the connection fails. */
+async function drain(conn: Deno.Conn): Promise<void> {
+  const buf = new Uint8Array(4096);
+  try {
+    while ((await conn.read(buf)) !== null) {
+      // Dropped.
+    }
+  } catch {
+    // Closed under us: done.
+  }
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {

@@ -200,6 +200,8 @@ Deno.test("serveHttp() holds max_connections: an idle connection makes room, bus
         await receive(conn, 10_000, (t) => t.includes("event: endpoint"));
       }
       using extra = await connect(server.port);
+      // Its request is never read: the answer must still reach it (no reset).
+      await send(extra, HEALTH);
       const got = await receive(extra, 10_000);
       assert.ok(got.closed);
       assert.deepEqual(statuses(got.text), [503], got.text);
@@ -253,7 +255,8 @@ Deno.test("serveHttp() passes well-framed requests on with the client's address 
       ]
     ) {
       using conn = await connect(server.port);
-      await send(conn, wire);
+      // More bytes follow the bad head; the answer must still reach the client (no reset).
+      await send(conn, wire + "x".repeat(64 * 1024));
       const got = await receive(conn, 10_000);
       assert.ok(got.closed, JSON.stringify(wire));
       assert.deepEqual(statuses(got.text), [400], got.text);
