@@ -10,6 +10,14 @@ import type { FramingError } from "./_http1.ts";
 
 /** Connections held back from the cap after the process ran out of file descriptors. */
 const FD_RESERVE = 8;
+/** The lowest a cap lowered by file-descriptor exhaustion goes (repeated exhaustion lowers it again). */
+const MIN_LOWERED_CAP = 16;
+/**
+ * A connection must have been sending its head, or idle, for this long before it is closed to
+ * make room: a new client's head is normally in its first packet, and a client between two
+ * requests of one exchange sends the next at once.
+ */
+const MIN_VICTIM_AGE_MS = 250;
 /** How long a cap lowered by file-descriptor exhaustion holds. */
 const LOWERED_CAP_MS = 60_000;
 /** Past the body timeout, so the handler's own 408 answer goes out first. */
@@ -251,17 +259,23 @@ export class ConnectionGuard {
   }
 
   /**
-   * The connection to close for room: one already finishing, else the longest idle, else the
-   * oldest still sending a head.
+   * The connection to close for room: one already finishing, else the one idle the longest,
+   * else the one stalled the longest in its head. Never one that only just arrived or only just
+   * went idle: in a burst, refusing the newcomer is fairer than closing a connection in use.
    */
   #victim(): Guarded | undefined {
+    const before = this.#now() - Math.min(MIN_VICTIM_AGE_MS, this.#options.headerTimeoutMs / 2);
     let idle: Guarded | undefined;
     let head: Guarded | undefined;
     for (const c of this.#conns) {
       const state = stateOf(c);
       if (state === "finishing") return c;
-      if (state === "idle" && (!idle || c.lastProgress < idle.lastProgress)) idle = c;
-      if (state === "head" && (!head || c.headStartedAt < head.headStartedAt)) head = c;
+      if (state === "idle" && c.lastProgress < before && (!idle || c.lastProgress < idle.lastProgress)) {
+        idle = c;
+      }
+      if (state === "head" && c.headStartedAt < before && (!head || c.headStartedAt < head.headStartedAt)) {
+        head = c;
+      }
     }
     return idle ?? head;
   }
@@ -269,7 +283,7 @@ export class ConnectionGuard {
   #exhausted(): void {
     this.#stats.fdExhausted++;
     const open = this.#conns.size;
-    this.#ceiling = Math.max(1, open - FD_RESERVE);
+    this.#ceiling = Math.max(Math.min(MIN_LOWERED_CAP, this.#options.maxConnections), open - FD_RESERVE);
     this.#ceilingUntil = this.#now() + LOWERED_CAP_MS;
     // Free descriptors now, so connections queued in the kernel can be taken (and refused).
     for (let i = 0; i < FD_RESERVE; i++) {
