@@ -2,6 +2,7 @@
 // file-descriptor limit, the connection cap, head/body/idle deadlines and request framing.
 import assert from "node:assert/strict";
 import { hasPrlimit, startHttpServer } from "../../fakes/http_server.ts";
+import { childEnv, removeHome, runCli, scratchHome, startArgs } from "../../fakes/server.ts";
 import { initializeBody } from "./_harness.ts";
 
 const enc = new TextEncoder();
@@ -277,4 +278,92 @@ Deno.test("serveHttp() passes well-framed requests on with the client's address 
       assert.deepEqual(statuses(got.text), [400], got.text);
     }
   });
+});
+
+Deno.test("serveHttp() without a Unix socket grant guards through a loopback port, else runs unguarded and says why", async (t) => {
+  const elsewhere = Deno.makeTempDirSync({ prefix: "opendata-mcp-data-" });
+  try {
+    await t.step("--allow-net allows 127.0.0.1: a loopback port", async () => {
+      await using server = await startHttpServer({
+        args: ["--providers", "example", "--data-dir", elsewhere],
+      });
+      assert.match(server.stderr(), /"guard":"loopback port"/);
+      using conn = await connect(server.port);
+      await send(conn, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+      const got = await receive(conn, 10_000);
+      assert.deepEqual(statuses(got.text), [200]);
+      const requestId = /x-request-id: ([0-9a-f-]{36})/i.exec(got.text)?.[1];
+      const line = server.stderr().split("\n").find((l) => requestId && l.includes(requestId));
+      assert.equal(JSON.parse(line!)["client_ip"], "127.0.0.1");
+    });
+
+    await t.step("neither: Deno.serve alone, with a warning naming the grant", async () => {
+      const home = scratchHome();
+      const port = (() => {
+        using probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+        return probe.addr.port;
+      })();
+      const args = startArgs(home, { exactPermissions: true }).map((a) =>
+        a.startsWith("--allow-net=") ? `${a},127.0.0.1:${port}` : a
+      );
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          ...args,
+          new URL("../../../main.ts", import.meta.url).pathname,
+          "serve",
+          "--transport",
+          "http",
+          "--port",
+          String(port),
+          "--providers",
+          "example",
+          "--data-dir",
+          elsewhere,
+        ],
+        env: childEnv(home),
+        clearEnv: true,
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+      const lines: string[] = [];
+      try {
+        const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+        let text = "";
+        while (!text.includes('"serving MCP over HTTP"')) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          text += value;
+        }
+        lines.push(...text.split("\n"));
+        reader.releaseLock();
+        const warning = lines.find((l) => l.includes("the connection guard is off"));
+        assert.ok(warning, text);
+        assert.match(JSON.parse(warning)["reason"], /does not grant "unix:.*\/http\.sock"/);
+        assert.match(text, /"guard":"off"/);
+        const health = await fetch(`http://127.0.0.1:${port}/health`);
+        assert.equal(health.status, 200);
+        await health.body?.cancel();
+      } finally {
+        child.kill("SIGTERM");
+        await child.status;
+        await child.stderr.cancel().catch(() => {});
+        removeHome(home);
+      }
+    });
+  } finally {
+    Deno.removeSync(elsewhere, { recursive: true });
+  }
+});
+
+Deno.test("serve --transport http refuses an idle_timeout not longer than keepalive_interval", async () => {
+  const r = await runCli(["serve", "--transport", "http", "--port", "0", "--providers", "example"], {
+    env: { MCP_IDLE_TIMEOUT: "10", MCP_KEEPALIVE_INTERVAL: "15" },
+  });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /Cannot use "idle_timeout" 10 s: it must be longer than "keepalive_interval" \(15 s\)/,
+  );
 });
