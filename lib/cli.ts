@@ -111,11 +111,11 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
   switch (command) {
     case "serve": {
       expectArgs(rest, 0, "serve");
-      const { app, logger } = await boot(flags, io, specs);
+      const { app, logger, dataDir } = await boot(flags, io, specs);
       try {
         if (app.config.server.transport === "http") {
           const { serveHttp } = await import("./mcp/http/mod.ts");
-          await serveHttp(app, { logger, shutdown: io.shutdown, isNetAllowed: io.isNetAllowed });
+          await serveHttp(app, { logger, shutdown: io.shutdown, isNetAllowed: io.isNetAllowed, dataDir });
         } else {
           await serveStdio(app, { logger, shutdown: io.shutdown });
         }
@@ -265,7 +265,7 @@ async function boot(
   flags: Record<string, string | boolean | undefined>,
   io: CliIo,
   specs: readonly ProviderSpec[],
-): Promise<{ app: App; logger: Logger }> {
+): Promise<{ app: App; logger: Logger; dataDir: string }> {
   const { config } = loadConfig(flags, io, specs);
   const logger = new Logger({
     level: config.server.log_level as LogLevel,
@@ -279,7 +279,7 @@ async function boot(
   for (const w of config.warnings) logger.warn(w);
   const dataDir = userDataDir(io.env, io.os) ?? "./opendata-mcp-data";
   const app = await createApp(config, specs, { logger, dataDir, isNetAllowed: io.isNetAllowed });
-  return { app, logger };
+  return { app, logger, dataDir: config.server.data_dir ?? dataDir };
 }
 
 function textLine(json: string): string {

@@ -27,6 +27,16 @@ export interface ServerSettings {
   trust_proxy: boolean;
   max_body_bytes: number;
   max_sessions: number;
+  /** Most HTTP sessions one client address holds (0: no per-client cap). */
+  max_sessions_per_client: number;
+  /** Seconds a session that never completed initialization is kept. */
+  session_init_timeout: number;
+  /** Most HTTP connections open at once. */
+  max_connections: number;
+  /** Seconds a client has to send each request head. */
+  header_timeout: number;
+  /** Seconds a keep-alive connection may idle between requests (or with no byte moving). */
+  idle_timeout: number;
   /** Seconds an idle HTTP session is kept. */
   session_idle_timeout: number;
   /** Seconds between SSE keep-alive comments. */
@@ -105,6 +115,19 @@ export const serverSchema = z.strictObject({
     "Largest HTTP request body or stdio message, in bytes",
   ),
   max_sessions: z.number().int().min(1).default(100).describe("Most concurrent HTTP sessions"),
+  max_sessions_per_client: z.number().int().min(0).default(0).describe(
+    "Most HTTP sessions one client address holds (0 = no per-client cap)",
+  ),
+  session_init_timeout: z.number().positive().default(30).describe(
+    "Seconds a session that never completed initialization is kept",
+  ),
+  max_connections: z.number().int().min(1).default(256).describe("Most HTTP connections open at once"),
+  header_timeout: z.number().positive().max(3600).default(10).describe(
+    "Seconds a client has to send each request head",
+  ),
+  idle_timeout: z.number().positive().max(86_400).default(60).describe(
+    "Seconds a keep-alive connection may idle between requests (more than keepalive_interval)",
+  ),
   session_idle_timeout: z.number().positive().default(1800).describe("Seconds an idle HTTP session is kept"),
   keepalive_interval: z.number().positive().default(15).describe("Seconds between SSE keep-alive comments"),
   body_timeout: z.number().positive().max(3600).default(30).describe(
@@ -204,6 +227,36 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "max_sessions",
     kind: "int",
     description: "Most concurrent HTTP sessions",
+  },
+  {
+    name: "MCP_MAX_SESSIONS_PER_CLIENT",
+    key: "max_sessions_per_client",
+    kind: "int",
+    description: "Most HTTP sessions one client address holds (0 = no cap)",
+  },
+  {
+    name: "MCP_SESSION_INIT_TIMEOUT",
+    key: "session_init_timeout",
+    kind: "number",
+    description: "Seconds a session that never completed initialization is kept",
+  },
+  {
+    name: "MCP_MAX_CONNECTIONS",
+    key: "max_connections",
+    kind: "int",
+    description: "Most HTTP connections open at once",
+  },
+  {
+    name: "MCP_HEADER_TIMEOUT",
+    key: "header_timeout",
+    kind: "number",
+    description: "Seconds a client has to send each request head",
+  },
+  {
+    name: "MCP_IDLE_TIMEOUT",
+    key: "idle_timeout",
+    kind: "number",
+    description: "Seconds a keep-alive connection may idle between requests",
   },
   {
     name: "MCP_SESSION_IDLE_TIMEOUT",

@@ -131,7 +131,10 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const idleMs = settings.session_idle_timeout * 1000;
   const keepAliveMs = Math.max(1, Math.round(settings.keepalive_interval * 1000));
   const bodyTimeoutMs = Math.round(settings.body_timeout * 1000);
-  const store = new SessionStore(settings.max_sessions, idleMs, clock, logger);
+  const store = new SessionStore(settings.max_sessions, idleMs, clock, logger, {
+    maxPerClient: settings.max_sessions_per_client,
+    initTimeoutMs: settings.session_init_timeout * 1000,
+  });
   const limiter = settings.rate_limit_enabled
     ? new IpRateLimiter(settings.rate_limit_per_minute, clock)
     : null;
@@ -317,8 +320,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     }
 
     const forwarded = withRequestId(req, requestId);
-    if (path === "/mcp") return await mcp(req, forwarded, reqLogger);
-    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger);
+    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, ip);
+    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, ip);
     return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url);
   }
 
@@ -338,7 +341,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
 
   // --- Streamable HTTP ---------------------------------------------------------------------
 
-  async function mcp(req: Request, forwarded: Request, reqLogger: Logger): Promise<Response> {
+  async function mcp(req: Request, forwarded: Request, reqLogger: Logger, ip: string): Promise<Response> {
     const allowed = settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"];
     let body: unknown;
     let messages: JSONRPCMessage[] = [];
@@ -424,7 +427,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "(or send 2026-07-28 requests, which need no session)",
       );
     }
-    return await newSession(forwarded, body, messages, reqLogger);
+    return await newSession(forwarded, body, messages, reqLogger, ip);
   }
 
   /** A 2026-07-28 request: one stateless exchange, served by the SDK's per-request entry. */
@@ -503,13 +506,15 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     body: unknown,
     messages: JSONRPCMessage[],
     reqLogger: Logger,
+    ip: string,
   ): Promise<Response> {
-    if (!store.reserve()) return tooManySessions(messages);
+    if (!store.reserve(ip)) return tooManySessions(messages);
     // The id is chosen before the server exists, so the server knows whose work it does.
     const id = crypto.randomUUID();
     const session: StreamableSession = {
       id: "",
       kind: "streamable",
+      owner: ip,
       lastActive: clock.now(),
       inflight: 0,
       calls: new Map(),
@@ -548,12 +553,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       const res = await inSession(session, "POST", forwarded, body, messages);
       if (!session.id) {
         // The initialize request was refused (e.g. a wrong Accept header): nothing to keep.
-        store.release();
+        store.release(ip);
         await server.close().catch(() => {});
       }
       return res;
     } catch (e) {
-      if (!session.id) store.release();
+      if (!session.id) store.release(ip);
       await server.close().catch(() => {});
       throw e;
     }
@@ -593,10 +598,10 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     );
   }
 
-  async function openSse(url: URL, reqLogger: Logger): Promise<Response> {
+  async function openSse(url: URL, reqLogger: Logger, ip: string): Promise<Response> {
     const off = sseUnavailable();
     if (off) return off;
-    if (!store.reserve()) return tooManySessions([]);
+    if (!store.reserve(ip)) return tooManySessions([]);
     const id = crypto.randomUUID();
     const transport = new LegacySseTransport(id, {
       endpoint: `/message?session_id=${id}`,
@@ -611,6 +616,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       id,
       kind: "sse",
       lastActive: clock.now(),
+      owner: ip,
       transport,
       busy: () => transport.pending > 0,
       close: () => server.close(),
