@@ -76,7 +76,7 @@ Deno.test("serve --transport http refuses a listen address outside --allow-net, 
   });
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /Not allowed to listen on "127\.0\.0\.2:8123"/);
-  assert.match(r.stderr, /--allow-net=127\.0\.0\.2:8123/);
+  assert.match(r.stderr, /add the host to permissions\.default\.net in deno\.json/);
 });
 
 Deno.test("serve --transport http names the fix when the port is taken", async () => {
