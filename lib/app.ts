@@ -9,6 +9,7 @@ import type { Provider, ToolDefinition } from "./mcp/provider.ts";
 import { collectTools, createServer } from "./mcp/server.ts";
 import type { RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
+import { ResultExports } from "./output/exports.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 
 /** Options for {@linkcode createApp}. */
@@ -96,6 +97,10 @@ export async function createApp(
   const filtered = filterTools(providers, config.tools, logger);
   const tools = collectTools(filtered);
   const requestState = requestStateSeal(config.server.request_state_key);
+  const exports = new ResultExports({
+    dataDir: config.server.data_dir ?? options.dataDir,
+    clock: http.clock,
+  });
   const serverInstructions = instructions(filtered, specs);
   const served = skipped.length === 0 ? config : {
     ...config,
@@ -117,6 +122,7 @@ export async function createApp(
         callTimeoutMs: Math.round(config.server.call_timeout * 1000),
         clock: http.clock,
         requestState,
+        exports,
         ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
       }),
     async close() {

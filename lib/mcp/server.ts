@@ -7,6 +7,7 @@ import type { Logger } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { boundStructured, clampText } from "./output.ts";
+import type { ResultExports, ResultFiles } from "../output/exports.ts";
 import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import {
   completable,
@@ -44,7 +45,25 @@ export interface CreateServerOptions {
    * principal. Absent over stdio, where one user owns everything.
    */
   owner?: string;
+  /** Where `output: "file"` results go; its resource template is served too. Absent: refused. */
+  exports?: ResultExports;
 }
+
+/** What {@linkcode callTool} needs beyond the server's options: the call's file store. */
+export interface CallToolOptions extends CreateServerOptions {
+  /** The result files of the tool's provider, as this caller writes them. */
+  files?: ResultFiles;
+}
+
+/** Result files where none are configured (the CLI's `call`): saving is refused with the fix. */
+const NO_FILES: ResultFiles = {
+  save: () =>
+    Promise.reject(
+      new ToolError("CONFIGURATION_ERROR", "This server keeps no result files here", {
+        hint: 'Call the tool without output: "file", or through the server (stdio or HTTP)',
+      }),
+    ),
+};
 
 /** Integrity protection for `requestState`: `seal` when asking, `open` (throws when forged or expired) on return. */
 export interface RequestStateSeal {
@@ -140,6 +159,7 @@ function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string,
 export function createServer(providers: readonly Provider[], options: CreateServerOptions): McpServer {
   const tools = collectTools(providers);
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const providerOf = new Map(providers.flatMap((p) => p.tools.map((t) => [t.name, p.id] as const)));
   const seal = options.requestState;
   const server = new McpServer(
     { name: options.name ?? SERVER_NAME, version: options.version ?? VERSION },
@@ -170,7 +190,9 @@ export function createServer(providers: readonly Provider[], options: CreateServ
         }`,
       );
     }
-    const result = await callTool(tool, request.params.arguments ?? {}, ctx, options);
+    const provider = providerOf.get(tool.name)!;
+    const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
+    const result = await callTool(tool, request.params.arguments ?? {}, ctx, { ...options, files });
     if (isInputRequiredResult(result)) return result;
     return server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
   });
@@ -178,7 +200,10 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).
   const withOwner = (ctx: McpExtra): McpExtra =>
     options.owner === undefined ? ctx : { ...ctx, owner: options.owner };
-  for (const provider of providers) {
+  const core: Provider[] = options.exports
+    ? [{ id: "core", tools: [], resourceTemplates: [options.exports.resourceTemplate()] }]
+    : [];
+  for (const provider of [...providers, ...core]) {
     for (const resource of provider.resources ?? []) {
       server.registerResource(
         resource.name,
@@ -329,7 +354,7 @@ export async function callTool(
   tool: ToolDefinition<any, any>,
   rawArgs: unknown,
   extra: McpExtra,
-  options: CreateServerOptions,
+  options: CallToolOptions,
 ): Promise<CallToolResult | InputRequiredResult> {
   const started = performance.now();
   const headerId = extra.http?.req?.headers.get("x-request-id");
@@ -389,6 +414,7 @@ export async function callTool(
       return seal.seal(payload, extra);
     },
     mcp: extra,
+    files: options.files ?? NO_FILES,
     ...(options.owner === undefined ? {} : { owner: options.owner }),
   };
   try {
