@@ -1,3 +1,4 @@
+import { providerTools } from "../../fakes/results.ts";
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../fakes/http_server.ts";
 import { runCli } from "../../fakes/server.ts";
@@ -64,7 +65,7 @@ Deno.test("serveHttp() in stateless mode serves the SDK client", async () => {
   const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`));
   await client.connect(transport);
   assert.equal(transport.sessionId, undefined);
-  const { tools } = await client.listTools();
+  const tools = providerTools((await client.listTools()).tools);
   assert.deepEqual(tools.map((t) => t.name), ["example-ping", "example-echo"]);
   await client.close();
 });
