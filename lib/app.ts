@@ -118,7 +118,9 @@ export async function createApp(
     throw new ConfigError("toolsets", `${e.message} (from ${config.toolsetsFrom})`);
   }
   for (const u of catalog.unavailable) {
-    logger.warn(`Not served: ${u.tools.join(", ")} (toolset ${u.toolset}): ${u.reason}`, { provider: u.provider });
+    logger.warn(`Not served: ${u.tools.join(", ")} (toolset ${u.toolset}): ${u.reason}`, {
+      provider: u.provider,
+    });
   }
   const searchTimeoutMs = Math.round(config.server.search_timeout * 1000);
   // deno-lint-ignore no-explicit-any

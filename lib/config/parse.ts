@@ -464,7 +464,9 @@ function toolsetChoice(
   const env = listValue(input.env["OPENDATA_MCP_TOOLSETS"]);
   if (env) return { toolsets: env, toolsetsFrom: "OPENDATA_MCP_TOOLSETS" };
   if (fromFile) return { toolsets: fromFile, toolsetsFrom: `toolsets in the ${fileLabel}` };
-  return include.length ? { toolsets: ["all"], toolsetsFrom: "--tools" } : { toolsets: ["core"], toolsetsFrom: "the default" };
+  return include.length
+    ? { toolsets: ["all"], toolsetsFrom: "--tools" }
+    : { toolsets: ["core"], toolsetsFrom: "the default" };
 }
 
 /** The configuration as `config check` prints it: every secret replaced by `***`. */

@@ -126,7 +126,9 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
   const { catalog } = options;
   // deno-lint-ignore no-explicit-any
   const allTools = new Map<string, { tool: ToolDefinition<any, any>; toolset: string }>();
-  for (const set of catalog.toolsets) for (const tool of set.tools) allTools.set(tool.name, { tool, toolset: set.id });
+  for (const set of catalog.toolsets) {
+    for (const tool of set.tools) allTools.set(tool.name, { tool, toolset: set.id });
+  }
   const searchable = options.providers.filter((p) => p.search);
   const sourceIds = searchable.map(sourceId);
 
@@ -140,9 +142,10 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
     name: SEARCH_TOOL,
     title: "Search all open-data sources",
     toolset: CORE_TOOLSET,
-    description: `Searches every source at once (${
-      searchable.map((p) => p.search!.name).join("; ") || "none enabled"
-    }) and lists a few hits per source, each with its licence and the exact next call (tool and ` +
+    description:
+      `Searches every source at once (${
+        searchable.map((p) => p.search!.name).join("; ") || "none enabled"
+      }) and lists a few hits per source, each with its licence and the exact next call (tool and ` +
       "arguments) that returns the whole record. Start here; a source that fails or is slow is reported, " +
       "the others still answer.",
     input: searchInput,
@@ -153,15 +156,28 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
       if (unknown.length) {
         throw new ToolError("VALIDATION_ERROR", `Unknown source ${unknown.map((s) => `"${s}"`).join(", ")}`, {
           field: "sources",
-          hint: `Use some of ${sourceIds.map((s) => `"${s}"`).join(", ")}, or leave sources out to search all`,
+          hint: `Use some of ${
+            sourceIds.map((s) => `"${s}"`).join(", ")
+          }, or leave sources out to search all`,
         });
       }
-      const chosen = args.sources.length ? searchable.filter((p) => args.sources.includes(sourceId(p))) : searchable;
-      const sources = await Promise.all(chosen.map((p) => runSource(p, args.query, args.limit, ctx, options)));
+      const chosen = args.sources.length
+        ? searchable.filter((p) => args.sources.includes(sourceId(p)))
+        : searchable;
+      const sources = await Promise.all(
+        chosen.map((p) => runSource(p, args.query, args.limit, ctx, options)),
+      );
       for (const u of catalog.unavailable) {
         if (args.sources.length && !args.sources.includes(u.provider)) continue;
         if (sources.some((s) => s.id === u.provider)) continue;
-        sources.push({ id: u.provider, name: u.provider, licence: "", status: "unavailable", error: u.reason, hits: [] });
+        sources.push({
+          id: u.provider,
+          name: u.provider,
+          licence: "",
+          status: "unavailable",
+          error: u.reason,
+          hits: [],
+        });
       }
       const structured = {
         query: args.query,
@@ -218,9 +234,13 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
         if (!set) {
           const left = catalog.unavailable.find((u) => u.toolset === args.toolset.toLowerCase());
           if (left) {
-            throw new ToolError("CONFIGURATION_ERROR", `The toolset "${left.toolset}" is not served: ${left.reason}`, {
-              hint: left.reason,
-            });
+            throw new ToolError(
+              "CONFIGURATION_ERROR",
+              `The toolset "${left.toolset}" is not served: ${left.reason}`,
+              {
+                hint: left.reason,
+              },
+            );
           }
           throw new ToolError("VALIDATION_ERROR", `Unknown toolset "${args.toolset}"`, {
             field: "toolset",
@@ -235,7 +255,10 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
         const text = [
           `## Toolset ${set.id}: ${set.description}`,
           "",
-          markdownTable(["tool", "listed", "what it does"], tools.map((t) => [t.name, t.listed ? "yes" : "no", t.description])),
+          markdownTable(
+            ["tool", "listed", "what it does"],
+            tools.map((t) => [t.name, t.listed ? "yes" : "no", t.description]),
+          ),
           "",
           `Ask ${DESCRIBE_TOOL} with tool for a tool's arguments; tools not listed are called with ${CALL_TOOL}.`,
         ].join("\n");
@@ -247,7 +270,11 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
         tools: s.tools.map((t) => t.name),
         listed: s.tools.every((t) => options.served.has(t.name)),
       }));
-      const unavailable = catalog.unavailable.map((u) => ({ toolset: u.toolset, tools: [...u.tools], reason: u.reason }));
+      const unavailable = catalog.unavailable.map((u) => ({
+        toolset: u.toolset,
+        tools: [...u.tools],
+        reason: u.reason,
+      }));
       const lines = [
         "## Toolsets",
         "",
@@ -261,9 +288,16 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
         "(or OPENDATA_MCP_TOOLSETS), or over HTTP use /mcp/<toolsets> or the X-MCP-Toolsets header.",
       ];
       if (unavailable.length) {
-        lines.push("", "Not served as configured:", ...unavailable.map((u) => `- ${u.toolset} (${u.tools.join(", ")}): ${u.reason}`));
+        lines.push(
+          "",
+          "Not served as configured:",
+          ...unavailable.map((u) => `- ${u.toolset} (${u.tools.join(", ")}): ${u.reason}`),
+        );
       }
-      return Promise.resolve({ text: lines.join("\n"), structured: { toolsets, ...(unavailable.length ? { unavailable } : {}) } });
+      return Promise.resolve({
+        text: lines.join("\n"),
+        structured: { toolsets, ...(unavailable.length ? { unavailable } : {}) },
+      });
     },
   };
 
@@ -271,7 +305,8 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
     name: CALL_TOOL,
     title: "Call any tool",
     toolset: CORE_TOOLSET,
-    description: "Calls any tool of this server by name, listed here or not, and returns its result unchanged. " +
+    description:
+      "Calls any tool of this server by name, listed here or not, and returns its result unchanged. " +
       `The arguments are checked against that tool's own schema (${DESCRIBE_TOOL} shows it); use the next ` +
       `calls that ${SEARCH_TOOL} suggests as they are.`,
     input: callInput,
@@ -296,16 +331,25 @@ export function callTarget(
   // deno-lint-ignore no-explicit-any
 ): { tool: ToolDefinition<any, any>; arguments: unknown } {
   const tool = tools.get(args.tool);
-  if (!tool || tool.name === CALL_TOOL) throw unknownTool(args.tool, [...tools.keys()].filter((n) => n !== CALL_TOOL));
+  if (!tool || tool.name === CALL_TOOL) {
+    throw unknownTool(
+      args.tool,
+      [...tools.keys()].filter((n) => n !== CALL_TOOL),
+    );
+  }
   let parsed: unknown = args.arguments;
   if (typeof parsed === "string") {
     try {
       parsed = parsed.trim() === "" ? {} : JSON.parse(parsed);
     } catch (e) {
-      throw new ToolError("VALIDATION_ERROR", `"arguments" is not JSON: ${e instanceof Error ? e.message : String(e)}`, {
-        field: "arguments",
-        hint: 'Send the arguments as a JSON object in a string, e.g. "{\\"query\\": \\"Oslo\\"}"',
-      });
+      throw new ToolError(
+        "VALIDATION_ERROR",
+        `"arguments" is not JSON: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          field: "arguments",
+          hint: 'Send the arguments as a JSON object in a string, e.g. "{\\"query\\": \\"Oslo\\"}"',
+        },
+      );
     }
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
@@ -344,7 +388,10 @@ async function runSource(
   const source = provider.search!;
   const base = { id: sourceId(provider), name: source.name, licence: source.licence };
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(new DOMException("The source was too slow", "TimeoutError")), options.searchTimeoutMs);
+  const timer = setTimeout(
+    () => stop.abort(new DOMException("The source was too slow", "TimeoutError")),
+    options.searchTimeoutMs,
+  );
   const scope = requestScope.getStore();
   const deadline = Math.min(scope?.deadline ?? Infinity, options.clock.now() + options.searchTimeoutMs);
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
@@ -360,10 +407,19 @@ async function runSource(
     return { ...base, status: "ok", hits: hits.slice(0, limit) };
   } catch (e) {
     if (stop.signal.aborted || (e instanceof ToolError && e.errorType === "TIMEOUT")) {
-      return { ...base, status: "timeout", error: `No answer within ${options.searchTimeoutMs / 1000} s`, hits: [] };
+      return {
+        ...base,
+        status: "timeout",
+        error: `No answer within ${options.searchTimeoutMs / 1000} s`,
+        hits: [],
+      };
     }
-    const message = e instanceof ToolError ? `${e.errorType}: ${e.message}` : "The source failed unexpectedly";
-    if (!(e instanceof ToolError)) ctx.logger.warn("search source failed", { source: base.id, error: String(e) });
+    const message = e instanceof ToolError
+      ? `${e.errorType}: ${e.message}`
+      : "The source failed unexpectedly";
+    if (!(e instanceof ToolError)) {
+      ctx.logger.warn("search source failed", { source: base.id, error: String(e) });
+    }
     return { ...base, status: "failed", error: message, hits: [] };
   } finally {
     clearTimeout(timer);
@@ -375,12 +431,20 @@ function searchMarkdown(result: { query: string; sources: SourceResult[]; total_
   for (const s of result.sources) {
     lines.push("", `## ${s.name}${s.licence ? ` (${s.licence})` : ""}`);
     if (s.status !== "ok") {
-      lines.push(s.status === "unavailable" ? `Not enabled: ${s.error}` : `${s.status === "timeout" ? "Too slow" : "Failed"}: ${s.error}`);
+      lines.push(
+        s.status === "unavailable"
+          ? `Not enabled: ${s.error}`
+          : `${s.status === "timeout" ? "Too slow" : "Failed"}: ${s.error}`,
+      );
       continue;
     }
     if (s.hits.length === 0) lines.push("No hits.");
     s.hits.forEach((h, i) => {
-      lines.push(`${i + 1}. **${h.title}**${h.date ? ` (${h.date})` : ""}${h.snippet ? ` — ${shorten(h.snippet, 200)}` : ""}`);
+      lines.push(
+        `${i + 1}. **${h.title}**${h.date ? ` (${h.date})` : ""}${
+          h.snippet ? ` — ${shorten(h.snippet, 200)}` : ""
+        }`,
+      );
       if (h.url) lines.push(`   ${h.url}`);
       lines.push(`   Next: ${h.next.tool} ${JSON.stringify(h.next.arguments)}`);
     });

@@ -168,7 +168,9 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   // Listed tools, and every other tool of the enabled providers: a client that listed another
   // toolset selection earlier (toolsets may differ per HTTP request) can still call what it saw.
   // deno-lint-ignore no-explicit-any
-  const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>(options.callable ?? []);
+  const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>(
+    options.callable ?? [],
+  );
   for (const p of providers) for (const t of p.tools) callable.set(t.name, { tool: t, provider: p.id });
   const byName = new Map([...callable].map(([name, c]) => [name, c.tool]));
   const seal = options.requestState;

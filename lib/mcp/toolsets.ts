@@ -27,7 +27,9 @@ export class UnknownToolsetError extends Error {
 
   constructor(toolset: string, known: readonly string[]) {
     super(
-      `Unknown toolset "${toolset}"; known toolsets: ${[ALL_TOOLSETS, ...known].map((k) => `"${k}"`).join(", ")}`,
+      `Unknown toolset "${toolset}"; known toolsets: ${
+        [ALL_TOOLSETS, ...known].map((k) => `"${k}"`).join(", ")
+      }`,
     );
     this.name = "UnknownToolsetError";
     this.toolset = toolset;
@@ -55,7 +57,12 @@ export class ToolCatalog {
         const id = toolsetOf(provider, tool);
         let set = byId.get(id);
         if (!set) {
-          set = { id, description: described.get(id) ?? `${provider.id} tools`, provider: provider.id, tools: [] };
+          set = {
+            id,
+            description: described.get(id) ?? `${provider.id} tools`,
+            provider: provider.id,
+            tools: [],
+          };
           byId.set(id, set);
         }
         set.tools.push(tool);

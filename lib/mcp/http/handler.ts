@@ -598,7 +598,11 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   }
 
   /** A 2025-era request in stateless mode: a fresh server and transport for this request only. */
-  async function stateless(forwarded: Request, body: unknown, toolsets: ReadonlySet<string>): Promise<Response> {
+  async function stateless(
+    forwarded: Request,
+    body: unknown,
+    toolsets: ReadonlySet<string>,
+  ): Promise<Response> {
     const server = app.newServer({ owner: principal, toolsets });
     // No session id generator: the SDK's stateless mode, one transport per request.
     const transport = new WebStandardStreamableHTTPServerTransport({ keepAliveMs });
