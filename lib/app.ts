@@ -6,9 +6,12 @@ import { ConfigError } from "./errors.ts";
 import { HttpRuntime } from "./http/runtime.ts";
 import type { Logger } from "./log.ts";
 import type { Provider, ToolDefinition } from "./mcp/provider.ts";
-import { collectTools, createServer } from "./mcp/server.ts";
+import { CALL_TOOL, coreTools, DESCRIBE_TOOL, SEARCH_TOOL } from "./mcp/core_tools.ts";
+import { collectTools, createServer, describeTool } from "./mcp/server.ts";
+import { CORE_TOOLSET, ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
 import type { RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
+import { ResultExports } from "./output/exports.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 import type { SharedState } from "./redis/mod.ts";
 
@@ -29,13 +32,22 @@ export interface App {
   config: Config;
   providers: Provider[];
   http: HttpRuntime;
+  /** The toolsets of the enabled providers, and the tools left out for want of a key. */
+  catalog: ToolCatalog;
+  /** The tools listed by default: the core tools and those of the configured toolsets. */
   /** State shared with other replicas (Redis), when `REDIS_URL` is set. */
   shared?: SharedState;
   // deno-lint-ignore no-explicit-any
   tools: ToolDefinition<any, any>[];
+  /** Every tool of the enabled providers: callable (tools/call, opendata_call) whatever is listed. */
+  // deno-lint-ignore no-explicit-any
+  allTools: ToolDefinition<any, any>[];
+  /** The toolsets configured for listing (the default of every server instance). */
+  defaultToolsets: ReadonlySet<string>;
   /**
    * A new MCP server over the shared providers (one per connection, HTTP session or 2026-07-28
-   * request); `owner` is who calls over HTTP (see `ToolCallContext.owner`).
+   * request); `owner` is who calls over HTTP (see `ToolCallContext.owner`), `toolsets` which
+   * toolsets it lists (default: the configured ones).
    */
   newServer(options?: NewServerOptions): McpServer;
   /** Closes every provider. */
@@ -46,6 +58,8 @@ export interface App {
 export interface NewServerOptions {
   /** Who calls: the HTTP session id or auth principal; absent over stdio. */
   owner?: string;
+  /** The toolsets to list, from `app.catalog.resolve()`; default: the configured ones. */
+  toolsets?: ReadonlySet<string>;
 }
 
 /**
@@ -108,8 +122,58 @@ export async function createApp(
   }
 
   const filtered = filterTools(providers, config.tools, logger);
-  const tools = collectTools(filtered);
+  const allTools = collectTools(filtered);
+  const catalog = new ToolCatalog(filtered);
+  let defaultToolsets: Set<string>;
+  try {
+    defaultToolsets = catalog.resolve(config.toolsets);
+  } catch (e) {
+    if (!(e instanceof UnknownToolsetError)) throw e;
+    throw new ConfigError("toolsets", `${e.message} (from ${config.toolsetsFrom})`);
+  }
+  for (const u of catalog.unavailable) {
+    logger.warn(`Not served: ${u.tools.join(", ")} (toolset ${u.toolset}): ${u.reason}`, {
+      provider: u.provider,
+    });
+  }
+  const searchTimeoutMs = Math.round(config.server.search_timeout * 1000);
+  // deno-lint-ignore no-explicit-any
+  const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>(
+    filtered.flatMap((p) => p.tools.map((t) => [t.name, { tool: t, provider: p.id }] as const)),
+  );
+  /** What one toolset selection serves; built once per distinct selection (tool schemas are cached per tool). */
+  const views = new Map<string, Provider[]>();
+  const viewOf = (selected: ReadonlySet<string>): Provider[] => {
+    const key = [...selected].sort().join(",");
+    let view = views.get(key);
+    if (!view) {
+      const served = catalog.serve(filtered, selected);
+      const listed = new Set([...served.flatMap((p) => p.tools.map((t) => t.name)), ...CORE_TOOL_NAMES]);
+      const core: Provider = {
+        id: "core",
+        toolsets: [{ id: CORE_TOOLSET, description: "Search every source; describe and call any tool" }],
+        tools: coreTools({
+          catalog,
+          providers: filtered,
+          served: listed,
+          searchTimeoutMs,
+          clock: http.clock,
+          inputSchemaOf: (tool) => describeTool(tool).inputSchema as Record<string, unknown>,
+        }),
+      };
+      view = [core, ...served];
+      // Bounded: selections are subsets of a few dozen toolsets, but a client could send many.
+      if (views.size >= 256) views.delete(views.keys().next().value!);
+      views.set(key, view);
+    }
+    return view;
+  };
+  const tools = collectTools(viewOf(defaultToolsets));
   const requestState = requestStateSeal(config.server.request_state_key);
+  const exports = new ResultExports({
+    dataDir: config.server.data_dir ?? options.dataDir,
+    clock: http.clock,
+  });
   const serverInstructions = instructions(filtered, specs);
   const served = skipped.length === 0 ? config : {
     ...config,
@@ -120,10 +184,13 @@ export async function createApp(
     config: served,
     providers: filtered,
     http,
+    catalog,
     ...(shared ? { shared } : {}),
     tools,
+    allTools,
+    defaultToolsets,
     newServer: (serverOptions = {}) =>
-      createServer(filtered, {
+      createServer(viewOf(serverOptions.toolsets ?? defaultToolsets), {
         logger,
         characterLimit: config.server.character_limit,
         name: config.server.name,
@@ -132,6 +199,8 @@ export async function createApp(
         callTimeoutMs: Math.round(config.server.call_timeout * 1000),
         clock: http.clock,
         requestState,
+        exports,
+        callable,
         ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
       }),
     async close() {
@@ -140,6 +209,8 @@ export async function createApp(
     },
   };
 }
+
+const CORE_TOOL_NAMES = [SEARCH_TOOL, DESCRIBE_TOOL, CALL_TOOL];
 
 /**
  * HMAC sealing of multi round-trip `requestState`, bound to the method it was minted for and
@@ -218,7 +289,10 @@ function instructions(providers: readonly Provider[], specs: readonly ProviderSp
   });
   return [
     "Public open-data tools. Each result says where its data came from and under what licence; cite it.",
-    "Results are limited in size: when a result says it was cut, follow its advice (offset, filters, or file output).",
+    "Results are limited in size: when a result says it was cut, follow its advice (offset, cursor, filters, or file output).",
+    `Start with ${SEARCH_TOOL} (all sources at once; each hit names the next call). Tools that are not listed are ` +
+    `reached with ${DESCRIBE_TOOL} (their arguments) and ${CALL_TOOL}.`,
+    "Sources:",
     ...lines,
   ].join("\n");
 }

@@ -20,6 +20,7 @@ import { firstSentence } from "./mcp/output.ts";
 import { callTool, describeTool } from "./mcp/server.ts";
 import type { McpExtra } from "./mcp/provider.ts";
 import { isInputRequiredResult } from "./mcp/sdk.ts";
+import { CALL_TOOL, callInput, callTarget } from "./mcp/core_tools.ts";
 import { serveStdio } from "./mcp/stdio.ts";
 import { SERVER_NAME, VERSION } from "./version.ts";
 
@@ -47,6 +48,7 @@ const GLOBAL_OPTIONS = {
   config: { type: "string" },
   providers: { type: "string" },
   tools: { type: "string" },
+  toolsets: { type: "string" },
   "exclude-tools": { type: "string" },
   "log-level": { type: "string" },
   transport: { type: "string" },
@@ -111,11 +113,11 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
   switch (command) {
     case "serve": {
       expectArgs(rest, 0, "serve");
-      const { app, logger } = await boot(flags, io, specs);
+      const { app, logger, dataDir } = await boot(flags, io, specs);
       try {
         if (app.config.server.transport === "http") {
           const { serveHttp } = await import("./mcp/http/mod.ts");
-          await serveHttp(app, { logger, shutdown: io.shutdown, isNetAllowed: io.isNetAllowed });
+          await serveHttp(app, { logger, shutdown: io.shutdown, isNetAllowed: io.isNetAllowed, dataDir });
         } else {
           await serveStdio(app, { logger, shutdown: io.shutdown });
         }
@@ -175,11 +177,17 @@ async function callCommand(
   }
   const { app, logger } = await boot(flags, io, specs);
   try {
-    const tool = app.tools.find((t) => t.name === name);
+    let tool = [...app.tools, ...app.allTools].find((t) => t.name === name);
     if (!tool) {
       throw new UsageError(
-        `Unknown tool "${name}"; served tools: ${app.tools.map((t) => t.name).join(", ") || "(none)"}`,
+        `Unknown tool "${name}"; tools: ${app.allTools.map((t) => t.name).join(", ") || "(none)"}`,
       );
+    }
+    if (tool.name === CALL_TOOL) {
+      // opendata_call from the command line: run the target as the server would.
+      const target = callTarget(callInput.parse(args), new Map(app.allTools.map((t) => [t.name, t])));
+      tool = target.tool;
+      args = target.arguments;
     }
     const controller = new AbortController();
     io.shutdown.addEventListener("abort", () => controller.abort(), { once: true });
@@ -265,7 +273,7 @@ async function boot(
   flags: Record<string, string | boolean | undefined>,
   io: CliIo,
   specs: readonly ProviderSpec[],
-): Promise<{ app: App; logger: Logger }> {
+): Promise<{ app: App; logger: Logger; dataDir: string }> {
   const { config } = loadConfig(flags, io, specs);
   const logger = new Logger({
     level: config.server.log_level as LogLevel,
@@ -279,7 +287,7 @@ async function boot(
   for (const w of config.warnings) logger.warn(w);
   const dataDir = userDataDir(io.env, io.os) ?? "./opendata-mcp-data";
   const app = await createApp(config, specs, { logger, dataDir, isNetAllowed: io.isNetAllowed });
-  return { app, logger };
+  return { app, logger, dataDir: config.server.data_dir ?? dataDir };
 }
 
 function textLine(json: string): string {
@@ -314,6 +322,7 @@ export function helpText(specs: readonly ProviderSpec[]): string {
     `  ${pad("--config FILE")}Config file (else OPENDATA_MCP_CONFIG, else ./config/apis.yaml from source,`,
     `  ${pad("")}else the per-user file)`,
     `  ${pad("--providers a,b")}Providers to serve`,
+    `  ${pad("--toolsets a,b")}List these toolsets' tools besides the core ones (all = every toolset)`,
     `  ${pad("--tools a,b")}Serve only these tools (* wildcards)`,
     `  ${pad("--exclude-tools a,b")}Do not serve these tools (* wildcards)`,
     ...SERVER_FLAGS.map((f) => `  ${pad(`--${f.name}${f.kind === "bool" ? "" : " VALUE"}`)}${f.description}`),

@@ -40,7 +40,7 @@ Deno.test("createApp() filters tools by include and exclude patterns", async () 
     env: {},
   }, SPECS);
   const app = await createApp(config, SPECS, { logger, dataDir: "/tmp" });
-  assert.deepEqual(app.tools.map((t) => t.name), ["example-ping"]);
+  assert.deepEqual(app.allTools.map((t) => t.name), ["example-ping"]);
   assert.ok(
     warnings.map((w) => JSON.parse(w).msg).includes('Tool filter "nothing-*" matches no served tool'),
   );

@@ -26,7 +26,7 @@ import {
 const ROOT = new URL("../", import.meta.url).pathname;
 
 /** Variables a distribution file passes that the server will read once their issue lands. */
-const PENDING_ENV = ["OPENDATA_MCP_TOOLSETS"];
+const PENDING_ENV: string[] = [];
 
 function readJson(path: string): Record<string, unknown> {
   return JSON.parse(Deno.readTextFileSync(join(ROOT, path)));

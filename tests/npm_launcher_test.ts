@@ -1,3 +1,4 @@
+import { CORE_TOOLS } from "./fakes/results.ts";
 // The npm launcher (npm/opendata-mcp): which platform package it picks for each OS and
 // architecture, its errors, and, under Node, a run through it as `npx opendata-mcp` would.
 import assert from "node:assert/strict";
@@ -132,7 +133,8 @@ Deno.test({
           cwd: dir,
         },
       );
-      assert.deepEqual(result.tools, ["example-ping", "example-echo"]);
+      // The default surface: the core tools, which reach the example tools too.
+      assert.deepEqual(result.tools, [...CORE_TOOLS]);
 
       const code = await new Deno.Command(NODE!, {
         args: [join(launcher, "bin", "opendata-mcp.js"), "exit-7"],

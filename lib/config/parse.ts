@@ -27,6 +27,16 @@ export interface ServerSettings {
   trust_proxy: boolean;
   max_body_bytes: number;
   max_sessions: number;
+  /** Most HTTP sessions one client address holds (0: no per-client cap). */
+  max_sessions_per_client: number;
+  /** Seconds a session that never completed initialization is kept. */
+  session_init_timeout: number;
+  /** Most HTTP connections open at once. */
+  max_connections: number;
+  /** Seconds a client has to send each request head. */
+  header_timeout: number;
+  /** Seconds a keep-alive connection may idle between requests (or with no byte moving). */
+  idle_timeout: number;
   /** Seconds an idle HTTP session is kept. */
   session_idle_timeout: number;
   /** Seconds between SSE keep-alive comments. */
@@ -37,6 +47,8 @@ export interface ServerSettings {
   shutdown_grace: number;
   /** Seconds within which every tool call answers (upstream requests included). */
   call_timeout: number;
+  /** Seconds opendata_search waits for its sources (a slower source is reported as such). */
+  search_timeout: number;
   /**
    * Secret that seals the `requestState` of multi round-trip calls (2026-07-28); every replica
    * behind one load balancer needs the same one. Null: a random key per process.
@@ -72,6 +84,13 @@ export interface Config {
   providers: Record<string, CommonSettings & Record<string, unknown>>;
   server: ServerSettings;
   tools: { include: string[]; exclude: string[] };
+  /**
+   * The toolsets listed (besides `core`, always listed): ids, or `all`. Default `["core"]`, or
+   * `["all"]` when `tools.include` names tools. Checked against the providers when the app starts.
+   */
+  toolsets: string[];
+  /** Where the toolset selection came from, for error messages. */
+  toolsetsFrom: string;
   /** Things worth telling the user that did not stop the server. */
   warnings: string[];
   /** The config file read, or null for built-in defaults. */
@@ -119,6 +138,19 @@ export const serverSchema = z.strictObject({
     "Largest HTTP request body or stdio message, in bytes",
   ),
   max_sessions: z.number().int().min(1).default(100).describe("Most concurrent HTTP sessions"),
+  max_sessions_per_client: z.number().int().min(0).default(0).describe(
+    "Most HTTP sessions one client address holds (0 = no per-client cap)",
+  ),
+  session_init_timeout: z.number().positive().default(30).describe(
+    "Seconds a session that never completed initialization is kept",
+  ),
+  max_connections: z.number().int().min(1).default(256).describe("Most HTTP connections open at once"),
+  header_timeout: z.number().positive().max(3600).default(10).describe(
+    "Seconds a client has to send each request head",
+  ),
+  idle_timeout: z.number().positive().max(86_400).default(60).describe(
+    "Seconds a keep-alive connection may idle between requests (more than keepalive_interval)",
+  ),
   session_idle_timeout: z.number().positive().default(1800).describe("Seconds an idle HTTP session is kept"),
   keepalive_interval: z.number().positive().default(15).describe("Seconds between SSE keep-alive comments"),
   body_timeout: z.number().positive().max(3600).default(30).describe(
@@ -129,6 +161,9 @@ export const serverSchema = z.strictObject({
   ),
   request_state_key: z.string().min(32).nullable().default(null).describe(
     "Secret (32+ characters) sealing multi round-trip request state; the same on every replica (null = random per process)",
+  ),
+  search_timeout: z.number().positive().max(600).default(12).describe(
+    "Seconds opendata_search waits for its sources; slower ones are reported as too slow",
   ),
   call_timeout: z.number().positive().max(3600).default(45).describe(
     "Seconds within which every tool call answers, all its upstream requests included (clients give up at about 60)",
@@ -167,6 +202,7 @@ export const serverSchema = z.strictObject({
 
 const fileSchema = z.strictObject({
   enabled_providers: z.array(z.string()).optional(),
+  toolsets: z.array(z.string()).optional(),
   server: z.record(z.string(), z.unknown()).optional(),
   tools: z.strictObject({
     include: z.array(z.string()).optional(),
@@ -241,6 +277,36 @@ export const SERVER_ENV: readonly Binding[] = [
     description: "Most concurrent HTTP sessions",
   },
   {
+    name: "MCP_MAX_SESSIONS_PER_CLIENT",
+    key: "max_sessions_per_client",
+    kind: "int",
+    description: "Most HTTP sessions one client address holds (0 = no cap)",
+  },
+  {
+    name: "MCP_SESSION_INIT_TIMEOUT",
+    key: "session_init_timeout",
+    kind: "number",
+    description: "Seconds a session that never completed initialization is kept",
+  },
+  {
+    name: "MCP_MAX_CONNECTIONS",
+    key: "max_connections",
+    kind: "int",
+    description: "Most HTTP connections open at once",
+  },
+  {
+    name: "MCP_HEADER_TIMEOUT",
+    key: "header_timeout",
+    kind: "number",
+    description: "Seconds a client has to send each request head",
+  },
+  {
+    name: "MCP_IDLE_TIMEOUT",
+    key: "idle_timeout",
+    kind: "number",
+    description: "Seconds a keep-alive connection may idle between requests",
+  },
+  {
     name: "MCP_SESSION_IDLE_TIMEOUT",
     key: "session_idle_timeout",
     kind: "number",
@@ -269,6 +335,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "request_state_key",
     kind: "string",
     description: "Secret (32+ characters) sealing multi round-trip request state; the same on every replica",
+  },
+  {
+    name: "MCP_SEARCH_TIMEOUT",
+    key: "search_timeout",
+    kind: "number",
+    description: "Seconds opendata_search waits for its sources",
   },
   {
     name: "MCP_CALL_TIMEOUT",
@@ -351,6 +423,10 @@ export const SERVER_FLAGS: readonly Binding[] = [
 export const OTHER_ENV: readonly { name: string; description: string }[] = [
   { name: "OPENDATA_MCP_CONFIG", description: "Path of the config file" },
   { name: "OPENDATA_MCP_PROVIDERS", description: "Comma-separated providers to serve" },
+  {
+    name: "OPENDATA_MCP_TOOLSETS",
+    description: "Comma-separated toolsets whose tools are listed (all = every toolset; default: core only)",
+  },
   { name: "DEFAULT_TIMEOUT", description: "Default upstream deadline in seconds for every provider" },
 ];
 
@@ -430,17 +506,39 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
     if (isEnabled) providers[spec.id] = settings;
   }
 
+  const tools = {
+    include: listValue(input.flags["tools"]) ?? file.tools?.include ?? [],
+    exclude: listValue(input.flags["exclude-tools"]) ?? file.tools?.exclude ?? [],
+  };
   return {
     enabledProviders: enabled,
     providers,
     server,
-    tools: {
-      include: listValue(input.flags["tools"]) ?? file.tools?.include ?? [],
-      exclude: listValue(input.flags["exclude-tools"]) ?? file.tools?.exclude ?? [],
-    },
+    tools,
+    ...toolsetChoice(input, file.toolsets, tools.include, fileLabel),
     warnings,
     file: input.filePath ?? null,
   };
+}
+
+/**
+ * The toolsets listed: the flag, then the environment, then the file's `toolsets:`; by default
+ * the core toolset alone, or every toolset when `--tools` names tools (naming them asks for them).
+ */
+function toolsetChoice(
+  input: ConfigInput,
+  fromFile: string[] | undefined,
+  include: readonly string[],
+  fileLabel: string,
+): { toolsets: string[]; toolsetsFrom: string } {
+  const flag = listValue(input.flags["toolsets"]);
+  if (flag) return { toolsets: flag, toolsetsFrom: "--toolsets" };
+  const env = listValue(input.env["OPENDATA_MCP_TOOLSETS"]);
+  if (env) return { toolsets: env, toolsetsFrom: "OPENDATA_MCP_TOOLSETS" };
+  if (fromFile) return { toolsets: fromFile, toolsetsFrom: `toolsets in the ${fileLabel}` };
+  return include.length
+    ? { toolsets: ["all"], toolsetsFrom: "--tools" }
+    : { toolsets: ["core"], toolsetsFrom: "the default" };
 }
 
 /** The configuration as `config check` prints it: every secret replaced by `***`. */

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Clock } from "../clock.ts";
 import type { HttpRuntime } from "../http/runtime.ts";
 import type { Logger } from "../log.ts";
+import type { ResultFiles } from "../output/exports.ts";
 import type { SharedJobsOptions } from "../output/jobs.ts";
 import type {
   CallToolResult,
@@ -43,11 +44,65 @@ export interface Provider {
   id: string;
   // deno-lint-ignore no-explicit-any
   tools: readonly ToolDefinition<any, any>[];
+  /**
+   * The toolsets its tools belong to (each tool names one in `toolset`; a tool that names none
+   * is in the toolset named like the provider). Absent: one toolset, the provider's id.
+   */
+  toolsets?: readonly ToolsetInfo[];
+  /** What it contributes to the cross-source `opendata_search`, if anything. */
+  search?: SearchSource;
+  /**
+   * Tools it does not serve as configured (e.g. without an API key), with how to enable them:
+   * the start-up log and `opendata_search` say so instead of listing tools that can only fail.
+   */
+  unavailable?: readonly UnavailableTools[];
   resources?: readonly ResourceDefinition[];
   resourceTemplates?: readonly ResourceTemplateDefinition[];
   prompts?: readonly PromptDefinition[];
   /** Releases timers, jobs and files on shutdown. */
   close?(): Promise<void>;
+}
+
+/** A named group of tools that users switch on together (`--toolsets`, `X-MCP-Toolsets`). */
+export interface ToolsetInfo {
+  /** Lower-case id, e.g. `fred-data`; unique across providers. */
+  id: string;
+  /** One line: what the toolset's tools do. */
+  description: string;
+}
+
+/** Tools a provider leaves out, and why. */
+export interface UnavailableTools {
+  toolset: string;
+  tools: readonly string[];
+  /** Why, and what enables them (e.g. "set FRED_API_KEY (free at ...)"). */
+  reason: string;
+}
+
+/** One source of `opendata_search`: a quick search of the provider's upstream. */
+export interface SearchSource {
+  /** Shown with each hit, e.g. "World Bank Documents & Reports". */
+  name: string;
+  /** The licence or credit line of the source's records. */
+  licence: string;
+  /**
+   * Searches for `query`; at most `limit` hits. Runs under the `opendata_search` call's deadline
+   * (the shared HTTP client enforces it); `context.signal` aborts when the search is cut short.
+   */
+  search(query: string, options: { limit: number }, context: ToolCallContext): Promise<SearchHit[]>;
+}
+
+/** One hit of `opendata_search`. */
+export interface SearchHit {
+  title: string;
+  /** A line or two of text. */
+  snippet?: string;
+  /** The record's page for people. */
+  url?: string;
+  /** A date that helps tell hits apart (publication, last update), ISO 8601. */
+  date?: string;
+  /** The exact call that returns the whole record: a tool name and its arguments. */
+  next: { tool: string; arguments: Record<string, unknown> };
 }
 
 /**
@@ -80,6 +135,11 @@ export interface ToolCallContext {
    */
   owner?: string;
   /**
+   * Writes the call's whole result to a file under the data folder, owned by the caller and
+   * readable with `resources/read` (`output: "file"`); add the returned `link` to the result.
+   */
+  files: ResultFiles;
+  /**
    * The SDK's request context: the input responses and request state of a multi round-trip
    * call (return `inputRequired(...)` to ask the client something; it works in both protocol
    * eras), and log notifications.
@@ -109,6 +169,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   title: string;
   /** What the tool does, when to use it, and what it returns: the model reads this. */
   description: string;
+  /** The toolset it belongs to (see `Provider.toolsets`); default: the provider's id. */
+  toolset?: string;
   /** A strict zod object with `.describe()` on every field. */
   input: I;
   /**

@@ -7,6 +7,8 @@ import type { Logger } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { boundStructured, clampText } from "./output.ts";
+import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
+import type { ResultExports, ResultFiles } from "../output/exports.ts";
 import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import {
   completable,
@@ -44,7 +46,31 @@ export interface CreateServerOptions {
    * principal. Absent over stdio, where one user owns everything.
    */
   owner?: string;
+  /** Where `output: "file"` results go; its resource template is served too. Absent: refused. */
+  exports?: ResultExports;
+  /**
+   * Tools callable beyond those listed (the other toolsets of the enabled providers), by name,
+   * with their provider's id: `tools/call` and `opendata_call` reach them.
+   */
+  // deno-lint-ignore no-explicit-any
+  callable?: ReadonlyMap<string, { tool: ToolDefinition<any, any>; provider: string }>;
 }
+
+/** What {@linkcode callTool} needs beyond the server's options: the call's file store. */
+export interface CallToolOptions extends CreateServerOptions {
+  /** The result files of the tool's provider, as this caller writes them. */
+  files?: ResultFiles;
+}
+
+/** Result files where none are configured (the CLI's `call`): saving is refused with the fix. */
+const NO_FILES: ResultFiles = {
+  save: () =>
+    Promise.reject(
+      new ToolError("CONFIGURATION_ERROR", "This server keeps no result files here", {
+        hint: 'Call the tool without output: "file", or through the server (stdio or HTTP)',
+      }),
+    ),
+};
 
 /** Integrity protection for `requestState`: `seal` when asking, `open` (throws when forged or expired) on return. */
 export interface RequestStateSeal {
@@ -139,7 +165,14 @@ function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string,
  */
 export function createServer(providers: readonly Provider[], options: CreateServerOptions): McpServer {
   const tools = collectTools(providers);
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  // Listed tools, and every other tool of the enabled providers: a client that listed another
+  // toolset selection earlier (toolsets may differ per HTTP request) can still call what it saw.
+  // deno-lint-ignore no-explicit-any
+  const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>(
+    options.callable ?? [],
+  );
+  for (const p of providers) for (const t of p.tools) callable.set(t.name, { tool: t, provider: p.id });
+  const byName = new Map([...callable].map(([name, c]) => [name, c.tool]));
   const seal = options.requestState;
   const server = new McpServer(
     { name: options.name ?? SERVER_NAME, version: options.version ?? VERSION },
@@ -160,7 +193,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   // Listed in registration order, the same on every call: clients may cache the list.
   server.server.setRequestHandler("tools/list", () => ({ tools: tools.map(describeTool) }));
   server.server.setRequestHandler("tools/call", async (request, ctx) => {
-    const tool = byName.get(request.params.name);
+    let tool = byName.get(request.params.name);
     if (!tool) {
       const names = tools.map((t) => t.name);
       throw new ProtocolError(
@@ -170,7 +203,24 @@ export function createServer(providers: readonly Provider[], options: CreateServ
         }`,
       );
     }
-    const result = await callTool(tool, request.params.arguments ?? {}, ctx, options);
+    let args: unknown = request.params.arguments ?? {};
+    if (tool.name === CALL_TOOL) {
+      // opendata_call: the target runs exactly as if called directly (its own validation, files,
+      // deadline and log line), and its result goes back unchanged.
+      const parsed = servedInput(tool).schema.safeParse(args);
+      if (!parsed.success) return errorResult(validationError(parsed.error, args).toPayload());
+      try {
+        const target = callTarget(parsed.data as z.output<typeof callInput>, byName);
+        tool = target.tool;
+        args = target.arguments;
+      } catch (e) {
+        if (e instanceof ToolError) return errorResult(e.toPayload());
+        throw e;
+      }
+    }
+    const provider = callable.get(tool.name)!.provider;
+    const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
+    const result = await callTool(tool, args, ctx, { ...options, files });
     if (isInputRequiredResult(result)) return result;
     return server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
   });
@@ -178,7 +228,10 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).
   const withOwner = (ctx: McpExtra): McpExtra =>
     options.owner === undefined ? ctx : { ...ctx, owner: options.owner };
-  for (const provider of providers) {
+  const core: Provider[] = options.exports
+    ? [{ id: "core", tools: [], resourceTemplates: [options.exports.resourceTemplate()] }]
+    : [];
+  for (const provider of [...providers, ...core]) {
     for (const resource of provider.resources ?? []) {
       server.registerResource(
         resource.name,
@@ -329,7 +382,7 @@ export async function callTool(
   tool: ToolDefinition<any, any>,
   rawArgs: unknown,
   extra: McpExtra,
-  options: CreateServerOptions,
+  options: CallToolOptions,
 ): Promise<CallToolResult | InputRequiredResult> {
   const started = performance.now();
   const headerId = extra.http?.req?.headers.get("x-request-id");
@@ -389,6 +442,7 @@ export async function callTool(
       return seal.seal(payload, extra);
     },
     mcp: extra,
+    files: options.files ?? NO_FILES,
     ...(options.owner === undefined ? {} : { owner: options.owner }),
   };
   try {

@@ -16,6 +16,7 @@ export const FILE_FORMATS = ["csv", "json"] as const;
 export function mimeTypeOf(format: string): string {
   if (format === "csv") return "text/csv";
   if (format === "json") return "application/json";
+  if (format === "md") return "text/markdown";
   return "application/octet-stream";
 }
 

@@ -1,3 +1,4 @@
+import { providerTools } from "../fakes/results.ts";
 import assert from "node:assert/strict";
 import { runCli } from "../fakes/server.ts";
 
@@ -5,7 +6,7 @@ Deno.test("cli tools --json lists the served tools with their schemas", async ()
   const r = await runCli(["tools", "--providers", "example", "--json"]);
   assert.equal(r.code, 0, r.stderr);
   const tools = JSON.parse(r.stdout) as { name: string; inputSchema: { type: string } }[];
-  assert.deepEqual(tools.map((t) => t.name), ["example-ping", "example-echo"]);
+  assert.deepEqual(providerTools(tools).map((t) => t.name), ["example-ping", "example-echo"]);
   assert.equal(tools[0]!.inputSchema.type, "object");
 });
 
@@ -31,7 +32,7 @@ Deno.test("cli call refuses bad --args JSON and unknown tools with exit 2", asyn
   assert.match(bad.stderr, /Cannot parse --args as JSON/);
   const unknown = await runCli(["call", "nope", "--providers", "example"]);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /Unknown tool "nope"; served tools: example-ping, example-echo/);
+  assert.match(unknown.stderr, /Unknown tool "nope"; tools: example-ping, example-echo/);
 });
 
 Deno.test("cli exits 2 naming the key for a bad config value and skips unknown providers with a warning", async () => {

@@ -1,3 +1,5 @@
+import { CORE_TOOLS } from "../fakes/results.ts";
+import { providerTools } from "../fakes/results.ts";
 // Which config file the real process reads (seed 002's config/apis.yaml, --config,
 // OPENDATA_MCP_CONFIG, the per-user file) and what it skips instead of stopping (an unknown
 // provider block, a provider whose module is missing).
@@ -23,8 +25,9 @@ function configFile(stderr: string): unknown {
   return logLines(stderr).find((l) => l["msg"] === "configuration loaded")?.["config_file"];
 }
 
+/** The tool names `tools` prints, without the core tools every server lists. */
 function toolNames(stdout: string): string[] {
-  return stdout.split("\n").filter((l) => l && !l.startsWith(" "));
+  return stdout.split("\n").filter((l) => l && !l.startsWith(" ") && !CORE_TOOLS.includes(l));
 }
 
 Deno.test("server reads ./config/apis.yaml from the working directory, and editing it changes the served tools", async () => {
@@ -32,7 +35,7 @@ Deno.test("server reads ./config/apis.yaml from the working directory, and editi
   try {
     {
       await using s = await startStdio({ cwd: dir });
-      const { tools } = await s.client.listTools();
+      const tools = providerTools((await s.client.listTools()).tools);
       assert.deepEqual(tools.map((t) => t.name), ["example-ping", "example-echo"]);
       assert.equal(configFile(s.stderr()), "config/apis.yaml");
     }
@@ -41,7 +44,7 @@ Deno.test("server reads ./config/apis.yaml from the working directory, and editi
       'enabled_providers: [example, wikipedia]\ntools:\n  exclude: ["example-echo", "wikipedia-*"]\n',
     );
     await using s = await startStdio({ cwd: dir });
-    const { tools } = await s.client.listTools();
+    const tools = providerTools((await s.client.listTools()).tools);
     assert.deepEqual(tools.map((t) => t.name), ["example-ping"]);
   } finally {
     removeHome(dir);
@@ -124,7 +127,7 @@ Deno.test("server skips a provider whose mod.ts is missing with a warning naming
       main: join(copy, "main.ts"),
       args: ["--providers", "example,wikipedia"],
     });
-    const { tools } = await s.client.listTools();
+    const tools = providerTools((await s.client.listTools()).tools);
     assert.deepEqual(tools.map((t) => t.name), [
       "wikipedia-search",
       "wikipedia-summary",

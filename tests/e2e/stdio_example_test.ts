@@ -1,3 +1,4 @@
+import { providerTools } from "../fakes/results.ts";
 import assert from "node:assert/strict";
 import { runCli, startArgs, startStdio } from "../fakes/server.ts";
 import { Client, StdioClientTransport } from "../fakes/sdk_client.ts";
@@ -7,7 +8,7 @@ Deno.test("stdio server answers initialize with protocol 2025-11-25 and serves t
   assert.equal(s.client.getServerVersion()?.name, "opendata-mcp");
   const init = JSON.parse(s.transport.stdoutLines[0]!);
   assert.equal(init.result.protocolVersion, "2025-11-25");
-  const { tools } = await s.client.listTools();
+  const tools = providerTools((await s.client.listTools()).tools);
   assert.deepEqual(tools.map((t) => t.name), ["example-ping", "example-echo"]);
   const ping = tools[0]!;
   assert.equal(ping.annotations?.readOnlyHint, true);

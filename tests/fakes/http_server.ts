@@ -18,17 +18,35 @@ export interface HttpServerProcess {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** Options for {@linkcode startHttpServer}. */
+export interface HttpServerOptions extends SpawnOptions {
+  /** Runs the server under `prlimit --nofile=N:N` (Linux): at most N open file descriptors. */
+  nofile?: number;
+}
+
+/** Whether `prlimit` (util-linux) is there to cap a child's file descriptors. */
+export function hasPrlimit(): boolean {
+  try {
+    return new Deno.Command("prlimit", { args: ["--version"], stdout: "null", stderr: "null" }).outputSync()
+      .success;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Starts `main.ts serve --transport http --host 127.0.0.1 --port 0` plus `options.args`, and
  * waits (up to `timeoutMs`) for the "serving MCP over HTTP" line.
  */
 export async function startHttpServer(
-  options: SpawnOptions = {},
+  options: HttpServerOptions = {},
   timeoutMs = 30_000,
 ): Promise<HttpServerProcess> {
   const home = options.home ?? scratchHome(options.configYaml);
-  const child = new Deno.Command(Deno.execPath(), {
+  const limit = options.nofile ? [`--nofile=${options.nofile}:${options.nofile}`, Deno.execPath()] : [];
+  const child = new Deno.Command(options.nofile ? "prlimit" : Deno.execPath(), {
     args: [
+      ...limit,
       "run",
       ...startArgs(home, options),
       MAIN,
@@ -52,10 +70,16 @@ export async function startHttpServer(
   const ready = Promise.withResolvers<number>();
   const reading = (async () => {
     const decoder = new TextDecoder();
+    let listening = false;
     for await (const chunk of child.stderr) {
       stderr += decoder.decode(chunk, { stream: true });
+      // Only until found: rescanning a log that grows with every request costs the test CPU.
+      if (listening) continue;
       const line = stderr.split("\n").find((l) => l.includes('"serving MCP over HTTP"'));
-      if (line) ready.resolve(JSON.parse(line).port);
+      if (line) {
+        listening = true;
+        ready.resolve(JSON.parse(line).port);
+      }
     }
     ready.reject(new Error(`The server exited before listening:\n${stderr}`));
   })();

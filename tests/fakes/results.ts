@@ -26,3 +26,11 @@ export function errorOf(r: ToolResult): Record<string, unknown> {
   assert.equal(r.structuredContent, undefined, "error results carry no structuredContent");
   return JSON.parse(texts(r)[1]!);
 }
+
+/** Names of the core tools every server lists, whatever toolsets it serves. */
+export const CORE_TOOLS: readonly string[] = ["opendata_search", "opendata_describe", "opendata_call"];
+
+/** The listed tools without the core ones: what a provider itself serves. */
+export function providerTools<T extends { name: string }>(tools: readonly T[]): T[] {
+  return tools.filter((t) => !CORE_TOOLS.includes(t.name));
+}

@@ -74,6 +74,9 @@ export function childEnv(home: string, env: Record<string, string> = {}): Record
     PATH: Deno.env.get("PATH") ?? "",
     DENO_DIR: denoDir,
     NO_COLOR: "1",
+    // Tests call each provider's tools directly, so they list every toolset; tests of the small
+    // default surface set OPENDATA_MCP_TOOLSETS themselves (an empty value means the default).
+    OPENDATA_MCP_TOOLSETS: "all",
   };
   // `deno task test` sets DENO_COVERAGE_DIR so spawned servers count towards coverage too; the
   // child runs in another folder, so a relative path is resolved here.

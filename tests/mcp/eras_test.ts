@@ -1,3 +1,4 @@
+import { providerTools } from "../fakes/results.ts";
 // Both protocol eras on the same endpoints, end to end against the real server process: the
 // 2026-07-28 stateless core (SDK v2 client pinned to it, and @ai-sdk/mcp 2.x, which probes with
 // server/discover first), next to 2025-era clients (SDK v1 over Streamable HTTP and legacy SSE).
@@ -34,7 +35,7 @@ for (const stateless of [false, true]) {
     await modern.connect(new StreamableHTTPClientTransport(url));
     assert.equal(modern.getProtocolEra(), "modern");
     const tools = await modern.listTools();
-    assert.deepEqual(tools.tools.map((t) => t.name), ["example-ping", "example-echo"]);
+    assert.deepEqual(providerTools(tools.tools).map((t) => t.name), ["example-ping", "example-echo"]);
     const echoed = await modern.callTool({ name: "example-echo", arguments: { era: "2026" } });
     assert.deepEqual(echoed.structuredContent, { echo: { era: "2026" } });
     const bad = await modern.callTool({ name: "example-echo", arguments: { nested: "x".repeat(10) } });

@@ -25,7 +25,7 @@ Deno.test("createApp() skips a provider whose module is missing with a warning n
   const logger = new Logger({ write: (line) => lines.push(JSON.parse(line)) });
   const app = await createApp(config, specs, { logger, dataDir: "/nonexistent" });
   try {
-    assert.deepEqual(app.tools.map((t) => t.name), ["example-ping", "example-echo"]);
+    assert.deepEqual(app.allTools.map((t) => t.name), ["example-ping", "example-echo"]);
     assert.deepEqual(app.config.enabledProviders, ["example"], "config lists only what is served");
     const warning = lines.find((l) => l["level"] === "warn");
     assert.equal(warning?.["provider"], "missing");

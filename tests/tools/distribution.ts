@@ -119,7 +119,8 @@ export const USER_CONFIG = {
     option: {
       type: "string",
       title: "Toolsets",
-      description: "Comma-separated toolsets to serve. Empty: the default set.",
+      description:
+        "Comma-separated toolsets whose tools are listed besides the search, describe and call tools (e.g. fred-data,wikipedia; all: every toolset). Empty: only those three, which reach every tool.",
       required: false,
       default: "",
     },

@@ -43,15 +43,39 @@ function show(value: unknown): string {
   return `\`${typeof value === "string" ? value : JSON.stringify(value)}\``;
 }
 
-/** Every public provider's tools, in registry order. */
-export async function publicTools(): Promise<{ name: string; provider: string; description: string }[]> {
+/** One tool as the docs list it. */
+export interface ToolDoc {
+  name: string;
+  provider: string;
+  toolset: string;
+  description: string;
+}
+
+/**
+ * The core tools, then every public provider's tools in registry order, with their toolsets
+ * (with a FRED key, so the tools that need one are listed too).
+ */
+export async function publicTools(): Promise<ToolDoc[]> {
   const specs = publicSpecs();
-  const config = parseConfig({ flags: { providers: specs.map((s) => s.id).join(",") }, env: {} }, PROVIDERS);
-  const app = await createApp(config, PROVIDERS, { logger: new Logger(), dataDir: "/nonexistent" });
+  const config = parseConfig({
+    flags: { providers: specs.map((s) => s.id).join(","), toolsets: "all" },
+    env: { FRED_API_KEY: "a".repeat(32) },
+  }, PROVIDERS);
+  const app = await createApp(config, PROVIDERS, {
+    logger: new Logger({ write: () => {} }),
+    dataDir: "/nonexistent",
+  });
   try {
-    return app.providers.flatMap((p) =>
-      p.tools.map((t) => ({ name: t.name, provider: p.id, description: firstSentence(t.description) }))
+    const toolsetOf = new Map(
+      app.catalog.toolsets.flatMap((s) => s.tools.map((t) => [t.name, s.id] as const)),
     );
+    const providerOf = new Map(app.providers.flatMap((p) => p.tools.map((t) => [t.name, p.id] as const)));
+    return app.tools.map((t) => ({
+      name: t.name,
+      provider: providerOf.get(t.name) ?? "core",
+      toolset: toolsetOf.get(t.name) ?? "core",
+      description: firstSentence(t.description),
+    }));
   } finally {
     await app.close();
   }
@@ -59,14 +83,14 @@ export async function publicTools(): Promise<{ name: string; provider: string; d
 
 /** The README's tools table, from the registry (every public provider enabled). */
 export async function toolsTable(): Promise<string> {
-  const rows = (await publicTools()).map((t) => [`\`${t.name}\``, t.provider, t.description]);
-  return markdownTable(["Tool", "Provider", "What it does"], rows);
+  const rows = (await publicTools()).map((t) => [`\`${t.name}\``, `\`${t.toolset}\``, t.description]);
+  return markdownTable(["Tool", "Toolset", "What it does"], rows);
 }
 
 /** `manifest.json`, the MCP bundle manifest: the tools a bundle serves by default. */
 export async function manifestJson(): Promise<string> {
   const served = new Set(publicSpecs().filter((s) => s.defaultEnabled).map((s) => s.id));
-  const tools = (await publicTools()).filter((t) => served.has(t.provider));
+  const tools = (await publicTools()).filter((t) => t.provider === "core" || served.has(t.provider));
   return `${JSON.stringify(mcpbManifest(tools), null, 2)}\n`;
 }
 

@@ -7,27 +7,55 @@ export interface Session {
   kind: "streamable" | "sse";
   /** When a request last arrived or a call last finished (clock milliseconds). */
   lastActive: number;
+  /** The client address that opened it, for the per-client cap. */
+  owner?: string;
   /** Whether a call is being answered (a busy session never expires). */
   busy(): boolean;
   /** Closes the session's transport and streams. */
   close(): Promise<void>;
 }
 
+/** Options for {@linkcode SessionStore}. */
+export interface SessionStoreOptions {
+  /** Most sessions one client address holds; 0 (default) for no per-client cap. */
+  maxPerClient?: number;
+  /**
+   * Milliseconds a session that never completed initialization is kept. Default: the idle
+   * timeout.
+   */
+  initTimeoutMs?: number;
+}
+
+interface Entry {
+  session: Session;
+  openedAt: number;
+  /** Requests that reached the session after it opened (`get` calls). */
+  requests: number;
+}
+
 /**
  * The live sessions of this process: a cap on how many, with slots reserved while a session is
- * being set up, and expiry of sessions idle for longer than `idleMs`.
+ * being set up, and expiry of sessions idle for longer than `idleMs`. At the cap, a new session
+ * takes the place of an idle one rather than being refused, so a flood of idle sessions cannot
+ * lock new clients out: sessions that never completed initialization go first, then the least
+ * recently active. Sessions answering a call are never taken.
  */
 export class SessionStore {
-  #sessions = new Map<string, Session>();
+  #sessions = new Map<string, Entry>();
   #reserved = 0;
+  #reservedBy = new Map<string, number>();
   #max: number;
   #idleMs: number;
+  #maxPerClient: number;
+  #initTimeoutMs: number;
   #clock: Clock;
   #logger: Logger;
 
-  constructor(max: number, idleMs: number, clock: Clock, logger: Logger) {
+  constructor(max: number, idleMs: number, clock: Clock, logger: Logger, options: SessionStoreOptions = {}) {
     this.#max = max;
     this.#idleMs = idleMs;
+    this.#maxPerClient = options.maxPerClient ?? 0;
+    this.#initTimeoutMs = options.initTimeoutMs ?? idleMs;
     this.#clock = clock;
     this.#logger = logger;
   }
@@ -39,30 +67,52 @@ export class SessionStore {
   /** Open sessions per kind. */
   counts(): { streamable: number; sse: number } {
     let streamable = 0;
-    for (const s of this.#sessions.values()) if (s.kind === "streamable") streamable++;
+    for (const e of this.#sessions.values()) if (e.session.kind === "streamable") streamable++;
     return { streamable, sse: this.#sessions.size - streamable };
   }
 
-  /** Reserves a slot for a session being set up; false when the cap is reached. */
-  reserve(): boolean {
-    if (this.#sessions.size + this.#reserved >= this.#max) return false;
+  /**
+   * Reserves a slot for a session being set up by client `owner`, closing an idle session to
+   * make room when a cap is reached; false when every session in the way is busy.
+   */
+  reserve(owner?: string): boolean {
+    if (owner !== undefined && this.#maxPerClient > 0) {
+      while (this.#held(owner) >= this.#maxPerClient) {
+        const victim = this.#victim((e) => e.session.owner === owner);
+        if (!victim) return false;
+        this.#evict(victim, "per_client_cap");
+      }
+    }
+    while (this.#sessions.size + this.#reserved >= this.#max) {
+      const victim = this.#victim(() => true);
+      if (!victim) return false;
+      this.#evict(victim, "max_sessions");
+    }
     this.#reserved++;
+    if (owner !== undefined) this.#reservedBy.set(owner, (this.#reservedBy.get(owner) ?? 0) + 1);
     return true;
   }
 
-  /** Gives back a reserved slot whose session never started. */
-  release(): void {
+  /** Gives back a slot reserved for `owner` whose session never started. */
+  release(owner?: string): void {
     this.#reserved = Math.max(0, this.#reserved - 1);
+    if (owner === undefined) return;
+    const left = (this.#reservedBy.get(owner) ?? 0) - 1;
+    if (left > 0) this.#reservedBy.set(owner, left);
+    else this.#reservedBy.delete(owner);
   }
 
   /** Turns a reserved slot into a live session. */
   add(session: Session): void {
-    this.release();
-    this.#sessions.set(session.id, session);
+    this.release(session.owner);
+    this.#sessions.set(session.id, { session, openedAt: this.#clock.now(), requests: 0 });
   }
 
+  /** The session with `id`; counts as a request reaching it. */
   get(id: string): Session | undefined {
-    return this.#sessions.get(id);
+    const entry = this.#sessions.get(id);
+    if (entry) entry.requests++;
+    return entry?.session;
   }
 
   delete(id: string): void {
@@ -71,25 +121,31 @@ export class SessionStore {
 
   /** Whether any session is answering a call. */
   busy(): boolean {
-    for (const s of this.#sessions.values()) if (s.busy()) return true;
+    for (const e of this.#sessions.values()) if (e.session.busy()) return true;
     return false;
   }
 
-  /** Closes the sessions idle for longer than the timeout; returns how many. */
+  /**
+   * Closes the sessions idle for longer than the idle timeout, and those that did not complete
+   * initialization within the init timeout; returns how many.
+   */
   sweep(): number {
     const now = this.#clock.now();
     let closed = 0;
-    for (const s of [...this.#sessions.values()]) {
-      if (!s.busy() && now - s.lastActive > this.#idleMs) {
-        this.#sessions.delete(s.id);
-        closed++;
-        this.#logger.info("session expired", {
-          session_id: s.id,
-          transport: s.kind,
-          idle_s: Math.round((now - s.lastActive) / 1000),
-        });
-        void s.close().catch(() => {});
-      }
+    for (const e of [...this.#sessions.values()]) {
+      const s = e.session;
+      if (s.busy()) continue;
+      const idle = now - s.lastActive > this.#idleMs;
+      const unfinished = !established(e) && now - e.openedAt > this.#initTimeoutMs;
+      if (!idle && !unfinished) continue;
+      this.#sessions.delete(s.id);
+      closed++;
+      this.#logger.info(idle ? "session expired" : "session expired before initialization completed", {
+        session_id: s.id,
+        transport: s.kind,
+        idle_s: Math.round((now - s.lastActive) / 1000),
+      });
+      void s.close().catch(() => {});
     }
     return closed;
   }
@@ -98,6 +154,51 @@ export class SessionStore {
   async closeAll(): Promise<void> {
     const all = [...this.#sessions.values()];
     this.#sessions.clear();
-    await Promise.all(all.map((s) => s.close().catch(() => {})));
+    await Promise.all(all.map((e) => e.session.close().catch(() => {})));
   }
+
+  /** Sessions and reserved slots of `owner`. */
+  #held(owner: string): number {
+    let n = this.#reservedBy.get(owner) ?? 0;
+    for (const e of this.#sessions.values()) if (e.session.owner === owner) n++;
+    return n;
+  }
+
+  /** The idle session to close for room: unfinished ones first, then the least recently active. */
+  #victim(eligible: (e: Entry) => boolean): Entry | undefined {
+    let best: Entry | undefined;
+    for (const e of this.#sessions.values()) {
+      if (!eligible(e) || e.session.busy()) continue;
+      if (!best) {
+        best = e;
+        continue;
+      }
+      const a = established(e);
+      const b = established(best);
+      if ((a === b && e.session.lastActive < best.session.lastActive) || (!a && b)) best = e;
+    }
+    return best;
+  }
+
+  #evict(e: Entry, reason: string): void {
+    const s = e.session;
+    this.#sessions.delete(s.id);
+    this.#logger.info("session closed to make room for a new one", {
+      session_id: s.id,
+      transport: s.kind,
+      reason,
+      initialized: established(e),
+      idle_s: Math.round((this.#clock.now() - s.lastActive) / 1000),
+    });
+    void s.close().catch(() => {});
+  }
+}
+
+/**
+ * Whether the client went on after `initialize`: a Streamable HTTP session's next request
+ * (normally `notifications/initialized`), or a legacy SSE session's second message (its
+ * `initialize` comes through the same door).
+ */
+function established(e: Entry): boolean {
+  return e.requests >= (e.session.kind === "sse" ? 2 : 1);
 }

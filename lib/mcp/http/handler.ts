@@ -25,6 +25,7 @@ import { IpRateLimiter } from "./_rate_limit.ts";
 import { BearerAuth, corsHeaders, hostRefusal, originRefusal, preflightHeaders } from "./_security.ts";
 import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
+import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
 import type { Session } from "./_sessions.ts";
 import { finishResponse, SSE_HEADERS } from "./_streams.ts";
 
@@ -131,7 +132,10 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const idleMs = settings.session_idle_timeout * 1000;
   const keepAliveMs = Math.max(1, Math.round(settings.keepalive_interval * 1000));
   const bodyTimeoutMs = Math.round(settings.body_timeout * 1000);
-  const store = new SessionStore(settings.max_sessions, idleMs, clock, logger);
+  const store = new SessionStore(settings.max_sessions, idleMs, clock, logger, {
+    maxPerClient: settings.max_sessions_per_client,
+    initTimeoutMs: settings.session_init_timeout * 1000,
+  });
   const localLimiter = settings.rate_limit_enabled
     ? new IpRateLimiter(settings.rate_limit_per_minute, clock)
     : null;
@@ -158,10 +162,17 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
    * holder when one is required, otherwise everyone alike. Jobs and projects belong to it.
    */
   const principal = auth ? "auth:bearer" : "anonymous";
+  /** The toolsets a forwarded request carries (checked in route()); empty: the core tools only. */
+  const toolsetsOf = (value: string | null | undefined): ReadonlySet<string> =>
+    value === null || value === undefined ? app.defaultToolsets : new Set(value.split(",").filter(Boolean));
   // 2026-07-28 requests: the SDK's per-request entry, one fresh server per request. 2025-era
   // traffic never reaches it (this handler routes it to the session code below).
   const modern: McpHttpHandler = createMcpHandler(
-    ({ requestInfo }) => app.newServer({ owner: requestInfo?.headers.get(OWNER_HEADER) ?? principal }),
+    ({ requestInfo }) =>
+      app.newServer({
+        owner: requestInfo?.headers.get(OWNER_HEADER) ?? principal,
+        toolsets: toolsetsOf(requestInfo?.headers.get(TOOLSETS_HEADER)),
+      }),
     {
       legacy: "reject",
       keepAliveMs,
@@ -291,6 +302,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
     }
     if (path === "/") return methodIs(req, ["GET", "HEAD"]) ?? rootPage();
+    // `/mcp/<toolsets>` is /mcp listing those toolsets (e.g. /mcp/fred-data,wikipedia).
+    const pathToolsets = path.startsWith("/mcp/") ? decodeURIComponentSafe(path.slice(5)) : undefined;
+    if (pathToolsets !== undefined) path = "/mcp";
     if (!MCP_PATHS.has(path)) {
       return Response.json(
         { error: `Not found: "${path}"`, endpoints: ["/mcp", "/sse", "/message", "/health", "/"] },
@@ -320,9 +334,23 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
     }
 
-    const forwarded = withRequestId(req, requestId);
-    if (path === "/mcp") return await mcp(req, forwarded, reqLogger);
-    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger);
+    // Which toolsets this request's server lists: the path, else the header (or, for legacy
+    // SSE, the query), else the configured default.
+    const asked = pathToolsets ?? req.headers.get("x-mcp-toolsets") ??
+      (path === "/sse" ? url.searchParams.get("toolsets") : null);
+    let toolsets = app.defaultToolsets;
+    if (asked !== null && asked.trim() !== "") {
+      try {
+        toolsets = app.catalog.resolve(parseToolsetList(asked));
+      } catch (e) {
+        if (!(e instanceof UnknownToolsetError)) throw e;
+        fields["refused"] = "toolsets";
+        return jsonRpcError(400, INVALID_PARAMS, `Invalid toolsets: ${e.message}`);
+      }
+    }
+    const forwarded = withRequestId(req, requestId, toolsets);
+    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, ip, toolsets);
+    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, ip, toolsets);
     return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url);
   }
 
@@ -342,7 +370,13 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
 
   // --- Streamable HTTP ---------------------------------------------------------------------
 
-  async function mcp(req: Request, forwarded: Request, reqLogger: Logger): Promise<Response> {
+  async function mcp(
+    req: Request,
+    forwarded: Request,
+    reqLogger: Logger,
+    ip: string,
+    toolsets: ReadonlySet<string>,
+  ): Promise<Response> {
     const allowed = settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"];
     let body: unknown;
     let messages: JSONRPCMessage[] = [];
@@ -387,7 +421,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       return bad;
     }
     if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
-    if (settings.stateless) return await stateless(withOwner(forwarded, principal), body);
+    if (settings.stateless) return await stateless(forwarded, body, toolsets);
 
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) {
@@ -428,7 +462,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "(or send 2026-07-28 requests, which need no session)",
       );
     }
-    return await newSession(forwarded, body, messages, reqLogger);
+    return await newSession(forwarded, body, messages, reqLogger, ip, toolsets);
   }
 
   /** A 2026-07-28 request: one stateless exchange, served by the SDK's per-request entry. */
@@ -507,13 +541,16 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     body: unknown,
     messages: JSONRPCMessage[],
     reqLogger: Logger,
+    ip: string,
+    toolsets: ReadonlySet<string>,
   ): Promise<Response> {
-    if (!store.reserve()) return tooManySessions(messages);
+    if (!store.reserve(ip)) return tooManySessions(messages);
     // The id is chosen before the server exists, so the server knows whose work it does.
     const id = crypto.randomUUID();
     const session: StreamableSession = {
       id: "",
       kind: "streamable",
+      owner: ip,
       lastActive: clock.now(),
       inflight: 0,
       calls: new Map(),
@@ -529,7 +566,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       busy: () => session.inflight > 0,
       close: () => server.close(),
     };
-    const server = app.newServer({ owner: `session:${id}` });
+    // The session lists the toolsets its initialize asked for, for its whole life.
+    const server = app.newServer({ owner: `session:${id}`, toolsets });
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
@@ -552,20 +590,24 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       const res = await inSession(session, "POST", forwarded, body, messages);
       if (!session.id) {
         // The initialize request was refused (e.g. a wrong Accept header): nothing to keep.
-        store.release();
+        store.release(ip);
         await server.close().catch(() => {});
       }
       return res;
     } catch (e) {
-      if (!session.id) store.release();
+      if (!session.id) store.release(ip);
       await server.close().catch(() => {});
       throw e;
     }
   }
 
   /** A 2025-era request in stateless mode: a fresh server and transport for this request only. */
-  async function stateless(forwarded: Request, body: unknown): Promise<Response> {
-    const server = app.newServer({ owner: principal });
+  async function stateless(
+    forwarded: Request,
+    body: unknown,
+    toolsets: ReadonlySet<string>,
+  ): Promise<Response> {
+    const server = app.newServer({ owner: principal, toolsets });
     // No session id generator: the SDK's stateless mode, one transport per request.
     const transport = new WebStandardStreamableHTTPServerTransport({ keepAliveMs });
     transport.onerror = (e) => logger.debug("transport error", { error: e.message });
@@ -597,10 +639,15 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     );
   }
 
-  async function openSse(url: URL, reqLogger: Logger): Promise<Response> {
+  async function openSse(
+    url: URL,
+    reqLogger: Logger,
+    ip: string,
+    toolsets: ReadonlySet<string>,
+  ): Promise<Response> {
     const off = sseUnavailable();
     if (off) return off;
-    if (!store.reserve()) return tooManySessions([]);
+    if (!store.reserve(ip)) return tooManySessions([]);
     const id = crypto.randomUUID();
     const transport = new LegacySseTransport(id, {
       endpoint: `/message?session_id=${id}`,
@@ -610,11 +657,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       onSlowClient: () =>
         logger.warn("dropping a legacy SSE session whose client stopped reading", { session_id: id }),
     });
-    const server = app.newServer({ owner: `session:${id}` });
+    const server = app.newServer({ owner: `session:${id}`, toolsets });
     const session: SseSession = {
       id,
       kind: "sse",
       lastActive: clock.now(),
+      owner: ip,
       transport,
       busy: () => transport.pending > 0,
       close: () => server.close(),
@@ -762,14 +810,25 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
 
 /** The header that tells the per-request server factory whose work a request is (set here only). */
 const OWNER_HEADER = "x-opendata-owner";
+/** The header that tells it which toolsets to list, already checked (set here only). */
+const TOOLSETS_HEADER = "x-opendata-toolsets";
 
-function withRequestId(req: Request, requestId: string): Request {
+function withRequestId(req: Request, requestId: string, toolsets: ReadonlySet<string>): Request {
   // The core's tool-call log lines read the id from here, so every line of a call carries it.
   const headers = new Headers(req.headers);
   headers.set("x-request-id", requestId);
-  // Only this server says who owns a request: a client's own value is never trusted.
+  // Only this server says who owns a request and what it lists: a client's own values are never trusted.
   headers.delete(OWNER_HEADER);
+  headers.set(TOOLSETS_HEADER, [...toolsets].join(","));
   return new Request(req.url, { method: req.method, headers });
+}
+
+function decodeURIComponentSafe(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 function withOwner(req: Request, owner: string): Request {

@@ -1,7 +1,10 @@
 import type { App } from "../../app.ts";
 import { ConfigError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
+import { ConnectionGuard, isFdExhaustion } from "./_conn_guard.ts";
+import type { GuardStats } from "./_conn_guard.ts";
 import { createHttpHandler } from "./handler.ts";
+import type { ConnectionInfo, HttpHandler } from "./handler.ts";
 
 /** Options for {@linkcode serveHttp}. */
 export interface ServeHttpOptions {
@@ -10,6 +13,13 @@ export interface ServeHttpOptions {
   shutdown: AbortSignal;
   /** Whether the process may listen on / connect to `host:port`. */
   isNetAllowed: (host: string) => boolean;
+  /**
+   * Folder for the connection guard's socket to the HTTP server behind it (the per-user data
+   * folder, writable under the start task's permissions). Without it, or where Unix sockets
+   * are not available, the guard uses a loopback port if `--allow-net` allows 127.0.0.1, and
+   * otherwise runs unguarded.
+   */
+  dataDir?: string;
   /** How long shutdown waits for calls in flight before closing streams. Default: `shutdown_grace`. */
   graceMs?: number;
   /**
@@ -26,22 +36,258 @@ export function listenAddress(host: string, port: number): string {
 }
 
 /**
- * Serves MCP over HTTP with `Deno.serve` on `server.http_host:server.http_port` until shutdown
- * is signalled, then stops gracefully. The listen address must be inside `--allow-net`.
+ * The header the connection guard stamps on every request head it passes on: a per-process
+ * secret and the client's address. The guard drops any such header a client sends.
+ */
+const STAMP_HEADER = "x-opendata-mcp-peer";
+
+/**
+ * Serves MCP over HTTP on `server.http_host:server.http_port` until shutdown is signalled,
+ * then stops gracefully. The listen address must be inside `--allow-net`. Connections are
+ * accepted by a {@linkcode ConnectionGuard} (connection cap, head/body/idle deadlines,
+ * survival of file-descriptor exhaustion) that passes them to `Deno.serve` on a private
+ * Unix socket, or a loopback port that answers only requests the guard stamped.
  */
 export async function serveHttp(app: App, options: ServeHttpOptions): Promise<void> {
-  const { http_host: host, http_port: port } = app.config.server;
+  const settings = app.config.server;
+  const { http_host: host, http_port: port } = settings;
   const address = listenAddress(host, port);
   if (!options.isNetAllowed(address)) {
     throw new ConfigError(
       "server.http_port",
       `Not allowed to listen on "${address}": this process's --allow-net does not include it. ` +
-        `Run with a wider allowlist, e.g. deno run --allow-net=${address},... main.ts ` +
-        `(deno task start allows 127.0.0.1:8000 and localhost:8000), or choose an allowed address with --host and --port`,
+        `deno task start allows loopback and wildcard addresses on any port; to listen elsewhere, add the ` +
+        `host to permissions.default.net in deno.json (a command-line --allow-net replaces that whole list), ` +
+        `or choose an allowed address with --host and --port`,
+    );
+  }
+  if (settings.idle_timeout <= settings.keepalive_interval) {
+    // A stream's keep-alive comments are what tells the guard a quiet stream is alive.
+    throw new ConfigError(
+      "server.idle_timeout",
+      `Cannot use "idle_timeout" ${settings.idle_timeout} s: it must be longer than "keepalive_interval" ` +
+        `(${settings.keepalive_interval} s), or open streams would be closed as idle`,
     );
   }
   const { logger } = options;
   const handler = createHttpHandler(app, { logger });
+  let listener: Deno.TcpListener;
+  try {
+    listener = Deno.listen({ hostname: host, port });
+  } catch (e) {
+    await handler.close(0);
+    throw listenError(e, address);
+  }
+  const addr = listener.addr;
+  const secret = crypto.randomUUID();
+  const publicHost = listenAddress(addr.hostname, addr.port);
+  const serveInner = (req: Request): Response | Promise<Response> => {
+    if (!req.headers.get(STAMP_HEADER)?.startsWith(`${secret} `)) {
+      // Only the guard knows the secret: anything else reached the private socket directly.
+      return Response.json({ error: `Forbidden: connect to http://${publicHost}` }, { status: 403 });
+    }
+    const [forwarded, info] = fromGuard(req, secret, publicHost);
+    return handler(forwarded, info);
+  };
+  const onError = (e: unknown): Response => {
+    logger.error("unhandled error in the HTTP handler", {
+      error: e instanceof Error ? e.message : String(e),
+    });
+    return Response.json({ error: "Internal server error" }, { status: 500 });
+  };
+  let inner = await startInner(serveInner, onError, options);
+  if (typeof inner === "string") {
+    logger.warn("the connection guard is off: no connection cap, no head or idle deadlines", {
+      reason: inner,
+    });
+    listener.close();
+    return await serveDirect(app, handler, options);
+  }
+  let stopping = false;
+  const guard = new ConnectionGuard(listener, {
+    maxConnections: settings.max_connections,
+    headerTimeoutMs: settings.header_timeout * 1000,
+    bodyTimeoutMs: settings.body_timeout * 1000,
+    idleTimeoutMs: settings.idle_timeout * 1000,
+    logger,
+    connect: () => (inner as InnerServer).connect(),
+    stampName: STAMP_HEADER,
+    stampValue: (peer) => `${secret} ${peer}`,
+  });
+  // Deno.serve's accept loop ends the server when the process runs out of file descriptors;
+  // connections it already holds carry on, so a new server takes the new ones.
+  const supervise = (current: InnerServer): void => {
+    current.server.finished.catch(async (e) => {
+      if (stopping) return;
+      logger.error("the HTTP server behind the connection guard stopped accepting; starting another", {
+        error: e instanceof Error ? e.message : String(e),
+      });
+      if (isFdExhaustion(e)) guard.exhausted();
+      for (let attempt = 0; !stopping; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+        const next = await startInner(serveInner, onError, options, current);
+        if (typeof next === "string") continue;
+        inner = next;
+        supervise(next);
+        return;
+      }
+    });
+  };
+  supervise(inner);
+  const accepting = guard.serve();
+  logger.info("serving MCP over HTTP", {
+    url: `http://${publicHost}/mcp`,
+    host: addr.hostname,
+    port: addr.port,
+    stateless: settings.stateless,
+    providers: app.config.enabledProviders,
+    tools: app.tools.length,
+    auth: settings.auth_token ? "bearer" : "none",
+    max_connections: settings.max_connections,
+    guard: inner.kind,
+    ...(inner.path ? { socket: inner.path } : {}),
+    ...(inner.port ? { inner_port: inner.port } : {}),
+  });
+  await stopSignal(options.shutdown);
+  logger.info("shutting down: no new connections; finishing calls in flight");
+  stopping = true;
+  guard.stopAccepting();
+  await accepting;
+  const drainMs = options.drainMs ?? 2_000;
+  const finished = inner.server.shutdown();
+  await handler.close(options.graceMs ?? settings.shutdown_grace * 1000);
+  // The server's answers then still pass through the guard to the client.
+  const drainUntil = Date.now() + drainMs;
+  await drain(finished.then(() => guard.settled(drainUntil - Date.now())), options, logger);
+  guard.closeAll();
+  inner.remove();
+  logger.info("HTTP server stopped", { connections: summary(guard.stats()) });
+}
+
+/** The HTTP server behind the guard, on a private socket. */
+interface InnerServer {
+  kind: "unix socket" | "loopback port";
+  /** The Unix socket's path. */
+  path?: string;
+  /** The loopback port, when there is no socket. */
+  port?: number;
+  server: Deno.HttpServer;
+  connect(): Promise<Deno.Conn>;
+  /** Removes the socket file, if any. */
+  remove(): void;
+}
+
+/**
+ * Where the HTTP server behind the guard may listen, in order of preference: a Unix socket in
+ * the data folder, then one at a fixed path for compiled binaries (which cannot know the
+ * user's home when their permissions are baked in). Deno lets a process use a Unix socket
+ * only with an `--allow-net=unix:<path>` grant for that exact path.
+ */
+export function innerSocketPaths(dataDir: string | undefined): string[] {
+  const paths = dataDir ? [`${dataDir.replace(/\/+$/, "")}/http.sock`] : [];
+  return [...paths, "/tmp/opendata-mcp-http.sock"];
+}
+
+/**
+ * Starts `Deno.serve` where only this process reaches it: a Unix socket (mode 0600) from
+ * {@linkcode innerSocketPaths} that `--allow-net` grants and no live server holds, else a
+ * loopback port when `--allow-net` allows 127.0.0.1. Returns why none worked otherwise.
+ * `again` restarts on a socket this process held before.
+ */
+async function startInner(
+  fn: (req: Request) => Response | Promise<Response>,
+  onError: (e: unknown) => Response,
+  options: ServeHttpOptions,
+  again?: InnerServer,
+): Promise<InnerServer | string> {
+  const reasons: string[] = [];
+  const paths = again ? (again.path ? [again.path] : []) : innerSocketPaths(options.dataDir);
+  for (const path of Deno.build.os === "windows" ? [] : paths) {
+    if (!options.isNetAllowed(`unix:${path}`)) {
+      reasons.push(`--allow-net does not grant "unix:${path}"`);
+      continue;
+    }
+    // The longest path a Unix socket address holds is 104 bytes on macOS, 108 on Linux.
+    if (new TextEncoder().encode(path).length > 100) {
+      reasons.push(`the socket path "${path}" is too long`);
+      continue;
+    }
+    try {
+      if (!again) {
+        if (await answers(path)) {
+          reasons.push(`another server is listening on "${path}"`);
+          continue;
+        }
+        Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")) || "/", { recursive: true });
+      }
+      removeQuietly(path);
+      const server = Deno.serve({ transport: "unix", path, onListen: () => {}, onError }, fn);
+      Deno.chmodSync(path, 0o600);
+      return {
+        kind: "unix socket",
+        path,
+        server,
+        connect: () => Deno.connect({ transport: "unix", path }),
+        remove: () => removeQuietly(path),
+      };
+    } catch (e) {
+      reasons.push(`cannot listen on "${path}": ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  if (!options.isNetAllowed("127.0.0.1")) {
+    reasons.push("--allow-net does not allow 127.0.0.1 for a loopback port");
+    return reasons.join("; ");
+  }
+  try {
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {}, onError }, fn);
+    const port = server.addr.port;
+    return {
+      kind: "loopback port",
+      port,
+      server,
+      connect: () => Deno.connect({ hostname: "127.0.0.1", port }),
+      remove: () => {},
+    };
+  } catch (e) {
+    reasons.push(`cannot listen on a loopback port: ${e instanceof Error ? e.message : String(e)}`);
+    return reasons.join("; ");
+  }
+}
+
+/** Whether a server accepts connections on the Unix socket `path`. */
+async function answers(path: string): Promise<boolean> {
+  try {
+    const conn = await Deno.connect({ transport: "unix", path });
+    conn.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The request as the client sent it, with the client's address: the guard's stamp is checked
+ * and removed, and a Unix socket's `http+unix:` URL becomes the `http:` URL the client used.
+ */
+function fromGuard(req: Request, secret: string, publicHost: string): [Request, ConnectionInfo] {
+  const stamp = req.headers.get(STAMP_HEADER);
+  const peer = stamp?.startsWith(`${secret} `) ? stamp.slice(secret.length + 1) : "unknown";
+  let url = req.url;
+  if (url.startsWith("http+unix://")) {
+    const slash = url.indexOf("/", "http+unix://".length);
+    url = `http://${req.headers.get("host") ?? publicHost}${slash === -1 ? "/" : url.slice(slash)}`;
+  }
+  // A URL that does not parse (a Host that is not a host name) is the handler's to refuse.
+  if (!URL.canParse(url)) return [req, { remoteAddr: { hostname: peer } }];
+  const forwarded = new Request(url, { method: req.method, headers: req.headers, body: req.body });
+  forwarded.headers.delete(STAMP_HEADER);
+  return [forwarded, { remoteAddr: { hostname: peer } }];
+}
+
+/** The server without the guard: `Deno.serve` on the public address (Windows, or no socket). */
+async function serveDirect(app: App, handler: HttpHandler, options: ServeHttpOptions): Promise<void> {
+  const { http_host: host, http_port: port } = app.config.server;
+  const { logger } = options;
   const listening = Promise.withResolvers<Deno.NetAddr>();
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
@@ -58,14 +304,7 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
     }, (req, info) => handler(req, info));
   } catch (e) {
     await handler.close(0);
-    if (e instanceof Deno.errors.AddrInUse) {
-      throw new ConfigError(
-        "server.http_port",
-        `Cannot listen on "${address}": the address is in use. ` +
-          `Stop the other server, or choose another port with --port or MCP_HTTP_PORT`,
-      );
-    }
-    throw e;
+    throw listenError(e, listenAddress(host, port));
   }
   const addr = await Promise.race([listening.promise, server.finished.then(() => null)]);
   if (addr) {
@@ -77,22 +316,44 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
       providers: app.config.enabledProviders,
       tools: app.tools.length,
       auth: app.config.server.auth_token ? "bearer" : "none",
+      guard: "off",
     });
   }
-  const stopped = new Promise<void>((resolve) => {
-    if (options.shutdown.aborted) resolve();
-    options.shutdown.addEventListener("abort", () => resolve(), { once: true });
-  });
-  await Promise.race([stopped, server.finished]);
+  await Promise.race([stopSignal(options.shutdown), server.finished]);
   logger.info("shutting down: no new connections; finishing calls in flight");
   const finished = server.shutdown();
   await handler.close(options.graceMs ?? app.config.server.shutdown_grace * 1000);
-  // Every stream is closed now, but Deno's shutdown also waits until each response has been
-  // sent, and a client that stopped reading never takes the rest of its stream: without a
-  // bound, one such client would keep the process from exiting.
+  await drain(finished, options, logger);
+  logger.info("HTTP server stopped");
+}
+
+function listenError(e: unknown, address: string): unknown {
+  if (e instanceof Deno.errors.AddrInUse) {
+    return new ConfigError(
+      "server.http_port",
+      `Cannot listen on "${address}": the address is in use. ` +
+        `Stop the other server, or choose another port with --port or MCP_HTTP_PORT`,
+    );
+  }
+  return e;
+}
+
+function stopSignal(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
+/**
+ * Every stream is closed now, but Deno's shutdown also waits until each response has been
+ * sent, and a client that stopped reading never takes the rest of its stream: without a
+ * bound, one such client would keep the process from exiting.
+ */
+async function drain(finished: Promise<unknown>, options: ServeHttpOptions, logger: Logger): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const drained = await Promise.race([
-    finished.then(() => true),
+    finished.then((all) => all !== false, () => true),
     new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), options.drainMs ?? 2_000);
     }),
@@ -103,5 +364,23 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
       drain_ms: options.drainMs ?? 2_000,
     });
   }
-  logger.info("HTTP server stopped");
+}
+
+function summary(stats: GuardStats): Record<string, number> {
+  return {
+    accepted: stats.accepted,
+    refused: stats.refused,
+    evicted: stats.evicted,
+    timed_out: stats.timedOut,
+    malformed: stats.malformed,
+    fd_exhausted: stats.fdExhausted,
+  };
+}
+
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // Not there.
+  }
 }

@@ -1,3 +1,4 @@
+import { ToolError } from "../../errors.ts";
 import type { CommonSettings } from "../../config/provider_spec.ts";
 import type {
   PromptDefinition,
@@ -181,6 +182,16 @@ export function createProvider(context: ProviderContext<CommonSettings>): Provid
   return {
     id: "conformance",
     tools: [...conformanceTools(context.clock), ...protocolTools(), ...inputRequiredTools()],
+    // A search source for the core's tests: "fail" fails, "slow" never answers in time.
+    search: {
+      name: "Conformance fixtures",
+      licence: "test data",
+      async search(query, _options, ctx) {
+        if (query.includes("fail")) throw new ToolError("API_ERROR", "The fixture source failed on purpose");
+        if (query.includes("slow")) await context.clock.sleep(600_000, ctx.signal);
+        return [{ title: "Simple text", next: { tool: "test_simple_text", arguments: {} } }];
+      },
+    },
     resources: RESOURCES,
     resourceTemplates: TEMPLATES,
     prompts: PROMPTS,

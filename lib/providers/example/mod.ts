@@ -7,6 +7,20 @@ export function createProvider(_context: ProviderContext<CommonSettings>): Provi
   return {
     id: "example",
     tools: [pingTool, echoTool],
+    toolsets: [{ id: "example", description: "Template tools: ping the server, echo arguments back" }],
+    // The pattern of an opendata_search source: hits that name the exact next call.
+    search: {
+      name: "Example echo",
+      licence: "public domain (the caller's own words)",
+      search: (query, options) =>
+        Promise.resolve(
+          Array.from({ length: Math.min(options.limit, 2) }, (_, i) => ({
+            title: `Echo ${i + 1} of "${query}"`,
+            snippet: "Calling example-echo with these arguments sends them back.",
+            next: { tool: "example-echo", arguments: { query, hit: i + 1 } },
+          })),
+        ),
+    },
     resources: [{
       uri: "example://about",
       name: "example-about",

@@ -50,12 +50,17 @@ export interface HarnessOptions {
   providers?: string;
   /** Client address the `fetch` helper reports. */
   ip?: string;
+  /** Toolsets listed by default (default: all, as tests call tools directly). */
+  toolsets?: string;
 }
 
 /** Starts the real app with the given providers and server settings behind an in-process handler. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const config = parseConfig(
-    { flags: { providers: options.providers ?? "example,conformance" }, env: {} },
+    {
+      flags: { providers: options.providers ?? "example,conformance", toolsets: options.toolsets ?? "all" },
+      env: {},
+    },
     PROVIDERS,
   );
   config.server = { ...config.server, transport: "http", ...options.server };

@@ -8,28 +8,39 @@ function toolCall(id: number, name: string, args: Record<string, unknown> = {}):
   return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
 }
 
-Deno.test("createHttpHandler() refuses a session over max_sessions with 503 and a clear message", async () => {
+Deno.test("createHttpHandler() refuses a session over max_sessions with 503 while every session is busy", async () => {
   await using h = await startHarness({ server: { max_sessions: 2 } });
-  await openSession(h);
-  const sse = await h.fetch(`${BASE}/sse`);
-  assert.equal(sse.status, 200, "legacy SSE sessions count against the same cap");
+  const readers: ReadableStreamDefaultReader<string>[] = [];
+  for (const [n, id] of [await openSession(h), await openSession(h)].entries()) {
+    const call = await postMcp(h, toolCall(n + 1, "test_elicitation", { message: "Name?" }), {
+      "Mcp-Session-Id": id,
+    });
+    const reader = call.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("elicitation/create")) text += (await reader.read()).value ?? "";
+    readers.push(reader);
+  }
   const third = await postMcp(h, initializeBody(7));
   assert.equal(third.status, 503);
   assert.equal(third.headers.get("retry-after"), "30");
   const body = await third.json();
   assert.equal(body.id, 7);
   assert.match(body.error.message, /Too many open sessions \(the limit is 2, MCP_MAX_SESSIONS\)/);
-  const fourth = await h.fetch(`${BASE}/sse`);
-  assert.equal(fourth.status, 503);
-  await fourth.body?.cancel();
+  const sse = await h.fetch(`${BASE}/sse`);
+  assert.equal(sse.status, 503, "legacy SSE sessions count against the same cap");
   await sse.body?.cancel();
+  // The client gives up on its call: that session is idle again and makes room.
+  await readers[0]!.cancel();
   const again = await postMcp(h, initializeBody());
-  assert.equal(again.status, 200, "a slot frees when a session ends");
+  assert.equal(again.status, 200, "an idle session makes room for a new one");
   await again.text();
+  assert.deepEqual(h.handler.sessions(), { streamable: 2, sse: 0 });
+  await readers[1]!.cancel();
 });
 
 Deno.test("createHttpHandler() expires idle sessions after session_idle_timeout, not busy ones", async () => {
-  await using h = await startHarness({ server: { session_idle_timeout: 60 } });
+  // The legacy SSE session below never initializes: keep it from the init timeout here.
+  await using h = await startHarness({ server: { session_idle_timeout: 60, session_init_timeout: 3600 } });
   const idle = await openSession(h);
   const legacy = await h.fetch(`${BASE}/sse`);
   h.clock.advance(59_000);

@@ -1,3 +1,4 @@
+import { providerTools } from "../../fakes/results.ts";
 // The six BOJ tools end to end: the real server over stdio against a fake BOJ API.
 import assert from "node:assert/strict";
 import { startStdio } from "../../fakes/server.ts";
@@ -19,7 +20,7 @@ const q = (r: Received, key: string) => r.url.searchParams.get(key);
 Deno.test("boj tools/list shows six tools with outputSchema, read-only annotations and forbidden tasks", async () => {
   await using fake = FakeUpstream.start();
   await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
-  const { tools } = await s.client.listTools();
+  const tools = providerTools((await s.client.listTools()).tools);
   assert.deepEqual(tools.map((t) => t.name), TOOLS);
   for (const t of tools) {
     assert.ok(t.outputSchema, `${t.name} has an outputSchema`);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
 import { fredConfig, fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
-import { errorOf, ok, texts } from "../../fakes/results.ts";
+import { errorOf, ok, providerTools, texts } from "../../fakes/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 type Text = { type: string; text: string };
@@ -263,7 +263,7 @@ Deno.test("fred data tools answer every operation, refuse bad input, map upstrea
     outputs.push(JSON.stringify(r));
     return r;
   };
-  const { tools } = await s.client.listTools();
+  const tools = providerTools((await s.client.listTools()).tools);
 
   await t.step("tools/list serves twelve tools with operation enums, output schemas and annotations", () => {
     assert.deepEqual(tools.map((x) => x.name), [
@@ -583,7 +583,7 @@ Deno.test("fred data tools answer every operation, refuse bad input, map upstrea
 
 Deno.test("fred without a key lists its tools and answers calls with a configuration error", async () => {
   await using s = await startStdio({ args: ["--providers", "fred"] });
-  const { tools } = await s.client.listTools();
+  const tools = providerTools((await s.client.listTools()).tools);
   assert.equal(tools.length, 12);
   const r = await s.client.callTool({
     name: "fred_series",
@@ -603,7 +603,7 @@ Deno.test("fred without a key lists its tools and answers calls with a configura
 Deno.test("fred with a malformed key starts with a warning that does not show the key", async () => {
   const badKey = "NOT-A-REAL-FRED-KEY-0123456789";
   await using s = await startStdio({ args: ["--providers", "fred"], env: { FRED_API_KEY: badKey } });
-  const { tools } = await s.client.listTools();
+  const tools = providerTools((await s.client.listTools()).tools);
   assert.equal(tools.length, 12);
   await s.close();
   assert.match(s.stderr(), /FRED_API_KEY does not look like a FRED API key/);

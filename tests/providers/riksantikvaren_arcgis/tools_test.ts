@@ -1,3 +1,4 @@
+import { providerTools } from "../../fakes/results.ts";
 // The arcgis-* tools end to end: the real server over stdio against a fake kart.ra.no serving
 // the fixtures of tests/fixtures/ra_arcgis/ (synthetic bodies plus real ArcGIS error bodies).
 import assert from "node:assert/strict";
@@ -141,7 +142,7 @@ Deno.test("riksantikvaren_arcgis tools over stdio against a fake kart.ra.no", as
   await t.step(
     "tools/list serves the three tools with read-only annotations and output schemas",
     async () => {
-      const { tools } = await s.client.listTools();
+      const tools = providerTools((await s.client.listTools()).tools);
       assert.deepEqual(tools.map((x) => x.name), ["arcgis-services", "arcgis-query", "arcgis-identify"]);
       for (const tool of tools) {
         assert.equal(tool.annotations?.readOnlyHint, true);

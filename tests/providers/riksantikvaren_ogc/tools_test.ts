@@ -1,3 +1,4 @@
+import { providerTools } from "../../fakes/results.ts";
 // The riksantikvaren-* tools end to end: the real server over stdio (scoped permissions) against
 // a fake api.ra.no serving the synthetic fixtures of tests/fixtures/ra_ogc/.
 import assert from "node:assert/strict";
@@ -117,7 +118,7 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
   });
 
   await t.step("tools/list serves the four tools with read-only annotations and output schemas", async () => {
-    const { tools } = await s.client.listTools();
+    const tools = providerTools((await s.client.listTools()).tools);
     assert.deepEqual(tools.map((x) => x.name), [
       "riksantikvaren-collections",
       "riksantikvaren-features",

@@ -7,7 +7,7 @@ import { startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { errorOf as errorPayload, ok, texts } from "../../fakes/results.ts";
+import { errorOf as errorPayload, ok, providerTools, texts } from "../../fakes/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 
@@ -63,7 +63,7 @@ async function withServer(fn: (s: StdioSession, fake: FakeUpstream) => Promise<v
 
 Deno.test("snl tools are listed with annotations, output schemas and the site choices", async () => {
   await withServer(async (s) => {
-    const { tools } = await s.client.listTools();
+    const tools = providerTools((await s.client.listTools()).tools);
     assert.deepEqual(tools.map((t) => t.name), ["snl-search", "snl-article"]);
     for (const t of tools) {
       assert.equal(t.annotations?.readOnlyHint, true);

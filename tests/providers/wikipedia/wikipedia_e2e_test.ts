@@ -7,7 +7,7 @@ import { runCli, startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { errorOf as errorPayload, ok, texts } from "../../fakes/results.ts";
+import { errorOf as errorPayload, ok, providerTools, texts } from "../../fakes/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 
@@ -117,7 +117,7 @@ async function withServer(fn: (s: StdioSession, fake: FakeUpstream) => Promise<v
 
 Deno.test("wikipedia tools are listed with annotations, output schemas and the default language", async () => {
   await withServer(async (s) => {
-    const { tools } = await s.client.listTools();
+    const tools = providerTools((await s.client.listTools()).tools);
     assert.deepEqual(tools.map((t) => t.name), [
       "wikipedia-search",
       "wikipedia-summary",

@@ -6,7 +6,7 @@ import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
-import { errorOf as errorPayload, ok } from "../../fakes/results.ts";
+import { errorOf as errorPayload, ok, providerTools } from "../../fakes/results.ts";
 
 const PATH = "/api/v3/wds";
 const REAL_SEARCH = "worldbank/wds_v3_qterm-post-office_docty-PRWP_rows1_fl-list_observed_trimmed.json";
@@ -179,7 +179,7 @@ function today(): string {
 Deno.test("worldbank tools/list serves four read-only tools with output schemas and described inputs", async () => {
   await using fake = startFake();
   await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
-  const { tools } = await s.client.listTools();
+  const tools = providerTools((await s.client.listTools()).tools);
   assert.deepEqual(tools.map((t) => t.name), [
     "worldbank_search_documents",
     "worldbank_get_document_details",

@@ -1,0 +1,453 @@
+// The three tools of the default surface: one search across every source, a description of any
+// tool (so an agent that sees only these three learns the others' arguments), and a call of any
+// tool by name. Together they reach every tool of the enabled providers in both protocol eras
+// and in stateless mode, without a restart and without list-changed support in the client.
+import { z } from "zod";
+import type { Clock } from "../clock.ts";
+import { ToolError } from "../errors.ts";
+import { requestScope } from "../http/request_scope.ts";
+import { markdownTable, shorten } from "./output.ts";
+import type { Provider, SearchHit, ToolCallContext, ToolDefinition } from "./provider.ts";
+import { CORE_TOOLSET } from "./toolsets.ts";
+import type { ToolCatalog } from "./toolsets.ts";
+
+/** Tool names of the core toolset. */
+export const SEARCH_TOOL = "opendata_search";
+export const DESCRIBE_TOOL = "opendata_describe";
+export const CALL_TOOL = "opendata_call";
+
+/** What the core tools need to know about the server instance they serve in. */
+export interface CoreToolsOptions {
+  catalog: ToolCatalog;
+  /** Every enabled provider (searched, described and callable whatever is served directly). */
+  providers: readonly Provider[];
+  /** Names of the tools this instance lists directly (the rest is reached with opendata_call). */
+  served: ReadonlySet<string>;
+  /** How long opendata_search waits for its sources, in milliseconds. */
+  searchTimeoutMs: number;
+  clock: Clock;
+  /** Describes a tool as tools/list would (the JSON Schemas of its input). */
+  inputSchemaOf(tool: ToolDefinition): Record<string, unknown>;
+}
+
+const CORE_ANNOTATIONS = {
+  readOnlyHint: true,
+  idempotentHint: true,
+  destructiveHint: false,
+  openWorldHint: true,
+} as const;
+
+const searchInput = z.strictObject({
+  query: z.string().min(1).max(300).describe("What to look for, in any language"),
+  sources: z.array(z.string()).max(20).default([]).describe(
+    "Source ids to search (default: all); opendata_describe lists them",
+  ),
+  limit: z.number().int().min(1).max(10).default(3).describe("Hits per source, 1-10 (default 3)"),
+});
+
+const hitSchema = z.object({
+  title: z.string(),
+  snippet: z.string().optional(),
+  url: z.string().optional(),
+  date: z.string().optional(),
+  next: z.object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()) }),
+});
+
+const searchOutput = z.object({
+  query: z.string(),
+  sources: z.array(z.object({
+    id: z.string(),
+    name: z.string(),
+    licence: z.string(),
+    status: z.enum(["ok", "failed", "timeout", "unavailable"]),
+    error: z.string().optional(),
+    hits: z.array(hitSchema),
+  })),
+  total_hits: z.number(),
+});
+
+const describeInput = z.strictObject({
+  toolset: z.string().max(64).default("").describe("A toolset id: list its tools"),
+  tool: z.string().max(64).default("").describe("A tool name: its arguments (input schema) and use"),
+});
+
+const describeOutput = z.object({
+  toolsets: z.array(z.object({
+    id: z.string(),
+    description: z.string(),
+    tools: z.array(z.string()),
+    listed: z.boolean(),
+  })).optional(),
+  unavailable: z.array(z.object({ toolset: z.string(), tools: z.array(z.string()), reason: z.string() }))
+    .optional(),
+  tools: z.array(z.object({ name: z.string(), description: z.string(), listed: z.boolean() })).optional(),
+  tool: z.object({
+    name: z.string(),
+    toolset: z.string(),
+    description: z.string(),
+    listed: z.boolean(),
+    input_schema: z.record(z.string(), z.unknown()),
+  }).optional(),
+});
+
+/**
+ * opendata_call's input: `arguments` is served as a JSON string (strict clients cannot pass an
+ * open object), and an object is accepted too, for clients that send one.
+ */
+export const callInput = z.strictObject({
+  tool: z.string().min(1).max(64).describe("The tool's name"),
+  arguments: z.union([z.string().max(200_000), z.record(z.string(), z.unknown())]).default("{}").describe(
+    'The tool\'s arguments as a JSON object in a string, e.g. "{\\"query\\": \\"Oslo\\"}"',
+  ),
+});
+
+/** The input schema opendata_call is served with (one plain type per property). */
+const CALL_INPUT_JSON = {
+  type: "object",
+  properties: {
+    tool: { type: "string", description: "The tool's name (opendata_describe lists them)" },
+    arguments: {
+      type: "string",
+      description: 'The tool\'s arguments as a JSON object in a string, e.g. "{\\"query\\": \\"Oslo\\"}"',
+    },
+  },
+  required: ["tool", "arguments"],
+  additionalProperties: false,
+};
+
+/** The source id of a provider's search source. */
+function sourceId(provider: Provider): string {
+  return provider.id;
+}
+
+/** The core toolset's tools for one server instance. opendata_call is dispatched by the core. */
+// deno-lint-ignore no-explicit-any
+export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[] {
+  const { catalog } = options;
+  // deno-lint-ignore no-explicit-any
+  const allTools = new Map<string, { tool: ToolDefinition<any, any>; toolset: string }>();
+  for (const set of catalog.toolsets) {
+    for (const tool of set.tools) allTools.set(tool.name, { tool, toolset: set.id });
+  }
+  const searchable = options.providers.filter((p) => p.search);
+  const sourceIds = searchable.map(sourceId);
+
+  /** How to reach `tool` from this instance: directly when listed, else through opendata_call. */
+  const route = (next: SearchHit["next"]): { tool: string; arguments: Record<string, unknown> } =>
+    options.served.has(next.tool)
+      ? next
+      : { tool: CALL_TOOL, arguments: { tool: next.tool, arguments: JSON.stringify(next.arguments) } };
+
+  const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
+    name: SEARCH_TOOL,
+    title: "Search all open-data sources",
+    toolset: CORE_TOOLSET,
+    description:
+      `Searches every source at once (${
+        searchable.map((p) => p.search!.name).join("; ") || "none enabled"
+      }) and lists a few hits per source, each with its licence and the exact next call (tool and ` +
+      "arguments) that returns the whole record. Start here; a source that fails or is slow is reported, " +
+      "the others still answer.",
+    input: searchInput,
+    output: searchOutput,
+    annotations: { ...CORE_ANNOTATIONS, idempotentHint: false },
+    async handler(args, ctx) {
+      const unknown = args.sources.filter((s) => !sourceIds.includes(s));
+      if (unknown.length) {
+        throw new ToolError("VALIDATION_ERROR", `Unknown source ${unknown.map((s) => `"${s}"`).join(", ")}`, {
+          field: "sources",
+          hint: `Use some of ${
+            sourceIds.map((s) => `"${s}"`).join(", ")
+          }, or leave sources out to search all`,
+        });
+      }
+      const chosen = args.sources.length
+        ? searchable.filter((p) => args.sources.includes(sourceId(p)))
+        : searchable;
+      const sources = await Promise.all(
+        chosen.map((p) => runSource(p, args.query, args.limit, ctx, options)),
+      );
+      for (const u of catalog.unavailable) {
+        if (args.sources.length && !args.sources.includes(u.provider)) continue;
+        if (sources.some((s) => s.id === u.provider)) continue;
+        sources.push({
+          id: u.provider,
+          name: u.provider,
+          licence: "",
+          status: "unavailable",
+          error: u.reason,
+          hits: [],
+        });
+      }
+      const structured = {
+        query: args.query,
+        sources: sources.map((s) => ({ ...s, hits: s.hits.map((h) => ({ ...h, next: route(h.next) })) })),
+        total_hits: sources.reduce((n, s) => n + s.hits.length, 0),
+      };
+      return { text: searchMarkdown(structured), structured };
+    },
+  };
+
+  const describe: ToolDefinition<typeof describeInput, typeof describeOutput> = {
+    name: DESCRIBE_TOOL,
+    title: "Describe toolsets and tools",
+    toolset: CORE_TOOLSET,
+    description: "Lists the toolsets and their tools; with toolset, that toolset's tools; with tool, the " +
+      `tool's full description and input schema, to call it with ${CALL_TOOL} when it is not listed.`,
+    input: describeInput,
+    output: describeOutput,
+    annotations: { ...CORE_ANNOTATIONS, openWorldHint: false },
+    handler(args) {
+      if (args.tool) {
+        const found = allTools.get(args.tool);
+        if (!found) throw unknownTool(args.tool, [...allTools.keys()]);
+        const listed = options.served.has(args.tool);
+        const schema = options.inputSchemaOf(found.tool);
+        const structured = {
+          tool: {
+            name: found.tool.name,
+            toolset: found.toolset,
+            description: found.tool.description,
+            listed,
+            input_schema: schema,
+          },
+        };
+        const how = listed
+          ? "It is listed: call it directly."
+          : `It is not listed here: call it with ${CALL_TOOL}, e.g. {"tool": "${found.tool.name}", "arguments": "{...}"}.`;
+        const text = [
+          `## ${found.tool.name} (toolset ${found.toolset})`,
+          "",
+          found.tool.description,
+          "",
+          how,
+          "",
+          "Input schema:",
+          "```json",
+          JSON.stringify(schema),
+          "```",
+        ].join("\n");
+        return Promise.resolve({ text, structured });
+      }
+      if (args.toolset) {
+        const set = catalog.get(args.toolset.toLowerCase());
+        if (!set) {
+          const left = catalog.unavailable.find((u) => u.toolset === args.toolset.toLowerCase());
+          if (left) {
+            throw new ToolError(
+              "CONFIGURATION_ERROR",
+              `The toolset "${left.toolset}" is not served: ${left.reason}`,
+              {
+                hint: left.reason,
+              },
+            );
+          }
+          throw new ToolError("VALIDATION_ERROR", `Unknown toolset "${args.toolset}"`, {
+            field: "toolset",
+            hint: `Known toolsets: ${catalog.ids.join(", ")}`,
+          });
+        }
+        const tools = set.tools.map((t) => ({
+          name: t.name,
+          description: shorten(t.description, 240),
+          listed: options.served.has(t.name),
+        }));
+        const text = [
+          `## Toolset ${set.id}: ${set.description}`,
+          "",
+          markdownTable(
+            ["tool", "listed", "what it does"],
+            tools.map((t) => [t.name, t.listed ? "yes" : "no", t.description]),
+          ),
+          "",
+          `Ask ${DESCRIBE_TOOL} with tool for a tool's arguments; tools not listed are called with ${CALL_TOOL}.`,
+        ].join("\n");
+        return Promise.resolve({ text, structured: { tools } });
+      }
+      const toolsets = catalog.toolsets.map((s) => ({
+        id: s.id,
+        description: s.description,
+        tools: s.tools.map((t) => t.name),
+        listed: s.tools.every((t) => options.served.has(t.name)),
+      }));
+      const unavailable = catalog.unavailable.map((u) => ({
+        toolset: u.toolset,
+        tools: [...u.tools],
+        reason: u.reason,
+      }));
+      const lines = [
+        "## Toolsets",
+        "",
+        markdownTable(
+          ["toolset", "listed", "tools", "what for"],
+          toolsets.map((s) => [s.id, s.listed ? "yes" : "no", s.tools.join(", "), s.description]),
+        ),
+        "",
+        `Tools of toolsets not listed are still reachable: ${DESCRIBE_TOOL} with tool gives the arguments, ` +
+        `${CALL_TOOL} calls it. To list a toolset's tools directly, start the server with --toolsets ` +
+        "(or OPENDATA_MCP_TOOLSETS), or over HTTP use /mcp/<toolsets> or the X-MCP-Toolsets header.",
+      ];
+      if (unavailable.length) {
+        lines.push(
+          "",
+          "Not served as configured:",
+          ...unavailable.map((u) => `- ${u.toolset} (${u.tools.join(", ")}): ${u.reason}`),
+        );
+      }
+      return Promise.resolve({
+        text: lines.join("\n"),
+        structured: { toolsets, ...(unavailable.length ? { unavailable } : {}) },
+      });
+    },
+  };
+
+  const call: ToolDefinition<typeof callInput, undefined> = {
+    name: CALL_TOOL,
+    title: "Call any tool",
+    toolset: CORE_TOOLSET,
+    description:
+      "Calls any tool of this server by name, listed here or not, and returns its result unchanged. " +
+      `The arguments are checked against that tool's own schema (${DESCRIBE_TOOL} shows it); use the next ` +
+      `calls that ${SEARCH_TOOL} suggests as they are.`,
+    input: callInput,
+    inputJsonSchema: CALL_INPUT_JSON,
+    output: undefined,
+    annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: true },
+    handler() {
+      // The core dispatches opendata_call itself (createServer), so the target's result, its
+      // validation and its log line are exactly those of a direct call.
+      return Promise.reject(new Error(`${CALL_TOOL} is dispatched by the core`));
+    },
+  };
+  return [search, describe, call];
+}
+
+/** The target and its arguments of an opendata_call, or the validation error to answer. */
+export function callTarget(
+  // deno-lint-ignore no-explicit-any
+  args: z.output<typeof callInput>,
+  // deno-lint-ignore no-explicit-any
+  tools: ReadonlyMap<string, ToolDefinition<any, any>>,
+  // deno-lint-ignore no-explicit-any
+): { tool: ToolDefinition<any, any>; arguments: unknown } {
+  const tool = tools.get(args.tool);
+  if (!tool || tool.name === CALL_TOOL) {
+    throw unknownTool(
+      args.tool,
+      [...tools.keys()].filter((n) => n !== CALL_TOOL),
+    );
+  }
+  let parsed: unknown = args.arguments;
+  if (typeof parsed === "string") {
+    try {
+      parsed = parsed.trim() === "" ? {} : JSON.parse(parsed);
+    } catch (e) {
+      throw new ToolError(
+        "VALIDATION_ERROR",
+        `"arguments" is not JSON: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          field: "arguments",
+          hint: 'Send the arguments as a JSON object in a string, e.g. "{\\"query\\": \\"Oslo\\"}"',
+        },
+      );
+    }
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ToolError("VALIDATION_ERROR", '"arguments" must be a JSON object', {
+      field: "arguments",
+      hint: `${DESCRIBE_TOOL} with tool "${tool.name}" shows the arguments it takes`,
+    });
+  }
+  return { tool, arguments: parsed };
+}
+
+function unknownTool(name: string, known: readonly string[]): ToolError {
+  return new ToolError("NOT_FOUND", `There is no tool "${name}"`, {
+    field: "tool",
+    hint: `${DESCRIBE_TOOL} lists the tools; e.g. ${known.slice(0, 6).map((n) => `"${n}"`).join(", ")}`,
+  });
+}
+
+interface SourceResult {
+  id: string;
+  name: string;
+  licence: string;
+  status: "ok" | "failed" | "timeout" | "unavailable";
+  error?: string;
+  hits: SearchHit[];
+}
+
+/** Runs one source under its share of the deadline; a failure or timeout is reported, not thrown. */
+async function runSource(
+  provider: Provider,
+  query: string,
+  limit: number,
+  ctx: ToolCallContext,
+  options: CoreToolsOptions,
+): Promise<SourceResult> {
+  const source = provider.search!;
+  const base = { id: sourceId(provider), name: source.name, licence: source.licence };
+  const stop = new AbortController();
+  const timer = setTimeout(
+    () => stop.abort(new DOMException("The source was too slow", "TimeoutError")),
+    options.searchTimeoutMs,
+  );
+  const scope = requestScope.getStore();
+  const deadline = Math.min(scope?.deadline ?? Infinity, options.clock.now() + options.searchTimeoutMs);
+  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+  try {
+    const hits = await requestScope.run(
+      { fresh: scope?.fresh ?? false, deadline },
+      () =>
+        new Promise<SearchHit[]>((resolve, reject) => {
+          signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+          source.search(query, { limit }, { ...ctx, signal }).then(resolve, reject);
+        }),
+    );
+    return { ...base, status: "ok", hits: hits.slice(0, limit) };
+  } catch (e) {
+    if (stop.signal.aborted || (e instanceof ToolError && e.errorType === "TIMEOUT")) {
+      return {
+        ...base,
+        status: "timeout",
+        error: `No answer within ${options.searchTimeoutMs / 1000} s`,
+        hits: [],
+      };
+    }
+    const message = e instanceof ToolError
+      ? `${e.errorType}: ${e.message}`
+      : "The source failed unexpectedly";
+    if (!(e instanceof ToolError)) {
+      ctx.logger.warn("search source failed", { source: base.id, error: String(e) });
+    }
+    return { ...base, status: "failed", error: message, hits: [] };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function searchMarkdown(result: { query: string; sources: SourceResult[]; total_hits: number }): string {
+  const lines = [`# "${result.query}": ${result.total_hits} hits from ${result.sources.length} sources`];
+  for (const s of result.sources) {
+    lines.push("", `## ${s.name}${s.licence ? ` (${s.licence})` : ""}`);
+    if (s.status !== "ok") {
+      lines.push(
+        s.status === "unavailable"
+          ? `Not enabled: ${s.error}`
+          : `${s.status === "timeout" ? "Too slow" : "Failed"}: ${s.error}`,
+      );
+      continue;
+    }
+    if (s.hits.length === 0) lines.push("No hits.");
+    s.hits.forEach((h, i) => {
+      lines.push(
+        `${i + 1}. **${h.title}**${h.date ? ` (${h.date})` : ""}${
+          h.snippet ? ` — ${shorten(h.snippet, 200)}` : ""
+        }`,
+      );
+      if (h.url) lines.push(`   ${h.url}`);
+      lines.push(`   Next: ${h.next.tool} ${JSON.stringify(h.next.arguments)}`);
+    });
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,572 @@
+// The connection guard: accepts TCP connections in front of the HTTP server, because
+// `Deno.serve` has no connection cap, no deadline for a request head and no idle timeout, and
+// its accept loop ends the server on EMFILE (denoland/deno#10148, #3515). The guard caps open
+// connections, times request heads, bodies and idle keep-alive connections, survives running
+// out of file descriptors, and hands each connection's bytes to the real server, stamping every
+// request head with the client's address.
+import type { Logger } from "../../log.ts";
+import { RequestFramer, ResponseFramer } from "./_http1.ts";
+import type { FramingError } from "./_http1.ts";
+
+/** Connections held back from the cap after the process ran out of file descriptors. */
+const FD_RESERVE = 8;
+/** The lowest a cap lowered by file-descriptor exhaustion goes (repeated exhaustion lowers it again). */
+const MIN_LOWERED_CAP = 16;
+/**
+ * A connection must have been sending its head, or idle, for this long before it is closed to
+ * make room: a new client's head is normally in its first packet, and a client between two
+ * requests of one exchange sends the next at once.
+ */
+const MIN_VICTIM_AGE_MS = 250;
+/** How long a cap lowered by file-descriptor exhaustion holds. */
+const LOWERED_CAP_MS = 60_000;
+/** Past the body timeout, so the handler's own 408 answer goes out first. */
+const BODY_GRACE_MS = 1_000;
+/**
+ * How long a connection whose last answer went out keeps being read (and what arrives dropped)
+ * before it is closed: closing a socket with unread input resets it, and a reset can destroy
+ * the answer before the client reads it.
+ */
+const LINGER_MS = 2_000;
+/** The same for a connection refused at the cap, which holds a descriptor meanwhile. */
+const REFUSED_LINGER_MS = 500;
+/** Longest pause of the accept loop after an error. */
+const MAX_BACKOFF_MS = 1_000;
+/** Least time between two warnings of the same kind. */
+const WARN_EVERY_MS = 10_000;
+const BUFFER_BYTES = 16 * 1024;
+const encoder = new TextEncoder();
+
+/** Options for {@linkcode ConnectionGuard}. */
+export interface ConnectionGuardOptions {
+  /** Most connections open at once; the excess is refused (or an idle one closed). */
+  maxConnections: number;
+  /** Time a client has for each request head (from accept, then from the head's first byte). */
+  headerTimeoutMs: number;
+  /** Time a client has for a request body; the connection closes shortly after. */
+  bodyTimeoutMs: number;
+  /** Time a connection may sit between requests, or with no byte moving either way. */
+  idleTimeoutMs: number;
+  logger: Logger;
+  /** Opens a connection to the HTTP server behind the guard. */
+  connect(): Promise<Deno.Conn>;
+  /** Name (lower case) of the header each request head is stamped with. */
+  stampName: string;
+  /** The stamp's value for a client address. */
+  stampValue(peer: string): string;
+  /** Most bytes of one request head. Default 64 KiB. */
+  maxHeadBytes?: number;
+  /** Milliseconds now; default `Date.now`. */
+  now?: () => number;
+}
+
+/** Counters of what the guard did since it started. */
+export interface GuardStats {
+  /** Connections open now. */
+  open: number;
+  accepted: number;
+  /** Connections answered 503 at once because every slot was busy. */
+  refused: number;
+  /** Idle or stalled connections closed to make room for a new one. */
+  evicted: number;
+  /** Connections closed for a late head or body, or for idling too long. */
+  timedOut: number;
+  /** Requests refused for their framing (400, 405, 431, 501, 505). */
+  malformed: number;
+  /** Times accepting or connecting failed for lack of file descriptors. */
+  fdExhausted: number;
+}
+
+/** Where a connection stands, for deadlines and eviction. */
+type State = "head" | "body" | "busy" | "idle" | "finishing";
+
+interface Guarded {
+  client: Deno.Conn;
+  peer: string;
+  requests: RequestFramer;
+  responses: ResponseFramer;
+  inner: Deno.Conn | null;
+  headStartedAt: number;
+  bodyStartedAt: number;
+  /** When a byte last moved either way. */
+  lastProgress: number;
+  /** Requests passed on so far. */
+  served: number;
+  clientDone: boolean;
+  /** Whether a loop is reading from the client. */
+  reading: boolean;
+  /** When the last answer went out; from then on the client's input is only drained. */
+  finishingSince?: number;
+  closed: boolean;
+  /** A refusal to send once the responses to the earlier requests are out. */
+  pendingError?: FramingError;
+}
+
+/**
+ * Accepts connections on `listener` and passes each one's requests to the server `connect`
+ * reaches, within the cap and the deadlines of `options`.
+ */
+export class ConnectionGuard {
+  #listener: Deno.Listener;
+  #options: ConnectionGuardOptions;
+  #now: () => number;
+  #conns = new Set<Guarded>();
+  #stats: GuardStats = {
+    open: 0,
+    accepted: 0,
+    refused: 0,
+    evicted: 0,
+    timedOut: 0,
+    malformed: 0,
+    fdExhausted: 0,
+  };
+  #ceiling = Infinity;
+  #ceilingUntil = 0;
+  #warnedAt: Record<string, number> = {};
+  #stopped = false;
+  #emptyWaiters = new Set<() => void>();
+  #sweeper: ReturnType<typeof setInterval>;
+
+  constructor(listener: Deno.Listener, options: ConnectionGuardOptions) {
+    this.#listener = listener;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    const shortest = Math.min(options.headerTimeoutMs, options.bodyTimeoutMs, options.idleTimeoutMs);
+    this.#sweeper = setInterval(() => this.#sweep(), Math.min(1_000, Math.max(25, shortest / 4)));
+  }
+
+  /** Counters so far. */
+  stats(): GuardStats {
+    return { ...this.#stats, open: this.#conns.size };
+  }
+
+  /** Accepts connections until {@linkcode stopAccepting}; never rejects. */
+  async serve(): Promise<void> {
+    let backoff = 10;
+    while (!this.#stopped) {
+      let conn: Deno.Conn;
+      try {
+        conn = await this.#listener.accept();
+      } catch (e) {
+        if (this.#stopped || e instanceof Deno.errors.BadResource) break;
+        if (isFdExhaustion(e)) this.#exhausted();
+        else this.#warn("accept", "accepting a connection failed", { error: errorText(e) });
+        // Accepting again at once would spin while the cause lasts.
+        await new Promise((resolve) => setTimeout(resolve, backoff));
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+        continue;
+      }
+      backoff = 10;
+      this.#admit(conn);
+    }
+  }
+
+  /** Stops accepting: new connections are refused by the system from now on. */
+  stopAccepting(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    try {
+      this.#listener.close();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  /**
+   * Waits until every connection has closed (the server behind the guard closes its ends on
+   * shutdown, and the guard passes on what it wrote first), or `ms` milliseconds; true if all did.
+   */
+  async settled(ms: number): Promise<boolean> {
+    if (this.#conns.size === 0) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = await Promise.race([
+      new Promise<boolean>((resolve) => this.#emptyWaiters.add(() => resolve(true))),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+      }),
+    ]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  /** Stops accepting and closes every connection at once. */
+  closeAll(): void {
+    this.stopAccepting();
+    clearInterval(this.#sweeper);
+    for (const c of [...this.#conns]) this.#close(c);
+  }
+
+  /**
+   * Tells the guard the process ran out of file descriptors elsewhere (e.g. the server behind
+   * it could not accept): it holds fewer connections for a while.
+   */
+  exhausted(): void {
+    this.#exhausted();
+  }
+
+  #admit(conn: Deno.Conn): void {
+    this.#stats.accepted++;
+    while (this.#conns.size >= this.#cap()) {
+      const victim = this.#victim();
+      if (!victim) {
+        this.#stats.refused++;
+        this.#warn("full", "connection limit reached: refusing new connections", {
+          max_connections: this.#cap(),
+        });
+        void answerAndClose(conn, {
+          status: 503,
+          message: `Too many connections: the server holds its limit of ${this.#cap()} ` +
+            `(MCP_MAX_CONNECTIONS); retry shortly`,
+        });
+        return;
+      }
+      this.#stats.evicted++;
+      this.#close(victim);
+    }
+    const now = this.#now();
+    const peer = (conn.remoteAddr as Deno.NetAddr).hostname ?? "unknown";
+    const c: Guarded = {
+      client: conn,
+      peer,
+      requests: new RequestFramer(
+        `${this.#options.stampName}: ${this.#options.stampValue(peer)}\r\n`,
+        this.#options.stampName,
+        this.#options.maxHeadBytes ?? 64 * 1024,
+      ),
+      responses: new ResponseFramer(),
+      inner: null,
+      headStartedAt: now,
+      bodyStartedAt: now,
+      lastProgress: now,
+      served: 0,
+      clientDone: false,
+      reading: true,
+      closed: false,
+    };
+    try {
+      (conn as Deno.TcpConn).setNoDelay?.(true);
+    } catch {
+      // Not a TCP socket, or already gone.
+    }
+    this.#conns.add(c);
+    void this.#fromClient(c);
+  }
+
+  /** The connection limit now: lower for a while after the process ran out of descriptors. */
+  #cap(): number {
+    const max = this.#options.maxConnections;
+    return this.#now() < this.#ceilingUntil ? Math.min(max, this.#ceiling) : max;
+  }
+
+  /**
+   * The connection to close for room: one already finishing, else the one idle the longest,
+   * else the one stalled the longest in its head. Never one that only just arrived or only just
+   * went idle: in a burst, refusing the newcomer is fairer than closing a connection in use.
+   */
+  #victim(): Guarded | undefined {
+    const before = this.#now() - Math.min(MIN_VICTIM_AGE_MS, this.#options.headerTimeoutMs / 2);
+    let idle: Guarded | undefined;
+    let head: Guarded | undefined;
+    for (const c of this.#conns) {
+      const state = stateOf(c);
+      if (state === "finishing") return c;
+      if (state === "idle" && c.lastProgress < before && (!idle || c.lastProgress < idle.lastProgress)) {
+        idle = c;
+      }
+      if (state === "head" && c.headStartedAt < before && (!head || c.headStartedAt < head.headStartedAt)) {
+        head = c;
+      }
+    }
+    return idle ?? head;
+  }
+
+  #exhausted(): void {
+    this.#stats.fdExhausted++;
+    const open = this.#conns.size;
+    this.#ceiling = Math.max(Math.min(MIN_LOWERED_CAP, this.#options.maxConnections), open - FD_RESERVE);
+    this.#ceilingUntil = this.#now() + LOWERED_CAP_MS;
+    // Free descriptors now, so connections queued in the kernel can be taken (and refused).
+    for (let i = 0; i < FD_RESERVE; i++) {
+      const victim = this.#victim();
+      if (!victim) break;
+      this.#stats.evicted++;
+      this.#close(victim);
+    }
+    this.#warn(
+      "fd",
+      "out of file descriptors: holding fewer connections for a while; raise the limit (ulimit -n) " +
+        "or lower server.max_connections",
+      { open_connections: open, max_connections: this.#cap(), for_s: LOWERED_CAP_MS / 1000 },
+    );
+  }
+
+  async #fromClient(c: Guarded): Promise<void> {
+    const buf = new Uint8Array(BUFFER_BYTES);
+    try {
+      for (;;) {
+        const n = await c.client.read(buf);
+        if (n === null) {
+          c.clientDone = true;
+          // A half-closed client may still wait for its answers; anything else is over.
+          if (c.finishingSince !== undefined || c.requests.phase !== "idle" || c.responses.pending === 0) {
+            this.#close(c);
+          }
+          return;
+        }
+        if (c.finishingSince !== undefined || c.pendingError) continue;
+        const now = this.#now();
+        c.lastProgress = now;
+        const before = c.requests.phase;
+        const served = c.served;
+        const step = c.requests.push(buf.subarray(0, n));
+        if (
+          c.requests.phase === "head" && (step.heads.length > 0 || (before === "idle" && served > 0))
+        ) {
+          c.headStartedAt = now;
+        }
+        if (step.heads.length > 0 && c.requests.phase === "body") c.bodyStartedAt = now;
+        for (const head of step.heads) c.responses.expect(head.method);
+        c.served += step.heads.length;
+        if (step.forward.length > 0) {
+          const inner = c.inner ?? await this.#open(c);
+          if (!inner) return;
+          await writeAll(inner, join(step.forward));
+          c.lastProgress = this.#now();
+        }
+        if (step.error) {
+          this.#stats.malformed++;
+          // The rest of what the client sends is drained, not parsed.
+          if (c.responses.pending === 0) void this.#refuse(c, step.error);
+          else c.pendingError = step.error;
+        }
+      }
+    } catch {
+      this.#close(c);
+    } finally {
+      c.reading = false;
+    }
+  }
+
+  async #fromServer(c: Guarded, inner: Deno.Conn): Promise<void> {
+    const buf = new Uint8Array(BUFFER_BYTES);
+    try {
+      for (;;) {
+        const n = await inner.read(buf);
+        if (n === null) break;
+        c.lastProgress = this.#now();
+        const chunk = buf.subarray(0, n);
+        const step = c.responses.push(chunk);
+        await writeAll(c.client, chunk);
+        c.lastProgress = this.#now();
+        if ("status" in step) {
+          this.#options.logger.debug("closing a connection whose response framing was not understood", {
+            error: step.message,
+          });
+          break;
+        }
+        if (step.close) break;
+        if (step.ended > 0 && c.responses.pending === 0) {
+          if (c.pendingError) {
+            await this.#refuse(c, c.pendingError);
+            return;
+          }
+          if (c.clientDone) break;
+        }
+      }
+    } catch {
+      // The client or the server went away: nothing more to pass on.
+      this.#close(c);
+      return;
+    }
+    this.#finish(c);
+  }
+
+  async #open(c: Guarded): Promise<Deno.Conn | null> {
+    try {
+      const inner = await this.#options.connect();
+      if (c.closed) {
+        inner.close();
+        return null;
+      }
+      c.inner = inner;
+      void this.#fromServer(c, inner);
+      return inner;
+    } catch (e) {
+      if (isFdExhaustion(e)) this.#exhausted();
+      else this.#warn("connect", "cannot reach the HTTP server behind the guard", { error: errorText(e) });
+      await this.#refuse(c, {
+        status: 503,
+        message: "Service Unavailable: the server is at its connection limit; retry shortly",
+      });
+      return null;
+    }
+  }
+
+  /** Answers `error` with `Connection: close`, then finishes the connection. */
+  async #refuse(c: Guarded, error: FramingError): Promise<void> {
+    if (c.closed) return;
+    c.finishingSince ??= this.#now();
+    if (c.inner) closeQuietly(c.inner);
+    try {
+      await writeAll(c.client, errorResponse(error));
+    } catch {
+      this.#close(c);
+      return;
+    }
+    this.#finish(c);
+  }
+
+  /** Ends a connection whose last answer went out: FIN first, then drain until the client closes. */
+  #finish(c: Guarded): void {
+    if (c.closed) return;
+    c.finishingSince ??= this.#now();
+    if (c.inner) closeQuietly(c.inner);
+    c.client.closeWrite().catch(() => this.#close(c));
+    if (!c.reading) {
+      c.reading = true;
+      void drain(c.client).finally(() => this.#close(c));
+    }
+  }
+
+  #sweep(): void {
+    const now = this.#now();
+    const { headerTimeoutMs, bodyTimeoutMs, idleTimeoutMs } = this.#options;
+    for (const c of [...this.#conns]) {
+      const state = stateOf(c);
+      if (state === "finishing") {
+        if (now - c.finishingSince! > LINGER_MS) this.#close(c);
+      } else if (state === "head" && now - c.headStartedAt > headerTimeoutMs) {
+        this.#stats.timedOut++;
+        // A client that sent nothing gets nothing; one stuck in its head is told why.
+        if (c.requests.partial && c.responses.pending === 0) {
+          void this.#refuse(c, {
+            status: 408,
+            message: `Request Timeout: the request head did not arrive within ${headerTimeoutMs / 1000} s`,
+          });
+        } else {
+          this.#close(c);
+        }
+      } else if (state === "body" && now - c.bodyStartedAt > bodyTimeoutMs + BODY_GRACE_MS) {
+        this.#stats.timedOut++;
+        this.#close(c);
+      } else if ((state === "idle" || state === "busy") && now - c.lastProgress > idleTimeoutMs) {
+        // Idle between requests, or an answer no byte of which moved (a client that stopped
+        // reading); streams send keep-alive comments more often than this.
+        this.#stats.timedOut++;
+        this.#close(c);
+      }
+    }
+  }
+
+  #close(c: Guarded): void {
+    if (c.closed) return;
+    c.closed = true;
+    this.#conns.delete(c);
+    closeQuietly(c.client);
+    if (c.inner) closeQuietly(c.inner);
+    if (this.#conns.size === 0) {
+      for (const resolve of this.#emptyWaiters) resolve();
+      this.#emptyWaiters.clear();
+    }
+  }
+
+  #warn(kind: string, msg: string, fields: Record<string, unknown>): void {
+    const now = this.#now();
+    if (now - (this.#warnedAt[kind] ?? -Infinity) < WARN_EVERY_MS) return;
+    this.#warnedAt[kind] = now;
+    this.#options.logger.warn(msg, { ...fields, ...this.stats() });
+  }
+}
+
+function stateOf(c: Guarded): State {
+  if (c.finishingSince !== undefined) return "finishing";
+  const phase = c.requests.phase;
+  if (phase === "body") return "body";
+  if (phase === "head" || c.served === 0) return "head";
+  return c.responses.pending > 0 || c.responses.upgraded ? "busy" : "idle";
+}
+
+/** Whether `e` says the process (EMFILE) or the system (ENFILE) ran out of file descriptors. */
+export function isFdExhaustion(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === "EMFILE" || code === "ENFILE") return true;
+  return /\(os error 2[34]\)|too many open files/i.test(errorText(e));
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function errorResponse(error: FramingError): Uint8Array {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: error.message } });
+  return encoder.encode(
+    `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? "Error"}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${encoder.encode(body).length}\r\n` +
+      (error.status === 503 ? "Retry-After: 1\r\n" : "") + `Connection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Answers a connection never admitted, then closes it after a short drain (see LINGER_MS). */
+async function answerAndClose(conn: Deno.Conn, error: FramingError): Promise<void> {
+  try {
+    await writeAll(conn, errorResponse(error));
+    await conn.closeWrite();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      drain(conn),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, REFUSED_LINGER_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  } catch {
+    // The client is gone already.
+  }
+  closeQuietly(conn);
+}
+
+/** Reads and drops what the client sends until it closes or the connection fails. */
+async function drain(conn: Deno.Conn): Promise<void> {
+  const buf = new Uint8Array(4096);
+  try {
+    while ((await conn.read(buf)) !== null) {
+      // Dropped.
+    }
+  } catch {
+    // Closed under us: done.
+  }
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+}
+
+function join(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Already closed.
+  }
+}
+
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  405: "Method Not Allowed",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+  505: "HTTP Version Not Supported",
+};

@@ -1,0 +1,224 @@
+// The default surface and toolsets (issue 14), end to end against the real server process: the
+// core tools reach every tool, --toolsets and OPENDATA_MCP_TOOLSETS widen the list, and over HTTP
+// each request may choose its own (path or header), in both protocol eras and in stateless mode.
+import assert from "node:assert/strict";
+import { startHttpServer } from "../fakes/http_server.ts";
+import { CORE_TOOLS, ok, texts } from "../fakes/results.ts";
+import { runCli, startStdio } from "../fakes/server.ts";
+import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../fakes/sdk_client.ts";
+import { Client, MODERN, StreamableHTTPClientTransport } from "../fakes/sdk2_client.ts";
+import { FakeUpstream } from "../fakes/upstream.ts";
+
+const DEFAULT = { OPENDATA_MCP_TOOLSETS: "" };
+
+Deno.test("the default surface lists the three core tools, and they describe and call every other tool", async () => {
+  await using fake = FakeUpstream.start([{
+    path: "/api/v3/wds",
+    reply: { fixture: "worldbank/wds_v3_qterm-post-office_docty-PRWP_rows1_fl-list_observed_trimmed.json" },
+  }]);
+  await using s = await startStdio({
+    args: ["--providers", "example,worldbank"],
+    env: DEFAULT,
+    configYaml: `providers:\n  worldbank:\n    base_url: ${fake.origin}/api/v3/wds\n    cache_ttl: 0\n`,
+  });
+  const { tools } = await s.client.listTools();
+  assert.deepEqual(tools.map((t) => t.name), [...CORE_TOOLS]);
+
+  const overview = ok(await s.client.callTool({ name: "opendata_describe", arguments: {} }));
+  const sets = overview["toolsets"] as { id: string; tools: string[]; listed: boolean }[];
+  assert.deepEqual(sets.map((t) => t.id), ["example", "worldbank"]);
+  assert.ok(sets.every((t) => !t.listed), "no provider toolset is listed by default");
+
+  const described = ok(
+    await s.client.callTool({
+      name: "opendata_describe",
+      arguments: { tool: "worldbank_search_documents" },
+    }),
+  );
+  const tool = described["tool"] as {
+    listed: boolean;
+    input_schema: { properties: Record<string, unknown> };
+  };
+  assert.equal(tool.listed, false);
+  assert.ok("query" in tool.input_schema.properties, "the tool's own input schema is given");
+
+  const args = { query: "post office", limit: 1 };
+  const viaCall = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "worldbank_search_documents", arguments: JSON.stringify(args) },
+  });
+  const direct = await s.client.callTool({ name: "worldbank_search_documents", arguments: args });
+  assert.equal(viaCall.isError, undefined, texts(viaCall)[0]);
+  assert.deepEqual(viaCall.structuredContent, direct.structuredContent, "the result comes back unchanged");
+  assert.deepEqual(viaCall.content, direct.content);
+
+  const bad = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "worldbank_search_documents", arguments: JSON.stringify({ query: "x", limit: 1000 }) },
+  });
+  assert.equal(bad.isError, true);
+  const payload = JSON.parse(texts(bad)[1]!);
+  assert.equal(payload.error_type, "VALIDATION_ERROR");
+  assert.equal(payload.field, "limit", "validated against the called tool's own schema");
+
+  const notJson = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "example-echo", arguments: "{not json" },
+  });
+  assert.equal(JSON.parse(texts(notJson)[1]!).field, "arguments");
+  const unknown = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "nope", arguments: "{}" },
+  });
+  assert.equal(JSON.parse(texts(unknown)[1]!).error_type, "NOT_FOUND");
+  const asObject = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "example-echo", arguments: { a: 1 } },
+  });
+  assert.deepEqual(asObject.structuredContent, { echo: { a: 1 } }, "an object is taken as well as a string");
+});
+
+Deno.test("opendata_search asks every source at once and reports a failing and a slow one", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example,conformance"],
+    env: { ...DEFAULT, MCP_SEARCH_TIMEOUT: "0.5" },
+  });
+  const found = ok(
+    await s.client.callTool({ name: "opendata_search", arguments: { query: "Oslo", limit: 2 } }),
+  );
+  const sources = found["sources"] as { id: string; status: string; hits: { next: unknown }[] }[];
+  assert.deepEqual(sources.map((x) => [x.id, x.status, x.hits.length]), [["example", "ok", 2], [
+    "conformance",
+    "ok",
+    1,
+  ]]);
+  // example-echo is not listed by default: its next call goes through opendata_call, as given.
+  const next = sources[0]!.hits[0]!.next as { tool: string; arguments: Record<string, unknown> };
+  assert.equal(next.tool, "opendata_call");
+  const followed = await s.client.callTool({ name: next.tool, arguments: next.arguments });
+  assert.deepEqual(followed.structuredContent, { echo: { query: "Oslo", hit: 1 } });
+
+  const failing = ok(await s.client.callTool({ name: "opendata_search", arguments: { query: "fail" } }));
+  const f = failing["sources"] as { id: string; status: string; error?: string }[];
+  assert.deepEqual(f.map((x) => x.status), ["ok", "failed"]);
+  assert.match(f[1]!.error!, /failed on purpose/);
+
+  const slow = ok(await s.client.callTool({ name: "opendata_search", arguments: { query: "slow" } }));
+  const sl = slow["sources"] as { status: string; error?: string }[];
+  assert.deepEqual(sl.map((x) => x.status), ["ok", "timeout"], "the others still answer");
+
+  const one = ok(
+    await s.client.callTool({
+      name: "opendata_search",
+      arguments: { query: "Oslo", sources: ["conformance"] },
+    }),
+  );
+  assert.deepEqual((one["sources"] as { id: string }[]).map((x) => x.id), ["conformance"]);
+  const wrong = await s.client.callTool({
+    name: "opendata_search",
+    arguments: { query: "x", sources: ["nope"] },
+  });
+  assert.equal(JSON.parse(texts(wrong)[1]!).field, "sources");
+});
+
+Deno.test("--toolsets and OPENDATA_MCP_TOOLSETS list those toolsets besides the core; an unknown one is exit 2", async () => {
+  const flag = await runCli(["tools", "--providers", "example,worldbank", "--toolsets", "example"], {
+    env: DEFAULT,
+  });
+  assert.equal(flag.code, 0, flag.stderr);
+  assert.deepEqual(flag.stdout.split("\n").filter((l) => l && !l.startsWith(" ")), [
+    ...CORE_TOOLS,
+    "example-ping",
+    "example-echo",
+  ]);
+  const env = await runCli(["tools", "--providers", "example,worldbank"], {
+    env: { OPENDATA_MCP_TOOLSETS: "worldbank" },
+  });
+  assert.match(env.stdout, /worldbank_search_documents/);
+  assert.doesNotMatch(env.stdout, /example-ping/);
+  const bad = await runCli(["tools", "--providers", "example", "--toolsets", "example,atlantis"], {
+    env: DEFAULT,
+  });
+  assert.equal(bad.code, 2);
+  assert.match(
+    bad.stderr,
+    /Unknown toolset "atlantis"; known toolsets: "all", "core", "example" \(from --toolsets\)/,
+  );
+});
+
+for (const stateless of [false, true]) {
+  Deno.test(`HTTP (${stateless ? "stateless" : "stateful"}): each request may choose its toolsets by path or header, in both eras`, async () => {
+    await using server = await startHttpServer({
+      args: ["--providers", "example,worldbank", ...(stateless ? ["--stateless"] : [])],
+      env: DEFAULT,
+    });
+    const names = (tools: { name: string }[]) => tools.map((t) => t.name);
+
+    const modern = new Client({ name: "toolsets", version: "0" }, {
+      versionNegotiation: { mode: { pin: MODERN } },
+    });
+    await modern.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp/example`)));
+    assert.deepEqual(names((await modern.listTools()).tools), [
+      ...CORE_TOOLS,
+      "example-ping",
+      "example-echo",
+    ]);
+    await modern.close();
+
+    const byHeader = new Client({ name: "toolsets", version: "0" }, {
+      versionNegotiation: { mode: { pin: MODERN } },
+    });
+    await byHeader.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
+        requestInit: { headers: { "X-MCP-Toolsets": "worldbank" } },
+      }),
+    );
+    assert.ok(names((await byHeader.listTools()).tools).includes("worldbank_get_document_details"));
+    await byHeader.close();
+
+    const legacy = new V1Client({ name: "toolsets-v1", version: "0" });
+    await legacy.connect(new V1Http(new URL(`${server.origin}/mcp/all`)));
+    const all = names((await legacy.listTools()).tools);
+    assert.ok(all.includes("example-echo") && all.includes("worldbank_search_documents"), all.join(", "));
+    await legacy.close();
+
+    const plain = new V1Client({ name: "toolsets-v1", version: "0" });
+    await plain.connect(new V1Http(new URL(`${server.origin}/mcp`)));
+    assert.deepEqual(names((await plain.listTools()).tools), [...CORE_TOOLS]);
+    // A tool of another toolset is still callable directly (a client may have listed it elsewhere).
+    const pong = await plain.callTool({ name: "example-ping", arguments: {} });
+    assert.deepEqual(pong.structuredContent, { pong: true });
+    await plain.close();
+
+    const unknown = await fetch(`${server.origin}/mcp/atlantis`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Accept": "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    assert.equal(unknown.status, 400);
+    assert.match((await unknown.json()).error.message, /Unknown toolset "atlantis"/);
+  });
+}
+
+Deno.test("opendata_call carries a tool's input_required round trip in the 2026-07-28 era", async () => {
+  await using server = await startHttpServer({
+    args: ["--providers", "conformance", "--stateless"],
+    env: DEFAULT,
+  });
+  const client = new Client({ name: "mrtr", version: "0" }, {
+    versionNegotiation: { mode: { pin: MODERN } },
+    capabilities: { elicitation: { form: {} } },
+  });
+  client.setRequestHandler(
+    "elicitation/create",
+    () => ({ action: "accept", content: { username: "kari", email: "kari@example.no" } }),
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+  const result = await client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "test_elicitation", arguments: JSON.stringify({ message: "Who?" }) },
+  });
+  const first = (result.content as { type: string; text?: string }[])[0];
+  assert.match(first?.text ?? "", /User response: action=accept/);
+  await client.close();
+});
