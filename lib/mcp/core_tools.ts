@@ -324,7 +324,6 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
 
 /** The target and its arguments of an opendata_call, or the validation error to answer. */
 export function callTarget(
-  // deno-lint-ignore no-explicit-any
   args: z.output<typeof callInput>,
   // deno-lint-ignore no-explicit-any
   tools: ReadonlyMap<string, ToolDefinition<any, any>>,

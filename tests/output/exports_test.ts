@@ -8,10 +8,10 @@ Deno.test("ResultExports writes rows and documents uncut, per caller, and serves
   try {
     const exports = new ResultExports({ dataDir, clock: new FakeClock() });
     const alice = exports.forCaller("worldbank", "session:a");
-    async function* pages() {
+    const pages = async function* () {
       yield [{ id: "1", title: "Roads" }];
       yield [{ id: "2", title: "Ports", extra: "x" }];
-    }
+    };
     const csv = await alice.save({ name: "docs", format: "csv", rows: pages(), description: "2 documents" });
     assert.equal(csv.rows, 2);
     assert.equal(csv.uri, "opendata://files/worldbank/files/docs.csv");
@@ -77,10 +77,10 @@ Deno.test("ResultExports refuses a name that leaves its folder and keeps nothing
       (e: Error & { errorType?: string }) =>
         e.errorType === "PATH_SECURITY_ERROR" || e.errorType === "VALIDATION_ERROR",
     );
-    async function* failing() {
+    const failing = async function* () {
       yield [{ a: 1 }];
       throw new Error("the upstream broke off");
-    }
+    };
     await assert.rejects(() =>
       files.save({ name: "partial", format: "csv", rows: failing(), description: "x" })
     );
