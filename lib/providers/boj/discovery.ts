@@ -49,7 +49,7 @@ const CALL_ORDER = [
   '2. `boj_get_metadata` with `db`, `lang: "en"` and a `query` of keywords: note each series\' `series_code`, `frequency`, `layer` and the period it covers (`start_of_the_time_series`..`end_of_the_time_series`).',
   "3. `boj_get_parameter_catalog` (or `boj://catalog/parameters/{endpoint}`) when unsure of an argument: date formats per frequency, limits.",
   "4. Fetch values: `boj_get_data_code` with `db` and `codes` (no database prefix, one frequency per call), or `boj_get_data_layer` with `db`, `frequency` and `layers` to take a whole group.",
-  "5. Until a result's `continue_with` is null, call the same tool again with the same arguments plus the `start_position` (BOJ's `next_position`) and `series_offset` it gives: `series_offset` reaches the series of BOJ's answer left out to fit the size limit, `start_position` BOJ's next page. Read `notices` for anything cut.",
+  "5. Until a result's `continue_with` is null, call the same tool again with the same arguments plus the `start_position` (BOJ's `next_position`) and `series_offset` it gives: `series_offset` reaches the series of BOJ's answer left out to fit the size limit, `start_position` BOJ's next page. Read `notices` for anything cut. Or pass `output: \"file\"` once: every page (following `next_position`, up to the configured number of requests) goes to a CSV resource whose link the result carries.",
   "6. On an error, read `message_id` and look it up with `boj_get_message_catalog` (or `boj://catalog/messages/{status}`); `retryable: true` means trying again later may work.",
   "7. Cite the source URL and the BOJ credit line every data result carries.",
 ];
@@ -76,6 +76,7 @@ const NORMALIZATION_MD = [
   "  - For `boj_get_data_code` the series decide: YYYY for annual series, YYYYMM for monthly and daily ones, etc. Years 1850 to 2050; start not after end.",
   "- `start_position`: 1 or more; normally the previous result's `next_position`.",
   "- `series_offset`: 0 or more; the previous result's `next_series_offset` (series of BOJ's answer left out to fit the size limit).",
+  "- `output`: `screen` (default, one result within the size limit) or `file` (the whole answer as a CSV resource: observations one row each, following `next_position`; metadata every matching row).",
   "- Characters the API refuses anywhere: `< > ” ! | \\ ; '` and any full-width character.",
 ].join("\n");
 

@@ -7,11 +7,7 @@ import { fitToLimit, markdownTable, page, truncationNotice } from "../../mcp/out
 import type { Rendered, ResponseFormat } from "../../mcp/output.ts";
 import { CREDIT_EN, CREDIT_JA, TERMS_URL } from "./catalog.ts";
 import type { DataResponse, Meta, MetadataEntry, MetadataResponse, Point, Series } from "./decode.ts";
-import type { DataOutput, MetadataOutput } from "./schemas.ts";
-
-type SourceOut = DataOutput["source"];
-type SeriesOut = DataOutput["series"][number];
-type EntryOut = MetadataOutput["entries"][number];
+import type { DataOutput, EntryOut, MetadataOutput, SeriesOut, SourceOut } from "./schemas.ts";
 
 /** Where a result came from, with the credit the BOJ asks for. */
 export function sourceInfo(url: string): SourceOut {
@@ -24,7 +20,8 @@ export function sourceInfo(url: string): SourceOut {
   };
 }
 
-function sourceLines(source: SourceOut): string[] {
+/** The source and credit lines that end every markdown result. */
+export function sourceLines(source: SourceOut): string[] {
   return [
     `Source: ${source.name}, ${source.url}`,
     `Credit: ${source.credit_en} / ${source.credit_ja} Terms: ${source.terms_url}`,
@@ -190,7 +187,8 @@ function bounded(value: string, max: number, what: string, clipped: Set<string>)
   return clip(value, max);
 }
 
-function boundMeta(meta: Meta, clipped: Set<string>): Meta {
+/** BOJ's header with over-long fields clipped (named in `clipped`). */
+export function boundMeta(meta: Meta, clipped: Set<string>): Meta {
   return {
     status: meta.status,
     message_id: bounded(meta.message_id, SHORT_MAX, "MESSAGEID", clipped),
@@ -199,7 +197,11 @@ function boundMeta(meta: Meta, clipped: Set<string>): Meta {
   };
 }
 
-function boundParameter(parameter: Record<string, string>, clipped: Set<string>): Record<string, string> {
+/** BOJ's parameter echo, bounded in keys and lengths (named in `clipped`). */
+export function boundParameter(
+  parameter: Record<string, string>,
+  clipped: Set<string>,
+): Record<string, string> {
   const entries = Object.entries(parameter);
   if (entries.length > PARAMETER_KEYS_MAX) clipped.add("PARAMETER");
   return Object.fromEntries(
@@ -331,7 +333,8 @@ function dataNotices(o: DataRenderOptions, shown: readonly SeriesOut[], cut: Cut
     notices.push(
       `To stay within the ${limit}-character limit only the most recent ${k} ` +
         `observations of each series are shown (points_total has the full count; latest is exact). ` +
-        `Narrow start_date/end_date${
+        `Call again with output "file" for every observation in a CSV resource, or narrow ` +
+        `start_date/end_date${
           o.tool === "boj_get_data_code" ? " or ask for fewer codes" : ""
         } to see the others.`,
     );
@@ -385,13 +388,14 @@ function dataMarkdown(o: DataRenderOptions, d: DataOutput): string {
       }series_offset=${d.continue_with.series_offset} (BOJ next_position: ${d.next_position ?? "none"})`,
   );
   // One row per series; observations inline, or as their own table when one series is shown.
-  const single = d.series.length === 1;
-  if (d.series.length) {
+  const shown = d.series ?? [];
+  const single = shown.length === 1;
+  if (shown.length) {
     lines.push(
       "",
       markdownTable(
         ["Code", "Name", "Unit", "Frequency", "Updated", "Latest", "Obs.", "Observations (oldest first)"],
-        d.series.map((s) => {
+        shown.map((s) => {
           const missing = s.points.filter((p) => p.value === null).length;
           const count = `${s.points_total}${s.points_truncated ? ` (last ${s.points.length})` : ""}${
             missing ? `, ${missing} missing` : ""
@@ -410,8 +414,8 @@ function dataMarkdown(o: DataRenderOptions, d: DataOutput): string {
       ),
     );
   }
-  if (single && d.series[0]!.points.length) {
-    const s = d.series[0]!;
+  if (single && shown[0]!.points.length) {
+    const s = shown[0]!;
     lines.push("", markdownTable(["Period", "Value"], s.points.map((p) => [p.survey_date, show(p.value)])));
   }
   if (d.notices.length) lines.push("", ...d.notices.map((n) => `> ${n}`));
@@ -563,12 +567,13 @@ function metadataMarkdown(m: MetadataOutput, lang?: string): string {
     "Rows without a code are headings. Fetch series with boj_get_data_code (db + codes of one frequency) " +
     "or boj_get_data_layer (db + frequency + the Layer column split at commas).",
   ];
-  if (m.entries.length) {
+  const entries = m.entries ?? [];
+  if (entries.length) {
     lines.push(
       "",
       markdownTable(
         ["Code", "Name", "Unit", "Frequency", "Layer", "From", "To", "Updated"],
-        m.entries.map((e) => [
+        entries.map((e) => [
           e.series_code || "(heading)",
           nameOf(e, lang),
           pick(e.unit, e.unit_j, lang) ?? "",

@@ -16,6 +16,9 @@ const WORLDBANK_EXTRA = {
   terms_url: z.string().url().default(WORLDBANK_TERMS_URL).describe(
     "Terms cited in every result's attribution",
   ),
+  file_max_documents: z.number().int().min(1).max(100_000).default(1000).describe(
+    'Most documents one output: "file" call writes (fetched 100 a request, within the call\'s deadline)',
+  ),
 };
 
 /** The validated `providers.worldbank` block. */

@@ -1,10 +1,13 @@
 import { markdownTable, shorten } from "../../mcp/output.ts";
+import type { ExportedFile } from "../../output/exports.ts";
+import { DOCUMENT_COLUMNS, FACET_COLUMNS } from "./files.ts";
 import type { WdsDocument } from "./parse.ts";
 import type {
   DetailsOutput,
   DocumentDetails,
   DocumentSummary,
   FacetsOutput,
+  FileInfo,
   ProjectOutput,
   SearchOutput,
   Source,
@@ -99,6 +102,43 @@ export function pageNotice(options: PageNoticeOptions): string {
   return parts.join(" ");
 }
 
+/** Options for {@linkcode fileNotice}. */
+export interface FileNoticeOptions {
+  file: ExportedFile;
+  written: number;
+  offset: number;
+  total: number;
+  /** Why the file ends before the result does, or null. */
+  stopped: string | null;
+}
+
+/** The notice of a documents file that does not hold the rest of the result, else null. */
+export function fileNotice(o: FileNoticeOptions): string | null {
+  const end = o.offset + o.written;
+  if (end >= o.total) return null;
+  const why = o.stopped ?? "the upstream sent no more";
+  const held = o.written ? `documents ${o.offset + 1}–${end} of ${o.total}` : `no documents of ${o.total}`;
+  return `The file holds ${held}: ${why}. Call again with offset=${end} (output "file" again for a ` +
+    "further file) for the rest.";
+}
+
+function fileLine(file: FileInfo, what: string, columns: readonly string[]): string {
+  const size = file.bytes < 10_240 ? `${file.bytes} bytes` : `${Math.round(file.bytes / 1024)} KB`;
+  return `Wrote ${what} to \`${file.uri}\` (CSV, ${size}; columns ${columns.join(", ")}). ` +
+    "Read it with resources/read (its link follows).";
+}
+
+function documentsFileLine(
+  out: { file?: FileInfo | undefined; offset: number; count: number; total: number },
+) {
+  const range = out.count ? ` (${out.offset + 1}–${out.offset + out.count} of ${out.total} found)` : "";
+  return fileLine(
+    out.file!,
+    `${out.count} document${out.count === 1 ? "" : "s"}${range}, abstracts whole,`,
+    DOCUMENT_COLUMNS,
+  );
+}
+
 function line(label: string, value: string | null | undefined): string | null {
   return value ? `**${label}:** ${value}` : null;
 }
@@ -160,7 +200,9 @@ export function searchMarkdown(out: SearchOutput): string {
   ].filter(Boolean);
   const parts = [`# World Bank documents: "${out.query}"`];
   if (filters.length) parts.push(`Filters: ${filters.join("; ")}`);
-  if (out.count === 0) {
+  if (out.file) {
+    parts.push(documentsFileLine(out));
+  } else if (out.count === 0) {
     parts.push(emptyText(out.total, out.offset, [
       "use broader or fewer search terms",
       "drop or widen filters (country, type and language values must match exactly: " +
@@ -169,7 +211,7 @@ export function searchMarkdown(out: SearchOutput): string {
     ]));
   } else {
     parts.push(pagingLine(out.total, out.offset, out.count, out.next_offset));
-    out.documents.forEach((d, i) => parts.push(documentMarkdown(d, out.offset + i + 1)));
+    (out.documents ?? []).forEach((d, i) => parts.push(documentMarkdown(d, out.offset + i + 1)));
   }
   if (out.notice) parts.push(`**${out.notice}**`);
   parts.push(footer(out.source));
@@ -179,14 +221,16 @@ export function searchMarkdown(out: SearchOutput): string {
 /** Markdown for `worldbank_search_by_project`. */
 export function projectMarkdown(out: ProjectOutput): string {
   const parts = [`# World Bank documents of project ${out.project_id}`];
-  if (out.count === 0) {
+  if (out.file) {
+    parts.push(documentsFileLine(out));
+  } else if (out.count === 0) {
     parts.push(emptyText(out.total, out.offset, [
       "check the project id on projects.worldbank.org",
       "or search by the project's name with worldbank_search_documents",
     ]));
   } else {
     parts.push(pagingLine(out.total, out.offset, out.count, out.next_offset));
-    out.documents.forEach((d, i) => parts.push(documentMarkdown(d, out.offset + i + 1)));
+    (out.documents ?? []).forEach((d, i) => parts.push(documentMarkdown(d, out.offset + i + 1)));
   }
   if (out.notice) parts.push(`**${out.notice}**`);
   parts.push(footer(out.source));
@@ -230,6 +274,19 @@ export function detailsMarkdown(out: DetailsOutput): string {
   }
   if (out.notice) parts.push(`**${out.notice}**`);
   parts.push(footer(out.source));
+  return parts.join("\n\n");
+}
+
+/** Markdown for `worldbank_explore_facets` with output "file": what the file holds. */
+export function facetsFileMarkdown(out: FacetsOutput): string {
+  const rows = out.facets.reduce((n, f) => n + f.available, 0);
+  const counts = out.facets.map((f) => `${f.name} (\`${f.field}\`): ${f.available}`).join("; ");
+  const parts = [
+    `# World Bank document facets${out.query ? ` for "${out.query}"` : ""}`,
+    `Counts over ${out.total.toLocaleString("en-US")} matching document${out.total === 1 ? "" : "s"}.`,
+    fileLine(out.file!, `all ${rows} values (${counts}) with their document counts`, FACET_COLUMNS),
+    footer(out.source),
+  ];
   return parts.join("\n\n");
 }
 

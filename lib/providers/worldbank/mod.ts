@@ -2,7 +2,8 @@ import { clientSettings } from "../../http/settings.ts";
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { WdsClient } from "./client.ts";
 import type { WorldbankSettings } from "./config.ts";
-import { createTools } from "./tools.ts";
+import { createSearchSource } from "./search.ts";
+import { createTools, TOOLSET } from "./tools.ts";
 
 /** Creates the World Bank documents provider: four read-only tools over the WDS search API. */
 export function createProvider(context: ProviderContext<WorldbankSettings>): Provider {
@@ -12,8 +13,15 @@ export function createProvider(context: ProviderContext<WorldbankSettings>): Pro
     upstreamName: "World Bank Documents API",
     ...clientSettings(s),
   });
+  const client = new WdsClient(http, s.base_url);
   return {
     id: "worldbank",
-    tools: createTools({ client: new WdsClient(http, s.base_url), settings: s, clock: context.clock }),
+    tools: createTools({ client, settings: s, clock: context.clock }),
+    toolsets: [{
+      id: TOOLSET,
+      description:
+        "World Bank Documents & Reports: search, document details, facet counts, project documents",
+    }],
+    search: createSearchSource(client, s.terms_url),
   };
 }

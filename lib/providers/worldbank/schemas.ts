@@ -1,157 +1,240 @@
 import { z } from "zod";
-import { pageSchema } from "../../mcp/output.ts";
 
-/** Facet fields the tools let a model explore, with a human name for each. */
+/**
+ * Facets the tools let a model explore, by the name the tools take (the upstream field is the
+ * name plus `_exact`, e.g. `count_exact`; callers may send either), with a human name for each.
+ */
 export const FACETS = {
-  count_exact: "Country",
-  lang_exact: "Language",
-  docty_exact: "Document type",
-  majdocty_exact: "Major document type",
-  admreg_exact: "Region",
-  majtheme_exact: "Major theme",
-  theme_exact: "Theme",
-  topic_exact: "Topic",
-  subtopic_exact: "Subtopic",
-  sectr_exact: "Sector",
-  disclstat_exact: "Disclosure status",
-  colti_exact: "Collection or series",
-  teratopic_exact: "Topic (legacy)",
+  count: "Country",
+  lang: "Language",
+  docty: "Document type",
+  majdocty: "Major document type",
+  admreg: "Region",
+  majtheme: "Major theme",
+  theme: "Theme",
+  topic: "Topic",
+  subtopic: "Subtopic",
+  sectr: "Sector",
+  disclstat: "Disclosure status",
+  colti: "Collection or series",
+  teratopic: "Topic (legacy)",
 } as const;
 
-/** A facet field name. */
+/** A facet name as the tools take it. */
 export type FacetField = keyof typeof FACETS;
+
+/** The upstream field of a facet (`fct`, and the key of its values in the reply). */
+export function upstreamFacet(field: FacetField): string {
+  return `${field}_exact`;
+}
 
 /** Facets whose values are search filters, and the argument that takes them. */
 export const FACET_ARGUMENT: Partial<Record<FacetField, string>> = {
-  count_exact: "countries",
-  docty_exact: "document_types",
-  lang_exact: "languages",
+  count: "countries",
+  docty: "document_types",
+  lang: "languages",
 };
 
 /** Fields a search can be sorted by (`srt`), plus the upstream's relevance ranking. */
 export const SORT_FIELDS = ["relevance", "docdt", "docty", "docna", "repnb"] as const;
 
+// Output schemas are served with every tools/list, so they are compact: the top level of each
+// result is typed (clients validate structuredContent against it), records inside it are typed
+// as objects only, and nothing carries a description or an integer bound. The TypeScript types
+// below hold the records' fields.
+const str = z.string();
+const num = z.number();
+const nstr = z.string().nullable();
+const bool = z.boolean();
+/** An object whose fields the schema leaves open (a record, a block). */
+const obj = z.unknown().meta({ type: "object" });
+/** A list of such objects. */
+const objs = z.unknown().meta({ type: "array" });
+
+/**
+ * A result object: its fields typed and required, extra ones allowed (the served schema leaves
+ * out `additionalProperties`, which would only add bytes to every tools/list).
+ */
+function result<T extends z.ZodRawShape>(shape: T) {
+  return z.object(shape).meta({ additionalProperties: undefined });
+}
+
 /** Where a result came from and under what terms. */
-export const sourceSchema = z.object({
-  name: z.string().describe("The publisher and collection"),
-  url: z.string().describe("The upstream request that produced this result"),
-  site: z.string().describe("The human-facing site of the collection"),
-  terms_url: z.string().describe("Terms that govern use of the documents"),
-  attribution: z.string().describe("How to credit the source"),
-});
+export interface Source {
+  name: string;
+  /** The upstream request that produced the result. */
+  url: string;
+  site: string;
+  terms_url: string;
+  attribution: string;
+}
+
+/** A file written by `output: "file"`. */
+export interface FileInfo {
+  uri: string;
+  name: string;
+  format: string;
+  rows: number;
+  bytes: number;
+  /** Whether the file ends before the result does (see the notice and next_offset). */
+  partial: boolean;
+}
 
 /** What search and project results show of one document. */
-export const documentSummarySchema = z.object({
-  id: z.string().describe("Document id; pass it to worldbank_get_document_details"),
-  title: z.string().describe("Display title (falls back to the volume or report name)"),
-  document_date: z.string().nullable().describe("Document date, YYYY-MM-DD"),
-  document_type: z.string().nullable().describe('Document type, e.g. "Policy Research Working Paper"'),
-  major_document_type: z.string().nullable().describe('Major document type, e.g. "Publications & Research"'),
-  countries: z.array(z.string()).describe('Countries as the upstream names them ("World" for global work)'),
-  languages: z.array(z.string()).describe("Languages of the document"),
-  report_number: z.string().nullable().describe("Report number, e.g. WPS6630"),
-  project_id: z.string().nullable().describe("Associated World Bank project id, e.g. P123365"),
-  abstract: z.string().nullable().describe(
-    "Abstract, shortened to the configured length; details give it whole",
-  ),
-  url: z.string().nullable().describe("The document's page on documents.worldbank.org"),
-  pdf_url: z.string().nullable().describe("Direct link to the PDF"),
-});
+export interface DocumentSummary {
+  id: string;
+  title: string;
+  document_date: string | null;
+  document_type: string | null;
+  major_document_type: string | null;
+  countries: string[];
+  languages: string[];
+  report_number: string | null;
+  project_id: string | null;
+  /** Shortened to `abstract_chars`; the details give it whole. */
+  abstract: string | null;
+  url: string | null;
+  pdf_url: string | null;
+}
 
 /** Everything the details tool shows of one document. */
-export const documentDetailsSchema = documentSummarySchema.extend({
-  guid: z.string().nullable().describe("The number in the document's documents.worldbank.org address"),
-  abstract: z.string().nullable().describe(
-    "The abstract from offset on: whole unless it is too long for the response limit (then see next_offset)",
-  ),
-  text_url: z.string().nullable().describe("Link to the plain-text version"),
-  authors: z.array(z.string()).describe("Authors, as Surname, Given names"),
-  keywords: z.array(z.string()).describe("Keywords"),
-  volume_number: z.string().nullable().describe("Volume number"),
-  collection: z.string().nullable().describe("Collection or series title"),
-  project_name: z.string().nullable().describe("Associated project name"),
-  region: z.string().nullable().describe("World Bank administrative region"),
-  disclosure_date: z.string().nullable().describe("Disclosure date, YYYY-MM-DD"),
+export interface DocumentDetails extends DocumentSummary {
+  guid: string | null;
+  text_url: string | null;
+  authors: string[];
+  keywords: string[];
+  volume_number: string | null;
+  collection: string | null;
+  project_name: string | null;
+  region: string | null;
+  disclosure_date: string | null;
+}
+
+/** The filters a search applied (`date_to` is today when only `date_from` was given). */
+export interface SearchFiltersOut {
+  countries: string[];
+  document_types: string[];
+  languages: string[];
+  date_from: string | null;
+  date_to: string | null;
+  sort_by: string;
+  sort_order: "asc" | "desc";
+}
+
+/** One facet's values. */
+export interface FacetOut {
+  field: string;
+  name: string;
+  /** The search argument its values go in, or null. */
+  filter_argument: string | null;
+  values: { value: string; count: number }[];
+  /** Values the upstream returned for the facet. */
+  available: number;
+  /** Values after those shown. */
+  remaining: number;
+}
+
+const pageFields = { total: num, count: num, offset: num, has_more: bool, next_offset: num.nullable() };
+const cutFields = { truncated: bool, notice: nstr };
+
+/** `worldbank_search_documents` output; `documents` is absent when they went to a file. */
+export const searchOutputSchema = result({
+  ...pageFields,
+  query: str,
+  filters: obj,
+  documents: objs.optional(),
+  file: obj.optional(),
+  ...cutFields,
+  source: obj,
 });
 
-const truncationFields = {
-  truncated: z.boolean().describe("Whether documents were left out to stay within the response limit"),
-  notice: z.string().nullable().describe("How to get the rest when truncated, else null"),
-};
-
-/** `worldbank_search_documents` output. */
-export const searchOutputSchema = pageSchema.extend({
-  query: z.string().describe("The search terms"),
-  filters: z.object({
-    countries: z.array(z.string()).describe("Country filter"),
-    document_types: z.array(z.string()).describe("Document type filter"),
-    languages: z.array(z.string()).describe("Language filter"),
-    date_from: z.string().nullable().describe("Start date sent (YYYY-MM-DD)"),
-    date_to: z.string().nullable().describe("End date sent (YYYY-MM-DD; today when only a start was given)"),
-    sort_by: z.string().describe("Sort field, or relevance"),
-    sort_order: z.enum(["asc", "desc"]).describe("Sort order (ignored for relevance)"),
-  }).describe("The filters applied"),
-  documents: z.array(documentSummarySchema).describe("Matching documents on this page, best first"),
-  ...truncationFields,
-  source: sourceSchema,
-});
-
-/** `worldbank_search_by_project` output. */
-export const projectOutputSchema = pageSchema.extend({
-  project_id: z.string().describe("The project searched"),
-  documents: z.array(documentSummarySchema).describe("The project's documents on this page, newest first"),
-  ...truncationFields,
-  source: sourceSchema,
+/** `worldbank_search_by_project` output; `documents` is absent when they went to a file. */
+export const projectOutputSchema = result({
+  ...pageFields,
+  project_id: str,
+  documents: objs.optional(),
+  file: obj.optional(),
+  ...cutFields,
+  source: obj,
 });
 
 /** `worldbank_get_document_details` output. */
-export const detailsOutputSchema = z.object({
-  document: documentDetailsSchema,
-  authors_total: z.number().int().describe("Authors the record names (document.authors may show fewer)"),
-  keywords_total: z.number().int().describe("Keywords the record has (document.keywords may show fewer)"),
-  abstract_total: z.number().int().describe("Characters in the whole abstract"),
-  offset: z.number().int().describe("Character offset in the abstract where document.abstract starts"),
-  has_more: z.boolean().describe("Whether more of the abstract follows"),
-  next_offset: z.number().int().nullable().describe("Offset to ask for the rest of the abstract, or null"),
-  truncated: z.boolean().describe("Whether the abstract or a list was shortened to fit the response limit"),
-  notice: z.string().nullable().describe("What was shortened and how to read the rest, else null"),
-  source: sourceSchema,
+export const detailsOutputSchema = result({
+  document: obj,
+  authors_total: num,
+  keywords_total: num,
+  abstract_total: num,
+  offset: num,
+  has_more: bool,
+  next_offset: num.nullable(),
+  ...cutFields,
+  source: obj,
 });
 
-/** `worldbank_explore_facets` output. */
-export const facetsOutputSchema = z.object({
-  total: z.number().int().describe("Documents the facet counts cover"),
-  query: z.string().nullable().describe("The search terms the counts are scoped to, or null for all"),
-  facets: z.array(z.object({
-    field: z.string().describe("Facet field, e.g. lang_exact"),
-    name: z.string().describe("Human name of the facet"),
-    filter_argument: z.string().nullable().describe(
-      "The worldbank_search_documents argument its values go in, or null",
-    ),
-    values: z.array(z.object({
-      value: z.string().describe("Exact value, usable as a filter"),
-      count: z.number().int().describe("Matching documents with this value"),
-    })).describe("Values, most frequent first as the upstream ranks them"),
-    available: z.number().int().describe("Values the upstream returned for this facet"),
-    remaining: z.number().int().describe("Values after those shown: call again with next_offset to see them"),
-  })).describe("One entry per requested facet"),
-  offset: z.number().int().describe("Values skipped in each facet"),
-  has_more: z.boolean().describe("Whether any facet has more values after those shown"),
-  next_offset: z.number().int().nullable().describe(
-    "Offset to ask for the next values of every facet, or null",
-  ),
-  truncated: z.boolean().describe(
-    "Whether fewer values than asked for were shown to stay within the response limit",
-  ),
-  notice: z.string().nullable().describe("How to get the rest when truncated, else null"),
-  source: sourceSchema,
+/** `worldbank_explore_facets` output; with a file, `facets` list no values. */
+export const facetsOutputSchema = result({
+  total: num,
+  query: nstr,
+  facets: objs,
+  offset: num,
+  has_more: bool,
+  next_offset: num.nullable(),
+  file: obj.optional(),
+  ...cutFields,
+  source: obj,
 });
 
-/** Output types. */
-export type DocumentSummary = z.output<typeof documentSummarySchema>;
-export type DocumentDetails = z.output<typeof documentDetailsSchema>;
-export type Source = z.output<typeof sourceSchema>;
-export type SearchOutput = z.output<typeof searchOutputSchema>;
-export type ProjectOutput = z.output<typeof projectOutputSchema>;
-export type DetailsOutput = z.output<typeof detailsOutputSchema>;
-export type FacetsOutput = z.output<typeof facetsOutputSchema>;
+interface Page {
+  total: number;
+  count: number;
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+}
+
+interface Cut {
+  truncated: boolean;
+  notice: string | null;
+}
+
+/** structuredContent of `worldbank_search_documents`. */
+export interface SearchOutput extends Page, Cut {
+  query: string;
+  filters: SearchFiltersOut;
+  documents?: DocumentSummary[];
+  file?: FileInfo;
+  source: Source;
+}
+
+/** structuredContent of `worldbank_search_by_project`. */
+export interface ProjectOutput extends Page, Cut {
+  project_id: string;
+  documents?: DocumentSummary[];
+  file?: FileInfo;
+  source: Source;
+}
+
+/** structuredContent of `worldbank_get_document_details`. */
+export interface DetailsOutput extends Cut {
+  document: DocumentDetails;
+  authors_total: number;
+  keywords_total: number;
+  abstract_total: number;
+  /** Where `document.abstract` starts in the whole abstract. */
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+  source: Source;
+}
+
+/** structuredContent of `worldbank_explore_facets`. */
+export interface FacetsOutput extends Cut {
+  total: number;
+  query: string | null;
+  facets: FacetOut[];
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+  file?: FileInfo;
+  source: Source;
+}

@@ -1,22 +1,25 @@
-import { z } from "zod";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
-import { NOT_WELL_FORMED } from "../../html.ts";
-import { fitToLimit, formatText, page, responseFormatField } from "../../mcp/output.ts";
+import { fitToLimit, formatText, page } from "../../mcp/output.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { buildQuery, DETAIL_FIELDS, SUMMARY_FIELDS } from "./client.ts";
-import type { WdsClient } from "./client.ts";
+import type { SearchFilters, WdsClient } from "./client.ts";
 import type { WorldbankSettings } from "./config.ts";
+import { FILE_PAGE_SIZE, fileInfo, fileName, writeDocumentsFile, writeFacetsFile } from "./files.ts";
+import type { DocumentsFile } from "./files.ts";
 import {
   details,
   detailsMarkdown,
+  facetsFileMarkdown,
   facetsMarkdown,
+  fileNotice,
   pageNotice,
   projectMarkdown,
   searchMarkdown,
   sourceOf,
   summarize,
 } from "./format.ts";
+import { createInputs } from "./inputs.ts";
 import type { WdsDocument } from "./parse.ts";
 import {
   detailsOutputSchema,
@@ -25,11 +28,12 @@ import {
   facetsOutputSchema,
   projectOutputSchema,
   searchOutputSchema,
-  SORT_FIELDS,
+  upstreamFacet,
 } from "./schemas.ts";
-import type { DetailsOutput, FacetField, FacetsOutput, ProjectOutput, SearchOutput } from "./schemas.ts";
+import type { DetailsOutput, FacetsOutput, ProjectOutput, SearchOutput } from "./schemas.ts";
 
-// Seed 000's annotations: every tool only reads a public, changing, external collection.
+// Seed 000's annotations: every tool only reads a public, changing, external collection. (A file
+// written by output: "file" is a new file of the caller's own, never a change to anything there.)
 const ANNOTATIONS = {
   readOnlyHint: true,
   destructiveHint: false,
@@ -37,140 +41,15 @@ const ANNOTATIONS = {
   openWorldHint: true,
 } as const;
 
+/** The toolset all four tools belong to. */
+export const TOOLSET = "worldbank";
+
 /** What the tools share: the upstream client, the settings and the clock (for "today"). */
 export interface ToolDeps {
   client: WdsClient;
   settings: WorldbankSettings;
   clock: Clock;
 }
-
-const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-
-function isCalendarDate(value: string): boolean {
-  const d = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
-}
-
-function dateField(which: string) {
-  return z.string().trim()
-    .regex(DATE_RE, 'expected a date as YYYY-MM-DD, e.g. "2020-01-31"')
-    .refine(isCalendarDate, "is not a real calendar date")
-    .optional()
-    .describe(
-      `${which} document date, YYYY-MM-DD (inclusive). ` +
-        (which === "Earliest"
-          ? "When only this is given, the search runs up to today."
-          : "Use with date_from for a range."),
-    );
-}
-
-function filterList(max: number, what: string, examples: string) {
-  return z.array(
-    z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters")
-      .refine((v) => !v.includes("^"), 'must not contain "^": give each value as its own list item')
-      .refine((v) => v.isWellFormed(), NOT_WELL_FORMED),
-  )
-    .max(max, `at most ${max} ${what} are accepted`)
-    .optional()
-    .describe(
-      `${what[0]!.toUpperCase()}${
-        what.slice(1)
-      } to match exactly (case-sensitive, any of them; at most ${max}), ` +
-        `e.g. ${examples}. Exact values come from worldbank_explore_facets.`,
-    );
-}
-
-const limitField = z.number().int().min(1).max(100).default(20).describe(
-  "Documents per page, 1-100 (default 20)",
-);
-const offsetField = z.number().int().min(0).default(0).describe(
-  "How many matching documents to skip (default 0); use next_offset from a previous result",
-);
-
-const searchInput = z.strictObject({
-  query: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters")
-    .refine((v) => v.isWellFormed(), NOT_WELL_FORMED).describe(
-      "Search terms, matched in titles, abstracts, report and project numbers and names, countries and " +
-        'other core fields; all words must match, quote a phrase for phrase search. E.g. "climate adaptation"',
-    ),
-  countries: filterList(20, "countries", '["Kenya", "Tanzania"] (names, not codes; "World" for global work)'),
-  document_types: filterList(
-    10,
-    "document types",
-    '["Policy Research Working Paper", "Project Appraisal Document"]',
-  ),
-  languages: filterList(5, "languages", '["English", "French"]'),
-  date_from: dateField("Earliest"),
-  date_to: dateField("Latest"),
-  sort_by: z.enum(SORT_FIELDS).default("relevance").describe(
-    'Sort field: "relevance" (default, best match first), "docdt" (document date), "docty" (document ' +
-      'type), "docna" (document name) or "repnb" (report number)',
-  ),
-  sort_order: z.enum(["asc", "desc"]).default("desc").describe(
-    'Order for sort_by other than relevance: "desc" (default; newest first for docdt) or "asc" ' +
-      "(oldest first; some records carry placeholder year-1 dates, which come first)",
-  ),
-  limit: limitField,
-  offset: offsetField,
-  response_format: responseFormatField,
-}).superRefine((args, ctx) => {
-  if (args.date_from && args.date_to && args.date_from > args.date_to) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["date_to"],
-      message: `must not be before "date_from" ("${args.date_from}")`,
-    });
-  }
-});
-
-const detailsInput = z.strictObject({
-  document_id: z.string().trim()
-    .regex(
-      /^D?\d{1,20}$/i,
-      'expected a numeric WDS document id such as "18419181" (the "id" of a search result; a leading "D" is allowed)',
-    )
-    .describe(
-      'Document id from a search result, e.g. "18419181". The long number in a documents.worldbank.org ' +
-        'address (the "guid") is accepted too.',
-    ),
-  offset: z.number().int().min(0).default(0).describe(
-    "Character offset into the abstract, to read a long one in parts: pass next_offset from the previous result (default 0)",
-  ),
-  response_format: responseFormatField,
-});
-
-const facetNames = Object.keys(FACETS) as [FacetField, ...FacetField[]];
-
-const facetsInput = z.strictObject({
-  facets: z.array(z.enum(facetNames))
-    .min(1, "name at least one facet")
-    .max(10, "at most 10 facets are accepted")
-    .describe(
-      "Facet fields to count, 1-10: " +
-        facetNames.map((f) => `${f} (${FACETS[f]})`).join(", ") +
-        ". count_exact, docty_exact and lang_exact values feed worldbank_search_documents' " +
-        "countries, document_types and languages filters.",
-    ),
-  query: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters")
-    .refine((v) => v.isWellFormed(), NOT_WELL_FORMED).optional()
-    .describe("Search terms to scope the counts to (omit to count over all documents)"),
-  limit: z.number().int().min(1).max(100).default(20).describe(
-    "Most values listed per facet, 1-100 (default 20)",
-  ),
-  offset: z.number().int().min(0).max(10_000).default(0).describe(
-    "Values to skip in each facet, to continue a list: pass next_offset from the previous result (default 0)",
-  ),
-  response_format: responseFormatField,
-});
-
-const projectInput = z.strictObject({
-  project_id: z.string().trim()
-    .regex(/^P\d{6}$/i, 'expected a World Bank project id: "P" followed by six digits, e.g. "P123365"')
-    .describe('World Bank project id: "P" and six digits, e.g. "P123365" (as on projects.worldbank.org)'),
-  limit: limitField,
-  offset: offsetField,
-  response_format: responseFormatField,
-});
 
 function today(clock: Clock): string {
   return new Date(clock.now()).toISOString().slice(0, 10);
@@ -183,6 +62,46 @@ function callContext(ctx: ToolCallContext): { signal: AbortSignal; logger: ToolC
 /** Creates the provider's four tools over one client. */
 export function createTools(deps: ToolDeps): ToolDefinition[] {
   const { client, settings } = deps;
+  const inputs = createInputs(settings.file_max_documents);
+  const { search: searchInput, details: detailsInput, facets: facetsInput, project: projectInput } = inputs;
+
+  /** Writes every document of a search from `offset` (up to the cap) to a CSV file. */
+  async function documentsFile(
+    filters: SearchFilters,
+    offset: number,
+    ctx: ToolCallContext,
+    naming: { name: string; what: string },
+  ): Promise<{ written: DocumentsFile; url: string }> {
+    const call = callContext(ctx);
+    const cap = settings.file_max_documents;
+    const request = (at: number, rows: number) =>
+      buildQuery(filters, { rows, offset: at, fields: SUMMARY_FIELDS }, { today: today(deps.clock) });
+    const first = await client.query(request(offset, Math.min(FILE_PAGE_SIZE, cap)), call);
+    const written = await writeDocumentsFile({
+      files: ctx.files,
+      name: naming.name,
+      what: `${naming.what}${offset ? ` from offset ${offset}` : ""}`,
+      first: first.page,
+      offset,
+      cap,
+      fetchPage: async (at, rows) => (await client.query(request(at, rows), call)).page,
+      clock: deps.clock,
+      signal: ctx.signal,
+    });
+    return { written, url: first.url };
+  }
+
+  /** The envelope, file block and notice of a documents file. */
+  function filePart(w: DocumentsFile, offset: number) {
+    const envelope = page(w.total, offset, w.written);
+    const partial = envelope.has_more;
+    return {
+      envelope,
+      file: fileInfo(w.file, partial),
+      truncated: partial,
+      notice: fileNotice({ file: w.file, written: w.written, offset, total: w.total, stopped: w.stopped }),
+    };
+  }
 
   /** The page of summaries, its envelope and notice, cut to the character limit. */
   function pageOf<S>(
@@ -221,23 +140,19 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
   const searchTool: ToolDefinition<typeof searchInput, typeof searchOutputSchema> = {
     name: "worldbank_search_documents",
     title: "Search World Bank Documents",
-    description: "Search the World Bank's Documents & Reports collection (reports, working papers, project " +
-      "documents, procurement plans, ...) by topic, with optional filters for countries, document types, " +
-      "languages and a date range, sorted by relevance or a field, one page at a time. Returns per " +
-      "document: id, title, date, countries, type, languages, report and project numbers, a shortened " +
-      "abstract and links to the document page and PDF, plus total/count/offset/has_more/next_offset. " +
-      "Use worldbank_explore_facets first to learn exact filter values, and " +
-      "worldbank_get_document_details for one document's full record.",
+    description: "Searches World Bank Documents & Reports; returns a page of documents with short " +
+      "abstracts and links.",
+    toolset: TOOLSET,
     input: searchInput,
     output: searchOutputSchema,
     annotations: ANNOTATIONS,
     async handler(args, ctx) {
+      const todayIs = today(deps.clock);
       const query = buildQuery(
         { ...args },
         { rows: args.limit, offset: args.offset, fields: SUMMARY_FIELDS },
-        { today: today(deps.clock) },
+        { today: todayIs },
       );
-      const { page: wds, url } = await client.query(query, callContext(ctx));
       const filters = {
         countries: args.countries ?? [],
         document_types: args.document_types ?? [],
@@ -247,6 +162,28 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
         sort_by: args.sort_by,
         sort_order: args.sort_order,
       };
+      if (args.output === "file") {
+        const { written, url } = await documentsFile({ ...args }, args.offset, ctx, {
+          name: fileName("documents", args.query),
+          what: `World Bank documents matching "${args.query}"`,
+        });
+        const part = filePart(written, args.offset);
+        const structured: SearchOutput = {
+          ...part.envelope,
+          query: args.query,
+          filters,
+          file: part.file,
+          truncated: part.truncated,
+          notice: part.notice,
+          source: sourceOf(url, settings.terms_url),
+        };
+        return {
+          structured,
+          text: formatText(args.response_format, structured, () => searchMarkdown(structured)),
+          content: [written.file.link],
+        };
+      }
+      const { page: wds, url } = await client.query(query, callContext(ctx));
       const source = sourceOf(url, settings.terms_url);
       return pageOf(
         wds.documents,
@@ -268,13 +205,10 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
 
   const detailsTool: ToolDefinition<typeof detailsInput, typeof detailsOutputSchema> = {
     name: "worldbank_get_document_details",
-    title: "Get World Bank Document Details",
-    description:
-      "Get the full record of one World Bank document by its id (from worldbank_search_documents " +
-      "or worldbank_search_by_project): title, date, type, countries, languages, authors, report number, " +
-      "volume, collection, project, region, disclosure date, keywords, the whole abstract and links to " +
-      "the document page, PDF and text version. An abstract too long for one result comes in parts: " +
-      "continue with offset=next_offset.",
+    title: "World Bank Document Details",
+    description: "A World Bank document's full record and whole abstract (in parts when long: " +
+      "offset=next_offset).",
+    toolset: TOOLSET,
     input: detailsInput,
     output: detailsOutputSchema,
     annotations: ANNOTATIONS,
@@ -387,23 +321,60 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
 
   const facetsTool: ToolDefinition<typeof facetsInput, typeof facetsOutputSchema> = {
     name: "worldbank_explore_facets",
-    title: "Explore World Bank Document Facets",
-    description: "List the values of up to 10 facet fields (countries, languages, document types, regions, " +
-      "themes, topics, sectors, ...) with how many documents carry each, over all documents or those " +
-      "matching a query. Use it to learn the exact names the search filters expect, or to see what the " +
-      "collection holds, before calling worldbank_search_documents. Long lists come in parts: continue " +
-      "with offset=next_offset.",
+    title: "World Bank Document Facets",
+    description: "World Bank document counts per facet value (country, language, type, ...): the " +
+      "exact search filter values.",
+    toolset: TOOLSET,
     input: facetsInput,
     output: facetsOutputSchema,
     annotations: ANNOTATIONS,
     async handler(args, ctx) {
       const fields = [...new Set(args.facets)];
-      const query = buildQuery({ query: args.query }, { rows: 0, facets: fields }, { today: "" });
+      const query = buildQuery({ query: args.query }, { rows: 0, facets: fields.map(upstreamFacet) }, {
+        today: "",
+      });
       const { page: wds, url } = await client.query(query, callContext(ctx));
       const source = sourceOf(url, settings.terms_url);
+      if (args.output === "file") {
+        const all = fields.map((field) => ({
+          field,
+          name: FACETS[field],
+          values: wds.facets[upstreamFacet(field)] ?? [],
+        }));
+        const file = await writeFacetsFile(ctx.files, all, {
+          name: fileName("facets", `${fields.join(" ")} ${args.query ?? ""}`),
+          what: `World Bank document counts per value of ${fields.join(", ")}${
+            args.query ? ` for "${args.query}"` : ""
+          }`,
+        });
+        const structured: FacetsOutput = {
+          total: wds.total,
+          query: args.query ?? null,
+          facets: all.map((f) => ({
+            field: f.field,
+            name: f.name,
+            filter_argument: FACET_ARGUMENT[f.field] ?? null,
+            values: [],
+            available: f.values.length,
+            remaining: 0,
+          })),
+          offset: 0,
+          has_more: false,
+          next_offset: null,
+          file: fileInfo(file, false),
+          truncated: false,
+          notice: null,
+          source,
+        };
+        return {
+          structured,
+          text: formatText(args.response_format, structured, () => facetsFileMarkdown(structured)),
+          content: [file.link],
+        };
+      }
       const limit = ctx.limits.characterLimit;
       const offset = args.offset;
-      const all = fields.map((field) => wds.facets[field] ?? []);
+      const all = fields.map((field) => wds.facets[upstreamFacet(field)] ?? []);
       // Every facet shows the same number of values, so one next_offset continues them all.
       const render = (perFacet: number) => {
         const facets = fields.map((field, i) => {
@@ -463,18 +434,37 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
 
   const projectTool: ToolDefinition<typeof projectInput, typeof projectOutputSchema> = {
     name: "worldbank_search_by_project",
-    title: "Search World Bank Documents by Project",
-    description: 'List the documents of one World Bank project by its id ("P" and six digits, e.g. ' +
-      '"P123365"), newest first, one page at a time: appraisal documents, implementation reports, ' +
-      "procurement plans, completion reports and more, with the same fields and paging as " +
-      "worldbank_search_documents.",
+    title: "World Bank Project Documents",
+    description: "Lists a World Bank project's documents, newest first, paged like the search.",
+    toolset: TOOLSET,
     input: projectInput,
     output: projectOutputSchema,
     annotations: ANNOTATIONS,
     async handler(args, ctx) {
       const projectId = args.project_id.toUpperCase();
+      const filters: SearchFilters = { project_id: projectId, sort_by: "docdt", sort_order: "desc" };
+      if (args.output === "file") {
+        const { written, url } = await documentsFile(filters, args.offset, ctx, {
+          name: fileName("project", projectId),
+          what: `World Bank documents of project ${projectId}`,
+        });
+        const part = filePart(written, args.offset);
+        const structured: ProjectOutput = {
+          ...part.envelope,
+          project_id: projectId,
+          file: part.file,
+          truncated: part.truncated,
+          notice: part.notice,
+          source: sourceOf(url, settings.terms_url),
+        };
+        return {
+          structured,
+          text: formatText(args.response_format, structured, () => projectMarkdown(structured)),
+          content: [written.file.link],
+        };
+      }
       const query = buildQuery(
-        { project_id: projectId, sort_by: "docdt", sort_order: "desc" },
+        filters,
         { rows: args.limit, offset: args.offset, fields: SUMMARY_FIELDS },
         { today: today(deps.clock) },
       );

@@ -56,7 +56,7 @@ Deno.test("renderData() returns a small answer whole, with source and credit", (
   assert.equal(r.structured.truncated, false);
   assert.deepEqual(r.structured.notices, []);
   assert.equal(r.structured.raw, undefined, "no raw unless asked");
-  assert.deepEqual(r.structured.series[0]!.latest, { survey_date: "202401", value: 11 });
+  assert.deepEqual(r.structured.series![0]!.latest, { survey_date: "202401", value: 11 });
   assert.match(r.text, /\| 202402 \| — \|/);
   assert.match(r.text, /日本銀行時系列統計データ検索サイト/);
   assert.match(r.text, /not guaranteed by the Bank of Japan/);
@@ -76,7 +76,7 @@ Deno.test("renderData() keeps the most recent points of every series when the an
     assert.ok(JSON.stringify(r.structured).length <= 25_000, `${format} structured fits`);
     assert.equal(r.structured.truncated, true);
     assert.equal(r.structured.series_count, 3);
-    const s = r.structured.series[0]!;
+    const s = r.structured.series![0]!;
     assert.equal(s.points_total, 5000);
     assert.equal(s.points_truncated, true);
     assert.ok(s.points.length > 10 && s.points.length < 5000);
@@ -100,7 +100,7 @@ Deno.test("renderData() leaves whole series for the next call when MIN_POINTS ea
   assert.ok(n > 0 && n < 250);
   assert.equal(r.structured.series_total, 250);
   assert.ok(
-    r.structured.series.every((s) => s.points.length >= MIN_POINTS),
+    r.structured.series!.every((s) => s.points.length >= MIN_POINTS),
     "each shown series keeps MIN_POINTS",
   );
   assert.equal(r.structured.next_series_offset, n);
@@ -118,7 +118,7 @@ Deno.test("renderData() leaves whole series for the next call when MIN_POINTS ea
     seriesOffset: n,
   });
   assert.equal(next.structured.series_offset, n);
-  assert.equal(next.structured.series[0]!.series_code, `S${n}`);
+  assert.equal(next.structured.series![0]!.series_code, `S${n}`);
 });
 
 Deno.test("renderData() keeps a raw excerpt and says how much of the body it holds, keeping the data whole", () => {
@@ -132,7 +132,7 @@ Deno.test("renderData() keeps a raw excerpt and says how much of the body it hol
     responseFormat: "json",
     limit: 25_000,
   });
-  assert.equal(r.structured.series[0]!.points.length, 50);
+  assert.equal(r.structured.series![0]!.points.length, 50);
   assert.equal(r.structured.raw_truncated, true);
   assert.ok(r.structured.raw!.length > 1000 && r.structured.raw!.length < 40_000);
   assert.ok(r.text.length <= 25_000);
@@ -203,7 +203,7 @@ Deno.test("renderMetadata() filters, pages and adds the layer argument", () => {
   assert.equal(r.structured.entries_count, 2);
   assert.equal(r.structured.has_more, true);
   assert.equal(r.structured.next_offset, 3);
-  assert.deepEqual(r.structured.entries.map((e) => [e.series_code, e.layer]), [["STRDCLUCON", "1,1"], [
+  assert.deepEqual(r.structured.entries!.map((e) => [e.series_code, e.layer]), [["STRDCLUCON", "1,1"], [
     "STRDCLUCONH",
     "1,2",
   ]]);

@@ -52,7 +52,7 @@ Deno.test("facetsMarkdown() renders a count table and escapes pipes in values", 
     total: 10,
     query: null,
     facets: [{
-      field: "colti_exact",
+      field: "colti",
       name: "Collection or series",
       filter_argument: null,
       values: [{ value: "A | B", count: 1234 }],
@@ -66,7 +66,7 @@ Deno.test("facetsMarkdown() renders a count table and escapes pipes in values", 
     notice: null,
     source: sourceOf("https://search.worldbank.org/api/v3/wds?format=json", "https://terms.example"),
   });
-  assert.match(md, /## Collection or series \(`colti_exact`\)/);
+  assert.match(md, /## Collection or series \(`colti`\)/);
   assert.match(md, /Values 1–1 of 3 \(2 more: call again with offset=1\)\./);
   assert.match(md, /\| A \\\| B \| 1,234 \|/);
   assert.match(md, /Terms: https:\/\/terms\.example/);

@@ -404,10 +404,12 @@ Deno.test("worldbank tools reject every constraint violation with a VALIDATION_E
     ["worldbank_get_document_details", { document_id: "1", response_format: "csv" }, "response_format"],
     ["worldbank_explore_facets", { facets: [] }, "facets", /at least one facet/],
     ["worldbank_explore_facets", { facets: Array(11).fill("lang_exact") }, "facets", /at most 10 facets/],
-    ["worldbank_explore_facets", { facets: ["colour"] }, "facets", /lang_exact/],
-    ["worldbank_explore_facets", { facets: ["lang_exact"], query: "" }, "query", /must not be empty/],
-    ["worldbank_explore_facets", { facets: ["lang_exact"], limit: 0 }, "limit"],
-    ["worldbank_explore_facets", { facets: ["lang_exact"], limit: 101 }, "limit"],
+    ["worldbank_explore_facets", { facets: ["colour"] }, "facets", /expected one of count, lang, docty/],
+    ["worldbank_explore_facets", { facets: ["lang"], query: "" }, "query", /must not be empty/],
+    ["worldbank_explore_facets", { facets: ["lang"], limit: 0 }, "limit"],
+    ["worldbank_explore_facets", { facets: ["lang"], limit: 101 }, "limit"],
+    ["worldbank_explore_facets", { facets: ["lang"], output: "disk" }, "output", /screen/],
+    ["worldbank_search_documents", { query: "a", output: "csv" }, "output", /file/],
     ["worldbank_search_by_project", { project_id: "123365" }, "project_id", /"P" followed by six digits/],
     ["worldbank_search_by_project", { project_id: "P12345" }, "project_id", /e\.g\. "P123365"/],
     ["worldbank_search_by_project", { project_id: "P123365", limit: 101 }, "limit"],
@@ -515,14 +517,15 @@ Deno.test("worldbank_explore_facets counts values as tables and caps values per 
     { value: "Spanish", count: 889 },
   ]);
   const m = text(real);
-  assert.match(m, /## Language \(`lang_exact`\)/);
+  assert.match(m, /## Language \(`lang`\)/);
   assert.match(m, /\| Value \| Documents \|/);
   assert.match(m, /\| English \| 54,512 \|/);
   assert.match(m, /"languages" argument/);
 
   const two = await s.client.callTool({
     name: "worldbank_explore_facets",
-    arguments: { facets: ["docty_exact", "count_exact"], limit: 2, response_format: "json" },
+    // The upstream's field names (count_exact) are accepted as well as the tool's own (count).
+    arguments: { facets: ["docty", "count_exact"], limit: 2, response_format: "json" },
   });
   const twoOut = ok(two);
   assert.deepEqual(JSON.parse(text(two)), twoOut);
@@ -539,13 +542,14 @@ Deno.test("worldbank_explore_facets counts values as tables and caps values per 
   ]);
   assert.equal(docty!.available, 5);
   assert.equal(docty!.filter_argument, "document_types");
-  assert.equal(count!.field, "count_exact");
+  assert.equal(docty!.field, "docty");
+  assert.equal(count!.field, "count");
   assert.equal(count!.filter_argument, "countries");
 
   const listShaped = ok(
     await s.client.callTool({
       name: "worldbank_explore_facets",
-      arguments: { facets: ["topic_exact"], response_format: "json" },
+      arguments: { facets: ["topic"], response_format: "json" },
     }),
   );
   const topic = (listShaped["facets"] as { values: unknown[]; filter_argument: unknown }[])[0]!;
@@ -690,7 +694,7 @@ Deno.test("worldbank results stay within the character limit with the guidance n
   // 100 values of one facet do not fit: cut at a value, with advice and the offset to go on.
   const facets = await s.client.callTool({
     name: "worldbank_explore_facets",
-    arguments: { facets: ["sectr_exact"], limit: 100 },
+    arguments: { facets: ["sectr"], limit: 100 },
   });
   const facetsOut = ok(facets);
   assert.ok(text(facets).length <= 4000, `facets: ${text(facets).length} characters`);
@@ -725,14 +729,14 @@ Deno.test("worldbank_explore_facets shares the limit among facets and continues 
     configYaml: `${config(fake.origin)}\nserver:\n  character_limit: 4000\n`,
   });
   for (const format of ["markdown", "json"]) {
-    const seen: Record<string, string[]> = { count_exact: [], lang_exact: [], docty_exact: [] };
+    const seen: Record<string, string[]> = { count: [], lang: [], docty: [] };
     let offset = 0;
     let calls = 0;
     for (; calls < 60; calls++) {
       const r = await s.client.callTool({
         name: "worldbank_explore_facets",
         arguments: {
-          facets: ["count_exact", "lang_exact", "docty_exact"],
+          facets: ["count", "lang", "docty"],
           limit: 100,
           offset,
           response_format: format,
@@ -767,7 +771,7 @@ Deno.test("worldbank_explore_facets shares the limit among facets and continues 
     }
     assert.ok(calls >= 2, `${format}: the list came in ${calls + 1} parts`);
     for (const [field, values] of Object.entries(seen)) {
-      const name = { count_exact: "Country", lang_exact: "Language", docty_exact: "Type" }[field];
+      const name = { count: "Country", lang: "Language", docty: "Type" }[field];
       assert.deepEqual(
         values,
         Array.from({ length: 100 }, (_, i) => `${name} value ${i} ${"x".repeat(40)}`),
@@ -819,7 +823,7 @@ Deno.test("worldbank tools: a 404 is explained, error objects in HTTP 200 are er
     const calls = [
       ["worldbank_search_documents", { query: `garbage ${round}` }],
       ["worldbank_get_document_details", { document_id: `7777${round}` }],
-      ["worldbank_explore_facets", { facets: ["lang_exact"], query: `garbage ${round}` }],
+      ["worldbank_explore_facets", { facets: ["lang"], query: `garbage ${round}` }],
       ["worldbank_search_by_project", { project_id: `P77770${round}` }],
     ] as const;
     for (const [name, args] of calls) {

@@ -1,0 +1,47 @@
+// The World Bank's part of `opendata_search`: one WDS request for the query, a few documents,
+// each with the exact call that returns its whole record.
+import type { Logger } from "../../log.ts";
+import { shorten } from "../../mcp/output.ts";
+import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
+import { buildQuery } from "./client.ts";
+import type { WdsClient } from "./client.ts";
+import type { WdsDocument } from "./parse.ts";
+
+/** Most hits one search asks WDS for. */
+const MAX_HITS = 10;
+
+/** Fields a hit shows. */
+const HIT_FIELDS = ["id", "display_title", "docna", "repnme", "docdt", "docty", "count", "abstracts", "url"];
+
+/** The search source over the WDS client; `termsUrl` is the configured terms. */
+export function createSearchSource(client: WdsClient, termsUrl: string): SearchSource {
+  return {
+    name: "World Bank Documents & Reports",
+    licence:
+      `World Bank terms and conditions (${termsUrl}); each document may carry its own rights statement`,
+    async search(query: string, options: { limit: number }, context: ToolCallContext): Promise<SearchHit[]> {
+      const rows = Math.max(1, Math.min(MAX_HITS, options.limit));
+      const request = buildQuery({ query }, { rows, fields: HIT_FIELDS }, { today: "" });
+      const call: { signal: AbortSignal; logger: Logger } = {
+        signal: context.signal,
+        logger: context.logger,
+      };
+      const { page } = await client.query(request, call);
+      return page.documents.slice(0, rows).map(hit);
+    },
+  };
+}
+
+function hit(doc: WdsDocument): SearchHit {
+  const about = [doc.document_type, doc.countries.slice(0, 3).join(", ")].filter(Boolean).join(" · ");
+  const snippet = [about, doc.abstract ? shorten(doc.abstract, 200) : null].filter(Boolean).join(": ");
+  // Year-1 placeholder dates tell hits apart by nothing.
+  const date = doc.document_date && !doc.document_date.startsWith("0001") ? doc.document_date : null;
+  return {
+    title: doc.title,
+    ...(snippet ? { snippet } : {}),
+    ...(doc.url ? { url: doc.url } : {}),
+    ...(date ? { date } : {}),
+    next: { tool: "worldbank_get_document_details", arguments: { document_id: doc.id } },
+  };
+}
