@@ -19,7 +19,8 @@ type Schema = {
 
 async function allTools() {
   const ids = PROVIDERS.filter((s) => !s.hidden).map((s) => s.id).join(",");
-  const config = parseConfig({ flags: { providers: ids }, env: {} }, PROVIDERS);
+  // A placeholder FRED key: FRED serves its data and job tools only with a key.
+  const config = parseConfig({ flags: { providers: ids }, env: { FRED_API_KEY: "0".repeat(32) } }, PROVIDERS);
   const app = await createApp(config, PROVIDERS, { logger: new Logger(), dataDir: Deno.makeTempDirSync() });
   const tools = app.tools.map(describeTool);
   await app.close();
