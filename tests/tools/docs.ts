@@ -46,7 +46,11 @@ function show(value: unknown): string {
 /** Every public provider's tools, in registry order. */
 export async function publicTools(): Promise<{ name: string; provider: string; description: string }[]> {
   const specs = publicSpecs();
-  const config = parseConfig({ flags: { providers: specs.map((s) => s.id).join(",") }, env: {} }, PROVIDERS);
+  // A placeholder FRED key: tools served only with a key are documented too (as tool_budget.ts does).
+  const config = parseConfig({
+    flags: { providers: specs.map((s) => s.id).join(",") },
+    env: { FRED_API_KEY: "0".repeat(32) },
+  }, PROVIDERS);
   const app = await createApp(config, PROVIDERS, { logger: new Logger(), dataDir: "/nonexistent" });
   try {
     return app.providers.flatMap((p) =>
