@@ -97,7 +97,7 @@ export const USER_CONFIG = {
       type: "string",
       title: "FRED API key",
       description:
-        "Free key for the FRED tools (https://fredaccount.stlouisfed.org/apikeys). Without it the FRED tools answer with a configuration error; the others work.",
+        "Free key for the FRED tools (https://fredaccount.stlouisfed.org/apikeys). Without it only the FRED project tools are served; the other providers work.",
       sensitive: true,
       required: false,
       default: "",

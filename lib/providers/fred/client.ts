@@ -19,12 +19,11 @@ export const DEMO_KEY = "abcdefghijklmnopqrstuvwxyz123456";
 
 /**
  * What is wrong with a configured key, as a warning for the start-up log, or undefined when it
- * looks right. The key itself is never part of the text.
+ * looks right or is not set (the provider says what a missing key leaves out). The key itself
+ * is never part of the text.
  */
 export function checkKeyFormat(key: string): string | undefined {
-  if (key === "") {
-    return `FRED_API_KEY is not set: the FRED tools are listed, but their calls answer with a configuration error until a key is set (get one free at ${KEY_URL})`;
-  }
+  if (key === "") return undefined;
   if (key === DEMO_KEY) {
     return "FRED_API_KEY is the example key from FRED's documentation, which FRED does not accept; set your own key";
   }
@@ -56,6 +55,13 @@ export interface FredRequestOptions {
   logger?: Logger;
   /** Skip the response cache (large pages would only evict useful entries). */
   noCache?: boolean;
+  /** Bypass the cache for this request (the answer is still stored): the call's `fresh`. */
+  fresh?: boolean;
+  /**
+   * Whether a decoded answer may be cached: an answer the caller cannot read (a decode error)
+   * must not be served again from the cache.
+   */
+  cacheable?: (data: unknown) => boolean;
 }
 
 /** A decoded FRED answer and the public URL it came from (no key). */
@@ -142,6 +148,8 @@ export class FredClient {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.noCache ? { cacheTtlMs: 0 } : {}),
+      ...(options.fresh ? { fresh: true } : {}),
+      ...(options.cacheable ? { cacheable: options.cacheable } : {}),
     };
   }
 }

@@ -37,7 +37,7 @@ import type { FredSettings } from "./config.ts";
 import { boundedMeta, clipValue, ITEM_CLIP, itemsTable, metaLine, sourceLines, sourceOf } from "./format.ts";
 import type { ClipCount, Source } from "./format.ts";
 import type { ItemKind, OperationSpec } from "./operations.ts";
-import { CSV_COLUMNS, itemFor, LIST_KEYS, listItem, parseResponse, screenItem } from "./parse.ts";
+import { CSV_COLUMNS, isReadable, itemFor, LIST_KEYS, listItem, parseResponse, screenItem } from "./parse.ts";
 import type { Parsed } from "./parse.ts";
 import { fredQuery, resolveOperation } from "./params.ts";
 import type { DataArgs } from "./params.ts";
@@ -142,7 +142,12 @@ export async function runDataCall(
 
   const limit = requestLimit(call);
   const params = { ...call.query, ...(limit === undefined ? {} : { limit, offset: call.offset }) };
-  const response = await deps.client.get(spec.endpoint, params, { signal: ctx.signal, logger: ctx.logger });
+  const response = await deps.client.get(spec.endpoint, params, {
+    signal: ctx.signal,
+    logger: ctx.logger,
+    fresh: args.fresh === true,
+    cacheable: (data) => isReadable(spec.kind, data),
+  });
   const parsed = parseResponse(spec.kind, response.data);
   return await deliver(call, parsed, sourceOf(response.url, args["series_id"]));
 }
@@ -446,7 +451,7 @@ async function openFile(call: Call, meta: Record<string, unknown>, source: Sourc
 function requestSummary(call: Call): Record<string, unknown> {
   const out: Record<string, unknown> = { tool: call.tool, operation: call.spec.operation };
   for (const [k, v] of Object.entries(call.args)) {
-    if (v !== undefined && k !== "operation" && k !== "response_format") out[k] = v;
+    if (v !== undefined && k !== "operation" && k !== "response_format" && k !== "fresh") out[k] = v;
   }
   return out;
 }
@@ -662,6 +667,17 @@ async function streamedPage(
       throw new ToolError(
         "DECODE_ERROR",
         `FRED answered with an error: ${String(scanned.fields["error_message"])}`,
+      );
+    }
+    if (!scanned.found) {
+      // A page without the list is not "no more rows": it is an answer this call cannot read.
+      throw new ToolError(
+        "DECODE_ERROR",
+        `FRED's answer did not have the expected shape: no "${LIST_KEYS[kind]}" list`,
+        {
+          retryable: false,
+          hint: "Try again; if it persists, FRED may have changed this endpoint",
+        },
       );
     }
   } catch (e) {

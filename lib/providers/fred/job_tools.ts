@@ -4,20 +4,13 @@
 // the call which started it, since a token is only valid while its request is open.
 import { z } from "zod";
 import type { ContentBlock, ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
-import {
-  fitToLimit,
-  jsonText,
-  markdownTable,
-  responseFormatField,
-  truncationNotice,
-} from "../../mcp/output.ts";
+import { fitToLimit, jsonText, markdownTable, truncationNotice } from "../../mcp/output.ts";
 import { JOB_STATUSES, jobViewSchema } from "../../output/jobs.ts";
 import type { JobManager, JobView } from "../../output/jobs.ts";
 import { resourceLink } from "../../output/resources.ts";
+import { integer, responseFormat, text } from "./params.ts";
 
-const jobId = z.string().min(1).max(100).describe(
-  'The job id a data tool returned, e.g. "fred-job-a3f2b8c4-20251008-143022"',
-);
+const jobId = text(100).describe("Job id a data tool returned");
 
 function describeJob(view: JobView): string {
   const lines = [`## FRED job ${view.job_id}`, `Status: **${view.status}**: ${view.message}`];
@@ -85,40 +78,34 @@ function forwarder(ctx: ToolCallContext): (view: JobView) => Promise<void> {
 export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
   const statusInput = z.strictObject({
     job_id: jobId,
-    wait_seconds: z.number().min(0).max(60).default(0).describe(
-      "Wait up to this many seconds for the job to finish (0 = answer now); progress notifications are sent meanwhile when the request carries a progress token",
-    ),
-    response_format: responseFormatField,
+    wait_seconds: z.number().min(0).max(60).optional().describe("Wait this long for the end (default 0)"),
+    response_format: responseFormat,
   });
   const listInput = z.strictObject({
-    status_filter: z.enum(JOB_STATUSES).optional().describe("Only jobs in this state"),
-    limit: z.number().int().min(1).max(100).default(10).describe(
-      "Most jobs to list, newest first (default 10)",
-    ),
-    response_format: responseFormatField,
+    status_filter: z.enum(JOB_STATUSES).optional().describe("Only this state"),
+    limit: integer(1, 100).optional().describe("Default 10, at most 100"),
+    response_format: responseFormat,
   });
-  const listOutput = z.object({
-    jobs: z.array(jobViewSchema).describe("Jobs, newest first"),
-    total: z.number().int().describe("Jobs matching in all"),
-    count: z.number().int().describe("Jobs in this answer"),
-  });
-  const cancelInput = z.strictObject({ job_id: jobId, response_format: responseFormatField });
+  const listOutput = z.looseObject({ jobs: z.array(jobViewSchema), total: z.number(), count: z.number() });
+  const cancelInput = z.strictObject({ job_id: jobId, response_format: responseFormat });
 
   const status: ToolDefinition<typeof statusInput, typeof jobViewSchema> = {
     name: "fred_job_status",
     title: "FRED job status",
+    toolset: "fred-jobs",
     description:
-      "Checks a background FRED job (started by a data tool for large requests): accepted, processing (with rows fetched, estimated total, percent and elapsed seconds), completed (with file path, rows written, size, format and a resource link), incomplete (a file that lacks rows asked for: result.missing says how many, why, and the offset to continue from), failed (with the error) or cancelled. Set wait_seconds to wait for completion; progress notifications follow while waiting. Jobs are kept 24 hours after they finish; over HTTP only the session that started a job sees it.",
+      "A background FRED job's status: progress, or its file (path, rows, resource link); result.missing tells an incomplete one's offset to go on from. Kept 24 h.",
     input: statusInput,
     output: jobViewSchema,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, ctx) {
       let view = await jobs.status(args.job_id, ctx.owner);
-      if (args.wait_seconds > 0 && (view.status === "accepted" || view.status === "processing")) {
+      const wait = args.wait_seconds ?? 0;
+      if (wait > 0 && (view.status === "accepted" || view.status === "processing")) {
         const forward = forwarder(ctx);
         await forward(view);
         view = await jobs.wait(args.job_id, {
-          timeoutMs: args.wait_seconds * 1000,
+          timeoutMs: wait * 1000,
           signal: ctx.signal,
           onChange: forward,
           ...(ctx.owner === undefined ? {} : { owner: ctx.owner }),
@@ -132,8 +119,8 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
   const list: ToolDefinition<typeof listInput, typeof listOutput> = {
     name: "fred_job_list",
     title: "FRED jobs",
-    description:
-      "Lists your recent background FRED jobs, newest first, optionally only those in one state (accepted, processing, completed, incomplete, failed, cancelled). Finished jobs are kept 24 hours; over HTTP each session sees only its own.",
+    toolset: "fred-jobs",
+    description: "Your recent background FRED jobs, newest first.",
     input: listInput,
     output: listOutput,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
@@ -141,7 +128,7 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
       const { jobs: views, total } = await jobs.query({
         ...(args.status_filter ? { status: args.status_filter } : {}),
         ...(ctx.owner === undefined ? {} : { owner: ctx.owner }),
-        limit: args.limit,
+        limit: args.limit ?? 10,
       });
       const fitted = fitToLimit(views, ctx.limits.characterLimit, ({ items, truncated }) => {
         const structured = { jobs: items, total, count: items.length };
@@ -171,8 +158,8 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
   const cancel: ToolDefinition<typeof cancelInput, typeof jobViewSchema> = {
     name: "fred_job_cancel",
     title: "Cancel a FRED job",
-    description:
-      "Cancels a queued or running background FRED job; its partial file is removed. A finished job is left as it is (the answer shows its state).",
+    toolset: "fred-jobs",
+    description: "Cancels a running FRED job and removes its partial file.",
     input: cancelInput,
     output: jobViewSchema,
     annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false },

@@ -3,12 +3,13 @@ import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { JobManager } from "../../output/jobs.ts";
 import { fileResourceTemplate } from "../../output/resources.ts";
 import { ProjectStorage } from "../../output/storage.ts";
-import { checkKeyFormat, FredClient } from "./client.ts";
+import { checkKeyFormat, FredClient, KEY_URL } from "./client.ts";
 import type { FredSettings } from "./config.ts";
 import { registerResumers } from "./deliver.ts";
 import { jobTools } from "./job_tools.ts";
 import { PROJECT_SUBDIRS, projectTools } from "./project_tools.ts";
-import { dataTools } from "./tools.ts";
+import { seriesSearch } from "./search.ts";
+import { dataTools, FRED_TOOLSETS } from "./tools.ts";
 
 /**
  * The storage root: FRED_STORAGE_DIR when set, else `<per-user data folder>/fred`. Seed 003
@@ -18,10 +19,15 @@ export function storageRoot(settings: FredSettings, dataDir: string): string {
   return settings.storage_dir !== "" ? settings.storage_dir : nodePath.join(dataDir, "fred");
 }
 
-/** Creates the FRED provider: six data tools, three job tools, three project tools, file resources. */
+/**
+ * Creates the FRED provider: six data tools, three job tools, three project tools, file
+ * resources and the series search of opendata_search. Without FRED_API_KEY only the project
+ * tools are served: the others could only fail, and every agent would pay for listing them.
+ */
 export function createProvider(context: ProviderContext<FredSettings>): Provider {
   const { settings, logger, clock } = context;
-  // A doubtful key is worth a warning, never a failed start: the tools still list and explain.
+  const keyed = settings.api_key !== "";
+  // A doubtful key is worth a warning, never a failed start: calls explain what FRED says.
   const warning = checkKeyFormat(settings.api_key);
   if (warning) logger.warn(warning);
 
@@ -45,9 +51,31 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
   });
   const deps = { settings, client, storage, jobs, clock, logger };
   registerResumers(deps);
+  const data = dataTools(deps);
+  const following = jobTools(jobs);
+  const projects = projectTools(storage);
+  const fix = `set FRED_API_KEY (a free key: ${KEY_URL}) and restart the server`;
+  if (!keyed) {
+    logger.warn(
+      `FRED_API_KEY is not set: the FRED data and job tools (${
+        [...data, ...following].map((t) => t.name).join(", ")
+      }) are not served, only the project tools; to serve them, ${fix}`,
+    );
+  }
   return {
     id: "fred",
-    tools: [...dataTools(deps), ...jobTools(jobs), ...projectTools(storage)],
+    tools: keyed ? [...data, ...following, ...projects] : projects,
+    toolsets: FRED_TOOLSETS,
+    ...(keyed ? { search: seriesSearch(client) } : {
+      unavailable: [
+        { toolset: "fred-data", tools: data.map((t) => t.name), reason: `FRED needs an API key: ${fix}` },
+        {
+          toolset: "fred-jobs",
+          tools: following.map((t) => t.name),
+          reason: `Jobs are started by the fred-data tools, which need an API key: ${fix}`,
+        },
+      ],
+    }),
     resourceTemplates: [
       fileResourceTemplate(storage, {
         name: "fred-files",

@@ -4,7 +4,6 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import type { QueryValue } from "../../http/fetch_client.ts";
-import { responseFormatField } from "../../mcp/output.ts";
 import { OUTPUT_MODES } from "../../output/tokens.ts";
 import { FILE_FORMATS } from "../../output/writers.ts";
 import { ALL_RELEASE_DATES, operationNames, OPERATIONS } from "./operations.ts";
@@ -27,16 +26,37 @@ export function isCalendarTime(text: string): boolean {
   return isCalendarDate(`${m[1]}-${m[2]}-${m[3]}`) && Number(m[4]) < 24 && Number(m[5]) < 60;
 }
 
+// Formats are checked with refinements rather than regex or length keywords: the model reads
+// the format in the description, and the served schema stays short (issue 14).
 const calendarDate = () =>
-  z.string().regex(DATE, "expected a date as YYYY-MM-DD").refine(
+  z.string().refine(
     isCalendarDate,
     "expected a real calendar date as YYYY-MM-DD (month 01-12, a day that month has)",
   );
 const date = (what: string) => calendarDate().describe(what);
+/** A non-blank string of at most `max` characters (the bound is checked, not served). */
+export const text = (max: number): z.ZodType<string> =>
+  z.string().refine((s) => s.trim().length > 0 && s.length <= max, `expected 1 to ${max} characters`);
+const time = (what: string) =>
+  z.string().refine(isCalendarTime, "expected a real date and time as YYYYMMDDHhmm").describe(what);
+/**
+ * An integer checked against its range without serving the bounds (ids and offsets have no
+ * meaningful limit to tell the model, and zod's `.int()` would serve ±2^53).
+ */
+export const integer = (min: number, max: number): z.ZodType<number> =>
+  z.number().refine(
+    (n) => Number.isInteger(n) && n >= min && n <= max,
+    `expected a whole number from ${min} to ${max.toLocaleString("en-US")}`,
+  ).meta({ type: "integer" });
+/**
+ * Tag lists are arrays of names. Callers of earlier versions sent one semicolon-separated string
+ * ("usa;gdp"), as FRED itself takes them: that is still accepted, split here.
+ */
 const tagList = (what: string) =>
-  z.union([z.array(z.string().min(1).max(100)).min(1).max(50), z.string().min(1).max(2000)]).describe(
-    `${what}: a list such as ["usa", "gdp"] or one semicolon-separated string "usa;gdp"`,
-  );
+  z.preprocess(
+    (v) => typeof v === "string" ? v.split(";").map((s) => s.trim()).filter((s) => s !== "") : v,
+    z.array(text(100)).refine((a) => a.length >= 1 && a.length <= 50, "expected 1 to 50 tag names"),
+  ).describe(what);
 const REGION_TYPES = [
   "bea",
   "msa",
@@ -68,153 +88,159 @@ const FREQUENCIES = [
   "bwem",
 ] as const;
 
-/** Every FRED parameter's field, shared by the tools that take it. */
+/** The largest offset accepted: far past any FRED list (about 800,000 series in all). */
+const MAX_OFFSET = 10_000_000;
+
+/**
+ * Every FRED parameter's field, shared by the tools that take it. One short description each:
+ * which operations take a parameter is said once, in the tool description.
+ */
 const PARAMS = {
-  category_id: z.number().int().min(0).describe(
-    "Category id; 0 is the root (default 0 for get and list_children)",
-  ),
-  release_id: z.number().int().min(1).describe("Release id, e.g. 53 (Gross Domestic Product)"),
-  source_id: z.number().int().min(1).describe("Source id, e.g. 1 (Board of Governors)"),
-  element_id: z.number().int().min(0).describe(
-    "get_tables: the table element to start from (default: the root)",
-  ),
-  series_id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "expected a FRED series id such as GNPCA").describe(
-    "FRED series id, e.g. GNPCA, UNRATE, DGS10",
-  ),
-  search_text: z.string().min(1).max(500).describe(
-    "Words to search for (series search: in titles, notes and ids; tag operations: in tag names)",
-  ),
-  series_search_text: z.string().min(1).max(500).describe(
-    "search_tags/search_related_tags: words matching series",
-  ),
-  tag_search_text: z.string().min(1).max(500).describe(
-    "search_tags/search_related_tags: words matching tag names",
-  ),
-  search_type: z.enum(["full_text", "series_id"]).describe(
-    'search: "full_text" (default) or "series_id" (id pattern)',
-  ),
-  realtime_start: date("Start of the real-time (ALFRED vintage) period, YYYY-MM-DD (default: today)"),
-  realtime_end: date("End of the real-time period, YYYY-MM-DD (default: today)"),
-  limit: z.number().int().min(1).max(1_000_000).describe(
-    'Most items to return: lists up to 1,000, dates up to 10,000, observations up to 100,000 per call; with output "file" any number (fetched page by page). Default: 25 series, 100 other items, 500 dates, all observations; with output "file" all items',
-  ),
-  offset: z.number().int().min(0).describe("Items to skip, for paging (default 0)"),
-  order_by: z.string().max(40).describe(
-    "Sort key; allowed values depend on the operation (an invalid one is answered with the list)",
-  ),
-  sort_order: z.enum(["asc", "desc"]).describe('"asc" or "desc"'),
+  category_id: integer(0, 1_000_000_000).describe("Default 0 (the root)"),
+  release_id: integer(1, 1_000_000_000).describe("Release id, e.g. 53"),
+  source_id: integer(1, 1_000_000_000).describe("Source id, e.g. 1"),
+  element_id: integer(0, 1_000_000_000).describe("Default: the root"),
+  series_id: z.string().refine(
+    (s) => /^[A-Za-z0-9._-]{1,64}$/.test(s),
+    "expected a FRED series id such as GNPCA",
+  )
+    .describe("e.g. GNPCA"),
+  search_text: text(500).describe("Words in tag names"),
+  series_search_text: text(500).describe("Words matching series"),
+  tag_search_text: text(500).describe("Words in tag names"),
+  search_type: z.enum(["full_text", "series_id"]).describe("Default full_text"),
+  realtime_start: date("YYYY-MM-DD"),
+  realtime_end: date("YYYY-MM-DD"),
+  limit: integer(1, 1_000_000).describe("Most items"),
+  offset: integer(0, MAX_OFFSET).describe("Items to skip"),
+  order_by: text(40).describe("Sort key"),
+  sort_order: z.enum(["asc", "desc"]).describe("Default asc"),
   filter_variable: z.enum(["frequency", "units", "seasonal_adjustment"]).describe(
-    "Series lists: attribute to filter on, with filter_value",
+    "Filter on, with filter_value",
   ),
-  filter_value: z.string().min(1).max(200).describe(
-    'Value of filter_variable (e.g. "Monthly"); get_updates: "macro", "regional" or "all"',
-  ),
-  tag_names: tagList("Tags that must all match"),
-  exclude_tag_names: tagList("Tags that must not match (needs tag_names)"),
-  tag_group_id: z.enum(["freq", "gen", "geo", "geot", "rls", "seas", "src", "cc"]).describe(
-    "Tag group: freq, gen (general), geo, geot (geography type), rls (release), seas, src (source), cc (citation)",
-  ),
-  include_release_dates_with_no_data: z.boolean().describe(
-    "get_dates: include dates without data yet, i.e. the upcoming release calendar (default false)",
-  ),
-  include_observation_values: z.boolean().describe("get_tables: include observation values (default false)"),
-  observation_date: date("get_tables: date of the observation values (default 9999-12-31, the latest)"),
-  observation_start: date("First observation date, YYYY-MM-DD"),
-  observation_end: date("Last observation date, YYYY-MM-DD"),
+  filter_value: text(200).describe('e.g. "Monthly"'),
+  tag_names: tagList("All must match"),
+  exclude_tag_names: tagList("Tags to exclude"),
+  tag_group_id: z.enum(["freq", "gen", "geo", "geot", "rls", "seas", "src", "cc"]).describe("Tag group"),
+  include_release_dates_with_no_data: z.boolean().describe("Add future dates (default false)"),
+  include_observation_values: z.boolean().describe("Default false"),
+  observation_date: date("Default: latest"),
+  observation_start: date("YYYY-MM-DD"),
+  observation_end: date("YYYY-MM-DD"),
   units: z.enum(UNIT_CODES).describe(
-    "Transformation: lin (levels, default), chg (change), ch1 (change from a year ago), pch (% change), pc1 (% change from a year ago), pca (compounded annual rate), cch (continuously compounded rate), cca (continuously compounded annual rate), log (natural log)",
+    "Transformation: chg change, pch %, ch1/pc1 vs a year ago, pca/cch/cca compounded, log (default lin)",
   ),
-  frequency: z.enum(FREQUENCIES).describe(
-    "Aggregate to a lower frequency: d, w, bw, m, q, sa, a, or wef/weth/wew/wetu/wem/wesu/wesa (weekly ending Fri..Sat), bwew/bwem (biweekly ending Wed/Mon)",
+  frequency: z.enum(FREQUENCIES).describe("Aggregate to"),
+  aggregation_method: z.enum(["avg", "sum", "eop"]).describe("Default avg"),
+  output_type: integer(1, 4).describe(
+    "1 real-time period (default), 2/3 by vintage (all/changed), 4 first release",
   ),
-  aggregation_method: z.enum(["avg", "sum", "eop"]).describe(
-    "How frequency aggregation combines values: avg (default), sum, eop (end of period)",
-  ),
-  output_type: z.number().int().min(1).max(4).describe(
-    "1 by real-time period (default), 2 by vintage date, all observations, 3 by vintage date, new and revised only, 4 initial release only",
-  ),
-  vintage_dates: z.union([z.array(calendarDate()).min(1).max(2000), z.string().min(10).max(30_000)])
-    .describe(
-      "Vintage dates (YYYY-MM-DD): a list, or one comma-separated string; at most 2,000",
-    ),
-  start_time: z.string().regex(/^\d{12}$/, "expected YYYYMMDDHhmm").refine(
-    isCalendarTime,
-    "expected a real date and time as YYYYMMDDHhmm",
-  ).describe(
-    "get_updates: start of the update window, YYYYMMDDHhmm (US Central time; needs end_time)",
-  ),
-  end_time: z.string().regex(/^\d{12}$/, "expected YYYYMMDDHhmm").refine(
-    isCalendarTime,
-    "expected a real date and time as YYYYMMDDHhmm",
-  ).describe(
-    "get_updates: end of the update window, YYYYMMDDHhmm (needs start_time)",
-  ),
-  shape: z.enum(REGION_TYPES).describe(
-    "get_shapes: the shape set, e.g. state, county, msa, frb, bea, country",
-  ),
-  region_type: z.enum(REGION_TYPES).describe("get_regional_data: the region type, e.g. state, county, msa"),
-  series_group: z.string().regex(/^[A-Za-z0-9]{1,20}$/, "expected a series group id such as 882").describe(
-    'get_regional_data: series group id (e.g. "882"; get_series_group tells it for a series)',
-  ),
-  date: date("Maps: the observation date, YYYY-MM-DD (get_series_data default: the latest)"),
-  start_date: date("Maps: first date of a range ending at date, YYYY-MM-DD"),
-  season: z.enum(["SA", "NSA", "SSA", "SAAR", "NSAAR"]).describe("get_regional_data: seasonal adjustment"),
-  transformation: z.enum(UNIT_CODES).describe("get_regional_data: transformation code (same codes as units)"),
+  vintage_dates: z.preprocess(
+    // Earlier versions took one comma-separated string too: still accepted, split here.
+    (v) => typeof v === "string" ? v.split(",").map((s) => s.trim()).filter((s) => s !== "") : v,
+    z.array(calendarDate()).refine((a) => a.length >= 1 && a.length <= 2000, "expected 1 to 2,000 dates"),
+  ).describe("YYYY-MM-DD, at most 2,000"),
+  start_time: time("YYYYMMDDHhmm, US Central"),
+  end_time: time("YYYYMMDDHhmm"),
+  shape: z.enum(REGION_TYPES).describe("Region type"),
+  region_type: z.enum(REGION_TYPES).describe("Region type"),
+  series_group: z.string().refine(
+    (s) => /^[A-Za-z0-9]{1,20}$/.test(s),
+    "expected a series group id such as 882",
+  )
+    .describe('Group id, e.g. "882"'),
+  date: date("YYYY-MM-DD (series data default: latest)"),
+  start_date: date("Range start, YYYY-MM-DD"),
+  season: z.enum(["SA", "NSA", "SSA", "SAAR", "NSAAR"]).describe("Seasonal adjustment"),
+  transformation: z.enum(UNIT_CODES).describe("As fred_series units"),
 } as const;
 
-/** Maps' `units` is free text (it only labels the result), unlike the observation codes. */
-const MAPS_UNITS = z.string().min(1).max(100).describe(
-  'get_regional_data: units label, e.g. "Dollars" (required)',
-);
-
-/** Arguments every data tool takes besides the FRED parameters. */
-const OUTPUT_FIELDS = {
-  output: z.enum(OUTPUT_MODES).optional().describe(
-    '"auto" (default; FRED_OUTPUT_MODE): inline when small, else a file with an excerpt; "screen": inline, cut to the response limit; "file": write a project file and return its path and resource link',
-  ),
-  format: z.enum(FILE_FORMATS).optional().describe(
-    'File format when writing: "csv" (default; FRED_OUTPUT_FORMAT) or "json"',
-  ),
-  project: z.string().max(200).optional().describe(
-    'Project folder for files (default "default"; FRED_PROJECT_NAME): letters, digits, "-" and "_"',
-  ),
-  filename: z.string().max(200).optional().describe(
-    "File name without folder (extension added); default from FRED_FILENAME_PATTERN. Existing files are never overwritten",
-  ),
-  response_format: responseFormatField,
+/** Per-tool wording where a parameter means something else there. */
+const TOOL_PARAMS: Record<string, Partial<Record<string, z.ZodType>>> = {
+  fred_series: {
+    search_text: text(500).describe("Search words"),
+    filter_value: text(200).describe('e.g. "Monthly"; get_updates: macro, regional or all'),
+  },
+  // Maps' `units` is free text (it only labels the result), unlike the observation codes.
+  fred_maps: { units: text(100).describe('Units label, e.g. "Dollars"') },
 };
 
+/** Each tool's `limit`: its defaults (FRED's most per call is said by the error past it). */
+const LIMITS: Record<string, string> = {
+  fred_category: "Default 25 series, 100 tags",
+  fred_release: "Default 25 series, 100 others, 500 dates",
+  fred_series: "Default 25 series, 100 tags, 500 dates, all observations",
+  fred_source: "Default 100",
+  fred_tag: "Default 25 series, 100 tags",
+};
+
+/** What a data tool's description and defaults depend on (the configured FRED_* defaults). */
+export interface InputDefaults {
+  output_mode: "auto" | "screen" | "file";
+  output_format: "csv" | "json";
+  project_name: string;
+}
+
+const DEFAULTS: InputDefaults = { output_mode: "auto", output_format: "csv", project_name: "default" };
+
+/**
+ * `response_format` as every tool has it, worded shorter than the shared field: each word is
+ * paid on every turn by every connected agent.
+ */
+export const responseFormat = z.enum(["markdown", "json"]).optional().describe("Default markdown");
+
+/** Arguments every data tool takes besides the FRED parameters. */
+function outputFields(d: InputDefaults): Record<string, z.ZodType> {
+  return {
+    output: z.enum(OUTPUT_MODES).optional().describe(
+      d.output_mode === "auto"
+        ? "Default auto: inline if small, else a file"
+        : `Default ${d.output_mode}; auto: inline if small, else a file`,
+    ),
+    format: z.enum(FILE_FORMATS).optional().describe(`Default ${d.output_format}`),
+    project: text(200).optional().describe(`Default "${d.project_name}"`),
+    filename: text(200).optional().describe("No extension"),
+    response_format: responseFormat,
+    // Defined here, shorter than the core's shared field, which the core then leaves out.
+    fresh: z.boolean().optional().describe("Bypass the cache"),
+  };
+}
+
 /** Names of arguments that are not FRED parameters. */
-export const NON_FRED_ARGS: ReadonlySet<string> = new Set(["operation", ...Object.keys(OUTPUT_FIELDS)]);
+export const NON_FRED_ARGS: ReadonlySet<string> = new Set([
+  "operation",
+  ...Object.keys(outputFields(DEFAULTS)),
+]);
 
 /** The input schema of a data tool: `operation`, its operations' parameters, output arguments. */
-export function toolInput(tool: string): z.ZodObject {
+export function toolInput(tool: string, defaults: InputDefaults = DEFAULTS): z.ZodObject {
   const ops = OPERATIONS[tool] ?? [];
   const names = new Set<string>();
   for (const o of [...ops, ...(tool === "fred_release" ? [ALL_RELEASE_DATES] : [])]) {
     for (const p of [...o.required, ...o.optional]) names.add(p);
   }
   const shape: Record<string, z.ZodType> = {
-    operation: z.string().meta({ enum: operationNames(tool) }).describe(
-      `What to do: ${operationNames(tool).join(", ")} (see the tool description)`,
-    ),
+    // A string with the names as its enum, so an unknown operation gets seed 003's INVALID_OPERATION.
+    operation: z.string().meta({ enum: operationNames(tool) }).describe("What to do"),
   };
   for (const name of names) {
-    const field = tool === "fred_maps" && name === "units" ? MAPS_UNITS : PARAMS[name as keyof typeof PARAMS];
+    let field = TOOL_PARAMS[tool]?.[name] ?? PARAMS[name as keyof typeof PARAMS];
     if (!field) throw new Error(`No field for parameter "${name}"`);
+    if (name === "limit") field = PARAMS.limit.describe(LIMITS[tool] ?? "Default 100");
     shape[name] = field.optional();
   }
-  return z.strictObject({ ...shape, ...OUTPUT_FIELDS });
+  return z.strictObject({ ...shape, ...outputFields(defaults) });
 }
 
 /** The arguments a data tool's handler receives. */
 export type DataArgs = Record<string, unknown> & {
   operation: string;
   output?: "auto" | "screen" | "file";
+  fresh?: boolean;
   format?: "csv" | "json";
   project?: string;
   filename?: string;
-  response_format: "markdown" | "json";
+  response_format?: "markdown" | "json";
 };
 
 /**
@@ -315,21 +341,6 @@ export function resolveOperation(
       }`,
       { field: "filter_value", hint: "Pick a filter_value from the list" },
     );
-  }
-  if (typeof args["vintage_dates"] === "string") {
-    const bad = (args["vintage_dates"] as string).split(",").map((s) => s.trim()).find((d) =>
-      !isCalendarDate(d)
-    );
-    if (bad !== undefined) {
-      throw new ToolError(
-        "VALIDATION_ERROR",
-        `"vintage_dates" holds "${bad}", which is not a real calendar date as YYYY-MM-DD`,
-        {
-          field: "vintage_dates",
-          hint: 'Give dates as ["2020-01-01", "2021-01-01"] or "2020-01-01,2021-01-01"',
-        },
-      );
-    }
   }
   return spec;
 }

@@ -88,10 +88,12 @@ export function itemFor(
   return out;
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
 function record(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? value as Record<string, unknown>
-    : {};
+  return isRecord(value) ? value : {};
 }
 
 function decodeError(what: string): ToolError {
@@ -100,12 +102,33 @@ function decodeError(what: string): ToolError {
   });
 }
 
-/** Parses one answer of an operation of `kind`. */
-export function parseResponse(kind: ItemKind, data: unknown): Parsed {
-  if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw decodeError("not a JSON object");
+/** Whether an answer of `kind` can be read (parseResponse would not throw): only those are cached. */
+export function isReadable(kind: ItemKind, data: unknown): boolean {
+  try {
+    parseResponse(kind, data);
+    return true;
+  } catch {
+    return false;
   }
-  const body = data as Record<string, unknown>;
+}
+
+/**
+ * Parses one answer of an operation of `kind`. An answer without the list (or object) the
+ * operation returns is a DECODE_ERROR, never an empty result: FRED always sends the list, empty
+ * when nothing matches, so its absence means the answer is not what the operation asked for.
+ */
+export function parseResponse(kind: ItemKind, data: unknown): Parsed {
+  if (!isRecord(data)) throw decodeError("not a JSON object");
+  const body = data;
+  if (typeof body["error_message"] === "string") {
+    throw new ToolError(
+      "DECODE_ERROR",
+      `FRED answered with an error: ${shorten(body["error_message"], 300)}`,
+      {
+        hint: "Check the request; if it persists, FRED may have changed this endpoint",
+      },
+    );
+  }
   switch (kind) {
     case "elements":
       return parseTables(body);
@@ -113,8 +136,8 @@ export function parseResponse(kind: ItemKind, data: unknown): Parsed {
       return parseMapsData(body);
     case "series_group": {
       const group = body["series_group"];
-      if (!group || typeof group !== "object") throw decodeError('no "series_group" object');
-      return { items: [record(group)], meta: {} };
+      if (!isRecord(group)) throw decodeError('no "series_group" object');
+      return { items: [group], meta: {} };
     }
     case "shapes": {
       const features = body["features"];
@@ -130,8 +153,10 @@ export function parseResponse(kind: ItemKind, data: unknown): Parsed {
 
 function parseList(kind: ItemKind, body: Record<string, unknown>): Parsed {
   const key = LIST_KEYS[kind]!;
-  const raw = body[key] ?? [];
-  if (!Array.isArray(raw)) throw decodeError(`"${key}" is not a list`);
+  const raw = body[key];
+  if (!Array.isArray(raw)) {
+    throw decodeError(raw === undefined ? `no "${key}" list` : `"${key}" is not a list`);
+  }
   const meta: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) if (k !== key) meta[k] = v;
   const items = raw.map((r) => listItem(kind, r));
@@ -155,7 +180,8 @@ export function listItem(kind: ItemKind, raw: unknown): Record<string, unknown> 
 }
 
 function parseTables(body: Record<string, unknown>): Parsed {
-  const elements = record(body["elements"]);
+  const elements = body["elements"];
+  if (!isRecord(elements)) throw decodeError('no "elements" object');
   const items = Object.values(elements).map((e) => {
     const el = record(e);
     const children = Array.isArray(el["children"]) ? el["children"].map((c) => record(c)["element_id"]) : [];
@@ -169,21 +195,22 @@ function parseTables(body: Record<string, unknown>): Parsed {
 function parseMapsData(body: Record<string, unknown>): Parsed {
   let meta: Record<string, unknown>;
   let byDate: Record<string, unknown>;
-  if (body["meta"] && typeof body["meta"] === "object") {
-    const m = record(body["meta"]);
-    byDate = record(m["data"]);
+  if ("meta" in body) {
+    const m = body["meta"];
+    if (!isRecord(m) || !isRecord(m["data"])) throw decodeError('no "data" object in "meta"');
+    byDate = m["data"];
     meta = {};
     for (const [k, v] of Object.entries(m)) if (k !== "data") meta[k] = v;
   } else {
     // The older layout: {"<title>": {"2013": [rows]}}.
     const [title, value] = Object.entries(body)[0] ?? [];
-    if (title === undefined) throw decodeError('no "meta" object with map data');
-    byDate = record(value);
+    if (title === undefined || !isRecord(value)) throw decodeError('no "meta" object with map data');
+    byDate = value;
     meta = { title };
   }
   const items: Record<string, unknown>[] = [];
   for (const [date, rows] of Object.entries(byDate)) {
-    if (!Array.isArray(rows)) continue;
+    if (!Array.isArray(rows)) throw decodeError(`the rows of "${date}" are not a list`);
     for (const row of rows) {
       const r = record(row);
       items.push({

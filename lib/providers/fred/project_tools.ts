@@ -2,97 +2,60 @@
 // storage root (seed 003's layout), with their files' resource URIs.
 import { z } from "zod";
 import type { ToolDefinition } from "../../mcp/provider.ts";
-import {
-  fitToLimit,
-  jsonText,
-  markdownTable,
-  responseFormatField,
-  truncationNotice,
-} from "../../mcp/output.ts";
+import { fitToLimit, jsonText, markdownTable, truncationNotice } from "../../mcp/output.ts";
+import { anyObject } from "../../output/schema.ts";
 import type { ProjectStorage } from "../../output/storage.ts";
+import { integer, responseFormat, text } from "./params.ts";
 
 /** The folders every FRED project gets, per seed 003. */
 export const PROJECT_SUBDIRS = ["series", "maps", "releases", "categories", "sources", "tags"] as const;
 
 const LOCAL = { openWorldHint: false } as const;
 
-const projectName = z.string().min(1).max(200).describe(
-  'Project name: 1-64 letters, digits, "-" or "_", e.g. "inflation-study"',
-);
-
-const projectInfo = z.object({
-  name: z.string().describe("Project name"),
-  path: z.string().describe("Absolute folder on the server"),
-  description: z.string().nullable().describe("Description given at creation"),
-  file_count: z.number().int().describe("Files stored"),
-  total_size_mb: z.number().describe("Their size in MB"),
-  created_date: z.string().describe("Creation date (YYYY-MM-DD)"),
-  last_modified: z.string().describe("Last change (YYYY-MM-DD)"),
-});
-
-const fileInfo = z.object({
-  name: z.string().describe("File name"),
-  path: z.string().describe("Path inside the project, e.g. series/GNPCA_observations_20251008_143022.csv"),
-  full_path: z.string().describe("Absolute path on the server"),
-  size_bytes: z.number().int().describe("Size in bytes"),
-  size_mb: z.number().describe("Size in MB"),
-  rows: z.number().int().nullable().describe("Rows written, when recorded"),
-  created: z.string().describe("When written (ISO 8601)"),
-  modified: z.string().describe("Last modified (ISO 8601)"),
-  format: z.string().describe("csv or json"),
-  resource_uri: z.string().describe("Resource URI for resources/read"),
-});
+const projectName = text(200).describe("Project name");
 
 /** The three project tools over one storage. */
 // deno-lint-ignore no-explicit-any
 export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[] {
-  const listInput = z.strictObject({ response_format: responseFormatField });
-  const listOutput = z.object({
-    status: z.literal("success").describe("Always success"),
-    storage_dir: z.string().describe("The storage root on the server"),
-    projects: z.array(projectInfo).describe("Projects by name"),
-    total_projects: z.number().int().describe("Projects in all"),
-    total_storage_mb: z.number().describe("Size of every project's files in MB"),
+  const listInput = z.strictObject({ response_format: responseFormat });
+  // Compact output schemas: open, principal fields only (the text and docs describe the rest).
+  const listOutput = z.looseObject({
+    storage_dir: z.string(),
+    projects: z.array(anyObject()),
+    total_projects: z.number(),
   });
   const createInput = z.strictObject({
-    project_name: projectName,
-    description: z.string().max(500).optional().describe("What the project is for"),
-    response_format: responseFormatField,
+    project_name: text(200).describe("Letters, digits, - and _, e.g. gdp-study"),
+    description: text(500).optional().describe("What it is for"),
+    response_format: responseFormat,
   });
-  const createOutput = z.object({
-    status: z.literal("success").describe("Always success"),
-    project_name: z.string().describe("The project"),
-    project_path: z.string().describe("Its folder on the server"),
-    created: z.boolean().describe("False when it existed already (nothing was changed)"),
-    subdirectories_created: z.array(z.string()).describe("Its folders"),
-    message: z.string().describe("What happened"),
+  const createOutput = z.looseObject({
+    project_name: z.string(),
+    project_path: z.string(),
+    created: z.boolean(),
   });
   const filesInput = z.strictObject({
     project_name: projectName,
-    subdirectory: z.enum(PROJECT_SUBDIRS).optional().describe(
-      "Only files in this folder: series, maps, releases, categories, sources or tags",
+    subdirectory: z.enum(PROJECT_SUBDIRS).optional().describe("Only this one"),
+    sort_by: z.enum(["name", "size", "modified", "created"]).optional().describe(
+      "Default modified (newest first)",
     ),
-    sort_by: z.enum(["name", "size", "modified", "created"]).default("modified").describe(
-      "name (A-Z), size, modified or created (largest or newest first); default modified",
-    ),
-    limit: z.number().int().min(1).max(1000).default(100).describe("Most files to list (default 100)"),
-    response_format: responseFormatField,
+    limit: integer(1, 1000).optional().describe("Default 100, at most 1,000"),
+    response_format: responseFormat,
   });
-  const filesOutput = z.object({
-    status: z.literal("success").describe("Always success"),
-    project_name: z.string().describe("The project"),
-    project_path: z.string().describe("Its folder on the server"),
-    files: z.array(fileInfo).describe("Files, in the order asked"),
-    count: z.number().int().describe("Files in this answer"),
-    total_files: z.number().int().describe("Files matching in all"),
-    total_size_mb: z.number().describe("Their size in MB"),
+  const filesOutput = z.looseObject({
+    project_path: z.string(),
+    files: z.array(anyObject()),
+    count: z.number(),
+    total_files: z.number(),
   });
 
   const list: ToolDefinition<typeof listInput, typeof listOutput> = {
     name: "fred_project_list",
     title: "FRED projects",
+    toolset: "fred-projects",
     description:
-      'Lists the FRED data projects in the storage folder (FRED_STORAGE_DIR, by default the per-user data folder\'s fred/), with file counts, sizes and dates. Use it to pick a project for output: "file". Over HTTP each session sees only the projects it made.',
+      'FRED projects (folders of the files data tools write with output "file"), with file counts, sizes and dates.',
     input: listInput,
     output: listOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, ...LOCAL },
@@ -129,9 +92,8 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
   const create: ToolDefinition<typeof createInput, typeof createOutput> = {
     name: "fred_project_create",
     title: "Create a FRED project",
-    description: `Creates a project folder in the storage folder with the subfolders ${
-      PROJECT_SUBDIRS.join(", ")
-    } and a .project.json holding its description. An existing project is left unchanged. Names: 1-64 letters, digits, "-" or "_". The storage folder holds at most FRED_MAX_PROJECTS projects (STORAGE_LIMIT past that).`,
+    toolset: "fred-projects",
+    description: 'Creates a FRED project folder for output "file" (an existing one is kept).',
     input: createInput,
     output: createOutput,
     annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false, ...LOCAL },
@@ -162,16 +124,16 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
   const files: ToolDefinition<typeof filesInput, typeof filesOutput> = {
     name: "fred_project_files",
     title: "FRED project files",
-    description:
-      "Lists the files of a FRED project (optionally one subfolder), with size, rows, dates, format and the resource URI to read each through resources/read.",
+    toolset: "fred-projects",
+    description: "A FRED project's files, with size, rows, dates and the resource URI to read each.",
     input: filesInput,
     output: filesOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, ...LOCAL },
     async handler(args, ctx) {
       const listed = await storage.forOwner(ctx.owner).listFiles(args.project_name, {
         ...(args.subdirectory ? { subdir: args.subdirectory } : {}),
-        sortBy: args.sort_by,
-        limit: args.limit,
+        sortBy: args.sort_by ?? "modified",
+        limit: args.limit ?? 100,
       });
       const fitted = fitToLimit(listed.files, ctx.limits.characterLimit, ({ items, truncated }) => {
         const structured = {

@@ -581,23 +581,37 @@ Deno.test("fred data tools answer every operation, refuse bad input, map upstrea
   );
 });
 
-Deno.test("fred without a key lists its tools and answers calls with a configuration error", async () => {
+Deno.test("fred without a key serves only the project tools and says in the log what the key would add", async () => {
   await using s = await startStdio({ args: ["--providers", "fred"] });
   const tools = providerTools((await s.client.listTools()).tools);
-  assert.equal(tools.length, 12);
-  const r = await s.client.callTool({
-    name: "fred_series",
-    arguments: { operation: "get", series_id: "GNPCA" },
-  });
-  const e = errorOf(r);
-  assert.equal(e["error_type"], "CONFIGURATION_ERROR");
-  assert.match(String(e["hint"]), /FRED_API_KEY/);
-  assert.match(String(e["hint"]), /fredaccount\.stlouisfed\.org\/apikeys/);
+  assert.deepEqual(tools.map((t) => t.name), [
+    "fred_project_list",
+    "fred_project_create",
+    "fred_project_files",
+  ]);
+  // A tool that is not served is an unknown tool: a protocol error, not a tool result.
+  await assert.rejects(
+    s.client.callTool({ name: "fred_series", arguments: { operation: "get", series_id: "GNPCA" } }),
+    /Unknown tool "fred_series"/,
+  );
+  // The core tools say why and how to enable them.
+  const described = await s.client.callTool({ name: "opendata_describe", arguments: {} });
+  assert.match(JSON.stringify(described.structuredContent), /fred-data.*FRED_API_KEY/);
   // Project tools need no key.
   const projects = await s.client.callTool({ name: "fred_project_list", arguments: {} });
   assert.notEqual(projects.isError, true);
   await s.close();
-  assert.match(s.stderr(), /"level":"warn","msg":"FRED_API_KEY is not set/);
+  const warning = s.stderr().split("\n").find((l) =>
+    l.includes('"level":"warn"') && l.includes("FRED_API_KEY")
+  );
+  assert.ok(warning, "a start-up warning names FRED_API_KEY");
+  const msg = String(JSON.parse(warning!)["msg"]);
+  assert.match(msg, /FRED_API_KEY is not set/);
+  assert.match(msg, /not served/);
+  assert.match(msg, /fred_series/);
+  assert.match(msg, /fred_job_status/);
+  assert.match(msg, /fredaccount\.stlouisfed\.org\/apikeys/);
+  assert.doesNotMatch(msg, /configuration error/);
 });
 
 Deno.test("fred with a malformed key starts with a warning that does not show the key", async () => {

@@ -180,12 +180,6 @@ Deno.test("resolveOperation() refuses unknown operations, missing and foreign pa
     "VALIDATION_ERROR",
     "limit",
   );
-  refused(
-    "fred_series",
-    args("get_observations", { series_id: "X", vintage_dates: "2020-01-01,2020-13" }),
-    "VALIDATION_ERROR",
-    "vintage_dates",
-  );
   assert.equal(
     resolveOperation("fred_series", args("get_vintage_dates", { series_id: "X", limit: 10_000 })).operation,
     "get_vintage_dates",
@@ -272,4 +266,62 @@ Deno.test("resolveOperation() lets output file ask for more than one FRED page",
   const many = args("search", { search_text: "gdp", limit: 5000 });
   assert.throws(() => resolveOperation("fred_series", many), /above FRED's maximum/);
   assert.equal(resolveOperation("fred_series", many, { multiPage: true }).operation, "search");
+});
+
+Deno.test("toolInput() serves tag lists and vintage dates as arrays of strings and still takes the old strings", () => {
+  const input = toolInput("fred_series");
+  const json = z.toJSONSchema(input, { io: "input" }) as {
+    properties: Record<string, { type?: string; items?: { type?: string } }>;
+  };
+  for (const name of ["tag_names", "exclude_tag_names", "vintage_dates"]) {
+    assert.equal(json.properties[name]!.type, "array", name);
+    assert.equal(json.properties[name]!.items?.type, "string", name);
+  }
+  const tags = input.parse({
+    operation: "search_related_tags",
+    series_search_text: "x",
+    tag_names: "usa; gdp",
+  });
+  assert.deepEqual(tags["tag_names"], ["usa", "gdp"], "a semicolon-separated string is split");
+  const dates = input.parse({
+    operation: "get_observations",
+    series_id: "X",
+    vintage_dates: "2020-01-01, 2021-01-01",
+  });
+  assert.deepEqual(dates["vintage_dates"], ["2020-01-01", "2021-01-01"], "a comma-separated string is split");
+  const bad = input.safeParse({
+    operation: "get_observations",
+    series_id: "X",
+    vintage_dates: "2020-01-01,2020-13",
+  });
+  assert.equal(bad.success, false);
+  assert.equal(bad.error!.issues[0]!.path[0], "vintage_dates");
+  assert.match(bad.error!.issues[0]!.message, /real calendar date/);
+  const empty = input.safeParse({ operation: "get_tags", series_id: "X", tag_names: [] });
+  assert.equal(empty.success, false, "an empty tag list is refused");
+  const many = input.safeParse({
+    operation: "get_observations",
+    series_id: "X",
+    vintage_dates: Array.from({ length: 2001 }, () => "2020-01-01"),
+  });
+  assert.match(many.error!.issues[0]!.message, /2,000/);
+});
+
+Deno.test("toolInput() checks ids, offsets and texts without serving their bounds", () => {
+  const input = toolInput("fred_release");
+  const json = z.toJSONSchema(input, { io: "input" }) as {
+    properties: Record<string, Record<string, unknown>>;
+  };
+  assert.deepEqual(json.properties["release_id"], { type: "integer", description: "Release id, e.g. 53" });
+  assert.equal(json.properties["offset"]!["maximum"], undefined);
+  for (
+    const [field, value] of [["release_id", 0], ["release_id", 1.5], ["offset", -1], ["limit", 0]] as const
+  ) {
+    const r = input.safeParse({ operation: "get_series", release_id: 53, [field]: value });
+    assert.equal(r.success, false, `${field} ${value}`);
+    assert.equal(r.error!.issues[0]!.path[0], field);
+  }
+  const blank = input.safeParse({ operation: "get_tags", release_id: 53, search_text: "  " });
+  assert.equal(blank.success, false, "a blank search text is refused");
+  assert.equal(toolInput("fred_series").safeParse({ operation: "get", series_id: "a b" }).success, false);
 });

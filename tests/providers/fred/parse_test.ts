@@ -8,7 +8,13 @@ import {
   sourceLines,
   sourceOf,
 } from "../../../lib/providers/fred/format.ts";
-import { itemFor, parseResponse, screenItem, valueFor } from "../../../lib/providers/fred/parse.ts";
+import {
+  isReadable,
+  itemFor,
+  parseResponse,
+  screenItem,
+  valueFor,
+} from "../../../lib/providers/fred/parse.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
 
 const fixture = (name: string): unknown => JSON.parse(fixtureText(`fred/${name}`));
@@ -173,16 +179,36 @@ Deno.test("parseResponse() answers a DECODE_ERROR for shapes it cannot read", ()
       ["series", []],
       ["series", "text"],
       ["series", { seriess: "nope" }],
+      ["series", { count: 0 }],
+      ["observations", { seriess: [] }],
+      ["observations", { observations: null }],
+      ["vintage_dates", { vintage_dates: {} }],
       ["series_group", {}],
+      ["series_group", { series_group: "nope" }],
+      ["series_group", { series_group: [] }],
       ["shapes", { type: "FeatureCollection" }],
       ["regional_data", {}],
+      ["regional_data", { meta: null }],
+      ["regional_data", { meta: { title: "x" } }],
+      ["regional_data", { meta: { data: { "2013-01-01": "nope" } } }],
+      ["regional_data", { "Per Capita Personal Income": "nope" }],
+      ["elements", { name: "x" }],
+      ["elements", { elements: [] }],
+      ["tags", { error_code: 400, error_message: "Bad Request." }],
     ] as const
   ) {
     assert.throws(
       () => parseResponse(kind, data),
       (e: unknown) => e instanceof ToolError && e.errorType === "DECODE_ERROR",
+      JSON.stringify([kind, data]),
     );
+    assert.equal(isReadable(kind, data), false);
   }
+  // Empty lists are answers with nothing in them, not decode errors.
+  assert.deepEqual(parseResponse("series", { count: 0, seriess: [] }).items, []);
+  assert.deepEqual(parseResponse("elements", { elements: {} }).items, []);
+  assert.deepEqual(parseResponse("regional_data", { meta: { title: "x", data: {} } }).items, []);
+  assert.equal(isReadable("series", { seriess: [] }), true);
 });
 
 Deno.test("screenItem() shortens long notes and drops real-time fields that repeat the answer's", () => {
