@@ -11,7 +11,7 @@ export const responseFormatField = z
   .enum(["markdown", "json"])
   .default("markdown")
   .describe(
-    'Text block format: "markdown" (default) for reading, "json" for the same data as structuredContent',
+    'Text: "markdown" (default) or "json" (the structured data)',
   );
 
 /** The pagination envelope every paged result carries. */

@@ -109,7 +109,7 @@ const inputCache = new WeakMap<object, { schema: z.ZodType; addsFresh: boolean }
 
 /** The shared `fresh` argument every upstream-backed tool accepts. */
 export const FRESH_FIELD = z.boolean().default(false).describe(
-  "Set true to bypass the server's response cache and fetch from the upstream again (default false)",
+  "True: skip the server's cache, ask the source again",
 );
 
 /**
