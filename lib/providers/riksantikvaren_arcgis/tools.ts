@@ -609,7 +609,8 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodType, typeof query
         attachGeometries(features, shownRaw.map((c) => c.geometry), {
           format: a.response_format,
           characterLimit: ctx.limits.characterLimit,
-          leftOutHint: "ask for fewer features",
+          leftOutHint:
+            'ask for fewer features, or write them whole with output "file" and response_format "json"',
         });
       }
       const room = ctx.limits.characterLimit - 400 - (file ? 2 * file.line.length : 0);

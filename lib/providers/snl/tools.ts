@@ -693,7 +693,9 @@ function articleMarkdown(s: ArticleOut): string {
     lines.push(`More follows: call snl-article again with the same article and offset=${s.next_offset}.`, "");
   }
   if (s.links.length && !s.has_more) {
-    const shown = s.links.length < s.links_total ? ` (${s.links.length} of ${s.links_total})` : "";
+    const shown = s.links.length < s.links_total
+      ? ` (${s.links.length} of ${s.links_total}; output "file" lists them all)`
+      : "";
     lines.push(`Links in the article${shown}: ${s.links.map((l) => `${l.text} (${l.url})`).join("; ")}`, "");
   }
   lines.push(creditLine(s.source));

@@ -75,6 +75,22 @@ function items(origin: string) {
   };
 }
 
+/** A site too big for one answer: a ring of 20,000 vertices and a 30,000-character description. */
+function hugeSite(): Json {
+  const ring: number[][] = [];
+  for (let i = 0; i < 20_000; i++) {
+    const t = (2 * Math.PI * i) / 20_000;
+    ring.push([10.76 + 0.01 * Math.cos(t) * (1 + 0.03 * Math.sin(41 * t)), 59.9 + 0.005 * Math.sin(t)]);
+  }
+  ring.push(ring[0]!);
+  return {
+    type: "Feature",
+    id: "77777",
+    geometry: { type: "Polygon", coordinates: [ring] },
+    properties: { navn: "Stort kulturmiljø", informasjon: "x".repeat(30_000), kommune: "0301" },
+  };
+}
+
 function fake(): FakeUpstream {
   const f = FakeUpstream.start([]);
   f.route({ path: ITEMS, reply: items(f.origin) })
@@ -87,6 +103,8 @@ function fake(): FakeUpstream {
           : { status: 404, json: {} };
       },
     });
+  // Added last, so it wins over the route of every other id.
+  f.route({ path: `${ITEMS}/77777`, reply: { json: hugeSite(), contentType: "application/geo+json" } });
   return f;
 }
 
@@ -192,6 +210,24 @@ Deno.test("riksantikvaren-feature takes the id as a string, and an integer id as
       );
       assert.equal((r["feature"] as Json)["id"], "10042");
     }
+  });
+});
+
+Deno.test("riksantikvaren-feature cut to fit says so, and output file holds the whole feature", async () => {
+  await withServer(async (s) => {
+    const args = { collection: "lokaliteter", id: "77777" };
+    const cut = await s.client.callTool({ name: "riksantikvaren-feature", arguments: args });
+    ok(cut);
+    assert.match(texts(cut)[0]!, /Cut to fit .*call again with output "file" for the whole feature/);
+    const r = await s.client.callTool({
+      name: "riksantikvaren-feature",
+      arguments: { ...args, output: "file" },
+    });
+    ok(r);
+    const fc = JSON.parse((await readLinked(s.client, r)).text);
+    const whole = hugeSite();
+    assert.deepEqual(fc.features[0].geometry, whole["geometry"], "every vertex");
+    assert.equal(fc.features[0].properties.informasjon.length, 30_000, "every character");
   });
 });
 

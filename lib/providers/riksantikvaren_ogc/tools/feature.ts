@@ -15,7 +15,8 @@ import {
   resolveDataset,
   TOOLSET,
 } from "../_common.ts";
-import { formatField, orDefault } from "../_files.ts";
+import { fileName, formatField, orDefault, outputField, withFile, written } from "../_files.ts";
+import { geoJsonFeature } from "../rows.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import { featureMarkdown, featureSchema, footer, licenceSchema } from "../format.ts";
 import type { FeatureOut } from "../format.ts";
@@ -35,13 +36,14 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
     ).describe('Feature id from a listing, e.g. "42178"'),
     include_geometry: orDefault(z.boolean(), true).describe("Include the GeoJSON geometry (default true)"),
     response_format: formatField,
+    output: outputField("the whole feature"),
   });
   return {
     name: "riksantikvaren-feature",
     title: "Riksantikvaren feature",
     toolset: TOOLSET,
     description:
-      "One cultural-heritage feature from api.ra.no by collection and id: all properties, summary fields and GeoJSON geometry ([lon, lat]).",
+      "One cultural-heritage feature by collection and id: all properties and its GeoJSON geometry.",
     input,
     output: featureOutput,
     annotations: READ_ONLY,
@@ -91,20 +93,49 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
         const r = build(feature);
         return r.text.length <= limit && JSON.stringify(r.structured).length <= limit;
       };
-      if (!fits(f)) f.properties = compactProperties(f.properties);
+      let cut = false;
+      if (!fits(f)) {
+        f.properties = compactProperties(f.properties);
+        cut = true;
+      }
       if (a.include_geometry && raw.geometry) {
         const fitted = fitGeometry(raw.geometry, (g) => fits({ ...f, geometry: g }));
         if (fitted) {
           f.geometry = fitted.geometry;
           f.geometry_note = fitted.simplified ? simplificationNote(fitted) : null;
+          cut ||= fitted.simplified;
         } else {
           f.geometry_note = "Geometry left out: even its bounding box did not fit the response limit";
+          cut = true;
         }
       } else if (a.include_geometry && raw.geometryUnreadable) {
         f.geometry_note = "The upstream geometry could not be read (not GeoJSON in WGS 84)";
       }
+      let file = null;
+      if (a.output === "file") {
+        const saved = await ctx.files.save({
+          name: fileName(`${a.collection}_feature`, id),
+          format: "json",
+          rows: [[geoJsonFeature(raw)]],
+          head: {
+            type: "FeatureCollection",
+            dataset,
+            collection: a.collection,
+            source_url: url,
+            licence,
+            coordinate_convention: COORDINATE_CONVENTION,
+          },
+          itemsKey: "features",
+          description:
+            `${a.collection} feature ${id} (${dataset}), whole: every property and the geometry; ${licence.name}`,
+        });
+        file = written(saved, "The whole feature (GeoJSON FeatureCollection)", ctx);
+      }
       const r = build(f);
-      return { text: r.text, structured: r.structured };
+      const note = cut && !file
+        ? '\n\nCut to fit the response limit (long properties shortened, geometry simplified): call again with output "file" for the whole feature.'
+        : "";
+      return withFile({ text: r.text + note, structured: r.structured }, file);
     },
   };
 }
