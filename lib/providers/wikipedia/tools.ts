@@ -1,27 +1,24 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { fitToLimit, formatText } from "../../mcp/output.ts";
-import type { ContentBlock, ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
+import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { articleText, cutPoint, safeIndex, sectionAt } from "./article_text.ts";
 import type { Section } from "./article_text.ts";
 import type { WikipediaApi } from "./client.ts";
 import { boundedUrl, clip, NOT_WELL_FORMED } from "../../html.ts";
+import { creditLine, n, pageShape, SHORT_TEXT_MAX, source, sourceSchema, TITLE_MAX } from "./format.ts";
+import type { Source } from "./format.ts";
 import {
-  creditLine,
-  fileLine,
+  endsFile,
   fileName,
-  fileOut,
   fileSchema,
   formatField,
-  n,
   orDefault,
-  pageShape,
-  SHORT_TEXT_MAX,
-  source,
-  sourceSchema,
-  TITLE_MAX,
-} from "./format.ts";
-import type { FileOut, Source } from "./format.ts";
+  outputField,
+  withFile,
+  written,
+} from "./_files.ts";
+import type { FileOut, Written } from "./_files.ts";
 import { LANGUAGE_MAX_LENGTH, LANGUAGE_PATTERN, languageProblem } from "./language.ts";
 import { hasContinue, interwikiOf, parseGeosearch, parsePages, parseSearch, resolveTitle } from "./parse.ts";
 import type { QueryPage, SearchHit } from "./parse.ts";
@@ -69,11 +66,6 @@ function languageField(defaultLanguage: string) {
     .describe(`Edition, e.g. "en" (default "${defaultLanguage}")`);
 }
 
-/** The `output` argument of the tools that can write their whole result to a file. */
-function outputField(what: string) {
-  return orDefault(z.enum(["inline", "file"]), "inline").describe(`"file": ${what} to a file`);
-}
-
 // "|" would ask for several pages at once; the others can never appear in a MediaWiki title.
 const titleField = z.string().trim()
   .refine((t) => t.length >= 1 && t.length <= 255, { message: "a title has 1 to 255 characters" })
@@ -83,28 +75,6 @@ const titleField = z.string().trim()
   })
   .refine((t) => t.isWellFormed(), { message: NOT_WELL_FORMED })
   .describe("Article title (redirects are followed)");
-
-/** What a file-writing call adds to its answer. */
-interface Written {
-  out: FileOut;
-  link: ContentBlock;
-  /** The sentence for the text block. */
-  line: string;
-}
-
-/** The `file` field and the extra content of an answer, when a file was written. */
-function withFile<S>(
-  r: { text: string; structured: S },
-  written: Written | null,
-): { text: string; structured: S; content?: ContentBlock[] } {
-  if (!written) return r;
-  return { text: `${r.text}\n\n${written.line}`, structured: r.structured, content: [written.link] };
-}
-
-/** Whether `e` is a failure a later page of a file may end on (the file is then partial). */
-function endsFile(e: unknown, ctx: ToolCallContext): boolean {
-  return !ctx.signal.aborted && e instanceof ToolError && e.retryable;
-}
 
 // ---------------------------------------------------------------------------------------------
 // wikipedia-search
@@ -189,7 +159,7 @@ function searchTool(api: WikipediaApi): ToolDefinition {
       const shownHits = parsed.hits.slice(0, args.limit);
       // The next offset after the hits shown: within the first page, or the API's continuation.
       const upstreamNext = parsed.hits.length > args.limit ? args.offset + args.limit : parsed.nextOffset;
-      const written = toFile ? await searchFile(api, args, language, parsed, src, ctx) : null;
+      const file = toFile ? await searchFile(api, args, language, parsed, src, ctx) : null;
       // Snippets are clipped in proportion to the limit, so at least one hit fits any limit.
       const snippetMax = Math.max(80, Math.min(SHORT_TEXT_MAX, Math.floor(ctx.limits.characterLimit / 12)));
       const results = shownHits.map((h) => ({
@@ -201,7 +171,7 @@ function searchTool(api: WikipediaApi): ToolDefinition {
         size: h.size,
         timestamp: h.timestamp,
       }));
-      const room = ctx.limits.characterLimit - (written ? 2 * written.line.length : 0);
+      const room = ctx.limits.characterLimit - (file ? 2 * file.line.length : 0);
       const rendered = fitToLimit(results, room, ({ items, truncated }) => {
         const count = items.length;
         const hasMore = truncated || upstreamNext !== null;
@@ -217,7 +187,7 @@ function searchTool(api: WikipediaApi): ToolDefinition {
           has_more: hasMore,
           next_offset: hasMore ? nextOffset ?? args.offset + count : null,
           source: src,
-          ...(written ? { file: written.out } : {}),
+          ...(file ? { file: file.out } : {}),
         };
         const text = formatText(args.response_format, structured, () => {
           const lines = [`## Wikipedia search (${language}): "${args.query}"`, ""];
@@ -249,7 +219,7 @@ function searchTool(api: WikipediaApi): ToolDefinition {
         });
         return { text, structured };
       });
-      return withFile(rendered, written);
+      return withFile(rendered, file);
     },
   };
 }
@@ -287,10 +257,8 @@ async function searchFile(
         (await api.call(language, searchParams(args.query, next, want), ctx, deadline)).data,
       );
     } catch (e) {
-      if (!endsFile(e, ctx)) throw e;
-      stop = `a page failed (${
-        (e as ToolError).message
-      }); call again with offset=${next} and output "file" for the rest`;
+      if (!endsFile(e, ctx.signal)) throw e;
+      stop = `a page failed (${e.message}); call again with offset=${next} and output "file" for the rest`;
       break;
     }
     if (page.hits.length === 0) {
@@ -326,8 +294,7 @@ async function searchFile(
       clip(args.query, 80)
     }": ${rows.length} results; ${src.license}`,
   });
-  const { out, link } = fileOut(saved, stop === null, ctx);
-  return { out, link, line: fileLine(out, `${n(rows.length)} results`, stop ?? undefined) };
+  return written(saved, `${n(rows.length)} results`, ctx, stop ?? undefined);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -755,7 +722,7 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
       }));
       const src = source(api.host(language), answer.url);
       const limitReached = hits.length >= limit;
-      let written: Written | null = null;
+      let file: Written | null = null;
       if (toFile) {
         const saved = await ctx.files.save({
           name: fileName("geosearch", `${args.lat}_${args.lon}_${args.radius_m}m`),
@@ -766,22 +733,18 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
           description:
             `Wikipedia (${language}) articles within ${args.radius_m} m of ${args.lat}, ${args.lon}: ${all.length}; ${src.license}`,
         });
-        const { out, link } = fileOut(saved, !limitReached, ctx);
-        written = {
-          out,
-          link,
-          line: fileLine(
-            out,
-            `${n(all.length)} articles`,
-            limitReached
-              ? `the limit of ${limit} was reached, more may lie inside the radius: shrink the radius or search from other centres`
-              : undefined,
-          ),
-        };
+        file = written(
+          saved,
+          `${n(all.length)} articles`,
+          ctx,
+          limitReached
+            ? `the limit of ${limit} was reached, more may lie inside the radius: shrink the radius or search from other centres`
+            : undefined,
+        );
       }
       // With a file the answer previews the nearest articles; the file holds them all.
       const results = toFile ? all.slice(0, args.limit ?? GEO_DEFAULT_LIMIT) : all;
-      const room = ctx.limits.characterLimit - (written ? 2 * written.line.length : 0);
+      const room = ctx.limits.characterLimit - (file ? 2 * file.line.length : 0);
       const rendered = fitToLimit(results, room, ({ items, truncated }) => {
         const cut = items.length < all.length;
         const structured: GeoOut = {
@@ -796,7 +759,7 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
           has_more: cut,
           next_offset: null,
           source: src,
-          ...(written ? { file: written.out } : {}),
+          ...(file ? { file: file.out } : {}),
         };
         const text = formatText(args.response_format, structured, () => {
           const lines = [
@@ -811,18 +774,18 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
             const d = r.distance_m === null ? "" : `${n(Math.round(r.distance_m))} m · `;
             lines.push(`${i + 1}. **${r.title}**: ${d}${r.lat}, ${r.lon} · ${r.url}`);
           });
-          if (cut && !written) {
+          if (cut && !file) {
             lines.push(
               "",
               `Showing ${items.length} of ${all.length} articles to stay within the response limit: call again with output "file" to get them all, or narrow the radius.`,
             );
-          } else if (limitReached && !written) {
+          } else if (limitReached && !file) {
             lines.push(
               "",
               `The limit of ${limit} was reached: more articles may lie inside the radius. Raise limit (max ${GEO_MAX_LIMIT}), use output "file", or shrink the radius.`,
             );
           }
-          if (truncated && written) {
+          if (truncated && file) {
             lines.push("", "The answer shows the nearest ones; the file holds them all.");
           }
           lines.push("", creditLine(src));
@@ -830,7 +793,7 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
         });
         return { text, structured };
       });
-      return withFile(rendered, written);
+      return withFile(rendered, file);
     },
   };
 }
@@ -960,7 +923,7 @@ function contentTool(api: WikipediaApi): ToolDefinition {
       const nextSection = chosen
         ? sections.find((s) => s.index > chosen!.index && s.level <= chosen!.level)?.index ?? null
         : null;
-      const written = args.output === "file"
+      const file = args.output === "file"
         ? await articleFile(page.title, language, text, found.redirectedFrom, page.lastRevId, src, ctx)
         : null;
 
@@ -987,17 +950,17 @@ function contentTool(api: WikipediaApi): ToolDefinition {
           sections: outline,
           sections_total: sections.length,
           source: src,
-          ...(written ? { file: written.out } : {}),
+          ...(file ? { file: file.out } : {}),
         };
         const md = () => contentMarkdown(structured, sectionAt(sections, start));
         const body = formatText(args.response_format, structured, md);
-        return { text: written ? `${body}\n\n${written.line}` : body, structured };
+        return { text: file ? `${body}\n\n${file.line}` : body, structured };
       };
 
       // With a file the answer previews the first part; the file holds the whole article.
-      const maxChars = args.max_chars ?? (written ? FILE_PREVIEW_CHARS : undefined);
+      const maxChars = args.max_chars ?? (file ? FILE_PREVIEW_CHARS : undefined);
       const part = fitContent(text, start, scopeEnd, sections, maxChars, ctx.limits.characterLimit, render);
-      return written ? { ...part, content: [written.link] } : part;
+      return file ? { ...part, content: [file.link] } : part;
     },
   };
 }
@@ -1027,8 +990,7 @@ async function articleFile(
     text: doc,
     description: `Wikipedia (${language}) article "${clip(title, 80)}", whole text; ${src.license}`,
   });
-  const { out, link } = fileOut(saved, true, ctx);
-  return { out, link, line: fileLine(out, `The whole article (${n(text.length)} characters)`) };
+  return written(saved, `The whole article (${n(text.length)} characters)`, ctx);
 }
 
 function contentMarkdown(s: ContentOut, at: Section): string {

@@ -150,7 +150,7 @@ Deno.test("wikipedia-content output file holds the whole article as markdown; th
     assert.ok(md.text.startsWith("# Oslo\n"));
     assert.ok(md.text.includes(whole), "the file holds every character of the article");
     assert.match(md.text, /CC BY-SA 4\.0/);
-    assert.match(texts(r)[0]!, /File: The whole article \(\d[\d,]* characters\) written whole to opendata:/);
+    assert.match(texts(r)[0]!, /File: The whole article \(\d[\d,]* characters\) written to opendata:/);
   });
 });
 
