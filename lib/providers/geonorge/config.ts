@@ -6,6 +6,9 @@ const EXTRA = {
   organization: z.string().min(1).max(200).default("Riksantikvaren").describe(
     "Organization whose datasets geonorge-datasets lists by default",
   ),
+  file_max_entries: z.number().int().min(10).max(10_000).default(1000).describe(
+    'Most catalogue entries one output: "file" call of geonorge-datasets writes (read in one request)',
+  ),
 };
 
 /**

@@ -5,7 +5,7 @@
 import { ToolError } from "../../errors.ts";
 
 /** One catalogue entry, as the tool reports it. */
-export interface CatalogEntry {
+export type CatalogEntry = {
   uuid: string;
   title: string;
   type: string | null;
@@ -17,7 +17,9 @@ export interface CatalogEntry {
   details_url: string;
   capabilities_url: string | null;
   download_api_url: string | null;
-}
+  /** The metadata's date, as the catalogue gives it (when it does). */
+  date: string | null;
+};
 
 /**
  * Reads `{NumFound, Results[]}`; entries without a uuid or title are skipped. A root that is not
@@ -66,6 +68,7 @@ export function parseSearch(body: unknown): { numFound: number | null; entries: 
       details_url: web(get(o, "ShowDetailsUrl")) ?? `https://kartkatalog.geonorge.no/metadata/uuid/${uuid}`,
       capabilities_url: web(get(o, "GetCapabilitiesUrl")),
       download_api_url: type === "dataset" ? `https://nedlasting.geonorge.no/api/capabilities/${uuid}` : null,
+      date: text(get(o, "Date")),
     });
   }
   const n = get(root, "NumFound");

@@ -1,109 +1,75 @@
 // geonorge-datasets: Riksantikvaren's (or another organization's) datasets and services in
-// GeoNorge's catalogue, with their distribution links.
-import { clientSettings } from "../../http/settings.ts";
+// GeoNorge's catalogue, with their distribution links; the whole list goes to a file on request.
 import { z } from "zod";
-import type { QueryValue } from "../../http/fetch_client.ts";
-import type { HttpRuntime } from "../../http/runtime.ts";
-import { originOf, ssrfGuard } from "../../http/ssrf.ts";
 import type { ToolDefinition } from "../../mcp/provider.ts";
-import {
-  fitToLimit,
-  jsonText,
-  markdownTable,
-  page,
-  pageSchema,
-  responseFormatField,
-  shorten,
-  truncationNotice,
-} from "../../mcp/output.ts";
+import { fitToLimit, jsonText, markdownTable, page, shorten, truncationNotice } from "../../mcp/output.ts";
+import type { Catalog } from "./catalog.ts";
 import type { GeonorgeSettings } from "./config.ts";
-import { parseSearch } from "./parse.ts";
+import { fileName, fileSchema, formatField, orDefault, outputField, withFile, written } from "./_files.ts";
 
-/** Whether a body reads as search results (one that does not is not kept in the cache). */
-function searchDecodes(data: unknown): boolean {
-  try {
-    parseSearch(data);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** The toolset of geonorge-datasets. */
+export const TOOLSET = "geonorge";
 
-/** Most entries read from the start of a search (see the handler for why it never sends offset). */
+/** Most entries the answer pages through (offset + limit); a file reads up to `file_max_entries`. */
 const MAX_WINDOW = 200;
 
-const entrySchema = z.object({
-  uuid: z.string().describe("Metadata uuid"),
-  title: z.string(),
-  type: z.string().nullable().describe("dataset, service, servicelayer, series, software, ..."),
-  organization: z.string().nullable(),
-  abstract: z.string().nullable(),
-  open_data: z.boolean().nullable(),
-  access: z.string().nullable(),
-  distribution: z.object({
-    protocol: z.string().nullable().describe("e.g. OGC:WMS, OGC:WFS, GEONORGE:FILEDOWNLOAD"),
-    url: z.string().nullable(),
-    name: z.string().nullable(),
-  }).nullable(),
-  details_url: z.string().describe("The metadata page on kartkatalog.geonorge.no"),
-  capabilities_url: z.string().nullable(),
-  download_api_url: z.string().nullable().describe(
-    "GeoNorge download API capabilities (datasets only; may not exist)",
-  ),
+/** `organization` values that mean every organization. */
+const ALL = new Set(["all", "*"]);
+
+const output = z.looseObject({
+  entries: z.array(z.looseObject({ uuid: z.string(), title: z.string() })),
+  total: z.number(),
+  has_more: z.boolean(),
+  next_offset: z.number().nullable(),
+  file: fileSchema.optional(),
 });
 
-const output = z.object({
-  organization: z.string().nullable(),
-  query: z.string().nullable(),
-  type: z.string(),
-  entries: z.array(entrySchema),
-  ...pageSchema.shape,
-  total_is_exact: z.boolean(),
-  warnings: z.array(z.string()),
-  source_url: z.string(),
-  licence: z.object({ name: z.string(), url: z.string().nullable(), note: z.string().nullable() }),
-});
+/** The licence line of catalogue results. */
+const LICENCE = {
+  name: "Per dataset (see each metadata page)",
+  url: null,
+  note:
+    "Catalogue metadata from GeoNorge (Kartverket). Riksantikvaren's open datasets are mostly NLOD 2.0; check each entry's terms",
+};
 
 /** The `geonorge-datasets` tool. */
 export function datasetsTool(
   settings: GeonorgeSettings,
-  runtime: HttpRuntime,
-): ToolDefinition<z.ZodObject, typeof output> {
-  const http = runtime.client({
-    provider: "geonorge",
-    upstreamName: "GeoNorge's catalogue (kartkatalog.geonorge.no)",
-    ...clientSettings(settings),
-    checkUrl: ssrfGuard({ trustedOrigins: [originOf(settings.base_url)] }),
-  });
+  catalog: Catalog,
+): ToolDefinition<z.ZodType, typeof output> {
   const input = z.strictObject({
-    query: z.string().trim().min(1).max(200).optional().describe(
-      'Words to search for, e.g. "kulturminner" or "SEFRAK"; leave out to list everything of the organization',
-    ),
-    organization: z.string().trim().min(1).max(200).nullable().default(settings.organization).describe(
-      `Organization whose entries to list (default "${settings.organization}"); null for all organizations`,
-    ),
-    type: z.enum(["any", "dataset", "service", "servicelayer", "series", "software"]).default("any").describe(
-      "Kind of catalogue entry",
-    ),
-    limit: z.number().int().min(1).max(50).default(10).describe("Entries per page (1-50)"),
-    offset: z.number().int().min(0).max(MAX_WINDOW - 1).default(0).describe(
-      `Entries to skip (offset + limit at most ${MAX_WINDOW})`,
-    ),
-    response_format: responseFormatField,
+    query: z.string().trim()
+      .refine((q) => q.length >= 1 && q.length <= 200, { message: "give 1 to 200 characters" })
+      .optional().describe("Words to search for"),
+    // Strict clients send every field and null for those they leave out: null is the default,
+    // never "all organizations" (that is "all").
+    organization: z.preprocess(
+      (v) => v === null ? undefined : v,
+      z.string().trim()
+        .refine((o) => o.length >= 1 && o.length <= 200, { message: "give 1 to 200 characters" })
+        .optional(),
+    ).describe(`Default "${settings.organization}"; "all" for every organization`),
+    type: orDefault(z.enum(["any", "dataset", "service", "servicelayer", "series", "software"]), "any")
+      .describe("Entry kind (default any)"),
+    limit: orDefault(z.int().min(1).max(50), 10).describe("Entries (default 10)"),
+    offset: orDefault(z.int().min(0).max(MAX_WINDOW - 1), 0).describe("Entries to skip (next_offset)"),
+    response_format: formatField,
+    output: outputField("all entries"),
   }).superRefine((v, issues) => {
     if (v.offset + v.limit > MAX_WINDOW) {
       issues.addIssue({
         code: "custom",
         path: ["offset"],
-        message: `offset + limit may be at most ${MAX_WINDOW}`,
+        message: `offset + limit may be at most ${MAX_WINDOW}; use output "file" for more`,
       });
     }
   });
   return {
     name: "geonorge-datasets",
     title: "GeoNorge datasets",
+    toolset: TOOLSET,
     description:
-      "Searches GeoNorge's map catalogue (kartkatalog.geonorge.no) for the datasets and map services of an organization — Riksantikvaren by default — with each entry's type, abstract, open-data flag, distribution (WMS, WFS or file download) and metadata page. Use it to find bulk downloads and OGC services beyond the riksantikvaren-* tools.",
+      "Datasets and map services (WMS, WFS, downloads) in GeoNorge's catalogue, Riksantikvaren's by default.",
     input,
     output,
     annotations: {
@@ -115,74 +81,71 @@ export function datasetsTool(
     },
     async handler(args, ctx) {
       const a = args as z.output<typeof input>;
-      const call = { signal: ctx.signal, logger: ctx.logger };
-      const warnings: string[] = [];
-      // The catalogue's paging base (0 or 1) is not documented, so `offset` is never sent: the
-      // first offset+limit entries are read and the page is cut here.
-      const want = a.offset + a.limit;
-      const query: Record<string, QueryValue> = { limit: want };
-      if (a.query) query["text"] = a.query;
-      let facet = 0;
-      if (a.organization) {
-        query[`facets[${facet}].name`] = "organization";
-        query[`facets[${facet++}].value`] = a.organization;
+      const given = a.organization ?? settings.organization;
+      const organization = ALL.has(given.toLowerCase()) ? null : given;
+      const toFile = a.output === "file";
+      const want = toFile ? Math.max(settings.file_max_entries, a.offset + a.limit) : a.offset + a.limit;
+      const r = await catalog.search(
+        { query: a.query, organization, type: a.type, limit: want },
+        { signal: ctx.signal, logger: ctx.logger },
+      );
+      const exact = r.numFound !== null;
+      const total = r.numFound ?? r.entries.length;
+      let file = null;
+      if (toFile) {
+        const all = r.entries.slice(0, settings.file_max_entries);
+        const saved = await ctx.files.save({
+          name: fileName("datasets", [organization ?? "all", a.query ?? ""].join(" ")),
+          format: a.response_format === "json" ? "json" : "csv",
+          rows: [all.map((e) => ({
+            uuid: e.uuid,
+            title: e.title,
+            type: e.type,
+            organization: e.organization,
+            open_data: e.open_data,
+            access: e.access,
+            protocol: e.distribution?.protocol ?? null,
+            distribution_url: e.distribution?.url ?? null,
+            distribution_name: e.distribution?.name ?? null,
+            details_url: e.details_url,
+            capabilities_url: e.capabilities_url,
+            download_api_url: e.download_api_url,
+            date: e.date,
+            abstract: e.abstract,
+          }))],
+          head: { organization, query: a.query ?? null, type: a.type, source_url: r.url, licence: LICENCE },
+          itemsKey: "entries",
+          description: `GeoNorge catalogue (${organization ?? "all organizations"}${
+            a.query ? `, "${a.query}"` : ""
+          }): ${all.length} entries; ${LICENCE.note}`,
+        });
+        const partial = total > all.length
+          ? `the catalogue has ${total}${
+            exact ? "" : "+"
+          } entries, the file holds the first ${all.length} (file_max_entries): narrow with query or type`
+          : undefined;
+        file = written(saved, `${all.length} entries`, ctx, partial);
       }
-      if (a.type !== "any") {
-        query[`facets[${facet}].name`] = "type";
-        query[`facets[${facet++}].value`] = a.type;
-      }
-      let r = await http.json<unknown>("api/search", { query, ...call, cacheable: searchDecodes });
-      let parsed = parseSearch(r.data);
-      let exact = parsed.numFound !== null;
-      if (a.organization && parsed.entries.length === 0) {
-        // The organization's name in the facet may differ ("Riksantikvaren - Direktoratet for
-        // kulturminneforvaltning"): search its name as text and filter by organization instead.
-        const fallback: Record<string, QueryValue> = {
-          limit: MAX_WINDOW,
-          text: [a.query, a.organization].filter(Boolean).join(" "),
-        };
-        if (a.type !== "any") {
-          Object.assign(fallback, { "facets[0].name": "type", "facets[0].value": a.type });
-        }
-        r = await http.json<unknown>("api/search", { query: fallback, ...call, cacheable: searchDecodes });
-        const all = parseSearch(r.data).entries;
-        const org = a.organization.toLowerCase();
-        parsed = {
-          numFound: null,
-          entries: all.filter((e) => (e.organization ?? "").toLowerCase().includes(org)),
-        };
-        exact = false;
-        warnings.push(
-          `The organization filter "${a.organization}" matched nothing; searched its name as text and kept entries whose organization contains it`,
-        );
-      }
-      const window = parsed.entries.slice(a.offset, a.offset + a.limit);
-      const total = exact ? parsed.numFound! : parsed.entries.length;
-      const licence = {
-        name: "Per dataset (see each metadata page)",
-        url: null,
-        note:
-          "Catalogue metadata from GeoNorge (Kartverket). Riksantikvaren's open datasets are mostly NLOD 2.0; check each entry's terms",
-      };
-      const rendered = fitToLimit(window, ctx.limits.characterLimit - 400, ({ items, truncated }) => {
+      const window = r.entries.slice(a.offset, a.offset + a.limit);
+      const room = ctx.limits.characterLimit - 400 - (file ? 2 * file.line.length : 0);
+      const rendered = fitToLimit(window, room, ({ items, truncated }) => {
         const env = page(Math.max(total, a.offset + items.length), a.offset, items.length);
-        if (env.next_offset !== null && env.next_offset >= MAX_WINDOW) {
-          Object.assign(env, { next_offset: null });
-        }
+        const pastWindow = env.next_offset !== null && env.next_offset >= MAX_WINDOW;
+        if (pastWindow) Object.assign(env, { next_offset: null });
         const structured = {
-          organization: a.organization,
+          organization,
           query: a.query ?? null,
           type: a.type,
           entries: items,
           ...env,
           total_is_exact: exact,
-          warnings,
+          warnings: r.warnings,
           source_url: r.url,
-          licence,
+          licence: LICENCE,
         };
         if (a.response_format === "json") return { text: jsonText(structured), structured };
         const lines = [
-          `# GeoNorge: ${a.organization ?? "all organizations"}${a.query ? ` matching "${a.query}"` : ""}`,
+          `# GeoNorge: ${organization ?? "all organizations"}${a.query ? ` matching "${a.query}"` : ""}`,
           `${items.length ? `Entries ${a.offset + 1}–${a.offset + items.length}` : "No entries"} of ${total}${
             exact ? "" : "+"
           }.`,
@@ -203,7 +166,7 @@ export function datasetsTool(
             if (e.abstract) lines.push("", `**${e.title}**: ${shorten(e.abstract, 300)}`);
           }
         }
-        for (const w of warnings) lines.push("", `Note: ${w}`);
+        for (const w of r.warnings) lines.push("", `Note: ${w}`);
         if (truncated) {
           lines.push(
             "",
@@ -215,10 +178,16 @@ export function datasetsTool(
         } else if (env.has_more && env.next_offset !== null) {
           lines.push("", `More: call again with offset=${env.next_offset}.`);
         }
-        lines.push("", `Source: ${r.url}`, `Licence: ${licence.name}. ${licence.note}`);
+        if (pastWindow && !file) {
+          lines.push(
+            "",
+            `Paging stops at ${MAX_WINDOW} entries: call with output "file" for up to ${settings.file_max_entries}, or narrow with query or type.`,
+          );
+        }
+        lines.push("", `Source: ${r.url}`, `Licence: ${LICENCE.name}. ${LICENCE.note}`);
         return { text: lines.join("\n"), structured };
       });
-      return { text: rendered.text, structured: rendered.structured };
+      return withFile(rendered, file);
     },
   };
 }

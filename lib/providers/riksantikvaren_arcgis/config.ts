@@ -12,6 +12,9 @@ const EXTRA = {
   max_pages: z.number().int().min(1).max(50).default(10).describe(
     "Most upstream requests one arcgis-query call makes while paging past the transfer limit",
   ),
+  file_max_features: z.number().int().min(10).max(100_000).default(5000).describe(
+    'Most features one output: "file" call of arcgis-query writes (it pages past the transfer limit without max_pages, within the deadline)',
+  ),
   max_bbox_km: z.number().positive().max(20_000).default(200).describe(
     "Longest side of a bbox a caller may ask for, in kilometres",
   ),

@@ -12,41 +12,46 @@ export const ARCGIS_LICENCE = {
   note: "Credit: Riksantikvaren (the Norwegian Directorate for Cultural Heritage)",
 };
 
-/** zod shape of the licence line. */
-export const licenceSchema = z.object({
-  name: z.string(),
-  url: z.string().nullable(),
-  note: z.string().nullable().describe("Attribution to pass on with the data"),
-});
+// Output schemas are compact (issue 14): no descriptions (the tool description and the text say
+// what fields mean), open objects where only a few fields are worth declaring.
 
-/** zod shape of one feature in query and identify results. */
-export const arcgisFeatureSchema = z.object({
-  layer_id: z.number().int().describe("Layer id"),
-  layer_name: z.string().nullable(),
-  object_id: z.string().nullable().describe("OBJECTID of the feature in its layer"),
-  display_value: z.string().nullable().describe("The layer's display field value (identify)"),
-  name: z.string().nullable().describe("Name (navn)"),
-  category: z.string().nullable().describe("Category (kulturminneKategori) and original function"),
-  protection: z.string().nullable().describe("Protection status: vernetype, law and section"),
-  municipality: z.string().nullable().describe("Municipality (kommune)"),
-  dating: z.string().nullable().describe("Dating (kulturminneDatering)"),
-  description: z.string().nullable().describe("Description (informasjon), shortened"),
-  kulturminnesok_url: z.string().nullable().describe("Page on Kulturminnesøk"),
-  lat: z.number().nullable().describe("Latitude of a representative point (WGS 84)"),
-  lon: z.number().nullable().describe("Longitude of a representative point (WGS 84)"),
-  distance_m: z.number().nullable().describe(
-    "Distance from the given point in metres (0 inside), when a point was given",
-  ),
-  geometry_type: z.string().nullable().describe("GeoJSON type of the geometry"),
-  geometry: z.looseObject({ type: z.string() }).nullable().describe(
-    "GeoJSON geometry when asked for (include_geometry); positions [lon, lat]",
-  ),
-  geometry_note: z.string().nullable().describe("Says when the geometry was simplified or left out"),
-  attributes: z.record(z.string(), z.unknown()).describe("The layer's attributes (dates as YYYY-MM-DD)"),
-});
+/** Output-schema shape of the licence line. */
+export const licenceSchema = z.looseObject({ name: z.string() });
+
+/** Output-schema shape of one feature in query and identify results. */
+export const arcgisFeatureSchema = z.looseObject({ layer_id: z.number(), name: z.string().nullable() });
 
 /** One feature in results. */
-export type ArcgisFeatureOut = z.output<typeof arcgisFeatureSchema>;
+export type ArcgisFeatureOut = {
+  layer_id: number;
+  layer_name: string | null;
+  /** OBJECTID of the feature in its layer. */
+  object_id: string | null;
+  /** The layer's display field value (identify). */
+  display_value: string | null;
+  name: string | null;
+  /** Category (kulturminneKategori) and original function. */
+  category: string | null;
+  /** Protection status: vernetype, law and section. */
+  protection: string | null;
+  municipality: string | null;
+  dating: string | null;
+  /** Description (informasjon), shortened. */
+  description: string | null;
+  kulturminnesok_url: string | null;
+  /** A representative point (WGS 84). */
+  lat: number | null;
+  lon: number | null;
+  /** Distance from the given point in metres (0 inside), when a point was given. */
+  distance_m: number | null;
+  geometry_type: string | null;
+  /** GeoJSON geometry when asked for (include_geometry); positions [lon, lat]. */
+  geometry: ({ type: string } & Record<string, unknown>) | null;
+  /** Says when the geometry was simplified or left out. */
+  geometry_note: string | null;
+  /** The layer's attributes (dates as YYYY-MM-DD). */
+  attributes: Record<string, unknown>;
+};
 
 /** A service in the folder listing. */
 export interface ServiceEntry {
@@ -75,18 +80,16 @@ export function parseFolder(data: unknown, folder: string): { services: ServiceE
   return { services, folders };
 }
 
-/** zod shape of a layer summary. */
-export const layerSummarySchema = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  type: z.string().nullable().describe('"Feature Layer", "Group Layer", ... when the server says'),
-  geometry_type: z.string().nullable(),
-  parent_layer_id: z.number().int().nullable(),
-  sub_layer_ids: z.array(z.number().int()),
-});
-
 /** A layer summary. */
-export type LayerSummary = z.output<typeof layerSummarySchema>;
+export type LayerSummary = {
+  id: number;
+  name: string;
+  /** "Feature Layer", "Group Layer", ... when the server says. */
+  type: string | null;
+  geometry_type: string | null;
+  parent_layer_id: number | null;
+  sub_layer_ids: number[];
+};
 
 /** Reads a service description. */
 export function parseService(data: unknown): {
@@ -133,24 +136,20 @@ export function parseService(data: unknown): {
   };
 }
 
-/** zod shape of a layer description. */
-export const layerDetailSchema = z.object({
-  id: z.number().int(),
-  name: z.string().nullable(),
-  type: z.string().nullable(),
-  geometry_type: z.string().nullable(),
-  display_field: z.string().nullable(),
-  description: z.string().nullable(),
-  copyright: z.string().nullable(),
-  max_record_count: z.number().int().nullable().describe(
-    "Most features one request returns (the transfer limit)",
-  ),
-  supports_pagination: z.boolean().nullable(),
-  fields: z.array(z.object({ name: z.string(), type: z.string().nullable(), alias: z.string().nullable() })),
-});
-
 /** A layer description. */
-export type LayerDetail = z.output<typeof layerDetailSchema>;
+export type LayerDetail = {
+  id: number;
+  name: string | null;
+  type: string | null;
+  geometry_type: string | null;
+  display_field: string | null;
+  description: string | null;
+  copyright: string | null;
+  /** Most features one request returns (the transfer limit). */
+  max_record_count: number | null;
+  supports_pagination: boolean | null;
+  fields: { name: string; type: string | null; alias: string | null }[];
+};
 
 /** Reads a layer description. */
 export function parseLayer(data: unknown, id: number): LayerDetail & { esriFields: EsriField[] } {

@@ -1,7 +1,7 @@
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { ArcgisClient } from "./client.ts";
 import type { RiksantikvarenArcgisSettings } from "./config.ts";
-import { arcgisTools } from "./tools.ts";
+import { arcgisTools, TOOLSET } from "./tools.ts";
 
 /** Creates the riksantikvaren_arcgis provider: three read-only tools over kart.ra.no. */
 export function createProvider(context: ProviderContext<RiksantikvarenArcgisSettings>): Provider {
@@ -9,5 +9,10 @@ export function createProvider(context: ProviderContext<RiksantikvarenArcgisSett
   return {
     id: "riksantikvaren_arcgis",
     tools: arcgisTools({ client, settings: context.settings, clock: context.http.clock }),
+    toolsets: [{
+      id: TOOLSET,
+      description:
+        "Riksantikvaren's ArcGIS map services (kart.ra.no): layers, attribute and spatial queries, identify",
+    }],
   };
 }

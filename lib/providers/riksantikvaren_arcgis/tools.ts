@@ -13,14 +13,9 @@ import type { Geometry, LatLon, Position } from "../../geo/geojson.ts";
 import { attachGeometries } from "../../geo/simplify.ts";
 import { swappedBboxHint, swappedPointHint, swappedRingHint } from "../../geo/swap.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
-import {
-  fitToLimit,
-  jsonText,
-  page,
-  pageSchema,
-  responseFormatField,
-  truncationNotice,
-} from "../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../mcp/output.ts";
+import { fileName, fileSchema, formatField, orDefault, outputField, withFile, written } from "./_files.ts";
+import type { Written } from "./_files.ts";
 import { nextPageBudget } from "./_deadline.ts";
 import type { ArcgisClient, CallOptions, ServiceType } from "./client.ts";
 import type { RiksantikvarenArcgisSettings } from "./config.ts";
@@ -32,15 +27,13 @@ import {
   arcgisFeatureSchema,
   arcgisFooter,
   fieldsTable,
-  layerDetailSchema,
   layersTable,
-  layerSummarySchema,
   licenceSchema,
   parseFolder,
   parseLayer,
   parseService,
 } from "./format.ts";
-import type { ArcgisFeatureOut } from "./format.ts";
+import type { ArcgisFeatureOut, LayerDetail, LayerSummary } from "./format.ts";
 import { arcgisHeritage } from "./heritage.ts";
 
 const READ_ONLY = {
@@ -61,10 +54,14 @@ export interface ArcgisToolDeps {
   clock: Clock;
 }
 
+/** The toolset of every arcgis-* tool. */
+export const TOOLSET = "arcgis";
+
 function serviceField(settings: RiksantikvarenArcgisSettings) {
-  return z.string().min(1).max(140).default(settings.default_service).describe(
-    `Map service name in the Distribusjon folder (default "${settings.default_service}", the cultural heritage service); arcgis-services lists them`,
-  );
+  return orDefault(
+    z.string().refine((v) => v.length >= 1 && v.length <= 140, "give 1 to 140 characters"),
+    settings.default_service,
+  ).describe(`Map service (default "${settings.default_service}")`);
 }
 
 /** "Kulturminner20180301" from "Kulturminner20180301" or "Distribusjon/Kulturminner20180301". */
@@ -92,40 +89,42 @@ function folderOf(baseUrl: string): string {
 // ---------------------------------------------------------------------------------------------
 // arcgis-services
 
-const servicesOutput = z.object({
-  level: z.enum(["folder", "service", "layer"]).describe("What was listed"),
-  services: z.array(z.object({
-    name: z.string().describe("Pass as service"),
-    full_name: z.string(),
-    type: z.string(),
-    url: z.string(),
-    layers: z.array(layerSummarySchema).nullable(),
-    max_record_count: z.number().int().nullable(),
-    copyright: z.string().nullable(),
-    error: z.string().nullable().describe("Why the layers could not be read"),
-  })),
-  layer: layerDetailSchema.nullable().describe("The layer's fields and limits, when layer was given"),
-  folders: z.array(z.string()),
-  ...pageSchema.shape,
-  source_url: z.string(),
+const servicesOutput = z.looseObject({
+  services: z.array(z.looseObject({ name: z.string() })),
+  layer: z.looseObject({}).nullable(),
+  total: z.number(),
+  has_more: z.boolean(),
+  next_offset: z.number().nullable(),
   licence: licenceSchema,
 });
 
-type ServiceOut = z.output<typeof servicesOutput>["services"][number];
+type ServiceOut = {
+  /** Pass as service. */
+  name: string;
+  full_name: string;
+  type: string;
+  url: string;
+  layers: LayerSummary[] | null;
+  max_record_count: number | null;
+  copyright: string | null;
+  /** Why the layers could not be read. */
+  error: string | null;
+};
 
-function servicesTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof servicesOutput> {
+function servicesTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodType, typeof servicesOutput> {
   const { client, settings } = deps;
   const input = z.strictObject({
-    service: z.string().min(1).max(140).optional().describe(
-      'Service to describe (e.g. "Kulturminner20180301"); leave out to list every service with its layers',
+    service: z.string().refine((v) => v.length >= 1 && v.length <= 140, "give 1 to 140 characters").optional()
+      .describe("Service to describe (default: list all)"),
+    layer: z.int().min(0).max(10_000).optional().describe(
+      "Layer to describe (needs service)",
     ),
-    layer: z.number().int().min(0).max(10_000).optional().describe(
-      "Layer id to describe with its fields and transfer limit (needs service)",
+    service_type: orDefault(z.enum(["MapServer", "FeatureServer"]), "MapServer").describe(
+      "Default MapServer",
     ),
-    service_type: z.enum(["MapServer", "FeatureServer"]).default("MapServer").describe("Service type"),
-    limit: z.number().int().min(1).max(50).default(20).describe("Services per page when listing all"),
-    offset: z.number().int().min(0).default(0).describe("Services to skip when listing all"),
-    response_format: responseFormatField,
+    limit: orDefault(z.int().min(1).max(50), 20).describe("Services per page (default 20)"),
+    offset: orDefault(z.int().min(0).max(1000), 0).describe("Skip this many (next_offset)"),
+    response_format: formatField,
   }).superRefine((v, issues) => {
     if (v.layer !== undefined && v.service === undefined) {
       issues.addIssue({ code: "custom", path: ["layer"], message: "needs service as well" });
@@ -133,12 +132,12 @@ function servicesTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
   });
   return {
     name: "arcgis-services",
-    title: "Riksantikvaren ArcGIS services and layers",
-    description:
-      "Lists Riksantikvaren's ArcGIS map services on kart.ra.no (folder Distribusjon) and their layers (id, name, geometry type). Give service to list one service's layers, and layer too to get that layer's fields and transfer limit (maxRecordCount), which arcgis-query's where and out_fields refer to.",
+    title: "ArcGIS services",
+    toolset: TOOLSET,
+    description: "Lists Riksantikvaren's map services on kart.ra.no and their layers, or one layer's fields.",
     input,
     output: servicesOutput,
-    annotations: { ...READ_ONLY, title: "Riksantikvaren ArcGIS services and layers" },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as z.output<typeof input>;
       const call = callOptions(ctx);
@@ -146,7 +145,7 @@ function servicesTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof 
       const folder = folderOf(settings.base_url);
       let services: ServiceOut[];
       let folders: string[] = [];
-      let layer: z.output<typeof layerDetailSchema> | null = null;
+      let layer: LayerDetail | null = null;
       let total = 1;
       let offset = 0;
       let sourceUrl: string;
@@ -296,67 +295,78 @@ const SPATIAL_RELS = {
   envelope_intersects: "esriSpatialRelEnvelopeIntersects",
 } as const;
 
-const queryOutput = z.object({
-  service: z.string(),
-  layer: z.number().int(),
-  layer_name: z.string().nullable(),
-  where: z.string(),
-  spatial_filter: z.string().nullable().describe("The geometry filter used, in words"),
+const queryOutput = z.looseObject({
   features: z.array(arcgisFeatureSchema),
-  ...pageSchema.shape,
-  total_is_exact: z.boolean().describe("False when the count could not be read: total is a lower bound"),
-  exceeded_transfer_limit: z.boolean().describe(
-    "Whether the server said more features follow the last page read",
-  ),
-  upstream_requests: z.number().int().describe("Query pages requested to fill this result"),
-  warnings: z.array(z.string()),
-  source_url: z.string(),
+  total: z.number(),
+  has_more: z.boolean(),
+  next_offset: z.number().nullable(),
   licence: licenceSchema,
-  coordinate_convention: z.string(),
+  file: fileSchema.optional(),
 });
 
-function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof queryOutput> {
+/** What the query loop gathered. */
+interface Collected {
+  features: { attrs: Record<string, unknown>; geometry: Geometry | null }[];
+  fields: EsriField[];
+  /** Whether the server said more features follow the last page read. */
+  exceeded: boolean;
+  requests: number;
+  sourceUrl: string;
+  /** Offset of the first feature not read. */
+  next: number;
+  repeated: boolean;
+  shortOfTime: boolean;
+  overflowed: boolean;
+  /** Why the loop stopped early ("failed" pages are also in `warnings`). */
+  failed: boolean;
+}
+
+function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodType, typeof queryOutput> {
   const { client, settings } = deps;
-  const lonLat = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
+  const lon = (v: number) => v >= -180 && v <= 180;
+  const lat = (v: number) => v >= -90 && v <= 90;
   const input = z.strictObject({
     service: serviceField(settings),
-    layer: z.number().int().min(0).max(10_000).describe(
-      "Layer id (arcgis-services lists them; in Kulturminner20180301 e.g. 6 Enkeltminner, 7 Lokaliteter, 8 Sikringssoner, 1 FredaBygninger — check with arcgis-services)",
+    layer: z.int().min(0).max(10_000).describe(
+      "Layer id, e.g. 7 (arcgis-services lists them)",
     ),
-    where: z.string().trim().min(1).max(2000).default("1=1").describe(
-      "SQL where clause on the layer's fields, e.g. \"kommune='0301'\" or \"navn LIKE '%kirke%'\" (default 1=1: all)",
-    ),
-    bbox: z.array(z.number()).length(4).optional().describe(
-      `Envelope filter [min_lon, min_lat, max_lon, max_lat] in WGS 84 degrees (longitude first). Longest side ${settings.max_bbox_km} km`,
+    where: orDefault(
+      z.string().trim().refine((w) => w.length >= 1 && w.length <= 2000, "give 1 to 2000 characters"),
+      "1=1",
+    ).describe("SQL where clause (default 1=1)"),
+    bbox: z.array(z.number()).refine((b) => b.length === 4, "give four numbers").optional().describe(
+      "[min_lon, min_lat, max_lon, max_lat]",
     ),
     point: z.strictObject({
-      lat: z.number().min(-90).max(90).describe("Latitude, WGS 84 degrees"),
-      lon: z.number().min(-180).max(180).describe("Longitude, WGS 84 degrees"),
-    }).optional().describe("Point filter, named lat and lon; with distance_m it becomes a radius search"),
-    distance_m: z.number().min(0).max(50_000).optional().describe("Search radius around point, in metres"),
-    polygon: z.array(lonLat).min(3).max(500).optional().describe(
-      "Polygon filter: one ring of [lon, lat] positions (GeoJSON order), closed or not",
-    ),
-    spatial_relation: z.enum(Object.keys(SPATIAL_RELS) as [keyof typeof SPATIAL_RELS]).default("intersects")
-      .describe(
-        "How features relate to the geometry filter: intersects (default), contains, within, crosses, overlaps, touches, envelope_intersects",
+      lat: z.number().refine(lat, "must be between -90 and 90"),
+      lon: z.number().refine(lon, "must be between -180 and 180"),
+    }).optional().describe("Point filter (WGS 84)"),
+    distance_m: z.number().min(0).max(50_000).optional().describe("Radius around point, metres"),
+    // An array of [lon, lat] arrays, not a tuple: one plain type per level for strict clients.
+    polygon: z.array(
+      z.array(z.number()).refine(
+        (p) => p.length === 2 && lon(p[0]!) && lat(p[1]!),
+        "a position is [lon, lat] in range",
       ),
-    out_fields: z.array(z.string().regex(FIELD_RE, "a field name")).min(1).max(100).optional().describe(
-      'Fields to return (default all); e.g. ["navn", "kulturminneKategori", "vernetype", "kommune"]',
-    ),
-    order_by: z.string().regex(
-      /^[A-Za-z_][A-Za-z0-9_]{0,63}( (ASC|DESC|asc|desc))?$/,
-      'a field name, optionally " ASC" or " DESC"',
+    ).refine((r) => r.length >= 3 && r.length <= 500, "give 3 to 500 positions").optional()
+      .describe("Ring of [lon, lat] positions"),
+    spatial_relation: orDefault(
+      z.enum(Object.keys(SPATIAL_RELS) as [keyof typeof SPATIAL_RELS]),
+      "intersects",
     )
-      .optional().describe('Sort order, e.g. "navn ASC" (keeps paging stable)'),
-    limit: z.number().int().min(1).max(settings.max_limit).default(20).describe(
-      `Features to return (1-${settings.max_limit}); pages past the server's transfer limit as needed`,
-    ),
-    offset: z.number().int().min(0).max(10_000_000).default(0).describe("Features to skip (resultOffset)"),
-    include_geometry: z.boolean().default(false).describe(
-      "Include GeoJSON geometries ([lon, lat]), simplified to fit",
-    ),
-    response_format: responseFormatField,
+      .describe("Default intersects"),
+    out_fields: z.array(z.string().refine((f) => FIELD_RE.test(f), "a field name"))
+      .refine((l) => l.length >= 1 && l.length <= 100, "give 1 to 100 fields").optional()
+      .describe("Fields to return (default all)"),
+    order_by: z.string().refine(
+      (o) => /^[A-Za-z_][A-Za-z0-9_]{0,63}( (ASC|DESC|asc|desc))?$/.test(o),
+      'a field name, optionally " ASC" or " DESC"',
+    ).optional().describe('Sort, e.g. "navn ASC"'),
+    limit: orDefault(z.int().min(1).max(settings.max_limit), 20).describe("Features (default 20)"),
+    offset: orDefault(z.int().min(0).max(10_000_000), 0).describe("Skip this many (next_offset)"),
+    include_geometry: orDefault(z.boolean(), false).describe("Include GeoJSON geometries (default false)"),
+    response_format: formatField,
+    output: outputField("all features"),
   }).superRefine((v, issues) => {
     const given = [v.bbox, v.point, v.polygon].filter((g) => g !== undefined).length;
     if (given > 1) {
@@ -376,20 +386,22 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
   });
   return {
     name: "arcgis-query",
-    title: "Query a Riksantikvaren ArcGIS layer",
+    title: "Query an ArcGIS layer",
+    toolset: TOOLSET,
     description:
-      "Queries one layer of Riksantikvaren's ArcGIS services (kart.ra.no) with an SQL where clause and/or a geometry filter (bbox, point with distance_m, or polygon) and a spatial relation. Returns name, category, protection, municipality, dating, Kulturminnesøk link, a representative point and all attributes, paged with limit/offset (resultOffset/resultRecordCount); it keeps paging while the server reports exceededTransferLimit. " +
-      COORDINATE_CONVENTION,
+      "Queries a layer of Riksantikvaren's map services (kart.ra.no) by SQL where, bbox, point or polygon.",
     input,
     output: queryOutput,
-    annotations: { ...READ_ONLY, title: "Query a Riksantikvaren ArcGIS layer" },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as z.output<typeof input>;
       const call = callOptions(ctx);
       const service = serviceName(a.service, settings.base_url);
+      const toFile = a.output === "file";
       const filter: Record<string, QueryValue> = { where: a.where };
       let spatial: string | null = null;
       const sr = { wkid: 4326 };
+      const polygon = a.polygon as Position[] | undefined;
       if (a.bbox) {
         const [xmin, ymin, xmax, ymax] = a.bbox as Bbox;
         Object.assign(filter, {
@@ -408,24 +420,26 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
         spatial = `${a.spatial_relation} point ${formatLatLon(a.point)}${
           a.distance_m !== undefined ? ` within ${a.distance_m} m` : ""
         }`;
-      } else if (a.polygon) {
-        const ring = esriRing(a.polygon as Position[]);
+      } else if (polygon) {
+        const ring = esriRing(polygon);
         Object.assign(filter, {
           geometry: JSON.stringify({ rings: [ring], spatialReference: sr }),
           geometryType: "esriGeometryPolygon",
         });
-        spatial = `${a.spatial_relation} polygon of ${a.polygon.length} positions`;
+        spatial = `${a.spatial_relation} polygon of ${polygon.length} positions`;
       }
       if (spatial !== null) {
         Object.assign(filter, { inSR: 4326, spatialRel: SPATIAL_RELS[a.spatial_relation] });
       }
+      // A JSON file carries whole geometries; elsewhere a generalised shape gives the point.
+      const generalise = !a.include_geometry && !(toFile && a.response_format === "json");
       const common: Record<string, QueryValue> = {
         ...filter,
         outFields: a.out_fields ? a.out_fields.join(",") : "*",
         returnGeometry: true,
         outSR: 4326,
         geometryPrecision: 6,
-        ...(a.include_geometry ? {} : { maxAllowableOffset: 0.00005 }),
+        ...(generalise ? { maxAllowableOffset: 0.00005 } : {}),
         ...(a.order_by ? { orderByFields: a.order_by } : {}),
       };
       // The count and the layer's description come alongside the first page; neither may fail it.
@@ -442,30 +456,36 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
         ? swappedBboxHint(a.bbox as Bbox)
         : a.point
         ? swappedPointHint(a.point, { lat: "point.lat", lon: "point.lon" })
-        : a.polygon
-        ? swappedRingHint(a.polygon as Position[])
+        : polygon
+        ? swappedRingHint(polygon)
         : undefined;
       if (swapHint) warnings.push(swapHint);
-      let shortOfTime = false;
-      const collected: { attrs: Record<string, unknown>; geometry: Geometry | null }[] = [];
-      const seen = new Set<string>();
-      let fields: EsriField[] = [];
-      let exceeded = false;
-      let requests = 0;
-      let sourceUrl = "";
-      let cursor = a.offset;
-      let repeated = false;
       // A layer without pagination answers every page from its first feature: ask it for no
       // offset and no second page (its description comes alongside the first page).
       const layerPaging = (): Promise<boolean | null> =>
         layerP.then((r) => parseLayer(r.data, a.layer).supports_pagination, () => null);
-      while (collected.length < a.limit && requests < settings.max_pages) {
-        if ((requests > 0 || a.offset > 0) && (await layerPaging()) === false) break;
+      // A file reads up to file_max_features in as many pages as the call's time allows.
+      const want = toFile ? Math.max(settings.file_max_features, a.limit) : a.limit;
+      const got: Collected = {
+        features: [],
+        fields: [],
+        exceeded: false,
+        requests: 0,
+        sourceUrl: "",
+        next: a.offset,
+        repeated: false,
+        shortOfTime: false,
+        overflowed: false,
+        failed: false,
+      };
+      const seen = new Set<string>();
+      while (got.features.length < want && (toFile || got.requests < settings.max_pages)) {
+        if ((got.requests > 0 || a.offset > 0) && (await layerPaging()) === false) break;
         let pageCall = call;
-        if (requests > 0) {
+        if (got.requests > 0) {
           const budget = budgetFor(deps);
           if (!budget.go) {
-            shortOfTime = true;
+            got.shortOfTime = true;
             break;
           }
           pageCall = withTimeout(call, budget);
@@ -474,79 +494,83 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
         try {
           r = await client.query(ref, {
             ...common,
-            resultOffset: cursor,
-            resultRecordCount: a.limit - collected.length,
+            resultOffset: got.next,
+            resultRecordCount: want - got.features.length,
           }, pageCall);
         } catch (e) {
           // What the earlier pages brought is still an answer; next_offset asks for the rest.
-          if (requests === 0 || ctx.signal.aborted || !(e instanceof ToolError) || !e.retryable) throw e;
-          if (e.errorType === "TIMEOUT") shortOfTime = true;
-          else warnings.push(`The page at offset ${cursor} failed: ${e.message}; continue with next_offset`);
+          if (got.requests === 0 || ctx.signal.aborted || !(e instanceof ToolError) || !e.retryable) throw e;
+          if (e.errorType === "TIMEOUT") got.shortOfTime = true;
+          else {
+            got.failed = true;
+            warnings.push(`The page at offset ${got.next} failed: ${e.message}; continue with next_offset`);
+          }
           break;
         }
-        requests++;
-        if (!sourceUrl) sourceUrl = r.url;
+        got.requests++;
+        if (!got.sourceUrl) got.sourceUrl = r.url;
         const body = asObject(r.data) ?? {};
-        if (fields.length === 0) fields = parseFields(body["fields"]);
+        if (got.fields.length === 0) got.fields = parseFields(body["fields"]);
         const list = Array.isArray(body["features"]) ? body["features"] : [];
-        exceeded = body["exceededTransferLimit"] === true;
+        got.exceeded = body["exceededTransferLimit"] === true;
         let fresh = 0;
         for (const item of list) {
           const f = asObject(item);
           if (!f) continue;
-          const attrs = normalizeAttributes(f["attributes"], fields);
-          const oid = objectId(attrs, fields);
+          const attrs = normalizeAttributes(f["attributes"], got.fields);
+          const oid = objectId(attrs, got.fields);
           if (oid !== null && seen.has(oid)) continue;
           if (oid !== null) seen.add(oid);
-          collected.push({ attrs, geometry: esriToGeoJson(f["geometry"]) });
+          got.features.push({ attrs, geometry: esriToGeoJson(f["geometry"]) });
           fresh++;
         }
-        cursor += list.length;
+        got.next += list.length;
         if (list.length > 0 && fresh === 0) {
           warnings.push(
             "The layer sent the same features again for a later offset: it may not support paging",
           );
-          repeated = true;
-          exceeded = false;
+          got.repeated = true;
+          got.exceeded = false;
           break;
         }
-        if (list.length === 0 || !exceeded) break;
+        if (list.length === 0 || !got.exceeded) break;
       }
       // A server that ignores resultRecordCount sends more than asked: keep the page size.
-      const overflowed = collected.length > a.limit;
-      if (overflowed) {
-        collected.length = a.limit;
-        exceeded = true;
+      got.overflowed = got.features.length > want;
+      if (got.overflowed) {
+        got.features.length = want;
+        got.exceeded = true;
         warnings.push(
           "The server sent more features than asked for (it may not support paging); the rest were left out",
         );
       }
-      if (collected.length < a.limit && exceeded && requests >= settings.max_pages) {
-        warnings.push(`Stopped after ${requests} requests (max_pages); continue with next_offset`);
+      const collected = got.features;
+      if (!toFile && collected.length < a.limit && got.exceeded && got.requests >= settings.max_pages) {
+        warnings.push(`Stopped after ${got.requests} requests (max_pages); continue with next_offset`);
       }
-      if (shortOfTime) {
+      if (got.shortOfTime) {
         warnings.push(
-          `Stopped after ${requests} ${
-            requests === 1 ? "page" : "pages"
+          `Stopped after ${got.requests} ${
+            got.requests === 1 ? "page" : "pages"
           } to answer within the server's time limit for one call; continue with next_offset for the rest`,
         );
       }
-      if (requests > 1) {
+      if (got.requests > 1) {
         warnings.push(
-          `The server's transfer limit was reached: ${requests} pages were read to fill this result`,
+          `The server's transfer limit was reached: ${got.requests} pages were read to fill this result`,
         );
       }
       const [countR, layerR] = await Promise.allSettled([countP, layerP]);
       const countBody = countR.status === "fulfilled" ? asObject(countR.value.data) : undefined;
       const exactTotal = typeof countBody?.["count"] === "number" ? countBody["count"] as number : null;
       const layerInfo = layerR.status === "fulfilled" ? parseLayer(layerR.value.data, a.layer) : null;
-      if (fields.length === 0 && layerInfo) fields = layerInfo.esriFields;
+      const fields = got.fields.length === 0 && layerInfo ? layerInfo.esriFields : got.fields;
       const layerName = layerInfo?.name ?? null;
       // ArcGIS honours resultOffset and resultRecordCount only on layers that support pagination
       // (and then never sends more than asked); any other layer answers every query from its
       // first feature, so an offset would serve the same features again as the next ones.
       const paging = layerInfo?.supports_pagination ?? null;
-      const pagingUnsupported = paging === false || repeated || (overflowed && paging !== true);
+      const pagingUnsupported = paging === false || got.repeated || (got.overflowed && paging !== true);
       if (pagingUnsupported && a.offset > 0) {
         throw new ToolError(
           "VALIDATION_ERROR",
@@ -563,19 +587,37 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
           `Layer ${a.layer} does not support paging: only its first features can be read, so there is no next_offset; narrow the query with where, bbox, point or polygon to reach others`,
         );
       }
-      const features = collected.map((c) =>
+      const file = toFile
+        ? await queryFile(collected, {
+          a,
+          service,
+          layerName,
+          fields,
+          cap: settings.file_max_features,
+          exactTotal,
+          got,
+          pagingUnsupported,
+          sourceUrl: got.sourceUrl,
+          copyright: layerInfo?.copyright ?? null,
+        }, ctx)
+        : null;
+      const shownRaw = collected.slice(0, a.limit);
+      const features = shownRaw.map((c) =>
         arcgisFeature(c.attrs, c.geometry, a.layer, layerName, fields, null, a.point ?? null)
       );
       if (a.include_geometry) {
-        attachGeometries(features, collected.map((c) => c.geometry), {
+        attachGeometries(features, shownRaw.map((c) => c.geometry), {
           format: a.response_format,
           characterLimit: ctx.limits.characterLimit,
-          leftOutHint: "ask for fewer features",
+          leftOutHint:
+            'ask for fewer features, or write them whole with output "file" and response_format "json"',
         });
       }
-      const rendered = fitToLimit(features, ctx.limits.characterLimit - 400, ({ items, truncated }) => {
+      const room = ctx.limits.characterLimit - 400 - (file ? 2 * file.line.length : 0);
+      const rendered = fitToLimit(features, room, ({ items, truncated }) => {
         const shown = items.length;
-        const more = truncated || exceeded || (exactTotal !== null && a.offset + shown < exactTotal);
+        const more = truncated || collected.length > shown || got.exceeded ||
+          (exactTotal !== null && a.offset + shown < exactTotal);
         const total = Math.max(exactTotal ?? 0, a.offset + shown + (more ? 1 : 0));
         const env = page(total, a.offset, shown);
         if (pagingUnsupported) env.next_offset = null;
@@ -588,10 +630,10 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
           features: items,
           ...env,
           total_is_exact: exactTotal !== null,
-          exceeded_transfer_limit: exceeded,
-          upstream_requests: requests,
+          exceeded_transfer_limit: got.exceeded,
+          upstream_requests: got.requests,
           warnings,
-          source_url: sourceUrl,
+          source_url: got.sourceUrl,
           licence: ARCGIS_LICENCE,
           coordinate_convention: COORDINATE_CONVENTION,
         };
@@ -613,12 +655,96 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
             }),
           );
         } else if (env.next_offset !== null) lines.push(`More: call again with offset=${env.next_offset}.`);
-        lines.push("", arcgisFooter(sourceUrl, layerInfo?.copyright ?? null));
+        lines.push("", arcgisFooter(got.sourceUrl, layerInfo?.copyright ?? null));
         return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
       });
-      return { text: rendered.text, structured: rendered.structured };
+      return withFile({ text: rendered.text, structured: rendered.structured }, file);
     },
   };
+}
+
+/**
+ * output "file": every feature the query loop read (up to `file_max_features`), as attribute rows
+ * in CSV or a GeoJSON FeatureCollection; a partial file says which offset goes on.
+ */
+async function queryFile(
+  read: Collected["features"],
+  q: {
+    a: {
+      layer: number;
+      where: string;
+      offset: number;
+      response_format: "markdown" | "json";
+      point?: LatLon | undefined;
+    };
+    service: string;
+    layerName: string | null;
+    fields: readonly EsriField[];
+    /** Most features the file holds. */
+    cap: number;
+    exactTotal: number | null;
+    got: Collected;
+    pagingUnsupported: boolean;
+    sourceUrl: string;
+    copyright: string | null;
+  },
+  ctx: ToolCallContext,
+): Promise<Written> {
+  const { a, got } = q;
+  // The answer may have read more than the cap (a limit above it): the file keeps the cap.
+  const collected = read.slice(0, q.cap);
+  const end = a.offset + collected.length;
+  const more = read.length > collected.length || got.exceeded ||
+    (q.exactTotal !== null && end < q.exactTotal);
+  let partial: string | undefined;
+  if (more && q.pagingUnsupported) {
+    partial = "the layer does not support paging, so only its first features could be read: narrow the query";
+  } else if (more) {
+    const why = got.shortOfTime
+      ? "the call ran short of time"
+      : got.failed
+      ? "a page failed"
+      : `it holds the most one call writes (${q.cap}, file_max_features)`;
+    partial = `${why}; call again with offset=${end} and output "file" for the rest`;
+  }
+  const json = a.response_format === "json";
+  const rows = collected.map((c) => {
+    const f = arcgisFeature(c.attrs, c.geometry, a.layer, q.layerName, q.fields, null, a.point ?? null);
+    if (json) return { type: "Feature", id: f.object_id, geometry: c.geometry, properties: c.attrs };
+    const row: Record<string, unknown> = {
+      object_id: f.object_id,
+      lat: f.lat,
+      lon: f.lon,
+      geometry_type: f.geometry_type,
+      ...(a.point ? { distance_m: f.distance_m } : {}),
+      kulturminnesok_url: f.kulturminnesok_url,
+    };
+    for (const [k, v] of Object.entries(c.attrs)) if (!(k in row)) row[k] = v;
+    return row;
+  });
+  const saved = await ctx.files.save({
+    name: fileName(`${q.service}_layer${a.layer}`, a.where === "1=1" ? "" : a.where),
+    format: json ? "json" : "csv",
+    rows: [rows],
+    head: {
+      type: "FeatureCollection",
+      service: q.service,
+      layer: a.layer,
+      layer_name: q.layerName,
+      where: a.where,
+      offset: a.offset,
+      complete: partial === undefined,
+      source_url: q.sourceUrl,
+      licence: ARCGIS_LICENCE,
+      ...(q.copyright ? { copyright: q.copyright } : {}),
+      coordinate_convention: COORDINATE_CONVENTION,
+    },
+    itemsKey: "features",
+    description: `${q.service} layer ${a.layer}${
+      q.layerName ? ` (${q.layerName})` : ""
+    }, where ${a.where}: ${rows.length} features; ${ARCGIS_LICENCE.name}`,
+  });
+  return written(saved, `${rows.length} features`, ctx, partial);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -627,48 +753,42 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof que
 const IDENTIFY_PX = 10;
 const IDENTIFY_IMAGE_PX = 200;
 
-const identifyOutput = z.object({
-  service: z.string(),
-  point: z.object({ lat: z.number(), lon: z.number() }),
-  tolerance_m: z.number(),
-  layers: z.string().describe('"all" or the layer ids searched'),
+const identifyOutput = z.looseObject({
   features: z.array(arcgisFeatureSchema),
-  ...pageSchema.shape,
-  exceeded_transfer_limit: z.boolean(),
-  warnings: z.array(z.string()).describe("E.g. that lat and lon look swapped"),
-  source_url: z.string(),
+  total: z.number(),
+  has_more: z.boolean(),
+  next_offset: z.number().nullable(),
   licence: licenceSchema,
-  coordinate_convention: z.string(),
 });
 
-function identifyTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodObject, typeof identifyOutput> {
+function identifyTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodType, typeof identifyOutput> {
   const { client, settings } = deps;
   const input = z.strictObject({
-    lat: z.number().min(-90).max(90).describe("Latitude of the point, WGS 84 degrees, e.g. 59.9075"),
-    lon: z.number().min(-180).max(180).describe("Longitude of the point, WGS 84 degrees, e.g. 10.7637"),
+    lat: z.number().refine((v) => v >= -90 && v <= 90, "must be between -90 and 90").describe(
+      "Latitude (WGS 84)",
+    ),
+    lon: z.number().refine((v) => v >= -180 && v <= 180, "must be between -180 and 180").describe(
+      "Longitude (WGS 84)",
+    ),
     service: serviceField(settings),
-    layers: z.array(z.number().int().min(0).max(10_000)).min(1).max(50).optional().describe(
-      "Layer ids to search (default all layers of the service)",
-    ),
-    tolerance_m: z.number().min(1).max(1000).default(25).describe(
-      "Search tolerance around the point in metres (sent as a pixel tolerance on a matching map extent)",
-    ),
-    limit: z.number().int().min(1).max(100).default(20).describe("Features to return, nearest first (1-100)"),
-    offset: z.number().int().min(0).default(0).describe("Features to skip"),
-    include_geometry: z.boolean().default(false).describe(
-      "Include GeoJSON geometries ([lon, lat]), simplified to fit",
-    ),
-    response_format: responseFormatField,
+    layers: z.array(z.int().min(0).max(10_000))
+      .refine((l) => l.length >= 1 && l.length <= 50, "give 1 to 50 layer ids").optional()
+      .describe("Layer ids (default all)"),
+    tolerance_m: orDefault(z.number().min(1).max(1000), 25).describe("Tolerance in metres (default 25)"),
+    limit: orDefault(z.int().min(1).max(100), 20).describe("Features, nearest first (default 20)"),
+    offset: orDefault(z.int().min(0).max(10_000), 0).describe("Skip this many (next_offset)"),
+    include_geometry: orDefault(z.boolean(), false).describe("Include GeoJSON geometries (default false)"),
+    response_format: formatField,
   });
   return {
     name: "arcgis-identify",
-    title: "Identify Riksantikvaren features at a point",
+    title: "ArcGIS identify",
+    toolset: TOOLSET,
     description:
-      "Identifies the features of every layer (or the given layers) of a Riksantikvaren map service at a point given as lat and lon, within tolerance_m metres: what protected site, monument, building or zone is here? Returns each feature's layer, name, category, protection, municipality, dating, Kulturminnesøk link and distance, nearest first. " +
-      COORDINATE_CONVENTION,
+      "What protected site, monument or zone is at a point? Features of all layers within tolerance_m, nearest first.",
     input,
     output: identifyOutput,
-    annotations: { ...READ_ONLY, title: "Identify Riksantikvaren features at a point" },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as z.output<typeof input>;
       const service = serviceName(a.service, settings.base_url);

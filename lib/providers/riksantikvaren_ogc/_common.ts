@@ -57,19 +57,18 @@ export const ID_RE = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,200}$/;
 /** A property name a text filter may search. */
 export const PROPERTY_RE = /^[A-Za-z_][A-Za-z0-9_æøåÆØÅ]{0,63}$/;
 
-/** The `dataset` argument. */
-export const datasetField = z.string().regex(
-  DATASET_RE,
-  "letters, digits, _ and - only (an id from riksantikvaren-collections)",
-)
-  .describe(
-    'Dataset (API) id on api.ra.no, e.g. "LokaliteterEnkeltminnerOgSikringssoner" or "brukerminner". Optional for known collections: it is looked up from the collection name',
-  );
+/** The toolset of every riksantikvaren-* tool. */
+export const TOOLSET = "riksantikvaren";
+
+/** The `dataset` argument (checked by refinement: the served schema stays short). */
+export const datasetField = z.string()
+  .refine((v) => DATASET_RE.test(v), "letters, digits, _ and - only (an id from riksantikvaren-collections)")
+  .describe("Dataset id (default: from the collection)");
 
 /** The `collection` argument. */
-export const collectionField = z.string().regex(COLLECTION_RE, "letters, digits, _ and - only").describe(
-  'Collection id, e.g. "lokaliteter" (protected sites), "enkeltminner" (single monuments), "brukerminner" (user-contributed memories). riksantikvaren-collections lists them',
-);
+export const collectionField = z.string()
+  .refine((v) => COLLECTION_RE.test(v), "letters, digits, _ and - only")
+  .describe('Collection, e.g. "lokaliteter", "enkeltminner", "brukerminner"');
 
 /** The dataset of a collection: the given one, a known one, or the collection's own name. */
 export function resolveDataset(dataset: string | undefined, collection: string): string {

@@ -18,6 +18,9 @@ const EXTRA = {
   max_scan: z.number().int().min(10).max(100_000).default(10_000).describe(
     "Most records one scanning call (riksantikvaren-features with bbox, riksantikvaren-nearby) reads before it answers with a cursor to read on",
   ),
+  file_max_features: z.number().int().min(10).max(100_000).default(5000).describe(
+    'Most features one output: "file" call of riksantikvaren-features or riksantikvaren-nearby writes',
+  ),
   deadline_margin_ms: z.number().int().min(0).max(30_000).default(1500).describe(
     "Time kept before the call's deadline: a scan starts no further page with under twice this left, and answers with a cursor",
   ),

@@ -5,50 +5,54 @@ import type { Bbox } from "../../geo/bbox.ts";
 import { COORDINATE_CONVENTION, formatLatLon } from "../../geo/coords.ts";
 import { markdownTable, shorten } from "../../mcp/output.ts";
 
-/** zod shape of a licence line. */
-export const licenceSchema = z.object({
-  name: z.string().describe("Licence name as the data gives it, or the dataset's known licence"),
-  url: z.string().nullable().describe("Licence text URL"),
-  note: z.string().nullable().describe("Attribution or caveat to pass on with the data"),
-});
+// Output schemas are compact (issue 14): no descriptions (the tool description and the text say
+// what fields mean), open objects where only a few fields are worth declaring.
+
+/** Output-schema shape of a licence line (results carry name, url and note). */
+export const licenceSchema = z.looseObject({ name: z.string() });
 
 /** A licence line. */
-export type LicenceOut = z.output<typeof licenceSchema>;
+export type LicenceOut = {
+  /** Licence name as the data gives it, or the dataset's known licence. */
+  name: string;
+  url: string | null;
+  /** Attribution or caveat to pass on with the data. */
+  note: string | null;
+};
 
-/** zod shape of a GeoJSON geometry (positions [lon, lat]). */
-export const geometrySchema = z.looseObject({
-  type: z.string().describe("GeoJSON geometry type"),
-}).describe("GeoJSON geometry; positions are [lon, lat] (GeoJSON order)");
-
-/** zod shape of one feature in results. */
-export const featureSchema = z.object({
-  id: z.string().nullable().describe("Feature id (pass to riksantikvaren-feature)"),
-  name: z.string().nullable().describe("Name (navn/tittel)"),
-  category: z.string().nullable().describe("Category and kind (e.g. kulturminneKategori, lokalitetsart)"),
-  protection: z.string().nullable().describe("Protection status: vernetype, law and section"),
-  municipality: z.string().nullable().describe("Municipality (kommune; often the 4-digit number)"),
-  county: z.string().nullable().describe("County (fylke)"),
-  dating: z.string().nullable().describe("Dating or period"),
-  description: z.string().nullable().describe("Description (informasjon/beskrivelse); shortened in lists"),
-  kulturminnesok_url: z.string().nullable().describe("Page on Kulturminnesøk"),
-  images: z.array(z.object({
-    url: z.string(),
-    licence: z.string().nullable(),
-    photographer: z.string().nullable(),
-  })).describe("Photos (user-contributed memories only), each with its own licence"),
-  lat: z.number().nullable().describe("Latitude of a representative point (WGS 84)"),
-  lon: z.number().nullable().describe("Longitude of a representative point (WGS 84)"),
-  geometry_type: z.string().nullable().describe("GeoJSON type of the feature's geometry"),
-  geometry: geometrySchema.nullable().describe(
-    "The geometry when asked for (include_geometry), possibly simplified; positions [lon, lat]",
-  ),
-  geometry_note: z.string().nullable().describe("Says when the geometry was simplified or left out"),
-  api_url: z.string().describe("This feature on the OGC API"),
-  properties: z.record(z.string(), z.unknown()).describe("The upstream properties (scalars only in lists)"),
-});
+/** Output-schema shape of one feature in results. */
+export const featureSchema = z.looseObject({ id: z.string().nullable(), name: z.string().nullable() });
 
 /** One feature in results. */
-export type FeatureOut = z.output<typeof featureSchema>;
+export type FeatureOut = {
+  /** Feature id (pass to riksantikvaren-feature). */
+  id: string | null;
+  name: string | null;
+  /** Category and kind (e.g. kulturminneKategori, lokalitetsart). */
+  category: string | null;
+  /** Protection status: vernetype, law and section. */
+  protection: string | null;
+  municipality: string | null;
+  county: string | null;
+  dating: string | null;
+  /** Description (informasjon/beskrivelse); shortened in lists. */
+  description: string | null;
+  kulturminnesok_url: string | null;
+  /** Photos (user-contributed memories only), each with its own licence. */
+  images: { url: string; licence: string | null; photographer: string | null }[];
+  /** A representative point (WGS 84). */
+  lat: number | null;
+  lon: number | null;
+  geometry_type: string | null;
+  /** The GeoJSON geometry when asked for (include_geometry), possibly simplified; positions [lon, lat]. */
+  geometry: ({ type: string } & Record<string, unknown>) | null;
+  /** Says when the geometry was simplified or left out. */
+  geometry_note: string | null;
+  /** This feature on the OGC API. */
+  api_url: string;
+  /** The upstream properties (scalars only in lists). */
+  properties: Record<string, unknown>;
+};
 
 /** A feature with its distance (nearby). */
 export type NearbyFeatureOut = FeatureOut & { distance_m: number };

@@ -1,13 +1,25 @@
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
+import { TOOLSET } from "./_common.ts";
 import { OgcClient } from "./client.ts";
 import type { RiksantikvarenOgcSettings } from "./config.ts";
+import { ogcSearchSource } from "./search.ts";
 import { ogcTools } from "./tools.ts";
 
 /** Creates the riksantikvaren_ogc provider: four read-only tools over api.ra.no. */
 export function createProvider(context: ProviderContext<RiksantikvarenOgcSettings>): Provider {
-  const client = new OgcClient(context.settings, context.http);
+  const deps = {
+    client: new OgcClient(context.settings, context.http),
+    settings: context.settings,
+    clock: context.http.clock,
+  };
   return {
     id: "riksantikvaren_ogc",
-    tools: ogcTools({ client, settings: context.settings, clock: context.http.clock }),
+    tools: ogcTools(deps),
+    toolsets: [{
+      id: TOOLSET,
+      description:
+        "Riksantikvaren's cultural-heritage register (api.ra.no): sites and monuments by area, name or distance",
+    }],
+    search: ogcSearchSource(deps),
   };
 }

@@ -1,9 +1,19 @@
+import { z } from "zod";
 import { defineProvider, hostOf } from "../../config/provider_spec.ts";
 import type { CommonSettings } from "../../config/provider_spec.ts";
 import { DEFAULT_BASE_URL, isDefaultBase, SITE_IDS, SITES } from "./sites.ts";
 
+const EXTRA = {
+  file_max_results: z.number().int().min(10).max(1000).default(100).describe(
+    'Most search results one output: "file" call of snl-search writes (10 per request, page after page)',
+  ),
+  deadline_margin_ms: z.number().int().min(0).max(30_000).default(1500).describe(
+    "Time kept before the call's deadline: a file of search results starts no further page with under twice this left, and says it is partial",
+  ),
+};
+
 /** The validated `providers.snl` block. */
-export type SnlSettings = CommonSettings;
+export type SnlSettings = CommonSettings & z.output<z.ZodObject<typeof EXTRA>>;
 
 /**
  * The SNL provider's spec. With the default base URL each sister site is reached on its own
@@ -22,6 +32,7 @@ export const snlSpec = defineProvider({
     // One article's JSON, or ten search hits.
     max_body_mb: 4,
   },
+  extra: EXTRA,
   hosts: (s) => isDefaultBase(s.base_url) ? SITE_IDS.map((id) => SITES[id].host) : [hostOf(s.base_url)],
   allowNet: SITE_IDS.map((id) => SITES[id].host),
   load: () => import("./mod.ts"),

@@ -41,8 +41,3 @@ export function siteOfHost(host: string): SiteId | null {
   for (const id of SITE_IDS) if (SITES[id].host === bare) return id;
   return null;
 }
-
-/** "snl (Store norske leksikon, snl.no), nbl (...)", for descriptions. */
-export function siteList(): string {
-  return SITE_IDS.map((id) => `"${id}" (${SITES[id].name}, ${SITES[id].host})`).join(", ");
-}

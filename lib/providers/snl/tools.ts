@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
-import { fitToLimit, formatText, responseFormatField } from "../../mcp/output.ts";
+import { fitToLimit, formatText } from "../../mcp/output.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { isNotFound } from "./client.ts";
 import type { SnlApi } from "./client.ts";
@@ -14,8 +14,19 @@ import {
   slugOfPath,
   SNIPPET_MAX,
 } from "./parse.ts";
-import type { SnlArticle } from "./parse.ts";
-import { SITE_IDS, siteList, siteOfHost, SITES } from "./sites.ts";
+import type { SnlArticle, SnlHit } from "./parse.ts";
+import {
+  endsFile,
+  fileName,
+  fileSchema,
+  formatField,
+  orDefault,
+  outputField,
+  withFile,
+  written,
+} from "./_files.ts";
+import type { FileOut, Written } from "./_files.ts";
+import { SITE_IDS, siteOfHost, SITES } from "./sites.ts";
 import type { SiteId } from "./sites.ts";
 
 const ANNOTATIONS = {
@@ -25,6 +36,8 @@ const ANNOTATIONS = {
   openWorldHint: true,
 } as const;
 
+/** Article characters shown in the answer when the whole article goes to a file. */
+const FILE_PREVIEW_CHARS = 2000;
 /** The search API accepts `limit` 1–10. */
 export const SEARCH_MAX_LIMIT = 10;
 /** Most links listed from one article. */
@@ -63,17 +76,25 @@ export function licenseTerms(licenseName: string | null): Terms {
   };
 }
 
-const siteField = z.enum(SITE_IDS).describe(`Encyclopedia to use: ${siteList()}; default "snl"`);
+/** The toolset of both SNL tools. */
+export const TOOLSET = "snl";
 
-const sourceSchema = z.object({
-  name: z.string().describe("Who published the data"),
-  url: z.string().describe("Where the data came from: the article page, or the API request for lists"),
-  license: z.string().describe("Licence of the text"),
-  license_url: z.string().nullable().describe("Where the licence or reuse terms are explained"),
-  attribution: z.string().describe("Credit line to give when quoting"),
-});
+const siteField = z.enum(SITE_IDS).describe(
+  "snl (default), nbl (biographies), sml (medicine), nkl (artists) or lille (for young readers)",
+);
 
-type Source = z.output<typeof sourceSchema>;
+/** Output-schema shape of `source` (results carry name, url, license, license_url, attribution). */
+const sourceSchema = z.looseObject({ license: z.string() });
+
+type Source = {
+  name: string;
+  /** Where the data came from: the article page, or the API request for lists. */
+  url: string;
+  license: string;
+  license_url: string | null;
+  /** Credit line to give when quoting. */
+  attribution: string;
+};
 
 function creditLine(s: Source): string {
   return `Source: ${s.url}\nLicence: ${s.license}${
@@ -88,116 +109,111 @@ function n(value: number): string {
 // ---------------------------------------------------------------------------------------------
 // snl-search
 
-const hitSchema = z.object({
-  article_id: z.number().int().nullable().describe("SNL's numeric article id"),
-  title: z.string().describe("Article title (headword plus clarification)"),
-  headword: z.string().nullable().describe("Headword"),
-  clarification: z.string().nullable().describe("What distinguishes articles with the same headword"),
-  url: z.string().nullable().describe("Article page"),
-  slug: z.string().nullable().describe("The article's name in its URL: pass it to snl-article"),
-  snippet: z.string().nullable().describe("Matching text, plain"),
-  first_sentences: z.string().nullable().describe("The article's opening sentences, plain"),
-  rank: z.number().nullable().describe("Relevance score (higher is better)"),
-  license_name: z.string().nullable().describe(
-    '"fri" (CC BY-SA 3.0) or "begrenset" (no reuse without permission)',
-  ),
-  taxonomy: z.object({ id: z.number().int().nullable(), title: z.string().nullable() }).nullable().describe(
-    "Subject category",
-  ),
-  article_type_id: z.number().int().nullable().describe("1 ordinary, 2 biography, 3 country article, ..."),
-  encyclopedia_id: z.number().int().nullable().describe("1 SNL, 3 SML, 4 NBL, ..."),
-  image: z.object({ url: z.string(), license: z.string().nullable() }).nullable().describe("First image"),
-});
-
-const searchOutput = z.object({
-  query: z.string().describe("The search terms"),
-  site: z.enum(SITE_IDS).describe("Encyclopedia searched"),
-  encyclopedia: z.string().describe("Its name"),
-  results: z.array(hitSchema).describe("Matching articles, best first"),
-  total: z.number().int().nullable().describe("Matches in all: null, the SNL API does not report it"),
-  count: z.number().int().describe("Items in this result"),
-  offset: z.number().int().describe("Offset of the first item in this result"),
-  has_more: z.boolean().describe("Whether more results follow"),
-  next_offset: z.number().int().nullable().describe("Offset to ask for next, or null"),
+const searchOutput = z.looseObject({
+  results: z.array(z.looseObject({ title: z.string() })),
+  total: z.number().nullable(),
+  has_more: z.boolean(),
+  next_offset: z.number().nullable(),
   source: sourceSchema,
+  file: fileSchema.optional(),
 });
 
-type Hit = z.output<typeof hitSchema>;
+type Hit = {
+  article_id: number | null;
+  title: string;
+  headword: string | null;
+  clarification: string | null;
+  url: string | null;
+  /** The article's name in its URL: pass it to snl-article. */
+  slug: string | null;
+  snippet: string | null;
+  first_sentences: string | null;
+  rank: number | null;
+  /** "fri" (CC BY-SA 3.0) or "begrenset" (no reuse without permission). */
+  license_name: string | null;
+  taxonomy: { id: number | null; title: string | null } | null;
+  article_type_id: number | null;
+  encyclopedia_id: number | null;
+  image: { url: string; license: string | null } | null;
+};
+
+/** Everything a search answer carries (the output schema declares the main fields only). */
+type SearchOut = {
+  query: string;
+  site: SiteId;
+  encyclopedia: string;
+  results: Hit[];
+  /** Always null: the SNL API does not report it. */
+  total: number | null;
+  count: number;
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+  source: Source;
+};
+
+/** Reads a search answer, or throws the error contract for a refusal or a body of another shape. */
+function searchHits(data: unknown, site: SiteId): SnlHit[] {
+  const parsed = parseSearch(data);
+  const refusal = parsed === null ? errorMessageOf(data) : null;
+  if (refusal !== null) {
+    throw new ToolError("API_ERROR", `${SITES[site].name} answered with an error: "${refusal}"`, {
+      hint: "Check the search terms; if the message is about the service, try again later",
+    });
+  }
+  if (parsed === null) {
+    throw new ToolError(
+      "DECODE_ERROR",
+      `${SITES[site].name} sent a search answer of an unexpected shape`,
+      {
+        retryable: false,
+        hint: "Try again later; if it persists the API may have changed",
+      },
+    );
+  }
+  return parsed;
+}
 
 function searchTool(api: SnlApi): ToolDefinition {
   const input = z.strictObject({
-    query: z.string().trim().min(1).max(200)
+    query: z.string().trim()
+      .refine((q) => q.length >= 1 && q.length <= 200, { message: "give 1 to 200 characters" })
       .refine((q) => q.isWellFormed(), { message: NOT_WELL_FORMED })
-      .describe('Search terms in Norwegian, e.g. "Edvard Munch" or "tog"'),
-    site: siteField.default("snl"),
-    limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).default(5).describe(
-      `Results per call, 1–${SEARCH_MAX_LIMIT} (the API's maximum; default 5)`,
-    ),
-    offset: z.number().int().min(0).max(10_000).default(0).describe(
-      "Results to skip, for paging: pass next_offset from the previous result",
-    ),
-    response_format: responseFormatField,
+      .describe("Search terms (Norwegian)"),
+    site: orDefault(siteField, "snl"),
+    limit: orDefault(z.int().min(1).max(SEARCH_MAX_LIMIT), 5).describe("Results (default 5)"),
+    offset: orDefault(z.int().min(0).max(10_000), 0).describe("Results to skip (next_offset)"),
+    response_format: formatField,
+    output: outputField("all results"),
   });
   return {
     name: "snl-search",
-    title: "Search Store norske leksikon",
+    title: "Search SNL",
+    toolset: TOOLSET,
     description:
-      `Searches Store norske leksikon (snl.no), the Norwegian encyclopedia, or a sister encyclopedia via site: ${siteList()}. Returns titles, URLs, slugs, the opening sentences and each article's licence (license_name "fri" = CC BY-SA 3.0, "begrenset" = no reuse without permission), with has_more and next_offset for paging (1–10 per call). Read an article with snl-article using the slug or url.`,
+      "Searches Store norske leksikon, the Norwegian encyclopedia, or a sister site: titles, slugs, opening sentences and licence. Read one with snl-article.",
     input,
     output: searchOutput,
     annotations: ANNOTATIONS,
     async handler(args: z.output<typeof input>, ctx: ToolCallContext) {
       const site: SiteId = args.site;
-      // Ask for one more than shown, when the API allows it, to know whether more follow.
-      const ask = Math.min(args.limit + 1, SEARCH_MAX_LIMIT);
+      const toFile = args.output === "file";
+      // Ask for one more than shown, when the API allows it, to know whether more follow; a
+      // file asks for full pages from the start.
+      const ask = toFile ? SEARCH_MAX_LIMIT : Math.min(args.limit + 1, SEARCH_MAX_LIMIT);
       const answer = await api.search(
         site,
         { query: args.query, limit: ask, offset: args.offset },
         ctx,
         api.deadline(),
       );
-      const parsed = parseSearch(answer.data);
-      const refusal = parsed === null ? errorMessageOf(answer.data) : null;
-      if (refusal !== null) {
-        throw new ToolError("API_ERROR", `${SITES[site].name} answered with an error: "${refusal}"`, {
-          hint: "Check the search terms; if the message is about the service, try again later",
-        });
-      }
-      if (parsed === null) {
-        throw new ToolError(
-          "DECODE_ERROR",
-          `${SITES[site].name} sent a search answer of an unexpected shape`,
-          {
-            retryable: false,
-            hint: "Try again later; if it persists the API may have changed",
-          },
-        );
-      }
+      const parsed = searchHits(answer.data, site);
       const upstreamMore = parsed.length > args.limit || parsed.length === SEARCH_MAX_LIMIT;
       // Texts are clipped in proportion to the limit, so at least one hit fits any limit.
       const limit = ctx.limits.characterLimit;
       const nameMax = Math.max(40, Math.min(NAME_MAX, Math.floor(limit / 40)));
       const textMax = Math.max(80, Math.min(SNIPPET_MAX, Math.floor(limit / 12)));
-      const name = (v: string | null) => v === null ? null : clip(v, nameMax);
-      const results: Hit[] = parsed.slice(0, args.limit).map((h) => ({
-        article_id: h.articleId,
-        title: clip(inlineText(h.title), nameMax),
-        headword: name(h.headword),
-        clarification: name(h.clarification),
-        // A slug from the upstream may carry a lone surrogate, which encodeURIComponent refuses.
-        url: h.url ?? (h.slug ? `${api.origin(site)}/${encodeURIComponent(h.slug.toWellFormed())}` : null),
-        slug: h.slug,
-        snippet: h.snippet === null ? null : clip(inlineText(h.snippet), textMax),
-        first_sentences: h.firstSentences === null ? null : clip(inlineText(h.firstSentences), textMax),
-        rank: h.rank,
-        license_name: h.license,
-        taxonomy: h.taxonomyId === null && h.taxonomyTitle === null
-          ? null
-          : { id: h.taxonomyId, title: name(h.taxonomyTitle) },
-        article_type_id: h.articleTypeId,
-        encyclopedia_id: h.encyclopediaId,
-        image: h.imageUrl ? { url: h.imageUrl, license: h.imageLicense } : null,
-      }));
+      const results: Hit[] = parsed.slice(0, args.limit).map((h) => hitOut(api, site, h, nameMax, textMax));
       const src: Source = {
         name: `${SITES[site].name} (${SITES[site].host})`,
         url: answer.url,
@@ -206,9 +222,11 @@ function searchTool(api: SnlApi): ToolDefinition {
         license_url: REUSE_TERMS_URL,
         attribution: `Credit the article's author(s) and ${SITES[site].name}`,
       };
-      return fitToLimit(results, limit, ({ items, truncated }) => {
+      const file = toFile ? await searchFile(api, args, site, parsed, src, ctx) : null;
+      const room = limit - (file ? 2 * file.line.length : 0);
+      const rendered = fitToLimit(results, room, ({ items, truncated }) => {
         const hasMore = truncated || upstreamMore;
-        const structured: z.output<typeof searchOutput> = {
+        const structured: SearchOut = {
           query: args.query,
           site,
           encyclopedia: SITES[site].name,
@@ -257,53 +275,161 @@ function searchTool(api: SnlApi): ToolDefinition {
         });
         return { text, structured };
       });
+      return withFile(rendered, file);
     },
   };
+}
+
+/** One hit as results show it. */
+function hitOut(api: SnlApi, site: SiteId, h: SnlHit, nameMax: number, textMax: number): Hit {
+  const name = (v: string | null) => v === null ? null : clip(v, nameMax);
+  return {
+    article_id: h.articleId,
+    title: clip(inlineText(h.title), nameMax),
+    headword: name(h.headword),
+    clarification: name(h.clarification),
+    // A slug from the upstream may carry a lone surrogate, which encodeURIComponent refuses.
+    url: h.url ?? (h.slug ? `${api.origin(site)}/${encodeURIComponent(h.slug.toWellFormed())}` : null),
+    slug: h.slug,
+    snippet: h.snippet === null ? null : clip(inlineText(h.snippet), textMax),
+    first_sentences: h.firstSentences === null ? null : clip(inlineText(h.firstSentences), textMax),
+    rank: h.rank,
+    license_name: h.license,
+    taxonomy: h.taxonomyId === null && h.taxonomyTitle === null
+      ? null
+      : { id: h.taxonomyId, title: name(h.taxonomyTitle) },
+    article_type_id: h.articleTypeId,
+    encyclopedia_id: h.encyclopediaId,
+    image: h.imageUrl ? { url: h.imageUrl, license: h.imageLicense } : null,
+  };
+}
+
+/**
+ * Writes every result from `args.offset` on to a file: the first page already read, then page
+ * after page of ten while pages come full, up to `file_max_results` and while the call has time.
+ */
+async function searchFile(
+  api: SnlApi,
+  args: { query: string; offset: number; response_format: "markdown" | "json" },
+  site: SiteId,
+  first: SnlHit[],
+  src: Source,
+  ctx: ToolCallContext,
+): Promise<Written> {
+  const cap = api.fileMaxResults;
+  const hits = first.slice(0, cap);
+  let more = first.length === SEARCH_MAX_LIMIT;
+  let next = args.offset + first.length;
+  let stop: string | undefined;
+  while (more && hits.length < cap) {
+    const deadline = api.pageDeadline();
+    if (deadline === null) {
+      stop = `the call ran short of time; call again with offset=${next} and output "file" for the rest`;
+      break;
+    }
+    let page: SnlHit[];
+    try {
+      const answer = await api.search(
+        site,
+        { query: args.query, limit: SEARCH_MAX_LIMIT, offset: next },
+        ctx,
+        deadline,
+      );
+      page = searchHits(answer.data, site);
+    } catch (e) {
+      if (!endsFile(e, ctx.signal)) throw e;
+      stop = `a page failed (${e.message}); call again with offset=${next} and output "file" for the rest`;
+      break;
+    }
+    hits.push(...page.slice(0, cap - hits.length));
+    more = page.length === SEARCH_MAX_LIMIT;
+    next += page.length;
+  }
+  if (stop === undefined && more) {
+    stop =
+      `the file holds the most results one call writes (${cap}, file_max_results); call again with offset=${
+        args.offset + hits.length
+      } and output "file" for the rest`;
+  }
+  const rows = hits.map((h, i) => {
+    const o = hitOut(api, site, h, NAME_MAX, SNIPPET_MAX);
+    return {
+      rank: args.offset + i + 1,
+      title: o.title,
+      headword: o.headword,
+      clarification: o.clarification,
+      slug: o.slug,
+      url: o.url,
+      license_name: o.license_name,
+      first_sentences: o.first_sentences,
+      snippet: o.snippet,
+      article_id: o.article_id,
+      subject: o.taxonomy?.title ?? null,
+      article_type_id: o.article_type_id,
+      encyclopedia_id: o.encyclopedia_id,
+      image_url: o.image?.url ?? null,
+      image_license: o.image?.license ?? null,
+    };
+  });
+  const saved = await ctx.files.save({
+    name: fileName(`search_${site}`, args.query),
+    format: args.response_format === "json" ? "json" : "csv",
+    rows: [rows],
+    head: { query: args.query, site, offset: args.offset, complete: stop === undefined, source: src },
+    itemsKey: "results",
+    description: `${SITES[site].name} search "${
+      clip(args.query, 80)
+    }": ${rows.length} results; licence per row (license_name)`,
+  });
+  return written(saved, `${n(rows.length)} results`, ctx, stop);
 }
 
 // ---------------------------------------------------------------------------------------------
 // snl-article
 
-const articleOutput = z.object({
-  site: z.enum(SITE_IDS).describe("Encyclopedia"),
-  encyclopedia: z.string().describe("Its name"),
-  title: z.string().describe("Article title"),
-  headword: z.string().nullable().describe("Headword, when given"),
-  url: z.string().describe("Article page"),
-  subject: z.object({ title: z.string().nullable(), url: z.string().nullable() }).nullable().describe(
-    "Subject area the article belongs to",
-  ),
-  authors: z.array(z.string()).describe("Authors, to credit (the first 50)"),
-  authors_total: z.number().int().describe("How many authors the article names"),
-  created_at: z.string().nullable().describe("When the article was created, ISO 8601"),
-  changed_at: z.string().nullable().describe("When it last changed, ISO 8601"),
-  license_name: z.string().nullable().describe('SNL\'s licence name: "fri" or "begrenset"'),
-  metadata_license_name: z.string().nullable().describe("Licence of the article's metadata"),
-  license: z.object({
-    name: z.string().describe("The licence in plain words"),
-    url: z.string().nullable().describe("Licence text"),
-    reuse: z.string().describe("What reuse is allowed"),
-  }),
-  images: z.array(z.object({
-    url: z.string().nullable(),
-    caption: z.string().nullable(),
-    license: z.string().nullable(),
-  })).describe("Images attached to the article (fields as SNL gives them; the first 20)"),
-  images_total: z.number().int().describe("How many images the article has"),
-  links: z.array(z.object({ text: z.string(), url: z.string() })).describe(
-    `Articles the text links to (first ${MAX_LINKS}); pass a url to snl-article to read one`,
-  ),
-  links_total: z.number().int().describe("How many links the text has"),
-  text: z.string().describe("This part of the article as plain text with light markdown"),
-  total: z.number().int().describe("Characters in the whole article text"),
-  count: z.number().int().describe("Characters in this part"),
-  offset: z.number().int().describe("Character offset where this part starts"),
-  has_more: z.boolean().describe("Whether more text follows"),
-  next_offset: z.number().int().nullable().describe("Offset to ask for next, or null"),
+const articleOutput = z.looseObject({
+  title: z.string(),
+  url: z.string(),
+  license_name: z.string().nullable(),
+  text: z.string(),
+  total: z.number(),
+  has_more: z.boolean(),
+  next_offset: z.number().nullable(),
   source: sourceSchema,
+  file: fileSchema.optional(),
 });
 
-type ArticleOut = z.output<typeof articleOutput>;
+/** Everything a part of an article carries (the output schema declares the main fields only). */
+type ArticleOut = {
+  site: SiteId;
+  encyclopedia: string;
+  title: string;
+  headword: string | null;
+  url: string;
+  subject: { title: string | null; url: string | null } | null;
+  /** Authors, to credit (the first 50). */
+  authors: string[];
+  authors_total: number;
+  created_at: string | null;
+  changed_at: string | null;
+  /** SNL's licence name: "fri" or "begrenset". */
+  license_name: string | null;
+  metadata_license_name: string | null;
+  license: Terms;
+  images: { url: string | null; caption: string | null; license: string | null }[];
+  images_total: number;
+  /** Articles the text links to (the first 50); pass a url to snl-article to read one. */
+  links: { text: string; url: string }[];
+  links_total: number;
+  text: string;
+  total: number;
+  count: number;
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+  source: Source;
+  file?: FileOut;
+};
 
 // A slug is one path segment: no separators, no query or fragment, and not one of the
 // site's dot-prefixed internal routes (".taxonomy", ".api").
@@ -318,41 +444,37 @@ function slugProblem(slug: string): string | null {
 
 function articleTool(api: SnlApi): ToolDefinition {
   const input = z.strictObject({
-    slug: z.string().trim().min(1).max(200)
+    slug: z.string().trim()
       .superRefine((s, ctx) => {
-        const problem = s.isWellFormed() ? slugProblem(s) : NOT_WELL_FORMED;
+        const problem = s.length < 1 || s.length > 200
+          ? "give 1 to 200 characters"
+          : s.isWellFormed()
+          ? slugProblem(s)
+          : NOT_WELL_FORMED;
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       })
       .optional()
-      .describe(
-        'The article\'s name in its URL, as snl-search returns it (slug), e.g. "Oslo" or "fortolket_programmeringsspråk"',
-      ),
-    url: z.string().trim().min(1).max(500)
+      .describe('Slug from snl-search, e.g. "Oslo"'),
+    url: z.string().trim()
+      .refine((u) => u.length >= 1 && u.length <= 500, { message: "give 1 to 500 characters" })
       .refine((u) => u.isWellFormed(), { message: NOT_WELL_FORMED })
-      .optional().describe(
-        "The article's page URL on snl.no or a sister site, e.g. https://snl.no/Oslo or https://sml.snl.no/hjerteinfarkt",
-      ),
-    id: z.number().int().min(1).optional().describe(
-      "SNL's numeric article_id from snl-search. Uses an endpoint SNL does not document: prefer slug or url",
-    ),
+      .optional().describe("Article page, e.g. https://snl.no/Oslo"),
+    id: z.int().min(1).max(1_000_000_000).optional().describe("Numeric article_id (prefer slug or url)"),
     site: siteField.optional(),
-    offset: z.number().int().min(0).default(0).describe(
-      "Character offset to start from in a long article: pass next_offset from the previous part",
-    ),
-    max_chars: z.number().int().min(200).max(100_000).optional().describe(
-      "Most characters of article text in this part (default: as many as fit the response limit)",
-    ),
-    response_format: responseFormatField,
+    offset: orDefault(z.int().min(0).max(10_000_000), 0).describe("Character to start at (next_offset)"),
+    max_chars: z.int().min(200).max(100_000).optional().describe("Most characters in this part"),
+    response_format: formatField,
+    output: outputField("the whole article"),
   }).refine((a) => [a.slug, a.url, a.id].filter((v) => v !== undefined).length === 1, {
     message: 'give exactly one of "slug", "url" or "id"',
     path: ["slug"],
   });
   return {
     name: "snl-article",
-    title: "Read a Store norske leksikon article",
-    description: `Reads one article from Store norske leksikon or a sister encyclopedia (${
-      SITE_IDS.join(", ")
-    }), by slug (from snl-search), page URL, or numeric id. Returns the text as plain text with light markdown, authors, dates, subject, the links in the text, and the licence: license_name "fri" means CC BY-SA 3.0 (credit the authors and the encyclopedia), "begrenset" means no reuse without permission. Long articles come in parts: continue with offset=next_offset.`,
+    title: "Read SNL article",
+    toolset: TOOLSET,
+    description:
+      'Reads an SNL article by slug, url or id: text in parts (offset=next_offset), authors, links and licence ("fri" = CC BY-SA 3.0, "begrenset" = no reuse).',
     input,
     output: articleOutput,
     annotations: ANNOTATIONS,
@@ -448,6 +570,9 @@ function articleTool(api: SnlApi): ToolDefinition {
         text: l.text,
         url: canonicalUrl(l.url) ?? l.url,
       }));
+      const file = args.output === "file"
+        ? await articleFile(parsed, site, url, body, terms, src, ctx)
+        : null;
       const all: Lists = {
         authors: article.authors.length,
         images: article.images.length,
@@ -482,17 +607,64 @@ function articleTool(api: SnlApi): ToolDefinition {
           has_more: hasMore,
           next_offset: hasMore ? end : null,
           source: src,
+          ...(file ? { file: file.out } : {}),
         };
-        return {
-          text: formatText(args.response_format, structured, () => articleMarkdown(structured)),
-          structured,
-        };
+        const md = formatText(args.response_format, structured, () => articleMarkdown(structured));
+        return { text: file ? `${md}\n\n${file.line}` : md, structured };
       };
       const limit = ctx.limits.characterLimit;
       const k = fitLists(all, limit, (lists) => render(start, lists));
-      return fitPart(text, start, args.max_chars, limit, (end) => render(end, k));
+      // With a file the answer previews the first part; the file holds the whole article.
+      const maxChars = args.max_chars ?? (file ? FILE_PREVIEW_CHARS : undefined);
+      const part = fitPart(text, start, maxChars, limit, (end) => render(end, k));
+      return file ? { ...part, content: [file.link] } : part;
     },
   };
+}
+
+/** Writes the whole article as one markdown document: text, every link, authors and licence. */
+async function articleFile(
+  a: SnlArticle,
+  site: SiteId,
+  url: string,
+  body: { text: string; links: { text: string; url: string }[] },
+  terms: Terms,
+  src: Source,
+  ctx: ToolCallContext,
+): Promise<Written> {
+  const lines = [`# ${a.title}`, "", `${SITES[site].name} · ${url}`];
+  if (a.subjectTitle) lines.push(`Subject: ${a.subjectTitle}`);
+  if (a.authors.length) {
+    lines.push(
+      `Authors: ${a.authors.join(", ")}${
+        a.authorsTotal > a.authors.length ? ` and ${a.authorsTotal - a.authors.length} more` : ""
+      }`,
+    );
+  }
+  const dates = [a.createdAt && `created ${a.createdAt}`, a.changedAt && `changed ${a.changedAt}`].filter(
+    Boolean,
+  );
+  if (dates.length) lines.push(dates.join(" · "));
+  lines.push(`Licence: ${a.licenseName ?? "not stated"} = ${terms.name}. ${terms.reuse}.`, "");
+  lines.push(body.text.replace(/\s+$/, "") || "(The article has no text.)");
+  if (body.links.length) {
+    lines.push("", "## Links in the article", "");
+    for (const l of body.links) lines.push(`- [${l.text}](${canonicalUrl(l.url) ?? l.url})`);
+  }
+  lines.push("", "---", "", creditLine(src), "");
+  const saved = await ctx.files.save({
+    name: fileName(`article_${site}`, a.title),
+    format: "md",
+    text: lines.join("\n"),
+    description: `${SITES[site].name}: "${clip(a.title, 80)}", whole article; licence ${
+      a.licenseName ?? "not stated"
+    }`,
+  });
+  return written(
+    saved,
+    `The whole article (${n(body.text.length)} characters, ${body.links.length} links)`,
+    ctx,
+  );
 }
 
 function articleMarkdown(s: ArticleOut): string {
@@ -521,7 +693,9 @@ function articleMarkdown(s: ArticleOut): string {
     lines.push(`More follows: call snl-article again with the same article and offset=${s.next_offset}.`, "");
   }
   if (s.links.length && !s.has_more) {
-    const shown = s.links.length < s.links_total ? ` (${s.links.length} of ${s.links_total})` : "";
+    const shown = s.links.length < s.links_total
+      ? ` (${s.links.length} of ${s.links_total}; output "file" lists them all)`
+      : "";
     lines.push(`Links in the article${shown}: ${s.links.map((l) => `${l.text} (${l.url})`).join("; ")}`, "");
   }
   lines.push(creditLine(s.source));

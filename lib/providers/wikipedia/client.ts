@@ -65,6 +65,23 @@ export class WikipediaApi {
     return now + Math.min(this.#settings.timeout * 1000, Math.max(0, remainingMs(now)));
   }
 
+  /**
+   * The deadline of one more page of a multi-page answer (a result file), ending the provider's
+   * `deadline_margin_ms` before the call's deadline; null when too little time is left for it.
+   */
+  pageDeadline(): number | null {
+    const now = this.#clock.now();
+    const margin = this.#settings.deadline_margin_ms;
+    const left = remainingMs(now);
+    if (left <= Math.max(2 * margin, 1)) return null;
+    return now + Math.min(this.#settings.timeout * 1000, left - margin);
+  }
+
+  /** Most search results one result file holds. */
+  get fileMaxResults(): number {
+    return this.#settings.file_max_results;
+  }
+
   /** The origin serving `language`; throws a VALIDATION_ERROR for a bad code, before any request. */
   origin(language: string): string {
     const problem = languageProblem(language);

@@ -41,6 +41,12 @@ const extra = {
   maxlag: z.number().int().min(0).max(60).default(5).describe(
     "Seconds of database lag at which Wikipedia may ask us to back off (maxlag); 0 = not sent",
   ),
+  file_max_results: z.number().int().min(10).max(10_000).default(1000).describe(
+    'Most search results one output: "file" call writes (it reads page after page up to this)',
+  ),
+  deadline_margin_ms: z.number().int().min(0).max(30_000).default(1500).describe(
+    "Time kept before the call's deadline: a file of search results starts no further page with under twice this left, and says it is partial",
+  ),
   user_agent: z.string().max(300).default("").describe(
     "User-Agent sent to Wikipedia (Wikimedia asks for a name and contact); empty = the server's own",
   ),

@@ -6,17 +6,26 @@ export const LICENSE = "CC BY-SA 4.0";
 /** Where the licence is explained. */
 export const LICENSE_URL = "https://creativecommons.org/licenses/by-sa/4.0/";
 
-/** Provenance and terms, on every result. */
-export const sourceSchema = z.object({
-  name: z.string().describe("Who published the data"),
-  url: z.string().describe("Where the data came from: the article page, or the API request for lists"),
-  license: z.string().describe("Licence of the text"),
-  license_url: z.string().describe("Where the licence is explained"),
-  attribution: z.string().describe("Credit line to give when quoting"),
-});
+/** A result's `source`: provenance and terms, on every result. */
+export type Source = {
+  /** Who published the data. */
+  name: string;
+  /** Where the data came from: the article page, or the API request for lists. */
+  url: string;
+  license: string;
+  license_url: string;
+  /** Credit line to give when quoting. */
+  attribution: string;
+};
 
-/** A result's `source` object. */
-export type Source = z.output<typeof sourceSchema>;
+// Output schemas are compact (issue 14): no descriptions (the tool description, the input schema
+// and the text say what fields mean), open objects where only a few fields are worth declaring.
+
+/** Output-schema shape of `source`. */
+export const sourceSchema = z.looseObject({ license: z.string() });
+
+/** Output-schema shape of the paging envelope (results carry count and offset too). */
+export const pageShape = { total: z.number(), has_more: z.boolean(), next_offset: z.number().nullable() };
 
 /** The `source` of a result from the edition at `host`. */
 export function source(host: string, url: string, historyUrl?: string): Source {

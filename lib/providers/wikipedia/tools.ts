@@ -1,15 +1,27 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
-import { fitToLimit, formatText, pageSchema, responseFormatField } from "../../mcp/output.ts";
+import { fitToLimit, formatText } from "../../mcp/output.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { articleText, cutPoint, safeIndex, sectionAt } from "./article_text.ts";
 import type { Section } from "./article_text.ts";
 import type { WikipediaApi } from "./client.ts";
 import { boundedUrl, clip, NOT_WELL_FORMED } from "../../html.ts";
-import { creditLine, n, SHORT_TEXT_MAX, source, sourceSchema, TITLE_MAX } from "./format.ts";
+import { creditLine, n, pageShape, SHORT_TEXT_MAX, source, sourceSchema, TITLE_MAX } from "./format.ts";
+import type { Source } from "./format.ts";
+import {
+  endsFile,
+  fileName,
+  fileSchema,
+  formatField,
+  orDefault,
+  outputField,
+  withFile,
+  written,
+} from "./_files.ts";
+import type { FileOut, Written } from "./_files.ts";
 import { LANGUAGE_MAX_LENGTH, LANGUAGE_PATTERN, languageProblem } from "./language.ts";
 import { hasContinue, interwikiOf, parseGeosearch, parsePages, parseSearch, resolveTitle } from "./parse.ts";
-import type { QueryPage } from "./parse.ts";
+import type { QueryPage, SearchHit } from "./parse.ts";
 
 const ANNOTATIONS = {
   readOnlyHint: true,
@@ -17,6 +29,9 @@ const ANNOTATIONS = {
   destructiveHint: false,
   openWorldHint: true,
 } as const;
+
+/** The toolset of every Wikipedia tool. */
+export const TOOLSET = "wikipedia";
 
 /** Most results one search call returns (the API allows 500, but ~50 fill the response limit). */
 export const SEARCH_MAX_LIMIT = 50;
@@ -26,13 +41,20 @@ export const MAX_CHARS = 1200;
 export const MIN_RADIUS_M = 10;
 export const MAX_RADIUS_M = 10_000;
 export const GEO_MAX_LIMIT = 500;
+/** Most results one `list=search` request may ask for (`srlimit` for clients without apihighlimits). */
+const SEARCH_PAGE_MAX = 500;
+/** CirrusSearch serves no result past this offset. */
+const SEARCH_OFFSET_MAX = 10_000;
 /** Most options listed for a disambiguation page. */
 const MAX_OPTIONS = 100;
+/** Article characters shown in the answer when the whole article goes to a file. */
+const FILE_PREVIEW_CHARS = 2000;
 
 function languageField(defaultLanguage: string) {
+  // Checked with refinements, not schema keywords: the served schema stays short, and a bad
+  // code still gets a message that names it.
   return z.string()
-    .max(LANGUAGE_MAX_LENGTH, { message: "a language code has at most 32 characters" })
-    .regex(LANGUAGE_PATTERN, {
+    .refine((code) => code.length <= LANGUAGE_MAX_LENGTH && LANGUAGE_PATTERN.test(code), {
       message: 'must be a Wikipedia language code such as "no", "nn", "en" or "zh-min-nan"',
     })
     .superRefine((code, ctx) => {
@@ -41,91 +63,106 @@ function languageField(defaultLanguage: string) {
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
     .optional()
-    .describe(
-      `Wikipedia language edition, e.g. "no" (Bokmål), "nn" (Nynorsk), "se" (Northern Sami), "en"; default "${defaultLanguage}"`,
-    );
+    .describe(`Edition, e.g. "en" (default "${defaultLanguage}")`);
 }
 
 // "|" would ask for several pages at once; the others can never appear in a MediaWiki title.
-const titleField = z.string().trim().min(1).max(255)
+const titleField = z.string().trim()
+  .refine((t) => t.length >= 1 && t.length <= 255, { message: "a title has 1 to 255 characters" })
   // deno-lint-ignore no-control-regex
   .refine((t) => !/[|#<>[\]{}\u0000-\u001f\u007f]/.test(t), {
     message: "a title cannot contain | # < > [ ] { } or control characters",
   })
   .refine((t) => t.isWellFormed(), { message: NOT_WELL_FORMED })
-  .describe(
-    'Article title as it appears on Wikipedia, e.g. "Oslo" or "Edvard Munch"; redirects are followed',
-  );
-
-const resultSchema = z.object({
-  title: z.string().describe("Article title"),
-  pageid: z.number().int().nullable().describe("Page id"),
-  url: z.string().describe("Article URL"),
-});
+  .describe("Article title (redirects are followed)");
 
 // ---------------------------------------------------------------------------------------------
 // wikipedia-search
 
-const searchOutput = z.object({
-  query: z.string().describe("The search terms"),
-  language: z.string().describe("Language edition searched"),
-  results: z.array(resultSchema.extend({
-    snippet: z.string().describe("Matching text around the hit, plain text"),
-    wordcount: z.number().int().nullable().describe("Words in the article"),
-    size: z.number().int().nullable().describe("Article size in bytes of wikitext"),
-    timestamp: z.string().nullable().describe("Last edit, ISO 8601"),
-  })).describe("Matching articles, best first"),
-  suggestion: z.string().nullable().describe("The API's spelling suggestion, if any"),
-  ...pageSchema.shape,
+const searchOutput = z.looseObject({
+  results: z.array(z.looseObject({ title: z.string() })),
+  ...pageShape,
   source: sourceSchema,
+  file: fileSchema.optional(),
 });
+
+/** Everything a search answer carries (the output schema declares the main fields only). */
+type SearchOut = {
+  query: string;
+  language: string;
+  results: {
+    title: string;
+    pageid: number | null;
+    url: string;
+    snippet: string;
+    wordcount: number | null;
+    size: number | null;
+    timestamp: string | null;
+  }[];
+  suggestion: string | null;
+  total: number;
+  count: number;
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+  source: Source;
+  file?: FileOut;
+};
+
+function searchParams(query: string, offset: number, limit: number) {
+  return {
+    action: "query",
+    list: "search",
+    srsearch: query,
+    srlimit: limit,
+    sroffset: offset,
+    srnamespace: 0,
+    srprop: "size|wordcount|timestamp|snippet",
+    srinfo: "totalhits|suggestion",
+  };
+}
 
 function searchTool(api: WikipediaApi): ToolDefinition {
   const input = z.strictObject({
-    query: z.string().trim().min(1).max(300)
+    query: z.string().trim()
+      .refine((q) => q.length >= 1 && q.length <= 300, { message: "give 1 to 300 characters" })
       .refine((q) => q.isWellFormed(), { message: NOT_WELL_FORMED })
-      .describe(
-        'Search terms (at most 300 characters); CirrusSearch syntax works, e.g. "intitle:Munch" or a "quoted phrase"',
-      ),
+      .describe("Search terms"),
     language: languageField(api.defaultLanguage),
-    limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).default(10).describe(
-      `Results per call, 1–${SEARCH_MAX_LIMIT} (default 10)`,
-    ),
-    offset: z.number().int().min(0).max(9_999).default(0).describe(
-      "Results to skip, for paging: pass next_offset from the previous result",
-    ),
-    response_format: responseFormatField,
+    limit: orDefault(z.int().min(1).max(SEARCH_MAX_LIMIT), 10).describe("Results (default 10)"),
+    offset: orDefault(z.int().min(0).max(SEARCH_OFFSET_MAX - 1), 0).describe("Results to skip (next_offset)"),
+    response_format: formatField,
+    output: outputField("all results"),
   });
   return {
     name: "wikipedia-search",
     title: "Search Wikipedia",
+    toolset: TOOLSET,
     description:
-      `Full-text search of one Wikipedia language edition (default "${api.defaultLanguage}"). Returns titles, URLs and a plain-text snippet per article, best match first, with total, has_more and next_offset for paging. Use the title with wikipedia-summary or wikipedia-content to read an article. Text is CC BY-SA 4.0: credit Wikipedia.`,
+      "Full-text Wikipedia search: titles, URLs, snippets. Read hits with wikipedia-summary or wikipedia-content.",
     input,
     output: searchOutput,
     annotations: ANNOTATIONS,
     async handler(args: z.output<typeof input>, ctx: ToolCallContext) {
       const language = args.language ?? api.defaultLanguage;
       api.origin(language);
+      const toFile = args.output === "file";
+      const firstLimit = toFile ? Math.min(SEARCH_PAGE_MAX, api.fileMaxResults) : args.limit;
       const answer = await api.call(
         language,
-        {
-          action: "query",
-          list: "search",
-          srsearch: args.query,
-          srlimit: args.limit,
-          sroffset: args.offset,
-          srnamespace: 0,
-          srprop: "size|wordcount|timestamp|snippet",
-          srinfo: "totalhits|suggestion",
-        },
+        searchParams(args.query, args.offset, firstLimit),
         ctx,
         api.deadline(),
       );
       const parsed = parseSearch(answer.data);
+      const src = source(api.host(language), answer.url);
+      const shownHits = parsed.hits.slice(0, args.limit);
+      // The next offset after the hits shown: within the first page, or the API's continuation.
+      const upstreamNext = parsed.hits.length > args.limit ? args.offset + args.limit : parsed.nextOffset;
+      const file = toFile ? await searchFile(api, args, language, parsed, src, ctx) : null;
       // Snippets are clipped in proportion to the limit, so at least one hit fits any limit.
       const snippetMax = Math.max(80, Math.min(SHORT_TEXT_MAX, Math.floor(ctx.limits.characterLimit / 12)));
-      const results = parsed.hits.map((h) => ({
+      const results = shownHits.map((h) => ({
         title: clip(h.title, TITLE_MAX),
         pageid: h.pageid,
         url: api.pageUrl(language, clip(h.title, TITLE_MAX)),
@@ -134,12 +171,12 @@ function searchTool(api: WikipediaApi): ToolDefinition {
         size: h.size,
         timestamp: h.timestamp,
       }));
-      const src = source(api.host(language), answer.url);
-      return fitToLimit(results, ctx.limits.characterLimit, ({ items, truncated }) => {
+      const room = ctx.limits.characterLimit - (file ? 2 * file.line.length : 0);
+      const rendered = fitToLimit(results, room, ({ items, truncated }) => {
         const count = items.length;
-        const hasMore = truncated || parsed.nextOffset !== null;
-        const nextOffset = truncated ? args.offset + count : parsed.nextOffset;
-        const structured: z.output<typeof searchOutput> = {
+        const hasMore = truncated || upstreamNext !== null;
+        const nextOffset = truncated ? args.offset + count : upstreamNext;
+        const structured: SearchOut = {
           query: args.query,
           language,
           results: items,
@@ -150,6 +187,7 @@ function searchTool(api: WikipediaApi): ToolDefinition {
           has_more: hasMore,
           next_offset: hasMore ? nextOffset ?? args.offset + count : null,
           source: src,
+          ...(file ? { file: file.out } : {}),
         };
         const text = formatText(args.response_format, structured, () => {
           const lines = [`## Wikipedia search (${language}): "${args.query}"`, ""];
@@ -181,49 +219,117 @@ function searchTool(api: WikipediaApi): ToolDefinition {
         });
         return { text, structured };
       });
+      return withFile(rendered, file);
     },
   };
+}
+
+/**
+ * Writes every result from `args.offset` on to a file: the first page already read, then page
+ * after page while the API continues, up to `file_max_results` and while the call has time.
+ */
+async function searchFile(
+  api: WikipediaApi,
+  args: { query: string; offset: number; response_format: "markdown" | "json" },
+  language: string,
+  first: ReturnType<typeof parseSearch>,
+  src: Source,
+  ctx: ToolCallContext,
+): Promise<Written> {
+  const cap = api.fileMaxResults;
+  const hits: SearchHit[] = first.hits.slice(0, cap);
+  let next = first.hits.length > cap ? args.offset + cap : first.nextOffset;
+  let stop: string | null = null;
+  while (next !== null && hits.length < cap) {
+    if (next >= SEARCH_OFFSET_MAX) {
+      stop = `Wikipedia's search serves no results past offset ${n(SEARCH_OFFSET_MAX)}; narrow the query`;
+      break;
+    }
+    const deadline = api.pageDeadline();
+    if (deadline === null) {
+      stop = `the call ran short of time; call again with offset=${next} and output "file" for the rest`;
+      break;
+    }
+    const want = Math.min(SEARCH_PAGE_MAX, cap - hits.length, SEARCH_OFFSET_MAX - next);
+    let page;
+    try {
+      page = parseSearch(
+        (await api.call(language, searchParams(args.query, next, want), ctx, deadline)).data,
+      );
+    } catch (e) {
+      if (!endsFile(e, ctx.signal)) throw e;
+      stop = `a page failed (${e.message}); call again with offset=${next} and output "file" for the rest`;
+      break;
+    }
+    if (page.hits.length === 0) {
+      next = null;
+      break;
+    }
+    hits.push(...page.hits.slice(0, cap - hits.length));
+    next = page.hits.length > want ? next + want : page.nextOffset;
+  }
+  if (stop === null && next !== null) {
+    stop = `the file holds the most results one call writes (${
+      n(cap)
+    }, file_max_results); call again with offset=${next} and output "file" for the rest`;
+  }
+  const rows = hits.map((h, i) => ({
+    rank: args.offset + i + 1,
+    title: h.title,
+    pageid: h.pageid,
+    url: api.pageUrl(language, h.title),
+    snippet: h.snippet,
+    wordcount: h.wordcount,
+    size: h.size,
+    timestamp: h.timestamp,
+  }));
+  const format = args.response_format === "json" ? "json" : "csv";
+  const saved = await ctx.files.save({
+    name: fileName("search", args.query),
+    format,
+    rows: [rows],
+    head: { query: args.query, language, offset: args.offset, complete: stop === null, source: src },
+    itemsKey: "results",
+    description: `Wikipedia (${language}) search "${
+      clip(args.query, 80)
+    }": ${rows.length} results; ${src.license}`,
+  });
+  return written(saved, `${n(rows.length)} results`, ctx, stop ?? undefined);
 }
 
 // ---------------------------------------------------------------------------------------------
 // wikipedia-summary
 
-const summaryOutput = z.object({
-  title: z.string().describe("Title of the article read (after redirects)"),
-  pageid: z.number().int().nullable().describe("Page id"),
-  language: z.string().describe("Language edition"),
-  url: z.string().describe("Article URL"),
-  history_url: z.string().describe("Revision history: the article's authors"),
-  description: z.string().nullable().describe("Short description, when the wiki has one"),
-  extract: z.string().describe("The introduction as plain text, shortened as asked"),
-  extract_truncated: z.boolean().describe(
-    "Whether the extract was cut to fit the response limit (read it whole with wikipedia-content, section 0)",
-  ),
-  is_disambiguation: z.boolean().describe(
-    "Whether the title is a disambiguation page listing other articles",
-  ),
-  disambiguation_options: z.array(z.object({ title: z.string(), url: z.string() })).describe(
-    "Articles a disambiguation page points to (empty otherwise)",
-  ),
-  disambiguation_options_more: z.boolean().describe(
-    "Whether the page lists more articles than shown here (read them all with wikipedia-content)",
-  ),
-  disambiguation_options_error: z.string().nullable().describe(
-    "Why the list of articles could not be fetched, when it could not; the rest of the summary is valid",
-  ),
-  redirected_from: z.string().nullable().describe("The redirect followed to reach this article, if any"),
-  normalized_from: z.string().nullable().describe("The title as given, when the API normalised it"),
-  redirect_section: z.string().nullable().describe("The section a redirect points at, if any"),
-  coordinates: z.object({ lat: z.number(), lon: z.number() }).nullable().describe(
-    "The article's primary coordinates (WGS 84), if any",
-  ),
-  wikidata_id: z.string().nullable().describe("Wikidata item, e.g. Q585"),
-  revision_id: z.number().int().nullable().describe("Revision the text comes from"),
-  last_modified: z.string().nullable().describe("When the page last changed, ISO 8601"),
+const summaryOutput = z.looseObject({
+  title: z.string(),
+  url: z.string(),
+  extract: z.string(),
   source: sourceSchema,
 });
 
-type SummaryOut = z.output<typeof summaryOutput>;
+/** Everything a summary carries (the output schema declares the main fields only). */
+interface SummaryOut {
+  title: string;
+  pageid: number | null;
+  language: string;
+  url: string;
+  history_url: string;
+  description: string | null;
+  extract: string;
+  extract_truncated: boolean;
+  is_disambiguation: boolean;
+  disambiguation_options: { title: string; url: string }[];
+  disambiguation_options_more: boolean;
+  disambiguation_options_error: string | null;
+  redirected_from: string | null;
+  normalized_from: string | null;
+  redirect_section: string | null;
+  coordinates: { lat: number; lon: number } | null;
+  wikidata_id: string | null;
+  revision_id: number | null;
+  last_modified: string | null;
+  source: Source;
+}
 
 interface Located {
   page: QueryPage;
@@ -335,22 +441,19 @@ function summaryTool(api: WikipediaApi): ToolDefinition {
   const input = z.strictObject({
     title: titleField,
     language: languageField(api.defaultLanguage),
-    sentences: z.number().int().min(1).max(MAX_SENTENCES).optional().describe(
-      `Return only the first N sentences of the introduction, 1–${MAX_SENTENCES} (cannot be combined with chars)`,
-    ),
-    chars: z.number().int().min(1).max(MAX_CHARS).optional().describe(
-      `Return about N characters of the introduction, 1–${MAX_CHARS} (the API may return slightly more; cannot be combined with sentences)`,
-    ),
-    response_format: responseFormatField,
+    sentences: z.int().min(1).max(MAX_SENTENCES).optional().describe("First N sentences"),
+    chars: z.int().min(1).max(MAX_CHARS).optional().describe("About N characters"),
+    response_format: formatField,
   }).refine((a) => a.sentences === undefined || a.chars === undefined, {
     message: 'give either "sentences" or "chars", not both (the Wikipedia API accepts only one)',
     path: ["chars"],
   });
   return {
     name: "wikipedia-summary",
-    title: "Wikipedia article summary",
+    title: "Wikipedia summary",
+    toolset: TOOLSET,
     description:
-      `The introduction of one Wikipedia article as plain text (whole intro by default, or the first 1–10 sentences, or about 1–1200 characters), with its URL, short description, coordinates, Wikidata id and revision. Redirects are followed and reported. When the title is a disambiguation page the result says so and lists the articles it points to: pick one and call again. Default language "${api.defaultLanguage}". For the full article use wikipedia-content. Text is CC BY-SA 4.0: credit Wikipedia.`,
+      "A Wikipedia article's introduction, coordinates and Wikidata id; disambiguation pages list their articles.",
     input,
     output: summaryOutput,
     annotations: ANNOTATIONS,
@@ -522,29 +625,49 @@ function fitPlainText<S>(
 // ---------------------------------------------------------------------------------------------
 // wikipedia-geosearch
 
-const geoOutput = z.object({
-  center: z.object({ lat: z.number(), lon: z.number() }).describe("The point searched around (WGS 84)"),
-  radius_m: z.number().int().describe("Search radius in metres"),
-  language: z.string().describe("Language edition searched"),
-  results: z.array(resultSchema.extend({
-    lat: z.number().describe("Latitude of the article's coordinates"),
-    lon: z.number().describe("Longitude of the article's coordinates"),
-    distance_m: z.number().nullable().describe("Metres from the centre"),
-  })).describe("Articles with coordinates inside the radius, nearest first"),
-  limit_reached: z.boolean().describe(
-    "Whether as many articles came back as asked for: more may lie inside the radius",
-  ),
-  ...pageSchema.shape,
+// The API cannot page: the envelope is carried (offset 0, next_offset null) but not declared.
+const geoOutput = z.looseObject({
+  results: z.array(z.looseObject({ title: z.string() })),
+  total: z.number(),
   source: sourceSchema,
+  file: fileSchema.optional(),
 });
+
+/** Everything a geosearch answer carries (the output schema declares the main fields only). */
+type GeoOut = {
+  center: { lat: number; lon: number };
+  radius_m: number;
+  language: string;
+  results: {
+    title: string;
+    pageid: number | null;
+    url: string;
+    lat: number;
+    lon: number;
+    distance_m: number | null;
+  }[];
+  limit_reached: boolean;
+  total: number;
+  count: number;
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+  source: Source;
+  file?: FileOut;
+};
+
+/** Articles shown in the answer when no limit is given. */
+const GEO_DEFAULT_LIMIT = 10;
 
 function geosearchTool(api: WikipediaApi): ToolDefinition {
   const input = z.strictObject({
-    lat: z.number().min(-90).max(90).describe("Latitude of the centre, WGS 84 decimal degrees (-90 to 90)"),
-    lon: z.number().min(-180).max(180).describe(
-      "Longitude of the centre, WGS 84 decimal degrees (-180 to 180)",
+    lat: z.number().refine((v) => v >= -90 && v <= 90, "must be between -90 and 90").describe(
+      "Latitude (WGS 84)",
     ),
-    radius_m: z.number().int()
+    lon: z.number().refine((v) => v >= -180 && v <= 180, "must be between -180 and 180").describe(
+      "Longitude (WGS 84)",
+    ),
+    radius_m: z.int()
       .min(MIN_RADIUS_M, {
         message: `must be at least ${MIN_RADIUS_M} metres (the Wikipedia API's minimum)`,
       })
@@ -552,25 +675,29 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
         message:
           `must be at most ${MAX_RADIUS_M} metres (the Wikipedia API's maximum); for a wider area, search from several centres`,
       })
-      .default(1000)
-      .describe(`Search radius in metres, ${MIN_RADIUS_M}–${MAX_RADIUS_M} (default 1000)`),
-    limit: z.number().int().min(1).max(GEO_MAX_LIMIT).default(10).describe(
-      `Most articles returned, 1–${GEO_MAX_LIMIT} (default 10); the API cannot page further`,
+      .optional().transform((v) => v ?? 1000)
+      .describe("Radius in metres (default 1000)"),
+    limit: z.int().min(1).max(GEO_MAX_LIMIT).optional().describe(
+      `Most articles (default ${GEO_DEFAULT_LIMIT}, ${GEO_MAX_LIMIT} to a file)`,
     ),
     language: languageField(api.defaultLanguage),
-    response_format: responseFormatField,
+    response_format: formatField,
+    output: outputField("all articles"),
   });
   return {
     name: "wikipedia-geosearch",
-    title: "Wikipedia articles near a point",
+    title: "Wikipedia nearby",
+    toolset: TOOLSET,
     description:
-      `Finds Wikipedia articles whose coordinates lie within radius_m metres (10–10,000) of a point given as lat/lon (WGS 84), nearest first, with distance in metres and each article's coordinates and URL. Default language "${api.defaultLanguage}"; other editions cover different places. The API cannot page: to see more, raise limit (max 500) or search from another centre. Text is CC BY-SA 4.0: credit Wikipedia.`,
+      "Wikipedia articles within radius_m of a point, nearest first, with distances. No paging: raise limit or write a file.",
     input,
     output: geoOutput,
     annotations: ANNOTATIONS,
     async handler(args: z.output<typeof input>, ctx: ToolCallContext) {
       const language = args.language ?? api.defaultLanguage;
       api.origin(language);
+      const toFile = args.output === "file";
+      const limit = args.limit ?? (toFile ? GEO_MAX_LIMIT : GEO_DEFAULT_LIMIT);
       const answer = await api.call(
         language,
         {
@@ -578,14 +705,14 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
           list: "geosearch",
           gscoord: `${args.lat}|${args.lon}`,
           gsradius: args.radius_m,
-          gslimit: args.limit,
+          gslimit: limit,
           gsnamespace: 0,
         },
         ctx,
         api.deadline(),
       );
-      const hits = parseGeosearch(answer.data).slice(0, args.limit);
-      const results = hits.map((h) => ({
+      const hits = parseGeosearch(answer.data).slice(0, limit);
+      const all = hits.map((h) => ({
         title: clip(h.title, TITLE_MAX),
         pageid: h.pageid,
         url: api.pageUrl(language, clip(h.title, TITLE_MAX)),
@@ -594,20 +721,45 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
         distance_m: h.dist,
       }));
       const src = source(api.host(language), answer.url);
-      const limitReached = hits.length >= args.limit;
-      return fitToLimit(results, ctx.limits.characterLimit, ({ items, truncated }) => {
-        const structured: z.output<typeof geoOutput> = {
+      const limitReached = hits.length >= limit;
+      let file: Written | null = null;
+      if (toFile) {
+        const saved = await ctx.files.save({
+          name: fileName("geosearch", `${args.lat}_${args.lon}_${args.radius_m}m`),
+          format: args.response_format === "json" ? "json" : "csv",
+          rows: [all],
+          head: { center: { lat: args.lat, lon: args.lon }, radius_m: args.radius_m, language, source: src },
+          itemsKey: "results",
+          description:
+            `Wikipedia (${language}) articles within ${args.radius_m} m of ${args.lat}, ${args.lon}: ${all.length}; ${src.license}`,
+        });
+        file = written(
+          saved,
+          `${n(all.length)} articles`,
+          ctx,
+          limitReached
+            ? `the limit of ${limit} was reached, more may lie inside the radius: shrink the radius or search from other centres`
+            : undefined,
+        );
+      }
+      // With a file the answer previews the nearest articles; the file holds them all.
+      const results = toFile ? all.slice(0, args.limit ?? GEO_DEFAULT_LIMIT) : all;
+      const room = ctx.limits.characterLimit - (file ? 2 * file.line.length : 0);
+      const rendered = fitToLimit(results, room, ({ items, truncated }) => {
+        const cut = items.length < all.length;
+        const structured: GeoOut = {
           center: { lat: args.lat, lon: args.lon },
           radius_m: args.radius_m,
           language,
           results: items,
           limit_reached: limitReached,
-          total: results.length,
+          total: all.length,
           count: items.length,
           offset: 0,
-          has_more: truncated,
+          has_more: cut,
           next_offset: null,
           source: src,
+          ...(file ? { file: file.out } : {}),
         };
         const text = formatText(args.response_format, structured, () => {
           const lines = [
@@ -615,29 +767,33 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
             "",
             items.length === 0
               ? "No articles with coordinates lie inside this radius. Try a larger radius (up to 10,000 m) or another language edition."
-              : `${items.length} article(s), nearest first:`,
+              : `${cut ? `${items.length} of ${all.length}` : items.length} article(s), nearest first:`,
             "",
           ];
           items.forEach((r, i) => {
             const d = r.distance_m === null ? "" : `${n(Math.round(r.distance_m))} m · `;
             lines.push(`${i + 1}. **${r.title}**: ${d}${r.lat}, ${r.lon} · ${r.url}`);
           });
-          if (truncated) {
+          if (cut && !file) {
             lines.push(
               "",
-              `Showing ${items.length} of ${results.length} articles to stay within the response limit: narrow the radius or lower the limit to see the rest.`,
+              `Showing ${items.length} of ${all.length} articles to stay within the response limit: call again with output "file" to get them all, or narrow the radius.`,
             );
-          } else if (limitReached) {
+          } else if (limitReached && !file) {
             lines.push(
               "",
-              `The limit of ${args.limit} was reached: more articles may lie inside the radius. Raise limit (max ${GEO_MAX_LIMIT}) or shrink the radius.`,
+              `The limit of ${limit} was reached: more articles may lie inside the radius. Raise limit (max ${GEO_MAX_LIMIT}), use output "file", or shrink the radius.`,
             );
+          }
+          if (truncated && file) {
+            lines.push("", "The answer shows the nearest ones; the file holds them all.");
           }
           lines.push("", creditLine(src));
           return lines.join("\n");
         });
         return { text, structured };
       });
+      return withFile(rendered, file);
     },
   };
 }
@@ -645,59 +801,64 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
 // ---------------------------------------------------------------------------------------------
 // wikipedia-content
 
-const sectionSchema = z.object({
-  index: z.number().int().describe("Pass as section to read this section (0 = the lead)"),
-  title: z.string().describe("Heading"),
-  level: z.number().int().describe("1 for the lead, 2 for top-level headings, 3 below them, ..."),
-  offset: z.number().int().describe("Character offset where the section starts"),
-  chars: z.number().int().describe("Characters up to the next heading"),
-});
-
-const contentOutput = z.object({
-  title: z.string().describe("Title of the article read (after redirects)"),
-  pageid: z.number().int().nullable().describe("Page id"),
-  language: z.string().describe("Language edition"),
-  url: z.string().describe("Article URL"),
-  history_url: z.string().describe("Revision history: the article's authors"),
-  revision_id: z.number().int().nullable().describe(
-    "Revision the text comes from; if it changes between parts, offsets may shift",
-  ),
-  last_modified: z.string().nullable().describe("When the page last changed, ISO 8601"),
-  redirected_from: z.string().nullable().describe("The redirect followed, if any"),
-  is_disambiguation: z.boolean().describe("Whether this is a disambiguation page listing other articles"),
-  section: z.object({ index: z.number().int(), title: z.string() }).nullable().describe(
-    "The section asked for, or null when reading by offset",
-  ),
-  next_section: z.number().int().nullable().describe("Index of the section after the one asked for"),
-  text: z.string().describe("This part of the article as plain text with markdown headings"),
-  ...pageSchema.shape,
-  sections: z.array(sectionSchema).describe("Outline of the article: where each section starts"),
-  sections_total: z.number().int().describe("Sections in the article (the outline may show fewer)"),
+const contentOutput = z.looseObject({
+  text: z.string(),
+  ...pageShape,
   source: sourceSchema,
+  file: fileSchema.optional(),
 });
 
-type ContentOut = z.output<typeof contentOutput>;
+/** One entry of the outline. */
+interface SectionOut {
+  index: number;
+  title: string;
+  level: number;
+  offset: number;
+  chars: number;
+}
+
+/** Everything a part of an article carries (the output schema declares the main fields only). */
+interface ContentOut {
+  title: string;
+  pageid: number | null;
+  language: string;
+  url: string;
+  history_url: string;
+  /** Revision the text comes from; if it changes between parts, offsets may shift. */
+  revision_id: number | null;
+  last_modified: string | null;
+  redirected_from: string | null;
+  is_disambiguation: boolean;
+  section: { index: number; title: string } | null;
+  next_section: number | null;
+  text: string;
+  total: number;
+  count: number;
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+  sections: SectionOut[];
+  sections_total: number;
+  source: Source;
+  file?: FileOut;
+}
 
 function contentTool(api: WikipediaApi): ToolDefinition {
   const input = z.strictObject({
     title: titleField,
     language: languageField(api.defaultLanguage),
-    section: z.number().int().min(0).optional().describe(
-      "Read only this section (index from the outline; 0 = the lead), subsections included",
-    ),
-    offset: z.number().int().min(0).optional().describe(
-      "Character offset to start from: pass next_offset from the previous part (default 0, or the section's start)",
-    ),
-    max_chars: z.number().int().min(200).max(100_000).optional().describe(
-      "Most characters of article text in this part (default: as many as fit the response limit)",
-    ),
-    response_format: responseFormatField,
+    section: z.int().min(0).max(10_000).optional().describe("Only this section (outline index)"),
+    offset: z.int().min(0).max(10_000_000).optional().describe("Character to start at (next_offset)"),
+    max_chars: z.int().min(200).max(100_000).optional().describe("Most characters in this part"),
+    response_format: formatField,
+    output: outputField("the whole article"),
   });
   return {
     name: "wikipedia-content",
-    title: "Wikipedia article text",
+    title: "Wikipedia article",
+    toolset: TOOLSET,
     description:
-      `The whole text of a Wikipedia article as plain text with markdown headings, delivered in parts that fit the response limit: each part gives total, offset, has_more and next_offset (in characters) plus an outline of the sections with their indexes and offsets. Read on with offset=next_offset, or jump to one section with section=N (add offset=next_offset to continue inside a long section). Infoboxes, tables and references are not included. Default language "${api.defaultLanguage}". Text is CC BY-SA 4.0: credit Wikipedia.`,
+      "A Wikipedia article's whole text in parts, with a section outline: read on with offset=next_offset.",
     input,
     output: contentOutput,
     annotations: ANNOTATIONS,
@@ -762,6 +923,9 @@ function contentTool(api: WikipediaApi): ToolDefinition {
       const nextSection = chosen
         ? sections.find((s) => s.index > chosen!.index && s.level <= chosen!.level)?.index ?? null
         : null;
+      const file = args.output === "file"
+        ? await articleFile(page.title, language, text, found.redirectedFrom, page.lastRevId, src, ctx)
+        : null;
 
       const render = (end: number, outline: Section[]): { text: string; structured: ContentOut } => {
         const hasMore = end < scopeEnd;
@@ -786,20 +950,47 @@ function contentTool(api: WikipediaApi): ToolDefinition {
           sections: outline,
           sections_total: sections.length,
           source: src,
+          ...(file ? { file: file.out } : {}),
         };
-        return {
-          text: formatText(
-            args.response_format,
-            structured,
-            () => contentMarkdown(structured, sectionAt(sections, start)),
-          ),
-          structured,
-        };
+        const md = () => contentMarkdown(structured, sectionAt(sections, start));
+        const body = formatText(args.response_format, structured, md);
+        return { text: file ? `${body}\n\n${file.line}` : body, structured };
       };
 
-      return fitContent(text, start, scopeEnd, sections, args.max_chars, ctx.limits.characterLimit, render);
+      // With a file the answer previews the first part; the file holds the whole article.
+      const maxChars = args.max_chars ?? (file ? FILE_PREVIEW_CHARS : undefined);
+      const part = fitContent(text, start, scopeEnd, sections, maxChars, ctx.limits.characterLimit, render);
+      return file ? { ...part, content: [file.link] } : part;
     },
   };
+}
+
+/** Writes the whole article as one markdown document, with its credit. */
+async function articleFile(
+  title: string,
+  language: string,
+  text: string,
+  redirectedFrom: string | null,
+  revision: number | null,
+  src: Source,
+  ctx: ToolCallContext,
+): Promise<Written> {
+  const head = [
+    `# ${title}`,
+    "",
+    `Source: ${src.url}${revision === null ? "" : ` (revision ${revision})`}${
+      redirectedFrom ? `, redirected from "${redirectedFrom}"` : ""
+    }`,
+    "",
+  ];
+  const doc = [...head, text.replace(/\s+$/, ""), "", "---", "", creditLine(src), ""].join("\n");
+  const saved = await ctx.files.save({
+    name: fileName(`article_${language}`, title),
+    format: "md",
+    text: doc,
+    description: `Wikipedia (${language}) article "${clip(title, 80)}", whole text; ${src.license}`,
+  });
+  return written(saved, `The whole article (${n(text.length)} characters)`, ctx);
 }
 
 function contentMarkdown(s: ContentOut, at: Section): string {

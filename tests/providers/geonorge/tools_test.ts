@@ -116,8 +116,9 @@ Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) =
     const bad = await call({ offset: 195, limit: 10 });
     assert.equal(bad.payload["error_type"], "VALIDATION_ERROR");
     assert.equal(bad.payload["field"], "offset");
-    const down = await call({ organization: null });
+    const down = await call({ organization: "all" });
     assert.equal(down.payload["error_type"], "API_ERROR");
     assert.equal(down.payload["status"], 503);
+    assert.equal(fake.requests.at(-1)!.url.searchParams.get("facets[0].name"), null, '"all": no facet');
   });
 });

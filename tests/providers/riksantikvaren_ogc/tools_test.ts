@@ -129,7 +129,7 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
       assert.equal(tool.annotations?.readOnlyHint, true);
       assert.equal(tool.annotations?.openWorldHint, true);
       assert.ok(tool.outputSchema);
-      assert.match(tool.description ?? "", /lat|dataset/);
+      assert.match(tool.description ?? "", /api\.ra\.no|collection|point/);
     }
   });
 

@@ -2,41 +2,29 @@
 import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import {
-  fitToLimit,
-  jsonText,
-  page,
-  pageSchema,
-  responseFormatField,
-  truncationNotice,
-} from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
 import { nextPageBudget } from "../_deadline.ts";
-import { callOptions, datasetField, licenceOut, mapLimit, READ_ONLY } from "../_common.ts";
+import { callOptions, datasetField, licenceOut, mapLimit, READ_ONLY, TOOLSET } from "../_common.ts";
+import { formatField, orDefault } from "../_files.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import { collectionsTable, footer, licenceSchema } from "../format.ts";
 import type { CollectionEntry } from "../parse.ts";
 
-const collectionOut = z.object({
-  id: z.string(),
-  title: z.string().nullable(),
-  description: z.string().nullable(),
-  item_type: z.string().nullable(),
-  bbox: z.array(z.number()).nullable().describe("Spatial extent [min_lon, min_lat, max_lon, max_lat]"),
-  licence: z.object({ name: z.string(), url: z.string().nullable() }).nullable(),
-});
+type CollectionOut = {
+  id: string;
+  title: string | null;
+  description: string | null;
+  item_type: string | null;
+  /** Spatial extent [min_lon, min_lat, max_lon, max_lat]. */
+  bbox: number[] | null;
+  licence: { name: string; url: string | null } | null;
+};
 
-const collectionsOutput = z.object({
-  datasets: z.array(z.object({
-    id: z.string().describe("Dataset id: pass as dataset"),
-    title: z.string().nullable(),
-    description: z.string().nullable(),
-    collections: z.array(collectionOut).nullable().describe(
-      "Its collections, or null when they could not be read",
-    ),
-    error: z.string().nullable().describe("Why the collections could not be read"),
-  })),
-  ...pageSchema.shape,
-  source_url: z.string(),
+const collectionsOutput = z.looseObject({
+  datasets: z.array(z.looseObject({ id: z.string(), collections: z.array(z.looseObject({})).nullable() })),
+  total: z.number(),
+  has_more: z.boolean(),
+  next_offset: z.number().nullable(),
   licence: licenceSchema,
 });
 
@@ -44,18 +32,18 @@ const collectionsOutput = z.object({
 export function collectionsTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof collectionsOutput> {
   const input = z.strictObject({
     dataset: datasetField.optional(),
-    limit: z.number().int().min(1).max(50).default(20).describe("Datasets per page when listing all (1-50)"),
-    offset: z.number().int().min(0).default(0).describe("Datasets to skip when listing all"),
-    response_format: responseFormatField,
+    limit: orDefault(z.int().min(1).max(50), 20).describe("Datasets per page (default 20)"),
+    offset: orDefault(z.int().min(0).max(1000), 0).describe("Datasets to skip (next_offset)"),
+    response_format: formatField,
   });
   return {
     name: "riksantikvaren-collections",
-    title: "Riksantikvaren datasets and collections",
-    description:
-      "Lists the datasets (APIs) on Riksantikvaren's OGC API (api.ra.no) and the feature collections of each, with titles and spatial extents. api.ra.no has no single /collections: every dataset is its own API. Give dataset to list only its collections. Use the ids with riksantikvaren-features, riksantikvaren-feature and riksantikvaren-nearby.",
+    title: "Riksantikvaren collections",
+    toolset: TOOLSET,
+    description: "Lists the datasets of api.ra.no (Riksantikvaren's OGC API) and their collections.",
     input,
     output: collectionsOutput,
-    annotations: { ...READ_ONLY, title: "Riksantikvaren datasets and collections" },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const call = callOptions(ctx);
       const a = args as z.output<typeof input>;
@@ -151,7 +139,7 @@ export function collectionsTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, 
   };
 }
 
-function collectionShape(c: CollectionEntry): z.output<typeof collectionOut> {
+function collectionShape(c: CollectionEntry): CollectionOut {
   return {
     id: c.id,
     title: c.title,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { COORDINATE_CONVENTION } from "../../../geo/coords.ts";
 import { fitGeometry, simplificationNote } from "../../../geo/simplify.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { jsonText, responseFormatField } from "../../../mcp/output.ts";
+import { jsonText } from "../../../mcp/output.ts";
 import {
   callOptions,
   collectionField,
@@ -13,44 +13,40 @@ import {
   licenceOut,
   READ_ONLY,
   resolveDataset,
+  TOOLSET,
 } from "../_common.ts";
+import { fileName, formatField, orDefault, outputField, withFile, written } from "../_files.ts";
+import { geoJsonFeature } from "../rows.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import { featureMarkdown, featureSchema, footer, licenceSchema } from "../format.ts";
 import type { FeatureOut } from "../format.ts";
 import { compactProperties } from "../heritage.ts";
 
-const featureOutput = z.object({
-  dataset: z.string(),
-  collection: z.string(),
-  feature: featureSchema,
-  source_url: z.string(),
-  licence: licenceSchema,
-  coordinate_convention: z.string(),
-});
+const featureOutput = z.looseObject({ feature: featureSchema, licence: licenceSchema });
 
 /** The riksantikvaren-feature tool. */
-export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof featureOutput> {
+export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof featureOutput> {
   const input = z.strictObject({
     dataset: datasetField.optional(),
-    collection: collectionField,
-    id: z.union([z.string().regex(ID_RE, "letters, digits and . _ : - only"), z.number().int().min(0)])
-      .describe(
-        'Feature id as listed by riksantikvaren-features, e.g. "42178"',
-      ),
-    include_geometry: z.boolean().default(true).describe(
-      "Include the GeoJSON geometry ([lon, lat]); a large polygon is simplified to fit the response limit",
-    ),
-    response_format: responseFormatField,
+    collection: collectionField.describe('Collection, e.g. "lokaliteter"'),
+    // One plain type for strict clients: a string; integer ids as old callers sent them still pass.
+    id: z.preprocess(
+      (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? String(v) : v,
+      z.string().refine((v) => ID_RE.test(v), "letters, digits and . _ : - only"),
+    ).describe('Feature id from a listing, e.g. "42178"'),
+    include_geometry: orDefault(z.boolean(), true).describe("Include the GeoJSON geometry (default true)"),
+    response_format: formatField,
+    output: outputField("the whole feature"),
   });
   return {
     name: "riksantikvaren-feature",
     title: "Riksantikvaren feature",
+    toolset: TOOLSET,
     description:
-      "Gets one cultural-heritage feature from api.ra.no by collection and id: all its properties, the summary fields (name, category, protection, municipality, dating, Kulturminnesøk link) and its GeoJSON geometry, simplified when too large for the response. " +
-      COORDINATE_CONVENTION,
+      "One cultural-heritage feature by collection and id: all properties and its GeoJSON geometry.",
     input,
     output: featureOutput,
-    annotations: { ...READ_ONLY, title: "Riksantikvaren feature" },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as z.output<typeof input>;
       const dataset = resolveDataset(a.dataset, a.collection);
@@ -97,20 +93,49 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, type
         const r = build(feature);
         return r.text.length <= limit && JSON.stringify(r.structured).length <= limit;
       };
-      if (!fits(f)) f.properties = compactProperties(f.properties);
+      let cut = false;
+      if (!fits(f)) {
+        f.properties = compactProperties(f.properties);
+        cut = true;
+      }
       if (a.include_geometry && raw.geometry) {
         const fitted = fitGeometry(raw.geometry, (g) => fits({ ...f, geometry: g }));
         if (fitted) {
           f.geometry = fitted.geometry;
           f.geometry_note = fitted.simplified ? simplificationNote(fitted) : null;
+          cut ||= fitted.simplified;
         } else {
           f.geometry_note = "Geometry left out: even its bounding box did not fit the response limit";
+          cut = true;
         }
       } else if (a.include_geometry && raw.geometryUnreadable) {
         f.geometry_note = "The upstream geometry could not be read (not GeoJSON in WGS 84)";
       }
+      let file = null;
+      if (a.output === "file") {
+        const saved = await ctx.files.save({
+          name: fileName(`${a.collection}_feature`, id),
+          format: "json",
+          rows: [[geoJsonFeature(raw)]],
+          head: {
+            type: "FeatureCollection",
+            dataset,
+            collection: a.collection,
+            source_url: url,
+            licence,
+            coordinate_convention: COORDINATE_CONVENTION,
+          },
+          itemsKey: "features",
+          description:
+            `${a.collection} feature ${id} (${dataset}), whole: every property and the geometry; ${licence.name}`,
+        });
+        file = written(saved, "The whole feature (GeoJSON FeatureCollection)", ctx);
+      }
       const r = build(f);
-      return { text: r.text, structured: r.structured };
+      const note = cut && !file
+        ? '\n\nCut to fit the response limit (long properties shortened, geometry simplified): call again with output "file" for the whole feature.'
+        : "";
+      return withFile({ text: r.text + note, structured: r.structured }, file);
     },
   };
 }

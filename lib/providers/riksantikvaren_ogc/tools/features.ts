@@ -13,15 +13,8 @@ import { COORDINATE_CONVENTION } from "../../../geo/coords.ts";
 import { geometryBbox } from "../../../geo/geojson.ts";
 import { attachGeometries } from "../../../geo/simplify.ts";
 import { pointInBbox, swappedBboxHint } from "../../../geo/swap.ts";
-import type { ToolDefinition } from "../../../mcp/provider.ts";
-import {
-  fitToLimit,
-  jsonText,
-  page,
-  pageSchema,
-  responseFormatField,
-  truncationNotice,
-} from "../../../mcp/output.ts";
+import type { ContentBlock, ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
 import {
   callOptions,
   COLLECTION_RE,
@@ -35,55 +28,71 @@ import {
   PROPERTY_RE,
   READ_ONLY,
   resolveDataset,
+  TOOLSET,
 } from "../_common.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import type { CallOptions } from "../client.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
 import { featureMarkdown, featureSchema, footer, licenceSchema } from "../format.ts";
-import type { FeatureOut } from "../format.ts";
+import type { FeatureOut, LicenceOut } from "../format.ts";
 import { fallbackPoint } from "../heritage.ts";
 import type { RawFeature } from "../parse.ts";
 import { scanItems } from "../scan.ts";
-import type { ScanStop } from "../scan.ts";
+import type { ScanResult, ScanStop } from "../scan.ts";
+import { featureRows, geoJsonFeature } from "../rows.ts";
+import { fileName, fileSchema, formatField, orDefault, outputField, withFile, written } from "../_files.ts";
+import type { Written } from "../_files.ts";
 
-const scanSchema = z.object({
-  records_read: z.number().int().describe("Upstream records read for this page"),
-  upstream_requests: z.number().int(),
-  without_location: z.number().int().describe(
-    "Records read that have no location (geometry null), left out: api.ra.no returns them for any bbox",
-  ),
-  outside_bbox: z.number().int().describe("Records read whose location is outside the bbox, left out"),
-  complete: z.boolean().describe("Whether the upstream's list was read to its end"),
-  stopped_because: z.enum(["filled", "end", "deadline", "max_records", "repeated", "failed"]).describe(
-    "filled: the page is full; end: nothing more upstream; deadline: the call's time ran short; max_records: the per-call record cap; repeated/failed: the upstream misbehaved",
-  ),
-  next_upstream_offset: z.number().int().describe(
-    "Upstream offset where the scan stopped (the cursor resumes there)",
-  ),
-});
-
-const featuresOutput = z.object({
-  dataset: z.string(),
-  collection: z.string(),
-  bbox: z.array(z.number()).nullable().describe("The bbox used, [min_lon, min_lat, max_lon, max_lat]"),
-  query: z.string().nullable().describe("The text filter used"),
+const featuresOutput = z.looseObject({
   features: z.array(featureSchema),
-  ...pageSchema.shape,
-  total_is_exact: z.boolean().describe(
-    "False when total is a lower bound (the upstream gave no count, or a bbox scan has not reached the end)",
-  ),
-  upstream_matched: z.number().int().nullable().describe(
-    "numberMatched as api.ra.no reported it; with a bbox it also counts records without a location, wherever they are",
-  ),
-  scan: scanSchema.nullable().describe("How a bbox listing read the upstream; null without bbox"),
-  next_cursor: z.string().nullable().describe("Opaque cursor for the next page (pass as cursor), or null"),
-  warnings: z.array(z.string()),
-  source_url: z.string(),
+  total: z.number(),
+  has_more: z.boolean(),
+  next_offset: z.number().nullable(),
+  next_cursor: z.string().nullable(),
   licence: licenceSchema,
-  coordinate_convention: z.string(),
+  file: fileSchema.optional(),
 });
 
-type Output = z.output<typeof featuresOutput>;
+/** Everything a listing carries (the output schema declares the main fields only). */
+type Output = {
+  dataset: string;
+  collection: string;
+  /** The bbox used, [min_lon, min_lat, max_lon, max_lat]. */
+  bbox: number[] | null;
+  /** The text filter used. */
+  query: string | null;
+  features: FeatureOut[];
+  total: number;
+  count: number;
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+  /** False when total is a lower bound (no count from the upstream, or a scan not at its end). */
+  total_is_exact: boolean;
+  /** numberMatched as api.ra.no reported it; with a bbox it also counts records without a location. */
+  upstream_matched: number | null;
+  /** How a scan read the upstream (bbox listings and files); null for one plain page. */
+  scan: {
+    records_read: number;
+    upstream_requests: number;
+    /** Records without a location (geometry null), left out: api.ra.no returns them for any bbox. */
+    without_location: number;
+    outside_bbox: number;
+    complete: boolean;
+    stopped_because: ScanStop;
+    /** Upstream offset where the scan stopped (the cursor resumes there). */
+    next_upstream_offset: number;
+  } | null;
+  /** Opaque cursor for the next page (pass as cursor), or null. */
+  next_cursor: string | null;
+  warnings: string[];
+  source_url: string;
+  licence: LicenceOut;
+  coordinate_convention: string;
+};
+
+/** A tool answer: the text, the structured content and, with a file, its link. */
+type Answer = { text: string; structured: Output; content?: ContentBlock[] };
 
 /** Where a listing starts: from the caller's arguments or from a cursor. */
 interface Plan {
@@ -103,35 +112,30 @@ interface Plan {
 }
 
 /** The riksantikvaren-features tool. */
-export function featuresTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof featuresOutput> {
+export function featuresTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof featuresOutput> {
   const { settings } = deps;
   const input = z.strictObject({
     dataset: datasetField.optional(),
     collection: collectionField.optional().describe(
-      'Collection id, e.g. "lokaliteter", "enkeltminner", "brukerminner". Required unless cursor is given',
+      'Collection, e.g. "lokaliteter" (not needed with cursor)',
     ),
     bbox: z.array(z.number()).length(4).optional().describe(
-      `Area filter [min_lon, min_lat, max_lon, max_lat] in WGS 84 degrees (longitude first, GeoJSON order), e.g. [10.70, 59.90, 10.80, 59.95] for central Oslo. Longest side ${settings.max_bbox_km} km. Only features located in the box are listed`,
+      `[min_lon, min_lat, max_lon, max_lat], at most ${settings.max_bbox_km} km a side`,
     ),
-    query: z.string().trim().min(1).max(200).optional().describe(
-      "Text that the name must contain (case-insensitive; sent as a CQL2 filter, which not every collection supports)",
+    query: z.string().trim()
+      .refine((q) => q.length >= 1 && q.length <= 200, "give 1 to 200 characters")
+      .optional().describe("Text the name contains"),
+    query_property: z.string().refine((p) => PROPERTY_RE.test(p), "a property name").optional().describe(
+      'Property searched (default "navn", "tittel" for brukerminner)',
     ),
-    query_property: z.string().regex(PROPERTY_RE).optional().describe(
-      'Property the text filter searches; default "navn" ("tittel" for brukerminner)',
-    ),
-    limit: z.number().int().min(1).max(settings.max_limit).default(10).describe(
-      `Features per page (1-${settings.max_limit})`,
-    ),
-    offset: z.number().int().min(0).max(1_000_000).default(0).describe(
-      "Features to skip (with a bbox, prefer the cursor: an offset reads the box from its start again)",
-    ),
-    cursor: z.string().min(1).max(8000).optional().describe(
-      "Opaque next_cursor from an earlier result: continues that listing (its dataset, collection and filters apply)",
-    ),
-    include_geometry: z.boolean().default(false).describe(
-      "Include each feature's GeoJSON geometry ([lon, lat]); large shapes are simplified to fit",
-    ),
-    response_format: responseFormatField,
+    limit: orDefault(z.int().min(1).max(settings.max_limit), 10).describe("Features per page (default 10)"),
+    offset: orDefault(z.int().min(0).max(1_000_000), 0).describe("Features to skip (prefer cursor)"),
+    cursor: z.string().refine((c) => c.length >= 1 && c.length <= 8000, "not a cursor of this tool")
+      .optional()
+      .describe("next_cursor of the previous answer"),
+    include_geometry: orDefault(z.boolean(), false).describe("Include GeoJSON geometries (default false)"),
+    response_format: formatField,
+    output: outputField("all features"),
   }).superRefine((v, issues) => {
     if (v.collection === undefined && v.cursor === undefined) {
       issues.addIssue({ code: "custom", path: ["collection"], message: "required (or give cursor)" });
@@ -145,17 +149,18 @@ export function featuresTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typ
   return {
     name: "riksantikvaren-features",
     title: "Riksantikvaren features",
+    toolset: TOOLSET,
     description:
-      "Lists cultural-heritage features of one api.ra.no collection (protected sites, monuments, buildings, user-contributed memories), optionally inside a bbox [min_lon, min_lat, max_lon, max_lat] and filtered by name text. Returns name, category, protection status, municipality, dating, a representative point (lat, lon) and the Kulturminnesøk link, paged with the returned next_cursor (or offset). With a bbox only features located in the box are listed. " +
-      COORDINATE_CONVENTION,
+      "Cultural-heritage features of an api.ra.no collection, optionally in a bbox or by name, with a point and Kulturminnesøk link. Page with next_cursor.",
     input,
     output: featuresOutput,
-    annotations: { ...READ_ONLY, title: "Riksantikvaren features" },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as Args;
       const plan = planListing(a, settings.max_limit, settings.max_bbox_km);
       const call = callOptions(ctx);
       const warnings: string[] = [];
+      if (a.output === "file") return await fileListing(deps, plan, a, call, warnings, ctx);
       const rendered = plan.bbox
         ? await bboxListing(deps, plan, a, call, warnings, ctx.limits.characterLimit)
         : await plainListing(deps, plan, a, call, warnings, ctx.limits.characterLimit);
@@ -334,31 +339,73 @@ async function bboxListing(
   warnings: string[],
   characterLimit: number,
 ): Promise<{ text: string; structured: Output }> {
-  const { dataset, collection, offset, limit, skip } = plan;
-  const bbox = plan.bbox!;
-  const swapHint = swappedBboxHint(bbox);
-  if (swapHint) warnings.push(swapHint);
-  const want = skip + limit;
-  const scan = await withFilterErrors(plan, () =>
+  const scan = await scanListing(deps, plan, call, warnings, plan.skip + plan.limit);
+  return renderScan(deps, plan, a, scan, warnings, characterLimit, null);
+}
+
+/**
+ * Reads the listing from where the plan starts until `want` features are kept (with a bbox: those
+ * located in it; without: every record), the upstream ends, `max_scan` records were read under a
+ * bbox, or the call's time runs short.
+ */
+function scanListing(
+  deps: OgcToolDeps,
+  plan: Plan,
+  call: CallOptions,
+  warnings: string[],
+  want: number,
+): Promise<ScanResult> {
+  const bbox = plan.bbox;
+  if (bbox) {
+    const swapHint = swappedBboxHint(bbox);
+    if (swapHint) warnings.push(swapHint);
+  }
+  return withFilterErrors(plan, () =>
     scanItems(
       deps,
       {
-        dataset,
-        collection,
+        dataset: plan.dataset,
+        collection: plan.collection,
         query: plan.query,
         start: plan.upstreamOffset,
         firstLimit: Math.min(want, deps.settings.scan_page_size),
         pageSize: deps.settings.scan_page_size,
         want,
-        maxRecords: deps.settings.max_scan,
-        classify: (r) => locatedIn(r, bbox),
+        // Without a bbox every record read is kept, so `want` bounds the reading.
+        maxRecords: bbox ? deps.settings.max_scan : Infinity,
+        classify: bbox ? (r) => locatedIn(r, bbox) : () => "keep",
       },
       call,
       warnings,
     ));
+}
+
+/** The cursor that resumes the listing at upstream offset `at`, as feature `listed` of it. */
+function resumeCursor(plan: Plan, at: number, listed: number, skip: number): string {
+  return encodeCursor({
+    dataset: plan.dataset,
+    collection: plan.collection,
+    query: new URLSearchParams({ ...stringify(plan.query), limit: String(plan.limit), offset: String(at) })
+      .toString(),
+    offset: listed,
+    skip,
+  });
+}
+
+/** The answer for a scanned listing: at most `plan.limit` of the features it kept, and the cursor after them. */
+function renderScan(
+  deps: OgcToolDeps,
+  plan: Plan,
+  a: { include_geometry: boolean; response_format: "markdown" | "json" },
+  scan: ScanResult,
+  warnings: string[],
+  characterLimit: number,
+  file: Written | null,
+): Answer {
+  const { dataset, collection, offset, skip, bbox } = plan;
   const passedOver = Math.min(skip, scan.kept.length);
   const list = scan.kept.slice(passedOver);
-  const records = list.map((k) => k.record);
+  const records = list.slice(0, plan.limit).map((k) => k.record);
   const features = records.map((f) => featureOut(f, deps, dataset, collection, false));
   if (a.include_geometry) {
     attachGeometries(features, records.map((f) => f.geometry), {
@@ -368,34 +415,24 @@ async function bboxListing(
     });
   }
   const complete = scan.stop === "end";
-  // Features in the box known so far, counted from the start of the listing.
+  // Features known so far, counted from the start of the listing; without a bbox the upstream's
+  // count is exact.
   const found = offset - skip + scan.kept.length + scan.keptAhead;
+  const exactTotal = bbox ? null : scan.numberMatched;
   const withoutLocation = scan.passed["none"] ?? 0;
   const licence = licenceOut(scan.licence, dataset, collection);
   const sourceUrl = scan.sourceUrl ||
     deps.client.url(`${dataset}/collections/${collection}/items`, { ...plan.query, f: "json" });
-  const stopNote = scanStopNote(scan.stop, scan.read, scan.pages);
+  const stopNote = file ? null : scanStopNote(scan.stop, scan.read, scan.pages);
   if (stopNote) warnings.push(stopNote);
-  return fitToLimit(features, characterLimit - 600, ({ items, truncated }) => {
+  const room = characterLimit - 600 - (file ? 2 * file.line.length : 0);
+  const rendered = fitToLimit(features, room, ({ items, truncated }) => {
     const shown = items.length;
-    const total = complete ? found : Math.max(found, offset + shown + 1);
-    const env = page(total, offset, shown);
+    const total = exactTotal ?? (complete ? found : Math.max(found, offset + shown + 1));
+    const env = page(Math.max(total, offset + shown), offset, shown);
     // The next page starts at the first feature found but not shown, else where the scan stopped.
     const resumeAt = list[shown]?.position ?? scan.next;
-    const next_cursor = env.has_more
-      ? encodeCursor({
-        dataset,
-        collection,
-        query: new URLSearchParams({
-          ...stringify(plan.query),
-          limit: String(limit),
-          offset: String(resumeAt),
-        })
-          .toString(),
-        offset: offset + shown,
-        skip: skip - passedOver,
-      })
-      : null;
+    const next_cursor = env.has_more ? resumeCursor(plan, resumeAt, offset + shown, skip - passedOver) : null;
     const structured: Output = {
       dataset,
       collection,
@@ -403,7 +440,7 @@ async function bboxListing(
       query: plan.text,
       features: items,
       ...env,
-      total_is_exact: complete,
+      total_is_exact: exactTotal !== null || complete,
       upstream_matched: scan.numberMatched,
       scan: {
         records_read: scan.read,
@@ -421,14 +458,20 @@ async function bboxListing(
       coordinate_convention: COORDINATE_CONVENTION,
     };
     if (a.response_format === "json") return { text: jsonText(structured), structured };
-    const where = `located in bbox ${formatBbox(bbox)}${plan.text ? ` matching "${plan.text}"` : ""}`;
+    const where = [
+      bbox ? `located in bbox ${formatBbox(bbox)}` : "",
+      plan.text ? `matching "${plan.text}"` : "",
+    ].filter(Boolean).join(" ");
+    const of = exactTotal !== null ? `${exactTotal}` : complete ? `${found}` : `at least ${found}`;
     const head = [
       `# ${collection} (${dataset})`,
       shown > 0
-        ? `Features ${offset + 1}–${offset + shown} of ${complete ? found : `at least ${found}`} ${where}.`
-        : `No features ${where}${complete ? "" : ` among the ${scan.read} records read so far`}.`,
+        ? `Features ${offset + 1}–${offset + shown} of ${of}${where ? ` ${where}` : ""}.`
+        : `No features${where ? ` ${where}` : ""}${
+          complete ? "" : ` among the ${scan.read} records read so far`
+        }.`,
     ];
-    if (scan.numberMatched !== null && scan.numberMatched > found) {
+    if (bbox && scan.numberMatched !== null && scan.numberMatched > found) {
       head.push(
         `api.ra.no's count for this bbox, ${
           scan.numberMatched.toLocaleString("en-US")
@@ -439,11 +482,74 @@ async function bboxListing(
     if (truncated) tail.push(truncationNotice(shown, features.length, { limit: characterLimit }));
     if (next_cursor) {
       tail.push(
-        `More: call again with cursor="${next_cursor}" (it resumes where this page stopped; offset=${env.next_offset} works too but reads the box from its start again).`,
+        `More: call again with cursor="${next_cursor}" (it resumes where this page stopped${
+          bbox ? `; offset=${env.next_offset} works too but reads the box from its start again` : ""
+        }).`,
       );
     }
     return { text: markdown(head, items, offset, tail, sourceUrl, licence), structured };
   });
+  return withFile({ text: rendered.text, structured: rendered.structured }, file);
+}
+
+/**
+ * output "file": every feature of the listing (in the bbox, by the filter) from where the plan
+ * starts, up to `file_max_features`, as GeoJSON properties in CSV rows or a GeoJSON
+ * FeatureCollection; the answer previews the first page. A partial file says which cursor goes on.
+ */
+async function fileListing(
+  deps: OgcToolDeps,
+  plan: Plan,
+  a: { include_geometry: boolean; response_format: "markdown" | "json" },
+  call: CallOptions,
+  warnings: string[],
+  ctx: ToolCallContext,
+): Promise<Answer> {
+  const cap = deps.settings.file_max_features;
+  const scan = await scanListing(deps, plan, call, warnings, plan.skip + Math.max(cap, plan.limit));
+  const list = scan.kept.slice(Math.min(plan.skip, scan.kept.length));
+  const inFile = list.slice(0, cap);
+  const licence = licenceOut(scan.licence, plan.dataset, plan.collection);
+  const sourceUrl = scan.sourceUrl || deps.client.url(`${plan.dataset}/collections/${plan.collection}/items`);
+  const after = list[inFile.length]?.position ?? scan.next;
+  const more = list.length > inFile.length || scan.stop !== "end";
+  const cursor = more ? resumeCursor(plan, after, plan.offset + inFile.length, 0) : null;
+  const why: Record<ScanStop, string> = {
+    filled: `it holds the most one call writes (${cap}, file_max_features)`,
+    end: "",
+    deadline: "the call ran short of time",
+    max_records: `the scan read the most records one call reads (${deps.settings.max_scan}, max_scan)`,
+    repeated: "api.ra.no sent the same records again",
+    failed: "a page failed",
+  };
+  const partial = cursor
+    ? `${why[scan.stop] || why.filled}; call again with cursor="${cursor}" and output "file" for the rest`
+    : undefined;
+  const records = inFile.map((k) => k.record);
+  const json = a.response_format === "json";
+  const saved = await ctx.files.save({
+    name: fileName(`${plan.collection}`, [plan.bbox ? plan.bbox.join("_") : "", plan.text ?? ""].join(" ")),
+    format: json ? "json" : "csv",
+    rows: [json ? records.map(geoJsonFeature) : featureRows(records)],
+    head: {
+      type: "FeatureCollection",
+      dataset: plan.dataset,
+      collection: plan.collection,
+      bbox: plan.bbox,
+      query: plan.text,
+      complete: cursor === null,
+      next_cursor: cursor,
+      source_url: sourceUrl,
+      licence,
+      coordinate_convention: COORDINATE_CONVENTION,
+    },
+    itemsKey: "features",
+    description: `${plan.collection} (${plan.dataset})${plan.bbox ? ` in ${formatBbox(plan.bbox)}` : ""}${
+      plan.text ? ` matching "${plan.text}"` : ""
+    }: ${records.length} features; ${licence.name}`,
+  });
+  const file = written(saved, `${records.length} features`, ctx, partial);
+  return renderScan(deps, plan, a, scan, warnings, ctx.limits.characterLimit, file);
 }
 
 /** Where a record is relative to the box: inside (`keep`), `outside`, or without a location (`none`). */

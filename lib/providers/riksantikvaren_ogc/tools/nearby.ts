@@ -12,15 +12,8 @@ import { distanceToGeometryM, haversineM } from "../../../geo/distance.ts";
 import type { Geometry, LatLon } from "../../../geo/geojson.ts";
 import { attachGeometries } from "../../../geo/simplify.ts";
 import { NORWAY_EXTENT, swappedPointHint } from "../../../geo/swap.ts";
-import type { ToolDefinition } from "../../../mcp/provider.ts";
-import {
-  fitToLimit,
-  jsonText,
-  page,
-  pageSchema,
-  responseFormatField,
-  truncationNotice,
-} from "../../../mcp/output.ts";
+import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
 import { nextPageBudget } from "../_deadline.ts";
 import {
   callOptions,
@@ -34,83 +27,107 @@ import {
   mapLimit,
   READ_ONLY,
   resolveDataset,
+  TOOLSET,
 } from "../_common.ts";
+import { fileName, fileSchema, formatField, orDefault, outputField, withFile, written } from "../_files.ts";
+import type { FileOut, Written } from "../_files.ts";
+import type { RawFeature } from "../parse.ts";
+import { featureRows, geoJsonFeature } from "../rows.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import type { CallOptions } from "../client.ts";
 import { decodeNearbyCursor, encodeNearbyCursor } from "../cursor.ts";
 import { featureMarkdown, featureSchema, footer, formatDistance, licenceSchema } from "../format.ts";
-import type { FeatureOut } from "../format.ts";
+import type { FeatureOut, LicenceOut } from "../format.ts";
 import { scanItems } from "../scan.ts";
 import type { ScanResult } from "../scan.ts";
 
 /** Nearest features a cursor carries to the next call. */
 const CARRY = 100;
 
-const nearbyOutput = z.object({
-  center: z.object({ lat: z.number(), lon: z.number() }),
-  radius_m: z.number(),
-  dataset: z.string(),
-  collection: z.string(),
-  search_bbox: z.array(z.number()).describe("The box searched, [min_lon, min_lat, max_lon, max_lat]"),
-  features: z.array(featureSchema.extend({
-    distance_m: z.number().describe(
-      "Great-circle distance from the center to the feature (0 inside it), metres",
-    ),
-  })),
-  ...pageSchema.shape,
-  total_is_exact: z.boolean().describe("False while the scan is incomplete: total is what was found so far"),
-  scanned: z.number().int().describe(
-    "Records read from the search box (this call and the earlier ones of a cursor)",
-  ),
-  scan_complete: z.boolean().describe(
-    "False when the box was not read to its end: the ranking covers what was read; continue with next_cursor",
-  ),
-  without_location: z.number().int().describe("Records read with no usable location (left out)"),
-  next_cursor: z.string().nullable().describe(
-    "Continues the scan of the box (pass as cursor with the same lat and lon); null when the scan is complete",
-  ),
-  warnings: z.array(z.string()),
-  source_url: z.string(),
+const nearbyOutput = z.looseObject({
+  features: z.array(featureSchema.extend({ distance_m: z.number() })),
+  total: z.number(),
+  has_more: z.boolean(),
+  next_offset: z.number().nullable(),
+  next_cursor: z.string().nullable(),
   licence: licenceSchema,
-  coordinate_convention: z.string(),
+  file: fileSchema.optional(),
 });
 
-type Output = z.output<typeof nearbyOutput>;
-type Ranked = { id: string | null; d: number; out: FeatureOut | null; geometry: Geometry | null };
+/** Everything a nearby answer carries (the output schema declares the main fields only). */
+type Output = {
+  center: { lat: number; lon: number };
+  radius_m: number;
+  dataset: string;
+  collection: string;
+  /** The box searched, [min_lon, min_lat, max_lon, max_lat]. */
+  search_bbox: number[];
+  /** Great-circle distance from the center to each feature (0 inside it), metres. */
+  features: (FeatureOut & { distance_m: number })[];
+  total: number;
+  count: number;
+  offset: number;
+  has_more: boolean;
+  next_offset: number | null;
+  /** False while the scan is incomplete: total is what was found so far. */
+  total_is_exact: boolean;
+  /** Records read from the search box (this call and the earlier ones of a cursor). */
+  scanned: number;
+  scan_complete: boolean;
+  without_location: number;
+  /** Continues the scan of the box (pass as cursor with the same lat and lon); null when complete. */
+  next_cursor: string | null;
+  warnings: string[];
+  source_url: string;
+  licence: LicenceOut;
+  coordinate_convention: string;
+  file?: FileOut;
+};
+type Ranked = {
+  id: string | null;
+  d: number;
+  out: FeatureOut | null;
+  geometry: Geometry | null;
+  /** The record as read, for features found by this call's scan (not for carried ones). */
+  record?: RawFeature;
+};
 
 /** The riksantikvaren-nearby tool. */
-export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeof nearbyOutput> {
+export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof nearbyOutput> {
   const { settings } = deps;
   const input = z.strictObject({
-    lat: z.number().min(-90).max(90).describe("Latitude of the center in WGS 84 degrees, e.g. 59.9075"),
-    lon: z.number().min(-180).max(180).describe("Longitude of the center in WGS 84 degrees, e.g. 10.7637"),
-    radius_m: z.number().min(10).max(settings.max_radius_m).default(500).describe(
-      `Search radius in metres (10-${settings.max_radius_m})`,
+    lat: z.number().refine((v) => v >= -90 && v <= 90, "must be between -90 and 90").describe(
+      "Latitude (WGS 84)",
+    ),
+    lon: z.number().refine((v) => v >= -180 && v <= 180, "must be between -180 and 180").describe(
+      "Longitude (WGS 84)",
+    ),
+    radius_m: orDefault(z.number().min(10).max(settings.max_radius_m), 500).describe(
+      "Radius in metres (default 500)",
     ),
     dataset: datasetField.optional(),
-    collection: collectionField.default("lokaliteter").describe(
-      'Collection to search: "lokaliteter" (protected sites, default), "enkeltminner", "brukerminner" (user-contributed memories), ...',
+    collection: orDefault(collectionField, "lokaliteter").describe(
+      'Default "lokaliteter" (protected sites); "brukerminner" for user memories',
     ),
-    limit: z.number().int().min(1).max(50).default(10).describe("Features to return, nearest first (1-50)"),
-    offset: z.number().int().min(0).default(0).describe("Nearest features to skip (for the next page)"),
-    cursor: z.string().min(1).max(16_000).optional().describe(
-      "next_cursor of an earlier result with the same lat and lon: reads on where that scan stopped (its radius and collection apply)",
-    ),
-    include_geometry: z.boolean().default(false).describe(
-      "Include GeoJSON geometries ([lon, lat]), simplified to fit",
-    ),
-    response_format: responseFormatField,
+    limit: orDefault(z.int().min(1).max(50), 10).describe("Features, nearest first (default 10)"),
+    offset: orDefault(z.int().min(0).max(100_000), 0).describe("Features to skip (next_offset)"),
+    cursor: z.string().refine((c) => c.length >= 1 && c.length <= 16_000, "not a cursor of this tool")
+      .optional()
+      .describe("next_cursor of an earlier answer for the same point"),
+    include_geometry: orDefault(z.boolean(), false).describe("Include GeoJSON geometries (default false)"),
+    response_format: formatField,
+    output: outputField("all features found"),
   });
   type Args = z.output<typeof input>;
   return {
     name: "riksantikvaren-nearby",
-    title: "Riksantikvaren features near a point",
+    title: "Riksantikvaren nearby",
+    toolset: TOOLSET,
     description:
-      "Finds cultural-heritage features (protected sites by default; brukerminner for user-contributed memories) within radius_m of a point given as lat and lon, sorted by true distance on the sphere (0 when the point is inside a site), with distances in metres. When the search box is too large to read in one call, the answer ranks what was read and next_cursor continues. " +
-      COORDINATE_CONVENTION,
+      "Cultural-heritage features within radius_m of a point, nearest first, with distances in metres. An unfinished scan ranks what it read; next_cursor goes on.",
     input,
     output: nearbyOutput,
-    annotations: { ...READ_ONLY, title: "Riksantikvaren features near a point" },
+    annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as Args;
       const call = callOptions(ctx);
@@ -183,7 +200,7 @@ export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeo
         else if (out.lat !== null && out.lon !== null) d = haversineM(center, { lat: out.lat, lon: out.lon });
         if (d === null || d > radius) continue;
         if (record.id !== null) seen.add(record.id);
-        ranked.push({ id: record.id, d, out, geometry: record.geometry });
+        ranked.push({ id: record.id, d, out, geometry: record.geometry, record });
       }
       const foundHere = ranked.length;
       for (const [id, d] of carried) if (!seen.has(id)) ranked.push({ id, d, out: null, geometry: null });
@@ -222,7 +239,17 @@ export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeo
       const sourceUrl = scan?.sourceUrl ||
         deps.client.url(`${dataset}/collections/${collection}/items`, { bbox: box.join(","), f: "json" });
       const licence = licenceOut(scan?.licence ?? null, dataset, collection);
-      const rendered = fitToLimit(features, ctx.limits.characterLimit - 600, ({ items, truncated }) => {
+      const file = a.output === "file"
+        ? await nearbyFile(
+          ranked,
+          { center, radius, dataset, collection, next_cursor, sourceUrl, licence },
+          a,
+          deps,
+          ctx,
+        )
+        : null;
+      const room = ctx.limits.characterLimit - 600 - (file ? 2 * file.line.length : 0);
+      const rendered = fitToLimit(features, room, ({ items, truncated }) => {
         const env = page(total, a.offset, items.length);
         const structured: Output = {
           center: roundLatLon(center),
@@ -268,9 +295,71 @@ export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, typeo
         lines.push("", footer(sourceUrl, licence));
         return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
       });
-      return { text: rendered.text, structured: rendered.structured };
+      return withFile({ text: rendered.text, structured: rendered.structured }, file);
     },
   };
+}
+
+/**
+ * output "file": the features this call's scan found within the radius, nearest first, up to
+ * `file_max_features` (features carried by a cursor were in the earlier call's file). When the
+ * scan did not reach the end of the box, the file says which cursor writes the rest.
+ */
+async function nearbyFile(
+  ranked: readonly Ranked[],
+  search: {
+    center: LatLon;
+    radius: number;
+    dataset: string;
+    collection: string;
+    next_cursor: string | null;
+    sourceUrl: string;
+    licence: LicenceOut;
+  },
+  a: { lat: number; lon: number; response_format: "markdown" | "json" },
+  deps: OgcToolDeps,
+  ctx: ToolCallContext,
+): Promise<Written> {
+  const cap = deps.settings.file_max_features;
+  const found = ranked.filter((r) => r.record !== undefined);
+  const inFile = found.slice(0, cap);
+  const records = inFile.map((r) => r.record!);
+  const distance = (i: number) => Math.round(inFile[i]!.d * 10) / 10;
+  const json = a.response_format === "json";
+  const partial = [
+    found.length > cap
+      ? `it holds the nearest ${cap} of ${found.length} (file_max_features): shrink radius_m for the rest`
+      : null,
+    search.next_cursor
+      ? `the scan did not reach the end of the search box; call again with the same lat and lon, cursor="${search.next_cursor}" and output "file" for the features of the rest`
+      : null,
+  ].filter((x): x is string => x !== null).join("; ");
+  const saved = await ctx.files.save({
+    name: fileName(`nearby_${search.collection}`, `${a.lat}_${a.lon}_${search.radius}m`),
+    format: json ? "json" : "csv",
+    rows: [
+      json
+        ? records.map((r, i) => ({ ...geoJsonFeature(r), distance_m: distance(i) }))
+        : featureRows(records, (_r, i) => ({ distance_m: distance(i) })),
+    ],
+    head: {
+      type: "FeatureCollection",
+      center: roundLatLon(search.center),
+      radius_m: search.radius,
+      dataset: search.dataset,
+      collection: search.collection,
+      complete: partial === "",
+      next_cursor: search.next_cursor,
+      source_url: search.sourceUrl,
+      licence: search.licence,
+      coordinate_convention: COORDINATE_CONVENTION,
+    },
+    itemsKey: "features",
+    description: `${search.collection} within ${search.radius} m of ${
+      formatLatLon(search.center)
+    }: ${records.length} features, nearest first; ${search.licence.name}`,
+  });
+  return written(saved, `${records.length} features, nearest first`, ctx, partial || undefined);
 }
 
 /** What an incomplete scan read, and how to go on; null when there is nothing to add to the scan's own warnings. */

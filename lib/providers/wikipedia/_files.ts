@@ -1,0 +1,99 @@
+// What the tools share for issue 14: a default that the served schema does not repeat, the
+// `output: "file"` argument, and the `file` block of a result written to a file.
+import { z } from "zod";
+import type { ContentBlock, ToolCallContext } from "../../mcp/provider.ts";
+import type { ExportedFile } from "../../output/exports.ts";
+import { sanitizeName } from "../../output/paths.ts";
+
+/**
+ * `schema`, optional, with `value` when it is left out. The served schema carries no `default`
+ * keyword: the description says it (strict clients drop the keyword anyway).
+ */
+export function orDefault<S extends z.ZodType>(
+  schema: S,
+  value: z.output<S>,
+): z.ZodPipe<z.ZodOptional<S>, z.ZodTransform<z.output<S>, z.output<S> | undefined>> {
+  return schema.optional().transform((v): z.output<S> => v ?? value);
+}
+
+/** The short `response_format` argument. */
+export const formatField = orDefault(z.enum(["markdown", "json"]), "markdown").describe("Default markdown");
+
+/** The `output` argument: `"file"` writes `what` to a file. */
+export function outputField(
+  what: string,
+): z.ZodPipe<
+  z.ZodOptional<z.ZodEnum<{ inline: "inline"; file: "file" }>>,
+  z.ZodTransform<"inline" | "file", "inline" | "file" | undefined>
+> {
+  return orDefault(z.enum(["inline", "file"]), "inline").describe(`"file": ${what} to a file`);
+}
+
+/** Output-schema shape of `file`, present when the result was written to a file. */
+export const fileSchema = z.looseObject({ uri: z.string() });
+
+/** A result's `file` object. */
+export type FileOut = {
+  uri: string;
+  name: string;
+  format: string;
+  rows: number | null;
+  bytes: number;
+  /** False when the file stopped at a cap or the call's deadline. */
+  complete: boolean;
+  /** Where it is on the server's disk (stdio only: over HTTP the path means nothing to the caller). */
+  path?: string;
+};
+
+/** What a file-writing call adds to its answer. */
+export interface Written {
+  out: FileOut;
+  link: ContentBlock;
+  /** The sentence for the text block. */
+  line: string;
+}
+
+/**
+ * The `file` object, the `resource_link` block and the sentence that says where the file is
+ * and what it holds (`partial`: why it is not whole, and how to get the rest).
+ */
+export function written(file: ExportedFile, what: string, ctx: ToolCallContext, partial?: string): Written {
+  const out: FileOut = {
+    uri: file.uri,
+    name: file.name,
+    format: file.format,
+    rows: file.rows,
+    bytes: file.bytes,
+    complete: partial === undefined,
+    ...(ctx.owner === undefined ? { path: file.path } : {}),
+  };
+  const size = file.rows === null ? `${file.bytes.toLocaleString("en-US")} bytes` : `${file.rows} rows`;
+  const line = `File: ${what} written to ${file.uri} (${file.format.toUpperCase()}, ${size})${
+    out.path ? `, on disk at ${out.path}` : ""
+  }; read it with resources/read.${partial ? ` Partial: ${partial}` : ""}`;
+  return { out, link: file.link, line };
+}
+
+/** A file name stem from free text ("search_Edvard_Munch"), or just the prefix when nothing is left. */
+export function fileName(prefix: string, text: string): string {
+  const part = sanitizeName(text, 60);
+  return part ? `${prefix}_${part}` : prefix;
+}
+
+/** The answer with the file's sentence, `file` field and link, when a file was written. */
+export function withFile<S extends Record<string, unknown>>(
+  r: { text: string; structured: S },
+  file: Written | null,
+): { text: string; structured: S; content?: ContentBlock[] } {
+  if (!file) return { text: r.text, structured: r.structured };
+  return {
+    text: `${r.text}\n\n${file.line}`,
+    structured: { ...r.structured, file: file.out },
+    content: [file.link],
+  };
+}
+
+/** Whether `e` may end a multi-page file early (the file is then partial) rather than fail the call. */
+export function endsFile(e: unknown, signal: AbortSignal): e is Error {
+  return !signal.aborted && e instanceof Error && "retryable" in e && e.retryable === true;
+}

@@ -1,0 +1,46 @@
+// Wikipedia's part of `opendata_search`: one full-text search of the default language edition,
+// each hit with the wikipedia-summary call that reads it.
+import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
+import { clip } from "../../html.ts";
+import type { WikipediaApi } from "./client.ts";
+import { LICENSE, TITLE_MAX } from "./format.ts";
+import { parseSearch } from "./parse.ts";
+
+/** Most characters of a hit's snippet. */
+const SNIPPET_MAX = 240;
+
+/** The `opendata_search` source over the default language edition. */
+export function wikipediaSearchSource(api: WikipediaApi): SearchSource {
+  return {
+    name: `Wikipedia (${api.defaultLanguage})`,
+    licence: `${LICENSE}: credit Wikipedia and its contributors`,
+    async search(query: string, options: { limit: number }, ctx: ToolCallContext): Promise<SearchHit[]> {
+      const language = api.defaultLanguage;
+      const answer = await api.call(
+        language,
+        {
+          action: "query",
+          list: "search",
+          srsearch: query,
+          srlimit: Math.max(1, Math.min(options.limit, 50)),
+          srnamespace: 0,
+          srprop: "timestamp|snippet",
+          srinfo: "",
+        },
+        ctx,
+        api.deadline(),
+      );
+      return parseSearch(answer.data).hits.slice(0, options.limit).map((h) => {
+        const title = clip(h.title, TITLE_MAX);
+        const hit: SearchHit = {
+          title,
+          url: api.pageUrl(language, title),
+          next: { tool: "wikipedia-summary", arguments: { title, language } },
+        };
+        if (h.snippet) hit.snippet = clip(h.snippet, SNIPPET_MAX);
+        if (h.timestamp) hit.date = h.timestamp;
+        return hit;
+      });
+    },
+  };
+}
