@@ -400,7 +400,7 @@ export async function callTool(
   };
 
   const served = servedInput(tool);
-  const parsed = served.schema.safeParse(rawArgs);
+  const parsed = served.schema.safeParse(withoutNullOptionals(rawArgs, describeTool(tool).inputSchema));
   if (!parsed.success) {
     const err = validationError(parsed.error, rawArgs);
     return done(errorResult(err.toPayload()), err.toPayload());
@@ -491,6 +491,26 @@ export async function callTool(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The arguments without `null` for optional properties that do not take `null`: strict clients
+ * (OpenAI's strict function calling) must send every property and send `null` for those they
+ * leave out. Left out, they get their defaults, as the schema says.
+ */
+function withoutNullOptionals(args: unknown, schema: Tool["inputSchema"]): unknown {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
+  const required = new Set(schema.required ?? []);
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(args)) {
+    if (value !== null || required.has(key) || !(key in properties)) continue;
+    const type = properties[key]?.type;
+    if (type === "null" || (Array.isArray(type) && type.includes("null"))) continue;
+    out ??= { ...args as Record<string, unknown> };
+    delete out[key];
+  }
+  return out ?? args;
 }
 
 /** Settles with `work`, or rejects as soon as `expired` aborts (the handler is told through its signal). */

@@ -211,3 +211,20 @@ Deno.test("servedInput() adds the shared fresh argument to upstream-backed tools
   assert.equal(seen.fresh, false);
   assert.equal(requestScope.getStore(), undefined, "the scope ends with the call");
 });
+
+Deno.test("callTool() takes null for an optional argument as left out, as strict clients send it", async () => {
+  const seen: unknown[] = [];
+  const t = tool((args) => {
+    seen.push(args);
+    return Promise.resolve({ text: "ok" });
+  });
+  const result = await callTool(t, { limit: null, mode: null }, extra(), options);
+  assert.equal(result.isError, undefined);
+  assert.deepEqual(seen, [{ limit: 20 }], "the defaults apply");
+  const required = {
+    ...t,
+    input: z.strictObject({ query: z.string().describe("What to look for") }),
+  } as ToolDefinition<z.ZodObject, undefined>;
+  const refused = await callTool(required, { query: null }, extra(), options);
+  assert.equal(refused.isError, true, "null stays an error for a required argument");
+});

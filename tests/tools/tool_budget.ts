@@ -47,7 +47,7 @@ export function toolTokens(tool: Tool): number {
 
 /** Builds the app (with a FRED key, so keyed tools are served) and measures every tool it serves. */
 export async function measureTools(
-  options: { providers?: string[]; flags?: Record<string, string> } = {},
+  options: { providers?: string[]; flags?: Record<string, string>; listed?: boolean } = {},
 ): Promise<{ app: App; costs: ToolCost[] }> {
   const config = parseConfig({
     flags: { providers: (options.providers ?? REAL_PROVIDERS).join(","), ...options.flags },
@@ -57,18 +57,14 @@ export async function measureTools(
     logger: new Logger({ write: () => {} }),
     dataDir: Deno.makeTempDirSync({ prefix: "opendata-mcp-budget-" }),
   });
-  const costs = app.providers.flatMap((p) =>
-    p.tools.map((t) => {
-      const tool = describeTool(t);
-      return {
-        provider: p.id,
-        name: t.name,
-        tokens: toolTokens(tool),
-        chars: JSON.stringify(tool).length,
-        tool,
-      };
-    })
-  );
+  const providerOf = new Map(app.providers.flatMap((p) => p.tools.map((t) => [t.name, p.id] as const)));
+  // By default every provider tool (whatever is listed); `listed`: exactly what tools/list shows.
+  const tools = options.listed ? app.tools : app.providers.flatMap((p) => p.tools);
+  const costs = tools.map((t) => {
+    const tool = describeTool(t);
+    const provider = providerOf.get(t.name) ?? "core";
+    return { provider, name: t.name, tokens: toolTokens(tool), chars: JSON.stringify(tool).length, tool };
+  });
   return { app, costs };
 }
 

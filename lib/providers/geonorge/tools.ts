@@ -5,7 +5,15 @@ import type { ToolDefinition } from "../../mcp/provider.ts";
 import { fitToLimit, jsonText, markdownTable, page, shorten, truncationNotice } from "../../mcp/output.ts";
 import type { Catalog } from "./catalog.ts";
 import type { GeonorgeSettings } from "./config.ts";
-import { fileName, fileSchema, formatField, orDefault, outputField, withFile, written } from "./_files.ts";
+import {
+  fileName,
+  fileSchema,
+  formatField,
+  orDefault,
+  outputField,
+  withFile,
+  written,
+} from "../../output/result_files.ts";
 
 /** The toolset of geonorge-datasets. */
 export const TOOLSET = "geonorge";

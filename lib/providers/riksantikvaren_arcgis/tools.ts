@@ -14,8 +14,16 @@ import { attachGeometries } from "../../geo/simplify.ts";
 import { swappedBboxHint, swappedPointHint, swappedRingHint } from "../../geo/swap.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { fitToLimit, jsonText, page, truncationNotice } from "../../mcp/output.ts";
-import { fileName, fileSchema, formatField, orDefault, outputField, withFile, written } from "./_files.ts";
-import type { Written } from "./_files.ts";
+import {
+  fileName,
+  fileSchema,
+  formatField,
+  orDefault,
+  outputField,
+  withFile,
+  written,
+} from "../../output/result_files.ts";
+import type { Written } from "../../output/result_files.ts";
 import { nextPageBudget } from "./_deadline.ts";
 import type { ArcgisClient, CallOptions, ServiceType } from "./client.ts";
 import type { RiksantikvarenArcgisSettings } from "./config.ts";

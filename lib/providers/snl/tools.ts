@@ -24,8 +24,8 @@ import {
   outputField,
   withFile,
   written,
-} from "./_files.ts";
-import type { FileOut, Written } from "./_files.ts";
+} from "../../output/result_files.ts";
+import type { FileOut, Written } from "../../output/result_files.ts";
 import { SITE_IDS, siteOfHost, SITES } from "./sites.ts";
 import type { SiteId } from "./sites.ts";
 

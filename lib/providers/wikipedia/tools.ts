@@ -17,8 +17,8 @@ import {
   outputField,
   withFile,
   written,
-} from "./_files.ts";
-import type { FileOut, Written } from "./_files.ts";
+} from "../../output/result_files.ts";
+import type { FileOut, Written } from "../../output/result_files.ts";
 import { LANGUAGE_MAX_LENGTH, LANGUAGE_PATTERN, languageProblem } from "./language.ts";
 import { hasContinue, interwikiOf, parseGeosearch, parsePages, parseSearch, resolveTitle } from "./parse.ts";
 import type { QueryPage, SearchHit } from "./parse.ts";

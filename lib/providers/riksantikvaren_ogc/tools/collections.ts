@@ -5,7 +5,7 @@ import type { ToolDefinition } from "../../../mcp/provider.ts";
 import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
 import { nextPageBudget } from "../_deadline.ts";
 import { callOptions, datasetField, licenceOut, mapLimit, READ_ONLY, TOOLSET } from "../_common.ts";
-import { formatField, orDefault } from "../_files.ts";
+import { formatField, orDefault } from "../../../output/result_files.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import { collectionsTable, footer, licenceSchema } from "../format.ts";
 import type { CollectionEntry } from "../parse.ts";

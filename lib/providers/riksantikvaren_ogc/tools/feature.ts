@@ -15,7 +15,14 @@ import {
   resolveDataset,
   TOOLSET,
 } from "../_common.ts";
-import { fileName, formatField, orDefault, outputField, withFile, written } from "../_files.ts";
+import {
+  fileName,
+  formatField,
+  orDefault,
+  outputField,
+  withFile,
+  written,
+} from "../../../output/result_files.ts";
 import { geoJsonFeature } from "../rows.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import { featureMarkdown, featureSchema, footer, licenceSchema } from "../format.ts";

@@ -40,8 +40,16 @@ import type { RawFeature } from "../parse.ts";
 import { scanItems } from "../scan.ts";
 import type { ScanResult, ScanStop } from "../scan.ts";
 import { featureRows, geoJsonFeature } from "../rows.ts";
-import { fileName, fileSchema, formatField, orDefault, outputField, withFile, written } from "../_files.ts";
-import type { Written } from "../_files.ts";
+import {
+  fileName,
+  fileSchema,
+  formatField,
+  orDefault,
+  outputField,
+  withFile,
+  written,
+} from "../../../output/result_files.ts";
+import type { Written } from "../../../output/result_files.ts";
 
 const featuresOutput = z.looseObject({
   features: z.array(featureSchema),

@@ -29,8 +29,16 @@ import {
   resolveDataset,
   TOOLSET,
 } from "../_common.ts";
-import { fileName, fileSchema, formatField, orDefault, outputField, withFile, written } from "../_files.ts";
-import type { FileOut, Written } from "../_files.ts";
+import {
+  fileName,
+  fileSchema,
+  formatField,
+  orDefault,
+  outputField,
+  withFile,
+  written,
+} from "../../../output/result_files.ts";
+import type { FileOut, Written } from "../../../output/result_files.ts";
 import type { RawFeature } from "../parse.ts";
 import { featureRows, geoJsonFeature } from "../rows.ts";
 import type { OgcToolDeps } from "../_common.ts";

@@ -1,9 +1,10 @@
-// What the tools share for issue 14: a default that the served schema does not repeat, the
-// `output: "file"` argument, and the `file` block of a result written to a file.
+// What data tools share for writing their result to a file (issue 14): a default that the
+// served schema does not repeat, the `output` argument (`"screen"`, the default, or `"file"`, the
+// words FRED's seed uses), and the `file` block of a result written to a file.
 import { z } from "zod";
-import type { ContentBlock, ToolCallContext } from "../../mcp/provider.ts";
-import type { ExportedFile } from "../../output/exports.ts";
-import { sanitizeName } from "../../output/paths.ts";
+import type { ContentBlock, ToolCallContext } from "../mcp/provider.ts";
+import type { ExportedFile } from "./exports.ts";
+import { sanitizeName } from "./paths.ts";
 
 /**
  * `schema`, optional, with `value` when it is left out. The served schema carries no `default`
@@ -19,14 +20,14 @@ export function orDefault<S extends z.ZodType>(
 /** The short `response_format` argument. */
 export const formatField = orDefault(z.enum(["markdown", "json"]), "markdown").describe("Default markdown");
 
-/** The `output` argument: `"file"` writes `what` to a file. */
+/** The `output` argument: `"screen"` (default) answers in the result, `"file"` writes `what` to a file. */
 export function outputField(
   what: string,
 ): z.ZodPipe<
-  z.ZodOptional<z.ZodEnum<{ inline: "inline"; file: "file" }>>,
-  z.ZodTransform<"inline" | "file", "inline" | "file" | undefined>
+  z.ZodOptional<z.ZodEnum<{ screen: "screen"; file: "file" }>>,
+  z.ZodTransform<"screen" | "file", "screen" | "file" | undefined>
 > {
-  return orDefault(z.enum(["inline", "file"]), "inline").describe(`"file": ${what} to a file`);
+  return orDefault(z.enum(["screen", "file"]), "screen").describe(`"file": ${what} to a file`);
 }
 
 /** Output-schema shape of `file`, present when the result was written to a file. */
