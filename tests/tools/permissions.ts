@@ -71,8 +71,9 @@ export const V8_FLAGS = "--v8-flags=--max-semi-space-size=1,--optimize-for-size"
 /** The tasks that run or compile the server, all with `-P` (the default set) and no prompts. */
 export function permissionTasks(): Record<string, string> {
   const tasks: Record<string, string> = {
-    // -q keeps Deno's own notices (the permission set is "experimental") out of the JSON-lines log.
-    start: `deno run -q -P --no-prompt ${V8_FLAGS} main.ts`,
+    // -q keeps Deno's own notices (the permission set is "experimental") out of the JSON-lines log;
+    // a manual node_modules/ is not checked against the lock on every start (deno install fills it).
+    start: `deno run -q -P --no-prompt --node-modules-dir=manual ${V8_FLAGS} main.ts`,
     dev: `deno run --watch -P --no-prompt ${V8_FLAGS} main.ts`,
   };
   for (const { target, binary } of RELEASE_TARGETS) {
