@@ -173,6 +173,7 @@ export async function createApp(
   const exports = new ResultExports({
     dataDir: config.server.data_dir ?? options.dataDir,
     clock: http.clock,
+    maxMb: config.server.export_max_mb,
   });
   const serverInstructions = instructions(filtered, specs);
   const served = skipped.length === 0 ? config : {
