@@ -24,7 +24,8 @@ import {
   written,
 } from "../../output/result_files.ts";
 import type { Written } from "../../output/result_files.ts";
-import { nextPageBudget } from "./_deadline.ts";
+import { nextPageBudget } from "../../http/deadline.ts";
+import type { PageBudget } from "../../http/deadline.ts";
 import type { ArcgisClient, CallOptions, ServiceType } from "./client.ts";
 import type { RiksantikvarenArcgisSettings } from "./config.ts";
 import { asObject, esriToGeoJson, normalizeAttributes, objectId, parseFields } from "./esri.ts";
@@ -901,12 +902,12 @@ function callOptions(ctx: ToolCallContext): CallOptions {
   return { signal: ctx.signal, logger: ctx.logger };
 }
 
-function budgetFor(deps: ArcgisToolDeps): ReturnType<typeof nextPageBudget> {
-  return nextPageBudget(deps.clock, deps.settings.deadline_margin_ms, deps.settings.timeout * 1000);
+function budgetFor(deps: ArcgisToolDeps): PageBudget {
+  return nextPageBudget(deps.clock.now(), deps.settings);
 }
 
 /** The call's options with the budget's timeout, when it has one. */
-function withTimeout(call: CallOptions, budget: ReturnType<typeof nextPageBudget>): CallOptions {
+function withTimeout(call: CallOptions, budget: PageBudget): CallOptions {
   return budget.go && budget.timeoutMs !== undefined ? { ...call, timeoutMs: budget.timeoutMs } : call;
 }
 
