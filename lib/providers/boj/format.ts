@@ -6,6 +6,7 @@ import { clip } from "../../html.ts";
 import { fitToLimit, markdownTable, page, truncationNotice } from "../../mcp/output.ts";
 import type { Rendered, ResponseFormat } from "../../mcp/output.ts";
 import { CREDIT_EN, CREDIT_JA, TERMS_URL } from "./catalog.ts";
+import { SERIES_FIELDS } from "./decode.ts";
 import type { DataResponse, Meta, MetadataEntry, MetadataResponse, Point, Series } from "./decode.ts";
 import type { DataOutput, EntryOut, MetadataOutput, SeriesOut, SourceOut } from "./schemas.ts";
 
@@ -228,20 +229,9 @@ function boundFields<T extends object>(
   return out as T;
 }
 
-const SERIES_TEXT = [
-  "name_of_time_series",
-  "name_of_time_series_j",
-  "unit",
-  "unit_j",
-  "frequency",
-  "category",
-  "category_j",
-  "last_update",
-] as const;
-
 function boundSeries(s: Series, cap: number, clipped: Set<string>): Series {
   return {
-    ...boundFields(s, SERIES_TEXT, cap, clipped),
+    ...boundFields(s, SERIES_FIELDS, cap, clipped),
     series_code: bounded(s.series_code, SHORT_MAX, "SERIES_CODE", clipped),
     points: s.points.map((p) => ({
       survey_date: bounded(p.survey_date, SHORT_MAX, "SURVEY_DATES", clipped),
@@ -254,7 +244,7 @@ function boundSeries(s: Series, cap: number, clipped: Set<string>): Series {
 export function boundEntry(e: MetadataEntry, cap: number, clipped: Set<string>): MetadataEntry {
   const out = boundFields(
     e,
-    [...SERIES_TEXT, "start_of_the_time_series", "end_of_the_time_series"],
+    [...SERIES_FIELDS, "start_of_the_time_series", "end_of_the_time_series"],
     cap,
     clipped,
   );
