@@ -52,3 +52,11 @@ function pageTimeMs(now: number, marginMs: number): number | null {
   if (left <= Math.max(2 * marginMs, 1)) return null;
   return left - marginMs;
 }
+
+/**
+ * Whether one more request of a multi-page answer still fits before the call's deadline: at
+ * least a second, and twice the slowest request so far, must be left. Always true outside a call.
+ */
+export function timeForAnotherRequest(now: number, slowestMs: number): boolean {
+  return remainingMs(now) >= Math.max(1000, 2 * slowestMs);
+}

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { callDeadline, nextPageBudget, pageDeadline } from "../../lib/http/deadline.ts";
+import {
+  callDeadline,
+  nextPageBudget,
+  pageDeadline,
+  timeForAnotherRequest,
+} from "../../lib/http/deadline.ts";
 import { requestScope } from "../../lib/http/request_scope.ts";
 
 const settings = { timeout: 20, deadline_margin_ms: 1500 };
@@ -31,4 +36,12 @@ Deno.test("pageDeadline() ends a page the margin before the call's deadline, or 
   assert.equal(inCall(100, 60_000, () => pageDeadline(100, settings)), 20_100);
   assert.equal(inCall(100, 5000, () => pageDeadline(100, settings)), 3600);
   assert.equal(inCall(100, 3000, () => pageDeadline(100, settings)), null);
+});
+
+Deno.test("timeForAnotherRequest() wants a second and twice the slowest request left", () => {
+  assert.equal(timeForAnotherRequest(0, 60_000), true, "outside a call");
+  assert.equal(inCall(0, 1000, () => timeForAnotherRequest(0, 100)), true);
+  assert.equal(inCall(0, 999, () => timeForAnotherRequest(0, 100)), false);
+  assert.equal(inCall(0, 4000, () => timeForAnotherRequest(0, 2000)), true);
+  assert.equal(inCall(0, 3999, () => timeForAnotherRequest(0, 2000)), false);
 });
