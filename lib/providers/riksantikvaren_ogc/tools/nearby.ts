@@ -15,6 +15,7 @@ import { NORWAY_EXTENT, swappedPointHint } from "../../../geo/swap.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
 import { nextPageBudget } from "../../../http/deadline.ts";
+import { mapLimit } from "../../../http/map_limit.ts";
 import {
   callOptions,
   COLLECTION_RE,
@@ -24,7 +25,6 @@ import {
   featureOut,
   hasLocation,
   licenceOut,
-  mapLimit,
   READ_ONLY,
   resolveDataset,
   TOOLSET,
