@@ -85,6 +85,24 @@ export function fitToLimit<T, S>(
   return best;
 }
 
+/**
+ * The largest x in [lo, hi] for which `ok` holds, found by bisection (`ok` must hold for every x
+ * up to some point and for none after it), or lo - 1 when none does.
+ */
+export function largestWhere(lo: number, hi: number, ok: (x: number) => boolean): number {
+  let best = lo - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (ok(mid)) {
+      best = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
 /** Options for {@linkcode truncationNotice}. */
 export interface NoticeOptions {
   /** The offset to continue from, when the tool pages. */
