@@ -69,19 +69,14 @@ export function fitToLimit<T, S>(
   const fits = (r: Rendered<S>) => r.text.length <= limit && JSON.stringify(r.structured).length <= limit;
   const all = render(items.length);
   if (fits(all)) return all;
-  let lo = 0;
-  let hi = items.length - 1;
   let best = render(0);
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const r = render(mid);
-    if (fits(r)) {
-      best = r;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
+  // Keep the rendering of the longest prefix that fits, so it is not built twice.
+  largestWhere(0, items.length - 1, (n) => {
+    const r = render(n);
+    if (!fits(r)) return false;
+    best = r;
+    return true;
+  });
   return best;
 }
 
