@@ -229,6 +229,7 @@ export async function createApp(
   const exports = new ResultExports({
     dataDir,
     clock: http.clock,
+    maxMb: config.server.export_max_mb,
   });
   const serverInstructions = instructions(filtered, specs);
   const served = skipped.length === 0 ? config : {

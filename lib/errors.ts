@@ -133,3 +133,13 @@ export class UsageError extends Error {
     this.name = "UsageError";
   }
 }
+
+/**
+ * A failure in a few words for a notice or a log line: `ERROR_TYPE: message` for an error that
+ * carries an error type (a {@linkcode ToolError}), its message for any other error.
+ */
+export function describeError(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const type = (e as { errorType?: unknown }).errorType;
+  return typeof type === "string" ? `${type}: ${e.message}` : e.message;
+}

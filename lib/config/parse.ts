@@ -59,6 +59,8 @@ export interface ServerSettings {
   log_format: "json" | "text";
   /** Total MiB of the shared upstream response cache. */
   cache_max_mb: number;
+  /** Most MiB the result files of `output: "file"` may take, all callers together. */
+  export_max_mb: number;
   /** Where providers write files; null means the per-user data folder. */
   data_dir: string | null;
   /** Redis (or Valkey) holding the state replicas share; null keeps everything in process. */
@@ -174,6 +176,9 @@ export const serverSchema = z.strictObject({
   log_level: z.enum(LOG_LEVELS).default("info").describe("debug, info, warn or error"),
   log_format: z.enum(["json", "text"]).default("json").describe("json (one object per line) or text"),
   cache_max_mb: z.number().min(0).default(64).describe("MiB of the shared upstream response cache"),
+  export_max_mb: z.number().positive().default(1024).describe(
+    'Most MiB the result files of output: "file" may take in the data folder (STORAGE_LIMIT past it)',
+  ),
   data_dir: z.string().min(1).nullable().default(null).describe(
     "Folder for files the server writes (null = the per-user data folder)",
   ),
@@ -363,6 +368,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "cache_max_mb",
     kind: "number",
     description: "MiB of the upstream response cache",
+  },
+  {
+    name: "OPENDATA_MCP_EXPORT_MAX_MB",
+    key: "export_max_mb",
+    kind: "number",
+    description: 'Most MiB of result files (output: "file")',
   },
   {
     name: "OPENDATA_MCP_DATA_DIR",

@@ -69,14 +69,27 @@ export function fitToLimit<T, S>(
   const fits = (r: Rendered<S>) => r.text.length <= limit && JSON.stringify(r.structured).length <= limit;
   const all = render(items.length);
   if (fits(all)) return all;
-  let lo = 0;
-  let hi = items.length - 1;
   let best = render(0);
+  // Keep the rendering of the longest prefix that fits, so it is not built twice.
+  largestWhere(0, items.length - 1, (n) => {
+    const r = render(n);
+    if (!fits(r)) return false;
+    best = r;
+    return true;
+  });
+  return best;
+}
+
+/**
+ * The largest x in [lo, hi] for which `ok` holds, found by bisection (`ok` must hold for every x
+ * up to some point and for none after it), or lo - 1 when none does.
+ */
+export function largestWhere(lo: number, hi: number, ok: (x: number) => boolean): number {
+  let best = lo - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const r = render(mid);
-    if (fits(r)) {
-      best = r;
+    if (ok(mid)) {
+      best = mid;
       lo = mid + 1;
     } else {
       hi = mid - 1;

@@ -79,7 +79,8 @@ export class ResultExports {
       uriPrefix: EXPORT_URI_PREFIX,
       settingName: "OPENDATA_MCP_DATA_DIR",
       maxBytes: Math.round((options.maxMb ?? 1024) * 1024 * 1024),
-      limitSettings: { projects: "OPENDATA_MCP_DATA_DIR", bytes: "OPENDATA_MCP_EXPORT_MAX_MB" },
+      // One project per provider: only the bytes need a limit.
+      limitSettings: { projects: "the number of providers", bytes: "OPENDATA_MCP_EXPORT_MAX_MB" },
     });
   }
 

@@ -20,3 +20,24 @@ export function nullableNumber(): z.ZodType<number | null> {
   return z.unknown().refine((v) => v === null || typeof v === "number", "expected a number or null")
     .meta({ type: ["number", "null"] }) as z.ZodType<number | null>;
 }
+
+/**
+ * An object whose fields the schema leaves open (a record, a block), served as
+ * `{"type":"object"}`. Unlike `anyObject()` it adds no check: the served type says it all.
+ */
+export function openObject(): z.ZodUnknown {
+  return z.unknown().meta({ type: "object" });
+}
+
+/** A list whose items the schema leaves open, served as `{"type":"array"}`, with no check. */
+export function openList(): z.ZodUnknown {
+  return z.unknown().meta({ type: "array" });
+}
+
+/**
+ * A result object: its fields typed and required, extra ones allowed (the served schema leaves
+ * out `additionalProperties`, which would only add bytes to every tools/list).
+ */
+export function resultObject<T extends z.ZodRawShape>(shape: T): z.ZodObject<T> {
+  return z.object(shape).meta({ additionalProperties: undefined });
+}

@@ -3,7 +3,6 @@
 // last failure so an open circuit still says what the upstream answered.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
-import { UpstreamError } from "../../lib/errors.ts";
 import { CircuitBreaker, MemoryBreakerStore } from "../../lib/http/breaker.ts";
 import { endpointFamily } from "../../lib/http/endpoint.ts";
 import { requestScope } from "../../lib/http/request_scope.ts";
@@ -11,6 +10,7 @@ import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
 import { HttpRuntime } from "../../lib/http/runtime.ts";
 import type { ClientOptions } from "../../lib/http/runtime.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+import { upstreamFailure } from "../fakes/upstream_failure.ts";
 
 function setup(fake: FakeUpstream, options: Partial<ClientOptions> = {}) {
   const clock = new FakeClock();
@@ -28,29 +28,19 @@ function setup(fake: FakeUpstream, options: Partial<ClientOptions> = {}) {
   return { clock, runtime, client, key };
 }
 
-async function failure(p: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof UpstreamError, String(e));
-    return e;
-  }
-  assert.fail("expected a failure");
-}
-
 Deno.test("HttpClient breaker counts a call retried twice as one failure, and opens after threshold calls", async () => {
   await using fake = FakeUpstream.start([{ path: "/fred/series/observations", reply: { status: 500 } }]);
   const { client, runtime, key } = setup(fake);
-  await failure(client.json("/fred/series/observations"));
+  await upstreamFailure(client.json("/fred/series/observations"));
   assert.equal(fake.requests.length, 3);
   assert.deepEqual((await runtime.breakers())[key("/fred/series")], {
     state: "closed",
     consecutive_failures: 1,
     last_error: { error_type: "API_ERROR", status: 500 },
   });
-  await failure(client.json("/fred/series/observations"));
+  await upstreamFailure(client.json("/fred/series/observations"));
   assert.equal((await runtime.breakers())[key("/fred/series")]?.state, "open");
-  const open = await failure(client.json("/fred/series/observations"));
+  const open = await upstreamFailure(client.json("/fred/series/observations"));
   assert.equal(open.errorType, "CIRCUIT_OPEN");
   assert.equal(open.status, 500, "the last upstream status");
   assert.equal(open.lastErrorType, "API_ERROR");
@@ -68,8 +58,8 @@ Deno.test("HttpClient breakers are per endpoint family: a failing series endpoin
     { path: "/fred/category", reply: { json: { ok: true } } },
   ]);
   const { client, runtime, key } = setup(fake, { retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 } });
-  for (let i = 0; i < 2; i++) await failure(client.json("/fred/series/observations"));
-  assert.equal((await failure(client.json("/fred/series"))).errorType, "CIRCUIT_OPEN", "same family");
+  for (let i = 0; i < 2; i++) await upstreamFailure(client.json("/fred/series/observations"));
+  assert.equal((await upstreamFailure(client.json("/fred/series"))).errorType, "CIRCUIT_OPEN", "same family");
   assert.deepEqual((await client.json("/fred/category")).data, { ok: true });
   assert.deepEqual(
     Object.keys(await runtime.breakers()),
@@ -84,19 +74,19 @@ Deno.test("HttpClient breaker: a 4xx answer closes it; refusals of our own and a
     { path: "/slow", reply: { json: 1, delayMs: 1000 } },
   ]);
   const { client, runtime, clock } = setup(fake, { retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 } });
-  await failure(client.json("/a"));
+  await upstreamFailure(client.json("/a"));
   assert.equal(Object.keys(await runtime.breakers()).length, 1);
-  assert.equal((await failure(client.json("/a"))).status, 404);
+  assert.equal((await upstreamFailure(client.json("/a"))).status, 404);
   assert.deepEqual(await runtime.breakers(), {}, "the upstream answered: healthy");
 
   // The tool call had 30 ms left: the upstream was not given its own timeout, so it is not blamed.
-  const timeout = await failure(
+  const timeout = await upstreamFailure(
     requestScope.run({ fresh: false, deadline: clock.now() + 30 }, () => client.json("/slow")),
   );
   assert.equal(timeout.errorType, "TIMEOUT");
   assert.deepEqual(await runtime.breakers(), {});
   // Its own timeout passed: that counts.
-  await failure(client.json("/slow", { timeoutMs: 30 }));
+  await upstreamFailure(client.json("/slow", { timeoutMs: 30 }));
   assert.equal(Object.values(await runtime.breakers())[0]?.consecutive_failures, 1);
 });
 
@@ -107,10 +97,10 @@ Deno.test("HttpClient breaker remembers the upstream's message id for an open ci
     retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 },
     messageIdOf: (text) => (JSON.parse(text) as { MESSAGEID?: string }).MESSAGEID,
   });
-  const first = await failure(client.json("/api/v1/getDataCode"));
+  const first = await upstreamFailure(client.json("/api/v1/getDataCode"));
   assert.equal(first.messageId, "M181090S");
-  await failure(client.json("/api/v1/getDataCode"));
-  const open = await failure(client.json("/api/v1/getDataCode"));
+  await upstreamFailure(client.json("/api/v1/getDataCode"));
+  const open = await upstreamFailure(client.json("/api/v1/getDataCode"));
   assert.deepEqual([open.errorType, open.status, open.messageId], ["CIRCUIT_OPEN", 500, "M181090S"]);
   assert.deepEqual(open.toPayload().message_id, "M181090S");
   assert.match(open.message, /last failure: HTTP 500 M181090S/);

@@ -2,11 +2,11 @@
 // another origin, and the SSRF guard on the first URL of every client.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
-import { UpstreamError } from "../../lib/errors.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
 import { HttpRuntime } from "../../lib/http/runtime.ts";
 import type { ClientOptions } from "../../lib/http/runtime.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+import { upstreamFailure } from "../fakes/upstream_failure.ts";
 
 const KEY = "0123456789abcdef0fedcba987654321";
 
@@ -20,16 +20,6 @@ function clientFor(fake: FakeUpstream, options: Partial<ClientOptions> = {}, run
     secretParams: ["api_key"],
     ...options,
   });
-}
-
-async function failure(p: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof UpstreamError, String(e));
-    return e;
-  }
-  assert.fail("expected a failure");
 }
 
 Deno.test("HttpClient follows a redirect to a listed origin without the secret parameter or credential headers", async () => {
@@ -67,7 +57,7 @@ Deno.test("HttpClient refuses a redirect to an unlisted origin before contacting
     { path: "/d", reply: { status: 302, headers: { location: "//10.1.2.3/d" } } },
   ]);
   const client = clientFor(fake);
-  const a = await failure(client.json("/a", { query: { api_key: KEY } }));
+  const a = await upstreamFailure(client.json("/a", { query: { api_key: KEY } }));
   assert.equal(a.errorType, "UPSTREAM_REDIRECT_REFUSED");
   assert.equal(a.status, 307);
   assert.equal(a.retryable, false);
@@ -78,14 +68,14 @@ Deno.test("HttpClient refuses a redirect to an unlisted origin before contacting
   assert.ok(!JSON.stringify(a.toPayload()).includes(KEY));
   assert.equal(fake.requestsTo("/a").length, 1);
   assert.equal(other.requests.length, 0);
-  const b = await failure(client.json("/b"));
+  const b = await upstreamFailure(client.json("/b"));
   assert.match(
     b.message,
     /another origin \("https:\/\/127\.0\.0\.1:\d+"\)/,
     "a scheme change is another origin",
   );
-  assert.match((await failure(client.json("/c"))).message, /redirected to a "file" URL/);
-  assert.match((await failure(client.json("/d"))).message, /"10\.1\.2\.3" is a private address/);
+  assert.match((await upstreamFailure(client.json("/c"))).message, /redirected to a "file" URL/);
+  assert.match((await upstreamFailure(client.json("/d"))).message, /"10\.1\.2\.3" is a private address/);
 });
 
 Deno.test("HttpClient turns a POST into a GET without its body on 303, and keeps it on 307", async () => {
@@ -110,7 +100,7 @@ Deno.test("HttpClient gives up after maxRedirects hops on its own origin", async
     path: /^\/loop/,
     reply: (_r, n) => ({ status: 302, headers: { location: `/loop${n + 1}` } }),
   }]);
-  const e = await failure(clientFor(fake, { maxRedirects: 3 }).json("/loop"));
+  const e = await upstreamFailure(clientFor(fake, { maxRedirects: 3 }).json("/loop"));
   assert.equal(e.errorType, "API_ERROR");
   assert.match(e.message, /redirected too many times/);
   assert.equal(fake.requests.length, 4);
@@ -124,7 +114,7 @@ Deno.test("HttpClient checks a first URL off the configured origin with the SSRF
   for (
     const url of ["http://10.0.0.7/x", "http://169.254.169.254/latest", "https://internal.example.com/x"]
   ) {
-    const e = await failure(client.json(url));
+    const e = await upstreamFailure(client.json(url));
     assert.equal(e.errorType, "VALIDATION_ERROR", url);
   }
   assert.deepEqual(

@@ -4,6 +4,7 @@ import {
   firstSentence,
   fitToLimit,
   formatText,
+  largestWhere,
   markdownTable,
   page,
   shorten,
@@ -88,4 +89,13 @@ Deno.test("firstSentence() stops at the first real sentence end", () => {
   );
   assert.equal(firstSentence("No full stop"), "No full stop");
   assert.equal(firstSentence("Version 1.5 is here.\nNext"), "Version 1.5 is here.");
+});
+
+Deno.test("largestWhere() finds the last x of a range for which the test holds", () => {
+  assert.equal(largestWhere(0, 100, (x) => x * x <= 50), 7);
+  assert.equal(largestWhere(3, 9, () => true), 9);
+  assert.equal(largestWhere(3, 9, () => false), 2, "lo - 1 when none holds");
+  const probed: number[] = [];
+  largestWhere(0, 1000, (x) => (probed.push(x), x <= 600));
+  assert.ok(probed.length <= 11, `bisection, not a scan: ${probed.length} probes`);
 });

@@ -90,3 +90,21 @@ Deno.test("ResultExports refuses a name that leaves its folder and keeps nothing
     Deno.removeSync(dataDir, { recursive: true });
   }
 });
+
+Deno.test("ResultExports refuses a file past OPENDATA_MCP_EXPORT_MAX_MB with STORAGE_LIMIT and keeps none of it", async () => {
+  const dataDir = Deno.makeTempDirSync({ prefix: "opendata-mcp-exports-" });
+  try {
+    const files = new ResultExports({ dataDir, clock: new FakeClock(), maxMb: 0.05 }).forCaller(
+      "wikipedia",
+      undefined,
+    );
+    await assert.rejects(
+      () => files.save({ name: "big", format: "md", text: "x".repeat(100_000), description: "too big" }),
+      (e: Error & { errorType?: string; hint?: string }) =>
+        e.errorType === "STORAGE_LIMIT" && /OPENDATA_MCP_EXPORT_MAX_MB/.test(`${e.message} ${e.hint}`),
+    );
+    assert.deepEqual([...Deno.readDirSync(`${dataDir}/exports/wikipedia/files`)], []);
+  } finally {
+    Deno.removeSync(dataDir, { recursive: true });
+  }
+});

@@ -239,16 +239,7 @@ export class RequestFramer {
   /** Where the current body ends in `bytes` (from `at`), -1 if past the end, or an error. */
   #bodyEnd(bytes: Uint8Array, at: number): number | FramingError {
     const body = this.#body!;
-    if (body.kind === "length") {
-      const available = bytes.length - at;
-      if (available < body.remaining) {
-        body.remaining -= available;
-        return -1;
-      }
-      const end = at + body.remaining;
-      body.remaining = 0;
-      return end;
-    }
+    if (body.kind === "length") return lengthEnd(body, bytes, at);
     return body.decoder.feed(bytes, at);
   }
 }
@@ -443,6 +434,7 @@ export class ResponseFramer {
   }
 }
 
+/** Where a body of known length ends in `bytes` (from `at`), or -1 when it goes on past them. */
 function lengthEnd(body: { remaining: number }, bytes: Uint8Array, at: number): number {
   const available = bytes.length - at;
   if (available < body.remaining) {

@@ -68,7 +68,8 @@ export interface MetadataResponse {
   entries: MetadataEntry[];
 }
 
-const SERIES_FIELDS = [
+/** The text fields of a series, as the API names them (lower case). */
+export const SERIES_FIELDS = [
   "name_of_time_series",
   "name_of_time_series_j",
   "unit",

@@ -4,7 +4,8 @@
 // does; a request that fails, or the call's deadline drawing near, ends the file early and the
 // result says where to continue. A metadata file holds every row that matches the query.
 import type { Clock } from "../../clock.ts";
-import { remainingMs } from "../../http/request_scope.ts";
+import { describeError } from "../../errors.ts";
+import { timeForAnotherRequest } from "../../http/deadline.ts";
 import type { ExportedFile, ResultFiles } from "../../output/exports.ts";
 import type { ResponseFormat } from "../../mcp/output.ts";
 import type { Rendered } from "../../mcp/output.ts";
@@ -149,7 +150,7 @@ export async function writeDataFile(o: DataFileOptions): Promise<DataFile> {
         stopped = `the file takes at most ${o.maxRequests} BOJ requests (file_max_requests)`;
         return;
       }
-      if (remainingMs(o.clock.now()) < Math.max(1000, 2 * slowest)) {
+      if (!timeForAnotherRequest(o.clock.now(), slowest)) {
         stopped = "the call's deadline drew near";
         return;
       }
@@ -158,7 +159,7 @@ export async function writeDataFile(o: DataFileOptions): Promise<DataFile> {
         answer = (await o.fetchFrom(next)).data;
       } catch (e) {
         if (o.signal.aborted) throw e;
-        stopped = `the request from start_position ${next} failed (${describe(e)})`;
+        stopped = `the request from start_position ${next} failed (${describeError(e)})`;
         return;
       }
       requests++;
@@ -189,12 +190,6 @@ export async function writeMetadataFile(
     rows: [entries.map(metadataRow)],
     description: options.what,
   });
-}
-
-function describe(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const type = (e as { errorType?: unknown }).errorType;
-  return typeof type === "string" ? `${type}: ${e.message}` : e.message;
 }
 
 /** The `file` block of a result. */

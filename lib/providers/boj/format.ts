@@ -3,9 +3,10 @@
 // floor, then whole series or rows, which the next call reaches (series_offset, offset); fields
 // BOJ sends are clipped, and an include_raw excerpt keeps up to 30% of the limit.
 import { clip } from "../../html.ts";
-import { fitToLimit, markdownTable, page, truncationNotice } from "../../mcp/output.ts";
+import { fitToLimit, largestWhere, markdownTable, page, truncationNotice } from "../../mcp/output.ts";
 import type { Rendered, ResponseFormat } from "../../mcp/output.ts";
 import { CREDIT_EN, CREDIT_JA, TERMS_URL } from "./catalog.ts";
+import { SERIES_FIELDS } from "./decode.ts";
 import type { DataResponse, Meta, MetadataEntry, MetadataResponse, Point, Series } from "./decode.ts";
 import type { DataOutput, EntryOut, MetadataOutput, SeriesOut, SourceOut } from "./schemas.ts";
 
@@ -126,19 +127,22 @@ export function renderData(o: DataRenderOptions): Rendered<DataOutput> {
   let n = rest.length;
   let k = maxPoints;
   if (!fits(build(n, k, reserve))) {
-    const kAll = largest(floorK, maxPoints, (x) => fits(build(n, x, reserve)));
+    const kAll = largestWhere(floorK, maxPoints, (x) => fits(build(n, x, reserve)));
     if (kAll >= floorK) {
       k = kAll;
     } else {
       // At least one series per call, so continuing with series_offset always moves on.
-      n = Math.max(Math.min(1, rest.length), largest(1, rest.length, (x) => fits(build(x, floorK, reserve))));
-      const kn = largest(floorK, maxPoints, (x) => fits(build(n, x, reserve)));
-      k = kn >= floorK ? kn : Math.max(0, largest(0, floorK, (x) => fits(build(n, x, reserve))));
+      n = Math.max(
+        Math.min(1, rest.length),
+        largestWhere(1, rest.length, (x) => fits(build(x, floorK, reserve))),
+      );
+      const kn = largestWhere(floorK, maxPoints, (x) => fits(build(n, x, reserve)));
+      k = kn >= floorK ? kn : Math.max(0, largestWhere(0, floorK, (x) => fits(build(n, x, reserve))));
     }
   }
   if (raw === undefined) return build(n, k);
   const ok = (x: number) => fits(build(n, k, excerpt(raw, x)));
-  const len = ok(raw.length) ? raw.length : Math.max(0, largest(0, raw.length, ok));
+  const len = ok(raw.length) ? raw.length : Math.max(0, largestWhere(0, raw.length, ok));
   return build(n, k, excerpt(raw, len));
 }
 
@@ -149,21 +153,6 @@ function excerpt(raw: string, max: number): { text: string; cut: boolean } {
   const code = raw.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;
   return { text: raw.slice(0, end), cut: true };
-}
-
-/** The largest x in [lo, hi] for which `ok` holds (monotone), or lo - 1 when none does. */
-function largest(lo: number, hi: number, ok: (x: number) => boolean): number {
-  let best = lo - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (ok(mid)) {
-      best = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return best;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,20 +217,9 @@ function boundFields<T extends object>(
   return out as T;
 }
 
-const SERIES_TEXT = [
-  "name_of_time_series",
-  "name_of_time_series_j",
-  "unit",
-  "unit_j",
-  "frequency",
-  "category",
-  "category_j",
-  "last_update",
-] as const;
-
 function boundSeries(s: Series, cap: number, clipped: Set<string>): Series {
   return {
-    ...boundFields(s, SERIES_TEXT, cap, clipped),
+    ...boundFields(s, SERIES_FIELDS, cap, clipped),
     series_code: bounded(s.series_code, SHORT_MAX, "SERIES_CODE", clipped),
     points: s.points.map((p) => ({
       survey_date: bounded(p.survey_date, SHORT_MAX, "SURVEY_DATES", clipped),
@@ -254,7 +232,7 @@ function boundSeries(s: Series, cap: number, clipped: Set<string>): Series {
 export function boundEntry(e: MetadataEntry, cap: number, clipped: Set<string>): MetadataEntry {
   const out = boundFields(
     e,
-    [...SERIES_TEXT, "start_of_the_time_series", "end_of_the_time_series"],
+    [...SERIES_FIELDS, "start_of_the_time_series", "end_of_the_time_series"],
     cap,
     clipped,
   );
@@ -550,7 +528,7 @@ export function renderMetadata(o: MetadataRenderOptions): Rendered<MetadataOutpu
     r.text.length <= o.characterLimit && JSON.stringify(r.structured).length <= o.characterLimit;
   const raw = o.raw;
   const ok = (x: number) => fits(build(fitted.items, fitted.truncated, excerpt(raw, x)));
-  const len = ok(raw.length) ? raw.length : Math.max(0, largest(0, raw.length, ok));
+  const len = ok(raw.length) ? raw.length : Math.max(0, largestWhere(0, raw.length, ok));
   return build(fitted.items, fitted.truncated, excerpt(raw, len));
 }
 

@@ -48,10 +48,8 @@ function outputField(what: string) {
 
 /** The input schemas; `pages` is the configured `file_max_requests`. */
 export function createInputs(pages: number) {
-  const dataFile = outputField(`all pages (≤${pages} requests)`);
-  const code = z.strictObject({
-    db: dbField,
-    codes: z.array(shortText(64, "a series code")).describe("Series codes without db prefix, one frequency"),
+  // What boj_get_data_code and boj_get_data_layer share after their series selection.
+  const dataFields = {
     start_date: startDateField,
     end_date: endDateField,
     start_position: startPositionField,
@@ -60,7 +58,12 @@ export function createInputs(pages: number) {
     lang: langField,
     include_raw: includeRawField,
     response_format: responseFormatField,
-    output: dataFile,
+    output: outputField(`all pages (≤${pages} requests)`),
+  };
+  const code = z.strictObject({
+    db: dbField,
+    codes: z.array(shortText(64, "a series code")).describe("Series codes without db prefix, one frequency"),
+    ...dataFields,
   });
 
   const layer = z.strictObject({
@@ -69,15 +72,7 @@ export function createInputs(pages: number) {
       "CY/FY year, CH/FH half-year",
     ),
     layers: z.array(shortText(8, "a layer")).describe('Layer path, e.g. ["1","*"]'),
-    start_date: startDateField,
-    end_date: endDateField,
-    start_position: startPositionField,
-    series_offset: seriesOffsetField,
-    format: formatField,
-    lang: langField,
-    include_raw: includeRawField,
-    response_format: responseFormatField,
-    output: dataFile,
+    ...dataFields,
   });
 
   const metadata = z.strictObject({

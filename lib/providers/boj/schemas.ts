@@ -3,22 +3,13 @@
 // required (clients validate structuredContent against it), records inside it are typed as
 // objects or lists only, and nothing carries a description or an integer bound.
 import { z } from "zod";
+import { openList, openObject, resultObject } from "../../output/schema.ts";
 
 const str = z.string();
 const num = z.number();
 const bool = z.boolean();
-/** An object whose fields the schema leaves open (a record, a block). */
-const obj = z.unknown().meta({ type: "object" });
-/** A list the schema leaves open. */
-const list = z.unknown().meta({ type: "array" });
-
-/**
- * A result object: its fields typed and required, extra ones allowed (the served schema leaves
- * out `additionalProperties`, which would only add bytes to every tools/list).
- */
-function result<T extends z.ZodRawShape>(shape: T) {
-  return z.object(shape).meta({ additionalProperties: undefined });
-}
+const obj = openObject();
+const list = openList();
 
 /** The common header of a BOJ answer. */
 export interface MetaOut {
@@ -203,7 +194,7 @@ export interface MessageCatalogOutput extends CatalogSource {
 const nnum = num.nullable();
 
 /** Output of boj_get_data_code and boj_get_data_layer. */
-export const dataOutput = result({
+export const dataOutput = resultObject({
   meta: obj,
   parameter: obj,
   next_position: nnum,
@@ -220,7 +211,7 @@ export const dataOutput = result({
 });
 
 /** Output of boj_get_metadata. */
-export const metadataOutput = result({
+export const metadataOutput = resultObject({
   meta: obj,
   db: str,
   query: str.nullable(),
@@ -239,10 +230,10 @@ export const metadataOutput = result({
 const catalogSource = { source_document: str, source_date: str, source_url: str };
 
 /** Output of boj_list_databases. */
-export const databasesOutput = result({ ...catalogSource, count: num, databases: list });
+export const databasesOutput = resultObject({ ...catalogSource, count: num, databases: list });
 
 /** Output of boj_get_parameter_catalog. */
-export const parameterCatalogOutput = result({
+export const parameterCatalogOutput = resultObject({
   ...catalogSource,
   endpoint_scope: str,
   parameters: list,
@@ -251,4 +242,4 @@ export const parameterCatalogOutput = result({
 });
 
 /** Output of boj_get_message_catalog. */
-export const messageCatalogOutput = result({ ...catalogSource, count: num, messages: list });
+export const messageCatalogOutput = resultObject({ ...catalogSource, count: num, messages: list });

@@ -24,7 +24,9 @@ import {
   written,
 } from "../../output/result_files.ts";
 import type { Written } from "../../output/result_files.ts";
-import { nextPageBudget } from "./_deadline.ts";
+import { nextPageBudget } from "../../http/deadline.ts";
+import type { PageBudget } from "../../http/deadline.ts";
+import { mapLimit } from "../../http/map_limit.ts";
 import type { ArcgisClient, CallOptions, ServiceType } from "./client.ts";
 import type { RiksantikvarenArcgisSettings } from "./config.ts";
 import { asObject, esriToGeoJson, normalizeAttributes, objectId, parseFields } from "./esri.ts";
@@ -901,12 +903,12 @@ function callOptions(ctx: ToolCallContext): CallOptions {
   return { signal: ctx.signal, logger: ctx.logger };
 }
 
-function budgetFor(deps: ArcgisToolDeps): ReturnType<typeof nextPageBudget> {
-  return nextPageBudget(deps.clock, deps.settings.deadline_margin_ms, deps.settings.timeout * 1000);
+function budgetFor(deps: ArcgisToolDeps): PageBudget {
+  return nextPageBudget(deps.clock.now(), deps.settings);
 }
 
 /** The call's options with the budget's timeout, when it has one. */
-function withTimeout(call: CallOptions, budget: ReturnType<typeof nextPageBudget>): CallOptions {
+function withTimeout(call: CallOptions, budget: PageBudget): CallOptions {
   return budget.go && budget.timeoutMs !== undefined ? { ...call, timeoutMs: budget.timeoutMs } : call;
 }
 
@@ -953,17 +955,4 @@ function esriRing(positions: Position[]): Position[] {
     area += ring[j]![0] * ring[i]![1] - ring[i]![0] * ring[j]![1];
   }
   return area > 0 ? ring.reverse() : ring;
-}
-
-async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-  return out;
 }

@@ -165,21 +165,3 @@ function capStrings(props: Record<string, unknown>): Record<string, unknown> {
   for (const [k, v] of Object.entries(props)) out[k] = typeof v === "string" ? clip(v, 5000) : v;
   return out;
 }
-
-/** Maps `items` with at most `n` calls in flight. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  n: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-  return out;
-}

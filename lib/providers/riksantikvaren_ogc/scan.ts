@@ -6,7 +6,7 @@
 // deadline is near; it always says where it stopped, so a cursor resumes there exactly.
 import { ToolError } from "../../errors.ts";
 import type { QueryValue } from "../../http/fetch_client.ts";
-import { nextPageBudget } from "./_deadline.ts";
+import { nextPageBudget } from "../../http/deadline.ts";
 import { itemsWithFallback } from "./_common.ts";
 import type { OgcToolDeps } from "./_common.ts";
 import type { CallOptions } from "./client.ts";
@@ -99,11 +99,7 @@ export async function scanItems(
     );
     let pageCall = call;
     if (out.pages > 0) {
-      const budget = nextPageBudget(
-        deps.clock,
-        deps.settings.deadline_margin_ms,
-        deps.settings.timeout * 1000,
-      );
+      const budget = nextPageBudget(deps.clock.now(), deps.settings);
       if (!budget.go) {
         out.stop = "deadline";
         break;

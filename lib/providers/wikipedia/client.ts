@@ -2,6 +2,7 @@ import { clientSettings } from "../../http/settings.ts";
 import type { Clock } from "../../clock.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
+import { callDeadline, pageDeadline } from "../../http/deadline.ts";
 import { remainingMs } from "../../http/request_scope.ts";
 import { parseRetryAfter } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
@@ -61,8 +62,7 @@ export class WikipediaApi {
    * provider's `timeout`, or the tool call's own deadline when that comes first.
    */
   deadline(): number {
-    const now = this.#clock.now();
-    return now + Math.min(this.#settings.timeout * 1000, Math.max(0, remainingMs(now)));
+    return callDeadline(this.#clock.now(), this.#settings);
   }
 
   /**
@@ -70,11 +70,7 @@ export class WikipediaApi {
    * `deadline_margin_ms` before the call's deadline; null when too little time is left for it.
    */
   pageDeadline(): number | null {
-    const now = this.#clock.now();
-    const margin = this.#settings.deadline_margin_ms;
-    const left = remainingMs(now);
-    if (left <= Math.max(2 * margin, 1)) return null;
-    return now + Math.min(this.#settings.timeout * 1000, left - margin);
+    return pageDeadline(this.#clock.now(), this.#settings);
   }
 
   /** Most search results one result file holds. */

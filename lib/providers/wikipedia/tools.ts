@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
-import { fitToLimit, formatText } from "../../mcp/output.ts";
+import { fitToLimit, formatText, largestWhere } from "../../mcp/output.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { articleText, cutPoint, safeIndex, sectionAt } from "./article_text.ts";
 import type { Section } from "./article_text.ts";
@@ -528,7 +528,7 @@ function summaryTool(api: WikipediaApi): ToolDefinition {
       // A long list of options leaves the introduction at least a fifth of the limit.
       let shown = options.list;
       if (size(build("", extract.length > 0, shown)) > limit * 0.8) {
-        const fit = largest(
+        const fit = largestWhere(
           0,
           shown.length,
           (k) => size(build("", extract.length > 0, shown.slice(0, k))) <= limit * 0.8,
@@ -588,21 +588,6 @@ function summaryMarkdown(s: SummaryOut): string {
 
 function size(r: { text: string; structured: unknown }): number {
   return Math.max(r.text.length, JSON.stringify(r.structured).length);
-}
-
-/** The largest x in [lo, hi] for which `ok` holds (monotone), or lo - 1 when none does. */
-function largest(lo: number, hi: number, ok: (x: number) => boolean): number {
-  let best = lo - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (ok(mid)) {
-      best = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return best;
 }
 
 /** Renders with all of `text`, or with less of it (cut at a boundary) until the result fits `limit`. */

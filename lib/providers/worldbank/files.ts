@@ -3,7 +3,8 @@
 // cap, and written as they come; a page that fails, or the call's deadline drawing near, ends
 // the file early and the answer says where to continue.
 import type { Clock } from "../../clock.ts";
-import { remainingMs } from "../../http/request_scope.ts";
+import { describeError } from "../../errors.ts";
+import { timeForAnotherRequest } from "../../http/deadline.ts";
 import type { ExportedFile, ResultFiles } from "../../output/exports.ts";
 import type { FacetValue, WdsDocument, WdsPage } from "./parse.ts";
 import type { FileInfo } from "./schemas.ts";
@@ -102,7 +103,7 @@ export async function writeDocumentsFile(o: DocumentsFileOptions): Promise<Docum
       at += docs.length;
       yield docs.map(documentRow);
       if (at >= end) break;
-      if (remainingMs(o.clock.now()) < Math.max(1000, 2 * slowest)) {
+      if (!timeForAnotherRequest(o.clock.now(), slowest)) {
         stopped = "the call's deadline drew near";
         return;
       }
@@ -112,7 +113,7 @@ export async function writeDocumentsFile(o: DocumentsFileOptions): Promise<Docum
         docs = page.documents.slice(0, end - at);
       } catch (e) {
         if (o.signal.aborted) throw e;
-        stopped = `the request for documents from offset ${at} failed (${describe(e)})`;
+        stopped = `the request for documents from offset ${at} failed (${describeError(e)})`;
         return;
       }
       slowest = Math.max(slowest, o.clock.now() - started);
@@ -160,10 +161,4 @@ export function fileInfo(file: ExportedFile, partial: boolean): FileInfo {
     bytes: file.bytes,
     partial,
   };
-}
-
-function describe(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const type = (e as { errorType?: unknown }).errorType;
-  return typeof type === "string" ? `${type}: ${e.message}` : e.message;
 }

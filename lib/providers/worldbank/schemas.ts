@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { openList, openObject, resultObject } from "../../output/schema.ts";
 
 /**
  * Facets the tools let a model explore, by the name the tools take (the upstream field is the
@@ -46,18 +47,8 @@ const str = z.string();
 const num = z.number();
 const nstr = z.string().nullable();
 const bool = z.boolean();
-/** An object whose fields the schema leaves open (a record, a block). */
-const obj = z.unknown().meta({ type: "object" });
-/** A list of such objects. */
-const objs = z.unknown().meta({ type: "array" });
-
-/**
- * A result object: its fields typed and required, extra ones allowed (the served schema leaves
- * out `additionalProperties`, which would only add bytes to every tools/list).
- */
-function result<T extends z.ZodRawShape>(shape: T) {
-  return z.object(shape).meta({ additionalProperties: undefined });
-}
+const obj = openObject();
+const objs = openList();
 
 /** Where a result came from and under what terms. */
 export interface Source {
@@ -138,7 +129,7 @@ const pageFields = { total: num, count: num, offset: num, has_more: bool, next_o
 const cutFields = { truncated: bool, notice: nstr };
 
 /** `worldbank_search_documents` output; `documents` is absent when they went to a file. */
-export const searchOutputSchema = result({
+export const searchOutputSchema = resultObject({
   ...pageFields,
   query: str,
   filters: obj,
@@ -149,7 +140,7 @@ export const searchOutputSchema = result({
 });
 
 /** `worldbank_search_by_project` output; `documents` is absent when they went to a file. */
-export const projectOutputSchema = result({
+export const projectOutputSchema = resultObject({
   ...pageFields,
   project_id: str,
   documents: objs.optional(),
@@ -159,7 +150,7 @@ export const projectOutputSchema = result({
 });
 
 /** `worldbank_get_document_details` output. */
-export const detailsOutputSchema = result({
+export const detailsOutputSchema = resultObject({
   document: obj,
   authors_total: num,
   keywords_total: num,
@@ -172,7 +163,7 @@ export const detailsOutputSchema = result({
 });
 
 /** `worldbank_explore_facets` output; with a file, `facets` list no values. */
-export const facetsOutputSchema = result({
+export const facetsOutputSchema = resultObject({
   total: num,
   query: nstr,
   facets: objs,

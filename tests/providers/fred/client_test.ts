@@ -1,10 +1,10 @@
-import { rateLimitsOf } from "../../../lib/http/settings.ts";
 // FredClient in process against the fake FRED, with a fake clock: the seed's rate limits,
 // retry counts, jittered backoff and breaker are checked without sleeping.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../../lib/clock.ts";
 import { ToolError } from "../../../lib/errors.ts";
 import { HttpRuntime } from "../../../lib/http/runtime.ts";
+import { rateLimitsOf } from "../../../lib/http/settings.ts";
 import { Logger } from "../../../lib/log.ts";
 import {
   checkKeyFormat,

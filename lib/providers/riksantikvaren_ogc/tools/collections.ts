@@ -3,8 +3,9 @@ import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
 import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
-import { nextPageBudget } from "../_deadline.ts";
-import { callOptions, datasetField, licenceOut, mapLimit, READ_ONLY, TOOLSET } from "../_common.ts";
+import { nextPageBudget } from "../../../http/deadline.ts";
+import { mapLimit } from "../../../http/map_limit.ts";
+import { callOptions, datasetField, licenceOut, READ_ONLY, TOOLSET } from "../_common.ts";
 import { formatField, orDefault } from "../../../output/result_files.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import { collectionsTable, footer, licenceSchema } from "../format.ts";
@@ -66,11 +67,7 @@ export function collectionsTool(deps: OgcToolDeps): ToolDefinition<z.ZodObject, 
         let c = call;
         if (a.dataset === undefined) {
           // Each dataset is its own request: those that would end past the deadline are named, not read.
-          const budget = nextPageBudget(
-            deps.clock,
-            deps.settings.deadline_margin_ms,
-            deps.settings.timeout * 1000,
-          );
+          const budget = nextPageBudget(deps.clock.now(), deps.settings);
           if (!budget.go) {
             return {
               ...d,

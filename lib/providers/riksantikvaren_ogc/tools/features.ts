@@ -276,14 +276,7 @@ async function plainListing(
     pg.features.length = plan.limit;
     warnings.push("api.ra.no sent more features than asked for; the rest were left out: use next_offset");
   }
-  const features = pg.features.map((f) => featureOut(f, deps, dataset, collection, false));
-  if (a.include_geometry) {
-    attachGeometries(features, pg.features.map((f) => f.geometry), {
-      format: a.response_format,
-      characterLimit,
-      leftOutHint: "use riksantikvaren-feature",
-    });
-  }
+  const features = shownFeatures(deps, pg.features, plan, a, characterLimit);
   let nextQuery: string | null = null;
   if (pg.next !== null && pg.features.length > 0 && !overflow) {
     const vetted = await deps.client.vetNextLink(pg.next);
@@ -336,6 +329,25 @@ async function plainListing(
     }
     return { text: markdown(head, items, offset, tail, sourceUrl, licence), structured };
   });
+}
+
+/** The features of `records` as a listing shows them, with their geometries when asked for. */
+function shownFeatures(
+  deps: OgcToolDeps,
+  records: readonly RawFeature[],
+  plan: Plan,
+  a: { include_geometry: boolean; response_format: "markdown" | "json" },
+  characterLimit: number,
+): FeatureOut[] {
+  const features = records.map((f) => featureOut(f, deps, plan.dataset, plan.collection, false));
+  if (a.include_geometry) {
+    attachGeometries(features, records.map((f) => f.geometry), {
+      format: a.response_format,
+      characterLimit,
+      leftOutHint: "use riksantikvaren-feature",
+    });
+  }
+  return features;
 }
 
 /** A scan of the box: only features located in it, with an honest count and an exact cursor. */
@@ -414,14 +426,7 @@ function renderScan(
   const passedOver = Math.min(skip, scan.kept.length);
   const list = scan.kept.slice(passedOver);
   const records = list.slice(0, plan.limit).map((k) => k.record);
-  const features = records.map((f) => featureOut(f, deps, dataset, collection, false));
-  if (a.include_geometry) {
-    attachGeometries(features, records.map((f) => f.geometry), {
-      format: a.response_format,
-      characterLimit,
-      leftOutHint: "use riksantikvaren-feature",
-    });
-  }
+  const features = shownFeatures(deps, records, plan, a, characterLimit);
   const complete = scan.stop === "end";
   // Features known so far, counted from the start of the listing; without a bbox the upstream's
   // count is exact.

@@ -14,7 +14,8 @@ import { attachGeometries } from "../../../geo/simplify.ts";
 import { NORWAY_EXTENT, swappedPointHint } from "../../../geo/swap.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
-import { nextPageBudget } from "../_deadline.ts";
+import { nextPageBudget } from "../../../http/deadline.ts";
+import { mapLimit } from "../../../http/map_limit.ts";
 import {
   callOptions,
   COLLECTION_RE,
@@ -24,7 +25,6 @@ import {
   featureOut,
   hasLocation,
   licenceOut,
-  mapLimit,
   READ_ONLY,
   resolveDataset,
   TOOLSET,
@@ -399,7 +399,7 @@ async function fillCarried(
 ): Promise<void> {
   let missed = 0;
   await mapLimit(slice.filter((r) => r.out === null), 4, async (r) => {
-    const budget = nextPageBudget(deps.clock, deps.settings.deadline_margin_ms, deps.settings.timeout * 1000);
+    const budget = nextPageBudget(deps.clock.now(), deps.settings);
     if (budget.go) {
       try {
         const c = budget.timeoutMs === undefined ? call : { ...call, timeoutMs: budget.timeoutMs };
