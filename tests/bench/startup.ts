@@ -116,7 +116,9 @@ export class StdioPeer {
     // Only the tail is kept: a server logs a line per call.
     (async () => {
       const decoder = new TextDecoder();
-      for await (const chunk of child.stderr) this.#stderr = (this.#stderr + decoder.decode(chunk)).slice(-8000);
+      for await (const chunk of child.stderr) {
+        this.#stderr = (this.#stderr + decoder.decode(chunk)).slice(-8000);
+      }
     })();
   }
 
@@ -198,7 +200,9 @@ export async function exitOnce(cmd: string[]): Promise<number> {
  * V8 rejects code cached under other V8 flags, and servers run with different flags share the
  * SDK's files: in one shared cache, interleaved starts would keep discarding each other's code.
  */
-export function ownCaches(commands: readonly ServerCommand[]): { commands: ServerCommand[]; dispose(): void } {
+export function ownCaches(
+  commands: readonly ServerCommand[],
+): { commands: ServerCommand[]; dispose(): void } {
   const dirs: string[] = [];
   const out = commands.map((c) => {
     if (c.env?.["DENO_DIR"]) return c;
