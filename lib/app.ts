@@ -6,6 +6,8 @@ import { ConfigError } from "./errors.ts";
 import { HttpRuntime } from "./http/runtime.ts";
 import type { Logger } from "./log.ts";
 import type { Provider, ToolDefinition } from "./mcp/provider.ts";
+import { lazyProvider } from "./mcp/lazy.ts";
+import { selectListing } from "./mcp/listing.ts";
 import { CALL_TOOL, coreTools, DESCRIBE_TOOL, SEARCH_TOOL } from "./mcp/core_tools.ts";
 import { collectTools, createServer, describeTool } from "./mcp/server.ts";
 import { CORE_TOOLSET, ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
@@ -25,6 +27,11 @@ export interface AppOptions {
   fetch?: typeof fetch;
   /** Whether the process may connect to `host` (the `--allow-net` check); default: yes. */
   isNetAllowed?: (host: string) => boolean;
+  /**
+   * Whether a provider's module (a URL) is there, checked at start-up for providers loaded on
+   * first use; default: a `file:` URL names an existing file.
+   */
+  moduleExists?: (url: string) => boolean;
 }
 
 /** The running server's shared parts: providers, HTTP runtime, and a factory of MCP servers. */
@@ -95,30 +102,79 @@ export async function createApp(
   });
   const providers: Provider[] = [];
   const skipped: string[] = [];
+  const skip = (spec: ProviderSpec, reason: string): void => {
+    // Seed 002: a provider whose module is missing (or does not load) is skipped with a
+    // warning naming it; the others still serve.
+    const message = `Provider "${spec.id}" was skipped: its module could not be loaded (${reason})`;
+    logger.warn(message, { provider: spec.id });
+    skipped.push(message);
+  };
+  const dataDir = config.server.data_dir ?? options.dataDir;
+  const moduleExists = options.moduleExists ?? fileModuleExists;
   for (const spec of enabledSpecs) {
+    const settings = config.providers[spec.id]!;
+    const providerLogger = logger.child({ provider: spec.id });
+    const create = async (creationLogger: Logger): Promise<Provider> =>
+      (await spec.load()).createProvider({
+        settings,
+        http,
+        logger: creationLogger,
+        clock: http.clock,
+        limits: { characterLimit: config.server.character_limit },
+        dataDir,
+        ...(shared ? { sharedJobs: shared.jobs } : {}),
+      });
+    // With shared state a provider may have work to take over from other replicas (jobs): it
+    // is created at start-up, as it is when its configuration differs from its listings'.
+    const listing = spec.listings && !shared
+      ? selectListing(spec.listings, settings as unknown as Record<string, unknown>, {
+        $character_limit: config.server.character_limit,
+        $data_dir: dataDir,
+      })
+      : undefined;
+    if (listing && spec.listings) {
+      if (!moduleExists(spec.listings.module)) {
+        skip(spec, `Module not found "${spec.listings.module}"`);
+        continue;
+      }
+      for (const w of spec.check?.(settings) ?? []) providerLogger.warn(w);
+      for (const w of listing.warnings) providerLogger.warn(w);
+      // Its creation logs these warnings again: the start-up log already gave them.
+      const said = new Set(listing.warnings);
+      providers.push(lazyProvider(spec.id, listing, async () => {
+        const started = performance.now();
+        try {
+          const provider = await create(logger.child({ provider: spec.id }, said));
+          providerLogger.info("provider loaded", { duration_ms: Math.round(performance.now() - started) });
+          return provider;
+        } catch (e) {
+          providerLogger.error("provider failed to load", {
+            error: e instanceof Error ? e.message : String(e),
+          });
+          throw e;
+        }
+      }));
+      continue;
+    }
     let module;
     try {
       module = await spec.load();
     } catch (e) {
-      // Seed 002: a provider whose module is missing (or does not load) is skipped with a
-      // warning naming it; the others still serve.
-      const message = `Provider "${spec.id}" was skipped: its module could not be loaded (${
-        e instanceof Error ? e.message : String(e)
-      })`;
-      logger.warn(message, { provider: spec.id });
-      skipped.push(message);
+      skip(spec, e instanceof Error ? e.message : String(e));
       continue;
     }
-    const provider = await module.createProvider({
-      settings: config.providers[spec.id]!,
-      http,
-      logger: logger.child({ provider: spec.id }),
-      clock: http.clock,
-      limits: { characterLimit: config.server.character_limit },
-      dataDir: config.server.data_dir ?? options.dataDir,
-      ...(shared ? { sharedJobs: shared.jobs } : {}),
-    });
-    providers.push(provider);
+    for (const w of spec.check?.(settings) ?? []) providerLogger.warn(w);
+    providers.push(
+      await module.createProvider({
+        settings,
+        http,
+        logger: providerLogger,
+        clock: http.clock,
+        limits: { characterLimit: config.server.character_limit },
+        dataDir,
+        ...(shared ? { sharedJobs: shared.jobs } : {}),
+      }),
+    );
   }
 
   const filtered = filterTools(providers, config.tools, logger);
@@ -171,7 +227,7 @@ export async function createApp(
   const tools = collectTools(viewOf(defaultToolsets));
   const requestState = requestStateSeal(config.server.request_state_key);
   const exports = new ResultExports({
-    dataDir: config.server.data_dir ?? options.dataDir,
+    dataDir,
     clock: http.clock,
     maxMb: config.server.export_max_mb,
   });
@@ -212,6 +268,20 @@ export async function createApp(
 }
 
 const CORE_TOOL_NAMES = [SEARCH_TOOL, DESCRIBE_TOOL, CALL_TOOL];
+
+/**
+ * Whether a module's file is there. A compiled binary carries every module it was built with
+ * (a missing one fails the build), and other schemes are left to the import to judge.
+ */
+function fileModuleExists(url: string): boolean {
+  if (Deno.build.standalone || !url.startsWith("file:")) return true;
+  try {
+    return Deno.statSync(new URL(url)).isFile;
+  } catch (e) {
+    // Only a missing file counts as missing: a refused stat is left to the import to report.
+    return !(e instanceof Deno.errors.NotFound);
+  }
+}
 
 /**
  * HMAC sealing of multi round-trip `requestState`, bound to the method it was minted for and

@@ -12,6 +12,7 @@ import {
 } from "./config/parse.ts";
 import type { Config } from "./config/parse.ts";
 import { configCandidates, userDataDir } from "./config/paths.ts";
+import { loadYaml } from "./config/yaml.ts";
 import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError, UsageError } from "./errors.ts";
 import { Logger } from "./log.ts";
@@ -147,7 +148,7 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
       if (rest[0] !== "check" || rest.length !== 1) {
         throw new UsageError(`Unknown config command "${rest.join(" ")}"; the only one is "config check"`);
       }
-      const { config } = loadConfig(flags, io, specs);
+      const { config } = await loadConfig(flags, io, specs);
       for (const w of config.warnings) io.stderr(`warning: ${w}`);
       io.stdout(JSON.stringify(redactConfig(config, specs), null, 2));
       return 0;
@@ -231,11 +232,11 @@ async function callCommand(
   }
 }
 
-function loadConfig(
+async function loadConfig(
   flags: Record<string, string | boolean | undefined>,
   io: CliIo,
   specs: readonly ProviderSpec[],
-): { config: Config } {
+): Promise<{ config: Config }> {
   let path: string | undefined;
   let text: string | undefined;
   const candidates = configCandidates({
@@ -257,6 +258,7 @@ function loadConfig(
       );
     }
   }
+  if (text !== undefined) await loadYaml();
   const config = parseConfig(
     {
       flags,
@@ -274,7 +276,7 @@ async function boot(
   io: CliIo,
   specs: readonly ProviderSpec[],
 ): Promise<{ app: App; logger: Logger; dataDir: string }> {
-  const { config } = loadConfig(flags, io, specs);
+  const { config } = await loadConfig(flags, io, specs);
   const logger = new Logger({
     level: config.server.log_level as LogLevel,
     write: config.server.log_format === "text" ? (line) => io.stderr(textLine(line)) : io.stderr,

@@ -21,8 +21,9 @@ export interface LoggerOptions {
   now?: () => number;
 }
 
-// Lets child() hand its output to a new Logger without a public constructor parameter.
-const sharedFrom = new WeakMap<LoggerOptions, Shared>();
+// Lets child() hand its output (and the messages it leaves out) to a new Logger without a
+// public constructor parameter.
+const sharedFrom = new WeakMap<LoggerOptions, { shared: Shared; skip: ReadonlySet<string> | undefined }>();
 
 interface Shared {
   level: number;
@@ -38,21 +39,27 @@ interface Shared {
 export class Logger {
   #shared: Shared;
   #fields: LogFields;
+  #skip: ReadonlySet<string> | undefined;
 
   constructor(options: LoggerOptions = {}) {
-    this.#shared = sharedFrom.get(options) ?? {
+    const from = sharedFrom.get(options);
+    this.#shared = from?.shared ?? {
       level: LOG_LEVELS.indexOf(options.level ?? "info"),
       write: options.write ?? (() => {}),
       secrets: new Set([...(options.secrets ?? [])].filter((s) => s.length >= 4)),
       now: options.now ?? Date.now,
     };
+    this.#skip = from?.skip;
     this.#fields = options.fields ?? {};
   }
 
-  /** A logger that adds `fields` to every line and shares this one's output and secrets. */
-  child(fields: LogFields): Logger {
+  /**
+   * A logger that adds `fields` to every line and shares this one's output and secrets;
+   * `skip` names messages it leaves out (e.g. warnings the start-up log already gave).
+   */
+  child(fields: LogFields, skip?: ReadonlySet<string>): Logger {
     const options: LoggerOptions = { fields: { ...this.#fields, ...fields } };
-    sharedFrom.set(options, this.#shared);
+    sharedFrom.set(options, { shared: this.#shared, skip: skip ?? this.#skip });
     return new Logger(options);
   }
 
@@ -85,7 +92,7 @@ export class Logger {
   }
 
   #log(level: LogLevel, msg: string, fields?: LogFields): void {
-    if (!this.enabled(level)) return;
+    if (!this.enabled(level) || this.#skip?.has(msg)) return;
     const record = {
       time: new Date(this.#shared.now()).toISOString(),
       level,

@@ -6,6 +6,10 @@ import type { ProviderSpec } from "../lib/config/provider_spec.ts";
 import { ConfigError } from "../lib/errors.ts";
 import { Logger } from "../lib/log.ts";
 import { exampleSpec } from "../lib/providers/example/config.ts";
+import { loadYaml } from "../lib/config/yaml.ts";
+
+// parseConfig() reads config text with the YAML parser, which loads on demand.
+await loadYaml();
 
 const remote = defineProvider({
   id: "remote",

@@ -41,3 +41,14 @@ Deno.test("Logger.setLevel() applies to every logger sharing the output", () => 
 Deno.test("maskSecrets() replaces every occurrence", () => {
   assert.equal(maskSecrets("a-KEY-b-KEY", ["KEY"]), "a-***-b-***");
 });
+
+Deno.test("Logger.child() with skip leaves out those messages, in it and its children only", () => {
+  const lines: string[] = [];
+  const root = new Logger({ write: (l) => lines.push(JSON.parse(l).msg) });
+  const quiet = root.child({ provider: "fred" }, new Set(["said at start"]));
+  quiet.warn("said at start");
+  quiet.child({ tool_name: "x" }).warn("said at start");
+  quiet.warn("new");
+  root.warn("said at start");
+  assert.deepEqual(lines, ["new", "said at start"]);
+});

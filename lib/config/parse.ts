@@ -1,8 +1,8 @@
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { LOG_LEVELS } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
+import { parseYaml } from "./yaml.ts";
 import type { Binding, CommonSettings, ProviderSpec, ValueKind } from "./provider_spec.ts";
 
 /** Settings of the server itself (transport, HTTP, limits, logging). */
@@ -104,7 +104,7 @@ export interface ConfigInput {
   /** Parsed command-line flags by long name (`providers`, `boj-timeout-ms`, ...). */
   flags: Record<string, string | boolean | undefined>;
   env: Record<string, string | undefined>;
-  /** The config file's text, when one is read. */
+  /** The config file's text, when one is read (parsed with the YAML parser `loadYaml()` loads). */
   fileText?: string;
   filePath?: string;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ProviderListings } from "../mcp/listing.ts";
 import type { ProviderModule } from "../mcp/provider.ts";
 
 /** How a raw environment or flag string becomes a config value. */
@@ -83,6 +84,16 @@ export interface ProviderSpec<S extends CommonSettings = CommonSettings> {
   allowNet: readonly string[];
   /** Loads the provider's code (a literal dynamic import, so `deno compile` bundles it). */
   load(): Promise<ProviderModule<S>>;
+  /**
+   * Warnings about the settings for the start-up log (e.g. a key that looks wrong), made
+   * without loading the provider's code.
+   */
+  check?(settings: S): string[];
+  /**
+   * What the provider serves, from the generated listings (`deno task schemas`): with them the
+   * server lists its tools without loading its code, and loads it on first use.
+   */
+  listings?: ProviderListings;
 }
 
 /** Options for {@linkcode defineProvider}. */
@@ -103,6 +114,7 @@ export interface DefineProviderOptions<E extends z.ZodRawShape> {
   /** Default: the host of the default `base_url`. */
   allowNet?: readonly string[];
   load: () => Promise<ProviderModule<CommonSettings & z.output<z.ZodObject<E>>>>;
+  check?: (settings: CommonSettings & z.output<z.ZodObject<E>>) => string[];
 }
 
 /** Builds a provider's spec: the common keys with this provider's defaults plus its own keys. */
@@ -158,6 +170,7 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
     hosts: options.hosts ?? ((s: S) => [hostOf(s.base_url)]),
     allowNet: options.allowNet ?? [hostOf(c.base_url)],
     load: options.load,
+    ...(options.check ? { check: options.check } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { boundStructured, clampText } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
 import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
+import { listedTool, loadedTool } from "./lazy.ts";
 import {
   completable,
   isInputRequiredResult,
@@ -134,7 +135,7 @@ export function servedInput(tool: ToolDefinition<any, any>): { schema: z.ZodType
 /** The MCP `Tool` description of a definition (JSON Schemas derived from its zod schemas). */
 // deno-lint-ignore no-explicit-any
 export function describeTool(tool: ToolDefinition<any, any>): Tool {
-  const cached = schemaCache.get(tool);
+  const cached = schemaCache.get(tool) ?? listedTool(tool);
   if (cached) return cached;
   const described: Tool = {
     name: tool.name,
@@ -379,7 +380,7 @@ function registerSubscriptions(server: McpServer, providers: readonly Provider[]
  */
 export async function callTool(
   // deno-lint-ignore no-explicit-any
-  tool: ToolDefinition<any, any>,
+  listed: ToolDefinition<any, any>,
   rawArgs: unknown,
   extra: McpExtra,
   options: CallToolOptions,
@@ -387,7 +388,7 @@ export async function callTool(
   const started = performance.now();
   const headerId = extra.http?.req?.headers.get("x-request-id");
   const requestId = headerId ?? crypto.randomUUID();
-  const logger = options.logger.child({ request_id: requestId, tool_name: tool.name });
+  const logger = options.logger.child({ request_id: requestId, tool_name: listed.name });
   const done = (result: CallToolResult, payload?: ErrorPayload): CallToolResult => {
     const fields: Record<string, unknown> = {
       duration_ms: Math.round(performance.now() - started),
@@ -399,8 +400,19 @@ export async function callTool(
     return result;
   };
 
+  // A tool listed from the generated listings runs its provider's own definition, loaded now
+  // if this is the provider's first use.
+  // deno-lint-ignore no-explicit-any
+  let tool: ToolDefinition<any, any>;
+  try {
+    tool = await loadedTool(listed);
+  } catch (e) {
+    const payload = toPayload(e, extra.mcpReq.signal);
+    logger.error("provider not loaded", { error: payload.message });
+    return done(errorResult(payload), payload);
+  }
   const served = servedInput(tool);
-  const parsed = served.schema.safeParse(withoutNullOptionals(rawArgs, describeTool(tool).inputSchema));
+  const parsed = served.schema.safeParse(withoutNullOptionals(rawArgs, describeTool(listed).inputSchema));
   if (!parsed.success) {
     const err = validationError(parsed.error, rawArgs);
     return done(errorResult(err.toPayload()), err.toPayload());

@@ -1,4 +1,6 @@
 import type { ProviderSpec } from "../config/provider_spec.ts";
+import { withListings } from "../mcp/listing.ts";
+import type { ListingFile } from "../mcp/listing.ts";
 import { bojSpec } from "./boj/config.ts";
 import { conformanceSpec } from "./conformance/config.ts";
 import { exampleSpec } from "./example/config.ts";
@@ -9,13 +11,15 @@ import { riksantikvarenOgcSpec } from "./riksantikvaren_ogc/config.ts";
 import { snlSpec } from "./snl/config.ts";
 import { wikipediaSpec } from "./wikipedia/config.ts";
 import { worldbankSpec } from "./worldbank/config.ts";
+import listings from "./listings.json" with { type: "json" };
 
 /**
- * Every provider the binary knows, in the order their tools are listed. Each spec loads its
- * code with a literal dynamic import, so only enabled providers load at start-up and
- * `deno compile` still bundles them all. Adding a provider adds one line here.
+ * Every provider the binary knows, in the order their tools are listed, as its code defines it.
+ * Each spec loads its code with a literal dynamic import, so only the providers in use load and
+ * `deno compile` still bundles them all. Adding a provider adds one line here (and
+ * `deno task schemas` its listings).
  */
-export const PROVIDERS: readonly ProviderSpec[] = [
+export const PROVIDER_SPECS: readonly ProviderSpec[] = [
   worldbankSpec,
   bojSpec,
   fredSpec,
@@ -27,3 +31,13 @@ export const PROVIDERS: readonly ProviderSpec[] = [
   exampleSpec,
   conformanceSpec,
 ];
+
+/**
+ * The providers as the server runs them: with the listings `deno task schemas` generated
+ * (listings.json), so tools are listed without loading provider code, which loads on first use.
+ */
+export const PROVIDERS: readonly ProviderSpec[] = withListings(
+  PROVIDER_SPECS,
+  listings as unknown as ListingFile,
+  import.meta.url,
+);

@@ -1,18 +1,50 @@
 // `deno task bench`: measures start-up, call latency, memory and the HTTP client's overhead on
 // this machine, prints the figures and writes them to docs/BENCHMARKS.md. Figures are measured,
 // never asserted: they vary with the machine.
+//
+//   deno task bench [--baseline DIR] [--only startup]
+//
+// --baseline DIR measures another checkout (e.g. the commit before a change) next to this one:
+// start-up to tools/list and a tools/call round trip, for before/after ratios.
+import { parseArgs } from "node:util";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { FakeClock } from "../../lib/clock.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
 import { HttpRuntime } from "../../lib/http/runtime.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
 import { startHttpServer } from "../fakes/http_server.ts";
 import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
-import { startStdio } from "../fakes/server.ts";
+import { removeHome, startStdio } from "../fakes/server.ts";
 import { denoFmt } from "../tools/docs.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+import { measureTools } from "../tools/tool_budget.ts";
 import { benchReplicas } from "./replicas.ts";
+import {
+  checkoutCommand,
+  everythingServer,
+  firstCalls,
+  httpSessions,
+  interleavedStarts,
+  loadAverage,
+  memoryMiB,
+  minimalServer,
+  quantile,
+  stdioCalls,
+  thisServer,
+} from "./startup.ts";
+import type { ServerCommand, Spread } from "./startup.ts";
 
+const { values: flags } = parseArgs({
+  options: { baseline: { type: "string" }, only: { type: "string" } },
+});
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 10);
+/** Starts per command in the interleaved start-up comparison. */
+const START_RUNS = Number(Deno.env.get("BENCH_START_RUNS") ?? 15);
+/** Calls in the memory-after-calls runs. */
+const MEMORY_CALLS = Number(Deno.env.get("BENCH_MEMORY_CALLS") ?? 10_000);
+/** HTTP sessions, and calls per session, of the load run. */
+const HTTP_SESSIONS = Number(Deno.env.get("BENCH_HTTP_SESSIONS") ?? 200);
+const HTTP_CALLS = Number(Deno.env.get("BENCH_HTTP_CALLS") ?? 50);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -151,14 +183,211 @@ async function clientOverhead(): Promise<void> {
   });
 }
 
-const defaults = PROVIDERS.filter((s) => s.defaultEnabled).map((s) => s.id).join(",");
-await startup("example provider", "example");
-if (defaults) await startup(`default providers: ${defaults}`, defaults);
-await callLatency();
-await httpLatency(false);
-await httpLatency(true);
-await clientOverhead();
-rows.push(...await benchReplicas());
+const ms = (x: number): string => `${x.toFixed(0)} ms`;
+const mib = (x: number): string => `${x.toFixed(1)} MiB`;
+const range = (s: Spread, unit: (x: number) => string): string =>
+  `${unit(s.median)} (${s.min.toFixed(0)}–${s.max.toFixed(0)})`;
+
+/** Rows of the start-up and memory section (issue 17), and the lines of its text. */
+const startupRows: string[] = [];
+
+/** The same command without the start task's V8 flags, to show what they trade. */
+function withoutV8Flags(command: ServerCommand): ServerCommand {
+  return {
+    ...command,
+    label: `${command.label}, without its V8 flags`,
+    cmd: command.cmd.filter((a) => !a.startsWith("--v8-flags=")),
+  };
+}
+const startupNotes: string[] = [];
+
+async function startupAndMemory(): Promise<void> {
+  const scratch = Deno.makeTempDirSync({ prefix: "opendata-mcp-bench-npm-" });
+  try {
+    const ours = thisServer("this server, default providers (deno task start)");
+    const minimal = minimalServer();
+    const everything = await everythingServer(scratch);
+    const commands: ServerCommand[] = [ours, minimal];
+    if (typeof everything === "string") startupNotes.push(`server-everything not measured: ${everything}`);
+    else commands.push(everything);
+    const empty = Deno.makeTempFileSync({ prefix: "opendata-mcp-bench-", suffix: ".ts" });
+    const load = loadAverage();
+    const { starts, bare } = await interleavedStarts(commands, START_RUNS, [
+      Deno.execPath(),
+      "run",
+      "-q",
+      "--no-config",
+      empty,
+    ]);
+    Deno.removeSync(empty);
+    const own = starts.get(ours.label)!;
+    const base = starts.get(minimal.label)!;
+    startupRows.push(
+      "| Start-up to tools/list answered | Median (min–max) | Ratio to minimal | RSS after start, median (min–max) |",
+      "| --- | --- | --- | --- |",
+    );
+    for (const c of commands) {
+      const r = starts.get(c.label)!;
+      startupRows.push(
+        `| ${c.label} | ${range(r.ms, ms)} | ${(r.ms.median / base.ms.median).toFixed(2)}× | ${
+          range(r.rss, mib)
+        } |`,
+      );
+    }
+    if (bare) startupRows.push(`| bare \`deno run\` of an empty file, to exit | ${range(bare, ms)} | | |`);
+    startupNotes.push(
+      `Start-up: ${START_RUNS} starts of each, interleaved, after one unmeasured start each; load average ${load} when it began.`,
+      `This server against the minimal SDK server: ${
+        (own.ms.median / base.ms.median).toFixed(2)
+      }× (target ≤ 1.2×)` +
+        (typeof everything === "string"
+          ? ""
+          : `; against server-everything on Node: ${
+            (own.ms.median / starts.get(everything.label)!.ms.median).toFixed(2)
+          }× (target ≤ 0.5×)`) +
+        `; RSS after start ${mib(own.rss.median)} (target ≤ 75 MiB).`,
+    );
+
+    const memoryRows: string[] = [];
+    const unflagged = withoutV8Flags(ours);
+    for (const c of [ours, unflagged, minimal]) {
+      const r = await stdioCalls(c, MEMORY_CALLS);
+      memoryRows.push(
+        `| ${c.label}: ${MEMORY_CALLS.toLocaleString("en-US")} × ${c.call!.name} over stdio | ${
+          mib(r.startRss)
+        } | ${mib(r.rss)} | ${mib(r.peak)} | ${r.roundTrip.median.toFixed(2)} ms / ${r.p99.toFixed(2)} ms |`,
+      );
+      if (c === ours) {
+        startupNotes.push(`RSS after ${MEMORY_CALLS} stdio calls: ${mib(r.rss)} (target ≤ 120 MiB).`);
+      }
+    }
+    const lazy = await firstCalls(ours, { name: "boj_list_databases", arguments: {} }, 7);
+    startupNotes.push(
+      `A provider's code loads on its first use: the first boj_list_databases call of a fresh server took ${
+        range(lazy.first, ms)
+      }, the second ${lazy.second.median.toFixed(1)} ms (7 servers).`,
+    );
+    startupRows.push(
+      "",
+      "| Memory after calls | RSS before | RSS after | Peak RSS | Round trip p50 / p99 |",
+      "| --- | --- | --- | --- | --- |",
+      ...memoryRows,
+    );
+
+    startupRows.push(
+      "",
+      "| HTTP load | Calls | p50 | p99 | Calls/s | RSS before | RSS after | Peak RSS |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    );
+    for (const flagged of [true, false]) {
+      await using http = await startHttpServer({
+        withoutV8Flags: !flagged,
+        env: {
+          OPENDATA_MCP_TOOLSETS: "",
+          MCP_MAX_SESSIONS: String(HTTP_SESSIONS + 50),
+          MCP_MAX_CONNECTIONS: String(HTTP_SESSIONS * 2 + 50),
+          RATE_LIMIT_ENABLED: "false",
+        },
+      });
+      const before = memoryMiB(http.child.pid);
+      const t0 = performance.now();
+      const latencies = await httpSessions(http.origin, HTTP_SESSIONS, HTTP_CALLS, ours.call!);
+      const seconds = (performance.now() - t0) / 1000;
+      const after = memoryMiB(http.child.pid);
+      const p50 = quantile(latencies, 0.5);
+      startupRows.push(
+        `| ${HTTP_SESSIONS} sessions × ${HTTP_CALLS} × ${
+          ours.call!.name
+        }, Streamable HTTP (2025-11-25 sessions)${
+          flagged ? "" : ", without the start task's V8 flags"
+        } | ${latencies.length} | ${p50.toFixed(1)} ms | ${quantile(latencies, 0.99).toFixed(1)} ms | ${
+          (latencies.length / seconds).toFixed(0)
+        } | ${mib(before?.rss ?? NaN)} | ${mib(after?.rss ?? NaN)} | ${mib(after?.peak ?? NaN)} |`,
+      );
+      if (flagged) {
+        startupNotes.push(
+          `Under ${HTTP_SESSIONS} sessions × ${HTTP_CALLS} calls: peak RSS ${
+            mib(after?.peak ?? NaN)
+          } (target ≤ 250 MiB), p50 ${p50.toFixed(1)} ms (target ≤ 100 ms).`,
+        );
+      }
+    }
+  } finally {
+    Deno.removeSync(scratch, { recursive: true });
+  }
+}
+
+/** Issue 14's figures: what the tool list costs an agent, default and with every toolset. */
+const economyRows: string[] = [];
+async function contextEconomy(): Promise<void> {
+  const measure = async (toolsets?: string) => {
+    const { app, costs } = await measureTools({ listed: true, ...(toolsets ? { flags: { toolsets } } : {}) });
+    await app.close();
+    const tools = costs.map((c) => c.tool);
+    return {
+      tools: tools.length,
+      tokens: costs.reduce((n, c) => n + c.tokens, 0),
+      listTokens: encode(JSON.stringify({ tools })).length,
+      chars: JSON.stringify({ tools }).length,
+    };
+  };
+  const byDefault = await measure();
+  const all = await measure("all");
+  economyRows.push(
+    "| tools/list (default providers, FRED key set) | Tools | o200k tokens (name + description + input schema) | o200k tokens of the whole JSON | Characters of the whole JSON |",
+    "| --- | --- | --- | --- | --- |",
+    `| default toolsets | ${byDefault.tools} | ${byDefault.tokens} | ${byDefault.listTokens} | ${byDefault.chars} |`,
+    `| \`--toolsets all\` | ${all.tools} | ${all.tokens} | ${all.listTokens} | ${all.chars} |`,
+  );
+}
+
+/** --baseline DIR: start-up and a tools/call round trip of another checkout next to this one. */
+const baselineRows: string[] = [];
+async function baseline(dir: string): Promise<void> {
+  const home = Deno.makeTempDirSync({ prefix: "opendata-mcp-bench-baseline-" });
+  try {
+    const before = checkoutCommand(dir, home, `before (${dir})`);
+    const after = thisServer("after (this checkout)");
+    const { starts } = await interleavedStarts([after, before], START_RUNS);
+    const echo = { name: "example-echo", arguments: { text: "hello" } };
+    const trips = [];
+    for (const c of [after, before]) {
+      const cmd = { ...c, cmd: [...c.cmd, "--providers", "example"], call: echo };
+      trips.push(await stdioCalls(cmd, 1000));
+    }
+    const [a, b] = [starts.get(after.label)!, starts.get(before.label)!];
+    baselineRows.push(
+      "| Before / after | Start-up to tools/list, default providers | RSS after start | example-echo round trip over stdio, p50 / p99 (1,000 calls) |",
+      "| --- | --- | --- | --- |",
+      `| ${before.label} | ${range(b.ms, ms)} | ${range(b.rss, mib)} | ${
+        trips[1]!.roundTrip.median.toFixed(2)
+      } ms / ${trips[1]!.p99.toFixed(2)} ms |`,
+      `| ${after.label} | ${range(a.ms, ms)} | ${range(a.rss, mib)} | ${
+        trips[0]!.roundTrip.median.toFixed(2)
+      } ms / ${trips[0]!.p99.toFixed(2)} ms |`,
+      `| after / before | ${(a.ms.median / b.ms.median).toFixed(2)}× | ${
+        (a.rss.median / b.rss.median).toFixed(2)
+      }× | ${(trips[0]!.roundTrip.median / trips[1]!.roundTrip.median).toFixed(2)}× |`,
+    );
+  } finally {
+    removeHome(home);
+  }
+}
+
+const only = flags.only;
+await startupAndMemory();
+if (flags.baseline) await baseline(flags.baseline);
+if (only !== "startup") {
+  await contextEconomy();
+  const defaults = PROVIDERS.filter((s) => s.defaultEnabled).map((s) => s.id).join(",");
+  await startup("example provider", "example");
+  if (defaults) await startup(`default providers: ${defaults}`, defaults);
+  await callLatency();
+  await httpLatency(false);
+  await httpLatency(true);
+  await clientOverhead();
+  rows.push(...await benchReplicas());
+}
 
 const cpu = (() => {
   try {
@@ -177,14 +406,44 @@ const table = [
   "| --- | --- | --- | --- |",
   ...rows.map((r) => `| ${r.what} | ${r.median} | ${r.p95} | ${r.note} |`),
 ].join("\n");
-const doc = `# Benchmarks
+const sections = [
+  `## Start-up and memory (issue 17)
 
-Written by \`deno task bench\` (tests/bench/bench.ts). ${header}
+What a desktop client pays to keep the server resident. Each server is spawned as a client spawns it
+(this one exactly as \`deno task start\` runs it, with the default providers and toolsets, in a scratch
+folder without a config file) and timed from spawn to the answer of \`tools/list\` after the
+\`initialize\` handshake; the resident memory (VmRSS) is read right then. The minimal SDK server is
+tests/bench/minimal_server.ts (one tool, \`serveStdio\`) with this checkout's dependencies;
+server-everything is installed from npm into a scratch folder at bench time. Memory after calls:
+one server answering ${
+    MEMORY_CALLS.toLocaleString("en-US")
+  } \`tools/call\` one after another over stdio. HTTP load: ${HTTP_SESSIONS}
+concurrent 2025-11-25 sessions, each making ${HTTP_CALLS} calls in turn, against one server with the default
+providers (the load generator runs on the same cores). The run tasks pass V8 flags (a young generation of at
+most 1 MiB a half, \`--optimize-for-size\`); the rows without them show what the flags trade: resident memory
+for throughput. Each server in the start-up comparison has a Deno cache of its own (V8 rejects code cached
+under other flags).
 
-Start-up is measured from spawning \`deno run\` (with the same scoped permissions as \`deno task start\`)
-to the answer of \`initialize\`, so it includes Deno's own start and module loading. Latency figures
-are client-observed round trips through the MCP SDK's \`Client\` over stdio. Figures are for
-orientation on this machine; they are not asserted by tests.
+${startupRows.join("\n")}
+
+${startupNotes.map((n) => `- ${n}`).join("\n")}`,
+];
+if (baselineRows.length) {
+  sections.push(`## Before and after (--baseline)
+
+${baselineRows.join("\n")}`);
+}
+if (economyRows.length) {
+  sections.push(`## What the tool list costs an agent (issue 14)
+
+${economyRows.join("\n")}`);
+}
+if (rows.length) {
+  sections.push(`## Latency, HTTP client, replicas
+
+Start-up in this table is measured from spawning \`deno run\` (with the same scoped permissions as
+\`deno task start\`) to the answer of \`initialize\` through the MCP SDK's \`Client\`. Latency figures are
+client-observed round trips through the SDK's \`Client\` over stdio.
 
 The replica rows (tests/bench/replicas.ts) drive \`fred_category\` calls against a loopback fake FRED
 with \`fresh: true\` (so every call makes its Redis round trips and one upstream request), from 8
@@ -193,9 +452,16 @@ this 2-core machine the replicas, the fake upstream, Redis and the load generato
 cores, so a second replica adds no CPU: the rows show what Redis costs per call, not how far N
 machines scale.
 
-${table}
+${table}`);
+}
+const doc = `# Benchmarks
+
+Written by \`deno task bench\` (tests/bench/bench.ts). ${header} Figures are for orientation on this
+machine, and vary with what else runs on it; they are not asserted by tests.
+
+${sections.join("\n\n")}
 `;
-console.log(header);
-console.log(table);
-await Deno.writeTextFile(new URL("../../docs/BENCHMARKS.md", import.meta.url), await denoFmt(doc, "md"));
+const text = doc;
+console.log(text);
+await Deno.writeTextFile(new URL("../../docs/BENCHMARKS.md", import.meta.url), await denoFmt(text, "md"));
 console.log("Wrote docs/BENCHMARKS.md");

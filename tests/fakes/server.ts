@@ -26,6 +26,8 @@ export interface SpawnOptions {
   extraNet?: string[];
   /** The start task's permissions exactly, even when `extraNet` is given. */
   exactPermissions?: boolean;
+  /** Leaves out the start task's V8 flags (the bench compares with and without them). */
+  withoutV8Flags?: boolean;
   /**
    * Narrows file writes to these paths (`$HOME` is the scratch HOME), replacing the set's
    * unscoped write, to test how the server reports a refused write.
@@ -55,7 +57,8 @@ export function startArgs(home: string, options: SpawnOptions = {}): string[] {
   const args = [
     "--config",
     configPath,
-    ...task.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" "),
+    ...task.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ")
+      .filter((a) => !(options.withoutV8Flags && a.startsWith("--v8-flags="))),
   ];
   if (options.extraNet?.length && !options.exactPermissions) {
     args.push(`--allow-net=${[...config.permissions.default.net, ...options.extraNet].join(",")}`);

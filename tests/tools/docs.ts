@@ -10,7 +10,9 @@ import { OTHER_ENV, parseConfig, SERVER_ENV, SERVER_FLAGS, serverSchema } from "
 import type { ProviderSpec } from "../../lib/config/provider_spec.ts";
 import { Logger } from "../../lib/log.ts";
 import { firstSentence, markdownTable } from "../../lib/mcp/output.ts";
-import { PROVIDERS } from "../../lib/providers/registry.ts";
+// The providers' code, not the generated listings: the docs follow the code even before
+// `deno task schemas` has run.
+import { PROVIDER_SPECS as PROVIDERS } from "../../lib/providers/registry.ts";
 import { mcpbManifest } from "./distribution.ts";
 
 const ROOT = new URL("../../", import.meta.url);

@@ -11,7 +11,7 @@ import { parseConfig } from "../../lib/config/parse.ts";
 import { Logger } from "../../lib/log.ts";
 import { describeTool } from "../../lib/mcp/server.ts";
 import type { Tool } from "../../lib/mcp/sdk.ts";
-import { PROVIDERS } from "../../lib/providers/registry.ts";
+import { PROVIDER_SPECS } from "../../lib/providers/registry.ts";
 import { schemaProblems } from "./schema_rules.ts";
 
 /** The real providers, served by default. */
@@ -52,8 +52,9 @@ export async function measureTools(
   const config = parseConfig({
     flags: { providers: (options.providers ?? REAL_PROVIDERS).join(","), ...options.flags },
     env: { FRED_API_KEY: "a".repeat(32) },
-  }, PROVIDERS);
-  const app = await createApp(config, PROVIDERS, {
+  }, PROVIDER_SPECS);
+  // The providers' code, not the generated listings: what an agent pays once they are regenerated.
+  const app = await createApp(config, PROVIDER_SPECS, {
     logger: new Logger({ write: () => {} }),
     dataDir: Deno.makeTempDirSync({ prefix: "opendata-mcp-budget-" }),
   });

@@ -3,6 +3,7 @@ import { defineProvider } from "../../config/provider_spec.ts";
 import type { Binding, CommonSettings } from "../../config/provider_spec.ts";
 import { OUTPUT_MODES } from "../../output/tokens.ts";
 import { FILE_FORMATS } from "../../output/writers.ts";
+import { checkKeyFormat } from "./key.ts";
 
 /** Environment variables of seed 003 (and a few of this server's own), with the keys they set. */
 const ENV: readonly Binding[] = [
@@ -248,6 +249,11 @@ export const fredSpec = defineProvider({
   ],
   secrets: ["api_key"],
   load: () => import("./mod.ts"),
+  // A doubtful key is worth a warning, never a failed start: calls explain what FRED says.
+  check: (settings) => {
+    const warning = checkKeyFormat(settings.api_key);
+    return warning ? [warning] : [];
+  },
 });
 
 /** The FRED provider's validated settings. */

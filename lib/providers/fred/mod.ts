@@ -3,7 +3,7 @@ import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { JobManager } from "../../output/jobs.ts";
 import { fileResourceTemplate } from "../../output/resources.ts";
 import { ProjectStorage } from "../../output/storage.ts";
-import { checkKeyFormat, FredClient, KEY_URL } from "./client.ts";
+import { FredClient, KEY_URL } from "./client.ts";
 import type { FredSettings } from "./config.ts";
 import { registerResumers } from "./deliver.ts";
 import { jobTools } from "./job_tools.ts";
@@ -26,10 +26,8 @@ export function storageRoot(settings: FredSettings, dataDir: string): string {
  */
 export function createProvider(context: ProviderContext<FredSettings>): Provider {
   const { settings, logger, clock } = context;
+  // The spec's check() warns about a key that looks wrong (fredSpec in config.ts).
   const keyed = settings.api_key !== "";
-  // A doubtful key is worth a warning, never a failed start: calls explain what FRED says.
-  const warning = checkKeyFormat(settings.api_key);
-  if (warning) logger.warn(warning);
 
   const client = new FredClient(settings, context.http);
   const storage = new ProjectStorage({

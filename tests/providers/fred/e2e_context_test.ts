@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { createApp } from "../../../lib/app.ts";
 import { parseConfig } from "../../../lib/config/parse.ts";
+import { loadYaml } from "../../../lib/config/yaml.ts";
 import { Logger } from "../../../lib/log.ts";
 import type { Provider, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { OPERATIONS } from "../../../lib/providers/fred/operations.ts";
@@ -11,6 +12,9 @@ import { PROVIDERS } from "../../../lib/providers/registry.ts";
 import { errorOf, ok, providerTools, texts } from "../../fakes/results.ts";
 import { startStdio } from "../../fakes/server.ts";
 import { schemaProblems } from "../../tools/schema_rules.ts";
+
+// parseConfig() reads config text with the YAML parser, which loads on demand.
+await loadYaml();
 import { measureTools } from "../../tools/tool_budget.ts";
 import { fredConfig, GNPCA_OBS, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
 

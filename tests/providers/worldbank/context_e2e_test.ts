@@ -17,6 +17,10 @@ import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { schemaProblems } from "../../tools/schema_rules.ts";
 import { measureTools } from "../../tools/tool_budget.ts";
+import { loadYaml } from "../../../lib/config/yaml.ts";
+
+// parseConfig() reads config text with the YAML parser, which loads on demand.
+await loadYaml();
 
 const PATH = "/api/v3/wds";
 const REAL_SEARCH = "worldbank/wds_v3_qterm-post-office_docty-PRWP_rows1_fl-list_observed_trimmed.json";

@@ -1,0 +1,202 @@
+// A provider served from its listing: tools/list, the toolsets, opendata_describe and the
+// prompt and resource lists come from the generated file; the provider's code is loaded and
+// the provider created on the first thing that needs it (a tool call, a search of its source, a
+// resource read or listing, a prompt, a completion), once, for every server instance.
+import { ToolError } from "../errors.ts";
+import type { ProviderListing } from "./listing.ts";
+import type {
+  PromptDefinition,
+  Provider,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  SearchSource,
+  ToolDefinition,
+} from "./provider.ts";
+import { ProtocolError, ProtocolErrorCode } from "./sdk.ts";
+import type { Tool } from "./sdk.ts";
+
+interface Stub {
+  listed: Tool;
+  // deno-lint-ignore no-explicit-any
+  resolve(): Promise<ToolDefinition<any, any>>;
+}
+
+const stubs = new WeakMap<object, Stub>();
+
+/** The tools/list entry of a tool that stands in for a provider not loaded yet; else undefined. */
+export function listedTool(tool: object): Tool | undefined {
+  return stubs.get(tool)?.listed;
+}
+
+/**
+ * The definition to run: `tool` itself, or for a listed tool its provider's own definition,
+ * loading the provider first if needed. Rejects with a {@linkcode ToolError} naming the provider
+ * when it cannot be loaded.
+ */
+// deno-lint-ignore no-explicit-any
+export function loadedTool(tool: ToolDefinition<any, any>): Promise<ToolDefinition<any, any>> {
+  const stub = stubs.get(tool);
+  return stub ? stub.resolve() : Promise.resolve(tool);
+}
+
+/**
+ * A provider served from `listing`; `load` loads and creates the real one. Concurrent first
+ * uses share one load; a failed load is reported to each waiting caller and tried again on the
+ * next use.
+ */
+export function lazyProvider(id: string, listing: ProviderListing, load: () => Promise<Provider>): Provider {
+  let pending: Promise<Provider> | undefined;
+  const provider = (): Promise<Provider> => {
+    pending ??= load().catch((e) => {
+      pending = undefined;
+      throw new ToolError(
+        "INTERNAL_ERROR",
+        `The provider "${id}" could not be loaded: ${e instanceof Error ? e.message : String(e)}`,
+        { retryable: true, cause: e, hint: "Try again; if it keeps failing, the server's log says why" },
+      );
+    });
+    return pending;
+  };
+  /** For protocol requests (resources, prompts, completions): a load failure is a JSON-RPC error. */
+  const forProtocol = async (): Promise<Provider> => {
+    try {
+      return await provider();
+    } catch (e) {
+      throw new ProtocolError(ProtocolErrorCode.InternalError, e instanceof Error ? e.message : String(e));
+    }
+  };
+  const missing = (what: string): Error =>
+    new Error(
+      `The provider "${id}" does not define the ${what} its listing names: regenerate it with deno task schemas`,
+    );
+
+  const tools = listing.tools.map(({ toolset, tool }) =>
+    stubTool(tool, toolset, async () => {
+      const real = (await provider()).tools.find((t) => t.name === tool.name);
+      if (!real) {
+        throw new ToolError("INTERNAL_ERROR", missing(`tool "${tool.name}"`).message, { retryable: false });
+      }
+      return real;
+    })
+  );
+
+  const out: Provider = { id, tools, toolsets: listing.toolsets };
+  if (listing.search) {
+    const search: SearchSource = {
+      name: listing.search.name,
+      licence: listing.search.licence,
+      async search(query, options, context) {
+        const source = (await provider()).search;
+        if (!source) throw new ToolError("INTERNAL_ERROR", missing("search source").message);
+        return await source.search(query, options, context);
+      },
+    };
+    out.search = search;
+  }
+  if (listing.unavailable) out.unavailable = listing.unavailable;
+  if (listing.resources) {
+    out.resources = listing.resources.map((r): ResourceDefinition => ({
+      ...r,
+      async read(uri, extra) {
+        const real = (await forProtocol()).resources?.find((x) => x.uri === r.uri);
+        if (!real) throw missing(`resource "${r.uri}"`);
+        return await real.read(uri, extra);
+      },
+    }));
+  }
+  if (listing.resourceTemplates) {
+    out.resourceTemplates = listing.resourceTemplates.map(
+      ({ list, complete, ...t }): ResourceTemplateDefinition => {
+        const real = async (): Promise<ResourceTemplateDefinition> => {
+          const found = (await forProtocol()).resourceTemplates?.find((x) => x.name === t.name);
+          if (!found) throw missing(`resource template "${t.name}"`);
+          return found;
+        };
+        return {
+          ...t,
+          ...(list ? { list: async (extra) => (await real()).list?.(extra) ?? [] } : {}),
+          ...(complete.length
+            ? {
+              complete: Object.fromEntries(complete.map((name) => [
+                name,
+                async (value: string) => (await (await real()).complete?.[name]?.(value)) ?? [],
+              ])),
+            }
+            : {}),
+          read: async (uri, variables, extra) => (await real()).read(uri, variables, extra),
+        };
+      },
+    );
+  }
+  if (listing.prompts) {
+    out.prompts = listing.prompts.map((p): PromptDefinition => {
+      const real = async (): Promise<PromptDefinition> => {
+        const found = (await forProtocol()).prompts?.find((x) => x.name === p.name);
+        if (!found) throw missing(`prompt "${p.name}"`);
+        return found;
+      };
+      return {
+        name: p.name,
+        ...(p.title === undefined ? {} : { title: p.title }),
+        description: p.description,
+        arguments: p.arguments.map(({ complete, ...a }) => ({
+          ...a,
+          ...(complete
+            ? {
+              complete: async (value: string) =>
+                (await (await real()).arguments.find((x) => x.name === a.name)?.complete?.(value)) ?? [],
+            }
+            : {}),
+        })),
+        render: async (args, extra) => (await real()).render(args, extra),
+      };
+    });
+  }
+  out.close = async () => {
+    const loading = pending;
+    if (!loading) return;
+    const loaded = await loading.catch(() => undefined);
+    await loaded?.close?.();
+  };
+  return out;
+}
+
+/** A tool definition that lists like the real one and runs it through {@linkcode loadedTool}. */
+function stubTool(
+  listed: Tool,
+  toolset: string,
+  // deno-lint-ignore no-explicit-any
+  resolve: () => Promise<ToolDefinition<any, any>>,
+  // deno-lint-ignore no-explicit-any
+): ToolDefinition<any, any> {
+  const { title: _title, ...annotations } = listed.annotations ?? {};
+  const notLoaded = (): Error =>
+    new Error(`The tool "${listed.name}" is listed, not loaded: run it through loadedTool()`);
+  // deno-lint-ignore no-explicit-any
+  const stub: ToolDefinition<any, any> = {
+    name: listed.name,
+    title: listed.title ?? listed.name,
+    description: listed.description ?? "",
+    toolset,
+    get input(): never {
+      throw notLoaded();
+    },
+    output: undefined,
+    annotations,
+    ...(listed.execution ? { execution: listed.execution as NonNullable<ToolDefinition["execution"]> } : {}),
+    handler: () => Promise.reject(notLoaded()),
+  };
+  // deno-lint-ignore no-explicit-any
+  let real: Promise<ToolDefinition<any, any>> | undefined;
+  stubs.set(stub, {
+    listed,
+    resolve: () => {
+      real ??= resolve().catch((e) => {
+        real = undefined;
+        throw e;
+      });
+      return real;
+    },
+  });
+  return stub;
+}

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { isSet, selectListing } from "../../lib/mcp/listing.ts";
+import type { ListingFile, ProviderListing, ProviderListings } from "../../lib/mcp/listing.ts";
+import { PROVIDERS } from "../../lib/providers/registry.ts";
+import { generateListings, LISTINGS_PATH, renderListings } from "../tools/listings.ts";
+
+/** The first place two JSON values differ, as a path, for a readable failure. */
+function firstDifference(a: unknown, b: unknown, path = ""): string | undefined {
+  if (JSON.stringify(a) === JSON.stringify(b)) return undefined;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return path || "/";
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    const d = firstDifference(
+      (a as Record<string, unknown>)[k],
+      (b as Record<string, unknown>)[k],
+      `${path}/${k}`,
+    );
+    if (d) return d;
+  }
+  return path || "/";
+}
+
+Deno.test("lib/providers/listings.json matches what the providers' code serves (deno task schemas)", async () => {
+  const fresh = await generateListings();
+  const stored = JSON.parse(await Deno.readTextFile(LISTINGS_PATH)) as ListingFile & { $comment: string };
+  const { $comment: _, ...file } = stored;
+  const where = firstDifference(file, fresh);
+  assert.equal(where, undefined, `lib/providers/listings.json is stale at ${where}: run deno task schemas`);
+  assert.equal(await Deno.readTextFile(LISTINGS_PATH), renderListings(fresh), "stale: run deno task schemas");
+});
+
+Deno.test("PROVIDERS carry their listings with the module each loads", () => {
+  for (const spec of PROVIDERS) {
+    assert.ok(spec.listings, `${spec.id} has listings`);
+    assert.equal(
+      spec.listings.module,
+      new URL(`../../lib/providers/${spec.id}/mod.ts`, import.meta.url).href,
+    );
+  }
+});
+
+Deno.test("the FRED listings switch on FRED_API_KEY: without it only the project tools, with it all twelve", () => {
+  const fred = PROVIDERS.find((s) => s.id === "fred")!.listings!;
+  assert.deepEqual(fred.switches, ["api_key"]);
+  const settings = PROVIDERS.find((s) => s.id === "fred")!.schema.parse({}) as unknown as Record<
+    string,
+    unknown
+  >;
+  const context = { $character_limit: 25_000, $data_dir: "/nonexistent" };
+  const keyless = selectListing(fred, settings, context)!;
+  assert.deepEqual(keyless.tools.map((t) => t.tool.name), [
+    "fred_project_list",
+    "fred_project_create",
+    "fred_project_files",
+  ]);
+  assert.deepEqual(keyless.unavailable?.map((u) => u.toolset), ["fred-data", "fred-jobs"]);
+  assert.equal(keyless.search, undefined, "no series search without a key");
+  assert.match(keyless.warnings.join("\n"), /FRED_API_KEY is not set/);
+  const keyed = selectListing(fred, { ...settings, api_key: "k".repeat(32) }, context)!;
+  assert.equal(keyed.tools.length, 12);
+  assert.ok(keyed.search, "the series search with a key");
+  assert.deepEqual(keyed.warnings, []);
+  assert.ok(!JSON.stringify(keyed).includes("k".repeat(32)), "the key is in no listing");
+});
+
+const listing: ProviderListing = { toolsets: [], tools: [], warnings: [] };
+const entry: ProviderListings = {
+  module: "./x/mod.ts",
+  fixed: { limit: 100, $character_limit: 25_000 },
+  switches: ["key"],
+  variants: [
+    { when: { key: false }, listing: { ...listing, warnings: ["no key"] } },
+    { when: { key: true }, listing },
+  ],
+};
+
+Deno.test("selectListing() picks the variant of the switch settings and refuses another fixed value", () => {
+  const context = { $character_limit: 25_000, $data_dir: "/d" };
+  assert.deepEqual(selectListing(entry, { limit: 100, key: "" }, context)?.warnings, ["no key"]);
+  assert.deepEqual(selectListing(entry, { limit: 100, key: "abc" }, context)?.warnings, []);
+  assert.equal(selectListing(entry, { limit: 50, key: "" }, context), undefined, "a fixed setting changed");
+  assert.equal(
+    selectListing(entry, { limit: 100, key: "" }, { ...context, $character_limit: 1000 }),
+    undefined,
+    "the character limit is fixed too",
+  );
+});
+
+Deno.test("isSet() counts empty strings, lists and null as not set", () => {
+  assert.deepEqual(["", [], null, undefined, "x", ["a"], 0, false].map(isSet), [
+    false,
+    false,
+    false,
+    false,
+    true,
+    true,
+    true,
+    true,
+  ]);
+});
