@@ -51,7 +51,8 @@ export function lazyProvider(id: string, listing: ProviderListing, load: () => P
       pending = undefined;
       throw new ToolError(
         "INTERNAL_ERROR",
-        `The provider "${id}" could not be loaded: ${e instanceof Error ? e.message : String(e)}`,
+        // The cause (a module path, a stack) is logged, not shown to the client.
+        `The provider "${id}" could not be loaded`,
         { retryable: true, cause: e, hint: "Try again; if it keeps failing, the server's log says why" },
       );
     });

@@ -408,7 +408,8 @@ export async function callTool(
     tool = await loadedTool(listed);
   } catch (e) {
     const payload = toPayload(e, extra.mcpReq.signal);
-    logger.error("provider not loaded", { error: payload.message });
+    const cause = e instanceof Error && e.cause !== undefined ? e.cause : e;
+    logger.error("provider not loaded", { error: cause instanceof Error ? cause.message : String(cause) });
     return done(errorResult(payload), payload);
   }
   const served = servedInput(tool);

@@ -98,7 +98,12 @@ Deno.test("a provider that fails to load is answered as an error naming it, trie
     for (let attempt = 0; attempt < 2; attempt++) {
       const e = errorOf(await s.client.callTool({ name: "example-ping", arguments: {} }));
       assert.equal(e["error_type"], "INTERNAL_ERROR");
-      assert.match(String(e["message"]), /^The provider "example" could not be loaded: .*broken on purpose/);
+      assert.equal(
+        e["message"],
+        'The provider "example" could not be loaded',
+        "the cause and paths stay in the log",
+      );
+      assert.ok(!JSON.stringify(e).includes(copy), "no path of the server's files reaches the client");
       assert.equal(e["retryable"], true);
     }
     const fine = await s.client.callTool({ name: "test_simple_text", arguments: {} });
@@ -107,6 +112,7 @@ Deno.test("a provider that fails to load is answered as an error naming it, trie
     const failures = s.stderr().split("\n").filter((l) => l.includes('"provider failed to load"'));
     assert.equal(failures.length, 2, "each attempt loads again and logs why");
     assert.match(failures[0]!, /"provider":"example"/);
+    assert.match(failures[0]!, /broken on purpose/, "the log says why");
   } finally {
     removeHome(copy);
   }
