@@ -54,10 +54,17 @@ export async function measureTools(
     env: { FRED_API_KEY: "a".repeat(32) },
   }, PROVIDER_SPECS);
   // The providers' code, not the generated listings: what an agent pays once they are regenerated.
-  const app = await createApp(config, PROVIDER_SPECS, {
-    logger: new Logger({ write: () => {} }),
-    dataDir: Deno.makeTempDirSync({ prefix: "opendata-mcp-budget-" }),
-  });
+  const dataDir = Deno.makeTempDirSync({ prefix: "opendata-mcp-budget-" });
+  const app = await createApp(config, PROVIDER_SPECS, { logger: new Logger({ write: () => {} }), dataDir });
+  // Closing the app also removes its scratch data folder.
+  const close = app.close.bind(app);
+  app.close = async () => {
+    try {
+      await close();
+    } finally {
+      Deno.removeSync(dataDir, { recursive: true });
+    }
+  };
   const providerOf = new Map(app.providers.flatMap((p) => p.tools.map((t) => [t.name, p.id] as const)));
   // By default every provider tool (whatever is listed); `listed`: exactly what tools/list shows.
   const tools = options.listed ? app.tools : app.providers.flatMap((p) => p.tools);
