@@ -50,4 +50,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
 # plus --cached-only; flags fix the transport and address, so a blank variable in an env file
 # cannot move them. tini (the image's entrypoint) forwards SIGTERM: the server finishes calls in
 # flight for MCP_SHUTDOWN_GRACE (10 s), so give it ~15 s before SIGKILL (stop_grace_period).
-CMD ["run", "-q", "-P", "--no-prompt", "--node-modules-dir=manual", "--v8-flags=--max-semi-space-size=1,--optimize-for-size", "--cached-only", "main.ts", "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]
+CMD ["run", "-q", "-P", "--no-prompt", "--node-modules-dir=manual", "--v8-flags=--max-semi-space-size=2,--max-old-space-size=1024", "--cached-only", "main.ts", "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]

@@ -62,5 +62,6 @@ const code = await run(Deno.args, {
   ...(Deno.build.standalone ? {} : { projectConfig: PROJECT_CONFIG }),
   isNetAllowed: (host) => Deno.permissions.querySync({ name: "net", host }).state === "granted",
   shutdown: controller.signal,
+  heapLimitMiB: async () => (await import("node:v8")).getHeapStatistics().heap_size_limit / 1048576,
 }, PROVIDERS);
 Deno.exit(code);

@@ -43,6 +43,8 @@ export interface CliIo {
   isNetAllowed(host: string): boolean;
   /** Aborted on SIGINT/SIGTERM: servers shut down gracefully. */
   shutdown: AbortSignal;
+  /** The process's V8 heap limit in MiB (asked only when the response cache is large). */
+  heapLimitMiB?(): Promise<number>;
 }
 
 const GLOBAL_OPTIONS = {
@@ -287,9 +289,25 @@ async function boot(
     providers: config.enabledProviders,
   });
   for (const w of config.warnings) logger.warn(w);
+  await warnOfHeap(config.server.cache_max_mb, io, logger);
   const dataDir = userDataDir(io.env, io.os) ?? "./opendata-mcp-data";
   const app = await createApp(config, specs, { logger, dataDir, isNetAllowed: io.isNetAllowed });
   return { app, logger, dataDir: config.server.data_dir ?? dataDir };
+}
+
+/**
+ * The response cache lives in the V8 heap, which the run tasks cap (tests/tools/permissions.ts):
+ * a cache that could take more than a quarter of it is said at start-up, not found out under load.
+ */
+async function warnOfHeap(cacheMiB: number, io: CliIo, logger: Logger): Promise<void> {
+  if (cacheMiB <= 128 || !io.heapLimitMiB) return;
+  const limit = Math.round(await io.heapLimitMiB());
+  if (cacheMiB * 4 <= limit) return;
+  logger.warn(
+    `server.cache_max_mb is ${cacheMiB} MiB, more than a quarter of this process's V8 heap limit ` +
+      `(${limit} MiB): under load the process may run out of memory. Lower cache_max_mb, or raise the ` +
+      `limit with --v8-flags=--max-old-space-size=${cacheMiB * 4} on the deno run command`,
+  );
 }
 
 function textLine(json: string): string {

@@ -420,8 +420,8 @@ one server answering ${
   } \`tools/call\` one after another over stdio. HTTP load: ${HTTP_SESSIONS}
 concurrent 2025-11-25 sessions, each making ${HTTP_CALLS} calls in turn, against one server with the default
 providers (the load generator runs on the same cores). The run tasks pass V8 flags (a young generation of at
-most 1 MiB a half, \`--optimize-for-size\`); the rows without them show what the flags trade: resident memory
-for throughput. Each server in the start-up comparison has a Deno cache of its own (V8 rejects code cached
+most 2 MiB a half, an old generation of at most 1 GiB, which also makes V8 grow the heap in smaller steps);
+the rows without them show what the flags trade: resident memory for throughput. Each server in the start-up comparison has a Deno cache of its own (V8 rejects code cached
 under other flags).
 
 ${startupRows.join("\n")}

@@ -77,3 +77,20 @@ Deno.test("cli reports an unreadable --config file with exit 2", async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /"--config".*nonexistent\/opendata.yaml/);
 });
+
+Deno.test("cli warns at start-up of a response cache that could take more than a quarter of the heap limit", async () => {
+  const warnings = (stderr: string) =>
+    stderr.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.level === "warn")
+      .map((l) => String(l.msg));
+  const big = await runCli(["tools", "--providers", "example"], { env: { OPENDATA_MCP_CACHE_MB: "512" } });
+  assert.equal(big.code, 0, big.stderr);
+  const said = warnings(big.stderr).find((m) => m.startsWith("server.cache_max_mb is 512 MiB"));
+  assert.ok(said, big.stderr);
+  // The run tasks cap the old generation at 1 GiB: the limit said is about that.
+  const limit = Number(/heap limit \((\d+) MiB\)/.exec(said)?.[1]);
+  assert.ok(limit >= 1024 && limit < 1100, said);
+  assert.match(said, /--max-old-space-size=2048/);
+  const usual = await runCli(["tools", "--providers", "example"], { env: { OPENDATA_MCP_CACHE_MB: "256" } });
+  assert.equal(usual.code, 0, usual.stderr);
+  assert.deepEqual(warnings(usual.stderr).filter((m) => m.includes("cache_max_mb")), []);
+});

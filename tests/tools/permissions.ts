@@ -62,11 +62,15 @@ export function permissionSet(): PermissionSet {
 }
 
 /**
- * V8 flags of every run and compile task: a young generation of at most 1 MiB a half and a heap
- * that favours size, so a desktop client's resident server stays small after start and after many
- * calls (docs/BENCHMARKS.md has the figures with and without them).
+ * V8 flags of every run and compile task: a young generation of at most 2 MiB a half, so a resident
+ * stdio server stays small after many calls, and an old generation capped at 1 GiB. The cap is
+ * what keeps an HTTP server under load small: V8 lets the heap grow by a factor that shrinks with
+ * its maximum size (up to 4x the live data on a machine with much memory), and a maximum of 1 GiB
+ * keeps that factor near 1.5 without the slower code `--optimize-for-size` costs. 1 GiB is far
+ * above what the server holds (the response cache is 64 MiB by default; a larger one is warned
+ * about at start-up). docs/BENCHMARKS.md has the figures with and without them.
  */
-export const V8_FLAGS = "--v8-flags=--max-semi-space-size=1,--optimize-for-size";
+export const V8_FLAGS = "--v8-flags=--max-semi-space-size=2,--max-old-space-size=1024";
 
 /** The tasks that run or compile the server, all with `-P` (the default set) and no prompts. */
 export function permissionTasks(): Record<string, string> {
