@@ -184,6 +184,21 @@ Deno.test("parseConfig() reports YAML syntax errors and wrong shapes", () => {
   assert.deepEqual(parse({ fileText: "# only a comment\n" }).enabledProviders, ["demo", "geo"]);
 });
 
+Deno.test("parseConfig() reads plain values as YAML 1.2's core schema does: 2024_06 and 0b101 stay text", () => {
+  const config = parse({
+    fileText: "server:\n  name: 2024_06\n  version: 0b101\n" +
+      "providers:\n  demo:\n    timeout: 1.5e1\n    max_retries: 0o3\n    api_key: 1_000\n",
+  });
+  assert.equal(config.server.name, "2024_06", "digits with underscores are text, not 202406");
+  assert.equal(config.server.version, "0b101", "0b is no number prefix in YAML 1.2");
+  assert.equal(config.providers["demo"]!.timeout, 15);
+  assert.equal(config.providers["demo"]!.max_retries, 3, "0o is YAML 1.2's octal");
+  assert.equal(config.providers["demo"]!["api_key"], "1_000");
+  const numbers = parse({ fileText: "providers:\n  demo:\n    timeout: .5\n  geo:\n    timeout: +2.\n" });
+  assert.equal(numbers.providers["demo"]!.timeout, 0.5);
+  assert.equal(numbers.providers["geo"]!.timeout, 2);
+});
+
 Deno.test("parseConfig() validates a disabled provider's file block but not its variables", () => {
   throwsAt(
     () => parse({ fileText: "enabled_providers: [geo]\nproviders:\n  demo:\n    timeout: zero\n" }),
