@@ -305,8 +305,11 @@ async function warnOfHeap(cacheMiB: number, io: CliIo, logger: Logger): Promise<
   if (cacheMiB * 4 <= limit) return;
   logger.warn(
     `server.cache_max_mb is ${cacheMiB} MiB, more than a quarter of this process's V8 heap limit ` +
-      `(${limit} MiB): under load the process may run out of memory. Lower cache_max_mb, or raise the ` +
-      `limit with --v8-flags=--max-old-space-size=${cacheMiB * 4} on the deno run command`,
+      `(${limit} MiB): under load the process may run out of memory. Lower cache_max_mb, or, running from ` +
+      `source, raise the limit with --v8-flags=--max-old-space-size=${
+        cacheMiB * 4
+      } on the deno run command ` +
+      `(a compiled binary keeps the limit it was built with)`,
   );
 }
 
