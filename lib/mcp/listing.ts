@@ -3,7 +3,7 @@
 // listings of every provider to a generated file, so a server lists tools without loading
 // provider code or converting schemas; the provider itself is loaded on its first call.
 import type { Tool } from "./sdk.ts";
-import type { Provider, ToolsetInfo, UnavailableTools } from "./provider.ts";
+import type { Provider, ResourceDefinition, ToolsetInfo, UnavailableTools } from "./provider.ts";
 
 /** One tool as served: the tools/list entry and its toolset. */
 export interface ToolListing {
@@ -12,14 +12,7 @@ export interface ToolListing {
 }
 
 /** A fixed resource, without its reader. */
-export interface ResourceListing {
-  uri: string;
-  name: string;
-  title?: string;
-  description: string;
-  mimeType: string;
-  subscribable?: boolean;
-}
+export type ResourceListing = Omit<ResourceDefinition, "read">;
 
 /** A resource template, without its handlers: whether it enumerates, which variables complete. */
 export interface TemplateListing {
