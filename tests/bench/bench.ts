@@ -346,7 +346,11 @@ const baselineRows: string[] = [];
 async function baseline(dir: string): Promise<void> {
   const home = Deno.makeTempDirSync({ prefix: "opendata-mcp-bench-baseline-" });
   try {
-    const before = checkoutCommand(dir, home, `before (${dir})`);
+    const commit = new TextDecoder().decode(
+      new Deno.Command("git", { args: ["-C", dir, "rev-parse", "--short", "HEAD"], stderr: "null" })
+        .outputSync().stdout,
+    ).trim();
+    const before = checkoutCommand(dir, home, `before (${commit ? `commit ${commit}` : dir})`);
     const after = thisServer("after (this checkout)");
     const { starts } = await interleavedStarts([after, before], START_RUNS);
     const echo = { name: "example-echo", arguments: { text: "hello" } };
