@@ -260,7 +260,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       return plain(414, `The request URL is longer than ${MAX_URL_LENGTH} characters`);
     }
     let headerBytes = 0;
-    for (const [k, v] of req.headers) headerBytes += k.length + v.length + 4;
+    for (const [k, v] of req.headers) if (k !== GUARD_STAMP_HEADER) headerBytes += k.length + v.length + 4;
     if (headerBytes > MAX_HEADER_BYTES) {
       return plain(431, `The request headers exceed ${MAX_HEADER_BYTES} bytes`);
     }
@@ -348,7 +348,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         return jsonRpcError(400, INVALID_PARAMS, `Invalid toolsets: ${e.message}`);
       }
     }
-    const forwarded = withRequestId(req, requestId, toolsets);
+    const forwarded = withRequestId(req, requestId, toolsets, principal);
     if (path === "/mcp") return await mcp(req, forwarded, reqLogger, ip, toolsets);
     if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, ip, toolsets);
     return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url);
@@ -469,7 +469,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   async function modernRequest(forwarded: Request, body: unknown): Promise<Response> {
     const request = new Request(forwarded.url, {
       method: forwarded.method,
-      headers: withOwner(forwarded, principal).headers,
+      headers: forwarded.headers,
       ...(forwarded.method === "POST" ? { body: JSON.stringify(body) } : {}),
     });
     modernOpen++;
@@ -813,12 +813,31 @@ const OWNER_HEADER = "x-opendata-owner";
 /** The header that tells it which toolsets to list, already checked (set here only). */
 const TOOLSETS_HEADER = "x-opendata-toolsets";
 
-function withRequestId(req: Request, requestId: string, toolsets: ReadonlySet<string>): Request {
-  // The core's tool-call log lines read the id from here, so every line of a call carries it.
+/**
+ * The header the connection guard (serve.ts) stamps on every request head it passes on: a
+ * per-process secret and the client's address. The guard drops any such header a client sends;
+ * the handler drops the guard's before a request goes further.
+ */
+export const GUARD_STAMP_HEADER = "x-opendata-mcp-peer";
+
+/**
+ * The request as the SDK and the core see it: the one copy of the client's headers a request
+ * gets (headers of a served request cannot be changed in place).
+ */
+export function withRequestId(
+  req: Request,
+  requestId: string,
+  toolsets: ReadonlySet<string>,
+  owner: string,
+): Request {
   const headers = new Headers(req.headers);
+  headers.delete(GUARD_STAMP_HEADER);
+  // The core's tool-call log lines read the id from here, so every line of a call carries it.
   headers.set("x-request-id", requestId);
-  // Only this server says who owns a request and what it lists: a client's own values are never trusted.
-  headers.delete(OWNER_HEADER);
+  // Only this server says who owns a request and what it lists: a client's own values are never
+  // trusted. The owner is read by the per-request servers of 2026-07-28 requests; sessions and
+  // stateless 2025-era servers are given theirs when created.
+  headers.set(OWNER_HEADER, owner);
   headers.set(TOOLSETS_HEADER, [...toolsets].join(","));
   return new Request(req.url, { method: req.method, headers });
 }
@@ -829,12 +848,6 @@ function decodeURIComponentSafe(value: string): string {
   } catch {
     return value;
   }
-}
-
-function withOwner(req: Request, owner: string): Request {
-  const headers = new Headers(req.headers);
-  headers.set(OWNER_HEADER, owner);
-  return new Request(req.url, { method: req.method, headers });
 }
 
 function clientIp(req: Request, info: ConnectionInfo | undefined, trustProxy: boolean): string {

@@ -3,7 +3,7 @@ import { ConfigError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { ConnectionGuard, isFdExhaustion } from "./_conn_guard.ts";
 import type { GuardStats } from "./_conn_guard.ts";
-import { createHttpHandler } from "./handler.ts";
+import { createHttpHandler, GUARD_STAMP_HEADER } from "./handler.ts";
 import type { ConnectionInfo, HttpHandler } from "./handler.ts";
 
 /** Options for {@linkcode serveHttp}. */
@@ -35,11 +35,7 @@ export function listenAddress(host: string, port: number): string {
   return `${h}:${port}`;
 }
 
-/**
- * The header the connection guard stamps on every request head it passes on: a per-process
- * secret and the client's address. The guard drops any such header a client sends.
- */
-const STAMP_HEADER = "x-opendata-mcp-peer";
+const STAMP_HEADER = GUARD_STAMP_HEADER;
 
 /**
  * Serves MCP over HTTP on `server.http_host:server.http_port` until shutdown is signalled,
@@ -277,8 +273,10 @@ function fromGuard(req: Request, secret: string, publicHost: string): [Request, 
     const slash = url.indexOf("/", "http+unix://".length);
     url = `http://${req.headers.get("host") ?? publicHost}${slash === -1 ? "/" : url.slice(slash)}`;
   }
-  // A URL that does not parse (a Host that is not a host name) is the handler's to refuse.
-  if (!URL.canParse(url)) return [req, { remoteAddr: { hostname: peer } }];
+  // The request goes on as it came when its URL is the client's (a loopback port): the handler
+  // drops the stamp in the one copy of the headers it makes anyway. A URL that does not parse (a
+  // Host that is not a host name) is the handler's to refuse.
+  if (url === req.url || !URL.canParse(url)) return [req, { remoteAddr: { hostname: peer } }];
   const forwarded = new Request(url, { method: req.method, headers: req.headers, body: req.body });
   forwarded.headers.delete(STAMP_HEADER);
   return [forwarded, { remoteAddr: { hostname: peer } }];

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_HEADER_BYTES } from "../../../lib/mcp/http/mod.ts";
+import { GUARD_STAMP_HEADER, withRequestId } from "../../../lib/mcp/http/handler.ts";
 import {
   BASE,
   initializeBody,
@@ -223,4 +224,25 @@ Deno.test("POST /mcp refuses a non-JSON content type with 415", async () => {
   assert.equal(res.status, 415);
   const [msg] = await jsonRpcMessages(res);
   assert.match((msg!["error"] as { message: string }).message, /Content-Type must be application\/json/);
+});
+
+Deno.test("withRequestId() drops the guard's stamp and overrides a client's owner and toolsets headers", () => {
+  const fromClient = new Request("http://127.0.0.1:8000/mcp", {
+    method: "POST",
+    headers: {
+      [GUARD_STAMP_HEADER]: "secret 10.0.0.7",
+      "x-opendata-owner": "session:someone-else",
+      "x-opendata-toolsets": "fred-data",
+      "x-request-id": "chosen-by-client",
+      "mcp-session-id": "abc",
+    },
+  });
+  const forwarded = withRequestId(fromClient, "rid-1", new Set(["core", "wikipedia"]), "anonymous");
+  assert.equal(forwarded.headers.get(GUARD_STAMP_HEADER), null, "the per-process secret goes no further");
+  assert.equal(forwarded.headers.get("x-opendata-owner"), "anonymous");
+  assert.equal(forwarded.headers.get("x-opendata-toolsets"), "core,wikipedia");
+  assert.equal(forwarded.headers.get("x-request-id"), "rid-1");
+  assert.equal(forwarded.headers.get("mcp-session-id"), "abc", "the client's own headers pass");
+  assert.equal(forwarded.url, fromClient.url);
+  assert.equal(forwarded.method, "POST");
 });
