@@ -153,7 +153,9 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
     ),
   };
   const schema = z.strictObject({ ...common, ...(options.extra ?? {}) as E });
-  const defaults = schema.parse({}) as Record<string, unknown>;
+  // Parsed when first asked for (docs, tests): every start validates the block anyway, and a parse
+  // here would add one for each provider to every start.
+  let defaults: Record<string, unknown> | undefined;
   type S = CommonSettings & z.output<z.ZodObject<E>>;
   return {
     id: options.id,
@@ -162,7 +164,9 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
     defaultEnabled: options.defaultEnabled ?? true,
     hidden: options.hidden ?? false,
     schema: schema as unknown as z.ZodType<S>,
-    defaults,
+    get defaults(): Record<string, unknown> {
+      return defaults ??= schema.parse({}) as Record<string, unknown>;
+    },
     env: options.env ?? [],
     flags: options.flags ?? [],
     secrets: options.secrets ?? [],

@@ -177,6 +177,11 @@ export function withListings<S extends { id: string; listings?: ProviderListings
 ): S[] {
   return specs.map((spec) => {
     const entry = file.providers[spec.id];
-    return entry ? { ...spec, listings: { ...entry, module: new URL(entry.module, base).href } } : spec;
+    if (!entry) return spec;
+    // A copy with the spec's own property descriptors: a spread would evaluate its lazy getters
+    // (the defaults, parsed only when asked for) on every start.
+    const copy = Object.create(Object.getPrototypeOf(spec), Object.getOwnPropertyDescriptors(spec)) as S;
+    copy.listings = { ...entry, module: new URL(entry.module, base).href };
+    return copy;
   });
 }
