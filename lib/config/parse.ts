@@ -511,10 +511,17 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
       }
       layers.push(envLayer(spec.env, input.env), flagLayer(spec.flags, input.flags));
     }
-    const settings = layered(spec.schema, `providers.${spec.id}`, layers) as
-      & CommonSettings
-      & Record<string, unknown>;
-    if (isEnabled) providers[spec.id] = settings;
+    // Nothing set for the provider: its generated defaults, without building its schema.
+    const unset = spec.listings?.defaults &&
+      layers.every((l) => Object.values(l.values).every((v) => v === undefined));
+    const settings = (unset
+      ? structuredClone(spec.listings!.defaults)
+      : layered(spec.schema, `providers.${spec.id}`, layers)) as
+        & CommonSettings
+        & Record<string, unknown>;
+    if (isEnabled) {
+      providers[spec.id] = settings;
+    }
   }
 
   const tools = {

@@ -104,8 +104,11 @@ export interface DefineProviderOptions<E extends z.ZodRawShape> {
   defaultEnabled?: boolean;
   hidden?: boolean;
   common: CommonDefaults;
-  /** Provider-specific keys, each with a default and a `.describe()`. */
-  extra?: E;
+  /**
+   * Provider-specific keys, each with a default and a `.describe()`; as a function, called when
+   * the schema is first built (not on every start).
+   */
+  extra?: E | (() => E);
   env?: readonly Binding[];
   flags?: readonly Binding[];
   secrets?: readonly string[];
@@ -122,7 +125,42 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
   options: DefineProviderOptions<E>,
 ): ProviderSpec<CommonSettings & z.output<z.ZodObject<E>>> {
   const c = { ...COMMON_FALLBACK, ...options.common };
-  const common = {
+  type S = CommonSettings & z.output<z.ZodObject<E>>;
+  // Built when first asked for: a start whose configuration sets nothing for a provider takes its
+  // settings from the generated listings (`listings.defaults`) and never needs the schema, and
+  // building the ten or so zod schemas of a block costs about a millisecond a provider.
+  let schema: z.ZodObject | undefined;
+  const buildSchema = (): z.ZodObject => {
+    const extra = typeof options.extra === "function" ? options.extra() : options.extra ?? {};
+    return z.strictObject({ ...commonShape(c), ...extra as E });
+  };
+  let defaults: Record<string, unknown> | undefined;
+  return {
+    id: options.id,
+    title: options.title,
+    description: options.description,
+    defaultEnabled: options.defaultEnabled ?? true,
+    hidden: options.hidden ?? false,
+    get schema(): z.ZodType<S> {
+      return (schema ??= buildSchema()) as unknown as z.ZodType<S>;
+    },
+    get defaults(): Record<string, unknown> {
+      return defaults ??= (schema ??= buildSchema()).parse({}) as Record<string, unknown>;
+    },
+    env: options.env ?? [],
+    flags: options.flags ?? [],
+    secrets: options.secrets ?? [],
+    defaultTimeoutEnv: options.defaultTimeoutEnv ?? "DEFAULT_TIMEOUT",
+    hosts: options.hosts ?? ((s: S) => [hostOf(s.base_url)]),
+    allowNet: options.allowNet ?? [hostOf(c.base_url)],
+    load: options.load,
+    ...(options.check ? { check: options.check } : {}),
+  };
+}
+
+/** The common keys' schemas, with one provider's defaults. */
+function commonShape(c: CommonDefaults & Omit<CommonSettings, "base_url">) {
+  return {
     base_url: z.string().url().default(c.base_url).describe("Upstream base URL"),
     timeout: z.number().positive().max(3600).default(c.timeout).describe(
       "Deadline of one call in seconds, retries included",
@@ -151,30 +189,6 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
     max_body_mb: z.number().positive().max(1024).default(c.max_body_mb).describe(
       "Largest upstream body read, in MiB",
     ),
-  };
-  const schema = z.strictObject({ ...common, ...(options.extra ?? {}) as E });
-  // Parsed when first asked for (docs, tests): every start validates the block anyway, and a parse
-  // here would add one for each provider to every start.
-  let defaults: Record<string, unknown> | undefined;
-  type S = CommonSettings & z.output<z.ZodObject<E>>;
-  return {
-    id: options.id,
-    title: options.title,
-    description: options.description,
-    defaultEnabled: options.defaultEnabled ?? true,
-    hidden: options.hidden ?? false,
-    schema: schema as unknown as z.ZodType<S>,
-    get defaults(): Record<string, unknown> {
-      return defaults ??= schema.parse({}) as Record<string, unknown>;
-    },
-    env: options.env ?? [],
-    flags: options.flags ?? [],
-    secrets: options.secrets ?? [],
-    defaultTimeoutEnv: options.defaultTimeoutEnv ?? "DEFAULT_TIMEOUT",
-    hosts: options.hosts ?? ((s: S) => [hostOf(s.base_url)]),
-    allowNet: options.allowNet ?? [hostOf(c.base_url)],
-    load: options.load,
-    ...(options.check ? { check: options.check } : {}),
   };
 }
 

@@ -65,6 +65,12 @@ export interface ProviderListings {
   fixed: Record<string, unknown>;
   /** Settings whose presence alone (empty or not) changes what it serves, e.g. an API key. */
   switches: string[];
+  /**
+   * The provider's settings when its configuration sets nothing: its block's schema applied to
+   * `{}`. A start that sets nothing for the provider takes them from here without building the
+   * schema.
+   */
+  defaults: Record<string, unknown>;
   variants: ListingVariant[];
 }
 

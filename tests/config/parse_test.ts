@@ -230,3 +230,33 @@ Deno.test("knownEnvNames() lists every variable of the server and the providers 
   }
   assert.equal(new Set(names).size, names.length);
 });
+
+Deno.test("a provider the configuration leaves alone takes its generated defaults (equal to its schema's), a copy each time", async () => {
+  const { PROVIDERS } = await import("../../lib/providers/registry.ts");
+  const all = PROVIDERS.map((s) => s.id).join(",");
+  const a = parseConfig({ env: { OPENDATA_MCP_PROVIDERS: all }, flags: {} }, PROVIDERS);
+  const b = parseConfig({ env: { OPENDATA_MCP_PROVIDERS: all }, flags: {} }, PROVIDERS);
+  for (const spec of PROVIDERS) {
+    assert.ok(spec.listings, `${spec.id} has listings`);
+    assert.deepEqual(spec.listings.defaults, spec.schema.parse({}), `${spec.id}: run deno task schemas`);
+    assert.deepEqual(a.providers[spec.id], spec.schema.parse({}), spec.id);
+    assert.notEqual(a.providers[spec.id], b.providers[spec.id], `${spec.id}: each parse has its own copy`);
+    assert.notEqual(a.providers[spec.id], spec.listings.defaults, `${spec.id}: the listings stay untouched`);
+  }
+});
+
+Deno.test("a provider with a setting is validated by its schema, not given the generated defaults", async () => {
+  const { PROVIDERS } = await import("../../lib/providers/registry.ts");
+  const bad = (): unknown =>
+    parseConfig({ env: { OPENDATA_MCP_PROVIDERS: "boj", BOJ_RETRY_MAX: "50" }, flags: {} }, PROVIDERS);
+  assert.throws(
+    bad,
+    (e: unknown) => e instanceof ConfigError && /providers\.boj\.max_retries/.test(e.message),
+  );
+  const config = parseConfig(
+    { env: { OPENDATA_MCP_PROVIDERS: "boj", BOJ_TIMEOUT_MS: "5000" }, flags: {} },
+    PROVIDERS,
+  );
+  assert.equal(config.providers["boj"]!.timeout, 5);
+  assert.equal(config.providers["boj"]!.base_url, "https://www.stat-search.boj.or.jp");
+});

@@ -68,6 +68,7 @@ const entry: ProviderListings = {
   module: "./x/mod.ts",
   fixed: { limit: 100, $character_limit: 25_000 },
   switches: ["key"],
+  defaults: { limit: 100 },
   variants: [
     { when: { key: false }, listing: { ...listing, warnings: ["no key"] } },
     { when: { key: true }, listing },

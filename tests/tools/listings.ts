@@ -176,7 +176,7 @@ export async function providerListings(spec: ProviderSpec): Promise<ProviderList
     }
     variants.push({ when, listing: await listingOf(spec, settings, context) });
   }
-  return { module, fixed, switches: switches.map((s) => s.key), variants };
+  return { module, fixed, switches: switches.map((s) => s.key), defaults, variants };
 }
 
 /** Every provider's listings. */

@@ -151,7 +151,7 @@ const ENV: readonly Binding[] = [
 ];
 
 /** The FRED-specific config keys (seed 003's variables), each with its default. */
-const FRED_EXTRA = {
+const FRED_EXTRA = () => ({
   api_key: z.string().default("").describe(
     "FRED API key (secret); get one free at https://fredaccount.stlouisfed.org/apikeys",
   ),
@@ -214,7 +214,7 @@ const FRED_EXTRA = {
   resource_max_mb: z.number().positive().max(1024).default(32).describe(
     "Largest stored file served through resources/read, in MiB",
   ),
-};
+});
 
 /** The FRED provider's spec: seed 003's variables, defaults and the API host. */
 export const fredSpec = defineProvider({
@@ -257,4 +257,4 @@ export const fredSpec = defineProvider({
 });
 
 /** The FRED provider's validated settings. */
-export type FredSettings = CommonSettings & z.output<z.ZodObject<typeof FRED_EXTRA>>;
+export type FredSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof FRED_EXTRA>>>;

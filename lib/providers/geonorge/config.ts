@@ -2,14 +2,14 @@ import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
 import type { CommonSettings } from "../../config/provider_spec.ts";
 
-const EXTRA = {
+const EXTRA = () => ({
   organization: z.string().min(1).max(200).default("Riksantikvaren").describe(
     "Organization whose datasets geonorge-datasets lists by default",
   ),
   file_max_entries: z.number().int().min(10).max(10_000).default(1000).describe(
     'Most catalogue entries one output: "file" call of geonorge-datasets writes (read in one request)',
   ),
-};
+});
 
 /**
  * GeoNorge's map catalogue (kartkatalog.geonorge.no), for discovering Riksantikvaren's datasets
@@ -35,4 +35,4 @@ export const geonorgeSpec = defineProvider({
 });
 
 /** The validated settings of this provider. */
-export type GeonorgeSettings = CommonSettings & z.output<z.ZodObject<typeof EXTRA>>;
+export type GeonorgeSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
 import type { CommonSettings } from "../../config/provider_spec.ts";
 
-const EXTRA = {
+const EXTRA = () => ({
   default_service: z.string().regex(/^[A-Za-z0-9_]{1,100}$/).default("Kulturminner20180301").describe(
     "Map service used when a tool call names none",
   ),
@@ -21,7 +21,7 @@ const EXTRA = {
   deadline_margin_ms: z.number().int().min(0).max(30_000).default(1500).describe(
     "Time kept before the call's deadline: arcgis-query starts no further page with under twice this left, and answers with what it has",
   ),
-};
+});
 
 /**
  * Riksantikvaren's ArcGIS REST services (kart.ra.no, folder Distribusjon). Seed 002 sets a 60 s
@@ -48,4 +48,4 @@ export const riksantikvarenArcgisSpec = defineProvider({
 });
 
 /** The validated settings of this provider. */
-export type RiksantikvarenArcgisSettings = CommonSettings & z.output<z.ZodObject<typeof EXTRA>>;
+export type RiksantikvarenArcgisSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
 import type { CommonSettings } from "../../config/provider_spec.ts";
 
-const EXTRA = {
+const EXTRA = () => ({
   max_limit: z.number().int().min(1).max(1000).default(100).describe(
     "Largest limit a caller may give riksantikvaren-features (features listed per page)",
   ),
@@ -24,7 +24,7 @@ const EXTRA = {
   deadline_margin_ms: z.number().int().min(0).max(30_000).default(1500).describe(
     "Time kept before the call's deadline: a scan starts no further page with under twice this left, and answers with a cursor",
   ),
-};
+});
 
 /**
  * Riksantikvaren's OGC API Features (api.ra.no). The host serves several APIs ("datasets"),
@@ -53,4 +53,4 @@ export const riksantikvarenOgcSpec = defineProvider({
 });
 
 /** The validated settings of this provider. */
-export type RiksantikvarenOgcSettings = CommonSettings & z.output<z.ZodObject<typeof EXTRA>>;
+export type RiksantikvarenOgcSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>;

@@ -24,7 +24,7 @@ export function baseUrlProblem(value: string): string | null {
 
 // Provider-specific keys. `base_url` is redeclared (it replaces the common key) so a template
 // is checked as a template: the common check alone would accept any braces.
-const extra = {
+const extra = () => ({
   base_url: z.string()
     .superRefine((value, ctx) => {
       const problem = baseUrlProblem(value);
@@ -50,10 +50,10 @@ const extra = {
   user_agent: z.string().max(300).default("").describe(
     "User-Agent sent to Wikipedia (Wikimedia asks for a name and contact); empty = the server's own",
   ),
-};
+});
 
 /** The validated `providers.wikipedia` block. */
-export type WikipediaSettings = CommonSettings & z.output<z.ZodObject<typeof extra>>;
+export type WikipediaSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof extra>>>;
 
 /** The Wikipedia provider's spec: `{lang}` in `base_url` is filled in per call. */
 export const wikipediaSpec = defineProvider({

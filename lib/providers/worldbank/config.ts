@@ -9,7 +9,7 @@ export const WDS_BASE_URL = "https://search.worldbank.org/api/v3/wds";
 export const WORLDBANK_TERMS_URL = "https://www.worldbank.org/en/about/legal/terms-and-conditions";
 
 /** The keys of the `providers.worldbank` block beyond the common ones. */
-const WORLDBANK_EXTRA = {
+const WORLDBANK_EXTRA = () => ({
   abstract_chars: z.number().int().min(100).max(5000).default(500).describe(
     "Most characters of an abstract shown in search and project results (details show it whole)",
   ),
@@ -19,10 +19,10 @@ const WORLDBANK_EXTRA = {
   file_max_documents: z.number().int().min(1).max(100_000).default(1000).describe(
     'Most documents one output: "file" call writes (fetched 100 a request, within the call\'s deadline)',
   ),
-};
+});
 
 /** The validated `providers.worldbank` block. */
-export type WorldbankSettings = CommonSettings & z.output<z.ZodObject<typeof WORLDBANK_EXTRA>>;
+export type WorldbankSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof WORLDBANK_EXTRA>>>;
 
 /**
  * The World Bank documents provider's spec (seed 000). The seed fixes the endpoint and a 30 s
