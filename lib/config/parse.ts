@@ -109,112 +109,195 @@ export interface ConfigInput {
   filePath?: string;
 }
 
-/** The `server` block of the config file. */
-export const serverSchema = z.strictObject({
-  name: z.string().min(1).default(SERVER_NAME).describe("Server name sent to clients"),
-  version: z.string().min(1).default(VERSION).describe("Server version sent to clients"),
-  transport: z.enum(["stdio", "http"]).default("stdio").describe(
-    "stdio (what desktop clients launch) or http",
-  ),
-  http_host: z.string().min(1).default("127.0.0.1").describe("HTTP listen address"),
-  http_port: z.number().int().min(0).max(65_535).default(8000).describe("HTTP listen port"),
-  stateless: z.boolean().default(false).describe(
-    "Stateless Streamable HTTP: no sessions, for replicas behind a load balancer",
-  ),
-  auth_token: z.string().min(1).nullable().default(null).describe(
-    "Bearer token required on the MCP endpoints over HTTP (null = open)",
-  ),
-  allowed_origins: z.array(z.string()).default([]).describe(
-    "Origins allowed to call over HTTP (requests without Origin are allowed)",
-  ),
-  allowed_hosts: z.array(z.string()).default([]).describe(
-    "Host header values accepted (empty = loopback names when bound to loopback)",
-  ),
-  cors_origins: z.array(z.string()).default([]).describe("Origins given CORS headers, * for any"),
-  rate_limit_enabled: z.boolean().default(false).describe("Per-IP rate limiting of HTTP requests"),
-  rate_limit_per_minute: z.number().int().min(1).default(60).describe("HTTP requests per minute per IP"),
-  trust_proxy: z.boolean().default(false).describe(
-    "Take the client address from X-Forwarded-For (only behind a proxy you run)",
-  ),
-  max_body_bytes: z.number().int().min(1024).default(1024 * 1024).describe(
-    "Largest HTTP request body or stdio message, in bytes",
-  ),
-  max_sessions: z.number().int().min(1).default(100).describe("Most concurrent HTTP sessions"),
-  max_sessions_per_client: z.number().int().min(0).default(0).describe(
-    "Most HTTP sessions one client address holds (0 = no per-client cap)",
-  ),
-  session_init_timeout: z.number().positive().default(30).describe(
-    "Seconds a session that never completed initialization is kept",
-  ),
-  max_connections: z.number().int().min(1).default(256).describe("Most HTTP connections open at once"),
-  header_timeout: z.number().positive().max(3600).default(10).describe(
-    "Seconds a client has to send each request head",
-  ),
-  idle_timeout: z.number().positive().max(86_400).default(60).describe(
-    "Seconds a keep-alive connection may idle between requests (more than keepalive_interval)",
-  ),
-  session_idle_timeout: z.number().positive().default(1800).describe("Seconds an idle HTTP session is kept"),
-  keepalive_interval: z.number().positive().default(15).describe("Seconds between SSE keep-alive comments"),
-  body_timeout: z.number().positive().max(3600).default(30).describe(
-    "Seconds a client has to send a whole request body before it gets 408",
-  ),
-  shutdown_grace: z.number().min(0).max(3600).default(10).describe(
-    "Seconds shutdown waits for calls in flight before closing streams",
-  ),
-  request_state_key: z.string().min(32).nullable().default(null).describe(
-    "Secret (32+ characters) sealing multi round-trip request state; the same on every replica (null = random per process)",
-  ),
-  search_timeout: z.number().positive().max(600).default(12).describe(
-    "Seconds opendata_search waits for its sources; slower ones are reported as too slow",
-  ),
-  call_timeout: z.number().positive().max(3600).default(45).describe(
-    "Seconds within which every tool call answers, all its upstream requests included (clients give up at about 60)",
-  ),
-  character_limit: z.number().int().min(1000).max(1_000_000).default(25_000).describe(
-    "Most characters in one tool result",
-  ),
-  log_level: z.enum(LOG_LEVELS).default("info").describe("debug, info, warn or error"),
-  log_format: z.enum(["json", "text"]).default("json").describe("json (one object per line) or text"),
-  cache_max_mb: z.number().min(0).default(64).describe("MiB of the shared upstream response cache"),
-  export_max_mb: z.number().positive().default(1024).describe(
-    'Most MiB the result files of output: "file" may take in the data folder (STORAGE_LIMIT past it)',
-  ),
-  data_dir: z.string().min(1).nullable().default(null).describe(
-    "Folder for files the server writes (null = the per-user data folder)",
-  ),
-  redis_url: z.string().min(1).nullable().default(null).describe(
-    "Redis or Valkey URL (redis://host:6379) for state shared by replicas: cache, rate limits, breakers, jobs (null = in process)",
-  ),
-  redis_prefix: z.string().min(1).max(100).default("opendata-mcp:").describe(
-    "Start of every Redis key, so several deployments can share one Redis",
-  ),
-  redis_timeout: z.number().positive().max(60).default(2).describe(
-    "Seconds for the first Redis connection and each command before falling back to local state",
-  ),
-  redis_retry_max: z.number().positive().max(600).default(5).describe(
-    "Longest seconds between reconnection attempts after Redis is lost",
-  ),
-  redis_cache_entry_max_kb: z.number().positive().default(1024).describe(
-    "KiB of the largest upstream answer shared through Redis (bigger ones are not cached)",
-  ),
-  job_lease_timeout: z.number().positive().max(3600).default(30).describe(
-    "Seconds a replica's lease on a running job lasts unless renewed (with Redis): a job whose replica died is taken over after this",
-  ),
-  job_takeover_interval: z.number().positive().max(3600).default(10).describe(
-    "Seconds between a replica's scans for jobs whose replica died (with Redis)",
-  ),
-});
+/**
+ * The `server` block's defaults: what its schema fills in, and a start's server settings when
+ * neither the file, the environment nor a flag sets any (then the schema is not built).
+ */
+export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
+  name: SERVER_NAME,
+  version: VERSION,
+  transport: "stdio",
+  http_host: "127.0.0.1",
+  http_port: 8000,
+  stateless: false,
+  auth_token: null,
+  allowed_origins: [],
+  allowed_hosts: [],
+  cors_origins: [],
+  rate_limit_enabled: false,
+  rate_limit_per_minute: 60,
+  trust_proxy: false,
+  max_body_bytes: 1024 * 1024,
+  max_sessions: 100,
+  max_sessions_per_client: 0,
+  session_init_timeout: 30,
+  max_connections: 256,
+  header_timeout: 10,
+  idle_timeout: 60,
+  session_idle_timeout: 1800,
+  keepalive_interval: 15,
+  body_timeout: 30,
+  shutdown_grace: 10,
+  request_state_key: null,
+  search_timeout: 12,
+  call_timeout: 45,
+  character_limit: 25_000,
+  log_level: "info",
+  log_format: "json",
+  cache_max_mb: 64,
+  export_max_mb: 1024,
+  data_dir: null,
+  redis_url: null,
+  redis_prefix: "opendata-mcp:",
+  redis_timeout: 2,
+  redis_retry_max: 5,
+  redis_cache_entry_max_kb: 1024,
+  job_lease_timeout: 30,
+  job_takeover_interval: 10,
+};
 
-const fileSchema = z.strictObject({
-  enabled_providers: z.array(z.string()).optional(),
-  toolsets: z.array(z.string()).optional(),
-  server: z.record(z.string(), z.unknown()).optional(),
-  tools: z.strictObject({
-    include: z.array(z.string()).optional(),
-    exclude: z.array(z.string()).optional(),
-  }).optional(),
-  providers: z.record(z.string(), z.record(z.string(), z.unknown()).nullable()).optional(),
-});
+function buildServerSchema() {
+  return z.strictObject({
+    name: z.string().min(1).default(SERVER_DEFAULTS.name).describe("Server name sent to clients"),
+    version: z.string().min(1).default(SERVER_DEFAULTS.version).describe("Server version sent to clients"),
+    transport: z.enum(["stdio", "http"]).default(SERVER_DEFAULTS.transport).describe(
+      "stdio (what desktop clients launch) or http",
+    ),
+    http_host: z.string().min(1).default(SERVER_DEFAULTS.http_host).describe("HTTP listen address"),
+    http_port: z.number().int().min(0).max(65_535).default(SERVER_DEFAULTS.http_port).describe(
+      "HTTP listen port",
+    ),
+    stateless: z.boolean().default(SERVER_DEFAULTS.stateless).describe(
+      "Stateless Streamable HTTP: no sessions, for replicas behind a load balancer",
+    ),
+    auth_token: z.string().min(1).nullable().default(SERVER_DEFAULTS.auth_token).describe(
+      "Bearer token required on the MCP endpoints over HTTP (null = open)",
+    ),
+    allowed_origins: z.array(z.string()).default(SERVER_DEFAULTS.allowed_origins).describe(
+      "Origins allowed to call over HTTP (requests without Origin are allowed)",
+    ),
+    allowed_hosts: z.array(z.string()).default(SERVER_DEFAULTS.allowed_hosts).describe(
+      "Host header values accepted (empty = loopback names when bound to loopback)",
+    ),
+    cors_origins: z.array(z.string()).default(SERVER_DEFAULTS.cors_origins).describe(
+      "Origins given CORS headers, * for any",
+    ),
+    rate_limit_enabled: z.boolean().default(SERVER_DEFAULTS.rate_limit_enabled).describe(
+      "Per-IP rate limiting of HTTP requests",
+    ),
+    rate_limit_per_minute: z.number().int().min(1).default(SERVER_DEFAULTS.rate_limit_per_minute).describe(
+      "HTTP requests per minute per IP",
+    ),
+    trust_proxy: z.boolean().default(SERVER_DEFAULTS.trust_proxy).describe(
+      "Take the client address from X-Forwarded-For (only behind a proxy you run)",
+    ),
+    max_body_bytes: z.number().int().min(1024).default(SERVER_DEFAULTS.max_body_bytes).describe(
+      "Largest HTTP request body or stdio message, in bytes",
+    ),
+    max_sessions: z.number().int().min(1).default(SERVER_DEFAULTS.max_sessions).describe(
+      "Most concurrent HTTP sessions",
+    ),
+    max_sessions_per_client: z.number().int().min(0).default(SERVER_DEFAULTS.max_sessions_per_client)
+      .describe(
+        "Most HTTP sessions one client address holds (0 = no per-client cap)",
+      ),
+    session_init_timeout: z.number().positive().default(SERVER_DEFAULTS.session_init_timeout).describe(
+      "Seconds a session that never completed initialization is kept",
+    ),
+    max_connections: z.number().int().min(1).default(SERVER_DEFAULTS.max_connections).describe(
+      "Most HTTP connections open at once",
+    ),
+    header_timeout: z.number().positive().max(3600).default(SERVER_DEFAULTS.header_timeout).describe(
+      "Seconds a client has to send each request head",
+    ),
+    idle_timeout: z.number().positive().max(86_400).default(SERVER_DEFAULTS.idle_timeout).describe(
+      "Seconds a keep-alive connection may idle between requests (more than keepalive_interval)",
+    ),
+    session_idle_timeout: z.number().positive().default(SERVER_DEFAULTS.session_idle_timeout).describe(
+      "Seconds an idle HTTP session is kept",
+    ),
+    keepalive_interval: z.number().positive().default(SERVER_DEFAULTS.keepalive_interval).describe(
+      "Seconds between SSE keep-alive comments",
+    ),
+    body_timeout: z.number().positive().max(3600).default(SERVER_DEFAULTS.body_timeout).describe(
+      "Seconds a client has to send a whole request body before it gets 408",
+    ),
+    shutdown_grace: z.number().min(0).max(3600).default(SERVER_DEFAULTS.shutdown_grace).describe(
+      "Seconds shutdown waits for calls in flight before closing streams",
+    ),
+    request_state_key: z.string().min(32).nullable().default(SERVER_DEFAULTS.request_state_key).describe(
+      "Secret (32+ characters) sealing multi round-trip request state; the same on every replica (null = random per process)",
+    ),
+    search_timeout: z.number().positive().max(600).default(SERVER_DEFAULTS.search_timeout).describe(
+      "Seconds opendata_search waits for its sources; slower ones are reported as too slow",
+    ),
+    call_timeout: z.number().positive().max(3600).default(SERVER_DEFAULTS.call_timeout).describe(
+      "Seconds within which every tool call answers, all its upstream requests included (clients give up at about 60)",
+    ),
+    character_limit: z.number().int().min(1000).max(1_000_000).default(SERVER_DEFAULTS.character_limit)
+      .describe(
+        "Most characters in one tool result",
+      ),
+    log_level: z.enum(LOG_LEVELS).default(SERVER_DEFAULTS.log_level).describe("debug, info, warn or error"),
+    log_format: z.enum(["json", "text"]).default(SERVER_DEFAULTS.log_format).describe(
+      "json (one object per line) or text",
+    ),
+    cache_max_mb: z.number().min(0).default(SERVER_DEFAULTS.cache_max_mb).describe(
+      "MiB of the shared upstream response cache",
+    ),
+    export_max_mb: z.number().positive().default(SERVER_DEFAULTS.export_max_mb).describe(
+      'Most MiB the result files of output: "file" may take in the data folder (STORAGE_LIMIT past it)',
+    ),
+    data_dir: z.string().min(1).nullable().default(SERVER_DEFAULTS.data_dir).describe(
+      "Folder for files the server writes (null = the per-user data folder)",
+    ),
+    redis_url: z.string().min(1).nullable().default(SERVER_DEFAULTS.redis_url).describe(
+      "Redis or Valkey URL (redis://host:6379) for state shared by replicas: cache, rate limits, breakers, jobs (null = in process)",
+    ),
+    redis_prefix: z.string().min(1).max(100).default(SERVER_DEFAULTS.redis_prefix).describe(
+      "Start of every Redis key, so several deployments can share one Redis",
+    ),
+    redis_timeout: z.number().positive().max(60).default(SERVER_DEFAULTS.redis_timeout).describe(
+      "Seconds for the first Redis connection and each command before falling back to local state",
+    ),
+    redis_retry_max: z.number().positive().max(600).default(SERVER_DEFAULTS.redis_retry_max).describe(
+      "Longest seconds between reconnection attempts after Redis is lost",
+    ),
+    redis_cache_entry_max_kb: z.number().positive().default(SERVER_DEFAULTS.redis_cache_entry_max_kb)
+      .describe(
+        "KiB of the largest upstream answer shared through Redis (bigger ones are not cached)",
+      ),
+    job_lease_timeout: z.number().positive().max(3600).default(SERVER_DEFAULTS.job_lease_timeout).describe(
+      "Seconds a replica's lease on a running job lasts unless renewed (with Redis): a job whose replica died is taken over after this",
+    ),
+    job_takeover_interval: z.number().positive().max(3600).default(SERVER_DEFAULTS.job_takeover_interval)
+      .describe(
+        "Seconds between a replica's scans for jobs whose replica died (with Redis)",
+      ),
+  });
+}
+
+let builtServerSchema: ReturnType<typeof buildServerSchema> | undefined;
+
+/** The `server` block of the config file (built when first asked for: zod schemas cost start-up time). */
+export function serverSchema(): ReturnType<typeof buildServerSchema> {
+  return builtServerSchema ??= buildServerSchema();
+}
+
+function buildFileSchema() {
+  return z.strictObject({
+    enabled_providers: z.array(z.string()).optional(),
+    toolsets: z.array(z.string()).optional(),
+    server: z.record(z.string(), z.unknown()).optional(),
+    tools: z.strictObject({
+      include: z.array(z.string()).optional(),
+      exclude: z.array(z.string()).optional(),
+    }).optional(),
+    providers: z.record(z.string(), z.record(z.string(), z.unknown()).nullable()).optional(),
+  });
+}
+
+let builtFileSchema: ReturnType<typeof buildFileSchema> | undefined;
 
 /** Environment variables of the server itself, with the key each sets. */
 export const SERVER_ENV: readonly Binding[] = [
@@ -459,7 +542,7 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
     },
     envLayer(SERVER_ENV, input.env, normalizeServerValue),
     flagLayer(SERVER_FLAGS, input.flags, normalizeServerValue),
-  ]);
+  ], () => structuredClone(SERVER_DEFAULTS) as ServerSettings);
 
   const known = new Map(specs.map((s) => [s.id, s]));
   for (const id of Object.keys(file.providers ?? {})) {
@@ -511,14 +594,14 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
       }
       layers.push(envLayer(spec.env, input.env), flagLayer(spec.flags, input.flags));
     }
-    // Nothing set for the provider: its generated defaults, without building its schema.
-    const unset = spec.listings?.defaults &&
-      layers.every((l) => Object.values(l.values).every((v) => v === undefined));
-    const settings = (unset
-      ? structuredClone(spec.listings!.defaults)
-      : layered(spec.schema, `providers.${spec.id}`, layers)) as
-        & CommonSettings
-        & Record<string, unknown>;
+    const generated = spec.listings?.defaults;
+    const settings = layered(
+      () => spec.schema,
+      `providers.${spec.id}`,
+      layers,
+      // Nothing set for the provider: the defaults its listings were generated with.
+      generated ? () => structuredClone(generated) as unknown as CommonSettings : undefined,
+    ) as CommonSettings & Record<string, unknown>;
     if (isEnabled) {
       providers[spec.id] = settings;
     }
@@ -627,7 +710,7 @@ interface Layer {
   origin: (key: string) => string;
 }
 
-function readFile(text: string | undefined, label: string): z.output<typeof fileSchema> {
+function readFile(text: string | undefined, label: string): z.output<ReturnType<typeof buildFileSchema>> {
   if (text === undefined || text.trim() === "") return {};
   let raw: unknown;
   try {
@@ -637,7 +720,7 @@ function readFile(text: string | undefined, label: string): z.output<typeof file
     throw new ConfigError("<file>", `Cannot parse the ${label} as YAML: ${detail}`);
   }
   if (raw === null || raw === undefined) return {};
-  const result = fileSchema.safeParse(raw);
+  const result = (builtFileSchema ??= buildFileSchema()).safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     if (issue.code === "unrecognized_keys") {
@@ -653,7 +736,17 @@ function readFile(text: string | undefined, label: string): z.output<typeof file
   return result.data;
 }
 
-function layered<T>(schema: z.ZodType<T>, prefix: string, layers: readonly Layer[]): T {
+/**
+ * The settings `layers` make, validated by the schema `schemaOf` returns. When no layer sets
+ * anything and `defaults` is given, its result is used and the schema is not built (zod schemas
+ * cost start-up time).
+ */
+function layered<T>(
+  schemaOf: () => z.ZodType<T>,
+  prefix: string,
+  layers: readonly Layer[],
+  defaults?: () => T,
+): T {
   const merged: Record<string, unknown> = {};
   const origins: Record<string, string> = {};
   for (const layer of layers) {
@@ -663,7 +756,10 @@ function layered<T>(schema: z.ZodType<T>, prefix: string, layers: readonly Layer
       origins[key] = layer.origin(key);
     }
   }
-  const result = schema.safeParse(merged);
+  if (defaults && Object.keys(merged).length === 0) return defaults();
+  const schema = schemaOf();
+  // One parse per start: zod's compiled fast path would cost more to build than it saves.
+  const result = schema.safeParse(merged, { jitless: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   if (issue.code === "unrecognized_keys") {

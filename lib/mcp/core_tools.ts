@@ -10,6 +10,7 @@ import { markdownTable, shorten } from "./output.ts";
 import type { Provider, SearchHit, ToolCallContext, ToolDefinition } from "./provider.ts";
 import { CORE_TOOLSET } from "./toolsets.ts";
 import type { ToolCatalog } from "./toolsets.ts";
+import GENERATED from "./core_schemas.json" with { type: "json" };
 
 /** Tool names of the core toolset. */
 export const SEARCH_TOOL = "opendata_search";
@@ -115,6 +116,21 @@ const CALL_INPUT_JSON = {
   additionalProperties: false,
 };
 
+/**
+ * The JSON Schemas a core tool is listed with, generated from its zod schemas by `deno task
+ * schemas` (core_schemas.json; tests/providers/listings_test.ts fails when it is stale), so listing
+ * the tools converts nothing.
+ */
+function generatedSchemas(
+  name: typeof SEARCH_TOOL | typeof DESCRIBE_TOOL,
+): { inputJsonSchema: Record<string, unknown>; outputJsonSchema: Record<string, unknown> } {
+  const entry = (GENERATED.tools as Record<
+    string,
+    { inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown> }
+  >)[name]!;
+  return { inputJsonSchema: entry.inputSchema, outputJsonSchema: entry.outputSchema };
+}
+
 /** The source id of a provider's search source. */
 function sourceId(provider: Provider): string {
   return provider.id;
@@ -150,6 +166,7 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
       "the others still answer.",
     input: searchInput,
     output: searchOutput,
+    ...generatedSchemas(SEARCH_TOOL),
     annotations: { ...CORE_ANNOTATIONS, idempotentHint: false },
     async handler(args, ctx) {
       const unknown = args.sources.filter((s) => !sourceIds.includes(s));
@@ -196,6 +213,7 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
       `tool's full description and input schema, to call it with ${CALL_TOOL} when it is not listed.`,
     input: describeInput,
     output: describeOutput,
+    ...generatedSchemas(DESCRIBE_TOOL),
     annotations: { ...CORE_ANNOTATIONS, openWorldHint: false },
     handler(args) {
       if (args.tool) {

@@ -178,6 +178,11 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * express); arguments are still validated by `input`.
    */
   inputJsonSchema?: Record<string, unknown>;
+  /**
+   * The output schema as served, when it is given as JSON Schema (generated from `output` ahead
+   * of time, so listing the tool converts nothing); results are still checked against `output`.
+   */
+  outputJsonSchema?: Record<string, unknown>;
   /** The shape of `structuredContent`; omitted only for tools with free-form output. */
   output: O;
   annotations: ToolAnnotations;

@@ -145,13 +145,16 @@ export function describeTool(tool: ToolDefinition<any, any>): Tool {
       (tool.inputJsonSchema ?? toJsonSchema(servedInput(tool).schema, "input")) as Tool["inputSchema"],
     annotations: { title: tool.title, ...tool.annotations },
   };
-  if (tool.output) described.outputSchema = toJsonSchema(tool.output, "output") as Tool["outputSchema"];
+  if (tool.output) {
+    described.outputSchema =
+      (tool.outputJsonSchema ?? toJsonSchema(tool.output, "output")) as Tool["outputSchema"];
+  }
   if (tool.execution) described.execution = tool.execution;
   schemaCache.set(tool, described);
   return described;
 }
 
-function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+export function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
   // 2020-12 is MCP's default dialect: naming it on every tool would only cost the model tokens.
   delete json["$schema"];

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { configSecrets, knownEnvNames, parseConfig, redactConfig } from "../../lib/config/parse.ts";
+import {
+  configSecrets,
+  knownEnvNames,
+  parseConfig,
+  redactConfig,
+  SERVER_DEFAULTS,
+  serverSchema,
+} from "../../lib/config/parse.ts";
 import type { ConfigInput } from "../../lib/config/parse.ts";
 import { defineProvider } from "../../lib/config/provider_spec.ts";
 import type { ProviderSpec } from "../../lib/config/provider_spec.ts";
@@ -259,4 +266,19 @@ Deno.test("a provider with a setting is validated by its schema, not given the g
   );
   assert.equal(config.providers["boj"]!.timeout, 5);
   assert.equal(config.providers["boj"]!.base_url, "https://www.stat-search.boj.or.jp");
+});
+
+Deno.test("SERVER_DEFAULTS are what the server schema fills in; a start that sets nothing gets its own copy", () => {
+  assert.deepEqual(serverSchema().parse({}), SERVER_DEFAULTS);
+  const a = parseConfig({ env: {}, flags: {} }, [exampleSpec]).server;
+  const b = parseConfig({ env: {}, flags: {} }, [exampleSpec]).server;
+  assert.deepEqual(a, SERVER_DEFAULTS);
+  assert.notEqual(a, SERVER_DEFAULTS);
+  assert.notEqual(a.allowed_origins, b.allowed_origins);
+  // One setting and the whole block goes through the schema, with its error naming the source.
+  assert.throws(
+    () => parseConfig({ env: { MCP_HTTP_PORT: "70000" }, flags: {} }, [exampleSpec]),
+    (e: unknown) =>
+      e instanceof ConfigError && /server\.http_port/.test(e.message) && /MCP_HTTP_PORT/.test(e.message),
+  );
 });

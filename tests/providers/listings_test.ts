@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { isSet, selectListing } from "../../lib/mcp/listing.ts";
 import type { ListingFile, ProviderListing, ProviderListings } from "../../lib/mcp/listing.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
-import { generateListings, LISTINGS_PATH, renderListings } from "../tools/listings.ts";
+import {
+  CORE_SCHEMAS_PATH,
+  generateCoreSchemas,
+  generateListings,
+  LISTINGS_PATH,
+  renderCoreSchemas,
+  renderListings,
+  standaloneCoreTools,
+} from "../tools/listings.ts";
+import { describeTool, toJsonSchema } from "../../lib/mcp/server.ts";
 
 /** The first place two JSON values differ, as a path, for a readable failure. */
 function firstDifference(a: unknown, b: unknown, path = ""): string | undefined {
@@ -27,6 +36,28 @@ Deno.test("lib/providers/listings.json matches what the providers' code serves (
   const where = firstDifference(file, fresh);
   assert.equal(where, undefined, `lib/providers/listings.json is stale at ${where}: run deno task schemas`);
   assert.equal(await Deno.readTextFile(LISTINGS_PATH), renderListings(fresh), "stale: run deno task schemas");
+});
+
+Deno.test("lib/mcp/core_schemas.json matches the core tools' zod schemas (deno task schemas)", () => {
+  assert.equal(
+    Deno.readTextFileSync(CORE_SCHEMAS_PATH),
+    renderCoreSchemas(generateCoreSchemas()),
+    "stale: run deno task schemas",
+  );
+});
+
+Deno.test("the core tools are listed with the generated schemas, equal to converting their zod schemas", () => {
+  const tools = standaloneCoreTools();
+  for (const name of ["opendata_search", "opendata_describe"]) {
+    const tool = tools.find((t) => t.name === name)!;
+    assert.ok(tool.inputJsonSchema && tool.outputJsonSchema, `${name} carries generated schemas`);
+    const { inputJsonSchema: _i, outputJsonSchema: _o, ...fromZod } = tool;
+    const converted = describeTool(fromZod);
+    const listed = describeTool(tool);
+    assert.deepEqual(listed.inputSchema, converted.inputSchema, name);
+    assert.deepEqual(listed.outputSchema, converted.outputSchema, name);
+    assert.deepEqual(listed.outputSchema, toJsonSchema(tool.output!, "output"), name);
+  }
 });
 
 Deno.test("PROVIDERS carry their listings with the module each loads", () => {

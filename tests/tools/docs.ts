@@ -105,7 +105,7 @@ export function configReference(): string {
   const flagByKey = new Map(SERVER_FLAGS.map((b) => [b.key, `--${b.name}`]));
   parts.push(markdownTable(
     ["Key", "Variable", "Flag", "Default", "Meaning"],
-    keyDocs(serverSchema).map((k) => [
+    keyDocs(serverSchema()).map((k) => [
       `\`${k.key}\``,
       envByKey.has(k.key) ? `\`${envByKey.get(k.key)}\`` : "",
       flagByKey.has(k.key) ? `\`${flagByKey.get(k.key)}\`` : "",
@@ -170,7 +170,7 @@ export function apisExampleYaml(): string {
     stringify({ enabled_providers: specs.filter((s) => s.defaultEnabled).map((s) => s.id) }).trimEnd(),
     "",
     "server:",
-    ...block(keyDocs(serverSchema)),
+    ...block(keyDocs(serverSchema())),
     "",
     "# Static tool filters (* wildcards).",
     "tools:",

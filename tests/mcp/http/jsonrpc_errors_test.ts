@@ -3,7 +3,7 @@ import { serverSchema } from "../../../lib/config/parse.ts";
 import { MAX_SSE_BACKLOG_BYTES } from "../../../lib/mcp/http/mod.ts";
 
 /** The default `body_timeout`, in milliseconds. */
-const BODY_TIMEOUT_MS = serverSchema.parse({}).body_timeout * 1000;
+const BODY_TIMEOUT_MS = serverSchema().parse({}).body_timeout * 1000;
 import { BASE, jsonRpcMessages, openSession, POST_HEADERS, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 
