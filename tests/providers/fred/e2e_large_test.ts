@@ -1,6 +1,7 @@
 // Large FRED pulls end to end over stdio: the row threshold alone decides on a job, every page
 // of a list is saved, a pull past max_rows or past what FRED really holds ends `incomplete`
-// with what is missing, impossible dates are refused, and files keep FRED's number text.
+// with what is missing, impossible dates are refused, files keep FRED's number text, and text
+// that is no number stays text in every output.
 import assert from "node:assert/strict";
 import { startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
@@ -43,6 +44,20 @@ Deno.test("fred large pulls: every page saved, jobs by row count, incomplete res
     path: "/fred/series/observations",
     match: seriesIs("SHORT"),
     reply: (r) => ({ json: { ...syntheticObservations(1200, pageOf(r)[0]!, pageOf(r)[1]!), count: 1500 } }),
+  });
+  // FRED's own value texts next to text that is no number (undocumented, but FRED sends text).
+  fake.route({
+    path: "/fred/series/observations",
+    match: seriesIs("ODD"),
+    reply: (r) => {
+      const body = syntheticObservations(3, pageOf(r)[0]!, pageOf(r)[1]!);
+      const values = ["1065.0", ".", "n/a"];
+      body["observations"] = (body["observations"] as Record<string, unknown>[]).map((o, i) => ({
+        ...o,
+        value: values[i],
+      }));
+      return { json: body };
+    },
   });
   fake.route({
     path: "/fred/category/series",
@@ -251,6 +266,29 @@ Deno.test("fred large pulls: every page saved, jobs by row count, incomplete res
     );
     const values = (screen["items"] as { value: unknown }[]).map((i) => i.value);
     assert.ok(values.every((v) => typeof v === "number"), "structured values are numbers");
+  });
+
+  await t.step("text that is no number is kept in every output, never nulled", async () => {
+    const args = { operation: "get_observations", series_id: "ODD" };
+    const screen = await call("fred_series", { ...args, output: "screen" });
+    const items = ok(screen)["items"] as { value: unknown }[];
+    assert.deepEqual(items.map((i) => i.value), [1065, null, "n/a"]);
+    assert.match(
+      texts(screen)[0]!,
+      /\| 1900-01-01 \| 1065\.0 \|[^\n]*\n\| 1900-01-02 \| missing \|[^\n]*\n\| 1900-01-03 \| n\/a \|/,
+    );
+    const csv = ok(await call("fred_series", { ...args, output: "file" }));
+    const rows = Deno.readTextFileSync(String(csv["file_path"])).trim().split("\r\n").slice(1);
+    assert.deepEqual(rows.map((l) => l.split(",").slice(0, 2)), [
+      ["1900-01-01", "1065.0"],
+      ["1900-01-02", ""],
+      ["1900-01-03", "n/a"],
+    ]);
+    const json = ok(await call("fred_series", { ...args, output: "file", format: "json" }));
+    const text = Deno.readTextFileSync(String(json["file_path"]));
+    assert.match(text, /"date":"1900-01-01","value":1065\.0\}/);
+    assert.match(text, /"date":"1900-01-02","value":null\}/);
+    assert.match(text, /"date":"1900-01-03","value":"n\/a"\}/);
   });
 });
 

@@ -5,7 +5,9 @@ Deno.test("riksantikvaren providers take GEO_API_TIMEOUT as their default timeou
   const providers = "riksantikvaren_ogc,riksantikvaren_arcgis";
   const plain = await runCli(["config", "check", "--providers", providers]);
   assert.equal(plain.code, 0, plain.stderr);
-  const d = JSON.parse(plain.stdout).providers;
+  const checked = JSON.parse(plain.stdout);
+  assert.equal(checked.server.call_timeout, 45, "every call answers by 45 s, before clients' own 60 s");
+  const d = checked.providers;
   assert.equal(d.riksantikvaren_ogc.timeout, 20);
   assert.equal(d.riksantikvaren_ogc.base_url, "https://api.ra.no");
   assert.equal(d.riksantikvaren_arcgis.timeout, 20);
