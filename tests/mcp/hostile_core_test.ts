@@ -204,6 +204,9 @@ Deno.test("stdio: a client that stops reading ends the session quietly, exit 0, 
     const stderr = new TextDecoder().decode(out?.stderr ?? new Uint8Array());
     assert.equal(status.code, 0, stderr);
     assert.doesNotMatch(stderr, /Uncaught|EPIPE.*\n\s+at |MaxListenersExceeded/);
+    // One line says why the session ended; nothing else is logged as an error.
+    assert.equal(stderr.match(/stdout closed by the client; ending the session/g)?.length, 1, stderr);
+    assert.doesNotMatch(stderr, /"level":"error"/, stderr);
   } finally {
     removeHome(home);
   }
