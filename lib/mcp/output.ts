@@ -175,25 +175,32 @@ export function firstSentence(text: string): string {
 /** What {@linkcode boundStructured} did to fit a value within its limit. */
 export interface Bounded<T> {
   value: T;
-  /** Whether strings were shortened or array items dropped. */
+  /** Whether strings were shortened, array items dropped or object entries dropped. */
   cut: boolean;
 }
 
 /**
  * The core's last guard for `structuredContent`: when its JSON is longer than `limit`
- * characters, the longest strings are shortened (with "…") and the longest arrays lose items
- * from their end until it fits. Types stay as they were, so the value still matches the tool's
- * output schema. Tools size their own results first; this only catches what they missed.
+ * characters, the longest strings are shortened (with "…"), the longest arrays lose items from
+ * their end, and objects whose own entries are the bulk (maps such as an echo of the arguments
+ * or values keyed by date) lose entries from their end until it fits. Entries named in `keep`
+ * (the names the output schema requires) are never dropped and the root's entries stay, so the
+ * value still matches the tool's output schema. Tools size their own results first; this only
+ * catches what they missed.
  */
-export function boundStructured<T>(value: T, limit: number): Bounded<T> {
+export function boundStructured<T>(
+  value: T,
+  limit: number,
+  keep: ReadonlySet<string> = new Set(),
+): Bounded<T> {
   if (JSON.stringify(value).length <= limit) return { value, cut: false };
   const copy = structuredClone(value) as T;
-  // Each pass halves the largest string or array (by serialized size); a few dozen passes reach
-  // any limit from any size, since every pass removes a large share of the excess.
+  // Each pass halves the largest string, array or map (by serialized size); a few dozen passes
+  // reach any limit from any size, since every pass removes a large share of the excess.
   for (let pass = 0; pass < 200; pass++) {
     const size = JSON.stringify(copy).length;
     if (size <= limit) return { value: copy, cut: true };
-    const biggest = largestPart(copy);
+    const biggest = largestPart(copy, keep);
     if (!biggest) break;
     const { holder, key, part } = biggest;
     const excess = size - limit;
@@ -202,6 +209,10 @@ export function boundStructured<T>(value: T, limit: number): Bounded<T> {
       holder[key] = `${part.slice(0, keep)}…`;
     } else if (Array.isArray(part)) {
       part.length = Math.max(0, Math.min(Math.floor(part.length / 2), part.length - 1));
+    } else {
+      const map = part as Holder;
+      const droppable = droppableKeys(map, keep);
+      for (const k of droppable.slice(Math.floor(droppable.length / 2))) delete map[k];
     }
   }
   return { value: copy, cut: true };
@@ -209,8 +220,20 @@ export function boundStructured<T>(value: T, limit: number): Bounded<T> {
 
 type Holder = Record<string | number, unknown>;
 
-/** The string or array (not the root) with the longest JSON, with what holds it. */
-function largestPart(root: unknown): { holder: Holder; key: string | number; part: unknown } | undefined {
+/** The entries of `node` that may be dropped: those the output schema does not require. */
+function droppableKeys(node: Holder, keep: ReadonlySet<string>): string[] {
+  return Object.keys(node).filter((k) => !keep.has(k));
+}
+
+/**
+ * The part (not the root) with the longest JSON, with what holds it: a string, an array, or an
+ * object weighed by its own entries only (keys and scalar values, not nested objects or arrays,
+ * which are parts of their own), so a container is never emptied in place of what it holds.
+ */
+function largestPart(
+  root: unknown,
+  keep: ReadonlySet<string>,
+): { holder: Holder; key: string | number; part: unknown } | undefined {
   let best: { holder: Holder; key: string | number; part: unknown; size: number } | undefined;
   const stack: unknown[] = [root];
   while (stack.length) {
@@ -220,16 +243,47 @@ function largestPart(root: unknown): { holder: Holder; key: string | number; par
       ? node.map((v, i) => [i, v])
       : Object.entries(node);
     for (const [key, child] of entries) {
-      if (typeof child === "string" || (Array.isArray(child) && child.length > 0)) {
-        const size = typeof child === "string" ? child.length : JSON.stringify(child).length;
-        if (size > 64 && (!best || size > best.size)) {
-          best = { holder: node as Holder, key, part: child, size };
-        }
+      let size = 0;
+      if (typeof child === "string") size = child.length;
+      else if (Array.isArray(child)) size = child.length > 0 ? JSON.stringify(child).length : 0;
+      else if (typeof child === "object" && child !== null) size = ownSize(child as Holder, keep);
+      if (size > 64 && (!best || size > best.size)) {
+        best = { holder: node as Holder, key, part: child, size };
       }
       if (typeof child === "object" && child !== null) stack.push(child);
     }
   }
   return best;
+}
+
+/** The JSON size of an object's droppable entries, leaving out nested objects and arrays. */
+function ownSize(node: Holder, keep: ReadonlySet<string>): number {
+  const keys = droppableKeys(node, keep);
+  if (keys.length < 2) return 0;
+  let size = 0;
+  for (const k of keys) {
+    const v = node[k];
+    size += k.length + 4 + (typeof v === "object" && v !== null ? 2 : (JSON.stringify(v) ?? "").length);
+  }
+  return size;
+}
+
+/** The property names an output JSON Schema requires anywhere in it (never dropped to fit). */
+export function requiredNames(schema: unknown): Set<string> {
+  const names = new Set<string>();
+  const stack: unknown[] = [schema];
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node !== "object" || node === null) continue;
+    if (Array.isArray(node)) {
+      stack.push(...node);
+      continue;
+    }
+    const required = (node as Record<string, unknown>)["required"];
+    if (Array.isArray(required)) { for (const n of required) if (typeof n === "string") names.add(n); }
+    stack.push(...Object.values(node));
+  }
+  return names;
 }
 
 /** How deeply `value` nests objects and arrays (a scalar is 0), without recursion. */

@@ -6,7 +6,7 @@ import type { ErrorPayload } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
-import { boundStructured, clampText } from "./output.ts";
+import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
 import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
@@ -376,6 +376,19 @@ function registerSubscriptions(server: McpServer, providers: readonly Provider[]
   });
 }
 
+/** Per tool, the property names its output schema requires: never dropped to fit the limit. */
+const requiredCache = new WeakMap<object, ReadonlySet<string>>();
+
+// deno-lint-ignore no-explicit-any
+function requiredOf(tool: ToolDefinition<any, any>): ReadonlySet<string> {
+  let names = requiredCache.get(tool);
+  if (!names) {
+    names = requiredNames(describeTool(tool).outputSchema);
+    requiredCache.set(tool, names);
+  }
+  return names;
+}
+
 /**
  * Runs one tool call: validation, the handler under the call's deadline, the error contract,
  * the size limit and a log line. A handler that asks the client for input returns its
@@ -480,18 +493,23 @@ export async function callTool(
       : [{ type: "text", text }, ...(output.content ?? [])];
     const result: CallToolResult = { content };
     if (output.structured !== undefined) {
-      const bounded = boundStructured(output.structured as Record<string, unknown>, options.characterLimit);
+      const bounded = boundStructured(
+        output.structured as Record<string, unknown>,
+        options.characterLimit,
+        requiredOf(listed),
+      );
       result.structuredContent = bounded.value;
       if (bounded.cut) {
         logger.warn("structured content cut to the character limit", { limit: options.characterLimit });
         const first = content[0];
         if (first?.type === "text") {
-          first.text = clampText(
-            `${first.text}\n\n[structuredContent was shortened to fit the ${options.characterLimit}-character ` +
-              "limit: long texts end with … and long lists lost their last items. Ask for less per call " +
-              "(a smaller limit, an offset, or file output where the tool offers it) to get every field whole.]",
-            options.characterLimit,
-          );
+          const note =
+            `\n\n[structuredContent was shortened to fit the ${options.characterLimit}-character ` +
+            "limit: long texts end with …, long lists lost their last items and large maps their last entries. " +
+            "Ask for less per call (a smaller limit, an offset, or file output where the tool offers it) to get " +
+            "every field whole.]";
+          // The text may already fill the limit: it makes room, so the note is never cut off.
+          first.text = `${clampText(first.text, options.characterLimit - note.length)}${note}`;
         }
       }
     }

@@ -57,6 +57,28 @@ Deno.test("HTTP answers deeply nested arguments with -32600 instead of an empty 
   }
 });
 
+Deno.test("tools/call keeps structuredContent within the character limit for maps of many small entries", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example"],
+    env: { MCP_CHARACTER_LIMIT: "5000" },
+  });
+  await s.client.listTools(); // The client then checks each result against the tool's output schema.
+  const cases: Record<string, Record<string, unknown>> = {
+    "many keys": Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i])),
+    "many short lists": Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, [1, 2]])),
+    "a long string": { pad: "x".repeat(200_000) },
+  };
+  for (const [label, args] of Object.entries(cases)) {
+    const r = await s.client.callTool({ name: "example-echo", arguments: args });
+    assert.equal(r.isError, undefined, label);
+    const size = JSON.stringify(r.structuredContent).length;
+    assert.ok(size <= 5000, `${label}: structuredContent has ${size} characters`);
+    const text = (r.content as { text: string }[])[0]!.text;
+    assert.ok(text.length <= 5000, `${label}: text has ${text.length} characters`);
+    assert.match(text, /structuredContent was shortened to fit the 5000-character limit/, label);
+  }
+});
+
 Deno.test("stdio refuses a request id already in flight and still answers both requests", async () => {
   await using fake = FakeUpstream.start([{
     path: "/api/v3/wds",
@@ -182,6 +204,9 @@ Deno.test("stdio: a client that stops reading ends the session quietly, exit 0, 
     const stderr = new TextDecoder().decode(out?.stderr ?? new Uint8Array());
     assert.equal(status.code, 0, stderr);
     assert.doesNotMatch(stderr, /Uncaught|EPIPE.*\n\s+at |MaxListenersExceeded/);
+    // One line says why the session ended; nothing else is logged as an error.
+    assert.equal(stderr.match(/stdout closed by the client; ending the session/g)?.length, 1, stderr);
+    assert.doesNotMatch(stderr, /"level":"error"/, stderr);
   } finally {
     removeHome(home);
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  boundStructured,
   clampText,
   firstSentence,
   fitToLimit,
@@ -7,6 +8,7 @@ import {
   largestWhere,
   markdownTable,
   page,
+  requiredNames,
   shorten,
   truncationNotice,
 } from "../../lib/mcp/output.ts";
@@ -98,4 +100,56 @@ Deno.test("largestWhere() finds the last x of a range for which the test holds",
   const probed: number[] = [];
   largestWhere(0, 1000, (x) => (probed.push(x), x <= 600));
   assert.ok(probed.length <= 11, `bisection, not a scan: ${probed.length} probes`);
+});
+
+Deno.test("boundStructured() fits strings, lists and maps of many small entries within the limit", () => {
+  const limit = 2_000;
+  const cases: Record<string, Record<string, unknown>> = {
+    "a long string": { text: "x".repeat(50_000) },
+    "a long list": { items: Array.from({ length: 5_000 }, (_, i) => i) },
+    "a map of many small entries": {
+      echo: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, i])),
+    },
+    "a map of short lists": {
+      data: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`d${i}`, [1, 2]])),
+    },
+  };
+  for (const [label, value] of Object.entries(cases)) {
+    const bounded = boundStructured(value, limit);
+    assert.equal(bounded.cut, true, label);
+    const size = JSON.stringify(bounded.value).length;
+    assert.ok(size <= limit, `${label}: ${size} characters`);
+    assert.ok(size > limit / 4, `${label}: kept a useful share, ${size} characters`);
+    assert.deepEqual(Object.keys(bounded.value), Object.keys(value), `${label}: the root keeps its entries`);
+  }
+  const small = { a: 1 };
+  assert.deepEqual(boundStructured(small, limit), { value: small, cut: false });
+});
+
+Deno.test("boundStructured() empties a list rather than its container, and keeps required entries", () => {
+  const value = {
+    page: { total: 9_000, next_offset: 10, items: Array.from({ length: 9_000 }, (_, i) => ({ id: i })) },
+  };
+  const bounded = boundStructured(value, 1_000);
+  assert.equal(bounded.value.page.total, 9_000);
+  assert.equal(bounded.value.page.next_offset, 10);
+  assert.ok(bounded.value.page.items.length > 0 && bounded.value.page.items.length < 9_000);
+  const map = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`k${i}`, i]));
+  const kept = boundStructured({ meta: { ...map, k2999: 5, title: "t" } }, 500, new Set(["k2999", "title"]));
+  assert.equal(kept.value.meta.k2999, 5);
+  assert.equal(kept.value.meta.title, "t");
+  assert.ok(JSON.stringify(kept.value).length <= 500);
+});
+
+Deno.test("requiredNames() collects the names an output schema requires at any depth", () => {
+  const schema = {
+    type: "object",
+    required: ["items"],
+    properties: {
+      items: { type: "array", items: { type: "object", required: ["id", "name"] } },
+      meta: { anyOf: [{ type: "object", required: ["title"] }, { type: "null" }] },
+    },
+  };
+  assert.deepEqual([...requiredNames(schema)].sort(), ["id", "items", "name", "title"]);
+  assert.deepEqual([...requiredNames(undefined)], []);
 });

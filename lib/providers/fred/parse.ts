@@ -176,7 +176,23 @@ const VINTAGE_COLUMN = /_\d{8}$/;
 
 /** One element of a list answer as an item (vintage dates are plain strings in FRED's answer). */
 export function listItem(kind: ItemKind, raw: unknown): Record<string, unknown> {
-  return kind === "vintage_dates" ? { vintage_date: String(raw) } : record(raw);
+  // An entry of the wrong type (null, a number) is an answer this call cannot read, not an empty row.
+  if (kind === "vintage_dates") {
+    if (typeof raw !== "string") {
+      throw decodeError(`an entry of "vintage_dates" is ${typeName(raw)}, not a date`);
+    }
+    return { vintage_date: raw };
+  }
+  if (!isRecord(raw)) {
+    throw decodeError(`an entry of "${LIST_KEYS[kind] ?? kind}" is ${typeName(raw)}, not an object`);
+  }
+  return raw;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return `a ${typeof value}`;
 }
 
 function parseTables(body: Record<string, unknown>): Parsed {

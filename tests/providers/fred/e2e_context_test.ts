@@ -242,6 +242,13 @@ Deno.test("fred answers end to end: search hits that work as given, lossless cut
             observations: null,
           },
         ],
+        [
+          "fred_series",
+          "/fred/series/search",
+          { operation: "search", search_text: "nullitems" },
+          "search_text",
+          { count: 2, seriess: [null, 5] },
+        ],
         ["fred_source", "/fred/sources", { operation: "list", order_by: "name" }, "order_by", { count: 0 }],
         ["fred_tag", "/fred/tags", { operation: "list", search_text: "nolist" }, "search_text", { tags: {} }],
         [

@@ -4,6 +4,11 @@ import assert from "node:assert/strict";
 import { startHttpServer } from "../../fakes/http_server.ts";
 import { removeHome, scratchHome } from "../../fakes/server.ts";
 import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import {
+  Client as Client2,
+  MODERN,
+  StreamableHTTPClientTransport as Http2,
+} from "../../fakes/sdk2_client.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../fakes/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
@@ -116,6 +121,34 @@ Deno.test("fred jobs and projects over HTTP belong to the session that made them
         const meta = Deno.readTextFileSync(`${owners}/${folder}/alpha/.project.json`);
         assert.equal(JSON.parse(meta).owner, folder);
         assert.ok(!meta.includes(a.session) && !meta.includes(b.session));
+      }
+    });
+
+    await t.step("a request without a session works as its principal, apart from the sessions", async () => {
+      const modern = new Client2({ name: "owners-test", version: "0" }, {
+        versionNegotiation: { mode: { pin: MODERN } },
+      });
+      await modern.connect(new Http2(new URL(`${server.origin}/mcp`)));
+      try {
+        const call2 = async (name: string, args: Record<string, unknown>) =>
+          await modern.callTool({ name, arguments: args }) as Parameters<typeof ok>[0];
+        assert.equal(ok(await call2("fred_job_list", {}))["total"], 0, "A's job is not the principal's");
+        assert.equal(
+          errorOf(await call2("fred_job_cancel", { job_id: jobId }))["error_type"],
+          "JOB_NOT_FOUND",
+        );
+        assert.deepEqual(ok(await call2("fred_project_list", {}))["projects"] as unknown[], []);
+        ok(await call2("fred_project_create", { project_name: "gamma" }));
+        // The next request (no session, the same principal) still sees it; the sessions do not.
+        const theirs = ok(await call2("fred_project_list", {}))["projects"] as Record<string, unknown>[];
+        assert.deepEqual(theirs.map((p) => p["name"]), ["gamma"]);
+        for (const c of [a.client, b.client]) {
+          const names = (ok(await call(c, "fred_project_list", {}))["projects"] as Record<string, unknown>[])
+            .map((p) => p["name"]);
+          assert.ok(!names.includes("gamma"), JSON.stringify(names));
+        }
+      } finally {
+        await modern.close().catch(() => {});
       }
     });
 

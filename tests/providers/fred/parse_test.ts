@@ -195,6 +195,10 @@ Deno.test("parseResponse() answers a DECODE_ERROR for shapes it cannot read", ()
       ["elements", { name: "x" }],
       ["elements", { elements: [] }],
       ["tags", { error_code: 400, error_message: "Bad Request." }],
+      ["series", { seriess: [null] }],
+      ["observations", { observations: [{ date: "2020-01-01", value: "1" }, 5] }],
+      ["categories", { categories: [[]] }],
+      ["vintage_dates", { vintage_dates: ["2020-01-01", null] }],
     ] as const
   ) {
     assert.throws(
