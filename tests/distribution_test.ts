@@ -42,6 +42,11 @@ Deno.test("manifest.json is an MCPB 0.3 binary bundle whose settings map to the 
     mcp_config: { env: Record<string, string> };
   };
   assert.equal(server.type, "binary");
+  // The tools, and the sources opendata_search names, are those a bundle serves by default: not the
+  // example provider's (enabled only on request).
+  const tools = manifest["tools"] as { name: string; description: string }[];
+  assert.ok(tools.some((t) => t.name === "opendata_search"));
+  assert.doesNotMatch(JSON.stringify(tools), /example-|Example echo/);
   assert.deepEqual(server.mcp_config.env, {
     FRED_API_KEY: "${user_config.fred_api_key}",
     OPENDATA_MCP_DATA_DIR: "${user_config.data_dir}",
