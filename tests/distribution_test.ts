@@ -13,7 +13,7 @@ import {
   REPOSITORY,
   USER_CONFIG,
 } from "./tools/distribution.ts";
-import { envAllowlist, permissionTasks } from "./tools/permissions.ts";
+import { envGranted, envNames, permissionTasks } from "./tools/permissions.ts";
 import {
   sha256,
   versionMismatches,
@@ -42,6 +42,11 @@ Deno.test("manifest.json is an MCPB 0.3 binary bundle whose settings map to the 
     mcp_config: { env: Record<string, string> };
   };
   assert.equal(server.type, "binary");
+  // The tools, and the sources opendata_search names, are those a bundle serves by default: not the
+  // example provider's (enabled only on request).
+  const tools = manifest["tools"] as { name: string; description: string }[];
+  assert.ok(tools.some((t) => t.name === "opendata_search"));
+  assert.doesNotMatch(JSON.stringify(tools), /example-|Example echo/);
   assert.deepEqual(server.mcp_config.env, {
     FRED_API_KEY: "${user_config.fred_api_key}",
     OPENDATA_MCP_DATA_DIR: "${user_config.data_dir}",
@@ -57,10 +62,13 @@ Deno.test("manifest.json is an MCPB 0.3 binary bundle whose settings map to the 
   for (const [name, value] of Object.entries(server.mcp_config.env)) {
     const key = /^\$\{user_config\.(\w+)\}$/.exec(value)?.[1];
     assert.ok(key && key in userConfig, `${name} refers to a user_config key`);
-    assert.ok(envAllowlist().includes(name) || PENDING_ENV.includes(name), `${name} is in the env allowlist`);
+    assert.ok(
+      (envNames().includes(name) && envGranted(name)) || PENDING_ENV.includes(name),
+      `${name} is read and in the env allowlist`,
+    );
   }
   for (const name of PENDING_ENV) {
-    assert.ok(!envAllowlist().includes(name), `${name} is read now: remove it from PENDING_ENV`);
+    assert.ok(!envNames().includes(name), `${name} is read now: remove it from PENDING_ENV`);
   }
   assert.deepEqual(Object.keys(USER_CONFIG), Object.keys(userConfig));
 });

@@ -5,12 +5,15 @@
 import assert from "node:assert/strict";
 import { startHttpServer } from "../fakes/http_server.ts";
 import type { HttpServerProcess } from "../fakes/http_server.ts";
-import { removeHome, scratchHome } from "../fakes/server.ts";
+import { childEnv, removeHome, scratchHome, startArgs } from "../fakes/server.ts";
 import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
 import type { Received } from "../fakes/upstream.ts";
 import { errorOf, ok } from "../fakes/results.ts";
-import { fredConfig, startFakeFred, syntheticObservations } from "../providers/fred/fake_fred.ts";
+import { fredConfig, startFakeFred, syntheticObservations, TEST_KEY } from "../providers/fred/fake_fred.ts";
 import { startRedis } from "./_redis_server.ts";
+import type { RedisServer } from "./_redis_server.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 async function connect(server: HttpServerProcess): Promise<Client> {
   const client = new Client({ name: "replicas-test", version: "0" }, { capabilities: {} });
@@ -30,6 +33,28 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 
 async function health(server: HttpServerProcess): Promise<Record<string, unknown>> {
   return await (await fetch(`${server.origin}/health`)).json();
+}
+
+/** The names in a RESP array reply (enough for KEYS and the collection replies of tests). */
+function bulkStrings(reply: string): string[] {
+  return reply.split("\r\n").filter((_, i, all) => i > 0 && all[i - 1]!.startsWith("$"));
+}
+
+/** Every key and every value in Redis, as text, to look for what must never be stored. */
+async function everything(redis: RedisServer): Promise<string> {
+  const parts: string[] = [];
+  for (const key of bulkStrings(await redis.command("KEYS", "*"))) {
+    const type = (await redis.command("TYPE", key)).trim().replace(/^\+/, "");
+    const read: Record<string, string[]> = {
+      string: ["GET", key],
+      hash: ["HGETALL", key],
+      zset: ["ZRANGE", key, "0", "-1", "WITHSCORES"],
+      set: ["SMEMBERS", key],
+      list: ["LRANGE", key, "0", "-1"],
+    };
+    parts.push(key, read[type] ? await redis.command(...read[type]!) : `(${type})`);
+  }
+  return parts.join("\n");
 }
 
 const seriesIs = (id: string) => (r: Received) => r.url.searchParams.get("series_id") === id;
@@ -165,6 +190,13 @@ Deno.test("replicas on one Redis share the cache and FRED's jobs, and take over 
       assert.match(b.stderr(), /"msg":"job taken over from a replica that stopped".*"action":"resumed"/);
       console.log(`takeover measured: ${takenOverAt - killedAt} ms after SIGKILL (lease 1.5 s, scan 0.5 s)`);
     });
+
+    await t.step("no key or value in Redis holds FRED's key", async () => {
+      const stored = await everything(redis);
+      assert.match(stored, /opendata-mcp:job:/, "job records were read");
+      assert.match(stored, /"series_id":"KILLME"/, "the values were read, not only the keys");
+      assert.ok(!stored.includes(TEST_KEY), "FRED's key is stored nowhere in Redis");
+    });
   } finally {
     await ca.close().catch(() => {});
     await cb.close().catch(() => {});
@@ -248,17 +280,70 @@ Deno.test("serve exits 2 naming REDIS_URL when Redis cannot be reached at start"
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
-  await assert.rejects(
-    () =>
-      startHttpServer(
-        { args: ["--providers", "example"], env: { REDIS_URL: `redis://127.0.0.1:${port}` } },
-        15_000,
-      ),
-    (err: unknown) => {
-      const text = String(err);
-      assert.match(text, /configuration error at "server\.redis_url": Cannot reach Redis at REDIS_URL/);
-      assert.match(text, /unset it to keep all state in this process/);
-      return true;
+  const home = scratchHome();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        ...startArgs(home),
+        MAIN,
+        "serve",
+        "--transport",
+        "http",
+        "--port",
+        "0",
+        "--providers",
+        "example",
+      ],
+      env: childEnv(home, { REDIS_URL: `redis://127.0.0.1:${port}` }),
+      clearEnv: true,
+      cwd: home,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 2, text);
+    assert.match(text, /configuration error at "server\.redis_url": Cannot reach Redis at REDIS_URL/);
+    assert.match(text, /unset it to keep all state in this process/);
+    assert.doesNotMatch(text, /serving MCP over HTTP/);
+  } finally {
+    removeHome(home);
+  }
+});
+
+Deno.test("replicas on one Redis share the per-IP HTTP limit and keep their own while Redis is down", async () => {
+  await using redis = await startRedis();
+  const options = {
+    args: ["--providers", "example", "--stateless"],
+    env: {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_ENABLED: "true",
+      RATE_LIMIT_PER_MINUTE: "4",
+      REDIS_TIMEOUT: "0.5",
+      REDIS_RETRY_MAX: "0.2",
     },
-  );
+  };
+  const [d, e] = await Promise.all([startHttpServer(options), startHttpServer(options)]);
+  await using _d = d;
+  await using _e = e;
+  const get = async (server: HttpServerProcess): Promise<number> => {
+    const response = await fetch(`${server.origin}/`);
+    await response.body?.cancel();
+    if (response.status === 429) assert.match(response.headers.get("Retry-After") ?? "", /^[1-9]\d*$/);
+    return response.status;
+  };
+  // Eight requests from one address, alternating replicas: 4 per minute in all, not 4 per replica.
+  const shared: number[] = [];
+  for (let i = 0; i < 8; i++) shared.push(await get(i % 2 === 0 ? d : e));
+  assert.deepEqual(shared, [200, 200, 200, 200, 429, 429, 429, 429]);
+  const keys = await redis.command("KEYS", "*");
+  assert.match(keys, /opendata-mcp:ip:[0-9a-f]{32}/, "one bucket per client, under the prefix");
+  assert.doesNotMatch(keys, /127\.0\.0\.1/, "the client address is hashed");
+  // Redis gone: each replica's own buckets take over and still keep 4 per minute each.
+  await redis.stop();
+  const local: number[] = [];
+  for (let i = 0; i < 5; i++) local.push(await get(d));
+  assert.deepEqual(local, [200, 200, 200, 200, 429]);
+  assert.equal(await get(e), 200, "the other replica's own bucket is its own");
 });

@@ -54,11 +54,11 @@ export interface ToolDoc {
 }
 
 /**
- * The core tools, then every public provider's tools in registry order, with their toolsets
- * (with a FRED key, so the tools that need one are listed too).
+ * The core tools, then the tools of `specs` (every public provider unless given) in registry order,
+ * with their toolsets (with a FRED key, so the tools that need one are listed too). The core tools'
+ * descriptions name the sources of `specs` only.
  */
-export async function publicTools(): Promise<ToolDoc[]> {
-  const specs = publicSpecs();
+export async function publicTools(specs: ProviderSpec[] = publicSpecs()): Promise<ToolDoc[]> {
   const config = parseConfig({
     flags: { providers: specs.map((s) => s.id).join(","), toolsets: "all" },
     env: { FRED_API_KEY: "a".repeat(32) },
@@ -91,8 +91,8 @@ export async function toolsTable(): Promise<string> {
 
 /** `manifest.json`, the MCP bundle manifest: the tools a bundle serves by default. */
 export async function manifestJson(): Promise<string> {
-  const served = new Set(publicSpecs().filter((s) => s.defaultEnabled).map((s) => s.id));
-  const tools = (await publicTools()).filter((t) => t.provider === "core" || served.has(t.provider));
+  // Built with the default providers only, so opendata_search names the sources a bundle searches.
+  const tools = await publicTools(publicSpecs().filter((s) => s.defaultEnabled));
   return `${JSON.stringify(mcpbManifest(tools), null, 2)}\n`;
 }
 

@@ -37,9 +37,37 @@ export function netAllowlist(): string[] {
   return [...new Set([...PROVIDERS.flatMap((s) => s.allowNet), ...LISTEN_HOSTS, ...SHARED_STATE_HOSTS])];
 }
 
-/** The `env` list: exactly the variables the server and its dependencies read. */
-export function envAllowlist(): string[] {
+/**
+ * Prefixes of variables that belong to this server alone (its own and its providers' settings). The
+ * `env` list grants each as `PREFIX*` (Deno matches a trailing `*`) instead of naming its 40-odd
+ * variables one by one, which keeps deno.json under 6 KB. Namespaces other software uses too
+ * (`MCP_`, `REDIS_`, `LOG_`, ...) stay listed name by name.
+ */
+export const OWNED_ENV_PREFIXES = ["OPENDATA_MCP_", "WORLDBANK_", "BOJ_", "FRED_", "WIKIPEDIA_"];
+
+/** The variables the server and its dependencies read, each once. */
+export function envNames(): string[] {
   return [...new Set([...knownEnvNames(PROVIDERS), ...DEPENDENCY_ENV])];
+}
+
+/**
+ * The `env` list: the variables the server and its dependencies read, with those under an owned
+ * prefix granted as `PREFIX*`.
+ */
+export function envAllowlist(): string[] {
+  return [
+    ...new Set(
+      envNames().map((name) => {
+        const prefix = OWNED_ENV_PREFIXES.find((p) => name.startsWith(p));
+        return prefix ? `${prefix}*` : name;
+      }),
+    ),
+  ];
+}
+
+/** Whether the `env` list grants `name` (by name, or by a `PREFIX*` entry, as Deno matches them). */
+export function envGranted(name: string, list: readonly string[] = envAllowlist()): boolean {
+  return list.some((entry) => entry.endsWith("*") ? name.startsWith(entry.slice(0, -1)) : entry === name);
 }
 
 /** A Deno permission set as `deno.json` spells it. */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../../../lib/config/parse.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
 import { bojSpec } from "../../../lib/providers/boj/config.ts";
-import { envAllowlist, netAllowlist } from "../../tools/permissions.ts";
+import { envGranted, envNames, netAllowlist } from "../../tools/permissions.ts";
 import { runCli, startStdio } from "../../fakes/server.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import { ok } from "./_helpers.ts";
@@ -57,7 +57,7 @@ Deno.test("bojSpec flags --boj-* win over the BOJ_* variables", () => {
 Deno.test("the permission lists carry the BOJ host and variables", () => {
   assert.ok(netAllowlist().includes("www.stat-search.boj.or.jp"));
   for (const name of ["BOJ_BASE_URL", "BOJ_TIMEOUT_MS", "BOJ_RETRY_MAX", "BOJ_RETRY_BACKOFF_MS"]) {
-    assert.ok(envAllowlist().includes(name), name);
+    assert.ok(envNames().includes(name) && envGranted(name), name);
   }
 });
 
