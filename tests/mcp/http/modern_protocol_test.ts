@@ -1,0 +1,115 @@
+// The 2026-07-28 surface this project chose on top of the SDK, pinned here as well as by the
+// conformance suite: cache hints per list (and a fixed tool order), `resultType`, the routing
+// headers checked against the body (-32020), an unknown revision (-32022), and what a
+// `subscriptions/listen` stream acknowledges when the lists never change.
+import assert from "node:assert/strict";
+import { BASE, POST_HEADERS, readEvents, startHarness } from "./_harness.ts";
+import type { Harness } from "./_harness.ts";
+
+const MODERN = "2026-07-28";
+
+function envelope(version = MODERN): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": version,
+    "io.modelcontextprotocol/clientInfo": { name: "modern-test", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+}
+
+/** Posts one 2026-07-28 request; `headers` replaces the routing headers derived from the body. */
+function post(
+  h: Harness,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+  version = MODERN,
+): Promise<Response> {
+  const name = params["name"] ?? params["uri"];
+  const routing = headers ?? {
+    "MCP-Protocol-Version": version,
+    "Mcp-Method": method,
+    ...(typeof name === "string" ? { "Mcp-Name": name } : {}),
+  };
+  return h.fetch(`${BASE}/mcp`, {
+    method: "POST",
+    headers: { ...POST_HEADERS, ...routing },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: envelope(version) } }),
+  });
+}
+
+async function result(res: Response): Promise<Record<string, unknown>> {
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body.result;
+}
+
+Deno.test("2026-07-28 lists and reads carry the configured cache hints and resultType; tools keep their order", async () => {
+  await using h = await startHarness({ providers: "example,conformance" });
+  const fiveMinutes = { ttlMs: 300_000, cacheScope: "private" };
+  for (const method of ["server/discover", "tools/list", "prompts/list", "resources/templates/list"]) {
+    const r = await result(await post(h, method));
+    assert.deepEqual({ ttlMs: r["ttlMs"], cacheScope: r["cacheScope"] }, fiveMinutes, method);
+    assert.equal(r["resultType"], "complete", method);
+  }
+  const list = await result(await post(h, "resources/list"));
+  assert.deepEqual({ ttlMs: list["ttlMs"], cacheScope: list["cacheScope"] }, {
+    ttlMs: 0,
+    cacheScope: "private",
+  });
+  const read = await result(await post(h, "resources/read", { uri: "test://static-text" }));
+  assert.equal(read["ttlMs"], 0);
+
+  const names = async (): Promise<string[]> =>
+    ((await result(await post(h, "tools/list")))["tools"] as { name: string }[]).map((t) => t.name);
+  const first = await names();
+  assert.ok(first.length > 10, first.join(", "));
+  assert.deepEqual(await names(), first, "the same order on every call");
+
+  const called = await result(await post(h, "tools/call", { name: "example-ping", arguments: {} }));
+  assert.equal(called["resultType"], "complete");
+  assert.deepEqual(called["structuredContent"], { pong: true });
+});
+
+Deno.test("2026-07-28 routing headers that disagree with the body get HTTP 400 with -32020; an unknown revision -32022", async () => {
+  await using h = await startHarness({ providers: "example" });
+  const cases: [string, Record<string, string>][] = [
+    ["no Mcp-Method", { "MCP-Protocol-Version": MODERN }],
+    ["Mcp-Method names another method", { "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list" }],
+    [
+      "Mcp-Name names another tool",
+      { "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "example-echo" },
+    ],
+    ["no Mcp-Name", { "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call" }],
+  ];
+  for (const [label, headers] of cases) {
+    const res = await post(h, "tools/call", { name: "example-ping", arguments: {} }, headers);
+    const body = await res.json();
+    assert.equal(res.status, 400, `${label}: ${JSON.stringify(body)}`);
+    assert.equal(body.error?.code, -32020, label);
+  }
+  const res = await post(h, "tools/list", {}, undefined, "2099-01-01");
+  const body = await res.json();
+  assert.equal(res.status, 400, JSON.stringify(body));
+  assert.equal(body.error?.code, -32022);
+  assert.ok(body.error.data.supported.includes(MODERN), JSON.stringify(body.error.data));
+});
+
+Deno.test("subscriptions/listen acknowledges first, and only what the server can send (its lists never change)", async () => {
+  await using h = await startHarness({ providers: "conformance" });
+  const res = await post(h, "subscriptions/listen", {
+    notifications: {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ["test://watched-resource"],
+    },
+  });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
+  const { events } = await readEvents(res.body!, (events) => events.length >= 1);
+  const ack = JSON.parse(events[0]!.data);
+  assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+  // listChanged is false for tools and prompts, so those filters are not acknowledged; the
+  // conformance provider's subscribable resource is.
+  assert.deepEqual(ack.params.notifications, { resourceSubscriptions: ["test://watched-resource"] });
+  assert.equal(ack.params._meta["io.modelcontextprotocol/subscriptionId"], 1);
+});
