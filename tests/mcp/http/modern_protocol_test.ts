@@ -94,7 +94,7 @@ Deno.test("2026-07-28 routing headers that disagree with the body get HTTP 400 w
   assert.ok(body.error.data.supported.includes(MODERN), JSON.stringify(body.error.data));
 });
 
-Deno.test("subscriptions/listen acknowledges first, and only what the server can send (its lists never change)", async () => {
+Deno.test("subscriptions/listen acknowledges first, and only what the server can send (its lists never change); with nothing left the stream ends", async () => {
   await using h = await startHarness({ providers: "conformance" });
   const res = await post(h, "subscriptions/listen", {
     notifications: {
@@ -112,4 +112,13 @@ Deno.test("subscriptions/listen acknowledges first, and only what the server can
   // conformance provider's subscribable resource is.
   assert.deepEqual(ack.params.notifications, { resourceSubscriptions: ["test://watched-resource"] });
   assert.equal(ack.params._meta["io.modelcontextprotocol/subscriptionId"], 1);
+
+  // Only list filters: nothing to listen for, so the stream ends with the request's result.
+  const empty = await post(h, "subscriptions/listen", { notifications: { toolsListChanged: true } });
+  const all = (await readEvents(empty.body!)).events.map((e) => JSON.parse(e.data));
+  assert.equal(all.length, 2, JSON.stringify(all));
+  assert.equal(all[0].method, "notifications/subscriptions/acknowledged");
+  assert.deepEqual(all[0].params.notifications, {});
+  assert.equal(all[1].id, 1);
+  assert.equal(all[1].result.resultType, "complete");
 });
