@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { BASE, POST_HEADERS, readEvents, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
+import { CUSTOM_HEADER_INPUT } from "../../../lib/providers/conformance/protocol_tools.ts";
 
 const MODERN = "2026-07-28";
 
@@ -92,6 +93,44 @@ Deno.test("2026-07-28 routing headers that disagree with the body get HTTP 400 w
   assert.equal(res.status, 400, JSON.stringify(body));
   assert.equal(body.error?.code, -32022);
   assert.ok(body.error.data.supported.includes(MODERN), JSON.stringify(body.error.data));
+});
+
+Deno.test("2026-07-28 Mcp-Param-* headers are checked against a tool's x-mcp-header arguments (-32020 when they disagree)", async () => {
+  await using h = await startHarness({ providers: "conformance" });
+  const base = {
+    "MCP-Protocol-Version": MODERN,
+    "Mcp-Method": "tools/call",
+    "Mcp-Name": "test_custom_header",
+  };
+  const call = (headers: Record<string, string>): Promise<Response> =>
+    post(h, "tools/call", { name: "test_custom_header", arguments: { region: "Oslo" } }, {
+      ...base,
+      ...headers,
+    });
+  const listed = (await result(await post(h, "tools/list")))["tools"] as {
+    name: string;
+    inputSchema: unknown;
+  }[];
+  assert.deepEqual(
+    listed.find((t) => t.name === "test_custom_header")?.inputSchema,
+    CUSTOM_HEADER_INPUT,
+    "served verbatim, x-mcp-header included",
+  );
+  for (const value of ["Oslo", `=?base64?${btoa("Oslo")}?=`]) {
+    const ok = await result(await call({ "Mcp-Param-Region": value }));
+    assert.match(JSON.stringify(ok["content"]), /Region: Oslo/, value);
+  }
+  for (
+    const [label, headers] of [["missing", {}], ["disagreeing", { "Mcp-Param-Region": "Bergen" }], [
+      "bad Base64",
+      { "Mcp-Param-Region": "=?base64?T3Nsb!!!?=" },
+    ]] as const
+  ) {
+    const res = await call(headers);
+    const body = await res.json();
+    assert.equal(res.status, 400, `${label}: ${JSON.stringify(body)}`);
+    assert.equal(body.error?.code, -32020, label);
+  }
 });
 
 Deno.test("subscriptions/listen acknowledges first, and only what the server can send (its lists never change); with nothing left the stream ends", async () => {
