@@ -1,9 +1,18 @@
 // The 2026-07-28 surface this project chose on top of the SDK, pinned here as well as by the
 // conformance suite: cache hints per list (and a fixed tool order), `resultType`, the routing
 // headers checked against the body (-32020), an unknown revision (-32022), and what a
-// `subscriptions/listen` stream acknowledges when the lists never change.
+// `subscriptions/listen` stream acknowledges when the lists never change; and, beside it, the
+// 2025-era version selection of `initialize` on the same endpoint.
 import assert from "node:assert/strict";
-import { BASE, POST_HEADERS, readEvents, startHarness } from "./_harness.ts";
+import {
+  BASE,
+  initializeBody,
+  jsonRpcMessages,
+  POST_HEADERS,
+  postMcp,
+  readEvents,
+  startHarness,
+} from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 import { CUSTOM_HEADER_INPUT } from "../../../lib/providers/conformance/protocol_tools.ts";
 
@@ -160,4 +169,14 @@ Deno.test("subscriptions/listen acknowledges first, and only what the server can
   assert.deepEqual(all[0].params.notifications, {});
   assert.equal(all[1].id, 1);
   assert.equal(all[1].result.resultType, "complete");
+});
+
+Deno.test("initialize keeps answering every 2024/2025 version with the version asked for, else the newest 2025 one", async () => {
+  await using h = await startHarness({ providers: "example" });
+  const asked = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2024-01-01"];
+  for (const version of asked) {
+    const [answer] = await jsonRpcMessages(await postMcp(h, initializeBody(1, version)));
+    const negotiated = (answer?.["result"] as { protocolVersion?: string } | undefined)?.protocolVersion;
+    assert.equal(negotiated, version === "2024-01-01" ? "2025-11-25" : version, JSON.stringify(answer));
+  }
 });
