@@ -293,6 +293,13 @@ export function createServer(providers: readonly Provider[], options: CreateServ
       );
     }
   }
+  // The SDK checks SEP-2243 `Mcp-Param-*` headers against the `x-mcp-header` declarations of
+  // tools registered with registerTool(); this server lists its own tools, so it hands the SDK
+  // the schema it lists. An internal hook: tests/mcp/http/modern_protocol_test.ts pins it.
+  (server as unknown as { toolInputSchemaJson: (name: string) => unknown }).toolInputSchemaJson = (name) => {
+    const tool = byName.get(name);
+    return tool ? describeTool(tool).inputSchema : undefined;
+  };
   registerSubscriptions(server, providers);
   // Prompts and resources are registered once, before the server connects, and never change, so
   // no list_changed notification ever comes: say so, as for tools (the SDK defaults to `true`).

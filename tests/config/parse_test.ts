@@ -282,3 +282,17 @@ Deno.test("SERVER_DEFAULTS are what the server schema fills in; a start that set
       e instanceof ConfigError && /server\.http_port/.test(e.message) && /MCP_HTTP_PORT/.test(e.message),
   );
 });
+
+Deno.test("parseConfig() reads MCP_REQUEST_STATE_KEY (32+ characters), keeps it secret and refuses a short one", () => {
+  const key = "k".repeat(32);
+  const config = parse({ env: { MCP_REQUEST_STATE_KEY: key } });
+  assert.equal(config.server.request_state_key, key);
+  assert.ok(!JSON.stringify(redactConfig(config, SPECS)).includes(key));
+  assert.ok(configSecrets(config, SPECS).includes(key));
+  assert.equal(parse({}).server.request_state_key, null, "no key: a random one per process");
+  throwsAt(
+    () => parse({ env: { MCP_REQUEST_STATE_KEY: "too-short" } }),
+    "server.request_state_key",
+    /32/,
+  );
+});

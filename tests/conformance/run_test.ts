@@ -105,3 +105,33 @@ Deno.test("describeRun() fails a run whose required unscored scenario, scored sc
   assert.equal(describeRun(run({ exitCode: 1 }), req).ok, false);
   assert.equal(describeRun(run({ timedOut: true }), req).ok, false);
 });
+
+Deno.test("describeRun() requires the SEP-2243 header scenarios only of a requirement set that runs them", () => {
+  const without: Requirements = parseRequirements(LIST);
+  assert.equal(describeRun(run(), without).ok, true, "the 2025-11-25 set has no header scenarios");
+  const withHeaders: Requirements = parseRequirements(
+    `${LIST}    - http-custom-header-server-validation [server]\n`,
+  );
+  assert.equal(withHeaders.unscored.get("http-custom-header-server-validation"), "pending");
+  const notRun = describeRun(run(), withHeaders);
+  assert.equal(notRun.ok, false);
+  assert.match(notRun.line, /required although unscored, failing: http-custom-header-server-validation/);
+  const failing = run({
+    scenarios: [...run().scenarios, {
+      name: "http-custom-header-server-validation",
+      ok: false,
+      passed: 1,
+      failed: 5,
+    }],
+  });
+  assert.equal(describeRun(failing, withHeaders).ok, false);
+  const passing = run({
+    scenarios: [...run().scenarios, {
+      name: "http-custom-header-server-validation",
+      ok: true,
+      passed: 10,
+      failed: 0,
+    }],
+  });
+  assert.equal(describeRun(passing, withHeaders).ok, true);
+});

@@ -58,7 +58,25 @@ const CONTACT_INPUT = z.strictObject({
   }
 });
 
-/** `json_schema_2020_12_tool` and the `server-stateless` diagnostic tools. */
+/**
+ * The input schema of `test_custom_header`: one string argument the client must mirror in an
+ * `Mcp-Param-Region` header (SEP-2243 `x-mcp-header`), so the `http-custom-header-server-validation`
+ * scenario has a tool to test.
+ */
+export const CUSTOM_HEADER_INPUT: Record<string, unknown> = {
+  type: "object",
+  properties: {
+    region: {
+      type: "string",
+      description: "Region name, also sent as Mcp-Param-Region",
+      "x-mcp-header": "Region",
+    },
+  },
+  required: ["region"],
+  additionalProperties: false,
+};
+
+/** `json_schema_2020_12_tool`, `test_custom_header` and the `server-stateless` diagnostic tools. */
 export function protocolTools(): AnyTool[] {
   return [
     {
@@ -72,6 +90,18 @@ export function protocolTools(): AnyTool[] {
       annotations: FIXTURE,
       handler: (args) =>
         Promise.resolve({ text: `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}` }),
+    },
+    {
+      name: "test_custom_header",
+      title: "test_custom_header",
+      description:
+        "Echoes its region argument, which 2026-07-28 HTTP clients also send in the Mcp-Param-Region " +
+        "header (x-mcp-header); a header that disagrees with the body is refused with -32020.",
+      input: z.strictObject({ region: z.string().describe("Region name, also sent as Mcp-Param-Region") }),
+      inputJsonSchema: CUSTOM_HEADER_INPUT,
+      output: undefined,
+      annotations: FIXTURE,
+      handler: (args) => Promise.resolve({ text: `Region: ${args.region}` }),
     },
     fixture(
       "test_streaming_elicitation",
