@@ -107,6 +107,59 @@ Deno.test("fred without a key lists its data and job tools as unavailable, with 
   }
 });
 
+Deno.test("fred without a key, end to end: the start-up log, opendata_search, opendata_describe and opendata_call say how to enable it", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example,fred"],
+    env: { OPENDATA_MCP_TOOLSETS: "all" },
+  });
+  const { tools } = await s.client.listTools();
+  const names = tools.map((t) => t.name);
+  assert.ok(names.includes("fred_project_list"), "the keyless project tools are served");
+  assert.ok(!names.includes("fred_series") && !names.includes("fred_job_status"), names.join(", "));
+
+  // The log line is written before the first answer; poll briefly for the stream to deliver it.
+  for (let i = 0; i < 50 && !/Not served: fred_category/.test(s.stderr()); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.match(
+    s.stderr(),
+    /Not served: fred_category, .*\(toolset fred-data\): FRED needs an API key: set FRED_API_KEY/,
+  );
+  assert.match(s.stderr(), /Not served: fred_job_status, .*\(toolset fred-jobs\)/);
+
+  const found = ok(await s.client.callTool({ name: "opendata_search", arguments: { query: "gdp" } }));
+  const fred = (found["sources"] as { id: string; status: string; error?: string }[]).find((x) =>
+    x.id === "fred"
+  );
+  assert.equal(fred?.status, "unavailable");
+  assert.match(fred!.error!, /set FRED_API_KEY .*https:\/\/fredaccount\.stlouisfed\.org\/apikeys/);
+
+  const overview = ok(await s.client.callTool({ name: "opendata_describe", arguments: {} }));
+  assert.deepEqual((overview["unavailable"] as { toolset: string }[]).map((u) => u.toolset), [
+    "fred-data",
+    "fred-jobs",
+  ]);
+
+  for (
+    const [name, args] of [
+      ["opendata_call", { tool: "fred_series", arguments: '{"operation": "search", "search_text": "gdp"}' }],
+      ["opendata_describe", { tool: "fred_job_status" }],
+    ] as const
+  ) {
+    const e = errorOf(await s.client.callTool({ name, arguments: args }));
+    assert.equal(e["error_type"], "CONFIGURATION_ERROR", name);
+    assert.equal(e["field"], "tool");
+    assert.match(String(e["message"]), /is not served: .*API key: set FRED_API_KEY/);
+  }
+  await assert.rejects(
+    s.client.callTool({ name: "fred_series", arguments: {} }),
+    /Tool "fred_series" is not served: FRED needs an API key/,
+  );
+  // A name that exists nowhere is still NOT_FOUND.
+  const nope = errorOf(await s.client.callTool({ name: "opendata_call", arguments: { tool: "fred_nope" } }));
+  assert.equal(nope["error_type"], "NOT_FOUND");
+});
+
 Deno.test("fred answers end to end: search hits that work as given, lossless cuts, whole files, decode errors never cached", async (t) => {
   await using fake = startFakeFred();
   // The cache is on here (fredConfig turns it off), so "not cached" can be seen.
