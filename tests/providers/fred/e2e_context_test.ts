@@ -387,3 +387,75 @@ Deno.test("fred answers end to end: search hits that work as given, lossless cut
     assert.equal(count(), 2, "fresh went to FRED");
   });
 });
+
+Deno.test("fred_project_list, fred_project_files and fred_job_list cut to the limit name the offset that lists the rest", async () => {
+  await using fake = startFakeFred();
+  await using s = await startStdio({
+    args: ["--providers", "fred"],
+    configYaml: fredConfig(fake.origin),
+    env: { MCP_CHARACTER_LIMIT: "2500" },
+  });
+  const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args });
+  /** Follows next_offset from 0 and collects `key` of every item, checking the text names each offset. */
+  const walkAll = async (name: string, args: Record<string, unknown>, list: string, key: string) => {
+    const seen: string[] = [];
+    let offset: number | null = 0;
+    let calls = 0;
+    while (offset !== null && calls++ < 50) {
+      const r = await call(name, { ...args, offset });
+      const page = ok(r);
+      const items = page[list] as Record<string, unknown>[];
+      assert.ok(items.length > 0, `${name} at offset ${offset} shows something`);
+      seen.push(...items.map((i) => String(i[key])));
+      const next = page["next_offset"] as number | null;
+      if (next !== null) {
+        assert.match(texts(r)[0]!, new RegExp(`offset=${next}\\b`), `${name} names offset ${next}`);
+      }
+      offset = next;
+    }
+    return { seen, calls };
+  };
+
+  const names = Array.from({ length: 24 }, (_, i) => `study-${String(i).padStart(2, "0")}`);
+  for (const project_name of names) ok(await call("fred_project_create", { project_name }));
+  const projects = await walkAll("fred_project_list", {}, "projects", "name");
+  assert.ok(projects.calls > 1, "2,500 characters do not hold 24 projects");
+  assert.deepEqual([...projects.seen].sort(), names, "every project once");
+
+  const dir = String(ok(await call("fred_project_create", { project_name: "files" }))["project_path"]);
+  const files = Array.from({ length: 30 }, (_, i) => `series/s${String(i).padStart(2, "0")}.csv`);
+  for (const f of files) Deno.writeTextFileSync(`${dir}/${f}`, "date,value\n2020-01-01,1\n");
+  const cut = await walkAll(
+    "fred_project_files",
+    { project_name: "files", sort_by: "name" },
+    "files",
+    "path",
+  );
+  assert.ok(cut.calls > 1);
+  assert.deepEqual(cut.seen, files, "in order, every file once");
+  const small = await call("fred_project_files", {
+    project_name: "files",
+    sort_by: "name",
+    limit: 2,
+    offset: 28,
+  });
+  assert.deepEqual((ok(small)["files"] as { path: string }[]).map((f) => f.path), files.slice(28));
+  assert.equal(ok(small)["next_offset"], null);
+
+  const jobIds: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const accepted = ok(await call("fred_maps", { operation: "get_shapes", shape: "state", format: "json" }));
+    jobIds.push(String(accepted["job_id"]));
+  }
+  for (const job_id of jobIds) ok(await call("fred_job_status", { job_id, wait_seconds: 30 }));
+  const jobs = await walkAll("fred_job_list", {}, "jobs", "job_id");
+  assert.ok(jobs.calls > 1, "2,500 characters do not hold three finished jobs");
+  assert.deepEqual([...jobs.seen].sort(), [...jobIds].sort());
+  const byLimit = await walkAll("fred_job_list", { limit: 1 }, "jobs", "job_id");
+  assert.equal(byLimit.calls, 3, "one job per page with limit 1, each naming the next offset");
+  assert.deepEqual(byLimit.seen, jobs.seen, "the same jobs in the same order");
+
+  const bad = errorOf(await call("fred_job_list", { offset: -1 }));
+  assert.equal(bad["error_type"], "VALIDATION_ERROR");
+  assert.equal(bad["field"], "offset");
+});
