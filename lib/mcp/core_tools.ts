@@ -65,6 +65,7 @@ const searchOutput = z.object({
     hits: z.array(hitSchema),
   })),
   total_hits: z.number(),
+  cut: z.string().optional(),
 });
 
 const describeInput = z.strictObject({
@@ -196,12 +197,34 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
           hits: [],
         });
       }
-      const structured = {
-        query: args.query,
-        sources: sources.map((s) => ({ ...s, hits: s.hits.map((h) => ({ ...h, next: route(h.next) })) })),
-        total_hits: sources.reduce((n, s) => n + s.hits.length, 0),
+      const routed = sources.map((s) => ({ ...s, hits: s.hits.map((h) => ({ ...h, next: route(h.next) })) }));
+      const render = (per: number) => {
+        const shown = routed.map((s) => ({ ...s, hits: s.hits.slice(0, per) }));
+        const cutSources = routed.filter((s) => s.hits.length > per).map((s) => s.id);
+        const structured = {
+          query: args.query,
+          sources: shown,
+          total_hits: shown.reduce((n, s) => n + s.hits.length, 0),
+          ...(cutSources.length
+            ? {
+              cut:
+                `At most ${per} hits per source to stay within the ${ctx.limits.characterLimit}-character ` +
+                `limit; for the rest of one source call ${SEARCH_TOOL} again with sources ${
+                  JSON.stringify([cutSources[0]])
+                } (cut: ${cutSources.join(", ")})`,
+            }
+            : {}),
+        };
+        return { text: searchMarkdown(structured), structured };
       };
-      return { text: searchMarkdown(structured), structured };
+      // Fewer hits from every source rather than losing whole sources to the last-guard cut.
+      const fits = (r: { text: string; structured: unknown }) =>
+        r.text.length <= ctx.limits.characterLimit &&
+        JSON.stringify(r.structured).length <= ctx.limits.characterLimit;
+      let per = args.limit;
+      let rendered = render(per);
+      while (!fits(rendered) && per > 1) rendered = render(--per);
+      return rendered;
     },
   };
 
@@ -463,8 +486,11 @@ async function runSource(
   }
 }
 
-function searchMarkdown(result: { query: string; sources: SourceResult[]; total_hits: number }): string {
+function searchMarkdown(
+  result: { query: string; sources: SourceResult[]; total_hits: number; cut?: string },
+): string {
   const lines = [`# "${result.query}": ${result.total_hits} hits from ${result.sources.length} sources`];
+  if (result.cut) lines.push("", `${result.cut}.`);
   for (const s of result.sources) {
     lines.push("", `## ${s.name}${s.licence ? ` (${s.licence})` : ""}`);
     if (s.status !== "ok") {

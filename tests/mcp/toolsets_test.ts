@@ -121,6 +121,44 @@ Deno.test("opendata_search asks every source at once and reports a failing and a
   assert.equal(JSON.parse(texts(wrong)[1]!).field, "sources");
 });
 
+Deno.test("opendata_search cut to the character limit shows fewer hits from every source and says how to get more", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example,conformance"],
+    env: { ...DEFAULT, MCP_CHARACTER_LIMIT: "1000" },
+  });
+  // A long query makes each echo hit long, so two hits of each source do not fit in 1,000 characters.
+  const query = "Oslo ".repeat(14).trim();
+  const r = await s.client.callTool({ name: "opendata_search", arguments: { query, limit: 10 } });
+  const found = ok(r);
+  const sources = found["sources"] as { id: string; status: string; hits: unknown[] }[];
+  assert.deepEqual(
+    sources.map((x) => [x.id, x.status]),
+    [["example", "ok"], ["conformance", "ok"]],
+    "no source lost",
+  );
+  const shown = sources[0]!.hits.length;
+  assert.equal(shown, 1, "example shows 1 of its 2 hits");
+  assert.match(String(found["cut"]), /sources \["example"\]/);
+  assert.match(texts(r)[0]!, /At most \d+ hits per source to stay within the 1000-character limit/);
+  assert.doesNotMatch(
+    texts(r)[0]!,
+    /\[Truncated|shortened/,
+    "the search fits itself, not the last-guard cut",
+  );
+  const one = ok(
+    await s.client.callTool({
+      name: "opendata_search",
+      arguments: { query, limit: 10, sources: ["example"] },
+    }),
+  );
+  const more = (one["sources"] as { hits: unknown[] }[])[0]!.hits.length;
+  assert.ok(more > shown, `one source alone has room for more hits: ${more} > ${shown}`);
+  const small = ok(
+    await s.client.callTool({ name: "opendata_search", arguments: { query: "Oslo", limit: 1 } }),
+  );
+  assert.equal(small["cut"], undefined, "an answer that fits says nothing about cuts");
+});
+
 Deno.test("--toolsets, OPENDATA_MCP_TOOLSETS and the config file's toolsets: list those toolsets besides the core; an unknown one is exit 2", async () => {
   const flag = await runCli(["tools", "--providers", "example,worldbank", "--toolsets", "example"], {
     env: DEFAULT,
