@@ -7,7 +7,7 @@ import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { markdownTable, shorten } from "./output.ts";
-import type { Provider, SearchHit, ToolCallContext, ToolDefinition } from "./provider.ts";
+import type { Provider, SearchHit, ToolCallContext, ToolDefinition, UnavailableTools } from "./provider.ts";
 import { CORE_TOOLSET } from "./toolsets.ts";
 import type { ToolCatalog } from "./toolsets.ts";
 import GENERATED from "./core_schemas.json" with { type: "json" };
@@ -65,6 +65,7 @@ const searchOutput = z.object({
     hits: z.array(hitSchema),
   })),
   total_hits: z.number(),
+  cut: z.string().optional(),
 });
 
 const describeInput = z.strictObject({
@@ -196,12 +197,34 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
           hits: [],
         });
       }
-      const structured = {
-        query: args.query,
-        sources: sources.map((s) => ({ ...s, hits: s.hits.map((h) => ({ ...h, next: route(h.next) })) })),
-        total_hits: sources.reduce((n, s) => n + s.hits.length, 0),
+      const routed = sources.map((s) => ({ ...s, hits: s.hits.map((h) => ({ ...h, next: route(h.next) })) }));
+      const render = (per: number) => {
+        const shown = routed.map((s) => ({ ...s, hits: s.hits.slice(0, per) }));
+        const cutSources = routed.filter((s) => s.hits.length > per).map((s) => s.id);
+        const structured = {
+          query: args.query,
+          sources: shown,
+          total_hits: shown.reduce((n, s) => n + s.hits.length, 0),
+          ...(cutSources.length
+            ? {
+              cut:
+                `At most ${per} hits per source to stay within the ${ctx.limits.characterLimit}-character ` +
+                `limit; for the rest of one source call ${SEARCH_TOOL} again with sources ${
+                  JSON.stringify([cutSources[0]])
+                } (cut: ${cutSources.join(", ")})`,
+            }
+            : {}),
+        };
+        return { text: searchMarkdown(structured), structured };
       };
-      return { text: searchMarkdown(structured), structured };
+      // Fewer hits from every source rather than losing whole sources to the last-guard cut.
+      const fits = (r: { text: string; structured: unknown }) =>
+        r.text.length <= ctx.limits.characterLimit &&
+        JSON.stringify(r.structured).length <= ctx.limits.characterLimit;
+      let per = args.limit;
+      let rendered = render(per);
+      while (!fits(rendered) && per > 1) rendered = render(--per);
+      return rendered;
     },
   };
 
@@ -218,7 +241,7 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
     handler(args) {
       if (args.tool) {
         const found = allTools.get(args.tool);
-        if (!found) throw unknownTool(args.tool, [...allTools.keys()]);
+        if (!found) throw unknownTool(args.tool, [...allTools.keys()], catalog.unavailable);
         const listed = options.served.has(args.tool);
         const schema = options.inputSchemaOf(found.tool);
         const structured = {
@@ -340,11 +363,15 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
   return [search, describe, call];
 }
 
-/** The target and its arguments of an opendata_call, or the validation error to answer. */
+/**
+ * The target and its arguments of an opendata_call, or the validation error to answer.
+ * `unavailable`: the tools not served as configured, whose error says how to enable them.
+ */
 export function callTarget(
   args: z.output<typeof callInput>,
   // deno-lint-ignore no-explicit-any
   tools: ReadonlyMap<string, ToolDefinition<any, any>>,
+  unavailable: readonly UnavailableTools[] = [],
   // deno-lint-ignore no-explicit-any
 ): { tool: ToolDefinition<any, any>; arguments: unknown } {
   const tool = tools.get(args.tool);
@@ -352,6 +379,7 @@ export function callTarget(
     throw unknownTool(
       args.tool,
       [...tools.keys()].filter((n) => n !== CALL_TOOL),
+      unavailable,
     );
   }
   let parsed: unknown = args.arguments;
@@ -378,7 +406,22 @@ export function callTarget(
   return { tool, arguments: parsed };
 }
 
-function unknownTool(name: string, known: readonly string[]): ToolError {
+/**
+ * The error for a tool name this instance cannot run: a tool left out for want of a key says how
+ * to enable it (the keyless default), any other name points at opendata_describe.
+ */
+function unknownTool(
+  name: string,
+  known: readonly string[],
+  unavailable: readonly UnavailableTools[] = [],
+): ToolError {
+  const left = unavailable.find((u) => u.tools.includes(name));
+  if (left) {
+    return new ToolError("CONFIGURATION_ERROR", `The tool "${name}" is not served: ${left.reason}`, {
+      field: "tool",
+      hint: left.reason,
+    });
+  }
   return new ToolError("NOT_FOUND", `There is no tool "${name}"`, {
     field: "tool",
     hint: `${DESCRIBE_TOOL} lists the tools; e.g. ${known.slice(0, 6).map((n) => `"${n}"`).join(", ")}`,
@@ -443,8 +486,11 @@ async function runSource(
   }
 }
 
-function searchMarkdown(result: { query: string; sources: SourceResult[]; total_hits: number }): string {
+function searchMarkdown(
+  result: { query: string; sources: SourceResult[]; total_hits: number; cut?: string },
+): string {
   const lines = [`# "${result.query}": ${result.total_hits} hits from ${result.sources.length} sources`];
+  if (result.cut) lines.push("", `${result.cut}.`);
   for (const s of result.sources) {
     lines.push("", `## ${s.name}${s.licence ? ` (${s.licence})` : ""}`);
     if (s.status !== "ok") {

@@ -177,6 +177,8 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   );
   for (const p of providers) for (const t of p.tools) callable.set(t.name, { tool: t, provider: p.id });
   const byName = new Map([...callable].map(([name, c]) => [name, c.tool]));
+  // Tools left out as configured (e.g. without an API key): calling one says how to enable it.
+  const unavailable = providers.flatMap((p) => p.unavailable ?? []);
   const seal = options.requestState;
   const server = new McpServer(
     { name: options.name ?? SERVER_NAME, version: options.version ?? VERSION },
@@ -199,6 +201,13 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   server.server.setRequestHandler("tools/call", async (request, ctx) => {
     let tool = byName.get(request.params.name);
     if (!tool) {
+      const left = unavailable.find((u) => u.tools.includes(request.params.name));
+      if (left) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Tool "${request.params.name}" is not served: ${left.reason}`,
+        );
+      }
       const names = tools.map((t) => t.name);
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -214,7 +223,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
       const parsed = servedInput(tool).schema.safeParse(args);
       if (!parsed.success) return errorResult(validationError(parsed.error, args).toPayload());
       try {
-        const target = callTarget(parsed.data as z.output<typeof callInput>, byName);
+        const target = callTarget(parsed.data as z.output<typeof callInput>, byName, unavailable);
         tool = target.tool;
         args = target.arguments;
       } catch (e) {

@@ -121,7 +121,45 @@ Deno.test("opendata_search asks every source at once and reports a failing and a
   assert.equal(JSON.parse(texts(wrong)[1]!).field, "sources");
 });
 
-Deno.test("--toolsets and OPENDATA_MCP_TOOLSETS list those toolsets besides the core; an unknown one is exit 2", async () => {
+Deno.test("opendata_search cut to the character limit shows fewer hits from every source and says how to get more", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example,conformance"],
+    env: { ...DEFAULT, MCP_CHARACTER_LIMIT: "1000" },
+  });
+  // A long query makes each echo hit long, so two hits of each source do not fit in 1,000 characters.
+  const query = "Oslo ".repeat(14).trim();
+  const r = await s.client.callTool({ name: "opendata_search", arguments: { query, limit: 10 } });
+  const found = ok(r);
+  const sources = found["sources"] as { id: string; status: string; hits: unknown[] }[];
+  assert.deepEqual(
+    sources.map((x) => [x.id, x.status]),
+    [["example", "ok"], ["conformance", "ok"]],
+    "no source lost",
+  );
+  const shown = sources[0]!.hits.length;
+  assert.equal(shown, 1, "example shows 1 of its 2 hits");
+  assert.match(String(found["cut"]), /sources \["example"\]/);
+  assert.match(texts(r)[0]!, /At most \d+ hits per source to stay within the 1000-character limit/);
+  assert.doesNotMatch(
+    texts(r)[0]!,
+    /\[Truncated|shortened/,
+    "the search fits itself, not the last-guard cut",
+  );
+  const one = ok(
+    await s.client.callTool({
+      name: "opendata_search",
+      arguments: { query, limit: 10, sources: ["example"] },
+    }),
+  );
+  const more = (one["sources"] as { hits: unknown[] }[])[0]!.hits.length;
+  assert.ok(more > shown, `one source alone has room for more hits: ${more} > ${shown}`);
+  const small = ok(
+    await s.client.callTool({ name: "opendata_search", arguments: { query: "Oslo", limit: 1 } }),
+  );
+  assert.equal(small["cut"], undefined, "an answer that fits says nothing about cuts");
+});
+
+Deno.test("--toolsets, OPENDATA_MCP_TOOLSETS and the config file's toolsets: list those toolsets besides the core; an unknown one is exit 2", async () => {
   const flag = await runCli(["tools", "--providers", "example,worldbank", "--toolsets", "example"], {
     env: DEFAULT,
   });
@@ -136,6 +174,25 @@ Deno.test("--toolsets and OPENDATA_MCP_TOOLSETS list those toolsets besides the 
   });
   assert.match(env.stdout, /worldbank_search_documents/);
   assert.doesNotMatch(env.stdout, /example-ping/);
+  // The config file's toolsets: applies when neither the flag nor the environment names any.
+  const file = await runCli(["tools", "--providers", "example,worldbank"], {
+    env: DEFAULT,
+    configYaml: "toolsets: [worldbank]\n",
+  });
+  assert.equal(file.code, 0, file.stderr);
+  assert.match(file.stdout, /worldbank_search_documents/);
+  assert.doesNotMatch(file.stdout, /example-ping/);
+  const overridden = await runCli(["tools", "--providers", "example,worldbank", "--toolsets", "example"], {
+    env: DEFAULT,
+    configYaml: "toolsets: [worldbank]\n",
+  });
+  assert.doesNotMatch(overridden.stdout, /worldbank_search_documents/, "the flag wins over the file");
+  const badFile = await runCli(["tools", "--providers", "example"], {
+    env: DEFAULT,
+    configYaml: "toolsets: [atlantis]\n",
+  });
+  assert.equal(badFile.code, 2);
+  assert.match(badFile.stderr, /Unknown toolset "atlantis".*\(from toolsets in the /);
   const bad = await runCli(["tools", "--providers", "example", "--toolsets", "example,atlantis"], {
     env: DEFAULT,
   });
@@ -164,6 +221,29 @@ for (const stateless of [false, true]) {
       "example-echo",
     ]);
     await modern.close();
+
+    // The default list reaches an unlisted tool through opendata_call, in both eras.
+    const reach = { tool: "example-echo", arguments: JSON.stringify({ era: "either" }) };
+    const modernDefault = new Client({ name: "toolsets", version: "0" }, {
+      versionNegotiation: { mode: { pin: MODERN } },
+    });
+    await modernDefault.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+    assert.deepEqual(names((await modernDefault.listTools()).tools), [...CORE_TOOLS]);
+    const viaModern = await modernDefault.callTool({ name: "opendata_call", arguments: reach });
+    assert.deepEqual(viaModern.structuredContent, { echo: { era: "either" } });
+    await modernDefault.close();
+    const legacyDefault = new V1Client({ name: "toolsets-v1", version: "0" });
+    await legacyDefault.connect(new V1Http(new URL(`${server.origin}/mcp`)));
+    const viaLegacy = await legacyDefault.callTool({ name: "opendata_call", arguments: reach });
+    assert.deepEqual(viaLegacy.structuredContent, { echo: { era: "either" } });
+    const described = ok(
+      await legacyDefault.callTool({
+        name: "opendata_describe",
+        arguments: { tool: "worldbank_search_documents" },
+      }),
+    );
+    assert.equal((described["tool"] as { listed: boolean }).listed, false);
+    await legacyDefault.close();
 
     const byHeader = new Client({ name: "toolsets", version: "0" }, {
       versionNegotiation: { mode: { pin: MODERN } },

@@ -78,12 +78,13 @@ function forwarder(ctx: ToolCallContext): (view: JobView) => Promise<void> {
 export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
   const statusInput = z.strictObject({
     job_id: jobId,
-    wait_seconds: z.number().min(0).max(60).optional().describe("Wait this long for the end (default 0)"),
+    wait_seconds: z.number().min(0).max(60).optional().describe("Default 0"),
     response_format: responseFormat,
   });
   const listInput = z.strictObject({
     status_filter: z.enum(JOB_STATUSES).optional().describe("Only this state"),
     limit: integer(1, 100).optional().describe("Default 10, at most 100"),
+    offset: integer(0, 100_000).optional().describe("Default 0"),
     response_format: responseFormat,
   });
   const listOutput = z.looseObject({ jobs: z.array(jobViewSchema), total: z.number(), count: z.number() });
@@ -94,7 +95,7 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
     title: "FRED job status",
     toolset: "fred-jobs",
     description:
-      "A background FRED job's status: progress, or its file (path, rows, resource link); result.missing tells an incomplete one's offset to go on from. Kept 24 h.",
+      "A background FRED job's status: progress, or its file (path, rows, resource link); result.missing gives an incomplete one's resume offset. Kept 24 h.",
     input: statusInput,
     output: jobViewSchema,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
@@ -120,20 +121,24 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
     name: "fred_job_list",
     title: "FRED jobs",
     toolset: "fred-jobs",
-    description: "Your recent background FRED jobs, newest first.",
+    description: "Your recent FRED background jobs, newest first.",
     input: listInput,
     output: listOutput,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, ctx) {
-      const { jobs: views, total } = await jobs.query({
+      const offset = args.offset ?? 0;
+      // The store lists newest first from the start: ask for the page's end and skip to it.
+      const { jobs: upTo, total } = await jobs.query({
         ...(args.status_filter ? { status: args.status_filter } : {}),
         ...(ctx.owner === undefined ? {} : { owner: ctx.owner }),
-        limit: args.limit ?? 10,
+        limit: offset + (args.limit ?? 10),
       });
+      const views = upTo.slice(offset);
       const fitted = fitToLimit(views, ctx.limits.characterLimit, ({ items, truncated }) => {
-        const structured = { jobs: items, total, count: items.length };
+        const next = offset + items.length < total ? offset + items.length : null;
+        const structured = { jobs: items, total, count: items.length, offset, next_offset: next };
         const text = args.response_format === "json" ? jsonText(structured) : [
-          `## FRED jobs (${items.length} of ${total})`,
+          `## FRED jobs (${items.length ? `${offset + 1}-${offset + items.length}` : "none"} of ${total})`,
           items.length === 0 ? "_No jobs._" : markdownTable(
             ["job_id", "status", "kind", "rows", "%", "created_at"],
             items.map((j) => [
@@ -146,7 +151,14 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
             ]),
           ),
           ...(truncated
-            ? [truncationNotice(items.length, total, { hint: "Ask for a smaller limit or one status." })]
+            ? [
+              truncationNotice(items.length, views.length, {
+                nextOffset: next,
+                limit: ctx.limits.characterLimit,
+              }),
+            ]
+            : next !== null
+            ? [`More: call again with offset=${next}.`]
             : []),
         ].join("\n\n");
         return { text, structured };

@@ -17,7 +17,11 @@ const projectName = text(200).describe("Project name");
 /** The three project tools over one storage. */
 // deno-lint-ignore no-explicit-any
 export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[] {
-  const listInput = z.strictObject({ response_format: responseFormat });
+  const offset = integer(0, 100_000).optional();
+  const listInput = z.strictObject({
+    offset: offset.describe("Default 0"),
+    response_format: responseFormat,
+  });
   // Compact output schemas: open, principal fields only (the text and docs describe the rest).
   const listOutput = z.looseObject({
     storage_dir: z.string(),
@@ -41,6 +45,7 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
       "Default modified (newest first)",
     ),
     limit: integer(1, 1000).optional().describe("Default 100, at most 1,000"),
+    offset: offset.describe("Default 0"),
     response_format: responseFormat,
   });
   const filesOutput = z.looseObject({
@@ -54,8 +59,7 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
     name: "fred_project_list",
     title: "FRED projects",
     toolset: "fred-projects",
-    description:
-      'FRED projects (folders of the files data tools write with output "file"), with file counts, sizes and dates.',
+    description: 'FRED project folders (where output "file" writes), with file counts, sizes and dates.',
     input: listInput,
     output: listOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, ...LOCAL },
@@ -63,13 +67,18 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
       const mine = storage.forOwner(ctx.owner);
       const projects = await mine.listProjects();
       const totalMb = Math.round(projects.reduce((s, p) => s + p.total_size_mb, 0) * 1000) / 1000;
-      const fitted = fitToLimit(projects, ctx.limits.characterLimit, ({ items, truncated }) => {
+      const from = args.offset ?? 0;
+      const page = projects.slice(from);
+      const fitted = fitToLimit(page, ctx.limits.characterLimit, ({ items, truncated }) => {
+        const next = from + items.length < projects.length ? from + items.length : null;
         const structured = {
           status: "success" as const,
           storage_dir: mine.base,
           projects: items,
           total_projects: projects.length,
           total_storage_mb: totalMb,
+          offset: from,
+          next_offset: next,
         };
         const text = args.response_format === "json" ? jsonText(structured) : [
           `## FRED projects in \`${mine.base}\``,
@@ -81,7 +90,14 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
                 p,
               ) => [p.name, p.file_count, p.total_size_mb, p.created_date, p.last_modified, p.description]),
             ),
-          ...(truncated ? [truncationNotice(items.length, projects.length)] : []),
+          ...(truncated
+            ? [
+              truncationNotice(items.length, page.length, {
+                nextOffset: next,
+                limit: ctx.limits.characterLimit,
+              }),
+            ]
+            : []),
         ].join("\n\n");
         return { text, structured };
       });
@@ -125,17 +141,21 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
     name: "fred_project_files",
     title: "FRED project files",
     toolset: "fred-projects",
-    description: "A FRED project's files, with size, rows, dates and the resource URI to read each.",
+    description: "A FRED project's files: size, rows, dates and resource URI of each.",
     input: filesInput,
     output: filesOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, ...LOCAL },
     async handler(args, ctx) {
+      const from = args.offset ?? 0;
+      // Sorted and cut from the start: ask for the page's end and skip to it.
       const listed = await storage.forOwner(ctx.owner).listFiles(args.project_name, {
         ...(args.subdirectory ? { subdir: args.subdirectory } : {}),
         sortBy: args.sort_by ?? "modified",
-        limit: args.limit ?? 100,
+        limit: from + (args.limit ?? 100),
       });
-      const fitted = fitToLimit(listed.files, ctx.limits.characterLimit, ({ items, truncated }) => {
+      const page = listed.files.slice(from);
+      const fitted = fitToLimit(page, ctx.limits.characterLimit, ({ items, truncated }) => {
+        const next = from + items.length < listed.total_files ? from + items.length : null;
         const structured = {
           status: "success" as const,
           project_name: args.project_name,
@@ -144,15 +164,25 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
           count: items.length,
           total_files: listed.total_files,
           total_size_mb: listed.total_size_mb,
+          offset: from,
+          next_offset: next,
         };
+        const shown = items.length ? `${from + 1}-${from + items.length}` : "none";
         const text = args.response_format === "json" ? jsonText(structured) : [
-          `## Files of FRED project "${args.project_name}" (${items.length} of ${listed.total_files}, ${listed.total_size_mb} MB)`,
+          `## Files of FRED project "${args.project_name}" (${shown} of ${listed.total_files}, ${listed.total_size_mb} MB)`,
           items.length === 0 ? "_No files._" : markdownTable(
             ["path", "rows", "MB", "format", "modified", "resource"],
             items.map((f) => [f.path, f.rows ?? "", f.size_mb, f.format, f.modified, f.resource_uri]),
           ),
           ...(truncated
-            ? [truncationNotice(items.length, listed.total_files, { hint: "Ask for a smaller limit." })]
+            ? [
+              truncationNotice(items.length, page.length, {
+                nextOffset: next,
+                limit: ctx.limits.characterLimit,
+              }),
+            ]
+            : next !== null
+            ? [`More: call again with offset=${next}.`]
             : []),
         ].join("\n\n");
         return { text, structured };

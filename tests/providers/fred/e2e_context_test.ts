@@ -107,6 +107,59 @@ Deno.test("fred without a key lists its data and job tools as unavailable, with 
   }
 });
 
+Deno.test("fred without a key, end to end: the start-up log, opendata_search, opendata_describe and opendata_call say how to enable it", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example,fred"],
+    env: { OPENDATA_MCP_TOOLSETS: "all" },
+  });
+  const { tools } = await s.client.listTools();
+  const names = tools.map((t) => t.name);
+  assert.ok(names.includes("fred_project_list"), "the keyless project tools are served");
+  assert.ok(!names.includes("fred_series") && !names.includes("fred_job_status"), names.join(", "));
+
+  // The log line is written before the first answer; poll briefly for the stream to deliver it.
+  for (let i = 0; i < 50 && !/Not served: fred_category/.test(s.stderr()); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.match(
+    s.stderr(),
+    /Not served: fred_category, .*\(toolset fred-data\): FRED needs an API key: set FRED_API_KEY/,
+  );
+  assert.match(s.stderr(), /Not served: fred_job_status, .*\(toolset fred-jobs\)/);
+
+  const found = ok(await s.client.callTool({ name: "opendata_search", arguments: { query: "gdp" } }));
+  const fred = (found["sources"] as { id: string; status: string; error?: string }[]).find((x) =>
+    x.id === "fred"
+  );
+  assert.equal(fred?.status, "unavailable");
+  assert.match(fred!.error!, /set FRED_API_KEY .*https:\/\/fredaccount\.stlouisfed\.org\/apikeys/);
+
+  const overview = ok(await s.client.callTool({ name: "opendata_describe", arguments: {} }));
+  assert.deepEqual((overview["unavailable"] as { toolset: string }[]).map((u) => u.toolset), [
+    "fred-data",
+    "fred-jobs",
+  ]);
+
+  for (
+    const [name, args] of [
+      ["opendata_call", { tool: "fred_series", arguments: '{"operation": "search", "search_text": "gdp"}' }],
+      ["opendata_describe", { tool: "fred_job_status" }],
+    ] as const
+  ) {
+    const e = errorOf(await s.client.callTool({ name, arguments: args }));
+    assert.equal(e["error_type"], "CONFIGURATION_ERROR", name);
+    assert.equal(e["field"], "tool");
+    assert.match(String(e["message"]), /is not served: .*API key: set FRED_API_KEY/);
+  }
+  await assert.rejects(
+    s.client.callTool({ name: "fred_series", arguments: {} }),
+    /Tool "fred_series" is not served: FRED needs an API key/,
+  );
+  // A name that exists nowhere is still NOT_FOUND.
+  const nope = errorOf(await s.client.callTool({ name: "opendata_call", arguments: { tool: "fred_nope" } }));
+  assert.equal(nope["error_type"], "NOT_FOUND");
+});
+
 Deno.test("fred answers end to end: search hits that work as given, lossless cuts, whole files, decode errors never cached", async (t) => {
   await using fake = startFakeFred();
   // The cache is on here (fredConfig turns it off), so "not cached" can be seen.
@@ -340,4 +393,76 @@ Deno.test("fred answers end to end: search hits that work as given, lossless cut
     ok(await call("fred_series", { operation: "get", series_id: "FRESH1", fresh: true }));
     assert.equal(count(), 2, "fresh went to FRED");
   });
+});
+
+Deno.test("fred_project_list, fred_project_files and fred_job_list cut to the limit name the offset that lists the rest", async () => {
+  await using fake = startFakeFred();
+  await using s = await startStdio({
+    args: ["--providers", "fred"],
+    configYaml: fredConfig(fake.origin),
+    env: { MCP_CHARACTER_LIMIT: "2500" },
+  });
+  const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args });
+  /** Follows next_offset from 0 and collects `key` of every item, checking the text names each offset. */
+  const walkAll = async (name: string, args: Record<string, unknown>, list: string, key: string) => {
+    const seen: string[] = [];
+    let offset: number | null = 0;
+    let calls = 0;
+    while (offset !== null && calls++ < 50) {
+      const r = await call(name, { ...args, offset });
+      const page = ok(r);
+      const items = page[list] as Record<string, unknown>[];
+      assert.ok(items.length > 0, `${name} at offset ${offset} shows something`);
+      seen.push(...items.map((i) => String(i[key])));
+      const next = page["next_offset"] as number | null;
+      if (next !== null) {
+        assert.match(texts(r)[0]!, new RegExp(`offset=${next}\\b`), `${name} names offset ${next}`);
+      }
+      offset = next;
+    }
+    return { seen, calls };
+  };
+
+  const names = Array.from({ length: 24 }, (_, i) => `study-${String(i).padStart(2, "0")}`);
+  for (const project_name of names) ok(await call("fred_project_create", { project_name }));
+  const projects = await walkAll("fred_project_list", {}, "projects", "name");
+  assert.ok(projects.calls > 1, "2,500 characters do not hold 24 projects");
+  assert.deepEqual([...projects.seen].sort(), names, "every project once");
+
+  const dir = String(ok(await call("fred_project_create", { project_name: "files" }))["project_path"]);
+  const files = Array.from({ length: 30 }, (_, i) => `series/s${String(i).padStart(2, "0")}.csv`);
+  for (const f of files) Deno.writeTextFileSync(`${dir}/${f}`, "date,value\n2020-01-01,1\n");
+  const cut = await walkAll(
+    "fred_project_files",
+    { project_name: "files", sort_by: "name" },
+    "files",
+    "path",
+  );
+  assert.ok(cut.calls > 1);
+  assert.deepEqual(cut.seen, files, "in order, every file once");
+  const small = await call("fred_project_files", {
+    project_name: "files",
+    sort_by: "name",
+    limit: 2,
+    offset: 28,
+  });
+  assert.deepEqual((ok(small)["files"] as { path: string }[]).map((f) => f.path), files.slice(28));
+  assert.equal(ok(small)["next_offset"], null);
+
+  const jobIds: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const accepted = ok(await call("fred_maps", { operation: "get_shapes", shape: "state", format: "json" }));
+    jobIds.push(String(accepted["job_id"]));
+  }
+  for (const job_id of jobIds) ok(await call("fred_job_status", { job_id, wait_seconds: 30 }));
+  const jobs = await walkAll("fred_job_list", {}, "jobs", "job_id");
+  assert.ok(jobs.calls > 1, "2,500 characters do not hold three finished jobs");
+  assert.deepEqual([...jobs.seen].sort(), [...jobIds].sort());
+  const byLimit = await walkAll("fred_job_list", { limit: 1 }, "jobs", "job_id");
+  assert.equal(byLimit.calls, 3, "one job per page with limit 1, each naming the next offset");
+  assert.deepEqual(byLimit.seen, jobs.seen, "the same jobs in the same order");
+
+  const bad = errorOf(await call("fred_job_list", { offset: -1 }));
+  assert.equal(bad["error_type"], "VALIDATION_ERROR");
+  assert.equal(bad["field"], "offset");
 });

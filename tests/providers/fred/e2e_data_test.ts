@@ -589,10 +589,10 @@ Deno.test("fred without a key serves only the project tools and says in the log 
     "fred_project_create",
     "fred_project_files",
   ]);
-  // A tool that is not served is an unknown tool: a protocol error, not a tool result.
+  // A tool that is not served is a protocol error, not a tool result, that says how to enable it.
   await assert.rejects(
     s.client.callTool({ name: "fred_series", arguments: { operation: "get", series_id: "GNPCA" } }),
-    /Unknown tool "fred_series"/,
+    /Tool "fred_series" is not served: .*set FRED_API_KEY/,
   );
   // The core tools say why and how to enable them.
   const described = await s.client.callTool({ name: "opendata_describe", arguments: {} });

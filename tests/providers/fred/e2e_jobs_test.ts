@@ -254,7 +254,8 @@ Deno.test("fred background jobs stream large pulls to files, report progress, ca
       const failed = ok(await call("fred_job_list", { status_filter: "failed", limit: 5 }));
       assert.equal(failed["count"], 1);
       const md = await call("fred_job_list", { response_format: "markdown", limit: 2 });
-      assert.match((md.content as Block[])[0]!.text!, /FRED jobs \(2 of 5\)/);
+      assert.match((md.content as Block[])[0]!.text!, /FRED jobs \(1-2 of 5\)/);
+      assert.match((md.content as Block[])[0]!.text!, /More: call again with offset=2\./);
       const jobId = String((all["jobs"] as Record<string, unknown>[])[1]!["job_id"]);
       const statusMd = await call("fred_job_status", { job_id: jobId });
       assert.match((statusMd.content as Block[])[0]!.text!, /Status: \*\*completed\*\*/);
