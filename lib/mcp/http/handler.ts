@@ -39,6 +39,11 @@ export const MAX_SSE_BACKLOG_BYTES = 8 * 1024 * 1024;
 /** What `Deno.serve` tells a handler about the connection (only the peer address is read). */
 export interface ConnectionInfo {
   remoteAddr?: { hostname?: string };
+  /**
+   * The URL the client asked for, when the request's own is another (the connection guard's
+   * private Unix socket): used in its place, so the request need not be copied to change it.
+   */
+  url?: string;
 }
 
 /** Options for {@linkcode createHttpHandler}. */
@@ -194,7 +199,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     const requestId = crypto.randomUUID();
     const ip = clientIp(req, info, settings.trust_proxy);
     const reqLogger = logger.child({ request_id: requestId });
-    const url = URL.parse(req.url);
+    const href = info?.url ?? req.url;
+    const url = URL.parse(href);
     if (url === null) {
       // Deno builds the URL from the Host header, so a Host that is not a host name (with an
       // optional port) lands here: the client's mistake, not a server failure.
@@ -256,7 +262,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     if (closing && !(req.method === "POST" && (path === "/message" || req.headers.has("mcp-session-id")))) {
       return shuttingDown();
     }
-    if (req.url.length > MAX_URL_LENGTH) {
+    if (url.href.length > MAX_URL_LENGTH) {
       return plain(414, `The request URL is longer than ${MAX_URL_LENGTH} characters`);
     }
     let headerBytes = 0;
@@ -348,7 +354,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         return jsonRpcError(400, INVALID_PARAMS, `Invalid toolsets: ${e.message}`);
       }
     }
-    const forwarded = withRequestId(req, requestId, toolsets, principal);
+    const forwarded = withRequestId(req, requestId, toolsets, principal, url.href);
     if (path === "/mcp") return await mcp(req, forwarded, reqLogger, ip, toolsets);
     if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, ip, toolsets);
     return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url);
@@ -829,6 +835,7 @@ export function withRequestId(
   requestId: string,
   toolsets: ReadonlySet<string>,
   owner: string,
+  url: string = req.url,
 ): Request {
   const headers = new Headers(req.headers);
   headers.delete(GUARD_STAMP_HEADER);
@@ -839,7 +846,7 @@ export function withRequestId(
   // stateless 2025-era servers are given theirs when created.
   headers.set(OWNER_HEADER, owner);
   headers.set(TOOLSETS_HEADER, [...toolsets].join(","));
-  return new Request(req.url, { method: req.method, headers });
+  return new Request(url, { method: req.method, headers });
 }
 
 function decodeURIComponentSafe(value: string): string {

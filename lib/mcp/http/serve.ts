@@ -273,13 +273,10 @@ function fromGuard(req: Request, secret: string, publicHost: string): [Request, 
     const slash = url.indexOf("/", "http+unix://".length);
     url = `http://${req.headers.get("host") ?? publicHost}${slash === -1 ? "/" : url.slice(slash)}`;
   }
-  // The request goes on as it came when its URL is the client's (a loopback port): the handler
-  // drops the stamp in the one copy of the headers it makes anyway. A URL that does not parse (a
-  // Host that is not a host name) is the handler's to refuse.
-  if (url === req.url || !URL.canParse(url)) return [req, { remoteAddr: { hostname: peer } }];
-  const forwarded = new Request(url, { method: req.method, headers: req.headers, body: req.body });
-  forwarded.headers.delete(STAMP_HEADER);
-  return [forwarded, { remoteAddr: { hostname: peer } }];
+  // The request goes on as it came, with the client's URL beside it when its own is the socket's:
+  // the handler uses that URL and drops the stamp in the one copy of the headers it makes anyway.
+  // A URL that does not parse (a Host that is not a host name) is the handler's to refuse.
+  return [req, { remoteAddr: { hostname: peer }, ...(url === req.url ? {} : { url }) }];
 }
 
 /** The server without the guard: `Deno.serve` on the public address (Windows, or no socket). */

@@ -246,3 +246,39 @@ Deno.test("withRequestId() drops the guard's stamp and overrides a client's owne
   assert.equal(forwarded.url, fromClient.url);
   assert.equal(forwarded.method, "POST");
 });
+
+Deno.test("the handler routes by the client's URL from the connection info, not the private socket's", async () => {
+  await using h = await startHarness();
+  // As the guard hands a request over its Unix socket: Deno names the socket in the URL.
+  const viaSocket = (path: string, init?: RequestInit): Promise<Response> =>
+    h.handler(
+      new Request(`http+unix://%2Ftmp%2Fguard.sock${path}`, {
+        ...init,
+        headers: { host: "127.0.0.1:8000", [GUARD_STAMP_HEADER]: "secret 192.0.2.9", ...init?.headers },
+      }),
+      { remoteAddr: { hostname: "192.0.2.9" }, url: `http://127.0.0.1:8000${path}` },
+    );
+  const health = await viaSocket("/health");
+  assert.equal(health.status, 200);
+  assert.equal((await health.json()).status, "ok");
+  const init = await viaSocket("/mcp", {
+    method: "POST",
+    headers: { ...POST_HEADERS },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+    }),
+  });
+  assert.equal(init.status, 200);
+  assert.ok(init.headers.get("mcp-session-id"), "a session opened at the client's /mcp");
+  await init.body?.cancel();
+  // A Host that makes no URL is refused as the client's mistake.
+  const bad = await h.handler(new Request("http+unix://%2Ftmp%2Fguard.sock/health"), {
+    remoteAddr: { hostname: "192.0.2.9" },
+    url: "http://bad host/health",
+  });
+  assert.equal(bad.status, 400);
+  await bad.body?.cancel();
+});
