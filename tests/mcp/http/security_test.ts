@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_HEADER_BYTES } from "../../../lib/mcp/http/mod.ts";
-import { GUARD_STAMP_HEADER, withRequestId } from "../../../lib/mcp/http/handler.ts";
+import { GUARD_STAMP_HEADER, MAX_URL_LENGTH, withRequestId } from "../../../lib/mcp/http/handler.ts";
 import {
   BASE,
   initializeBody,
@@ -281,4 +281,25 @@ Deno.test("the handler routes by the client's URL from the connection info, not 
   });
   assert.equal(bad.status, 400);
   await bad.body?.cancel();
+});
+
+Deno.test("the handler measures the 414 URL limit on the client's URL from the connection info, not the socket's", async () => {
+  await using h = await startHarness();
+  const socket = `http+unix://%2Ftmp%2F${"s".repeat(200)}.sock`;
+  const viaSocket = (path: string): Promise<Response> =>
+    h.handler(
+      new Request(`${socket}${path}`, { headers: { host: "127.0.0.1:8000" } }),
+      { remoteAddr: { hostname: "192.0.2.9" }, url: `http://127.0.0.1:8000${path}` },
+    );
+  const client = "http://127.0.0.1:8000".length;
+  // Just under the limit as the client sent it, though the socket's URL is longer: answered.
+  const fits = await viaSocket(`/health?pad=${"a".repeat(MAX_URL_LENGTH - client - "/health?pad=".length)}`);
+  assert.equal(fits.status, 200);
+  await fits.body?.cancel();
+  // One character over, as the client sent it: refused.
+  const over = await viaSocket(
+    `/health?pad=${"a".repeat(MAX_URL_LENGTH - client - "/health?pad=".length + 1)}`,
+  );
+  assert.equal(over.status, 414);
+  assert.match(await over.text(), new RegExp(`longer than ${MAX_URL_LENGTH} characters`));
 });
