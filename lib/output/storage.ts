@@ -132,9 +132,9 @@ export function ownerHash(owner: string): string {
  * `node:crypto`, loaded on the first owner's hash (over HTTP) rather than with this module: a
  * static import adds about 5 ms to every start, stdio included, which never hashes an owner.
  */
-let crypto: typeof import("node:crypto") | undefined;
+let nodeCryptoModule: typeof import("node:crypto") | undefined;
 function nodeCrypto(): typeof import("node:crypto") {
-  return crypto ??= process.getBuiltinModule("node:crypto") as typeof import("node:crypto");
+  return nodeCryptoModule ??= process.getBuiltinModule("node:crypto") as typeof import("node:crypto");
 }
 
 /** State every owner's view of one storage shares. */
