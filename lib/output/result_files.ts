@@ -46,6 +46,39 @@ export type FileOut = {
   path?: string;
 };
 
+/**
+ * A result's `file` object where the answer says how to get the rest of a file that ends early
+ * (`partial`), as the World Bank and BOJ data tools give it.
+ */
+export interface PartialFileOut {
+  uri: string;
+  name: string;
+  format: string;
+  rows: number;
+  bytes: number;
+  /** Whether the file ends before the answer does (the answer says how to continue). */
+  partial: boolean;
+}
+
+/** The {@linkcode PartialFileOut} of a written file. */
+export function partialFileOut(file: ExportedFile, partial: boolean): PartialFileOut {
+  return {
+    uri: file.uri,
+    name: file.name,
+    format: file.format,
+    rows: file.rows ?? 0,
+    bytes: file.bytes,
+    partial,
+  };
+}
+
+/** The sentence naming a written CSV file, its size and its columns. */
+export function csvFileLine(file: PartialFileOut, what: string, columns: readonly string[]): string {
+  const size = file.bytes < 10_240 ? `${file.bytes} bytes` : `${Math.round(file.bytes / 1024)} KB`;
+  return `Wrote ${what} to \`${file.uri}\` (CSV, ${size}; columns ${columns.join(", ")}). ` +
+    "Read it with resources/read (its link follows).";
+}
+
 /** What a file-writing call adds to its answer. */
 export interface Written {
   out: FileOut;

@@ -7,12 +7,13 @@ import type { Clock } from "../../clock.ts";
 import { describeError } from "../../errors.ts";
 import { timeForAnotherRequest } from "../../http/deadline.ts";
 import type { ExportedFile, ResultFiles } from "../../output/exports.ts";
+import { csvFileLine, partialFileOut } from "../../output/result_files.ts";
 import type { ResponseFormat } from "../../mcp/output.ts";
 import type { Rendered } from "../../mcp/output.ts";
 import type { Fetched } from "./client.ts";
 import type { DataResponse, MetadataEntry, MetadataResponse, Series } from "./decode.ts";
 import { boundMeta, boundParameter, clippedNotice, layerPath, sourceInfo, sourceLines } from "./format.ts";
-import type { DataOutput, FileOut, MetadataOutput } from "./schemas.ts";
+import type { DataOutput, MetadataOutput } from "./schemas.ts";
 
 /** Columns of an observations file, in order (BOJ's CSV columns, in lower case). */
 export const DATA_COLUMNS = [
@@ -192,24 +193,6 @@ export async function writeMetadataFile(
   });
 }
 
-/** The `file` block of a result. */
-export function fileOut(file: ExportedFile, partial: boolean): FileOut {
-  return {
-    uri: file.uri,
-    name: file.name,
-    format: file.format,
-    rows: file.rows ?? 0,
-    bytes: file.bytes,
-    partial,
-  };
-}
-
-function fileLine(file: FileOut, what: string, columns: readonly string[]): string {
-  const size = file.bytes < 10_240 ? `${file.bytes} bytes` : `${Math.round(file.bytes / 1024)} KB`;
-  return `Wrote ${what} to \`${file.uri}\` (CSV, ${size}; columns ${columns.join(", ")}). ` +
-    "Read it with resources/read (its link follows).";
-}
-
 /** Options for {@linkcode renderDataFile}. */
 export interface DataFileRenderOptions {
   tool: "boj_get_data_code" | "boj_get_data_layer";
@@ -250,7 +233,7 @@ export function renderDataFile(o: DataFileRenderOptions): Rendered<DataOutput> {
     series_count: w.series,
     next_series_offset: null,
     continue_with: w.nextPosition === null ? null : { start_position: w.nextPosition, series_offset: 0 },
-    file: fileOut(w.file, w.nextPosition !== null),
+    file: partialFileOut(w.file, w.nextPosition !== null),
     truncated: w.nextPosition !== null,
     notices: fieldsNotice ? [...notices, fieldsNotice] : notices,
     source: sourceInfo(o.first.url),
@@ -262,7 +245,7 @@ export function renderDataFile(o: DataFileRenderOptions): Rendered<DataOutput> {
   const lines = [
     `# BOJ ${endpoint}${db ? ` ${db}` : ""}: ${w.series} series to a file`,
     "",
-    fileLine(
+    csvFileLine(
       structured.file!,
       `${
         w.points.toLocaleString("en-US")
@@ -314,7 +297,7 @@ export function renderMetadataFile(o: MetadataFileRenderOptions): Rendered<Metad
     has_more: false,
     next_offset: null,
     entries_count: o.rows,
-    file: fileOut(o.file, false),
+    file: partialFileOut(o.file, false),
     truncated: false,
     notices: fieldsNotice ? [...notices, fieldsNotice] : notices,
     source: sourceInfo(o.url),
@@ -323,7 +306,7 @@ export function renderMetadataFile(o: MetadataFileRenderOptions): Rendered<Metad
   const lines = [
     `# BOJ metadata ${structured.db}: ${o.rows} rows${o.query ? ` matching "${o.query}"` : ""} to a file`,
     "",
-    fileLine(
+    csvFileLine(
       structured.file!,
       `${o.rows} of the ${structured.entries_in_db} rows (series, and headings without a code)`,
       METADATA_COLUMNS,

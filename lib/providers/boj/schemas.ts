@@ -2,6 +2,8 @@
 // are served with every tools/list, so they are compact: each result's top level is typed and
 // required (clients validate structuredContent against it), records inside it are typed as
 // objects or lists only, and nothing carries a description or an integer bound.
+import type { PartialFileOut } from "../../output/result_files.ts";
+import type { SeriesFields } from "./decode.ts";
 import { z } from "zod";
 import { openList, openObject, resultObject } from "../../output/schema.ts";
 
@@ -35,16 +37,7 @@ export interface PointOut {
 }
 
 /** Names and labels of a series, as BOJ sends them (English, and `_j` Japanese). */
-export interface SeriesFieldsOut {
-  name_of_time_series?: string;
-  name_of_time_series_j?: string;
-  unit?: string;
-  unit_j?: string;
-  frequency?: string;
-  category?: string;
-  category_j?: string;
-  last_update?: string;
-}
+export type SeriesFieldsOut = SeriesFields;
 
 /** One series of a data result. */
 export interface SeriesOut extends SeriesFieldsOut {
@@ -59,16 +52,8 @@ export interface SeriesOut extends SeriesFieldsOut {
   points: PointOut[];
 }
 
-/** A file written by `output: "file"`. */
-export interface FileOut {
-  uri: string;
-  name: string;
-  format: string;
-  rows: number;
-  bytes: number;
-  /** Whether the file ends before the answer does (see `continue_with` and `notices`). */
-  partial: boolean;
-}
+/** A file written by `output: "file"`; `partial`: it ends before the answer does (see `continue_with` and `notices`). */
+export type FileOut = PartialFileOut;
 
 /** The arguments that fetch the next part of a data answer. */
 export interface ContinueWith {

@@ -7,7 +7,6 @@ import { describeError } from "../../errors.ts";
 import { timeForAnotherRequest } from "../../http/deadline.ts";
 import type { ExportedFile, ResultFiles } from "../../output/exports.ts";
 import type { FacetValue, WdsDocument, WdsPage } from "./parse.ts";
-import type { FileInfo } from "./schemas.ts";
 
 /** Documents asked for per request while writing a file (the seed's largest page). */
 export const FILE_PAGE_SIZE = 100;
@@ -149,16 +148,4 @@ export async function writeFacetsFile(
     rows: [rows],
     description: options.what,
   });
-}
-
-/** The `file` block of a result. */
-export function fileInfo(file: ExportedFile, partial: boolean): FileInfo {
-  return {
-    uri: file.uri,
-    name: file.name,
-    format: file.format,
-    rows: file.rows ?? 0,
-    bytes: file.bytes,
-    partial,
-  };
 }

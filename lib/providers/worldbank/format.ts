@@ -1,5 +1,6 @@
 import { markdownTable, shorten } from "../../mcp/output.ts";
 import type { ExportedFile } from "../../output/exports.ts";
+import { csvFileLine } from "../../output/result_files.ts";
 import { DOCUMENT_COLUMNS, FACET_COLUMNS } from "./files.ts";
 import type { WdsDocument } from "./parse.ts";
 import type {
@@ -122,17 +123,11 @@ export function fileNotice(o: FileNoticeOptions): string | null {
     "further file) for the rest.";
 }
 
-function fileLine(file: FileInfo, what: string, columns: readonly string[]): string {
-  const size = file.bytes < 10_240 ? `${file.bytes} bytes` : `${Math.round(file.bytes / 1024)} KB`;
-  return `Wrote ${what} to \`${file.uri}\` (CSV, ${size}; columns ${columns.join(", ")}). ` +
-    "Read it with resources/read (its link follows).";
-}
-
 function documentsFileLine(
   out: { file?: FileInfo | undefined; offset: number; count: number; total: number },
 ) {
   const range = out.count ? ` (${out.offset + 1}–${out.offset + out.count} of ${out.total} found)` : "";
-  return fileLine(
+  return csvFileLine(
     out.file!,
     `${out.count} document${out.count === 1 ? "" : "s"}${range}, abstracts whole,`,
     DOCUMENT_COLUMNS,
@@ -284,7 +279,7 @@ export function facetsFileMarkdown(out: FacetsOutput): string {
   const parts = [
     `# World Bank document facets${out.query ? ` for "${out.query}"` : ""}`,
     `Counts over ${out.total.toLocaleString("en-US")} matching document${out.total === 1 ? "" : "s"}.`,
-    fileLine(out.file!, `all ${rows} values (${counts}) with their document counts`, FACET_COLUMNS),
+    csvFileLine(out.file!, `all ${rows} values (${counts}) with their document counts`, FACET_COLUMNS),
     footer(out.source),
   ];
   return parts.join("\n\n");

@@ -1,3 +1,4 @@
+import type { PartialFileOut } from "../../output/result_files.ts";
 import { z } from "zod";
 import { openList, openObject, resultObject } from "../../output/schema.ts";
 
@@ -61,15 +62,7 @@ export interface Source {
 }
 
 /** A file written by `output: "file"`. */
-export interface FileInfo {
-  uri: string;
-  name: string;
-  format: string;
-  rows: number;
-  bytes: number;
-  /** Whether the file ends before the result does (see the notice and next_offset). */
-  partial: boolean;
-}
+export type FileInfo = PartialFileOut;
 
 /** What search and project results show of one document. */
 export interface DocumentSummary {

@@ -5,7 +5,8 @@ import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { buildQuery, DETAIL_FIELDS, SUMMARY_FIELDS } from "./client.ts";
 import type { SearchFilters, WdsClient } from "./client.ts";
 import type { WorldbankSettings } from "./config.ts";
-import { FILE_PAGE_SIZE, fileInfo, fileName, writeDocumentsFile, writeFacetsFile } from "./files.ts";
+import { partialFileOut } from "../../output/result_files.ts";
+import { FILE_PAGE_SIZE, fileName, writeDocumentsFile, writeFacetsFile } from "./files.ts";
 import type { DocumentsFile } from "./files.ts";
 import {
   details,
@@ -97,7 +98,7 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
     const partial = envelope.has_more;
     return {
       envelope,
-      file: fileInfo(w.file, partial),
+      file: partialFileOut(w.file, partial),
       truncated: partial,
       notice: fileNotice({ file: w.file, written: w.written, offset, total: w.total, stopped: w.stopped }),
     };
@@ -361,7 +362,7 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
           offset: 0,
           has_more: false,
           next_offset: null,
-          file: fileInfo(file, false),
+          file: partialFileOut(file, false),
           truncated: false,
           notice: null,
           source,
