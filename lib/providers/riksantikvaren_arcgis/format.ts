@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { COORDINATE_CONVENTION, formatLatLon } from "../../geo/coords.ts";
 import { markdownTable, shorten } from "../../mcp/output.ts";
+import type { ArcgisHeritage } from "./heritage.ts";
 import { asObject, parseFields } from "./esri.ts";
 import type { EsriField } from "./esri.ts";
 
@@ -22,36 +23,30 @@ export const licenceSchema = z.looseObject({ name: z.string() });
 export const arcgisFeatureSchema = z.looseObject({ layer_id: z.number(), name: z.string().nullable() });
 
 /** One feature in results. */
-export type ArcgisFeatureOut = {
-  layer_id: number;
-  layer_name: string | null;
-  /** OBJECTID of the feature in its layer. */
-  object_id: string | null;
-  /** The layer's display field value (identify). */
-  display_value: string | null;
-  name: string | null;
-  /** Category (kulturminneKategori) and original function. */
-  category: string | null;
-  /** Protection status: vernetype, law and section. */
-  protection: string | null;
-  municipality: string | null;
-  dating: string | null;
-  /** Description (informasjon), shortened. */
-  description: string | null;
-  kulturminnesok_url: string | null;
-  /** A representative point (WGS 84). */
-  lat: number | null;
-  lon: number | null;
-  /** Distance from the given point in metres (0 inside), when a point was given. */
-  distance_m: number | null;
-  geometry_type: string | null;
-  /** GeoJSON geometry when asked for (include_geometry); positions [lon, lat]. */
-  geometry: ({ type: string } & Record<string, unknown>) | null;
-  /** Says when the geometry was simplified or left out. */
-  geometry_note: string | null;
-  /** The layer's attributes (dates as YYYY-MM-DD). */
-  attributes: Record<string, unknown>;
-};
+export type ArcgisFeatureOut =
+  & {
+    layer_id: number;
+    layer_name: string | null;
+    /** OBJECTID of the feature in its layer. */
+    object_id: string | null;
+    /** The layer's display field value (identify). */
+    display_value: string | null;
+  }
+  & ArcgisHeritage
+  & {
+    /** A representative point (WGS 84). */
+    lat: number | null;
+    lon: number | null;
+    /** Distance from the given point in metres (0 inside), when a point was given. */
+    distance_m: number | null;
+    geometry_type: string | null;
+    /** GeoJSON geometry when asked for (include_geometry); positions [lon, lat]. */
+    geometry: ({ type: string } & Record<string, unknown>) | null;
+    /** Says when the geometry was simplified or left out. */
+    geometry_note: string | null;
+    /** The layer's attributes (dates as YYYY-MM-DD). */
+    attributes: Record<string, unknown>;
+  };
 
 /** A service in the folder listing. */
 export interface ServiceEntry {

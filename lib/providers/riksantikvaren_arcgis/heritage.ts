@@ -3,15 +3,18 @@
 // identify may key attributes by alias rather than by field name.
 
 /** The summary fields of one feature (null when the layer has none). */
-export interface ArcgisHeritage {
+export type ArcgisHeritage = {
   name: string | null;
+  /** Category (kulturminneKategori) and original function. */
   category: string | null;
+  /** Protection status: vernetype, law and section. */
   protection: string | null;
   municipality: string | null;
   dating: string | null;
+  /** Description (informasjon), shortened. */
   description: string | null;
   kulturminnesok_url: string | null;
-}
+};
 
 /** Folds a field name: lower case, æ/ø/å spelled out, punctuation dropped. */
 export function foldKey(key: string): string {

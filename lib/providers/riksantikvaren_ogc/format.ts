@@ -4,6 +4,7 @@ import { formatBbox } from "../../geo/bbox.ts";
 import type { Bbox } from "../../geo/bbox.ts";
 import { COORDINATE_CONVENTION, formatLatLon } from "../../geo/coords.ts";
 import { markdownTable, shorten } from "../../mcp/output.ts";
+import type { HeritageFields } from "./heritage.ts";
 
 // Output schemas are compact (issue 14): no descriptions (the tool description and the text say
 // what fields mean), open objects where only a few fields are worth declaring.
@@ -24,35 +25,26 @@ export type LicenceOut = {
 export const featureSchema = z.looseObject({ id: z.string().nullable(), name: z.string().nullable() });
 
 /** One feature in results. */
-export type FeatureOut = {
-  /** Feature id (pass to riksantikvaren-feature). */
-  id: string | null;
-  name: string | null;
-  /** Category and kind (e.g. kulturminneKategori, lokalitetsart). */
-  category: string | null;
-  /** Protection status: vernetype, law and section. */
-  protection: string | null;
-  municipality: string | null;
-  county: string | null;
-  dating: string | null;
-  /** Description (informasjon/beskrivelse); shortened in lists. */
-  description: string | null;
-  kulturminnesok_url: string | null;
-  /** Photos (user-contributed memories only), each with its own licence. */
-  images: { url: string; licence: string | null; photographer: string | null }[];
-  /** A representative point (WGS 84). */
-  lat: number | null;
-  lon: number | null;
-  geometry_type: string | null;
-  /** The GeoJSON geometry when asked for (include_geometry), possibly simplified; positions [lon, lat]. */
-  geometry: ({ type: string } & Record<string, unknown>) | null;
-  /** Says when the geometry was simplified or left out. */
-  geometry_note: string | null;
-  /** This feature on the OGC API. */
-  api_url: string;
-  /** The upstream properties (scalars only in lists). */
-  properties: Record<string, unknown>;
-};
+export type FeatureOut =
+  & {
+    /** Feature id (pass to riksantikvaren-feature). */
+    id: string | null;
+  }
+  & HeritageFields
+  & {
+    /** A representative point (WGS 84). */
+    lat: number | null;
+    lon: number | null;
+    geometry_type: string | null;
+    /** The GeoJSON geometry when asked for (include_geometry), possibly simplified; positions [lon, lat]. */
+    geometry: ({ type: string } & Record<string, unknown>) | null;
+    /** Says when the geometry was simplified or left out. */
+    geometry_note: string | null;
+    /** This feature on the OGC API. */
+    api_url: string;
+    /** The upstream properties (scalars only in lists). */
+    properties: Record<string, unknown>;
+  };
 
 /** A feature with its distance (nearby). */
 export type NearbyFeatureOut = FeatureOut & { distance_m: number };

@@ -9,17 +9,21 @@ import type { Licence } from "./parse.ts";
 import { asObject, str } from "./parse.ts";
 
 /** The summary fields of one heritage feature (null when the data has none). */
-export interface HeritageFields {
+export type HeritageFields = {
   name: string | null;
+  /** Category and kind (e.g. kulturminneKategori, lokalitetsart). */
   category: string | null;
+  /** Protection status: vernetype, law and section. */
   protection: string | null;
   municipality: string | null;
   county: string | null;
   dating: string | null;
+  /** Description (informasjon/beskrivelse); shortened in lists. */
   description: string | null;
   kulturminnesok_url: string | null;
+  /** Photos (user-contributed memories only), each with its own licence. */
   images: { url: string; licence: string | null; photographer: string | null }[];
-}
+};
 
 /** Folds a property name for matching: lower case, æ/ø/å spelled out, punctuation dropped. */
 export function foldKey(key: string): string {
