@@ -34,3 +34,32 @@ export const CORE_TOOLS: readonly string[] = ["opendata_search", "opendata_descr
 export function providerTools<T extends { name: string }>(tools: readonly T[]): T[] {
   return tools.filter((t) => !CORE_TOOLS.includes(t.name));
 }
+
+/** Parses a CSV the server wrote (RFC 4180: quoted cells, CRLF). */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") {
+      row.push(cell);
+      cell = "";
+    } else if (c === "\r" && text[i + 1] === "\n") {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = "";
+      i++;
+    } else cell += c;
+  }
+  return rows;
+}

@@ -3,6 +3,7 @@
 // (every page followed through NEXTPOSITION up to file_max_requests, partial files continued to
 // the end, files private to their HTTP session), and the local catalogue's opendata_search hits,
 // whose next calls work as given.
+import { parseCsv } from "../../fakes/results.ts";
 import assert from "node:assert/strict";
 import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { Logger } from "../../../lib/log.ts";
@@ -88,35 +89,6 @@ function startFake(state: { failing: boolean }): FakeUpstream {
     { path: "/api/v1/getDataLayer", reply: data },
     { path: "/api/v1/getMetadata", reply: { fixture: "boj/constructed_getMetadata_FM01_en.json" } },
   ]);
-}
-
-/** Parses a CSV the server wrote (RFC 4180: quoted cells, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-      i++;
-    } else cell += c;
-  }
-  return rows;
 }
 
 function linkOf(result: unknown): string {

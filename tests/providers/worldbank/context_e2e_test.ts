@@ -9,7 +9,7 @@ import { Logger } from "../../../lib/log.ts";
 import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
 import { startHttpServer } from "../../fakes/http_server.ts";
-import { errorOf, ok, providerTools, texts } from "../../fakes/results.ts";
+import { errorOf, ok, parseCsv, providerTools, texts } from "../../fakes/results.ts";
 import { startStdio } from "../../fakes/server.ts";
 import type { StdioSession } from "../../fakes/server.ts";
 import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
@@ -99,35 +99,6 @@ function config(origin: string, cap = 200): string {
     "    cache_ttl: 0",
     `    file_max_documents: ${cap}`,
   ].join("\n");
-}
-
-/** Parses a CSV written by the server (RFC 4180: quoted cells, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-      i++;
-    } else cell += c;
-  }
-  return rows;
 }
 
 async function readFile(s: { client: Client }, uri: string): Promise<string[][]> {
