@@ -156,6 +156,8 @@ async function readCapped(
   deadline?: AbortSignal,
 ): Promise<string | typeof TOO_LARGE | typeof BROKEN | typeof TIMED_OUT> {
   if (req.body === null) return "";
+  const declared = declaredLength(req);
+  if (declared !== undefined && declared <= maxBytes) return await readDeclared(req, maxBytes, deadline);
   const reader = req.body.getReader();
   // Cancelling the reader ends a pending read at once.
   const stop = (): void => void reader.cancel().catch(() => {});
@@ -182,6 +184,43 @@ async function readCapped(
     reader.releaseLock();
   }
   return text + decoder.decode();
+}
+
+/** The body's length as its Content-Length header declares it, when it declares one. */
+function declaredLength(req: Request): number | undefined {
+  const value = req.headers.get("content-length");
+  if (value === null || !/^\d{1,15}$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/**
+ * A body whose length the client declared, which the HTTP server holds it to: read whole by the
+ * runtime (no JavaScript read loop), unless `deadline` is aborted first. A read left pending then
+ * ends with its connection, holding at most the declared length, which is within the cap.
+ */
+async function readDeclared(
+  req: Request,
+  maxBytes: number,
+  deadline?: AbortSignal,
+): Promise<string | typeof TOO_LARGE | typeof BROKEN | typeof TIMED_OUT> {
+  if (deadline?.aborted) return TIMED_OUT;
+  let stop: (() => void) | undefined;
+  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
+    stop = () => resolve(TIMED_OUT);
+    deadline?.addEventListener("abort", stop, { once: true });
+  });
+  const read = req.bytes();
+  // Nothing waits for a read still pending after the deadline.
+  read.catch(() => {});
+  try {
+    const bytes = await Promise.race([read.catch((): typeof BROKEN => BROKEN), timedOut]);
+    if (bytes === TIMED_OUT || bytes === BROKEN) return deadline?.aborted ? TIMED_OUT : bytes;
+    // A Request made in this process may carry more than it declares; one from a client cannot.
+    if (bytes.byteLength > maxBytes) return TOO_LARGE;
+    return new TextDecoder().decode(bytes);
+  } finally {
+    if (stop) deadline?.removeEventListener("abort", stop);
+  }
 }
 
 function idOf(item: unknown): JsonRpcId {
