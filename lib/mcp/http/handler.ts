@@ -189,7 +189,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const drainWaiters = new Set<() => void>();
   const drained = (): boolean => statelessOpen.size === 0 && modernOpen === 0 && !store.busy();
   const notifyDrain = (): void => {
-    if (!drained()) return;
+    // Only a shutdown waits to drain: checking every session after every request would make
+    // each request's cost grow with the number of sessions.
+    if (drainWaiters.size === 0 || !drained()) return;
     for (const resolve of drainWaiters) resolve();
     drainWaiters.clear();
   };
@@ -818,6 +820,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
 const OWNER_HEADER = "x-opendata-owner";
 /** The header that tells it which toolsets to list, already checked (set here only). */
 const TOOLSETS_HEADER = "x-opendata-toolsets";
+/** The headers only this server sets on a forwarded request (a client's own are dropped). */
+const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, TOOLSETS_HEADER]);
 
 /**
  * The header the connection guard (serve.ts) stamps on every request head it passes on: a
@@ -837,15 +841,19 @@ export function withRequestId(
   owner: string,
   url: string = req.url,
 ): Request {
-  const headers = new Headers(req.headers);
-  headers.delete(GUARD_STAMP_HEADER);
+  // One pass over the client's headers, building the list the copy is made from (cheaper than
+  // copying them and then deleting and setting names, each of which scans the whole list).
+  const headers: [string, string][] = [];
+  for (const pair of req.headers) {
+    const name = pair[0];
+    if (name !== GUARD_STAMP_HEADER && !SERVER_SET.has(name)) headers.push(pair);
+  }
   // The core's tool-call log lines read the id from here, so every line of a call carries it.
-  headers.set("x-request-id", requestId);
+  headers.push(["x-request-id", requestId]);
   // Only this server says who owns a request and what it lists: a client's own values are never
   // trusted. The owner is read by the per-request servers of 2026-07-28 requests; sessions and
   // stateless 2025-era servers are given theirs when created.
-  headers.set(OWNER_HEADER, owner);
-  headers.set(TOOLSETS_HEADER, [...toolsets].join(","));
+  headers.push([OWNER_HEADER, owner], [TOOLSETS_HEADER, [...toolsets].join(",")]);
   return new Request(url, { method: req.method, headers });
 }
 
