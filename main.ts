@@ -3,6 +3,7 @@
 import { run } from "./lib/cli.ts";
 import { knownEnvNames } from "./lib/config/parse.ts";
 import { ConfigError } from "./lib/errors.ts";
+import { batchLines } from "./lib/log.ts";
 import { PROJECT_CONFIG } from "./lib/config/paths.ts";
 import { PROVIDERS } from "./lib/providers/registry.ts";
 
@@ -51,11 +52,14 @@ function writeAll(stream: typeof Deno.stdout, text: string): void {
   while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
 }
 
+// The lines logged in one synchronous run go out in one write instead of one write each.
+const stderr = batchLines((text) => writeAll(Deno.stderr, text));
+
 const code = await run(Deno.args, {
   env: readEnv(),
   os: Deno.build.os,
   stdout: (text) => writeAll(Deno.stdout, text),
-  stderr: (text) => writeAll(Deno.stderr, text),
+  stderr: stderr.write,
   readTextFile,
   // Run from source (deno task start, deno run main.ts, the container), the working directory's
   // config/apis.yaml counts; a compiled binary may be started in any folder, so it does not.
@@ -64,4 +68,5 @@ const code = await run(Deno.args, {
   shutdown: controller.signal,
   heapLimitMiB: async () => (await import("node:v8")).getHeapStatistics().heap_size_limit / 1048576,
 }, PROVIDERS);
+stderr.flush();
 Deno.exit(code);

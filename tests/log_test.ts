@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Logger, maskSecrets } from "../lib/log.ts";
+import { batchLines, Logger, maskSecrets } from "../lib/log.ts";
 
 Deno.test("Logger writes one JSON object per line with inherited fields and masks secrets", () => {
   const lines: string[] = [];
@@ -51,4 +51,51 @@ Deno.test("Logger.child() with skip leaves out those messages, in it and its chi
   quiet.warn("new");
   root.warn("said at start");
   assert.deepEqual(lines, ["new", "said at start"]);
+});
+
+Deno.test("Logger logs an Error as its name and message wherever it sits, and never its stack", () => {
+  const lines: string[] = [];
+  const logger = new Logger({ write: (l) => lines.push(l), now: () => 0 });
+  const error = new TypeError("bad input");
+  logger.child({ cause: error }).info("inherited");
+  logger.error("nested", { upstream: { error }, errors: [error] });
+  logger.info("plain", { count: 2, nested: { ok: true } });
+  const [inherited, nested, plain] = lines.map((l) => JSON.parse(l));
+  const logged = { name: "TypeError", message: "bad input" };
+  assert.deepEqual(inherited.cause, logged);
+  assert.deepEqual(nested.upstream, { error: logged });
+  assert.deepEqual(nested.errors, [logged]);
+  assert.deepEqual(plain.nested, { ok: true });
+  assert.ok(!lines.join("\n").includes("at "), "no stack frame in any line");
+});
+
+Deno.test("batchLines() writes the lines of one turn together, in order, and flush() writes at once", async () => {
+  const writes: string[] = [];
+  const scheduled: (() => void)[] = [];
+  const batch = batchLines((text) => writes.push(text), (flush) => scheduled.push(flush));
+  batch.write("a");
+  batch.write("b");
+  assert.deepEqual(writes, [], "nothing is written before the turn ends");
+  assert.equal(scheduled.length, 1, "one flush per batch");
+  scheduled[0]!();
+  assert.deepEqual(writes, ["a\nb"]);
+  scheduled[0]!();
+  assert.deepEqual(writes, ["a\nb"], "an empty batch writes nothing");
+  batch.write("c");
+  batch.flush();
+  assert.deepEqual(writes, ["a\nb", "c"]);
+  const failing = batchLines(() => {
+    throw new Deno.errors.BrokenPipe("stderr closed");
+  }, (flush) => scheduled.push(flush));
+  failing.write("lost");
+  assert.doesNotThrow(() => scheduled.at(-1)!(), "a sink that fails does not throw into the event loop");
+
+  // With the default schedule, lines logged in one synchronous run reach the sink before any
+  // later task runs (so a log line never trails the response it describes).
+  const real: string[] = [];
+  const live = batchLines((text) => real.push(text));
+  live.write("x");
+  live.write("y");
+  await Promise.resolve();
+  assert.deepEqual(real, ["x\ny"]);
 });
