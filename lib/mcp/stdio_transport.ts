@@ -1,13 +1,17 @@
 import { Buffer } from "node:buffer";
 import process from "node:process";
-import type { Readable, Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import { nestingDepth } from "./output.ts";
 import { parseJSONRPCMessage } from "./sdk.ts";
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
 
 /** Options for {@linkcode LineStdioTransport}. */
 export interface LineStdioOptions {
-  stdin?: Readable;
+  /**
+   * Where messages come from; default `Deno.stdin`, read directly (building Node's
+   * `process.stdin` stream instead would add about 3 ms to every start).
+   */
+  stdin?: ByteReader;
   stdout?: Writable;
   /** The longest line accepted; longer ones are answered with -32600 and skipped. */
   maxLineBytes?: number;
@@ -15,6 +19,11 @@ export interface LineStdioOptions {
   maxDepth?: number;
   /** Told once when stdout fails (the client stopped reading); the transport then closes. */
   onOutputError?: (error: Error) => void;
+}
+
+/** A source read like `Deno.stdin`: `read` fills `p` and says how much, or null at the end. */
+export interface ByteReader {
+  read(p: Uint8Array): Promise<number | null>;
 }
 
 /** How deeply a message may nest before it is refused: far beyond any real request. */
@@ -33,7 +42,7 @@ export class LineStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  #stdin: Readable;
+  #stdin: ByteReader;
   #stdout: Writable;
   #max: number;
   #maxDepth: number;
@@ -49,7 +58,7 @@ export class LineStdioTransport implements Transport {
   readonly #done = Promise.withResolvers<void>();
 
   constructor(options: LineStdioOptions = {}) {
-    this.#stdin = options.stdin ?? process.stdin;
+    this.#stdin = options.stdin ?? Deno.stdin;
     this.#stdout = options.stdout ?? process.stdout;
     this.#max = options.maxLineBytes ?? 4 * 1024 * 1024;
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -62,9 +71,7 @@ export class LineStdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    this.#stdin.on("data", this.#onData);
-    this.#stdin.on("error", this.#onError);
-    this.#stdin.once("end", this.#onEnd);
+    void this.#readLoop(this.#stdin);
     this.#stdout.on("error", this.#onStdoutError);
     return Promise.resolve();
   }
@@ -79,22 +86,31 @@ export class LineStdioTransport implements Transport {
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
-    this.#stdin.off("data", this.#onData);
-    this.#stdin.off("error", this.#onError);
-    this.#stdin.off("end", this.#onEnd);
-    if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause();
+    // The read loop stops at its next chunk (a read already waiting cannot be called off).
     this.#done.resolve();
     this.onclose?.();
     return Promise.resolve();
   }
 
-  #onEnd = (): void => {
+  /** Reads `source` until it ends, fails or this transport closes. */
+  async #readLoop(source: ByteReader): Promise<void> {
+    const buf = new Uint8Array(64 * 1024);
+    try {
+      while (!this.#closed) {
+        const n = await source.read(buf);
+        if (n === null) break;
+        // The buffer is read into again: what is kept of it is copied.
+        if (!this.#closed && n > 0) this.#onData(Buffer.from(buf.subarray(0, n)));
+      }
+    } catch (e) {
+      if (!this.#closed) this.#onError(e instanceof Error ? e : new Error(String(e)));
+    }
     void this.close();
-  };
+  }
 
-  #onError = (error: Error): void => {
+  #onError(error: Error): void {
     this.onerror?.(error);
-  };
+  }
 
   #onStdoutError = (error: Error): void => {
     // EPIPE and friends: nobody reads our answers any more, so there is nothing left to serve.
@@ -103,8 +119,8 @@ export class LineStdioTransport implements Transport {
     void this.close();
   };
 
-  #onData = (chunk: Buffer | string): void => {
-    let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+  #onData(chunk: Buffer): void {
+    let data = chunk;
     for (;;) {
       const nl = data.indexOf(0x0a);
       if (nl === -1) {
@@ -115,7 +131,7 @@ export class LineStdioTransport implements Transport {
       data = data.subarray(nl + 1);
       this.#line();
     }
-  };
+  }
 
   #append(part: Buffer): void {
     if (this.#skipping || part.length === 0) return;

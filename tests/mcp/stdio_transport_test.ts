@@ -1,0 +1,72 @@
+// LineStdioTransport on its input side: lines split across reads, bad lines answered, the end
+// of input and a failing read both closing the transport. (Whole servers over stdio are tested
+// in tests/e2e and tests/mcp/hostile_core_test.ts.)
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { LineStdioTransport } from "../../lib/mcp/stdio_transport.ts";
+import type { ByteReader } from "../../lib/mcp/stdio_transport.ts";
+
+/** A reader handing out `chunks` one per read, then the end (or `failure`). */
+function reader(chunks: string[], failure?: Error): ByteReader {
+  const encoder = new TextEncoder();
+  let next = 0;
+  return {
+    read(p) {
+      if (next < chunks.length) {
+        const bytes = encoder.encode(chunks[next++]!);
+        p.set(bytes);
+        return Promise.resolve(bytes.length);
+      }
+      return failure ? Promise.reject(failure) : Promise.resolve(null);
+    },
+  };
+}
+
+function sink(lines: string[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split("\n").filter(Boolean));
+      done();
+    },
+  });
+}
+
+Deno.test("LineStdioTransport joins a message split across reads, answers a bad line, and closes at the end of input", async () => {
+  const written: string[] = [];
+  const transport = new LineStdioTransport({
+    stdin: reader([
+      '{"jsonrpc":"2.0","id":1,"me',
+      'thod":"ping"}\n{"not json\n',
+      '{"jsonrpc":"2.0","method":"x"}\n',
+    ]),
+    stdout: sink(written),
+  });
+  const received: unknown[] = [];
+  transport.onmessage = (m) => received.push(m);
+  let closed = false;
+  transport.onclose = () => closed = true;
+  await transport.start();
+  await transport.closed;
+  assert.deepEqual(received, [
+    { jsonrpc: "2.0", id: 1, method: "ping" },
+    { jsonrpc: "2.0", method: "x" },
+  ]);
+  assert.equal(written.length, 1);
+  assert.equal(JSON.parse(written[0]!).error.code, -32700);
+  assert.ok(closed, "onclose was called");
+});
+
+Deno.test("LineStdioTransport reports a failing read and closes", async () => {
+  const transport = new LineStdioTransport({
+    stdin: reader(['{"jsonrpc":"2.0","id":1,"method":"ping"}\n'], new Deno.errors.BrokenPipe("stdin broke")),
+    stdout: sink([]),
+  });
+  const errors: string[] = [];
+  transport.onerror = (e) => errors.push(e.message);
+  let messages = 0;
+  transport.onmessage = () => messages++;
+  await transport.start();
+  await transport.closed;
+  assert.equal(messages, 1);
+  assert.deepEqual(errors, ["stdin broke"]);
+});
