@@ -44,6 +44,12 @@ export interface ReadJsonRpcOptions {
   deadline?: AbortSignal;
   /** The deadline in seconds, for the message. */
   deadlineS?: number;
+  /**
+   * A body of declared length may be read whole by the runtime, which cannot be called off: set
+   * only where something else ends the read at the deadline (the connection guard closes the
+   * connection then). Otherwise every body is read chunk by chunk and cancelled at the deadline.
+   */
+  wholeBody?: boolean;
 }
 
 /**
@@ -64,7 +70,7 @@ export async function readJsonRpc(
     ),
   });
   if (Number(req.headers.get("content-length") ?? 0) > maxBytes) return tooLarge();
-  const text = await readCapped(req, maxBytes, options.deadline);
+  const text = await readCapped(req, maxBytes, options.deadline, options.wholeBody === true);
   if (text === TOO_LARGE) return tooLarge();
   if (text === TIMED_OUT) {
     return {
@@ -153,10 +159,11 @@ const TIMED_OUT = Symbol("timed out");
 async function readCapped(
   req: Request,
   maxBytes: number,
-  deadline?: AbortSignal,
+  deadline: AbortSignal | undefined,
+  wholeBody: boolean,
 ): Promise<string | typeof TOO_LARGE | typeof BROKEN | typeof TIMED_OUT> {
   if (req.body === null) return "";
-  const declared = declaredLength(req);
+  const declared = wholeBody ? declaredLength(req) : undefined;
   if (declared !== undefined && declared <= maxBytes) return await readDeclared(req, maxBytes, deadline);
   const reader = req.body.getReader();
   // Cancelling the reader ends a pending read at once.
@@ -196,7 +203,8 @@ function declaredLength(req: Request): number | undefined {
 /**
  * A body whose length the client declared, which the HTTP server holds it to: read whole by the
  * runtime (no JavaScript read loop), unless `deadline` is aborted first. A read left pending then
- * ends with its connection, holding at most the declared length, which is within the cap.
+ * holds at most the declared length, within the cap, until its connection closes (see
+ * `wholeBody`).
  */
 async function readDeclared(
   req: Request,

@@ -44,6 +44,11 @@ export interface ConnectionInfo {
    * private Unix socket): used in its place, so the request need not be copied to change it.
    */
   url?: string;
+  /**
+   * The request came through the connection guard, which closes its connection once the body
+   * deadline has passed: a read of its body still pending then ends with it.
+   */
+  guarded?: boolean;
 }
 
 /** Options for {@linkcode createHttpHandler}. */
@@ -221,7 +226,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     const fields: Record<string, unknown> = { method: req.method, path, client_ip: ip };
     let res: Response;
     try {
-      res = await route(req, url, path, ip, requestId, reqLogger, fields);
+      res = await route(req, url, path, ip, requestId, reqLogger, fields, info?.guarded === true);
     } catch (e) {
       reqLogger.error("request failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
       res = jsonRpcError(
@@ -258,6 +263,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     requestId: string,
     reqLogger: Logger,
     fields: Record<string, unknown>,
+    guarded: boolean,
   ): Promise<Response> {
     // While draining, only POSTs into live sessions pass (they may carry a client's answer to
     // a call in flight); any new request among them is refused after parsing.
@@ -357,19 +363,20 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
     }
     const forwarded = withRequestId(req, requestId, toolsets, principal, url.href);
-    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, ip, toolsets);
+    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, ip, toolsets, guarded);
     if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, ip, toolsets);
-    return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url);
+    return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url, guarded);
   }
 
   /** Reads a POST body within `body_timeout`, so a client that trickles it cannot pin memory. */
-  async function readBody(req: Request): Promise<ReadResult> {
+  async function readBody(req: Request, guarded: boolean): Promise<ReadResult> {
     const deadline = new AbortController();
     const stop = every(bodyTimeoutMs, () => deadline.abort());
     try {
       return await readJsonRpc(req, settings.max_body_bytes, {
         deadline: deadline.signal,
         deadlineS: bodyTimeoutMs / 1000,
+        wholeBody: guarded,
       });
     } finally {
       stop();
@@ -384,6 +391,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     reqLogger: Logger,
     ip: string,
     toolsets: ReadonlySet<string>,
+    guarded: boolean,
   ): Promise<Response> {
     const allowed = settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"];
     let body: unknown;
@@ -396,7 +404,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "Unsupported Media Type: Content-Type must be application/json",
         );
       }
-      const read = await readBody(req);
+      const read = await readBody(req, guarded);
       if (!read.ok) return read.response;
       body = read.body;
       messages = read.messages;
@@ -691,7 +699,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     return new Response(transport.stream, { headers: { ...SSE_HEADERS } });
   }
 
-  async function sseMessage(req: Request, forwarded: Request, url: URL): Promise<Response> {
+  async function sseMessage(req: Request, forwarded: Request, url: URL, guarded: boolean): Promise<Response> {
     const off = sseUnavailable();
     if (off) return off;
     const id = url.searchParams.get("session_id") ?? url.searchParams.get("sessionId");
@@ -713,7 +721,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     if (!isJson(req.headers.get("content-type"))) {
       return jsonRpcError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const read = await readBody(req);
+    const read = await readBody(req, guarded);
     if (!read.ok) return read.response;
     if (closing && read.messages.some(isJSONRPCRequest)) return shuttingDown();
     session.lastActive = clock.now();

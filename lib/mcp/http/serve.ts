@@ -276,7 +276,7 @@ function fromGuard(req: Request, secret: string, publicHost: string): [Request, 
   // The request goes on as it came, with the client's URL beside it when its own is the socket's:
   // the handler uses that URL and drops the stamp in the one copy of the headers it makes anyway.
   // A URL that does not parse (a Host that is not a host name) is the handler's to refuse.
-  return [req, { remoteAddr: { hostname: peer }, ...(url === req.url ? {} : { url }) }];
+  return [req, { remoteAddr: { hostname: peer }, guarded: true, ...(url === req.url ? {} : { url }) }];
 }
 
 /** The server without the guard: `Deno.serve` on the public address (Windows, or no socket). */
