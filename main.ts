@@ -52,13 +52,19 @@ function writeAll(stream: typeof Deno.stdout, text: string): void {
   while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
 }
 
-// The lines logged in one synchronous run go out in one write instead of one write each.
+// The lines logged in one synchronous run go out in one write instead of one write each. An
+// uncaught error ends the process before queued microtasks run: its lines go out first.
 const stderr = batchLines((text) => writeAll(Deno.stderr, text));
+globalThis.addEventListener("error", () => stderr.flush());
 
 const code = await run(Deno.args, {
   env: readEnv(),
   os: Deno.build.os,
-  stdout: (text) => writeAll(Deno.stdout, text),
+  stdout: (text) => {
+    // What was said on stderr before (a command's warnings) stays before it.
+    stderr.flush();
+    writeAll(Deno.stdout, text);
+  },
   stderr: stderr.write,
   readTextFile,
   // Run from source (deno task start, deno run main.ts, the container), the working directory's

@@ -39,6 +39,8 @@ interface Shared {
 export class Logger {
   #shared: Shared;
   #fields: LogFields;
+  /** Whether a field every line carries holds an Error (worked out once). */
+  #fieldsHaveError: boolean;
   #skip: ReadonlySet<string> | undefined;
 
   constructor(options: LoggerOptions = {}) {
@@ -51,6 +53,7 @@ export class Logger {
     };
     this.#skip = from?.skip;
     this.#fields = options.fields ?? {};
+    this.#fieldsHaveError = hasError(this.#fields, ERROR_SEARCH_DEPTH);
   }
 
   /**
@@ -103,7 +106,7 @@ export class Logger {
     let line: string;
     try {
       // A replacer slows every line down: it is only used when a field holds an Error.
-      line = hasError(this.#fields) || (fields !== undefined && hasError(fields))
+      line = this.#fieldsHaveError || (fields !== undefined && hasError(fields, ERROR_SEARCH_DEPTH))
         ? JSON.stringify(record, errorReplacer)
         : JSON.stringify(record);
     } catch {
@@ -122,13 +125,19 @@ export function maskSecrets(text: string, secrets: Iterable<string>): string {
   return out;
 }
 
-/** Whether any value of `fields`, or of an object or array among them, is an Error. */
-function hasError(fields: LogFields): boolean {
-  for (const key in fields) {
-    const value = fields[key];
-    if (typeof value !== "object" || value === null) continue;
-    if (value instanceof Error) return true;
-    for (const inner of Object.values(value)) if (inner instanceof Error) return true;
+/**
+ * How deep in a line's fields an Error is looked for (and logged as name and message). One
+ * nested deeper is logged as its enumerable fields, without message or stack.
+ */
+const ERROR_SEARCH_DEPTH = 4;
+
+/** Whether `value` holds an Error within `depth` levels of objects and arrays. */
+function hasError(value: unknown, depth: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (value instanceof Error) return true;
+  if (depth === 0) return false;
+  for (const key in value) {
+    if (hasError((value as Record<string, unknown>)[key], depth - 1)) return true;
   }
   return false;
 }

@@ -53,19 +53,21 @@ Deno.test("Logger.child() with skip leaves out those messages, in it and its chi
   assert.deepEqual(lines, ["new", "said at start"]);
 });
 
-Deno.test("Logger logs an Error as its name and message wherever it sits, and never its stack", () => {
+Deno.test("Logger logs an Error as its name and message within four levels of its fields, and never its stack", () => {
   const lines: string[] = [];
   const logger = new Logger({ write: (l) => lines.push(l), now: () => 0 });
   const error = new TypeError("bad input");
   logger.child({ cause: error }).info("inherited");
   logger.error("nested", { upstream: { error }, errors: [error] });
   logger.info("plain", { count: 2, nested: { ok: true } });
-  const [inherited, nested, plain] = lines.map((l) => JSON.parse(l));
+  logger.warn("deep", { a: { b: { c: { error } } } });
+  const [inherited, nested, plain, deep] = lines.map((l) => JSON.parse(l));
   const logged = { name: "TypeError", message: "bad input" };
   assert.deepEqual(inherited.cause, logged);
   assert.deepEqual(nested.upstream, { error: logged });
   assert.deepEqual(nested.errors, [logged]);
   assert.deepEqual(plain.nested, { ok: true });
+  assert.deepEqual(deep.a.b.c.error, logged);
   assert.ok(!lines.join("\n").includes("at "), "no stack frame in any line");
 });
 
