@@ -70,3 +70,30 @@ Deno.test("LineStdioTransport reports a failing read and closes", async () => {
   assert.equal(messages, 1);
   assert.deepEqual(errors, ["stdin broke"]);
 });
+
+Deno.test("LineStdioTransport closed while a read waits ignores what that read brings", async () => {
+  const pending = Promise.withResolvers<number | null>();
+  let target: Uint8Array | undefined;
+  const transport = new LineStdioTransport({
+    stdin: {
+      read(p) {
+        target = p;
+        return pending.promise;
+      },
+    },
+    stdout: sink([]),
+  });
+  let messages = 0;
+  let closes = 0;
+  transport.onmessage = () => messages++;
+  transport.onclose = () => closes++;
+  await transport.start();
+  await transport.close();
+  await transport.closed;
+  const late = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  target!.set(late);
+  pending.resolve(late.length);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(messages, 0, "nothing is delivered after close()");
+  assert.equal(closes, 1, "onclose is called once");
+});
