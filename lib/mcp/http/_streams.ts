@@ -9,14 +9,13 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 /**
  * The same response with `headers` added and `onDone` called once its body has been sent,
  * failed, or been cancelled by the client (at once when there is no body). Tracking the end
- * of a body is how in-flight calls are counted for idle timeouts and graceful shutdown.
- * Aborting `end` ends the body early (what was not yet read is dropped).
+ * of a body is how in-flight calls are counted for idle timeouts and graceful shutdown where the
+ * HTTP server does not say when a response is done.
  */
 export function finishResponse(
   res: Response,
   headers: Record<string, string>,
   onDone?: () => void,
-  end?: AbortSignal,
 ): Response {
   const merged = new Headers(res.headers);
   for (const [k, v] of Object.entries(headers)) merged.set(k, v);
@@ -34,8 +33,6 @@ export function finishResponse(
     }
   };
   const reader = res.body.getReader();
-  // Cancelling the source ends a pending read as done, which closes the body and calls onDone.
-  end?.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {

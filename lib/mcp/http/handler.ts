@@ -49,6 +49,11 @@ export interface ConnectionInfo {
    * deadline has passed: a read of its body still pending then ends with it.
    */
   guarded?: boolean;
+  /**
+   * Settles when the HTTP server has sent the response, or failed to (Deno.serve's
+   * `info.completed`): what is in flight is then counted without following the body.
+   */
+  completed?: Promise<void>;
 }
 
 /** Options for {@linkcode createHttpHandler}. */
@@ -94,7 +99,6 @@ interface PostCalls {
   waiting: Set<RequestId>;
   /** Whether the client cancelled one of them: the SDK never answers it, so never ends the stream. */
   cancelled: boolean;
-  end: AbortController;
 }
 
 /**
@@ -107,7 +111,19 @@ function settle(session: StreamableSession, id: RequestId, cancelled: boolean): 
   session.calls.delete(id);
   post.waiting.delete(id);
   if (cancelled) post.cancelled = true;
-  if (post.cancelled && post.waiting.size === 0) post.end.abort();
+  // The SDK ends a POST's stream once every request on it is answered; a cancelled one never is.
+  if (post.cancelled && post.waiting.size === 0) session.transport.closeSSEStream(id);
+}
+
+/**
+ * `res`, with `onDone` called once it has been sent, has failed, or the client went away. Where
+ * the HTTP server says when a response is done (`completed`) the response goes on as it is;
+ * otherwise its body is followed to its end ({@linkcode finishResponse}).
+ */
+function whenSent(res: Response, onDone: () => void, completed: Promise<void> | undefined): Response {
+  if (!completed) return finishResponse(res, {}, onDone);
+  completed.then(onDone, onDone);
+  return res;
 }
 
 function cancelledRequestId(message: JSONRPCMessage): RequestId | undefined {
@@ -226,7 +242,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     const fields: Record<string, unknown> = { method: req.method, path, client_ip: ip };
     let res: Response;
     try {
-      res = await route(req, url, path, ip, requestId, reqLogger, fields, info?.guarded === true);
+      res = await route(req, url, path, ip, requestId, reqLogger, fields, info);
     } catch (e) {
       reqLogger.error("request failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
       res = jsonRpcError(
@@ -263,7 +279,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     requestId: string,
     reqLogger: Logger,
     fields: Record<string, unknown>,
-    guarded: boolean,
+    conn: ConnectionInfo | undefined,
   ): Promise<Response> {
     // While draining, only POSTs into live sessions pass (they may carry a client's answer to
     // a call in flight); any new request among them is refused after parsing.
@@ -363,20 +379,20 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
     }
     const forwarded = withRequestId(req, requestId, toolsets, principal, url.href);
-    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, ip, toolsets, guarded);
+    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, ip, toolsets, conn);
     if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, ip, toolsets);
-    return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url, guarded);
+    return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url, conn);
   }
 
   /** Reads a POST body within `body_timeout`, so a client that trickles it cannot pin memory. */
-  async function readBody(req: Request, guarded: boolean): Promise<ReadResult> {
+  async function readBody(req: Request, conn: ConnectionInfo | undefined): Promise<ReadResult> {
     const deadline = new AbortController();
     const stop = every(bodyTimeoutMs, () => deadline.abort());
     try {
       return await readJsonRpc(req, settings.max_body_bytes, {
         deadline: deadline.signal,
         deadlineS: bodyTimeoutMs / 1000,
-        wholeBody: guarded,
+        wholeBody: conn?.guarded === true,
       });
     } finally {
       stop();
@@ -391,7 +407,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     reqLogger: Logger,
     ip: string,
     toolsets: ReadonlySet<string>,
-    guarded: boolean,
+    conn: ConnectionInfo | undefined,
   ): Promise<Response> {
     const allowed = settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"];
     let body: unknown;
@@ -404,7 +420,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "Unsupported Media Type: Content-Type must be application/json",
         );
       }
-      const read = await readBody(req, guarded);
+      const read = await readBody(req, conn);
       if (!read.ok) return read.response;
       body = read.body;
       messages = read.messages;
@@ -422,7 +438,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     });
     if (era.kind !== "legacy") {
       if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
-      return await modernRequest(forwarded, body);
+      return await modernRequest(forwarded, body, conn?.completed);
     }
     const bad = methodIs(req, allowed);
     if (bad) {
@@ -437,7 +453,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       return bad;
     }
     if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
-    if (settings.stateless) return await stateless(forwarded, body, toolsets);
+    if (settings.stateless) return await stateless(forwarded, body, toolsets, conn?.completed);
 
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) {
@@ -450,10 +466,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         );
       }
       const streamable = session as StreamableSession;
-      if (req.method !== "DELETE") return await inSession(streamable, req.method, forwarded, body, messages);
+      if (req.method !== "DELETE") {
+        return await inSession(streamable, req.method, forwarded, body, messages, conn?.completed);
+      }
       streamable.closedBy = reqLogger;
       try {
-        return await inSession(streamable, req.method, forwarded, body, messages);
+        return await inSession(streamable, req.method, forwarded, body, messages, conn?.completed);
       } finally {
         // A DELETE the SDK refused leaves the session open: a later close is not this request's.
         delete streamable.closedBy;
@@ -478,11 +496,15 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "(or send 2026-07-28 requests, which need no session)",
       );
     }
-    return await newSession(forwarded, body, messages, reqLogger, ip, toolsets);
+    return await newSession(forwarded, body, messages, reqLogger, ip, toolsets, conn?.completed);
   }
 
   /** A 2026-07-28 request: one stateless exchange, served by the SDK's per-request entry. */
-  async function modernRequest(forwarded: Request, body: unknown): Promise<Response> {
+  async function modernRequest(
+    forwarded: Request,
+    body: unknown,
+    completed: Promise<void> | undefined,
+  ): Promise<Response> {
     const request = new Request(forwarded.url, {
       method: forwarded.method,
       headers: forwarded.headers,
@@ -497,10 +519,10 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       notifyDrain();
       throw e;
     }
-    return finishResponse(res, {}, () => {
+    return whenSent(res, () => {
       modernOpen--;
       notifyDrain();
-    });
+    }, completed);
   }
 
   async function inSession(
@@ -509,6 +531,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     forwarded: Request,
     body: unknown,
     messages: JSONRPCMessage[],
+    completed: Promise<void> | undefined,
   ): Promise<Response> {
     session.lastActive = clock.now();
     if (method !== "POST") return await session.transport.handleRequest(forwarded);
@@ -525,7 +548,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         { id: reused },
       );
     }
-    const post: PostCalls = { waiting: new Set(ids), cancelled: false, end: new AbortController() };
+    const post: PostCalls = { waiting: new Set(ids), cancelled: false };
     for (const id of ids) session.calls.set(id, post);
     const forget = (): void => {
       for (const id of ids) if (session.calls.get(id) === post) session.calls.delete(id);
@@ -544,12 +567,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       const cancelled = cancelledRequestId(message);
       if (cancelled !== undefined) settle(session, cancelled, true);
     }
-    return finishResponse(res, {}, () => {
+    return whenSent(res, () => {
       forget();
       session.inflight--;
       session.lastActive = clock.now();
       notifyDrain();
-    }, post.end.signal);
+    }, completed);
   }
 
   async function newSession(
@@ -559,6 +582,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     reqLogger: Logger,
     ip: string,
     toolsets: ReadonlySet<string>,
+    completed: Promise<void> | undefined,
   ): Promise<Response> {
     if (!store.reserve(ip)) return tooManySessions(messages);
     // The id is chosen before the server exists, so the server knows whose work it does.
@@ -603,7 +627,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     };
     try {
       await server.connect(session.transport);
-      const res = await inSession(session, "POST", forwarded, body, messages);
+      const res = await inSession(session, "POST", forwarded, body, messages, completed);
       if (!session.id) {
         // The initialize request was refused (e.g. a wrong Accept header): nothing to keep.
         store.release(ip);
@@ -622,6 +646,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     forwarded: Request,
     body: unknown,
     toolsets: ReadonlySet<string>,
+    completed: Promise<void> | undefined,
   ): Promise<Response> {
     const server = app.newServer({ owner: principal, toolsets });
     // No session id generator: the SDK's stateless mode, one transport per request.
@@ -641,7 +666,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       done();
       throw e;
     }
-    return finishResponse(res, {}, done);
+    return whenSent(res, done, completed);
   }
 
   // --- Legacy SSE ----------------------------------------------------------------------------
@@ -699,7 +724,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     return new Response(transport.stream, { headers: { ...SSE_HEADERS } });
   }
 
-  async function sseMessage(req: Request, forwarded: Request, url: URL, guarded: boolean): Promise<Response> {
+  async function sseMessage(
+    req: Request,
+    forwarded: Request,
+    url: URL,
+    conn: ConnectionInfo | undefined,
+  ): Promise<Response> {
     const off = sseUnavailable();
     if (off) return off;
     const id = url.searchParams.get("session_id") ?? url.searchParams.get("sessionId");
@@ -721,7 +751,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     if (!isJson(req.headers.get("content-type"))) {
       return jsonRpcError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const read = await readBody(req, guarded);
+    const read = await readBody(req, conn);
     if (!read.ok) return read.response;
     if (closing && read.messages.some(isJSONRPCRequest)) return shuttingDown();
     session.lastActive = clock.now();

@@ -77,12 +77,12 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
   const addr = listener.addr;
   const secret = crypto.randomUUID();
   const publicHost = listenAddress(addr.hostname, addr.port);
-  const serveInner = (req: Request): Response | Promise<Response> => {
+  const serveInner = (req: Request, served: Deno.ServeHandlerInfo): Response | Promise<Response> => {
     if (!req.headers.get(STAMP_HEADER)?.startsWith(`${secret} `)) {
       // Only the guard knows the secret: anything else reached the private socket directly.
       return Response.json({ error: `Forbidden: connect to http://${publicHost}` }, { status: 403 });
     }
-    const [forwarded, info] = fromGuard(req, secret, publicHost);
+    const [forwarded, info] = fromGuard(req, secret, publicHost, served.completed);
     return handler(forwarded, info);
   };
   const onError = (e: unknown): Response => {
@@ -191,7 +191,7 @@ export function innerSocketPaths(dataDir: string | undefined): string[] {
  * `again` restarts on a socket this process held before.
  */
 async function startInner(
-  fn: (req: Request) => Response | Promise<Response>,
+  fn: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>,
   onError: (e: unknown) => Response,
   options: ServeHttpOptions,
   again?: InnerServer,
@@ -265,7 +265,12 @@ async function answers(path: string): Promise<boolean> {
  * The request as the client sent it, with the client's address: the guard's stamp is checked
  * and removed, and a Unix socket's `http+unix:` URL becomes the `http:` URL the client used.
  */
-function fromGuard(req: Request, secret: string, publicHost: string): [Request, ConnectionInfo] {
+function fromGuard(
+  req: Request,
+  secret: string,
+  publicHost: string,
+  completed: Promise<void>,
+): [Request, ConnectionInfo] {
   const stamp = req.headers.get(STAMP_HEADER);
   const peer = stamp?.startsWith(`${secret} `) ? stamp.slice(secret.length + 1) : "unknown";
   let url = req.url;
@@ -276,7 +281,12 @@ function fromGuard(req: Request, secret: string, publicHost: string): [Request, 
   // The request goes on as it came, with the client's URL beside it when its own is the socket's:
   // the handler uses that URL and drops the stamp in the one copy of the headers it makes anyway.
   // A URL that does not parse (a Host that is not a host name) is the handler's to refuse.
-  return [req, { remoteAddr: { hostname: peer }, guarded: true, ...(url === req.url ? {} : { url }) }];
+  return [req, {
+    remoteAddr: { hostname: peer },
+    guarded: true,
+    completed,
+    ...(url === req.url ? {} : { url }),
+  }];
 }
 
 /** The server without the guard: `Deno.serve` on the public address (Windows, or no socket). */

@@ -325,3 +325,30 @@ Deno.test("legacy SSE: a call the client cancels no longer keeps the session fro
     await reader.cancel();
   }
 });
+
+Deno.test("where the HTTP server says when a response is sent, a call counts as in flight until then", async () => {
+  await using h = await startHarness({ server: { session_idle_timeout: 60 } });
+  const id = await openSession(h);
+  const sent = Promise.withResolvers<void>();
+  const res = await h.handler(
+    new Request(`${BASE}/mcp`, {
+      method: "POST",
+      headers: {
+        host: "127.0.0.1:8000",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": id,
+      },
+      body: toolCall(1, "example-ping"),
+    }),
+    { remoteAddr: { hostname: "192.0.2.1" }, completed: sent.promise },
+  );
+  const [answer] = await jsonRpcMessages(res);
+  assert.equal(answer!["id"], 1);
+  h.clock.advance(61_000);
+  assert.equal(h.handler.sweep(), 0, "the answer is read but not yet sent: the session is busy");
+  sent.resolve();
+  await sent.promise;
+  h.clock.advance(61_000);
+  assert.equal(h.handler.sweep(), 1, "sent: the session is idle and expires");
+});
