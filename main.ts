@@ -3,7 +3,7 @@
 import { run } from "./lib/cli.ts";
 import { knownEnvNames } from "./lib/config/parse.ts";
 import { ConfigError } from "./lib/errors.ts";
-import { batchLines } from "./lib/log.ts";
+import { LineWriter } from "./lib/log.ts";
 import { PROJECT_CONFIG } from "./lib/config/paths.ts";
 import { PROVIDERS } from "./lib/providers/registry.ts";
 
@@ -52,20 +52,17 @@ function writeAll(stream: typeof Deno.stdout, text: string): void {
   while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
 }
 
-// The lines logged in one synchronous run go out in one write instead of one write each. An
-// uncaught error ends the process before queued microtasks run: its lines go out first.
-const stderr = batchLines((text) => writeAll(Deno.stderr, text));
-globalThis.addEventListener("error", () => stderr.flush());
+// Log lines: written at once until the process serves, then asynchronously, many to a write.
+// An uncaught error ends the process without waiting: what is queued goes out first.
+const stderr = new LineWriter(Deno.stderr);
+globalThis.addEventListener("error", () => stderr.flushSync());
 
 const code = await run(Deno.args, {
   env: readEnv(),
   os: Deno.build.os,
-  stdout: (text) => {
-    // What was said on stderr before (a command's warnings) stays before it.
-    stderr.flush();
-    writeAll(Deno.stdout, text);
-  },
+  stdout: (text) => writeAll(Deno.stdout, text),
   stderr: stderr.write,
+  serving: () => stderr.serving(),
   readTextFile,
   // Run from source (deno task start, deno run main.ts, the container), the working directory's
   // config/apis.yaml counts; a compiled binary may be started in any folder, so it does not.
@@ -74,5 +71,5 @@ const code = await run(Deno.args, {
   shutdown: controller.signal,
   heapLimitMiB: async () => (await import("node:v8")).getHeapStatistics().heap_size_limit / 1048576,
 }, PROVIDERS);
-stderr.flush();
+await stderr.drain();
 Deno.exit(code);

@@ -45,6 +45,11 @@ export interface CliIo {
   shutdown: AbortSignal;
   /** The process's V8 heap limit in MiB (asked only when the response cache is large). */
   heapLimitMiB?(): Promise<number>;
+  /**
+   * Told when the process starts to serve HTTP: from then on its log may be written
+   * asynchronously, so a line may reach stderr after the response it describes.
+   */
+  serving?(): void;
 }
 
 const GLOBAL_OPTIONS = {
@@ -119,6 +124,7 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
       const { app, logger, dataDir } = await boot(flags, io, specs);
       try {
         if (app.config.server.transport === "http") {
+          io.serving?.();
           const { serveHttp } = await import("./mcp/http/mod.ts");
           await serveHttp(app, { logger, shutdown: io.shutdown, isNetAllowed: io.isNetAllowed, dataDir });
         } else {

@@ -148,41 +148,88 @@ function errorReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** A line sink that gathers lines and writes them in batches ({@linkcode batchLines}). */
-export interface LineBatcher {
-  /** Queues one line (without newline). */
-  write(line: string): void;
-  /** Writes every queued line now. */
-  flush(): void;
+/** Where a {@linkcode LineWriter} writes: `Deno.stderr`, or a fake in tests. */
+export interface ByteSink {
+  writeSync(p: Uint8Array): number;
+  write(p: Uint8Array): Promise<number>;
 }
 
 /**
- * Gathers lines for a sink that costs a system call per write (stderr) and writes the lines
- * logged in one synchronous run together, joined by newlines, when `schedule` runs the flush: by
- * default a microtask, so every line is out before the next task runs (a request's log line
- * before its response goes out) and the process never ends with lines held back. Whoever ends the
- * process from inside a run calls `flush()` first.
+ * Writes log lines to a sink such as stderr. At first each line goes out at once, in a
+ * synchronous write, so it keeps its order with everything else the process writes (a command's
+ * output, answers over stdio). Once the process serves HTTP (`serving()`), a line starts an
+ * asynchronous write instead, and lines logged while one is under way go out together in the
+ * next: a busy server spends one system call on many lines, off its main thread, and a line may
+ * reach stderr after the response it describes. Whoever ends the process waits for `drain()`; an uncaught
+ * error, which cannot wait, gets `flushSync()`. A sink that fails (stderr closed) drops lines
+ * instead of taking the process down.
  */
-export function batchLines(
-  write: (text: string) => void,
-  schedule: (flush: () => void) => void = queueMicrotask,
-): LineBatcher {
-  let queued: string[] = [];
-  const flush = (): void => {
-    if (queued.length === 0) return;
-    const lines = queued;
-    queued = [];
-    try {
-      write(lines.join("\n"));
-    } catch {
-      // The sink is gone (stderr closed): logging must not take the server down with it.
+export class LineWriter {
+  #sink: ByteSink;
+  #async = false;
+  #queued: string[] = [];
+  #writing: Promise<void> | null = null;
+  #encoder = new TextEncoder();
+
+  constructor(sink: ByteSink) {
+    this.#sink = sink;
+  }
+
+  /** Writes one line (without its newline). */
+  readonly write = (line: string): void => {
+    if (!this.#async) {
+      this.#writeSync(`${line}\n`);
+      return;
     }
+    this.#queued.push(line);
+    this.#writing ??= this.#pump();
   };
-  return {
-    write(line) {
-      queued.push(line);
-      if (queued.length === 1) schedule(flush);
-    },
-    flush,
-  };
+
+  /** From now on lines are written asynchronously, many to a write. */
+  serving(): void {
+    this.#async = true;
+  }
+
+  /** Settles once every line written so far is out (or the sink failed). */
+  async drain(): Promise<void> {
+    while (this.#writing) await this.#writing;
+  }
+
+  /** Writes the queued lines at once; a write already under way is left to finish. */
+  flushSync(): void {
+    if (this.#queued.length === 0) return;
+    const text = this.#take();
+    this.#writeSync(text);
+  }
+
+  #take(): string {
+    const text = `${this.#queued.join("\n")}\n`;
+    this.#queued = [];
+    return text;
+  }
+
+  async #pump(): Promise<void> {
+    try {
+      while (this.#queued.length > 0) {
+        const bytes = this.#encoder.encode(this.#take());
+        let written = 0;
+        while (written < bytes.length) written += await this.#sink.write(bytes.subarray(written));
+      }
+    } catch {
+      // The sink is gone: logging must not take the server down with it.
+      this.#queued = [];
+    } finally {
+      this.#writing = null;
+    }
+  }
+
+  #writeSync(text: string): void {
+    try {
+      const bytes = this.#encoder.encode(text);
+      let written = 0;
+      while (written < bytes.length) written += this.#sink.writeSync(bytes.subarray(written));
+    } catch {
+      // As above.
+    }
+  }
 }

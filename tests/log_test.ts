@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { batchLines, Logger, maskSecrets } from "../lib/log.ts";
+import { LineWriter, Logger, maskSecrets } from "../lib/log.ts";
 
 Deno.test("Logger writes one JSON object per line with inherited fields and masks secrets", () => {
   const lines: string[] = [];
@@ -71,33 +71,61 @@ Deno.test("Logger logs an Error as its name and message within four levels of it
   assert.ok(!lines.join("\n").includes("at "), "no stack frame in any line");
 });
 
-Deno.test("batchLines() writes the lines of one turn together, in order, and flush() writes at once", async () => {
+Deno.test("LineWriter writes each line at once until the process serves, then many lines to a write", async () => {
   const writes: string[] = [];
-  const scheduled: (() => void)[] = [];
-  const batch = batchLines((text) => writes.push(text), (flush) => scheduled.push(flush));
-  batch.write("a");
-  batch.write("b");
-  assert.deepEqual(writes, [], "nothing is written before the turn ends");
-  assert.equal(scheduled.length, 1, "one flush per batch");
-  scheduled[0]!();
-  assert.deepEqual(writes, ["a\nb"]);
-  scheduled[0]!();
-  assert.deepEqual(writes, ["a\nb"], "an empty batch writes nothing");
-  batch.write("c");
-  batch.flush();
-  assert.deepEqual(writes, ["a\nb", "c"]);
-  const failing = batchLines(() => {
-    throw new Deno.errors.BrokenPipe("stderr closed");
-  }, (flush) => scheduled.push(flush));
-  failing.write("lost");
-  assert.doesNotThrow(() => scheduled.at(-1)!(), "a sink that fails does not throw into the event loop");
+  const pending: (() => void)[] = [];
+  const decoder = new TextDecoder();
+  const writer = new LineWriter({
+    writeSync(p) {
+      writes.push(`sync:${decoder.decode(p)}`);
+      return p.length;
+    },
+    write(p) {
+      writes.push(`async:${decoder.decode(p)}`);
+      // Each write finishes when the test says so, like a busy pipe.
+      return new Promise((resolve) => pending.push(() => resolve(p.length)));
+    },
+  });
+  writer.write("a");
+  writer.write("b");
+  assert.deepEqual(writes, ["sync:a\n", "sync:b\n"], "before serving: one synchronous write a line");
 
-  // With the default schedule, lines logged in one synchronous run reach the sink before any
-  // later task runs (so a log line never trails the response it describes).
-  const real: string[] = [];
-  const live = batchLines((text) => real.push(text));
-  live.write("x");
-  live.write("y");
+  writer.serving();
+  writer.write("c");
+  writer.write("d");
+  writer.write("e");
+  assert.deepEqual(writes.slice(2), ["async:c\n"], "the first line starts a write at once");
+  let drained = false;
+  const draining = writer.drain().then(() => drained = true);
+  pending.shift()!();
   await Promise.resolve();
-  assert.deepEqual(real, ["x\ny"]);
+  await Promise.resolve();
+  assert.deepEqual(writes.slice(3), ["async:d\ne\n"], "lines logged meanwhile go out together, in order");
+  assert.equal(drained, false, "drain() waits for the last write");
+  pending.shift()!();
+  await draining;
+
+  writer.write("f");
+  writer.write("g");
+  writer.flushSync();
+  assert.deepEqual(writes.slice(4), ["async:f\n", "sync:g\n"], "flushSync() writes what waits, at once");
+  pending.shift()!();
+  await writer.drain();
+});
+
+Deno.test("LineWriter drops lines instead of throwing when its sink fails", async () => {
+  const broken = new Deno.errors.BrokenPipe("stderr closed");
+  const writer = new LineWriter({
+    writeSync: () => {
+      throw broken;
+    },
+    write: () => Promise.reject(broken),
+  });
+  assert.doesNotThrow(() => writer.write("before serving"));
+  writer.serving();
+  writer.write("while serving");
+  await writer.drain();
+  writer.write("after a failure");
+  await writer.drain();
+  assert.doesNotThrow(() => writer.flushSync());
 });

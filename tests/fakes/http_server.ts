@@ -13,6 +13,12 @@ export interface HttpServerProcess {
   child: Deno.ChildProcess;
   /** Everything written to stderr so far (JSON log lines). */
   stderr(): string;
+  /**
+   * The first log line `match` finds, once it has arrived (within `timeoutMs`). A serving
+   * process writes its log asynchronously, so a line may reach stderr after the response it
+   * describes.
+   */
+  logged(match: RegExp, timeoutMs?: number): Promise<string>;
   /** Sends `signal` (default SIGTERM) and resolves to the exit code. */
   stop(signal?: Deno.Signal): Promise<number>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -121,6 +127,15 @@ export async function startHttpServer(
     port,
     child,
     stderr: () => stderr,
+    logged: async (match, wait = 10_000) => {
+      const until = Date.now() + wait;
+      for (;;) {
+        const line = stderr.split("\n").find((l) => match.test(l));
+        if (line !== undefined) return line;
+        if (Date.now() > until) throw new Error(`No log line matched ${match} within ${wait} ms:\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
     stop,
     [Symbol.asyncDispose]: async () => {
       await stop();

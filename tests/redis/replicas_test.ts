@@ -187,7 +187,7 @@ Deno.test("replicas on one Redis share the cache and FRED's jobs, and take over 
       const folder = result.file_path.slice(0, result.file_path.lastIndexOf("/"));
       const partials = [...Deno.readDirSync(folder)].filter((e) => e.name.endsWith(".partial"));
       assert.deepEqual(partials, [], "the killed replica's partial file was removed");
-      assert.match(b.stderr(), /"msg":"job taken over from a replica that stopped".*"action":"resumed"/);
+      await b.logged(/"msg":"job taken over from a replica that stopped".*"action":"resumed"/);
       console.log(`takeover measured: ${takenOverAt - killedAt} ms after SIGKILL (lease 1.5 s, scan 0.5 s)`);
     });
 
@@ -250,6 +250,7 @@ Deno.test("replicas on one Redis keep one FRED budget and keep serving when Redi
         for (const server of [d, e]) {
           const h = await health(server);
           assert.equal((h["shared_state"] as { reachable: boolean }).reachable, false);
+          await server.logged(/"msg":"Redis is out of reach/);
           const warnings = server.stderr().split("\n").filter((l) =>
             l.includes('"msg":"Redis is out of reach')
           );
@@ -265,7 +266,7 @@ Deno.test("replicas on one Redis keep one FRED budget and keep serving when Redi
           const state = (await health(server))["shared_state"] as { reachable: boolean };
           return state.reachable ? true : undefined;
         });
-        assert.match(server.stderr(), /"msg":"Redis is reachable again: shared state resumes"/);
+        await server.logged(/"msg":"Redis is reachable again: shared state resumes"/);
       }
       ok(await get(cd));
       assert.match(await redis.command("KEYS", "*"), /budget-test:rate:fred /, "the budget is shared again");
