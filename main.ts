@@ -52,10 +52,12 @@ function writeAll(stream: typeof Deno.stdout, text: string): void {
   while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
 }
 
-// Log lines: written at once until the process serves, then asynchronously, many to a write.
-// An uncaught error ends the process without waiting: what is queued goes out first.
+// Log lines: written at once until the process serves HTTP, then asynchronously, many to a
+// write. An uncaught error or rejection ends the process without waiting: what is queued goes
+// out first.
 const stderr = new LineWriter(Deno.stderr);
 globalThis.addEventListener("error", () => stderr.flushSync());
+globalThis.addEventListener("unhandledrejection", () => stderr.flushSync());
 
 const code = await run(Deno.args, {
   env: readEnv(),
@@ -71,5 +73,8 @@ const code = await run(Deno.args, {
   shutdown: controller.signal,
   heapLimitMiB: async () => (await import("node:v8")).getHeapStatistics().heap_size_limit / 1048576,
 }, PROVIDERS);
-await stderr.drain();
+// The last lines go out first, unless stderr has stopped taking them.
+let drainTimer: ReturnType<typeof setTimeout> | undefined;
+await Promise.race([stderr.drain(), new Promise((resolve) => drainTimer = setTimeout(resolve, 2_000))]);
+clearTimeout(drainTimer);
 Deno.exit(code);

@@ -157,22 +157,28 @@ export interface ByteSink {
 /**
  * Writes log lines to a sink such as stderr. At first each line goes out at once, in a
  * synchronous write, so it keeps its order with everything else the process writes (a command's
- * output, answers over stdio). Once the process serves HTTP (`serving()`), a line starts an
- * asynchronous write instead, and lines logged while one is under way go out together in the
- * next: a busy server spends one system call on many lines, off its main thread, and a line may
+ * output, answers over stdio). Once the process serves HTTP (`serving()`), the lines of one
+ * synchronous run start an asynchronous write instead, and lines logged while one is under way go
+ * out together in the next: a busy server spends one system call on many lines, off its main thread, and a line may
  * reach stderr after the response it describes. Whoever ends the process waits for `drain()`; an uncaught
  * error, which cannot wait, gets `flushSync()`. A sink that fails (stderr closed) drops lines
- * instead of taking the process down.
+ * instead of taking the process down, and one that stops taking them (a stalled reader) makes it
+ * drop lines past `maxQueuedBytes`, saying how many once it takes them again.
  */
 export class LineWriter {
   #sink: ByteSink;
+  #maxQueuedBytes: number;
   #async = false;
   #queued: string[] = [];
+  #queuedBytes = 0;
+  #dropped = 0;
   #writing: Promise<void> | null = null;
   #encoder = new TextEncoder();
 
-  constructor(sink: ByteSink) {
+  /** `maxQueuedBytes` (default 8 MiB) bounds what waits for a sink that stopped taking lines. */
+  constructor(sink: ByteSink, maxQueuedBytes = 8 * 1024 * 1024) {
     this.#sink = sink;
+    this.#maxQueuedBytes = maxQueuedBytes;
   }
 
   /** Writes one line (without its newline). */
@@ -181,8 +187,13 @@ export class LineWriter {
       this.#writeSync(`${line}\n`);
       return;
     }
+    if (this.#queuedBytes + line.length > this.#maxQueuedBytes) {
+      this.#dropped++;
+      return;
+    }
     this.#queued.push(line);
-    this.#writing ??= this.#pump();
+    this.#queuedBytes += line.length + 1;
+    if (!this.#writing) this.#writing = this.#pump();
   };
 
   /** From now on lines are written asynchronously, many to a write. */
@@ -197,20 +208,33 @@ export class LineWriter {
 
   /** Writes the queued lines at once; a write already under way is left to finish. */
   flushSync(): void {
-    if (this.#queued.length === 0) return;
-    const text = this.#take();
-    this.#writeSync(text);
+    if (this.#queued.length === 0 && this.#dropped === 0) return;
+    this.#writeSync(this.#take());
   }
 
+  /** The queued lines as one text, after a line saying how many were dropped, if any were. */
   #take(): string {
-    const text = `${this.#queued.join("\n")}\n`;
+    const lines = this.#queued;
+    if (this.#dropped > 0) {
+      lines.unshift(JSON.stringify({
+        time: new Date().toISOString(),
+        level: "warn",
+        msg: "log lines dropped: stderr did not take them fast enough",
+        dropped: this.#dropped,
+      }));
+      this.#dropped = 0;
+    }
     this.#queued = [];
-    return text;
+    this.#queuedBytes = 0;
+    return `${lines.join("\n")}\n`;
   }
 
   async #pump(): Promise<void> {
+    // Not a byte before `#writing` holds this call: a sink that throws at once must still
+    // find it set, so that the `finally` below clears it.
+    await null;
     try {
-      while (this.#queued.length > 0) {
+      while (this.#queued.length > 0 || this.#dropped > 0) {
         const bytes = this.#encoder.encode(this.#take());
         let written = 0;
         while (written < bytes.length) written += await this.#sink.write(bytes.subarray(written));
@@ -218,6 +242,7 @@ export class LineWriter {
     } catch {
       // The sink is gone: logging must not take the server down with it.
       this.#queued = [];
+      this.#queuedBytes = 0;
     } finally {
       this.#writing = null;
     }

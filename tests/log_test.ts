@@ -93,22 +93,25 @@ Deno.test("LineWriter writes each line at once until the process serves, then ma
   writer.serving();
   writer.write("c");
   writer.write("d");
+  await Promise.resolve();
+  assert.deepEqual(writes.slice(2), ["async:c\nd\n"], "the lines of one synchronous run start one write");
   writer.write("e");
-  assert.deepEqual(writes.slice(2), ["async:c\n"], "the first line starts a write at once");
+  writer.write("f");
   let drained = false;
   const draining = writer.drain().then(() => drained = true);
   pending.shift()!();
   await Promise.resolve();
   await Promise.resolve();
-  assert.deepEqual(writes.slice(3), ["async:d\ne\n"], "lines logged meanwhile go out together, in order");
+  assert.deepEqual(writes.slice(3), ["async:e\nf\n"], "lines logged meanwhile go out together, in order");
   assert.equal(drained, false, "drain() waits for the last write");
   pending.shift()!();
   await draining;
 
-  writer.write("f");
   writer.write("g");
+  await Promise.resolve();
+  writer.write("h");
   writer.flushSync();
-  assert.deepEqual(writes.slice(4), ["async:f\n", "sync:g\n"], "flushSync() writes what waits, at once");
+  assert.deepEqual(writes.slice(4), ["async:g\n", "sync:h\n"], "flushSync() writes what waits, at once");
   pending.shift()!();
   await writer.drain();
 });
@@ -128,4 +131,50 @@ Deno.test("LineWriter drops lines instead of throwing when its sink fails", asyn
   writer.write("after a failure");
   await writer.drain();
   assert.doesNotThrow(() => writer.flushSync());
+});
+
+Deno.test("LineWriter recovers from a sink that throws at once, and bounds what waits for a stalled one", async (t) => {
+  await t.step("a sink that throws instead of rejecting", async () => {
+    let calls = 0;
+    const writer = new LineWriter({
+      writeSync: (p) => p.length,
+      write: () => {
+        calls++;
+        throw new Deno.errors.BadResource("stderr closed");
+      },
+    });
+    writer.serving();
+    writer.write("one");
+    await writer.drain();
+    writer.write("two");
+    await writer.drain();
+    assert.equal(calls, 2, "each line after a failure starts a write again (nothing is stuck)");
+  });
+  await t.step("a sink that stops taking lines", async () => {
+    const written: string[] = [];
+    let release: (() => void) | undefined;
+    const decoder = new TextDecoder();
+    const writer = new LineWriter({
+      writeSync: (p) => p.length,
+      write: (p) => {
+        written.push(decoder.decode(p));
+        return new Promise((resolve) => release = () => resolve(p.length));
+      },
+    }, 100);
+    writer.serving();
+    writer.write("first, under way");
+    await Promise.resolve();
+    for (let i = 0; i < 20; i++) writer.write(`line ${i} ${"x".repeat(10)}`);
+    release!();
+    await Promise.resolve();
+    await Promise.resolve();
+    const next = written[1]!.trimEnd().split("\n");
+    const notice = JSON.parse(next[0]!);
+    assert.equal(notice.msg, "log lines dropped: stderr did not take them fast enough");
+    assert.ok(notice.dropped > 0);
+    assert.equal(notice.dropped + next.length - 1, 20, "every line is either written or counted");
+    assert.ok(next.join("\n").length <= 100 + next[0]!.length + 1, "at most the bound waited");
+    release!();
+    await writer.drain();
+  });
 });

@@ -3,6 +3,7 @@
 // embeds in a binary.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { completeLines } from "../fakes/http_server.ts";
 import { childEnv, removeHome, scratchHome } from "../fakes/server.ts";
 import { RELEASE_TARGETS } from "../tools/distribution.ts";
 import { permissionSet, permissionTasks } from "../tools/permissions.ts";
@@ -33,7 +34,7 @@ async function spawnServing(
   const reading = (async () => {
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
       stderr += chunk;
-      if (stderr.includes('"serving MCP over HTTP"')) serving.resolve();
+      if (completeLines(stderr).some((l) => l.includes('"serving MCP over HTTP"'))) serving.resolve();
     }
     serving.reject(new Error(`The server exited before serving:\n${stderr}`));
   })();

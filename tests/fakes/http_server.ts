@@ -5,6 +5,14 @@ import type { SpawnOptions } from "./server.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
+/**
+ * The lines of `text` that have arrived whole: a serving process writes its log in batches, and
+ * a batch may reach the reader in parts.
+ */
+export function completeLines(text: string): string[] {
+  return text.slice(0, text.lastIndexOf("\n") + 1).split("\n");
+}
+
 /** A running HTTP server process. */
 export interface HttpServerProcess {
   /** `http://127.0.0.1:PORT` */
@@ -81,7 +89,7 @@ export async function startHttpServer(
       stderr += decoder.decode(chunk, { stream: true });
       // Only until found: rescanning a log that grows with every request costs the test CPU.
       if (listening) continue;
-      const line = stderr.split("\n").find((l) => l.includes('"serving MCP over HTTP"'));
+      const line = completeLines(stderr).find((l) => l.includes('"serving MCP over HTTP"'));
       if (line) {
         listening = true;
         ready.resolve(JSON.parse(line).port);
@@ -130,7 +138,7 @@ export async function startHttpServer(
     logged: async (match, wait = 10_000) => {
       const until = Date.now() + wait;
       for (;;) {
-        const line = stderr.split("\n").find((l) => match.test(l));
+        const line = completeLines(stderr).find((l) => match.test(l));
         if (line !== undefined) return line;
         if (Date.now() > until) throw new Error(`No log line matched ${match} within ${wait} ms:\n${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 10));

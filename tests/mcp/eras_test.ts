@@ -56,8 +56,9 @@ for (const stateless of [false, true]) {
       assert.deepEqual(viaSse.structuredContent, { echo: { via: "sse" } });
       await sse.close();
     }
-    const log = server.stderr();
-    assert.doesNotMatch(log, /"level":"error"/);
+    // Stopped first, so the whole log is in (a serving process writes it asynchronously).
+    assert.equal(await server.stop(), 0);
+    assert.doesNotMatch(server.stderr(), /"level":"error"/);
   });
 
   Deno.test(`HTTP (${mode}): @ai-sdk/mcp 2.x negotiates 2026-07-28 through server/discover and calls a tool`, async () => {

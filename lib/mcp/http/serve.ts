@@ -82,7 +82,7 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
       // Only the guard knows the secret: anything else reached the private socket directly.
       return Response.json({ error: `Forbidden: connect to http://${publicHost}` }, { status: 403 });
     }
-    const [forwarded, info] = fromGuard(req, secret, publicHost, served.completed);
+    const [forwarded, info] = fromGuard(req, secret, publicHost, served);
     return handler(forwarded, info);
   };
   const onError = (e: unknown): Response => {
@@ -269,7 +269,7 @@ function fromGuard(
   req: Request,
   secret: string,
   publicHost: string,
-  completed: Promise<void>,
+  served: Deno.ServeHandlerInfo,
 ): [Request, ConnectionInfo] {
   const stamp = req.headers.get(STAMP_HEADER);
   const peer = stamp?.startsWith(`${secret} `) ? stamp.slice(secret.length + 1) : "unknown";
@@ -281,12 +281,33 @@ function fromGuard(
   // The request goes on as it came, with the client's URL beside it when its own is the socket's:
   // the handler uses that URL and drops the stamp in the one copy of the headers it makes anyway.
   // A URL that does not parse (a Host that is not a host name) is the handler's to refuse.
-  return [req, {
-    remoteAddr: { hostname: peer },
-    guarded: true,
-    completed,
-    ...(url === req.url ? {} : { url }),
-  }];
+  return [
+    req,
+    withCompleted(served, {
+      remoteAddr: { hostname: peer },
+      guarded: true,
+      ...(url === req.url ? {} : { url }),
+    }),
+  ];
+}
+
+/**
+ * `info` with Deno.serve's `completed` for the request `served` describes, made on first use
+ * (Deno makes the promise when it is asked for) and never left as an unhandled rejection (Deno
+ * rejects it for a response it could not send, whoever awaits it or not).
+ */
+function withCompleted(served: Deno.ServeHandlerInfo, info: ConnectionInfo): ConnectionInfo {
+  let completed: Promise<void> | undefined;
+  return Object.defineProperty(info, "completed", {
+    get(): Promise<void> {
+      if (!completed) {
+        completed = served.completed;
+        completed.catch(() => {});
+      }
+      return completed;
+    },
+    enumerable: true,
+  });
 }
 
 /** The server without the guard: `Deno.serve` on the public address (Windows, or no socket). */
@@ -306,7 +327,7 @@ async function serveDirect(app: App, handler: HttpHandler, options: ServeHttpOpt
         });
         return Response.json({ error: "Internal server error" }, { status: 500 });
       },
-    }, (req, info) => handler(req, info));
+    }, (req, info) => handler(req, withCompleted(info, { remoteAddr: info.remoteAddr })));
   } catch (e) {
     await handler.close(0);
     throw listenError(e, listenAddress(host, port));

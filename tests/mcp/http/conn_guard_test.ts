@@ -2,7 +2,7 @@ import { permissionSet } from "../../tools/permissions.ts";
 // The connection guard against the real server process: connection floods past the process's
 // file-descriptor limit, the connection cap, head/body/idle deadlines and request framing.
 import assert from "node:assert/strict";
-import { hasPrlimit, startHttpServer } from "../../fakes/http_server.ts";
+import { completeLines, hasPrlimit, startHttpServer } from "../../fakes/http_server.ts";
 import { childEnv, removeHome, runCli, scratchHome } from "../../fakes/server.ts";
 import { initializeBody } from "./_harness.ts";
 
@@ -119,10 +119,12 @@ Deno.test({
       assert.equal(after.status, 200, label);
       assert.equal((await after.json()).status, "ok");
       if (variant.max) await server.logged(/"msg":"out of file descriptors: holding fewer connections/);
+      // Stopped first, so the whole log is in (a serving process writes it asynchronously).
+      const code = await server.stop("SIGTERM");
       const log = server.stderr();
+      assert.equal(code, 0, log);
       assert.doesNotMatch(log, /Too many open files/, `${label}: no error reached the top`);
-      assert.equal(await server.stop("SIGTERM"), 0, log);
-      assert.match(server.stderr(), /"msg":"HTTP server stopped","connections":\{"accepted":\d+/);
+      assert.match(log, /"msg":"HTTP server stopped","connections":\{"accepted":\d+/);
     }
   },
 });
@@ -345,7 +347,7 @@ Deno.test("serveHttp() without a Unix socket grant guards through a loopback por
       try {
         const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
         let text = "";
-        while (!text.includes('"serving MCP over HTTP"')) {
+        while (!completeLines(text).some((l) => l.includes('"serving MCP over HTTP"'))) {
           const { done, value } = await reader.read();
           if (done) break;
           text += value;

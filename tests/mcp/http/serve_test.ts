@@ -159,5 +159,7 @@ Deno.test("serveHttp() answers a Host header that is not a host name with 400 an
     assert.match(head, /^HTTP\/1\.1 400 /, `${host}: ${head}`);
     assert.match(head, /x-request-id: [0-9a-f-]{36}/i, host);
   }
+  // Stopped first, so the whole log is in (a serving process writes it asynchronously).
+  assert.equal(await server.stop(), 0);
   assert.doesNotMatch(server.stderr(), /"level":"error"/, "a client's bad header is not a server error");
 });
