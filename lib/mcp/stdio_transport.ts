@@ -1,6 +1,4 @@
 import { Buffer } from "node:buffer";
-import process from "node:process";
-import type { Writable } from "node:stream";
 import { nestingDepth } from "./output.ts";
 import { parseJSONRPCMessage } from "./sdk.ts";
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
@@ -8,11 +6,12 @@ import type { JSONRPCMessage, Transport } from "./sdk.ts";
 /** Options for {@linkcode LineStdioTransport}. */
 export interface LineStdioOptions {
   /**
-   * Where messages come from; default `Deno.stdin`, read directly (building Node's
-   * `process.stdin` stream instead would add about 3 ms to every start).
+   * Where messages come from and answers go; default `Deno.stdin` and `Deno.stdout`, used
+   * directly (building Node's `process.stdin` and `process.stdout` streams instead would add
+   * about 3 ms to every start).
    */
   stdin?: ByteReader;
-  stdout?: Writable;
+  stdout?: ByteWriter;
   /** The longest line accepted; longer ones are answered with -32600 and skipped. */
   maxLineBytes?: number;
   /** The deepest nesting of objects and arrays accepted in a message (-32600 beyond). */
@@ -25,6 +24,16 @@ export interface LineStdioOptions {
 export interface ByteReader {
   read(p: Uint8Array): Promise<number | null>;
 }
+
+/**
+ * A sink written like `Deno.stdout`: synchronously, as Node's `process.stdout` writes to it too
+ * (a client that stops reading holds the writer, as it would hold any stdio server).
+ */
+export interface ByteWriter {
+  writeSync(p: Uint8Array): number;
+}
+
+const encoder = new TextEncoder();
 
 /** How deeply a message may nest before it is refused: far beyond any real request. */
 export const DEFAULT_MAX_DEPTH = 64;
@@ -43,7 +52,7 @@ export class LineStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   #stdin: ByteReader;
-  #stdout: Writable;
+  #stdout: ByteWriter;
   #max: number;
   #maxDepth: number;
   #onOutputError: ((error: Error) => void) | undefined;
@@ -53,13 +62,11 @@ export class LineStdioTransport implements Transport {
   #closed = false;
   /** Requests received and not answered yet. */
   #inflight = new Set<RequestId>();
-  /** Resolves when stdout can take more; one shared wait, so writers add no listeners each. */
-  #drained: Promise<void> | null = null;
   readonly #done = Promise.withResolvers<void>();
 
   constructor(options: LineStdioOptions = {}) {
     this.#stdin = options.stdin ?? Deno.stdin;
-    this.#stdout = options.stdout ?? process.stdout;
+    this.#stdout = options.stdout ?? Deno.stdout;
     this.#max = options.maxLineBytes ?? 4 * 1024 * 1024;
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.#onOutputError = options.onOutputError;
@@ -72,7 +79,6 @@ export class LineStdioTransport implements Transport {
 
   start(): Promise<void> {
     void this.#readLoop(this.#stdin);
-    this.#stdout.on("error", this.#onStdoutError);
     return Promise.resolve();
   }
 
@@ -204,29 +210,15 @@ export class LineStdioTransport implements Transport {
     return this.#write({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage);
   }
 
-  async #write(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return;
-    while (this.#drained) await this.#drained;
-    if (this.#closed) return;
-    let ok: boolean;
+  #write(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const bytes = encoder.encode(`${JSON.stringify(message)}\n`);
     try {
-      ok = this.#stdout.write(`${JSON.stringify(message)}\n`);
+      let written = 0;
+      while (written < bytes.length) written += this.#stdout.writeSync(bytes.subarray(written));
     } catch (e) {
       this.#onStdoutError(e instanceof Error ? e : new Error(String(e)));
-      return;
     }
-    if (!ok && !this.#drained) {
-      this.#drained = new Promise<void>((resolve) => {
-        const done = (): void => {
-          this.#stdout.off("drain", done);
-          this.#stdout.off("close", done);
-          this.#drained = null;
-          resolve();
-        };
-        this.#stdout.once("drain", done);
-        this.#stdout.once("close", done);
-        void this.#done.promise.then(done);
-      });
-    }
+    return Promise.resolve();
   }
 }

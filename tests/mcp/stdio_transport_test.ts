@@ -1,10 +1,9 @@
-// LineStdioTransport on its input side: lines split across reads, bad lines answered, the end
-// of input and a failing read both closing the transport. (Whole servers over stdio are tested
+// LineStdioTransport: lines split across reads, bad lines answered, the end of input, a failing
+// read and a failing write all closing the transport. (Whole servers over stdio are tested
 // in tests/e2e and tests/mcp/hostile_core_test.ts.)
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { LineStdioTransport } from "../../lib/mcp/stdio_transport.ts";
-import type { ByteReader } from "../../lib/mcp/stdio_transport.ts";
+import type { ByteReader, ByteWriter } from "../../lib/mcp/stdio_transport.ts";
 
 /** A reader handing out `chunks` one per read, then the end (or `failure`). */
 function reader(chunks: string[], failure?: Error): ByteReader {
@@ -22,13 +21,14 @@ function reader(chunks: string[], failure?: Error): ByteReader {
   };
 }
 
-function sink(lines: string[]): Writable {
-  return new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split("\n").filter(Boolean));
-      done();
+function sink(lines: string[]): ByteWriter {
+  const decoder = new TextDecoder();
+  return {
+    writeSync(p) {
+      lines.push(...decoder.decode(p).split("\n").filter(Boolean));
+      return p.length;
     },
-  });
+  };
 }
 
 Deno.test("LineStdioTransport joins a message split across reads, answers a bad line, and closes at the end of input", async () => {
@@ -96,4 +96,34 @@ Deno.test("LineStdioTransport closed while a read waits ignores what that read b
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.equal(messages, 0, "nothing is delivered after close()");
   assert.equal(closes, 1, "onclose is called once");
+});
+
+Deno.test("LineStdioTransport ends the session quietly when the client stops reading its answers", async () => {
+  let reads = 0;
+  const outputErrors: string[] = [];
+  const transport = new LineStdioTransport({
+    stdin: {
+      read(p) {
+        // One request, then input stays open: only the failed answer ends the session.
+        if (reads++ > 0) return new Promise<number | null>(() => {});
+        const bytes = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+        p.set(bytes);
+        return Promise.resolve(bytes.length);
+      },
+    },
+    stdout: {
+      writeSync() {
+        throw new Deno.errors.BrokenPipe("Broken pipe (os error 32)");
+      },
+    },
+    onOutputError: (e) => outputErrors.push(e.message),
+  });
+  transport.onmessage = (m) => {
+    if ("id" in m) void transport.send({ jsonrpc: "2.0", id: m.id, result: {} } as never);
+  };
+  await transport.start();
+  await transport.closed;
+  assert.deepEqual(outputErrors, ["Broken pipe (os error 32)"]);
+  await transport.send({ jsonrpc: "2.0", id: 2, result: {} } as never);
+  assert.deepEqual(outputErrors.length, 1, "nothing is written, or reported, after the session ended");
 });
