@@ -28,6 +28,7 @@ import {
   loadAverage,
   memoryMiB,
   minimalServer,
+  pairedRatios,
   quantile,
   stdioCalls,
   thisServer,
@@ -39,7 +40,7 @@ const { values: flags } = parseArgs({
 });
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 10);
 /** Starts per command in the interleaved start-up comparison. */
-const START_RUNS = Number(Deno.env.get("BENCH_START_RUNS") ?? 15);
+const START_RUNS = Number(Deno.env.get("BENCH_START_RUNS") ?? 25);
 /** Calls in the memory-after-calls runs. */
 const MEMORY_CALLS = Number(Deno.env.get("BENCH_MEMORY_CALLS") ?? 10_000);
 /** HTTP sessions, and calls per session, of the load run. */
@@ -223,30 +224,37 @@ async function startupAndMemory(): Promise<void> {
     const own = starts.get(ours.label)!;
     const base = starts.get(minimal.label)!;
     startupRows.push(
-      "| Start-up to tools/list answered | Median (min–max) | Ratio to minimal | RSS after start, median (min–max) |",
-      "| --- | --- | --- | --- |",
+      "| Start-up to tools/list answered | Median (min–max) | Ratio to minimal (of medians) | Ratio to minimal, paired by round: median (min–max) | RSS after start, median (min–max) |",
+      "| --- | --- | --- | --- | --- |",
     );
+    const ratio = (s: Spread): string => `${s.median.toFixed(2)}× (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
     for (const c of commands) {
       const r = starts.get(c.label)!;
       startupRows.push(
         `| ${c.label} | ${range(r.ms, ms)} | ${(r.ms.median / base.ms.median).toFixed(2)}× | ${
-          range(r.rss, mib)
-        } |`,
+          ratio(pairedRatios(r.rounds, base.rounds))
+        } | ${range(r.rss, mib)} |`,
       );
     }
-    if (bare) startupRows.push(`| bare \`deno run\` of an empty file, to exit | ${range(bare, ms)} | | |`);
+    if (bare) startupRows.push(`| bare \`deno run\` of an empty file, to exit | ${range(bare, ms)} | | | |`);
     startupNotes.push(
       `Start-up: ${START_RUNS} starts of each, interleaved, after one unmeasured start each; load average ${load} when it began.`,
       `This server against the minimal SDK server: ${
         (own.ms.median / base.ms.median).toFixed(2)
-      }× (target ≤ 1.2×)` +
+      }× of medians, ${
+        pairedRatios(own.rounds, base.rounds).median.toFixed(2)
+      }× paired by round (target ≤ 1.2×)` +
         (typeof everything === "string"
           ? ""
           : `; against server-everything on Node: ${
             (own.ms.median / starts.get(everything.label)!.ms.median).toFixed(2)
-          }× (target ≤ 0.5×; the minimal SDK server itself: ${
+          }× of medians, ${
+            pairedRatios(own.rounds, starts.get(everything.label)!.rounds).median.toFixed(2)
+          }× paired (target ≤ 0.5×; the minimal SDK server itself: ${
             (base.ms.median / starts.get(everything.label)!.ms.median).toFixed(2)
-          }×)`) +
+          }×, ${
+            pairedRatios(base.rounds, starts.get(everything.label)!.rounds).median.toFixed(2)
+          }× paired)`) +
         `; RSS after start ${mib(own.rss.median)} (target ≤ 75 MiB).`,
     );
 
@@ -428,7 +436,9 @@ concurrent 2025-11-25 sessions, each making ${HTTP_CALLS} calls in turn, against
 providers (the load generator runs on the same cores). The run tasks pass V8 flags (a young generation of at
 most 2 MiB a half, an old generation of at most 1 GiB, which also makes V8 grow the heap in smaller steps);
 the rows without them show what the flags trade: resident memory for throughput. Each server in the start-up comparison has a Deno cache of its own (V8 rejects code cached
-under other flags).
+under other flags). The machine is shared and its speed drifts within a run, so beside the ratio of medians
+each start is also divided by the minimal server's start of the same round (they run one after the other),
+and the median of those paired ratios given.
 
 ${startupRows.join("\n")}
 

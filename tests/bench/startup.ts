@@ -227,7 +227,7 @@ export async function interleavedStarts(
   given: readonly ServerCommand[],
   runs: number,
   bare?: string[],
-): Promise<{ starts: Map<string, { ms: Spread; rss: Spread }>; bare?: Spread }> {
+): Promise<{ starts: Map<string, { ms: Spread; rss: Spread; rounds: number[] }>; bare?: Spread }> {
   const cached = ownCaches(given);
   try {
     return await measureStarts(cached.commands, runs, bare);
@@ -240,7 +240,7 @@ async function measureStarts(
   commands: readonly ServerCommand[],
   runs: number,
   bare?: string[],
-): Promise<{ starts: Map<string, { ms: Spread; rss: Spread }>; bare?: Spread }> {
+): Promise<{ starts: Map<string, { ms: Spread; rss: Spread; rounds: number[] }>; bare?: Spread }> {
   const ms = new Map<string, number[]>(commands.map((c) => [c.label, []]));
   const rss = new Map<string, number[]>(commands.map((c) => [c.label, []]));
   const bareMs: number[] = [];
@@ -258,9 +258,20 @@ async function measureStarts(
     if (bare) bareMs.push(await exitOnce(bare));
   }
   const starts = new Map(
-    commands.map((c) => [c.label, { ms: spread(ms.get(c.label)!), rss: spread(rss.get(c.label)!) }]),
+    commands.map((c) => [
+      c.label,
+      { ms: spread(ms.get(c.label)!), rss: spread(rss.get(c.label)!), rounds: ms.get(c.label)! },
+    ]),
   );
   return bare ? { starts, bare: spread(bareMs) } : { starts };
+}
+
+/**
+ * The ratios of `a` to `b` start by start, each pair measured in the same round (one right
+ * after the other), so a slow spell of the machine weighs on both sides of a ratio alike.
+ */
+export function pairedRatios(a: readonly number[], b: readonly number[]): Spread {
+  return spread(a.map((x, i) => x / b[i]!));
 }
 
 /**
