@@ -114,16 +114,17 @@ export async function createApp(
   for (const spec of enabledSpecs) {
     const settings = config.providers[spec.id]!;
     const providerLogger = logger.child({ provider: spec.id });
+    const context = (creationLogger: Logger) => ({
+      settings,
+      http,
+      logger: creationLogger,
+      clock: http.clock,
+      limits: { characterLimit: config.server.character_limit },
+      dataDir,
+      ...(shared ? { sharedJobs: shared.jobs } : {}),
+    });
     const create = async (creationLogger: Logger): Promise<Provider> =>
-      (await spec.load()).createProvider({
-        settings,
-        http,
-        logger: creationLogger,
-        clock: http.clock,
-        limits: { characterLimit: config.server.character_limit },
-        dataDir,
-        ...(shared ? { sharedJobs: shared.jobs } : {}),
-      });
+      (await spec.load()).createProvider(context(creationLogger));
     // With shared state a provider may have work to take over from other replicas (jobs): it
     // is created at start-up, as it is when its configuration differs from its listings'.
     const listing = spec.listings && !shared
@@ -164,17 +165,7 @@ export async function createApp(
       continue;
     }
     for (const w of spec.check?.(settings) ?? []) providerLogger.warn(w);
-    providers.push(
-      await module.createProvider({
-        settings,
-        http,
-        logger: providerLogger,
-        clock: http.clock,
-        limits: { characterLimit: config.server.character_limit },
-        dataDir,
-        ...(shared ? { sharedJobs: shared.jobs } : {}),
-      }),
-    );
+    providers.push(await module.createProvider(context(providerLogger)));
   }
 
   const filtered = filterTools(providers, config.tools, logger);
