@@ -1,5 +1,5 @@
 // Markdown for FRED results, and the source and terms line every result carries.
-import { markdownTable, shorten } from "../../mcp/output.ts";
+import { markdownTable, shorten, truncationNotice } from "../../mcp/output.ts";
 import type { ItemKind } from "./operations.ts";
 import { isObservationValueKey } from "./parse.ts";
 
@@ -244,3 +244,18 @@ export function boundedMeta(
 
 /** How item fields are bounded inline and in excerpts. */
 export const ITEM_CLIP: ClipOptions = { maxString: 1000, maxItems: 50, maxDepth: 4 };
+
+/**
+ * The lines that close one page of a listing: why it was cut short when the character limit cut
+ * it, else where the next page starts, if there is one.
+ */
+export function pageEnd(
+  shown: number,
+  page: number,
+  next: number | null,
+  cut: boolean,
+  limit: number,
+): string[] {
+  if (cut) return [truncationNotice(shown, page, { nextOffset: next, limit })];
+  return next !== null ? [`More: call again with offset=${next}.`] : [];
+}

@@ -4,10 +4,11 @@
 // the call which started it, since a token is only valid while its request is open.
 import { z } from "zod";
 import type { ContentBlock, ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
-import { fitToLimit, jsonText, markdownTable, truncationNotice } from "../../mcp/output.ts";
+import { fitToLimit, jsonText, markdownTable } from "../../mcp/output.ts";
 import { JOB_STATUSES, jobViewSchema } from "../../output/jobs.ts";
 import type { JobManager, JobView } from "../../output/jobs.ts";
 import { resourceLink } from "../../output/resources.ts";
+import { pageEnd } from "./format.ts";
 import { integer, responseFormat, text } from "./params.ts";
 
 const jobId = text(100).describe("Job id a data tool returned");
@@ -150,16 +151,7 @@ export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
               j.created_at,
             ]),
           ),
-          ...(truncated
-            ? [
-              truncationNotice(items.length, views.length, {
-                nextOffset: next,
-                limit: ctx.limits.characterLimit,
-              }),
-            ]
-            : next !== null
-            ? [`More: call again with offset=${next}.`]
-            : []),
+          ...pageEnd(items.length, views.length, next, truncated, ctx.limits.characterLimit),
         ].join("\n\n");
         return { text, structured };
       });

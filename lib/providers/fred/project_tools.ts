@@ -5,6 +5,7 @@ import type { ToolDefinition } from "../../mcp/provider.ts";
 import { fitToLimit, jsonText, markdownTable, truncationNotice } from "../../mcp/output.ts";
 import { anyObject } from "../../output/schema.ts";
 import type { ProjectStorage } from "../../output/storage.ts";
+import { pageEnd } from "./format.ts";
 import { integer, responseFormat, text } from "./params.ts";
 
 /** The folders every FRED project gets, per seed 003. */
@@ -174,16 +175,7 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
             ["path", "rows", "MB", "format", "modified", "resource"],
             items.map((f) => [f.path, f.rows ?? "", f.size_mb, f.format, f.modified, f.resource_uri]),
           ),
-          ...(truncated
-            ? [
-              truncationNotice(items.length, page.length, {
-                nextOffset: next,
-                limit: ctx.limits.characterLimit,
-              }),
-            ]
-            : next !== null
-            ? [`More: call again with offset=${next}.`]
-            : []),
+          ...pageEnd(items.length, page.length, next, truncated, ctx.limits.characterLimit),
         ].join("\n\n");
         return { text, structured };
       });
