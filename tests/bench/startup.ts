@@ -6,7 +6,7 @@
 // latency and memory under 200 HTTP sessions of 50 calls each. Figures are measured, never
 // asserted.
 import { dirname, join } from "node:path";
-import { childEnv, removeHome, scratchHome } from "../fakes/server.ts";
+import { childEnv, lines, removeHome, scratchHome } from "../fakes/server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -86,25 +86,17 @@ export class StdioPeer {
     this.child = child;
     this.#writer = child.stdin.getWriter();
     this.#done = (async () => {
-      const decoder = new TextDecoder();
-      let pending = "";
-      for await (const chunk of child.stdout) {
-        pending += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = pending.indexOf("\n")) !== -1) {
-          const line = pending.slice(0, nl);
-          pending = pending.slice(nl + 1);
-          let message: Record<string, unknown>;
-          try {
-            message = JSON.parse(line);
-          } catch {
-            continue;
-          }
-          const id = message["id"];
-          if (typeof id === "number" && ("result" in message || "error" in message)) {
-            this.#waiting.get(id)?.resolve(message);
-            this.#waiting.delete(id);
-          }
+      for await (const line of lines(child.stdout)) {
+        let message: Record<string, unknown>;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        const id = message["id"];
+        if (typeof id === "number" && ("result" in message || "error" in message)) {
+          this.#waiting.get(id)?.resolve(message);
+          this.#waiting.delete(id);
         }
       }
       // The server is gone: nothing it was asked will be answered.

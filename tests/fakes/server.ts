@@ -163,20 +163,12 @@ export class DenoStdioTransport implements Transport {
     this.#child = child;
     this.#writer = child.stdin.getWriter();
     const readOut = (async () => {
-      const dec = new TextDecoder();
-      let pending = "";
-      for await (const chunk of child.stdout) {
-        pending += dec.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = pending.indexOf("\n")) !== -1) {
-          const line = pending.slice(0, nl);
-          pending = pending.slice(nl + 1);
-          this.stdoutLines.push(line);
-          try {
-            this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
-          } catch (e) {
-            this.onerror?.(e as Error);
-          }
+      for await (const line of lines(child.stdout)) {
+        this.stdoutLines.push(line);
+        try {
+          this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
+        } catch (e) {
+          this.onerror?.(e as Error);
         }
       }
     })();
@@ -255,4 +247,18 @@ export async function startStdio(options: SpawnOptions = {}): Promise<StdioSessi
     if (!options.home) removeHome(home);
   };
   return { client, transport, home, stderr: () => transport.stderr, close, [Symbol.asyncDispose]: dispose };
+}
+
+/** The newline-terminated lines of a byte stream (a child's stdout), as they arrive. */
+export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let pending = "";
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = pending.indexOf("\n")) !== -1) {
+      yield pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+    }
+  }
 }
