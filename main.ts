@@ -3,7 +3,7 @@
 import { run } from "./lib/cli.ts";
 import { knownEnvNames } from "./lib/config/parse.ts";
 import { ConfigError } from "./lib/errors.ts";
-import { LineWriter } from "./lib/log.ts";
+import { LineWriter, writeAllSync } from "./lib/log.ts";
 import { PROJECT_CONFIG } from "./lib/config/paths.ts";
 import { PROVIDERS } from "./lib/providers/registry.ts";
 
@@ -46,11 +46,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 
 const encoder = new TextEncoder();
-function writeAll(stream: typeof Deno.stdout, text: string): void {
-  const bytes = encoder.encode(`${text}\n`);
-  let written = 0;
-  while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
-}
 
 // Log lines: written at once until the process serves HTTP, then asynchronously, many to a
 // write. An uncaught error or rejection ends the process without waiting: what is queued goes
@@ -62,7 +57,7 @@ globalThis.addEventListener("unhandledrejection", () => stderr.flushSync());
 const code = await run(Deno.args, {
   env: readEnv(),
   os: Deno.build.os,
-  stdout: (text) => writeAll(Deno.stdout, text),
+  stdout: (text) => writeAllSync(Deno.stdout, encoder.encode(`${text}\n`)),
   stderr: stderr.write,
   serving: () => stderr.serving(),
   readTextFile,

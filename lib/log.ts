@@ -148,9 +148,19 @@ function errorReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** Where a {@linkcode LineWriter} writes: `Deno.stderr`, or a fake in tests. */
-export interface ByteSink {
+/** Something written synchronously, like `Deno.stdout` and `Deno.stderr`. */
+export interface SyncWriter {
   writeSync(p: Uint8Array): number;
+}
+
+/** Writes all of `bytes` to `writer` (one `writeSync` may take only part). */
+export function writeAllSync(writer: SyncWriter, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.length) written += writer.writeSync(bytes.subarray(written));
+}
+
+/** Where a {@linkcode LineWriter} writes: `Deno.stderr`, or a fake in tests. */
+export interface ByteSink extends SyncWriter {
   write(p: Uint8Array): Promise<number>;
 }
 
@@ -250,9 +260,7 @@ export class LineWriter {
 
   #writeSync(text: string): void {
     try {
-      const bytes = this.#encoder.encode(text);
-      let written = 0;
-      while (written < bytes.length) written += this.#sink.writeSync(bytes.subarray(written));
+      writeAllSync(this.#sink, this.#encoder.encode(text));
     } catch {
       // As above.
     }

@@ -1,4 +1,6 @@
 import { Buffer } from "node:buffer";
+import { writeAllSync } from "../log.ts";
+import type { SyncWriter } from "../log.ts";
 import { nestingDepth } from "./output.ts";
 import { parseJSONRPCMessage } from "./sdk.ts";
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
@@ -29,9 +31,7 @@ export interface ByteReader {
  * A sink written like `Deno.stdout`: synchronously, as Node's `process.stdout` writes to it too
  * (a client that stops reading holds the writer, as it would hold any stdio server).
  */
-export interface ByteWriter {
-  writeSync(p: Uint8Array): number;
-}
+export type ByteWriter = SyncWriter;
 
 const encoder = new TextEncoder();
 
@@ -214,8 +214,7 @@ export class LineStdioTransport implements Transport {
     if (this.#closed) return Promise.resolve();
     const bytes = encoder.encode(`${JSON.stringify(message)}\n`);
     try {
-      let written = 0;
-      while (written < bytes.length) written += this.#stdout.writeSync(bytes.subarray(written));
+      writeAllSync(this.#stdout, bytes);
     } catch (e) {
       this.#onStdoutError(e instanceof Error ? e : new Error(String(e)));
     }
