@@ -39,21 +39,35 @@ export function loadedTool(tool: ToolDefinition<any, any>): Promise<ToolDefiniti
   return stub ? stub.resolve() : Promise.resolve(tool);
 }
 
+/** Why a provider's code could not be loaded, in words that name no path of the server's files. */
+function loadFailure(e: unknown): string {
+  const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  if (/Module not found|Cannot find module|ERR_MODULE_NOT_FOUND|NotFound/i.test(text)) {
+    return "a module of its code is missing from this installation";
+  }
+  return `its code failed while loading (${e instanceof Error ? e.name : "error"})`;
+}
+
 /**
  * A provider served from `listing`; `load` loads and creates the real one. Concurrent first
- * uses share one load; a failed load is reported to each waiting caller and tried again on the
- * next use.
+ * uses share one load; a failed load is reported, as not retryable, to every caller from then on.
  */
 export function lazyProvider(id: string, listing: ProviderListing, load: () => Promise<Provider>): Provider {
   let pending: Promise<Provider> | undefined;
   const provider = (): Promise<Provider> => {
+    // A failed load is kept: module loading is not transient (a missing module stays missing, a
+    // module that threw stays broken in this process), so asking again would only fail again.
     pending ??= load().catch((e) => {
-      pending = undefined;
       throw new ToolError(
         "INTERNAL_ERROR",
         // The cause (a module path, a stack) is logged, not shown to the client.
-        `The provider "${id}" could not be loaded`,
-        { retryable: true, cause: e, hint: "Try again; if it keeps failing, the server's log says why" },
+        `The provider "${id}" could not be loaded: ${loadFailure(e)}`,
+        {
+          retryable: false,
+          cause: e,
+          hint: "This installation of the server is broken for this provider; the other tools still work. " +
+            "Reinstall the server, or report it with the server's log, which names the failing module",
+        },
       );
     });
     return pending;

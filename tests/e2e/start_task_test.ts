@@ -1,12 +1,10 @@
 // The ways the server is started, run for real with deno.json's permission set: `deno task start`
-// on any port, the container's command with its health check, and what `deno compile -P`
-// embeds in a binary.
+// on any port and the container's command with its health check (what the release compile
+// embeds: tests/e2e/binary_test.ts).
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { completeLines } from "../fakes/http_server.ts";
 import { childEnv, removeHome, scratchHome } from "../fakes/server.ts";
-import { RELEASE_TARGETS } from "../tools/distribution.ts";
-import { permissionSet, permissionTasks } from "../tools/permissions.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -132,74 +130,3 @@ Deno.test("the container's command serves on 0.0.0.0 with the permission set, an
     removeHome(data);
   }
 });
-
-/** The JSON metadata `deno compile` appends to a binary. */
-function embeddedMetadata(binary: Uint8Array): Record<string, unknown> {
-  const text = new TextDecoder("latin1").decode(
-    binary.subarray(Math.max(0, binary.length - 4 * 1024 * 1024)),
-  );
-  const start = text.lastIndexOf('{"argv":');
-  assert.ok(start >= 0, "no metadata in the binary");
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "{") depth++;
-    else if (c === "}" && --depth === 0) return JSON.parse(text.slice(start, i + 1));
-  }
-  throw new Error("Unterminated metadata");
-}
-
-// The compile task for this machine's own target (the metadata is written for it).
-const HOST_COMPILE_TASK = RELEASE_TARGETS.some((t) => t.target === Deno.build.target)
-  ? permissionTasks()[`compile:${Deno.build.target}`]
-  : undefined;
-
-Deno.test({
-  name: "deno compile -P embeds the permission set: the net and env allowlists, any file, no prompts",
-  ignore: HOST_COMPILE_TASK === undefined,
-  fn: compileEmbedsThePermissionSet,
-});
-
-async function compileEmbedsThePermissionSet(): Promise<void> {
-  // `deno compile` normally downloads its runtime (denort), which these machines cannot. DENORT_BIN
-  // (Deno's own test hook) points it at this deno instead: the output is no working binary, but
-  // it carries the same metadata a real compile embeds, which is what this test reads.
-  const task = HOST_COMPILE_TASK!;
-  const dir = Deno.makeTempDirSync({ prefix: "opendata-mcp-compile-" });
-  try {
-    const entry = join(dir, "entry.ts");
-    Deno.writeTextFileSync(entry, "console.log(1);\n");
-    const output = join(dir, "out");
-    // The task's own flags, with a one-line entry (the permissions do not depend on it).
-    const args = task.replace(/^deno /, "").split(" ").map((a, i, all) =>
-      a === "main.ts" ? entry : all[i - 1] === "--output" ? output : a
-    );
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["--quiet", ...args.slice(0, 1), "--config", join(ROOT, "deno.json"), ...args.slice(1)],
-      env: { DENORT_BIN: Deno.execPath(), NO_COLOR: "1" },
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    const exe = Deno.statSync(output).isFile ? output : `${output}.exe`;
-    const { permissions } = embeddedMetadata(Deno.readFileSync(exe)) as {
-      permissions: Record<string, unknown>;
-    };
-    const set = permissionSet();
-    assert.deepEqual(permissions["allow_net"], set.net);
-    assert.deepEqual(permissions["allow_env"], set.env);
-    assert.deepEqual(permissions["allow_read"], [], "[] is every path");
-    assert.deepEqual(permissions["allow_write"], [], "[] is every path");
-    assert.equal(permissions["allow_run"], null);
-    assert.equal(permissions["allow_sys"], null);
-    assert.equal(permissions["prompt"], false);
-  } finally {
-    Deno.removeSync(dir, { recursive: true });
-  }
-}

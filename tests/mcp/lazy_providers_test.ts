@@ -7,6 +7,9 @@ import { errorOf, ok, providerTools } from "../fakes/results.ts";
 import { removeHome, startStdio } from "../fakes/server.ts";
 import { startHttpServer } from "../fakes/http_server.ts";
 import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
+import { lazyProvider, loadedTool } from "../../lib/mcp/lazy.ts";
+import type { ProviderListing } from "../../lib/mcp/listing.ts";
+import { ToolError } from "../../lib/errors.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -77,7 +80,7 @@ function copyTree(from: string, to: string): void {
   }
 }
 
-Deno.test("a provider that fails to load is answered as an error naming it, tried again next time; the others serve", async () => {
+Deno.test("lazyProvider: a provider that fails to load is a non-retryable error saying why, loaded once; the others serve", async () => {
   const copy = Deno.makeTempDirSync({ prefix: "opendata-mcp-broken-" });
   try {
     for (const file of ["main.ts", "deno.json", "deno.lock"]) {
@@ -100,17 +103,18 @@ Deno.test("a provider that fails to load is answered as an error naming it, trie
       assert.equal(e["error_type"], "INTERNAL_ERROR");
       assert.equal(
         e["message"],
-        'The provider "example" could not be loaded',
-        "the cause and paths stay in the log",
+        'The provider "example" could not be loaded: its code failed while loading (Error)',
+        "the kind of failure is said; the cause and paths stay in the log",
       );
       assert.ok(!JSON.stringify(e).includes(copy), "no path of the server's files reaches the client");
-      assert.equal(e["retryable"], true);
+      assert.equal(e["retryable"], false, "loading again would fail again");
+      assert.match(String(e["hint"]), /Reinstall the server/);
     }
     const fine = await s.client.callTool({ name: "test_simple_text", arguments: {} });
     assert.notEqual(fine.isError, true);
     await s.close();
     const failures = s.stderr().split("\n").filter((l) => l.includes('"provider failed to load"'));
-    assert.equal(failures.length, 2, "each attempt loads again and logs why");
+    assert.equal(failures.length, 1, "the failure is kept: the second call does not load again");
     assert.match(failures[0]!, /"provider":"example"/);
     assert.match(failures[0]!, /broken on purpose/, "the log says why");
   } finally {
@@ -127,4 +131,29 @@ Deno.test("opendata_search loads the providers whose sources it asks, and only t
   assert.deepEqual(sources.map((x) => [x.id, x.status, x.hits.length]), [["example", "ok", 2]]);
   await s.close();
   assert.deepEqual(loads(s.stderr()), ["example"]);
+});
+
+Deno.test("lazyProvider: a module missing from the installation is said so, not retryable, without its path", async () => {
+  let loadsTried = 0;
+  const provider = lazyProvider("demo", {
+    toolsets: [{ name: "demo", description: "Demo" }],
+    tools: [{ toolset: "demo", tool: { name: "demo-ping", inputSchema: { type: "object" } } }],
+    warnings: [],
+  } as unknown as ProviderListing, () => {
+    loadsTried++;
+    return Promise.reject(
+      new TypeError('Module not found "file:///tmp/deno-compile-x/lib/providers/demo/mod.ts"'),
+    );
+  });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const e = await loadedTool(provider.tools[0]!).then(() => undefined, (e) => e);
+    assert.ok(e instanceof ToolError);
+    assert.equal(
+      e.message,
+      'The provider "demo" could not be loaded: a module of its code is missing from this installation',
+    );
+    assert.equal(e.retryable, false);
+    assert.ok(!JSON.stringify({ ...e, message: e.message }).includes("/tmp/"), "no path reaches the client");
+  }
+  assert.equal(loadsTried, 1, "a failed load is kept");
 });

@@ -105,12 +105,14 @@ export function permissionTasks(): Record<string, string> {
   const tasks: Record<string, string> = {
     // -q keeps Deno's own notices (the permission set is "experimental") out of the JSON-lines log;
     // a manual node_modules/ is not checked against the lock on every start (deno install fills it).
-    start: `deno run -q -P --no-prompt --node-modules-dir=manual ${V8_FLAGS} main.ts`,
-    dev: `deno run --watch -P --no-prompt ${V8_FLAGS} main.ts`,
+    start:
+      `deno run -q --unstable-lazy-dynamic-imports -P --no-prompt --node-modules-dir=manual ${V8_FLAGS} main.ts`,
+    dev: `deno run --watch --unstable-lazy-dynamic-imports -P --no-prompt ${V8_FLAGS} main.ts`,
   };
-  for (const { target, binary } of RELEASE_TARGETS) {
-    tasks[`compile:${target}`] =
-      `deno compile -P --no-prompt ${V8_FLAGS} --target ${target} --output dist/${binary} main.ts`;
+  // The release compile (tests/tools/compile.ts): `deno compile -P --no-prompt` with the V8 flags,
+  // npm packages from the global cache, only those main.ts reaches and only their run-time files.
+  for (const { target } of RELEASE_TARGETS) {
+    tasks[`compile:${target}`] = `deno run --allow-read --allow-run --allow-env tests/tools/compile.ts ${target}`;
   }
   return tasks;
 }

@@ -1,0 +1,193 @@
+// The release binary, proven on this machine: the release compile (tests/tools/compile.ts) with
+// DENORT_BIN pointing at this deno writes the payload a release embeds (it cannot run itself),
+// whose embedded files are read and run with `deno run` as a stand-in for the binary. One compile
+// for the whole file.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { compile } from "../tools/compile.ts";
+import { RELEASE_TARGETS } from "../tools/distribution.ts";
+import { type Embedded, prepareStandIn, readEmbedded, type StandIn } from "../tools/embedded.ts";
+import { permissionSet } from "../tools/permissions.ts";
+import { smoke, smokeServer } from "../tools/smoke.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+/**
+ * The payload's budget, in bytes. Measured: 13.55 MB (docs/BENCHMARKS.md; a minimal SDK v2 server
+ * compiled with `--node-modules-dir=none --exclude-unused-npm` is 14.6 MB). About 10 % headroom:
+ * a new dependency or a second tokenizer encoding fails here and has to be weighed.
+ */
+export const PAYLOAD_BUDGET = 15_000_000;
+
+/** npm packages only the tests, the docs generator or the bench import. */
+const NOT_AT_RUN_TIME = [
+  "@modelcontextprotocol/client",
+  "@modelcontextprotocol/sdk",
+  "@ai-sdk/",
+  "yaml",
+  "@types/",
+  "express",
+  "hono",
+  "ajv",
+];
+
+const HOST = RELEASE_TARGETS.some((t) => t.target === Deno.build.target);
+
+let built: Promise<{ dir: string; embedded: Embedded }> | undefined;
+let tempDir: string | undefined;
+function binary(): Promise<{ dir: string; embedded: Embedded }> {
+  built ??= (async () => {
+    const dir = tempDir = Deno.makeTempDirSync({ prefix: "opendata-mcp-binary-" });
+    const output = await compile(Deno.build.target, join(dir, "opendata-mcp"), {
+      // Deno's own hook: the runtime to embed into, instead of downloading denort.
+      env: { DENORT_BIN: Deno.execPath() },
+    });
+    const exe = Deno.statSync(output).isFile ? output : `${output}.exe`;
+    return { dir, embedded: readEmbedded(Deno.readFileSync(exe)) };
+  })();
+  return built;
+}
+
+let standIn: StandIn | undefined;
+function standInFor(dir: string, embedded: Embedded): StandIn {
+  standIn ??= prepareStandIn(embedded, join(dir, "stand-in"), ROOT);
+  return standIn;
+}
+
+/** The stand-in's environment: nothing of this machine's Deno cache, no coverage collection. */
+function standInEnv(s: StandIn): Record<string, string> {
+  return { PATH: Deno.env.get("PATH") ?? "", DENO_DIR: s.denoDir, NO_COLOR: "1" };
+}
+
+/** Embedded npm packages, as name@version. */
+function packagesOf(embedded: Embedded): string[] {
+  const out = new Set<string>();
+  for (const e of embedded.entries) {
+    const m = /^\.deno_compile_node_modules\/localhost\/((?:@[^/]+\/)?[^/]+)\/([^/]+)\//.exec(e.path);
+    if (m) out.add(`${m[1]}@${m[2]}`);
+  }
+  return [...out].sort();
+}
+
+Deno.test({
+  name: "compile: the release binary embeds the whole code closure of main.ts, dynamic imports included",
+  ignore: !HOST,
+  async fn() {
+    const { embedded } = await binary();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", "main.ts"],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+      roots: string[];
+      modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
+    };
+    // The code closure: modules reached by imports that run (static or dynamic), not `import type`.
+    const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+    const closure = new Set<string>();
+    const queue = [...info.roots];
+    while (queue.length) {
+      const specifier = queue.pop()!;
+      if (closure.has(specifier)) continue;
+      closure.add(specifier);
+      for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
+        if (dep.code?.specifier) queue.push(dep.code.specifier);
+      }
+    }
+    const local = [...closure].filter((s) => s.startsWith("file://"))
+      .map((s) => decodeURIComponent(new URL(s).pathname).slice(ROOT.length + 1));
+    assert.ok(local.length > 150, `the graph has the providers' modules too: ${local.length}`);
+    assert.ok(local.includes("lib/providers/boj/tools.ts") && local.includes("lib/redis/connection.ts"));
+    const embeddedPaths = new Set(embedded.entries.map((e) => e.path));
+    const missing = local.filter((p) => !embeddedPaths.has(p));
+    assert.deepEqual(missing, [], "every module main.ts can load is in the binary");
+  },
+});
+
+Deno.test({
+  name:
+    "compile: the release binary holds only run-time npm packages and two tokenizer encodings, within budget",
+  ignore: !HOST,
+  async fn() {
+    const { embedded } = await binary();
+    const packages = packagesOf(embedded);
+    assert.deepEqual(packages.map((p) => p.slice(0, p.lastIndexOf("@"))), [
+      "@modelcontextprotocol/core",
+      "@modelcontextprotocol/server",
+      "@redis/client",
+      "argparse",
+      "gpt-tokenizer",
+      "js-yaml",
+      "zod",
+    ]);
+    for (const p of packages) {
+      assert.ok(!NOT_AT_RUN_TIME.some((t) => p.startsWith(t)), `${p} is not needed at run time`);
+    }
+    const ranks = embedded.entries.map((e) => e.path).filter((p) =>
+      /gpt-tokenizer\/[^/]+\/esm\/bpeRanks\//.test(p)
+    )
+      .map((p) => p.slice(p.lastIndexOf("/") + 1)).sort();
+    assert.deepEqual(ranks, ["cl100k_base.js", "o200k_base.js"], "the encodings lib/output/tokens.ts loads");
+    const noise = embedded.entries.filter((e) => /\.(map|d\.ts|d\.mts|md)$/.test(e.path));
+    assert.deepEqual(noise.map((e) => e.path), [], "no source maps, declarations or docs of packages");
+    assert.ok(
+      embedded.payloadBytes <= PAYLOAD_BUDGET,
+      `payload ${embedded.payloadBytes} bytes, budget ${PAYLOAD_BUDGET}`,
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "compile: the release binary carries the permission set: the net and env allowlists, any file, no prompts",
+  ignore: !HOST,
+  async fn() {
+    const { embedded } = await binary();
+    const permissions = embedded.metadata["permissions"] as Record<string, unknown>;
+    const set = permissionSet();
+    assert.deepEqual(permissions["allow_net"], set.net);
+    assert.deepEqual(permissions["allow_env"], set.env);
+    assert.deepEqual(permissions["allow_read"], [], "[] is every path");
+    assert.deepEqual(permissions["allow_write"], [], "[] is every path");
+    assert.equal(permissions["allow_run"], null);
+    assert.equal(permissions["allow_sys"], null);
+    assert.equal(permissions["prompt"], false);
+  },
+});
+
+Deno.test({
+  name:
+    "smokeServer: the binary's embedded files serve stdio calls (no upstream, loopback fake), HTTP and refuse an unreachable Redis",
+  ignore: !HOST,
+  sanitizeResources: false,
+  async fn() {
+    const { dir, embedded } = await binary();
+    const s = standInFor(dir, embedded);
+    const result = await smokeServer([Deno.execPath(), ...s.runArgs, s.main], { env: standInEnv(s) });
+    assert.equal(result.serverInfo.name, "opendata-mcp");
+    assert.deepEqual(result.tools, ["opendata_search", "opendata_describe", "opendata_call"]);
+  },
+});
+
+Deno.test({
+  name: "smoke: a stand-in missing a provider module fails the call with a non-retryable error saying so",
+  ignore: !HOST,
+  async fn() {
+    const { dir, embedded } = await binary();
+    const s = standInFor(dir, embedded);
+    // Last in this file: it breaks the stand-in on purpose.
+    Deno.removeSync(join(s.root, "lib/providers/boj/tools.ts"));
+    await assert.rejects(
+      smoke([Deno.execPath(), ...s.runArgs, s.main], { env: standInEnv(s), cwd: s.root, calls: {} }),
+      /could not be loaded: a module of its code is missing from this installation/,
+    );
+  },
+});
+
+// The compile's folder goes when the file's tests are done (unload runs after the last test).
+globalThis.addEventListener("unload", () => {
+  if (tempDir) Deno.removeSync(tempDir, { recursive: true });
+});
