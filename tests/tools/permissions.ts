@@ -112,7 +112,8 @@ export function permissionTasks(): Record<string, string> {
   // The release compile (tests/tools/compile.ts): `deno compile -P --no-prompt` with the V8 flags,
   // npm packages from the global cache, only those main.ts reaches and only their run-time files.
   for (const { target } of RELEASE_TARGETS) {
-    tasks[`compile:${target}`] = `deno run --allow-read --allow-run --allow-env tests/tools/compile.ts ${target}`;
+    tasks[`compile:${target}`] =
+      `deno run --allow-read --allow-run --allow-env tests/tools/compile.ts ${target}`;
   }
   return tasks;
 }
