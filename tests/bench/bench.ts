@@ -2,8 +2,10 @@
 // this machine, prints the figures and writes them to docs/BENCHMARKS.md. Figures are measured,
 // never asserted: they vary with the machine.
 //
-//   deno task bench [--baseline DIR] [--only startup]
+//   deno task bench [--baseline DIR] [--only startup|binary]
 //
+// --only binary measures the release binary's payload and its stand-in's start-up
+// (tests/bench/binary.ts) and replaces only that section of docs/BENCHMARKS.md.
 // --baseline DIR measures another checkout (e.g. the commit before a change) next to this one:
 // start-up to tools/list and a tools/call round trip, for before/after ratios.
 import { parseArgs } from "node:util";
@@ -19,6 +21,7 @@ import { denoFmt } from "../tools/docs.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { measureTools } from "../tools/tool_budget.ts";
 import { benchReplicas } from "./replicas.ts";
+import { benchBinary } from "./binary.ts";
 import {
   checkoutCommand,
   everythingServer,
@@ -389,7 +392,32 @@ async function baseline(dir: string): Promise<void> {
 }
 
 const only = flags.only;
+const BINARY_HEADING = "## The release binary (issue 22)";
+/** `doc` with its release-binary section replaced by `section` (or added after the first section). */
+function withBinarySection(doc: string, section: string): string {
+  const start = doc.indexOf(BINARY_HEADING);
+  if (start >= 0) {
+    const next = doc.indexOf("\n## ", start + BINARY_HEADING.length);
+    return doc.slice(0, start) + section + (next >= 0 ? `\n${doc.slice(next)}` : "\n");
+  }
+  const second = doc.indexOf("\n## ", doc.indexOf("\n## ") + 1);
+  return second >= 0
+    ? `${doc.slice(0, second)}\n\n${section}\n${doc.slice(second)}`
+    : `${doc.trimEnd()}\n\n${section}\n`;
+}
+if (only === "binary") {
+  const section = await benchBinary(START_RUNS);
+  console.log(section);
+  const path = new URL("../../docs/BENCHMARKS.md", import.meta.url);
+  await Deno.writeTextFile(
+    path,
+    await denoFmt(withBinarySection(Deno.readTextFileSync(path), section), "md"),
+  );
+  console.log("Wrote the release binary's section of docs/BENCHMARKS.md");
+  Deno.exit(0);
+}
 await startupAndMemory();
+const binarySection = await benchBinary(START_RUNS);
 if (flags.baseline) await baseline(flags.baseline);
 if (only !== "startup") {
   await contextEconomy();
@@ -444,6 +472,7 @@ ${startupRows.join("\n")}
 
 ${startupNotes.map((n) => `- ${n}`).join("\n")}`,
 ];
+sections.push(binarySection);
 if (baselineRows.length) {
   sections.push(`## Before and after (--baseline)
 

@@ -189,9 +189,13 @@ export function prepareStandIn(embedded: Embedded, folder: string, configDir: st
     root,
     denoDir,
     main: `${root}/main.ts`,
+    // A binary loads a module when it is imported; `deno run` would read every literal import()
+    // first without the lazy flag. Only the extracted files exist, so a module the binary lacks
+    // fails here too, on first use as in the binary.
     runArgs: [
       "run",
       "-q",
+      "--unstable-lazy-dynamic-imports",
       "-P",
       "--no-prompt",
       "--config",
