@@ -190,8 +190,11 @@ async function runOne(url: string, revision: Revision, mode: Mode, scratch: stri
 }
 
 /**
- * One line per run: scored verdicts and checks, unscored scenarios with their reasons (– marks a
- * scenario with no passed or failed check: skipped, or only informational and warning checks), time; `ok` when the run passes this project's gate.
+ * One line per run, starting with its verdict (`ok` or `FAIL`, this project's gate): scored
+ * scenarios that pass, those that fail only in checks the expected-failures file lists (counted
+ * apart, so they never read as failures), unexpected failures, the checks in the same three kinds,
+ * the unscored scenarios with their reasons (– marks a scenario with no passed or failed check:
+ * skipped, or only informational and warning checks), and the time.
  */
 export function describeRun(r: RunResult, req: Requirements): { line: string; ok: boolean } {
   const scored = r.scenarios.filter((s) => req.scored.includes(s.name));
@@ -200,21 +203,30 @@ export function describeRun(r: RunResult, req: Requirements): { line: string; ok
     list.reduce((n, s) => n + s[key], 0);
   const baselined = new Set(r.expectedFailures.map((entry) => entry.split(":")[0]!));
   const clean = scored.filter((s) => s.ok && !baselined.has(s.name));
-  const failing = scored.filter((s) => !s.ok && !baselined.has(s.name)).map((s) => s.name);
+  const expected = scored.filter((s) => baselined.has(s.name));
+  const failing = scored.filter((s) => !s.ok && !baselined.has(s.name));
   const missing = req.scored.filter((name) => !r.scenarios.some((s) => s.name === name));
   const requiredBroken = REQUIRED_UNSCORED.filter((name) => req.unscored.has(name)).filter((name) =>
     unscored.some((s) => s.name === name && !s.ok) || !r.scenarios.some((s) => s.name === name)
   );
   const verdict = (s: ScenarioResult): string => s.passed + s.failed === 0 ? "–" : s.ok ? "✓" : "✗";
-  const ok = r.exitCode === 0 && !r.timedOut && missing.length === 0 && requiredBroken.length === 0;
-  const line = `${r.revision} ${r.mode}: scored ${clean.length}/${req.scored.length} scenarios passed` +
-    (baselined.size ? `, ${baselined.size} with expected failures (${r.expectedFailures.join(", ")})` : "") +
-    (failing.length ? `, failing: ${failing.join(", ")}` : "") +
-    ` (checks ${sum(scored, "passed")} passed, ${sum(scored, "failed")} failed)` +
-    `; not scored ${unscored.filter((s) => verdict(s) === "✓").length}/${unscored.length} passed (` +
+  const ok = r.exitCode === 0 && !r.timedOut && failing.length === 0 && missing.length === 0 &&
+    requiredBroken.length === 0;
+  const line = `${ok ? "ok  " : "FAIL"} ${r.revision} ${r.mode}: ` +
+    `${clean.length}/${req.scored.length} scored scenarios pass` +
+    (expected.length
+      ? `, ${expected.length} more as expected (the expected-failures file: ${
+        expected.map((s) => s.name).join(", ")
+      })`
+      : "") +
+    (failing.length ? `, UNEXPECTED FAILURES: ${failing.map((s) => s.name).join(", ")}` : "") +
+    `; checks ${sum(scored, "passed")} passed` +
+    (sum(failing, "failed") ? `, ${sum(failing, "failed")} FAILED` : "") +
+    (sum(expected, "failed") ? `, ${sum(expected, "failed")} expected to fail` : "") +
+    `; not scored ${unscored.filter((s) => verdict(s) === "✓").length}/${unscored.length} pass (` +
     unscored.map((s) => `${verdict(s)} ${s.name} ${req.unscored.get(s.name) ?? "not scored"}`).join(", ") +
-    `); all checks ${r.passedChecks} passed, ${r.failedChecks} failed; ${r.seconds.toFixed(1)} s; ` +
-    `suite exit ${r.exitCode}` +
+    `); ${r.seconds.toFixed(1)} s` +
+    (r.exitCode !== 0 ? `; suite exit ${r.exitCode}` : "") +
     (r.timedOut ? "; OVERRAN ITS TIME BUDGET" : "") +
     (missing.length ? `; scored scenarios not run: ${missing.join(", ")}` : "") +
     (requiredBroken.length ? `; required although unscored, failing: ${requiredBroken.join(", ")}` : "");

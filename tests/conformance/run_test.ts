@@ -84,9 +84,13 @@ Deno.test("describeRun() counts baselined scenarios apart and passes a run the s
   const req: Requirements = parseRequirements(LIST);
   const { line, ok } = describeRun(run(), req);
   assert.equal(ok, true);
-  assert.match(line, /^2025-11-25 stateless: scored 1\/3 scenarios passed, 2 with expected failures/);
-  assert.match(line, /\(checks 3 passed, 1 failed\)/);
-  assert.match(line, /not scored 1\/1 passed \(✓ json-schema-2020-12 pending\)/);
+  assert.match(
+    line,
+    /^ok {3}2025-11-25 stateless: 1\/3 scored scenarios pass, 2 more as expected \(the expected-failures file: tools-call-sampling, server-sse-multiple-streams\)/,
+  );
+  assert.match(line, /; checks 3 passed, 1 expected to fail;/);
+  assert.doesNotMatch(line, /FAIL|[^d] failed/, "expected failures do not read as failures");
+  assert.match(line, /not scored 1\/1 pass \(✓ json-schema-2020-12 pending\)/);
 });
 
 Deno.test("describeRun() fails a run whose required unscored scenario, scored scenario or budget fails", () => {
@@ -103,6 +107,16 @@ Deno.test("describeRun() fails a run whose required unscored scenario, scored sc
   assert.equal(missing.ok, false);
   assert.match(missing.line, /scored scenarios not run: ping/);
   assert.equal(describeRun(run({ exitCode: 1 }), req).ok, false);
+  assert.match(describeRun(run({ exitCode: 1 }), req).line, /^FAIL 2025-11-25 stateless: .*; suite exit 1$/);
+  const unexpected = describeRun(
+    run({ scenarios: run().scenarios.map((s) => s.name === "ping" ? { ...s, ok: false, failed: 2 } : s) }),
+    req,
+  );
+  assert.equal(unexpected.ok, false);
+  assert.match(
+    unexpected.line,
+    /^FAIL .*UNEXPECTED FAILURES: ping; checks 3 passed, 2 FAILED, 1 expected to fail;/,
+  );
   assert.equal(describeRun(run({ timedOut: true }), req).ok, false);
 });
 
