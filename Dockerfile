@@ -8,9 +8,18 @@
 
 # Official Deno images (github.com/denoland/deno_docker), pinned to the Deno of .ci/run and CI.
 ARG DENO_VERSION=2.9.6
+# Digest pins: each "@sha256:..." fixes the exact image a tag pointed at when pinned, so a re-pushed
+# tag cannot change what is built. NOT PINNED YET: this repository was prepared without access to a
+# registry, and a digest is never guessed. To pin, read the digests once and fill them in (or pass
+# them with --build-arg), e.g.
+#   docker buildx imagetools inspect denoland/deno:2.9.6 --format '{{json .Manifest.Digest}}'
+#   docker buildx imagetools inspect denoland/deno:distroless-2.9.6 --format '{{json .Manifest.Digest}}'
+# then DENO_BUILD_DIGEST=@sha256:<hex> and DENO_RUNTIME_DIGEST=@sha256:<hex>.
+ARG DENO_BUILD_DIGEST=
+ARG DENO_RUNTIME_DIGEST=
 
 # 1. Build: npm dependencies from the frozen lock, then the module graph, into /deno-dir.
-FROM denoland/deno:${DENO_VERSION} AS build
+FROM denoland/deno:${DENO_VERSION}${DENO_BUILD_DIGEST} AS build
 WORKDIR /app
 # Dependencies first, so this layer is rebuilt only when deno.json or deno.lock change.
 COPY deno.json deno.lock ./
@@ -24,7 +33,8 @@ RUN deno cache --frozen main.ts \
   && mkdir -p /data
 
 # 2. Runtime: distroless (no shell, no package manager), as the unprivileged user 65532.
-FROM denoland/deno:distroless-${DENO_VERSION}
+FROM denoland/deno:distroless-${DENO_VERSION}${DENO_RUNTIME_DIGEST}
+# The server's version (lib/version.ts; tests/tools/release.ts check-version keeps the two equal).
 ARG VERSION=0.1.0
 LABEL org.opencontainers.image.title="opendata-mcp" \
       org.opencontainers.image.description="MCP server for public open data: World Bank, Bank of Japan, FRED, Wikipedia, Store norske leksikon, Riksantikvaren, GeoNorge" \

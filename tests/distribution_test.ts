@@ -150,8 +150,9 @@ Deno.test("release.ts lays out bundles, server.json with each bundle's SHA-256, 
 Deno.test("versionMismatches() accepts the release tag and names each place that disagrees", () => {
   assert.deepEqual(versionMismatches(`v${VERSION}`), []);
   const problems = versionMismatches("v99.0.0");
-  assert.equal(problems.length, 3 + RELEASE_TARGETS.length);
+  assert.equal(problems.length, 4 + RELEASE_TARGETS.length);
   assert.match(problems[0]!, /^lib\/version\.ts VERSION is "0\.\d+\.\d+", the tag says "99\.0\.0"$/);
+  assert.ok(problems.some((p) => /^Dockerfile ARG VERSION \(the image's version label\) is /.test(p)));
 });
 
 Deno.test("npm/opendata-mcp/package.json: one optional platform package per target, registry name, repository", () => {
@@ -174,8 +175,25 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
   assert.equal(/^ARG DENO_VERSION=(\S+)$/m.exec(dockerfile)?.[1], ciDeno, "the Deno of .ci/run");
   assert.deepEqual(
     [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]),
-    ["denoland/deno:${DENO_VERSION}", "denoland/deno:distroless-${DENO_VERSION}"],
+    [
+      "denoland/deno:${DENO_VERSION}${DENO_BUILD_DIGEST}",
+      "denoland/deno:distroless-${DENO_VERSION}${DENO_RUNTIME_DIGEST}",
+    ],
   );
+  // Each digest is empty (not pinned yet: no registry was reachable) or a whole "@sha256:" digest.
+  for (const name of ["DENO_BUILD_DIGEST", "DENO_RUNTIME_DIGEST"]) {
+    const value = new RegExp(`^ARG ${name}=(.*)$`, "m").exec(dockerfile)?.[1];
+    assert.ok(value !== undefined, `${name} is declared`);
+    assert.match(value!, /^(|@sha256:[0-9a-f]{64})$/, `${name} is a digest or empty`);
+  }
+  const version = /export const VERSION = "([^"]+)"/.exec(Deno.readTextFileSync(join(ROOT, "lib/version.ts")))
+    ?.[1];
+  assert.equal(
+    /^ARG VERSION=(\S+)$/m.exec(dockerfile)?.[1],
+    version,
+    "the version label is lib/version.ts's",
+  );
+  assert.match(dockerfile, /org\.opencontainers\.image\.version="\$\{VERSION\}"/);
   assert.match(dockerfile, /^USER 65532:65532$/m);
   assert.match(dockerfile, /^EXPOSE 8000$/m);
   assert.match(dockerfile, /^HEALTHCHECK .*\\\n\s+CMD \[.*http:\/\/127\.0\.0\.1:8000\/health/m);
@@ -207,12 +225,12 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
   );
 });
 
-Deno.test("docker-compose.yml: mcp-server on 8000:8000 with .env, a restart policy and a Redis profile", () => {
+Deno.test("docker-compose.yml: mcp-server on 127.0.0.1:8000 with .env, a restart policy and a Redis profile", () => {
   const compose = parseYaml(Deno.readTextFileSync(join(ROOT, "docker-compose.yml"))) as {
     services: Record<string, Record<string, unknown>>;
   };
   const server = compose.services["mcp-server"]!;
-  assert.deepEqual(server["ports"], ["8000:8000"]);
+  assert.deepEqual(server["ports"], ["127.0.0.1:8000:8000"], "loopback unless the user publishes it");
   assert.deepEqual(server["env_file"], [{ path: ".env", required: false }]);
   assert.equal(server["restart"], "unless-stopped");
   assert.match(
@@ -222,6 +240,14 @@ Deno.test("docker-compose.yml: mcp-server on 8000:8000 with .env, a restart poli
   const redis = compose.services["redis"]!;
   assert.deepEqual(redis["profiles"], ["replicas"]);
   assert.match(String(redis["image"]), /^redis:\d+\.\d+/);
+});
+
+Deno.test("docker-compose.public.yml: publishes beyond loopback only with MCP_AUTH_TOKEN set", () => {
+  const text = Deno.readTextFileSync(join(ROOT, "docker-compose.public.yml"));
+  // `!override` replaces the base file's ports instead of adding to them (Compose merge rules).
+  assert.match(text, /^ {4}ports: !override\n {6}- "\$\{MCP_PUBLISH_ADDRESS:-0\.0\.0\.0\}:8000:8000"$/m);
+  // `${VAR:?message}`: Compose refuses to start when the variable is unset or empty.
+  assert.match(text, /^ {6}MCP_AUTH_TOKEN: \$\{MCP_AUTH_TOKEN:\?set MCP_AUTH_TOKEN [^}]+\}$/m);
 });
 
 Deno.test("the release workflow smoke-tests each target on a runner of its own OS and architecture", () => {

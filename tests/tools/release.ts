@@ -41,6 +41,8 @@ export function versionMismatches(tag: string, root = ROOT): string[] {
   const source = Deno.readTextFileSync(join(root, "lib", "version.ts"));
   check("lib/version.ts VERSION", /export const VERSION = "([^"]+)"/.exec(source)?.[1]);
   check("manifest.json version", readJson(join(root, "manifest.json"))["version"]);
+  const dockerfile = Deno.readTextFileSync(join(root, "Dockerfile"));
+  check("Dockerfile ARG VERSION (the image's version label)", /^ARG VERSION=(\S+)$/m.exec(dockerfile)?.[1]);
   const pkg = readJson(join(root, "npm", "opendata-mcp", "package.json"));
   check("npm/opendata-mcp/package.json version", pkg["version"]);
   const optional = (pkg["optionalDependencies"] ?? {}) as Record<string, string>;
