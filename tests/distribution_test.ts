@@ -8,6 +8,8 @@ import { VERSION } from "../lib/version.ts";
 import {
   bundleFileName,
   npmPlatformPackage,
+  npmPlatformPackageJson,
+  PUBLISHER_META,
   registryName,
   RELEASE_TARGETS,
   REPOSITORY,
@@ -15,6 +17,8 @@ import {
 } from "./tools/distribution.ts";
 import { envGranted, envNames, permissionTasks } from "./tools/permissions.ts";
 import {
+  releaseNotes,
+  serverJsonTemplate,
   sha256,
   versionMismatches,
   writeBundles,
@@ -264,4 +268,69 @@ Deno.test("the release workflow smoke-tests each target on a runner of its own O
   );
   const compile = workflow.jobs["compile"]?.strategy?.matrix?.target ?? [];
   assert.deepEqual(compile, RELEASE_TARGETS.map((t) => t.target));
+});
+
+Deno.test("server.json: the committed registry entry is this version's, its bundles told apart by OS and architecture", () => {
+  const committed = readJson("server.json");
+  assert.deepEqual(
+    committed,
+    serverJsonTemplate(),
+    "stale: run deno run -A tests/tools/release.ts server-json-template",
+  );
+  assert.ok(
+    String(committed["description"]).length <= 100,
+    "the registry caps descriptions at 100 characters",
+  );
+  const packages = committed["packages"] as Record<string, unknown>[];
+  const bundles = packages.filter((p) => p["registryType"] === "mcpb");
+  assert.equal(bundles.length, RELEASE_TARGETS.length);
+  for (const b of bundles) assert.equal(b["fileSha256"], undefined, "the release fills in the hashes");
+  const meta = (committed["_meta"] as Record<string, Record<string, unknown>>)[PUBLISHER_META]!;
+  assert.equal(meta["license"], "MIT");
+  const platforms = meta["platforms"] as Record<string, { os: string; arch: string }>;
+  assert.deepEqual(
+    bundles.map((b) => platforms[String(b["identifier"])]).map((p) => `${p?.os}-${p?.arch}`),
+    RELEASE_TARGETS.map((t) => `${t.os}-${t.arch}`),
+  );
+  assert.equal(new Set(bundles.map((b) => b["identifier"])).size, bundles.length, "one file per platform");
+});
+
+Deno.test("LICENSE is MIT, and every package.json, manifest.json and server.json say so", () => {
+  assert.match(Deno.readTextFileSync(join(ROOT, "LICENSE")), /^MIT License\n\nCopyright \(c\) \d{4} /);
+  assert.equal(readJson("npm/opendata-mcp/package.json")["license"], "MIT");
+  assert.equal(readJson("manifest.json")["license"], "MIT");
+  for (const t of RELEASE_TARGETS) assert.equal(npmPlatformPackageJson(t, VERSION)["license"], "MIT");
+  const meta = (readJson("server.json")["_meta"] as Record<string, Record<string, unknown>>)[PUBLISHER_META];
+  assert.equal(meta?.["license"], "MIT");
+});
+
+Deno.test("releaseNotes() returns CHANGELOG.md's section of a version and refuses a version without one", () => {
+  const changelog =
+    "# Changelog\n\n## [Unreleased]\n\n- next\n\n## [1.2.0] - 2026-12-01\n\n### Added\n\n- a\n\n" +
+    "## [1.1.0] - 2026-11-01\n\n- b\n";
+  assert.equal(releaseNotes("1.2.0", changelog), "### Added\n\n- a");
+  assert.equal(releaseNotes("1.1.0", changelog), "- b");
+  assert.throws(() => releaseNotes("1.3.0", changelog), /no section "## \[1\.3\.0\] - YYYY-MM-DD"/);
+  assert.throws(() => releaseNotes("1.2", changelog), /no section/, "1.2 is not 1.2.0");
+  assert.throws(() => releaseNotes("2.0.0", "## [2.0.0] - 2026-12-02\n\n## [1.0.0]\n"), /is empty/);
+  const real = Deno.readTextFileSync(join(ROOT, "CHANGELOG.md"));
+  assert.match(real, /^## \[Unreleased\]$/m, "Keep a Changelog's Unreleased section");
+});
+
+Deno.test("the release workflow pins mcp-publisher and can be re-run for a version already published", () => {
+  const text = Deno.readTextFileSync(join(ROOT, ".github/workflows/release.yml"));
+  assert.match(text, /^ {2}MCP_PUBLISHER_VERSION: v\d+\.\d+\.\d+$/m);
+  assert.match(text, /^ {2}MCP_PUBLISHER_SHA256: [0-9a-f]{64}$/m);
+  assert.doesNotMatch(text, /releases\/latest/, "no download of whatever is latest");
+  const check = text.indexOf("sha256sum --check --strict");
+  assert.ok(
+    check > 0 && check < text.indexOf("./mcp-publisher login"),
+    "the archive is checked before it runs",
+  );
+  assert.match(text, /npm view "\$\{name\}@\$\{version\}" version/, "npm: published versions are skipped");
+  assert.match(text, /gh release view "\$GITHUB_REF_NAME"/, "an existing GitHub release is updated");
+  assert.match(text, /\/v0\.1\/servers\/.*\/versions\//, "the registry is asked before publishing");
+  assert.match(text, /release\.ts notes "\$GITHUB_REF_NAME" release-notes\.md/);
+  assert.match(text, /--notes-file notes\/release-notes\.md/);
+  assert.doesNotMatch(text, /--generate-notes/);
 });

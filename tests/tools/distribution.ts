@@ -130,6 +130,13 @@ export const USER_CONFIG = {
 const DESCRIPTION =
   "Public open data for AI agents: World Bank, Bank of Japan, FRED, Wikipedia, SNL, Riksantikvaren, GeoNorge";
 
+/** server.json's description: the MCP registry refuses one longer than 100 characters. */
+export const REGISTRY_DESCRIPTION =
+  "Open data for AI agents: World Bank, Bank of Japan, FRED, Wikipedia, SNL, Riksantikvaren, GeoNorge";
+
+/** The licence (SPDX) of the server, as LICENSE states it; every package and manifest names it. */
+export const LICENSE = "MIT";
+
 /**
  * The MCPB manifest. Without `target` it is the checked-in `manifest.json` (every platform, the
  * Windows binary's name in `platform_overrides`); with one, the manifest of that target's bundle.
@@ -162,6 +169,7 @@ export function mcpbManifest(
       "licence; long results are cut at an item boundary with a notice saying how to get the rest. The " +
       "FRED tools need a free API key.",
     author: { name: "opendata-mcp contributors", url: CONTACT_URL },
+    license: LICENSE,
     repository: { type: "git", url: CONTACT_URL },
     homepage: CONTACT_URL,
     documentation: `${CONTACT_URL}#readme`,
@@ -207,18 +215,31 @@ export interface ServerJsonOptions {
   repository: string;
   /** The release tag the bundles are attached to. */
   tag: string;
-  /** SHA-256 (hex) of each target's bundle, by label. */
-  bundleSha256: Record<string, string>;
+  /**
+   * SHA-256 (hex) of each target's bundle, by label. Without it, the committed template: the
+   * bundles carry no `fileSha256` until the release fills it in.
+   */
+  bundleSha256?: Record<string, string>;
 }
 
-/** The MCP registry's `server.json` (schema 2025-12-11): the npm launcher and one bundle per target. */
+/** The key of publisher-provided metadata in server.json's `_meta` (registry schema). */
+export const PUBLISHER_META = "io.modelcontextprotocol.registry/publisher-provided";
+
+/**
+ * The MCP registry's `server.json` (schema 2025-12-11): the npm launcher and one bundle per target.
+ * The schema has no field for a package's platform, so each bundle's file name says its OS and
+ * architecture, and `_meta` (publisher-provided) maps each bundle to them, with the licence (the
+ * schema has no licence field either).
+ */
 export function serverJson(options: ServerJsonOptions): Record<string, unknown> {
   const url = `https://github.com/${options.repository}`;
+  const bundleUrl = (t: ReleaseTarget) =>
+    `${url}/releases/download/${options.tag}/${bundleFileName(t, options.version)}`;
   return {
     $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
     name: registryName(options.repository),
     title: "Open data",
-    description: DESCRIPTION.slice(0, 100),
+    description: REGISTRY_DESCRIPTION,
     version: options.version,
     repository: { url, source: "github" },
     websiteUrl: `${url}#readme`,
@@ -231,17 +252,28 @@ export function serverJson(options: ServerJsonOptions): Record<string, unknown> 
         environmentVariables: environmentVariables(),
       },
       ...RELEASE_TARGETS.map((t) => {
-        const sha = options.bundleSha256[t.label];
-        if (!sha || !/^[a-f0-9]{64}$/.test(sha)) throw new Error(`No SHA-256 for the bundle of "${t.label}"`);
+        const sha = options.bundleSha256?.[t.label];
+        if (options.bundleSha256 && (!sha || !/^[a-f0-9]{64}$/.test(sha))) {
+          throw new Error(`No SHA-256 for the bundle of "${t.label}"`);
+        }
         return {
           registryType: "mcpb",
-          identifier: `${url}/releases/download/${options.tag}/${bundleFileName(t, options.version)}`,
-          fileSha256: sha,
+          identifier: bundleUrl(t),
+          version: options.version,
+          ...(sha ? { fileSha256: sha } : {}),
           transport: { type: "stdio" },
           environmentVariables: environmentVariables(),
         };
       }),
     ],
+    _meta: {
+      [PUBLISHER_META]: {
+        license: LICENSE,
+        platforms: Object.fromEntries(
+          RELEASE_TARGETS.map((t) => [bundleUrl(t), { os: t.os, arch: t.arch, target: t.target }]),
+        ),
+      },
+    },
   };
 }
 
@@ -253,6 +285,7 @@ export function npmPlatformPackageJson(target: ReleaseTarget, version: string): 
     description: `The ${target.label} binary of opendata-mcp (installed by the opendata-mcp package)`,
     homepage: `${CONTACT_URL}#readme`,
     repository: { type: "git", url: `git+${CONTACT_URL}.git` },
+    license: LICENSE,
     os: [target.os],
     cpu: [target.arch],
     files: ["bin/"],

@@ -6,6 +6,8 @@
 //   release.ts server-json DIST REPO TAG DIST/server.json with each bundle's SHA-256 (bundles in DIST)
 //   release.ts npm DIST OUT              OUT/<package>/ for each platform package and the launcher
 //   release.ts sha256sums DIST           DIST/SHA256SUMS over every file in DIST
+//   release.ts notes TAG OUT             OUT: the CHANGELOG.md section of TAG's version (the release notes)
+//   release.ts server-json-template      ./server.json, the committed registry entry (no hashes yet)
 //
 // Everything but the packing (npx @anthropic-ai/mcpb pack) and the publishing happens here, so
 // it is tested locally (tests/distribution_test.ts) with stand-in binaries.
@@ -16,12 +18,38 @@ import {
   npmPlatformPackage,
   npmPlatformPackageJson,
   RELEASE_TARGETS,
+  REPOSITORY,
   serverJson,
   targetManifest,
 } from "./distribution.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const NPM_LAUNCHER = join(ROOT, "npm", "opendata-mcp");
+
+/**
+ * The body of CHANGELOG.md's section for `version` (`## [0.1.0] - 2026-12-01` up to the next
+ * `## ` heading), trimmed; throws when there is none, so a release without notes stops before it
+ * publishes anything.
+ */
+export function releaseNotes(version: string, changelog: string): string {
+  const lines = changelog.split("\n");
+  const heading = new RegExp(`^## \\[${version.replaceAll(".", "\\.")}\\](?: - \\d{4}-\\d{2}-\\d{2})?\\s*$`);
+  const start = lines.findIndex((l) => heading.test(l));
+  if (start < 0) {
+    throw new Error(
+      `CHANGELOG.md has no section "## [${version}] - YYYY-MM-DD": move the Unreleased notes under it before tagging`,
+    );
+  }
+  const end = lines.findIndex((l, i) => i > start && /^## /.test(l));
+  const body = lines.slice(start + 1, end < 0 ? undefined : end).join("\n").trim();
+  if (!body) throw new Error(`CHANGELOG.md's section for ${version} is empty`);
+  return body;
+}
+
+/** The committed server.json: the registry entry of this version, without the bundles' hashes. */
+export function serverJsonTemplate(): Record<string, unknown> {
+  return serverJson({ version: VERSION, repository: REPOSITORY, tag: `v${VERSION}` });
+}
 
 function readJson(path: string): Record<string, unknown> {
   return JSON.parse(Deno.readTextFileSync(path));
@@ -78,6 +106,7 @@ export function writeBundles(dist: string, out: string, root = ROOT): string[] {
   RELEASE_TARGETS.forEach((t, i) => {
     const server = join(dirs[i]!, "server");
     Deno.mkdirSync(server, { recursive: true });
+    Deno.copyFileSync(join(root, "LICENSE"), join(dirs[i]!, "LICENSE"));
     const to = join(server, t.os === "win32" ? "opendata-mcp.exe" : "opendata-mcp");
     Deno.copyFileSync(join(dist, t.binary), to);
     if (Deno.build.os !== "windows") Deno.chmodSync(to, 0o755);
@@ -121,6 +150,7 @@ export function writeNpmPackages(dist: string, out: string, version: string): st
       }\n\nThe ${t.label} binary of [opendata-mcp](https://www.npmjs.com/package/opendata-mcp). ` +
         "Install `opendata-mcp`, not this package.\n",
     );
+    Deno.copyFileSync(join(ROOT, "LICENSE"), join(dir, "LICENSE"));
     const bin = join(dir, "bin", t.os === "win32" ? "opendata-mcp.exe" : "opendata-mcp");
     Deno.copyFileSync(join(dist, t.binary), bin);
     if (Deno.build.os !== "windows") Deno.chmodSync(bin, 0o755);
@@ -128,6 +158,7 @@ export function writeNpmPackages(dist: string, out: string, version: string): st
   }
   const launcher = join(out, "opendata-mcp");
   copyTree(NPM_LAUNCHER, launcher);
+  Deno.copyFileSync(join(ROOT, "LICENSE"), join(launcher, "LICENSE"));
   dirs.push(launcher);
   return dirs;
 }
@@ -191,11 +222,26 @@ if (import.meta.main) {
       need(1, "DIST");
       console.log((await writeSha256Sums(args[0]!)).trimEnd());
       break;
+    case "notes": {
+      need(2, "TAG OUT");
+      const notes = releaseNotes(
+        args[0]!.replace(/^v/, ""),
+        Deno.readTextFileSync(join(ROOT, "CHANGELOG.md")),
+      );
+      Deno.writeTextFileSync(args[1]!, `${notes}\n`);
+      console.log(args[1]);
+      break;
+    }
+    case "server-json-template":
+      need(0, "");
+      writeJson(join(ROOT, "server.json"), serverJsonTemplate());
+      console.log(join(ROOT, "server.json"));
+      break;
     default:
       console.error(
         `Unknown command "${
           command ?? ""
-        }"; commands: check-version, manifests, bundles, server-json, npm, sha256sums`,
+        }"; commands: check-version, manifests, bundles, server-json, npm, sha256sums, notes, server-json-template`,
       );
       Deno.exit(2);
   }
