@@ -223,6 +223,7 @@ export async function createApp(
     dataDir,
     clock: http.clock,
     maxMb: config.server.export_max_mb,
+    maxMbPerClient: config.server.export_max_mb_per_client,
   });
   const serverInstructions = instructions(filtered, specs);
   const served = skipped.length === 0 ? config : {

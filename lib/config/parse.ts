@@ -74,6 +74,8 @@ export interface ServerSettings {
   cache_max_mb: number;
   /** Most MiB the result files of `output: "file"` may take, all callers together. */
   export_max_mb: number;
+  /** Most MiB of those one HTTP client's files may take. */
+  export_max_mb_per_client: number;
   /** Where providers write files; null means the per-user data folder. */
   data_dir: string | null;
   /** Redis (or Valkey) holding the state replicas share; null keeps everything in process. */
@@ -164,6 +166,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   log_format: "json",
   cache_max_mb: 64,
   export_max_mb: 1024,
+  export_max_mb_per_client: 100,
   data_dir: null,
   redis_url: null,
   redis_prefix: "opendata-mcp:",
@@ -284,6 +287,10 @@ function buildServerSchema() {
     export_max_mb: z.number().positive().default(SERVER_DEFAULTS.export_max_mb).describe(
       'Most MiB the result files of output: "file" may take in the data folder (STORAGE_LIMIT past it)',
     ),
+    export_max_mb_per_client: z.number().positive().default(SERVER_DEFAULTS.export_max_mb_per_client)
+      .describe(
+        'Most MiB the output: "file" results of one HTTP client (address, IPv6 /64, or principal) may take',
+      ),
     data_dir: z.string().min(1).nullable().default(SERVER_DEFAULTS.data_dir).describe(
       "Folder for files the server writes (null = the per-user data folder)",
     ),
@@ -523,6 +530,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "export_max_mb",
     kind: "number",
     description: 'Most MiB of result files (output: "file")',
+  },
+  {
+    name: "OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT",
+    key: "export_max_mb_per_client",
+    kind: "number",
+    description: "Most MiB of result files one HTTP client may take",
   },
   {
     name: "OPENDATA_MCP_DATA_DIR",

@@ -234,7 +234,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
       }
     }
     const provider = callable.get(tool.name)!.provider;
-    const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
+    const files = options.exports?.forCaller(provider, options.owner, options.client) ?? NO_FILES;
     const result = await callTool(tool, args, ctx, { ...options, files });
     if (isInputRequiredResult(result)) return result;
     return server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
