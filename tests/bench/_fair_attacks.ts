@@ -164,8 +164,9 @@ async function sessionEviction(report: string[]): Promise<void> {
   const victims = await Promise.all([1, 2, 3].map(() => session(server.origin, "198.51.100.1")));
   try {
     // 100 initialize from another address within a second, then 21 addresses × 5, then 100
-    // addresses of one /64 × 2: 325 newcomers against max_sessions 100.
-    const statuses: number[] = [];
+    // addresses of one /64 × 2: 405 newcomers against max_sessions 100.
+    let statuses: number[] = [];
+    const phases: string[] = [];
     const send = async (address: string, id: number) => {
       const res = await fetch(`${server.origin}/mcp`, {
         method: "POST",
@@ -178,20 +179,21 @@ async function sessionEviction(report: string[]): Promise<void> {
     const t0 = performance.now();
     await Promise.all(Array.from({ length: 100 }, (_, i) => send("203.0.113.1", i)));
     const burstS = (performance.now() - t0) / 1000;
+    phases.push(`100 initialize from one other address at once (${burstS.toFixed(1)} s): ${tally(statuses)}`);
+    statuses = [];
     for (let a = 0; a < 21; a++) {
       for (let i = 0; i < 5; i++) await send(`203.0.113.${10 + a}`, 1000 + a * 5 + i);
     }
+    phases.push(`then 21 addresses × 5: ${tally(statuses)}`);
+    statuses = [];
     for (let a = 0; a < 100; a++) {
       for (let i = 0; i < 2; i++) await send(`2001:db8::${(a + 1).toString(16)}`, 2000 + a);
     }
     const alive = await Promise.all(victims.map((v) => outcome(v, "example-ping", {})));
     report.push(
-      `session eviction by other addresses: victim holds 3 sessions from one address; then 100 initialize from ` +
-        `one other address in ${
-          burstS.toFixed(1)
-        } s, 21 addresses × 5, and 100 addresses of one IPv6 /64 × 2 ` +
-        `(max_sessions 100, max_sessions_per_client 10): newcomers got ${tally(statuses)}; ` +
-        `the victim's sessions: ${tally(alive)}`,
+      `session eviction by other addresses (max_sessions 100, max_sessions_per_client 10): the victim holds 3 ` +
+        `sessions from one address; ${phases.join("; ")}; then 100 addresses of one IPv6 /64 × 2: ` +
+        `${tally(statuses)}. The victim's sessions afterwards: ${tally(alive)}`,
     );
   } finally {
     for (const v of victims) await v.close().catch(() => {});

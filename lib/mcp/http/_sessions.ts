@@ -55,7 +55,8 @@ export const UNFINISHED_GRACE_MS = 5_000;
  * - A client at its own cap gets room from its own sessions only: its least recently active
  *   one that is not answering a call (one that never completed initialization first). When all
  *   of its sessions are busy it is refused.
- * - At the global cap a newcomer may take the place of another client's session only if that
+ * - At the global cap the newcomer's own idle sessions make room first (least recently active).
+ *   It may take the place of another client's session only if that
  *   session never completed initialization (after {@linkcode UNFINISHED_GRACE_MS}) or has been
  *   idle for longer than `reclaimIdleMs`, oldest first. Otherwise the newcomer is refused: a
  *   live session is never closed for someone else.
@@ -112,10 +113,11 @@ export class SessionStore {
     }
     const now = this.#clock.now();
     while (this.#sessions.size + this.#reserved >= this.#max) {
-      const victim = this.#victim((e) =>
-        (!established(e) && now - e.openedAt >= UNFINISHED_GRACE_MS) ||
-        now - e.session.lastActive > this.#reclaimIdleMs
-      );
+      const victim = (owner === undefined ? undefined : this.#victim((e) => e.session.owner === owner)) ??
+        this.#victim((e) =>
+          (!established(e) && now - e.openedAt >= UNFINISHED_GRACE_MS) ||
+          now - e.session.lastActive > this.#reclaimIdleMs
+        );
       if (!victim) return "full";
       this.#evict(victim, "max_sessions");
     }

@@ -908,7 +908,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         429,
         SERVER_ERROR,
         `Too many sessions from your client: it holds ${store.maxPerClient}, the most one client may ` +
-          `(MCP_MAX_SESSIONS_PER_CLIENT), and each is answering a call. Reuse an open session (send its ` +
+          `(MCP_MAX_SESSIONS_PER_CLIENT), and none is idle (each is answering a call or being set up). Reuse an ` +
+          `open session (send its ` +
           `Mcp-Session-Id), close one you no longer need (DELETE /mcp), or retry once a call finished`,
         { id, headers: { "Retry-After": "10" } },
       );

@@ -30,11 +30,16 @@ Deno.test("SessionStore at max_sessions closes another client's session that nev
   const established = await openSession(h);
   h.clock.advance(1_000);
   const half = await halfOpen(h);
-  const early = await postMcp(h, initializeBody(3));
+  const newcomer = () =>
+    h.call(
+      new Request(`${BASE}/mcp`, { method: "POST", headers: POST_HEADERS, body: initializeBody(3) }),
+      "203.0.113.50",
+    );
+  const early = await newcomer();
   await early.text();
   assert.equal(early.status, 503, "within its grace an unfinished session is not taken");
   h.clock.advance(UNFINISHED_GRACE_MS);
-  const fresh = await postMcp(h, initializeBody(3));
+  const fresh = await newcomer();
   assert.equal(fresh.status, 200, "the new client gets a session");
   await fresh.text();
   assert.equal(await pingStatus(h, half), 404, "the unfinished one made room");
