@@ -207,7 +207,7 @@ function buildServerSchema() {
       "Per-IP rate limiting of HTTP requests",
     ),
     rate_limit_per_minute: z.number().int().min(1).default(SERVER_DEFAULTS.rate_limit_per_minute).describe(
-      "HTTP requests per minute per IP",
+      "HTTP requests per minute per client (address, IPv6 by client_ipv6_prefix)",
     ),
     trust_proxy: z.boolean().default(SERVER_DEFAULTS.trust_proxy).describe(
       "Take the client address from X-Forwarded-For (only behind a proxy you run)",
@@ -387,7 +387,7 @@ export const SERVER_ENV: readonly Binding[] = [
     name: "RATE_LIMIT_PER_MINUTE",
     key: "rate_limit_per_minute",
     kind: "int",
-    description: "Requests per minute per IP",
+    description: "Requests per minute per client (address, IPv6 by /64)",
   },
   {
     name: "MCP_TRUST_PROXY",
