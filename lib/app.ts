@@ -65,6 +65,8 @@ export interface App {
 export interface NewServerOptions {
   /** Who calls: the HTTP session id or auth principal; absent over stdio. */
   owner?: string;
+  /** The client its calls count against for per-client limits; absent over stdio. */
+  client?: string;
   /** The toolsets to list, from `app.catalog.resolve()`; default: the configured ones. */
   toolsets?: ReadonlySet<string>;
 }
@@ -221,6 +223,7 @@ export async function createApp(
     dataDir,
     clock: http.clock,
     maxMb: config.server.export_max_mb,
+    maxMbPerClient: config.server.export_max_mb_per_client,
   });
   const serverInstructions = instructions(filtered, specs);
   const served = skipped.length === 0 ? config : {
@@ -250,6 +253,7 @@ export async function createApp(
         exports,
         callable,
         ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
+        ...(serverOptions.client === undefined ? {} : { client: serverOptions.client }),
       }),
     async close() {
       for (const p of providers) await p.close?.().catch(() => {});

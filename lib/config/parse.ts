@@ -27,8 +27,21 @@ export interface ServerSettings {
   trust_proxy: boolean;
   max_body_bytes: number;
   max_sessions: number;
-  /** Most HTTP sessions one client address holds (0: no per-client cap). */
+  /** Most HTTP sessions one client holds (0: no per-client cap). */
   max_sessions_per_client: number;
+  /**
+   * Seconds another client's session must have been idle before a newcomer may take its place
+   * at the `max_sessions` cap (sessions that never completed initialization may always go).
+   */
+  session_reclaim_idle: number;
+  /** Bits of an IPv6 address that name one client for per-client limits (64: a /64). */
+  client_ipv6_prefix: number;
+  /** Most HTTP connections one client holds open at once (0: no per-client cap). */
+  max_connections_per_client: number;
+  /** Most open `subscriptions/listen` streams, all clients together. */
+  max_listen_streams: number;
+  /** Most open `subscriptions/listen` streams one client holds. */
+  max_listen_streams_per_client: number;
   /** Seconds a session that never completed initialization is kept. */
   session_init_timeout: number;
   /** Most HTTP connections open at once. */
@@ -61,6 +74,8 @@ export interface ServerSettings {
   cache_max_mb: number;
   /** Most MiB the result files of `output: "file"` may take, all callers together. */
   export_max_mb: number;
+  /** Most MiB of those one HTTP client's files may take. */
+  export_max_mb_per_client: number;
   /** Where providers write files; null means the per-user data folder. */
   data_dir: string | null;
   /** Redis (or Valkey) holding the state replicas share; null keeps everything in process. */
@@ -129,7 +144,12 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   trust_proxy: false,
   max_body_bytes: 1024 * 1024,
   max_sessions: 100,
-  max_sessions_per_client: 0,
+  max_sessions_per_client: 10,
+  session_reclaim_idle: 300,
+  client_ipv6_prefix: 64,
+  max_connections_per_client: 32,
+  max_listen_streams: 128,
+  max_listen_streams_per_client: 8,
   session_init_timeout: 30,
   max_connections: 256,
   header_timeout: 10,
@@ -146,6 +166,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   log_format: "json",
   cache_max_mb: 64,
   export_max_mb: 1024,
+  export_max_mb_per_client: 100,
   data_dir: null,
   redis_url: null,
   redis_prefix: "opendata-mcp:",
@@ -186,7 +207,7 @@ function buildServerSchema() {
       "Per-IP rate limiting of HTTP requests",
     ),
     rate_limit_per_minute: z.number().int().min(1).default(SERVER_DEFAULTS.rate_limit_per_minute).describe(
-      "HTTP requests per minute per IP",
+      "HTTP requests per minute per client (address, IPv6 by client_ipv6_prefix)",
     ),
     trust_proxy: z.boolean().default(SERVER_DEFAULTS.trust_proxy).describe(
       "Take the client address from X-Forwarded-For (only behind a proxy you run)",
@@ -199,8 +220,26 @@ function buildServerSchema() {
     ),
     max_sessions_per_client: z.number().int().min(0).default(SERVER_DEFAULTS.max_sessions_per_client)
       .describe(
-        "Most HTTP sessions one client address holds (0 = no per-client cap)",
+        "Most HTTP sessions one client (address, IPv6 /64, or principal) holds (0 = no per-client cap)",
       ),
+    session_reclaim_idle: z.number().min(0).default(SERVER_DEFAULTS.session_reclaim_idle).describe(
+      "Seconds another client's session must idle before a newcomer may take its place at max_sessions",
+    ),
+    client_ipv6_prefix: z.number().int().min(1).max(128).default(SERVER_DEFAULTS.client_ipv6_prefix).describe(
+      "IPv6 prefix length that names one client for per-client limits (128 = every address apart)",
+    ),
+    max_connections_per_client: z.number().int().min(0).default(SERVER_DEFAULTS.max_connections_per_client)
+      .describe(
+        "Most HTTP connections one client address holds open (0 = no per-client cap)",
+      ),
+    max_listen_streams: z.number().int().min(1).default(SERVER_DEFAULTS.max_listen_streams).describe(
+      "Most open subscriptions/listen streams, all clients together",
+    ),
+    max_listen_streams_per_client: z.number().int().min(1).default(
+      SERVER_DEFAULTS.max_listen_streams_per_client,
+    ).describe(
+      "Most open subscriptions/listen streams one client holds",
+    ),
     session_init_timeout: z.number().positive().default(SERVER_DEFAULTS.session_init_timeout).describe(
       "Seconds a session that never completed initialization is kept",
     ),
@@ -248,6 +287,10 @@ function buildServerSchema() {
     export_max_mb: z.number().positive().default(SERVER_DEFAULTS.export_max_mb).describe(
       'Most MiB the result files of output: "file" may take in the data folder (STORAGE_LIMIT past it)',
     ),
+    export_max_mb_per_client: z.number().positive().default(SERVER_DEFAULTS.export_max_mb_per_client)
+      .describe(
+        'Most MiB the output: "file" results of one HTTP client (address, IPv6 /64, or principal) may take',
+      ),
     data_dir: z.string().min(1).nullable().default(SERVER_DEFAULTS.data_dir).describe(
       "Folder for files the server writes (null = the per-user data folder)",
     ),
@@ -344,7 +387,7 @@ export const SERVER_ENV: readonly Binding[] = [
     name: "RATE_LIMIT_PER_MINUTE",
     key: "rate_limit_per_minute",
     kind: "int",
-    description: "Requests per minute per IP",
+    description: "Requests per minute per client (address, IPv6 by /64)",
   },
   {
     name: "MCP_TRUST_PROXY",
@@ -368,7 +411,37 @@ export const SERVER_ENV: readonly Binding[] = [
     name: "MCP_MAX_SESSIONS_PER_CLIENT",
     key: "max_sessions_per_client",
     kind: "int",
-    description: "Most HTTP sessions one client address holds (0 = no cap)",
+    description: "Most HTTP sessions one client holds (0 = no cap)",
+  },
+  {
+    name: "MCP_SESSION_RECLAIM_IDLE",
+    key: "session_reclaim_idle",
+    kind: "number",
+    description: "Seconds another client's session must idle before a newcomer may replace it at the cap",
+  },
+  {
+    name: "MCP_CLIENT_IPV6_PREFIX",
+    key: "client_ipv6_prefix",
+    kind: "int",
+    description: "IPv6 prefix length that names one client for per-client limits",
+  },
+  {
+    name: "MCP_MAX_CONNECTIONS_PER_CLIENT",
+    key: "max_connections_per_client",
+    kind: "int",
+    description: "Most HTTP connections one client address holds open (0 = no cap)",
+  },
+  {
+    name: "MCP_MAX_LISTEN_STREAMS",
+    key: "max_listen_streams",
+    kind: "int",
+    description: "Most open subscriptions/listen streams",
+  },
+  {
+    name: "MCP_MAX_LISTEN_STREAMS_PER_CLIENT",
+    key: "max_listen_streams_per_client",
+    kind: "int",
+    description: "Most open subscriptions/listen streams per client",
   },
   {
     name: "MCP_SESSION_INIT_TIMEOUT",
@@ -457,6 +530,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "export_max_mb",
     kind: "number",
     description: 'Most MiB of result files (output: "file")',
+  },
+  {
+    name: "OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT",
+    key: "export_max_mb_per_client",
+    kind: "number",
+    description: "Most MiB of result files one HTTP client may take",
   },
   {
     name: "OPENDATA_MCP_DATA_DIR",

@@ -135,6 +135,12 @@ export interface ToolCallContext {
    */
   owner?: string;
   /**
+   * The client the call counts against for per-client limits (jobs, projects, stored bytes):
+   * its address (IPv6 by prefix) or authenticated principal, as the HTTP layer's `clientKey`
+   * names it. Several sessions of one client share it. Absent over stdio.
+   */
+  client?: string;
+  /**
    * Writes the call's whole result to a file under the data folder, owned by the caller and
    * readable with `resources/read` (`output: "file"`); add the returned `link` to the result.
    */

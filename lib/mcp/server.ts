@@ -47,6 +47,8 @@ export interface CreateServerOptions {
    * principal. Absent over stdio, where one user owns everything.
    */
   owner?: string;
+  /** The client the calls count against for per-client limits (see `ToolCallContext.client`). */
+  client?: string;
   /** Where `output: "file"` results go; its resource template is served too. Absent: refused. */
   exports?: ResultExports;
   /**
@@ -232,7 +234,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
       }
     }
     const provider = callable.get(tool.name)!.provider;
-    const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
+    const files = options.exports?.forCaller(provider, options.owner, options.client) ?? NO_FILES;
     const result = await callTool(tool, args, ctx, { ...options, files });
     if (isInputRequiredResult(result)) return result;
     return server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
@@ -489,6 +491,7 @@ export async function callTool(
     mcp: extra,
     files: options.files ?? NO_FILES,
     ...(options.owner === undefined ? {} : { owner: options.owner }),
+    ...(options.client === undefined ? {} : { client: options.client }),
   };
   try {
     let args = parsed.data as Record<string, unknown>;

@@ -55,6 +55,8 @@ export interface ResultExportsOptions {
   clock: Clock;
   /** Most MiB all exports may take (default 1024). */
   maxMb?: number;
+  /** Most MiB one client's files may take (default: no per-client cap). */
+  maxMbPerClient?: number;
 }
 
 /** URI prefix of exported files: `opendata://files/<provider>/files/<name>`. */
@@ -79,14 +81,24 @@ export class ResultExports {
       uriPrefix: EXPORT_URI_PREFIX,
       settingName: "OPENDATA_MCP_DATA_DIR",
       maxBytes: Math.round((options.maxMb ?? 1024) * 1024 * 1024),
+      ...(options.maxMbPerClient === undefined
+        ? {}
+        : { maxBytesPerClient: Math.round(options.maxMbPerClient * 1024 * 1024) }),
       // One project per provider: only the bytes need a limit.
-      limitSettings: { projects: "the number of providers", bytes: "OPENDATA_MCP_EXPORT_MAX_MB" },
+      limitSettings: {
+        projects: "the number of providers",
+        bytes: "OPENDATA_MCP_EXPORT_MAX_MB",
+        bytesPerClient: "OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT",
+      },
     });
   }
 
-  /** The files of `provider` as `owner` writes them (`undefined`: stdio, one user). */
-  forCaller(provider: string, owner: string | undefined): ResultFiles {
-    const storage = this.#storage.forOwner(owner);
+  /**
+   * The files of `provider` as `owner` writes them (`undefined`: stdio, one user), counted
+   * against `client`'s share.
+   */
+  forCaller(provider: string, owner: string | undefined, client?: string): ResultFiles {
+    const storage = this.#storage.forOwner(owner, client);
     return { save: (request) => this.#save(storage, provider, request) };
   }
 

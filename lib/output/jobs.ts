@@ -101,6 +101,11 @@ export interface StartJobOptions {
    * over stdio. Others get `JOB_NOT_FOUND`, as if it did not exist.
    */
   owner?: string;
+  /**
+   * The client the job counts against for the per-client caps (`ToolCallContext.client`: an
+   * address, IPv6 by prefix, or a principal); undefined over stdio (no per-client caps).
+   */
+  client?: string;
   /** The request, as shown in status answers (no secrets). */
   request: Record<string, unknown>;
   estimatedRows?: number | null;
@@ -136,6 +141,8 @@ export interface JobRecord {
   id: string;
   /** {@linkcode ownerHash} of the owner; "" over stdio. */
   owner: string;
+  /** Hash of the client it counts against (absent over stdio). */
+  client?: string;
   kind: string;
   request: Record<string, unknown>;
   status: JobStatus;
@@ -220,8 +227,17 @@ export interface JobManagerOptions {
   /** Start of every job id, e.g. `fred-job`. */
   idPrefix: string;
   logger?: Logger;
-  /** Most finished jobs kept regardless of age (default 1,000). */
+  /** Most finished jobs kept regardless of age, all clients together (default 1,000). */
   maxRetained?: number;
+  /** Most jobs one client runs at once on this replica (default: no cap); more get `JOB_LIMIT`. */
+  maxActivePerClient?: number;
+  /**
+   * Most job records kept for one client; past it that client's own oldest finished jobs are
+   * dropped first, so a client flooding jobs never pushes out another's (default: no cap).
+   */
+  maxRetainedPerClient?: number;
+  /** The settings named in the `JOB_LIMIT` hint. */
+  limitSettings?: { active?: string };
   /** Shares jobs with other replicas (Redis); default: this process only. */
   shared?: SharedJobsOptions;
 }
@@ -252,6 +268,11 @@ interface Job extends JobRecord {
 
 /** Takeovers after which a job is failed rather than resumed again (it may be what kills replicas). */
 const MAX_TAKEOVERS = 3;
+
+/** The hash a client is counted under (never the raw address or principal). */
+function clientHash(client: string): string {
+  return ownerHash(`client:${client}`);
+}
 
 /** The key jobs are owned under: the owner's hash, "" for stdio. */
 function ownerKey(owner: string | undefined): string {
@@ -295,8 +316,33 @@ export class JobManager {
     this.#resumers.set(kind, resume);
   }
 
+  /**
+   * Throws `JOB_LIMIT` when `client` already runs its most jobs at once: call it before
+   * reserving what the job would use. Undefined (stdio) is never capped.
+   */
+  checkCapacity(client: string | undefined): void {
+    const max = this.#o.maxActivePerClient;
+    if (client === undefined || max === undefined) return;
+    const key = clientHash(client);
+    let running = 0;
+    for (const job of this.#jobs.values()) if (job.client === key && !FINISHED.has(job.status)) running++;
+    if (running < max) return;
+    const setting = this.#o.limitSettings?.active ?? "the per-client job limit";
+    throw new ToolError(
+      "JOB_LIMIT",
+      `Your client runs ${running} background jobs, the most one client may run at once (${max}); no job was started`,
+      {
+        retryable: true,
+        retryAfterS: 30,
+        hint:
+          `Wait for one to finish (follow it with the job status tool, or list yours with the job list tool and status "running"), cancel one you no longer need, or ask the operator to raise ${setting}`,
+      },
+    );
+  }
+
   /** Starts a job and returns its `accepted` view at once; the work begins on the next tick. */
   start(options: StartJobOptions): JobView {
+    this.checkCapacity(options.client);
     this.#sweep();
     const now = this.#o.clock.now();
     const { date, time } = stamp(now);
@@ -304,6 +350,7 @@ export class JobManager {
     const job = this.#newJob({
       id,
       owner: ownerKey(options.owner),
+      ...(options.client === undefined ? {} : { client: clientHash(options.client) }),
       kind: options.kind,
       request: options.request,
       status: "accepted",
@@ -320,8 +367,27 @@ export class JobManager {
       kind: options.kind,
       estimated_rows: job.estimatedTotal,
     });
+    if (job.client !== undefined) this.#trimClient(job.client);
     this.#launch(job, options.run);
     return this.#view(job);
+  }
+
+  /** Drops `client`'s oldest finished jobs beyond its share of records (this replica's). */
+  #trimClient(client: string): void {
+    const max = this.#o.maxRetainedPerClient;
+    if (max === undefined) return;
+    const mine = [...this.#jobs.values()].filter((j) => j.client === client);
+    if (mine.length <= max) return;
+    const finished = mine.filter((j) => j.finishedAt !== undefined).sort((a, b) =>
+      a.finishedAt! - b.finishedAt!
+    );
+    for (const job of finished.slice(0, mine.length - max)) {
+      this.#jobs.delete(job.id);
+      this.#o.logger?.info("job record dropped: its client holds its most job records", {
+        job_id: job.id,
+        max_records_per_client: max,
+      });
+    }
   }
 
   /** Resolves once the job's latest state is in the shared store (at once without one). */

@@ -36,8 +36,15 @@ export interface ProjectStorageOptions {
   maxProjects?: number;
   /** Most bytes stored under the root, counted in 4 KiB blocks (default: no limit). */
   maxBytes?: number;
+  /**
+   * Most projects one client holds, all its sessions together (default: no limit). A client is
+   * what `ToolCallContext.client` names (an address, IPv6 by prefix, or a principal).
+   */
+  maxProjectsPerClient?: number;
+  /** Most bytes one client stores, counted like `maxBytes` (default: no limit). */
+  maxBytesPerClient?: number;
   /** The settings that raise the limits, named in error hints. */
-  limitSettings?: { projects: string; bytes: string };
+  limitSettings?: { projects: string; bytes: string; projectsPerClient?: string; bytesPerClient?: string };
 }
 
 /** One file's entry in `.project.json`. */
@@ -54,6 +61,8 @@ export interface ProjectMeta {
   name: string;
   /** Hash of the owner that made the project (absent over stdio). */
   owner?: string;
+  /** Hash of the client the project counts against (absent over stdio). */
+  client?: string;
   description: string | null;
   created: string;
   updated: string;
@@ -138,6 +147,18 @@ export function ownerHash(owner: string): string {
 /** Owners whose hashes are remembered at most; past this the memory starts afresh. */
 const OWNER_HASHES_KEPT = 4096;
 const ownerHashes = new Map<string, string>();
+/** Owner views kept for reuse; past this many they are dropped (a view is cheap to remake). */
+const VIEWS_KEPT = 10_000;
+
+/** Names of the folders in `path` that match `pattern` (none when it cannot be read). */
+async function subdirs(path: string, pattern: RegExp): Promise<string[]> {
+  try {
+    const entries = await Array.fromAsync(Deno.readDir(path));
+    return entries.filter((e) => e.isDirectory && pattern.test(e.name)).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
 
 /**
  * `node:crypto`, loaded on the first owner's hash (over HTTP) rather than with this module: a
@@ -156,6 +177,10 @@ interface Shared {
   inflight: Map<string, number>;
   /** Bytes of finished files, as of the last count plus files finished since. */
   committed: number;
+  /** The same by client hash ("" for files of no client). */
+  committedBy: Map<string, number>;
+  /** The client hash of each file being written, by its temporary path. */
+  inflightClient: Map<string, string>;
   views: Map<string, ProjectStorage>;
   rootView: ProjectStorage;
 }
@@ -178,11 +203,13 @@ export class ProjectStorage {
   #s: Shared;
   /** The owner's hash, or undefined for the root's own projects (stdio). */
   #owner: string | undefined;
+  /** The hash of the client this view's new projects and files count against, if any. */
+  #client: string | undefined;
   /** Where this owner's projects live. */
   #base: string;
 
   /** A storage; `view` is internal (see {@linkcode ProjectStorage.forOwner}). */
-  constructor(options: ProjectStorageOptions, view?: { shared: Shared; owner: string }) {
+  constructor(options: ProjectStorageOptions, view?: { shared: Shared; owner: string; client?: string }) {
     this.#o = options;
     this.#root = nodePath.isAbsolute(options.root)
       ? nodePath.normalize(options.root)
@@ -192,10 +219,13 @@ export class ProjectStorage {
       chain: Promise.resolve(),
       inflight: new Map(),
       committed: 0,
+      committedBy: new Map(),
+      inflightClient: new Map(),
       views: new Map(),
       rootView: this,
     };
     this.#owner = view?.owner;
+    this.#client = view?.client;
     this.#base = this.#owner === undefined ? this.#root : nodePath.join(this.#root, OWNERS, this.#owner);
   }
 
@@ -203,23 +233,40 @@ export class ProjectStorage {
    * The projects of one owner (a tool call's `owner`); `undefined` (stdio) is the root's own.
    * Views share reservations, the write queue and the storage limits.
    */
-  forOwner(owner: string | undefined): ProjectStorage {
-    return this.forOwnerHash(owner === undefined ? undefined : ownerHash(owner));
+  forOwner(owner: string | undefined, client?: string): ProjectStorage {
+    return this.forOwnerHash(
+      owner === undefined ? undefined : ownerHash(owner),
+      client === undefined ? undefined : ownerHash(`client:${client}`),
+    );
   }
 
   /**
    * The projects of the owner whose {@linkcode ownerHash} is `hash` (a job resumed on another
    * replica knows only the hash); undefined is the root's own.
    */
-  forOwnerHash(hash: string | undefined): ProjectStorage {
+  forOwnerHash(hash: string | undefined, clientHash?: string): ProjectStorage {
     if (hash === undefined) return this.#s.rootView;
     if (!/^[0-9a-f]{32}$/.test(hash)) throw new Error(`Not an owner hash: "${hash}"`);
-    let view = this.#s.views.get(hash);
+    if (clientHash !== undefined && !/^[0-9a-f]{32}$/.test(clientHash)) {
+      throw new Error(`Not a client hash: "${clientHash}"`);
+    }
+    const key = clientHash === undefined ? hash : `${hash}/${clientHash}`;
+    let view = this.#s.views.get(key);
     if (!view) {
-      view = new ProjectStorage(this.#o, { shared: this.#s, owner: hash });
-      this.#s.views.set(hash, view);
+      if (this.#s.views.size >= VIEWS_KEPT) this.#s.views.clear();
+      view = new ProjectStorage(this.#o, {
+        shared: this.#s,
+        owner: hash,
+        ...(clientHash === undefined ? {} : { client: clientHash }),
+      });
+      this.#s.views.set(key, view);
     }
     return view;
+  }
+
+  /** The hash of the client this view counts against (see {@linkcode forOwner}), if any. */
+  get clientHash(): string | undefined {
+    return this.#client;
   }
 
   /** The absolute storage root. */
@@ -283,6 +330,7 @@ export class ProjectStorage {
         const meta: ProjectMeta = {
           name: project,
           ...(this.#owner === undefined ? {} : { owner: this.#owner }),
+          ...(this.#client === undefined ? {} : { client: this.#client }),
           description: description ?? null,
           created: now,
           updated: now,
@@ -316,9 +364,9 @@ export class ProjectStorage {
     const dir = nodePath.join(projectDir, subdir);
     return await this.#serial(async () => {
       await this.#confine(await this.#ensureRoot(), dir);
-      if (this.#o.maxBytes !== undefined) {
+      if (this.#o.maxBytes !== undefined || this.#perClientBytes() !== undefined) {
         // Counted afresh for every file: the user may have deleted files meanwhile.
-        this.#s.committed = await this.#countStored();
+        await this.#recount();
         this.#checkBytes(0);
       }
       const ext = nodePath.extname(base);
@@ -332,6 +380,7 @@ export class ProjectStorage {
         this.#s.reserved.add(path);
         const relativePath = `${subdir}/${name}`;
         this.#s.inflight.set(tempPath, 0);
+        if (this.#client !== undefined) this.#s.inflightClient.set(tempPath, this.#client);
         return {
           project,
           name,
@@ -348,11 +397,18 @@ export class ProjectStorage {
   /** Gives a reserved name back (after the file was written, or abandoned). */
   release(file: ReservedFile): void {
     const written = this.#s.inflight.get(file.tempPath);
+    const client = this.#s.inflightClient.get(file.tempPath);
     this.#s.inflight.delete(file.tempPath);
+    this.#s.inflightClient.delete(file.tempPath);
     this.#s.reserved.delete(file.path);
     try {
       // A kept file now counts as stored until the next count sees it on disk.
-      if (written !== undefined && Deno.lstatSync(file.path).isFile) this.#s.committed += blocks(written);
+      if (written !== undefined && Deno.lstatSync(file.path).isFile) {
+        this.#s.committed += blocks(written);
+        if (client !== undefined) {
+          this.#s.committedBy.set(client, (this.#s.committedBy.get(client) ?? 0) + blocks(written));
+        }
+      }
     } catch {
       // Abandoned: nothing was kept.
     }
@@ -364,7 +420,9 @@ export class ProjectStorage {
     return this.#serial(async () => {
       // An unreadable .project.json (cut short by a crash, or edited by hand) would otherwise
       // fail every later write in the project: start it afresh, recording this file.
-      const meta = await readMeta(metaPath, project).catch(() => freshMeta(project, this.#owner));
+      const meta = await readMeta(metaPath, project).catch(() =>
+        freshMeta(project, this.#owner, this.#client)
+      );
       meta.files[relativePath] = record;
       meta.updated = new Date(this.#o.clock.now()).toISOString();
       // Written aside and renamed, so a crash mid-write never leaves it half written.
@@ -478,7 +536,7 @@ export class ProjectStorage {
   /** Bytes stored under the root (all owners), in 4 KiB blocks, files being written included. */
   async storedBytes(): Promise<number> {
     return await this.#serial(async () => {
-      this.#s.committed = await this.#countStored();
+      await this.#recount();
       return this.#s.committed + this.#inflightBytes();
     });
   }
@@ -489,19 +547,52 @@ export class ProjectStorage {
     if (meta && meta.owner !== this.#owner) throw noProject(project, field);
   }
 
-  #inflightBytes(): number {
+  /** Bytes of files being written, of one client's or (`client` undefined) of everyone's. */
+  #inflightBytes(client?: string): number {
     let sum = 0;
-    for (const bytes of this.#s.inflight.values()) sum += blocks(bytes);
+    for (const [path, bytes] of this.#s.inflight) {
+      if (client === undefined || this.#s.inflightClient.get(path) === client) sum += blocks(bytes);
+    }
     return sum;
+  }
+
+  /** The per-client byte limit that applies to this view, if any. */
+  #perClientBytes(): number | undefined {
+    return this.#client === undefined ? undefined : this.#o.maxBytesPerClient;
+  }
+
+  async #recount(): Promise<void> {
+    const counted = await this.#countStored();
+    this.#s.committed = counted.total;
+    this.#s.committedBy = counted.byClient;
   }
 
   #charge(tempPath: string, bytes: number): void {
     const before = this.#s.inflight.get(tempPath) ?? 0;
-    if (this.#o.maxBytes !== undefined) this.#checkBytes(blocks(before + bytes) - blocks(before));
+    if (this.#o.maxBytes !== undefined || this.#perClientBytes() !== undefined) {
+      this.#checkBytes(blocks(before + bytes) - blocks(before));
+    }
     this.#s.inflight.set(tempPath, before + bytes);
   }
 
   #checkBytes(more: number): void {
+    const mine = this.#perClientBytes();
+    if (mine !== undefined) {
+      const used = (this.#s.committedBy.get(this.#client!) ?? 0) + this.#inflightBytes(this.#client);
+      if (!(used + more <= mine && (more > 0 || used < mine))) {
+        const setting = this.#o.limitSettings?.bytesPerClient ?? "the per-client storage limit";
+        throw new ToolError(
+          "STORAGE_LIMIT",
+          `Your share of the storage is full: your files take ${toMb(used)} MB of the ${
+            toMb(mine)
+          } MB one client may store`,
+          {
+            hint:
+              `List your projects and files (the project list and project files tools) and ask the server's operator to remove those you no longer need, or to raise ${setting}; other clients' shares are not used for yours`,
+          },
+        );
+      }
+    }
     const max = this.#o.maxBytes;
     if (max === undefined) return;
     const used = this.#s.committed + this.#inflightBytes();
@@ -518,6 +609,21 @@ export class ProjectStorage {
   }
 
   async #checkProjectLimit(): Promise<void> {
+    const mine = this.#client === undefined ? undefined : this.#o.maxProjectsPerClient;
+    if (mine !== undefined) {
+      const held = await this.#countClientProjects(this.#client!);
+      if (held >= mine) {
+        const setting = this.#o.limitSettings?.projectsPerClient ?? "the per-client project limit";
+        throw new ToolError(
+          "STORAGE_LIMIT",
+          `Your client holds ${held} projects, the most one client may (${mine}); no new project was created`,
+          {
+            hint:
+              `Save into one of your existing projects (list them with the project list tool; every session of your client counts together), or ask the server's operator to raise ${setting}`,
+          },
+        );
+      }
+    }
     const max = this.#o.maxProjects;
     if (max === undefined) return;
     const count = await this.#countProjects();
@@ -551,9 +657,38 @@ export class ProjectStorage {
     return count;
   }
 
-  /** Everything on disk under the root, in 4 KiB blocks, except files being written now. */
-  async #countStored(): Promise<number> {
+  /** Projects (of every owner) whose `.project.json` names client hash `client`. */
+  async #countClientProjects(client: string): Promise<number> {
+    const owners = nodePath.join(this.#root, OWNERS);
+    let count = 0;
+    for (const owner of await subdirs(owners, /^[0-9a-f]{32}$/)) {
+      const base = nodePath.join(owners, owner);
+      for (const project of await subdirs(base, PROJECT_DIR)) {
+        const meta = await readMeta(nodePath.join(base, project, META), project).catch(() => undefined);
+        if (meta?.client === client) count++;
+      }
+    }
+    return count;
+  }
+
+  /**
+   * Everything on disk under the root, in 4 KiB blocks, except files being written now; and the
+   * same by the client hash each owner's project names ("" for none).
+   */
+  async #countStored(): Promise<{ total: number; byClient: Map<string, number> }> {
     let total = 0;
+    const byClient = new Map<string, number>();
+    const owners = nodePath.join(this.#root, OWNERS);
+    // What each owner's project folder holds is counted against the client its meta names.
+    const projectClient = new Map<string, string>();
+    for (const owner of await subdirs(owners, /^[0-9a-f]{32}$/)) {
+      const base = nodePath.join(owners, owner);
+      for (const project of await subdirs(base, PROJECT_DIR)) {
+        const meta = await readMeta(nodePath.join(base, project, META), project).catch(() => undefined);
+        if (meta?.client !== undefined) projectClient.set(nodePath.join(base, project), meta.client);
+      }
+    }
+    let current = "";
     const visit = async (dir: string, depth: number): Promise<void> => {
       let entries: Deno.DirEntry[];
       try {
@@ -565,11 +700,17 @@ export class ProjectStorage {
         if (entry.isSymlink) continue;
         const path = nodePath.join(dir, entry.name);
         if (entry.isDirectory) {
+          const outer = current;
+          current = projectClient.get(path) ?? current;
           total += BLOCK;
+          if (current !== "") byClient.set(current, (byClient.get(current) ?? 0) + BLOCK);
           if (depth < 6) await visit(path, depth + 1);
+          current = outer;
         } else if (entry.isFile && !this.#s.inflight.has(path)) {
           try {
-            total += blocks((await Deno.lstat(path)).size);
+            const size = blocks((await Deno.lstat(path)).size);
+            total += size;
+            if (current !== "") byClient.set(current, (byClient.get(current) ?? 0) + size);
           } catch {
             // Removed meanwhile.
           }
@@ -577,7 +718,7 @@ export class ProjectStorage {
       }
     };
     await visit(this.#root, 0);
-    return total;
+    return { total, byClient };
   }
 
   async #walk(project: string, dir: string): Promise<FileInfo[]> {
@@ -685,11 +826,12 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-function freshMeta(project: string, owner?: string): ProjectMeta {
+function freshMeta(project: string, owner?: string, client?: string): ProjectMeta {
   const now = new Date().toISOString();
   return {
     name: project,
     ...(owner === undefined ? {} : { owner }),
+    ...(client === undefined ? {} : { client }),
     description: null,
     created: now,
     updated: now,
@@ -718,6 +860,9 @@ async function readMeta(path: string, project: string): Promise<ProjectMeta> {
   return {
     name: parsed.name ?? project,
     ...(typeof parsed.owner === "string" ? { owner: parsed.owner } : {}),
+    ...(typeof parsed.client === "string" && /^[0-9a-f]{32}$/.test(parsed.client)
+      ? { client: parsed.client }
+      : {}),
     description: parsed.description ?? null,
     created: parsed.created ?? new Date().toISOString(),
     updated: parsed.updated ?? parsed.created ?? new Date().toISOString(),

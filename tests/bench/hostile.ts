@@ -4,8 +4,12 @@
 // latency. Traffic goes to 127.0.0.1 only and every phase is bounded by counts and time.
 //
 //   deno task hostile [--fuzz-s 20] [--sessions 200] [--calls 50] [--concurrency 16]
-//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless]
+//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless,fair,ipv6]
 //                     [--seed 1] [--timeout-ms 10000] [--write-docs]
+//
+// `fair` runs the fair-share attacks (one client against another's sessions, projects, jobs,
+// files and job records; slow-body floods against /health) and `ipv6` a whole /64 against the
+// per-client limits, inside a network namespace it creates (root only): tests/bench/_fair_attacks.ts.
 //
 // With --write-docs the figures replace the "Last hostile run" block of docs/SECURITY.md.
 import { parseArgs } from "node:util";
@@ -13,6 +17,7 @@ import { hasPrlimit, startHttpServer } from "../fakes/http_server.ts";
 import type { HttpServerProcess } from "../fakes/http_server.ts";
 import { childEnv, removeHome, scratchHome, startArgs } from "../fakes/server.ts";
 import { denoFmt } from "../tools/docs.ts";
+import { fairAttacks, ipv6Attacks } from "./_fair_attacks.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -22,7 +27,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "16" },
     flood: { type: "string", default: "600" },
     nofile: { type: "string", default: "400" },
-    targets: { type: "string", default: "stdio,http,stateless" },
+    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6" },
     seed: { type: "string", default: "1" },
     "timeout-ms": { type: "string", default: "10000" },
     "write-docs": { type: "boolean", default: false },
@@ -35,13 +40,17 @@ const CONCURRENCY = Number(flags.concurrency);
 const FLOOD = Number(flags.flood);
 const NOFILE = Deno.build.os === "linux" && hasPrlimit() ? Number(flags.nofile) : 0;
 const TIMEOUT_MS = Number(flags["timeout-ms"]);
-const TARGETS = flags.targets.split(",").map((t) => t.trim()) as Kind[];
+const TARGETS = flags.targets.split(",").map((t) => t.trim()) as (Kind | "fair" | "ipv6")[];
 /** Settings of the HTTP servers under test: short deadlines keep the run short. */
 const HTTP_ENV: Record<string, string> = {
   MCP_HEADER_TIMEOUT: "2",
   MCP_BODY_TIMEOUT: "3",
   MCP_KEEPALIVE_INTERVAL: "2",
   MCP_IDLE_TIMEOUT: "5",
+  // The fuzz and load phases come from one address (this process): per-client shares off there,
+  // so they measure what they did before; the `fair` and `ipv6` targets attack the shares.
+  MCP_MAX_SESSIONS_PER_CLIENT: "0",
+  MCP_MAX_CONNECTIONS_PER_CLIENT: "0",
 };
 
 type Kind = "stdio" | "http" | "stateless";
@@ -949,7 +958,7 @@ async function attacks(f: Figures, target: HttpTarget): Promise<void> {
 
 // --- Run -------------------------------------------------------------------------------------
 
-function report(all: Figures[]): string {
+function report(all: Figures[], fair: string[]): string {
   const rows = all.map((f) => {
     const lost = Object.values(f.lost).reduce((a, b) => a + b, 0);
     const loadRate = f.load ? (f.load.calls / f.load.seconds).toFixed(0) : "-";
@@ -996,19 +1005,33 @@ function report(all: Figures[]): string {
     "Connection attacks (stateful HTTP server):",
     "",
     ...all.flatMap((f) => f.attacks.map((a) => `- ${a}`)),
+    ...(fair.length
+      ? [
+        "",
+        "Fair-share attacks (what the victim saw; defaults unless said):",
+        "",
+        ...fair.map((a) => `- ${a}`),
+      ]
+      : []),
   ].join("\n");
 }
 
 const rng = seeded(Number(flags.seed));
 const results: Figures[] = [];
+const fair: string[] = [];
 for (const target of TARGETS) {
+  if (target === "fair" || target === "ipv6") {
+    console.error(`hostile: ${target} …`);
+    await (target === "fair" ? fairAttacks(fair) : ipv6Attacks(fair));
+    continue;
+  }
   const f = newFigures(target);
   console.error(`hostile: ${target} …`);
   if (target === "stdio") await fuzzStdio(f, rng);
   else await fuzzHttp(f, target, rng);
   results.push(f);
 }
-const text = report(results);
+const text = report(results, fair);
 console.log(text);
 if (flags["write-docs"]) {
   const path = new URL("../../docs/SECURITY.md", import.meta.url);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
+import { ToolError } from "../../lib/errors.ts";
 import type { McpExtra } from "../../lib/mcp/provider.ts";
 import { ResultExports } from "../../lib/output/exports.ts";
 
@@ -104,6 +105,37 @@ Deno.test("ResultExports refuses a file past OPENDATA_MCP_EXPORT_MAX_MB with STO
         e.errorType === "STORAGE_LIMIT" && /OPENDATA_MCP_EXPORT_MAX_MB/.test(`${e.message} ${e.hint}`),
     );
     assert.deepEqual([...Deno.readDirSync(`${dataDir}/exports/wikipedia/files`)], []);
+  } finally {
+    Deno.removeSync(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("ResultExports holds export_max_mb_per_client per client, its sessions together; another client still writes", async () => {
+  const dataDir = Deno.makeTempDirSync({ prefix: "opendata-mcp-exports-" });
+  try {
+    // 0.1 MiB: the project folders and a few files of 20 KB, then the share is full.
+    const exports = new ResultExports({ dataDir, clock: new FakeClock(), maxMbPerClient: 0.1 });
+    const text = "x".repeat(20_000);
+    const hog = [
+      exports.forCaller("worldbank", "session:h1", "ip:203.0.113.9"),
+      exports.forCaller("worldbank", "session:h2", "ip:203.0.113.9"),
+    ];
+    let refused: unknown;
+    for (let i = 0; i < 20 && refused === undefined; i++) {
+      try {
+        await hog[i % 2]!.save({ name: `f${i}`, format: "md", text, description: "filler" });
+      } catch (e) {
+        refused = e;
+      }
+    }
+    assert.ok(refused instanceof ToolError, "the client's share ends");
+    const payload = refused.toPayload() as unknown as Record<string, unknown>;
+    assert.equal(payload["error_type"], "STORAGE_LIMIT");
+    assert.match(String(payload["message"]), /^Your share of the storage is full/);
+    assert.match(String(payload["hint"]), /OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT/);
+    const other = exports.forCaller("worldbank", "session:v", "ip:198.51.100.1");
+    const kept = await other.save({ name: "mine", format: "md", text, description: "the victim's" });
+    assert.equal(Deno.readTextFileSync(kept.path).length, 20_000, "another client still writes");
   } finally {
     Deno.removeSync(dataDir, { recursive: true });
   }

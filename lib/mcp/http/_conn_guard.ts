@@ -6,7 +6,7 @@
 // request head with the client's address.
 import type { Logger } from "../../log.ts";
 import { RequestFramer, ResponseFramer } from "./_http1.ts";
-import type { FramingError } from "./_http1.ts";
+import type { FramingError, RequestHead } from "./_http1.ts";
 
 /** Connections held back from the cap after the process ran out of file descriptors. */
 const FD_RESERVE = 8;
@@ -30,6 +30,15 @@ const BODY_GRACE_MS = 1_000;
 const LINGER_MS = 2_000;
 /** The same for a connection refused at the cap, which holds a descriptor meanwhile. */
 const REFUSED_LINGER_MS = 500;
+/**
+ * Connections over a cap kept in reserve until their first request head shows whether it is a
+ * health probe (`GET`/`HEAD /health`, passed on) or not (refused), so a full server still
+ * answers its health check; and how many of those one client may hold.
+ */
+export const HEALTH_RESERVE = 8;
+const HEALTH_RESERVE_PER_CLIENT = 2;
+/** Time a reserve connection has to send its head (a probe sends it in its first packet). */
+const RESERVE_HEAD_MS = 2_000;
 /** Longest pause of the accept loop after an error. */
 const MAX_BACKOFF_MS = 1_000;
 /** Least time between two warnings of the same kind. */
@@ -54,6 +63,15 @@ export interface ConnectionGuardOptions {
   stampName: string;
   /** The stamp's value for a client address. */
   stampValue(peer: string): string;
+  /**
+   * Most connections one client holds at once (0 or absent: no per-client cap), counted by
+   * `clientOf(peer)`: a flood from one address cannot take every slot.
+   */
+  maxConnectionsPerClient?: number;
+  /** The client a peer address belongs to (e.g. IPv6 by /64); default the address itself. */
+  clientOf?: (peer: string) => string;
+  /** The path answered from the health reserve (see {@linkcode HEALTH_RESERVE}); default `/health`. */
+  healthPath?: string;
   /** Most bytes of one request head. Default 64 KiB. */
   maxHeadBytes?: number;
   /** Milliseconds now; default `Date.now`. */
@@ -65,8 +83,12 @@ export interface GuardStats {
   /** Connections open now. */
   open: number;
   accepted: number;
-  /** Connections answered 503 at once because every slot was busy. */
+  /** Connections answered 503 because every slot was busy (or their client's were). */
   refused: number;
+  /** Of those, refused because their client held its per-client share. */
+  refusedPerClient: number;
+  /** Health probes answered from the reserve while the server was at a cap. */
+  reserveServed: number;
   /** Idle or stalled connections closed to make room for a new one. */
   evicted: number;
   /** Connections closed for a late head or body, or for idling too long. */
@@ -83,6 +105,15 @@ type State = "head" | "body" | "busy" | "idle" | "finishing";
 interface Guarded {
   client: Deno.Conn;
   peer: string;
+  /** The client key its per-client cap counts under. */
+  key: string;
+  /**
+   * Admitted over a cap, into the health reserve: only a health probe is passed on, anything
+   * else gets this refusal.
+   */
+  reserve?: FramingError;
+  /** Whether that refusal is for the client's own share (else the server's cap). */
+  reservePerClient?: boolean;
   requests: RequestFramer;
   responses: ResponseFramer;
   inner: Deno.Conn | null;
@@ -115,6 +146,8 @@ export class ConnectionGuard {
     open: 0,
     accepted: 0,
     refused: 0,
+    refusedPerClient: 0,
+    reserveServed: 0,
     evicted: 0,
     timedOut: 0,
     malformed: 0,
@@ -125,6 +158,12 @@ export class ConnectionGuard {
   #warnedAt: Record<string, number> = {};
   #stopped = false;
   #emptyWaiters = new Set<() => void>();
+  /** Connections counted against the caps (the reserve's are not), by client key. */
+  #byClient = new Map<string, number>();
+  #regular = 0;
+  /** Reserve connections, in all and by client key. */
+  #reserveByClient = new Map<string, number>();
+  #reserveCount = 0;
   #sweeper: ReturnType<typeof setInterval>;
 
   constructor(listener: Deno.Listener, options: ConnectionGuardOptions) {
@@ -206,28 +245,51 @@ export class ConnectionGuard {
 
   #admit(conn: Deno.Conn): void {
     this.#stats.accepted++;
-    while (this.#conns.size >= this.#cap()) {
+    const peer = (conn.remoteAddr as Deno.NetAddr).hostname ?? "unknown";
+    const key = this.#options.clientOf?.(peer) ?? peer;
+    let refusal: FramingError | undefined;
+    let ownShare = false;
+    const perClient = this.#options.maxConnectionsPerClient ?? 0;
+    while (perClient > 0 && (this.#byClient.get(key) ?? 0) >= perClient) {
+      // The client's own idle connection may go; another client's never does for this one.
+      const own = this.#victim((c) => c.key === key);
+      if (!own) {
+        refusal = {
+          status: 503,
+          message: `Too many connections from your address: it holds ${perClient}, the most one client ` +
+            `may (MCP_MAX_CONNECTIONS_PER_CLIENT). Reuse open connections (keep-alive) or close some, then retry`,
+        };
+        ownShare = true;
+        break;
+      }
+      this.#stats.evicted++;
+      this.#close(own);
+    }
+    while (!refusal && this.#regular >= this.#cap()) {
       const victim = this.#victim();
       if (!victim) {
-        this.#stats.refused++;
-        this.#warn("full", "connection limit reached: refusing new connections", {
-          max_connections: this.#cap(),
-        });
-        void answerAndClose(conn, {
+        refusal = {
           status: 503,
           message: `Too many connections: the server holds its limit of ${this.#cap()} ` +
             `(MCP_MAX_CONNECTIONS); retry shortly`,
-        });
-        return;
+        };
+        break;
       }
       this.#stats.evicted++;
       this.#close(victim);
     }
+    const reserveHeld = this.#reserveByClient.get(key) ?? 0;
+    if (refusal && (this.#reserveCount >= HEALTH_RESERVE || reserveHeld >= HEALTH_RESERVE_PER_CLIENT)) {
+      this.#refused(ownShare);
+      void answerAndClose(conn, refusal);
+      return;
+    }
     const now = this.#now();
-    const peer = (conn.remoteAddr as Deno.NetAddr).hostname ?? "unknown";
     const c: Guarded = {
       client: conn,
       peer,
+      key,
+      ...(refusal ? { reserve: refusal, reservePerClient: ownShare } : {}),
       requests: new RequestFramer(
         `${this.#options.stampName}: ${this.#options.stampValue(peer)}\r\n`,
         this.#options.stampName,
@@ -249,7 +311,41 @@ export class ConnectionGuard {
       // Not a TCP socket, or already gone.
     }
     this.#conns.add(c);
+    if (refusal) {
+      this.#reserveCount++;
+      this.#reserveByClient.set(key, reserveHeld + 1);
+    } else {
+      this.#regular++;
+      this.#byClient.set(key, (this.#byClient.get(key) ?? 0) + 1);
+    }
     void this.#fromClient(c);
+  }
+
+  #refused(ownShare: boolean): void {
+    this.#stats.refused++;
+    if (ownShare) this.#stats.refusedPerClient++;
+    this.#warn(
+      ownShare ? "client" : "full",
+      ownShare
+        ? "a client reached its connection share: refusing its new connections"
+        : "connection limit reached: refusing new connections",
+      {
+        max_connections: this.#cap(),
+        max_connections_per_client: this.#options.maxConnectionsPerClient ?? 0,
+      },
+    );
+  }
+
+  /**
+   * Whether a reserve connection's request is one health probe (GET or HEAD of the health path,
+   * alone): then it is passed on, and its connection ends after the answer.
+   */
+  #isProbe(c: Guarded, heads: readonly RequestHead[]): boolean {
+    if (c.served > 0 || heads.length !== 1) return false;
+    const head = heads[0]!;
+    const path = head.target.split("?")[0];
+    return (head.method === "GET" || head.method === "HEAD") &&
+      path === (this.#options.healthPath ?? "/health");
   }
 
   /** The connection limit now: lower for a while after the process ran out of descriptors. */
@@ -263,11 +359,12 @@ export class ConnectionGuard {
    * else the one stalled the longest in its head. Never one that only just arrived or only just
    * went idle: in a burst, refusing the newcomer is fairer than closing a connection in use.
    */
-  #victim(): Guarded | undefined {
+  #victim(eligible: (c: Guarded) => boolean = () => true): Guarded | undefined {
     const before = this.#now() - Math.min(MIN_VICTIM_AGE_MS, this.#options.headerTimeoutMs / 2);
     let idle: Guarded | undefined;
     let head: Guarded | undefined;
     for (const c of this.#conns) {
+      if (c.reserve || !eligible(c)) continue;
       const state = stateOf(c);
       if (state === "finishing") return c;
       if (state === "idle" && c.lastProgress < before && (!idle || c.lastProgress < idle.lastProgress)) {
@@ -319,6 +416,14 @@ export class ConnectionGuard {
         const before = c.requests.phase;
         const served = c.served;
         const step = c.requests.push(buf.subarray(0, n));
+        if (c.reserve && (step.heads.length > 0 || step.error)) {
+          if (step.error || !this.#isProbe(c, step.heads)) {
+            this.#refused(c.reservePerClient === true);
+            void this.#refuse(c, c.reserve);
+            continue;
+          }
+          this.#stats.reserveServed++;
+        }
         if (
           c.requests.phase === "head" && (step.heads.length > 0 || (before === "idle" && served > 0))
         ) {
@@ -365,6 +470,7 @@ export class ConnectionGuard {
           break;
         }
         if (step.close) break;
+        if (step.ended > 0 && c.responses.pending === 0 && c.reserve) break;
         if (step.ended > 0 && c.responses.pending === 0) {
           if (c.pendingError) {
             await this.#refuse(c, c.pendingError);
@@ -435,7 +541,10 @@ export class ConnectionGuard {
       const state = stateOf(c);
       if (state === "finishing") {
         if (now - c.finishingSince! > LINGER_MS) this.#close(c);
-      } else if (state === "head" && now - c.headStartedAt > headerTimeoutMs) {
+      } else if (
+        state === "head" &&
+        now - c.headStartedAt > (c.reserve ? Math.min(headerTimeoutMs, RESERVE_HEAD_MS) : headerTimeoutMs)
+      ) {
         this.#stats.timedOut++;
         // A client that sent nothing gets nothing; one stuck in its head is told why.
         if (c.requests.partial && c.responses.pending === 0) {
@@ -462,6 +571,12 @@ export class ConnectionGuard {
     if (c.closed) return;
     c.closed = true;
     this.#conns.delete(c);
+    const counts = c.reserve ? this.#reserveByClient : this.#byClient;
+    const left = (counts.get(c.key) ?? 1) - 1;
+    if (left > 0) counts.set(c.key, left);
+    else counts.delete(c.key);
+    if (c.reserve) this.#reserveCount--;
+    else this.#regular--;
     closeQuietly(c.client);
     if (c.inner) closeQuietly(c.inner);
     if (this.#conns.size === 0) {

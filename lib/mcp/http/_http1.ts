@@ -28,6 +28,8 @@ export interface FramingError {
 /** What the guard needs to know of one request head. */
 export interface RequestHead {
   method: string;
+  /** The request target as sent (e.g. `/health?x=1`). */
+  target: string;
 }
 
 /** What feeding bytes to a {@linkcode RequestFramer} gave. */
@@ -120,7 +122,7 @@ export class RequestFramer {
         return step;
       }
       step.forward.push(parsed.bytes);
-      step.heads.push({ method: parsed.method });
+      step.heads.push({ method: parsed.method, target: parsed.target });
       this.#body = parsed.body;
       this.#phase = parsed.body ? "body" : "idle";
     }
@@ -167,7 +169,9 @@ export class RequestFramer {
     return -1;
   }
 
-  #parseHead(end: number): { bytes: Uint8Array; method: string; body: Body | null } | FramingError {
+  #parseHead(
+    end: number,
+  ): { bytes: Uint8Array; method: string; target: string; body: Body | null } | FramingError {
     const raw = this.#head.subarray(0, end);
     const text = latin1.decode(raw);
     const lineEnd = text.indexOf("\r\n");
@@ -233,7 +237,7 @@ export class RequestFramer {
       out.set(raw.subarray(lineEnd + 2, end), length);
       length += end - lineEnd - 2;
     }
-    return { bytes: out.subarray(0, length), method, body };
+    return { bytes: out.subarray(0, length), method, target: requestLine[2]!, body };
   }
 
   /** Where the current body ends in `bytes` (from `at`), -1 if past the end, or an error. */

@@ -7,7 +7,7 @@ export interface Session {
   kind: "streamable" | "sse";
   /** When a request last arrived or a call last finished (clock milliseconds). */
   lastActive: number;
-  /** The client address that opened it, for the per-client cap. */
+  /** The client key (see `clientKey`) of whoever opened it, for the per-client cap. */
   owner?: string;
   /** Whether a call is being answered (a busy session never expires). */
   busy(): boolean;
@@ -17,8 +17,13 @@ export interface Session {
 
 /** Options for {@linkcode SessionStore}. */
 export interface SessionStoreOptions {
-  /** Most sessions one client address holds; 0 (default) for no per-client cap. */
+  /** Most sessions one client holds; 0 (default) for no per-client cap. */
   maxPerClient?: number;
+  /**
+   * Milliseconds another client's session must have been idle before a newcomer may take its
+   * place at the global cap. Default: the idle timeout (never, in effect).
+   */
+  reclaimIdleMs?: number;
   /**
    * Milliseconds a session that never completed initialization is kept. Default: the idle
    * timeout.
@@ -33,12 +38,28 @@ interface Entry {
   requests: number;
 }
 
+/** Why {@linkcode SessionStore.reserve} refused: the client's own cap, or the server's. */
+export type ReserveRefusal = "client" | "full";
+
 /**
- * The live sessions of this process: a cap on how many, with slots reserved while a session is
- * being set up, and expiry of sessions idle for longer than `idleMs`. At the cap, a new session
- * takes the place of an idle one rather than being refused, so a flood of idle sessions cannot
- * lock new clients out: sessions that never completed initialization go first, then the least
- * recently active. Sessions answering a call are never taken.
+ * A session that never completed initialization may be taken for room only after this long: a
+ * live client sends its next request at once, and a newcomer must not win that race.
+ */
+export const UNFINISHED_GRACE_MS = 5_000;
+
+/**
+ * The live sessions of this process: a cap on how many (all clients, and per client), with
+ * slots reserved while a session is being set up, and expiry of sessions idle for longer than
+ * `idleMs`. The rule for room, documented in docs/SECURITY.md:
+ *
+ * - A client at its own cap gets room from its own sessions only: its least recently active
+ *   one that is not answering a call (one that never completed initialization first). When all
+ *   of its sessions are busy it is refused.
+ * - At the global cap the newcomer's own idle sessions make room first (least recently active).
+ *   It may take the place of another client's session only if that
+ *   session never completed initialization (after {@linkcode UNFINISHED_GRACE_MS}) or has been
+ *   idle for longer than `reclaimIdleMs`, oldest first. Otherwise the newcomer is refused: a
+ *   live session is never closed for someone else.
  */
 export class SessionStore {
   #sessions = new Map<string, Entry>();
@@ -47,6 +68,7 @@ export class SessionStore {
   #max: number;
   #idleMs: number;
   #maxPerClient: number;
+  #reclaimIdleMs: number;
   #initTimeoutMs: number;
   #clock: Clock;
   #logger: Logger;
@@ -55,6 +77,7 @@ export class SessionStore {
     this.#max = max;
     this.#idleMs = idleMs;
     this.#maxPerClient = options.maxPerClient ?? 0;
+    this.#reclaimIdleMs = options.reclaimIdleMs ?? idleMs;
     this.#initTimeoutMs = options.initTimeoutMs ?? idleMs;
     this.#clock = clock;
     this.#logger = logger;
@@ -62,6 +85,11 @@ export class SessionStore {
 
   get max(): number {
     return this.#max;
+  }
+
+  /** Most sessions one client holds (0: no per-client cap). */
+  get maxPerClient(): number {
+    return this.#maxPerClient;
   }
 
   /** Open sessions per kind. */
@@ -72,25 +100,30 @@ export class SessionStore {
   }
 
   /**
-   * Reserves a slot for a session being set up by client `owner`, closing an idle session to
-   * make room when a cap is reached; false when every session in the way is busy.
+   * Reserves a slot for a session being set up by client `owner`, making room by the rule in
+   * the class comment; returns why not when there is none.
    */
-  reserve(owner?: string): boolean {
+  reserve(owner?: string): ReserveRefusal | undefined {
     if (owner !== undefined && this.#maxPerClient > 0) {
       while (this.#held(owner) >= this.#maxPerClient) {
         const victim = this.#victim((e) => e.session.owner === owner);
-        if (!victim) return false;
+        if (!victim) return "client";
         this.#evict(victim, "per_client_cap");
       }
     }
+    const now = this.#clock.now();
     while (this.#sessions.size + this.#reserved >= this.#max) {
-      const victim = this.#victim(() => true);
-      if (!victim) return false;
+      const victim = (owner === undefined ? undefined : this.#victim((e) => e.session.owner === owner)) ??
+        this.#victim((e) =>
+          (!established(e) && now - e.openedAt >= UNFINISHED_GRACE_MS) ||
+          now - e.session.lastActive > this.#reclaimIdleMs
+        );
+      if (!victim) return "full";
       this.#evict(victim, "max_sessions");
     }
     this.#reserved++;
     if (owner !== undefined) this.#reservedBy.set(owner, (this.#reservedBy.get(owner) ?? 0) + 1);
-    return true;
+    return undefined;
   }
 
   /** Gives back a slot reserved for `owner` whose session never started. */

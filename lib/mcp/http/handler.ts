@@ -21,12 +21,13 @@ import {
 } from "./_jsonrpc.ts";
 import type { ReadResult } from "./_jsonrpc.ts";
 import { LegacySseTransport } from "./_legacy_sse.ts";
+import { clientKey } from "./_client_key.ts";
 import { IpRateLimiter } from "./_rate_limit.ts";
 import { BearerAuth, corsHeaders, hostRefusal, originRefusal, preflightHeaders } from "./_security.ts";
 import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
 import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
-import type { Session } from "./_sessions.ts";
+import type { ReserveRefusal, Session } from "./_sessions.ts";
 import { finishResponse, SSE_HEADERS } from "./_streams.ts";
 
 /** Longest request URL accepted, in characters. */
@@ -126,6 +127,14 @@ function whenSent(res: Response, onDone: () => void, completed: Promise<void> | 
   return res;
 }
 
+/** The id of a single `subscriptions/listen` request, if `body` is one. */
+function listenRequestId(body: unknown): RequestId | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const m = body as { method?: unknown; id?: unknown };
+  if (m.method !== "subscriptions/listen") return undefined;
+  return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
+}
+
 function cancelledRequestId(message: JSONRPCMessage): RequestId | undefined {
   if (!("method" in message) || message.method !== "notifications/cancelled") return undefined;
   const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
@@ -160,6 +169,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const bodyTimeoutMs = Math.round(settings.body_timeout * 1000);
   const store = new SessionStore(settings.max_sessions, idleMs, clock, logger, {
     maxPerClient: settings.max_sessions_per_client,
+    reclaimIdleMs: settings.session_reclaim_idle * 1000,
     initTimeoutMs: settings.session_init_timeout * 1000,
   });
   const localLimiter = settings.rate_limit_enabled
@@ -183,6 +193,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const statelessOpen = new Set<McpServer>();
   /** 2026-07-28 exchanges still answering. */
   let modernOpen = 0;
+  /** Open `subscriptions/listen` streams, by client and in all. */
+  const listenOpen = new Map<string, number>();
+  let listenTotal = 0;
   /**
    * Who calls when there is no session (2026-07-28 requests, stateless mode): the bearer token's
    * holder when one is required, otherwise everyone alike. Jobs and projects belong to it.
@@ -197,11 +210,15 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     ({ requestInfo }) =>
       app.newServer({
         owner: requestInfo?.headers.get(OWNER_HEADER) ?? principal,
+        client: requestInfo?.headers.get(CLIENT_HEADER) ?? "unknown",
         toolsets: toolsetsOf(requestInfo?.headers.get(TOOLSETS_HEADER)),
       }),
     {
       legacy: "reject",
       keepAliveMs,
+      // The caps that answer are this handler's (per client, and all together, with a message
+      // that says what to do); the SDK's own stays behind them as a backstop.
+      maxSubscriptions: settings.max_listen_streams * 2,
       maxRequestBodySize: settings.max_body_bytes,
       onerror: (e) => logger.debug("modern request error", { error: e.message }),
     },
@@ -221,6 +238,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     const started = performance.now();
     const requestId = crypto.randomUUID();
     const ip = clientIp(req, info, settings.trust_proxy);
+    // The bearer token is one secret shared by every caller: it names no one, so per-client
+    // limits follow the address (an authentication that names a user passes it as principal).
+    const client = clientKey(ip, { ipv6Prefix: settings.client_ipv6_prefix });
     const reqLogger = logger.child({ request_id: requestId });
     const href = info?.url ?? req.url;
     const url = URL.parse(href);
@@ -242,7 +262,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     const fields: Record<string, unknown> = { method: req.method, path, client_ip: ip };
     let res: Response;
     try {
-      res = await route(req, url, path, ip, requestId, reqLogger, fields, info);
+      res = await route(req, url, path, client, requestId, reqLogger, fields, info);
     } catch (e) {
       reqLogger.error("request failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
       res = jsonRpcError(
@@ -275,7 +295,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     req: Request,
     url: URL,
     path: string,
-    ip: string,
+    client: string,
     requestId: string,
     reqLogger: Logger,
     fields: Record<string, unknown>,
@@ -320,7 +340,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     if (path === "/health") return methodIs(req, ["GET", "HEAD"]) ?? await healthPage(req);
 
     if (limiter) {
-      const wait = await limiter.take(ip);
+      const wait = await limiter.take(client);
       if (wait > 0) {
         fields["refused"] = "rate_limit";
         return jsonRpcError(
@@ -346,7 +366,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       const verdict = await auth.check(req.headers.get("authorization"));
       if (verdict !== "ok") {
         fields["refused"] = "auth";
-        reqLogger.warn("unauthorized request", { path, client_ip: ip, reason: verdict });
+        reqLogger.warn("unauthorized request", { path, client_ip: fields["client_ip"], reason: verdict });
         return jsonRpcError(
           401,
           SERVER_ERROR,
@@ -378,9 +398,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         return jsonRpcError(400, INVALID_PARAMS, `Invalid toolsets: ${e.message}`);
       }
     }
-    const forwarded = withRequestId(req, requestId, toolsets, principal, url.href);
-    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, ip, toolsets, conn);
-    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, ip, toolsets);
+    const forwarded = withRequestId(req, requestId, toolsets, principal, url.href, client);
+    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, client, toolsets, conn);
+    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, client, toolsets);
     return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url, conn);
   }
 
@@ -405,7 +425,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     req: Request,
     forwarded: Request,
     reqLogger: Logger,
-    ip: string,
+    client: string,
     toolsets: ReadonlySet<string>,
     conn: ConnectionInfo | undefined,
   ): Promise<Response> {
@@ -438,7 +458,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     });
     if (era.kind !== "legacy") {
       if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
-      return await modernRequest(forwarded, body, conn?.completed);
+      return await modernRequest(forwarded, body, client, conn?.completed);
     }
     const bad = methodIs(req, allowed);
     if (bad) {
@@ -453,7 +473,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       return bad;
     }
     if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
-    if (settings.stateless) return await stateless(forwarded, body, toolsets, conn?.completed);
+    if (settings.stateless) return await stateless(forwarded, body, client, toolsets, conn?.completed);
 
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) {
@@ -496,11 +516,22 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "(or send 2026-07-28 requests, which need no session)",
       );
     }
-    return await newSession(forwarded, body, messages, reqLogger, ip, toolsets, conn?.completed);
+    return await newSession(forwarded, body, messages, reqLogger, client, toolsets, conn?.completed);
   }
 
   /** A 2026-07-28 request: one stateless exchange, served by the SDK's per-request entry. */
   async function modernRequest(
+    forwarded: Request,
+    body: unknown,
+    client: string,
+    completed: Promise<void> | undefined,
+  ): Promise<Response> {
+    const listen = listenRequestId(body);
+    if (listen !== undefined) return await listenStream(forwarded, body, client, listen, completed);
+    return await modernRequestUncapped(forwarded, body, completed);
+  }
+
+  async function modernRequestUncapped(
     forwarded: Request,
     body: unknown,
     completed: Promise<void> | undefined,
@@ -523,6 +554,58 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       modernOpen--;
       notifyDrain();
     }, completed);
+  }
+
+  /**
+   * A `subscriptions/listen` request: a stream held open until the client goes, so capped per
+   * client and in all (max_listen_streams_per_client, max_listen_streams); a refusal is a
+   * JSON-RPC error that says which cap and what to do.
+   */
+  async function listenStream(
+    forwarded: Request,
+    body: unknown,
+    client: string,
+    id: RequestId,
+    completed: Promise<void> | undefined,
+  ): Promise<Response> {
+    const mine = listenOpen.get(client) ?? 0;
+    if (mine >= settings.max_listen_streams_per_client) {
+      return jsonRpcError(
+        429,
+        SERVER_ERROR,
+        `Too many subscriptions/listen streams from your client: it holds ${mine}, the most one client may ` +
+          `(MCP_MAX_LISTEN_STREAMS_PER_CLIENT). One stream can carry every notification type: close the ` +
+          `ones you no longer read, then retry`,
+        { id, headers: { "Retry-After": "10" } },
+      );
+    }
+    if (listenTotal >= settings.max_listen_streams) {
+      return jsonRpcError(
+        503,
+        SERVER_ERROR,
+        `The server holds its most subscriptions/listen streams (${settings.max_listen_streams}, ` +
+          `MCP_MAX_LISTEN_STREAMS): retry after the Retry-After delay, or use another instance`,
+        { id, headers: { "Retry-After": "30" } },
+      );
+    }
+    listenOpen.set(client, mine + 1);
+    listenTotal++;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      listenTotal--;
+      const left = (listenOpen.get(client) ?? 1) - 1;
+      if (left > 0) listenOpen.set(client, left);
+      else listenOpen.delete(client);
+    };
+    try {
+      const res = await modernRequestUncapped(forwarded, body, completed);
+      return whenSent(res, release, completed);
+    } catch (e) {
+      release();
+      throw e;
+    }
   }
 
   async function inSession(
@@ -580,17 +663,18 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     body: unknown,
     messages: JSONRPCMessage[],
     reqLogger: Logger,
-    ip: string,
+    client: string,
     toolsets: ReadonlySet<string>,
     completed: Promise<void> | undefined,
   ): Promise<Response> {
-    if (!store.reserve(ip)) return tooManySessions(messages);
+    const refused = store.reserve(client);
+    if (refused) return tooManySessions(messages, refused);
     // The id is chosen before the server exists, so the server knows whose work it does.
     const id = crypto.randomUUID();
     const session: StreamableSession = {
       id: "",
       kind: "streamable",
-      owner: ip,
+      owner: client,
       lastActive: clock.now(),
       inflight: 0,
       calls: new Map(),
@@ -607,7 +691,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       close: () => server.close(),
     };
     // The session lists the toolsets its initialize asked for, for its whole life.
-    const server = app.newServer({ owner: `session:${id}`, toolsets });
+    const server = app.newServer({ owner: `session:${id}`, client, toolsets });
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
@@ -630,12 +714,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       const res = await inSession(session, "POST", forwarded, body, messages, completed);
       if (!session.id) {
         // The initialize request was refused (e.g. a wrong Accept header): nothing to keep.
-        store.release(ip);
+        store.release(client);
         await server.close().catch(() => {});
       }
       return res;
     } catch (e) {
-      if (!session.id) store.release(ip);
+      if (!session.id) store.release(client);
       await server.close().catch(() => {});
       throw e;
     }
@@ -645,10 +729,11 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   async function stateless(
     forwarded: Request,
     body: unknown,
+    client: string,
     toolsets: ReadonlySet<string>,
     completed: Promise<void> | undefined,
   ): Promise<Response> {
-    const server = app.newServer({ owner: principal, toolsets });
+    const server = app.newServer({ owner: principal, client, toolsets });
     // No session id generator: the SDK's stateless mode, one transport per request.
     const transport = new WebStandardStreamableHTTPServerTransport({ keepAliveMs });
     transport.onerror = (e) => logger.debug("transport error", { error: e.message });
@@ -683,12 +768,13 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   async function openSse(
     url: URL,
     reqLogger: Logger,
-    ip: string,
+    client: string,
     toolsets: ReadonlySet<string>,
   ): Promise<Response> {
     const off = sseUnavailable();
     if (off) return off;
-    if (!store.reserve(ip)) return tooManySessions([]);
+    const refused = store.reserve(client);
+    if (refused) return tooManySessions([], refused);
     const id = crypto.randomUUID();
     const transport = new LegacySseTransport(id, {
       endpoint: `/message?session_id=${id}`,
@@ -698,12 +784,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       onSlowClient: () =>
         logger.warn("dropping a legacy SSE session whose client stopped reading", { session_id: id }),
     });
-    const server = app.newServer({ owner: `session:${id}`, toolsets });
+    const server = app.newServer({ owner: `session:${id}`, client, toolsets });
     const session: SseSession = {
       id,
       kind: "sse",
       lastActive: clock.now(),
-      owner: ip,
+      owner: client,
       transport,
       busy: () => transport.pending > 0,
       close: () => server.close(),
@@ -814,14 +900,27 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     );
   }
 
-  function tooManySessions(messages: JSONRPCMessage[]): Response {
+  function tooManySessions(messages: JSONRPCMessage[], why: ReserveRefusal): Response {
     const init = messages.find(isInitializeRequest);
+    const id = init && "id" in init ? init.id as string | number : null;
+    if (why === "client") {
+      return jsonRpcError(
+        429,
+        SERVER_ERROR,
+        `Too many sessions from your client: it holds ${store.maxPerClient}, the most one client may ` +
+          `(MCP_MAX_SESSIONS_PER_CLIENT), and none is idle (each is answering a call or being set up). Reuse an ` +
+          `open session (send its ` +
+          `Mcp-Session-Id), close one you no longer need (DELETE /mcp), or retry once a call finished`,
+        { id, headers: { "Retry-After": "10" } },
+      );
+    }
     return jsonRpcError(
       503,
       SERVER_ERROR,
-      `Too many open sessions (the limit is ${store.max}, MCP_MAX_SESSIONS): close unused sessions ` +
-        `(DELETE /mcp) or try again later`,
-      { id: init && "id" in init ? init.id as string | number : null, headers: { "Retry-After": "30" } },
+      `The server is full: all ${store.max} sessions (MCP_MAX_SESSIONS) are in use by clients active ` +
+        `in the last ${settings.session_reclaim_idle} s, and no one's live session is closed for a newcomer. ` +
+        `Retry after the Retry-After delay, or use another instance; 2026-07-28 requests need no session`,
+      { id, headers: { "Retry-After": "30" } },
     );
   }
 
@@ -856,10 +955,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
 
 /** The header that tells the per-request server factory whose work a request is (set here only). */
 const OWNER_HEADER = "x-opendata-owner";
+/** The header that tells it whose per-client limits a request counts against (set here only). */
+const CLIENT_HEADER = "x-opendata-client";
 /** The header that tells it which toolsets to list, already checked (set here only). */
 const TOOLSETS_HEADER = "x-opendata-toolsets";
 /** The headers only this server sets on a forwarded request (a client's own are dropped). */
-const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, TOOLSETS_HEADER]);
+const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, CLIENT_HEADER, TOOLSETS_HEADER]);
 
 /**
  * The header the connection guard (serve.ts) stamps on every request head it passes on: a
@@ -878,6 +979,7 @@ export function withRequestId(
   toolsets: ReadonlySet<string>,
   owner: string,
   url: string = req.url,
+  client = "unknown",
 ): Request {
   // One pass over the client's headers, building the list the copy is made from (cheaper than
   // copying them and then deleting and setting names, each of which scans the whole list).
@@ -891,7 +993,7 @@ export function withRequestId(
   // Only this server says who owns a request and what it lists: a client's own values are never
   // trusted. The owner is read by the per-request servers of 2026-07-28 requests; sessions and
   // stateless 2025-era servers are given theirs when created.
-  headers.push([OWNER_HEADER, owner], [TOOLSETS_HEADER, [...toolsets].join(",")]);
+  headers.push([OWNER_HEADER, owner], [CLIENT_HEADER, client], [TOOLSETS_HEADER, [...toolsets].join(",")]);
   return new Request(url, { method: req.method, headers });
 }
 

@@ -1,6 +1,7 @@
 import type { App } from "../../app.ts";
 import { ConfigError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
+import { clientKey } from "./_client_key.ts";
 import { ConnectionGuard, isFdExhaustion } from "./_conn_guard.ts";
 import type { GuardStats } from "./_conn_guard.ts";
 import { createHttpHandler, GUARD_STAMP_HEADER } from "./handler.ts";
@@ -102,6 +103,10 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
   let stopping = false;
   const guard = new ConnectionGuard(listener, {
     maxConnections: settings.max_connections,
+    // Behind a proxy every connection comes from the proxy: a per-address cap would be one
+    // cap for everyone, so it is left to the proxy (docs/DEPLOYMENT.md).
+    maxConnectionsPerClient: settings.trust_proxy ? 0 : settings.max_connections_per_client,
+    clientOf: (peer) => clientKey(peer, { ipv6Prefix: settings.client_ipv6_prefix }),
     headerTimeoutMs: settings.header_timeout * 1000,
     bodyTimeoutMs: settings.body_timeout * 1000,
     idleTimeoutMs: settings.idle_timeout * 1000,

@@ -107,6 +107,30 @@ const ENV: readonly Binding[] = [
     description: "Most projects in the storage folder (all users together)",
   },
   {
+    name: "FRED_MAX_PROJECTS_PER_CLIENT",
+    key: "max_projects_per_client",
+    kind: "int",
+    description: "Most projects one HTTP client holds (its sessions together)",
+  },
+  {
+    name: "FRED_MAX_STORAGE_MB_PER_CLIENT",
+    key: "max_storage_mb_per_client",
+    kind: "number",
+    description: "Most MiB one HTTP client stores",
+  },
+  {
+    name: "FRED_MAX_JOBS_PER_CLIENT",
+    key: "max_jobs_per_client",
+    kind: "int",
+    description: "Most background jobs one HTTP client runs at once",
+  },
+  {
+    name: "FRED_MAX_JOB_RECORDS_PER_CLIENT",
+    key: "max_job_records_per_client",
+    kind: "int",
+    description: "Most job records kept for one HTTP client (its oldest finished ones go first)",
+  },
+  {
     name: "FRED_MAX_STORAGE_MB",
     key: "max_storage_mb",
     kind: "number",
@@ -207,6 +231,18 @@ const FRED_EXTRA = () => ({
   ),
   max_projects: z.number().int().min(1).default(100).describe(
     "Most projects in the storage folder, all users together",
+  ),
+  max_projects_per_client: z.number().int().min(1).default(10).describe(
+    "Most projects one HTTP client (address, IPv6 /64, or principal) holds, its sessions together",
+  ),
+  max_storage_mb_per_client: z.number().positive().default(100).describe(
+    "Most MiB one HTTP client stores (projects and job files), its sessions together",
+  ),
+  max_jobs_per_client: z.number().int().min(1).default(4).describe(
+    "Most background jobs one HTTP client runs at once; more are refused with JOB_LIMIT",
+  ),
+  max_job_records_per_client: z.number().int().min(1).default(100).describe(
+    "Most job records kept for one HTTP client; past it its own oldest finished jobs are dropped",
   ),
   max_storage_mb: z.number().positive().default(1024).describe(
     "Most MiB stored in the storage folder (each file and folder counts at least 4 KiB)",

@@ -128,7 +128,7 @@ export async function runDataCall(
     args,
     ctx,
     deps,
-    storage: deps.storage.forOwner(ctx.owner),
+    storage: deps.storage.forOwner(ctx.owner, ctx.client),
     query: fredQuery(spec, args),
     offset: typeof args["offset"] === "number" ? args["offset"] : 0,
     mode,
@@ -985,6 +985,8 @@ async function startPagedJob(
   plan: Plan,
   source: Source,
 ): Promise<ToolOutput<DataResult>> {
+  // Refused before anything is reserved: a client at its running-jobs share loses nothing.
+  call.deps.jobs.checkCapacity(call.ctx.client);
   const { file, writer } = await openFile(call, first.meta, source);
   const pages = Math.ceil(plan.target / pageSize(call));
   // The first page is written as soon as the job runs, then let go.
@@ -994,6 +996,7 @@ async function startPagedJob(
     request: jobRequest(call),
     estimatedRows: plan.target,
     ...(call.ctx.owner === undefined ? {} : { owner: call.ctx.owner }),
+    ...(call.ctx.client === undefined ? {} : { client: call.ctx.client }),
     resume: { kind: RESUME_PAGED, data: recipe(call, file) },
     run: (job) => {
       const head = firstPage!;
@@ -1128,12 +1131,14 @@ async function resumedCall(data: Record<string, unknown>, owner: OwnerRef, deps:
 /** Shape files and other single large answers: fetched and written by a background job. */
 async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> {
   const source = singleSource(call);
+  call.deps.jobs.checkCapacity(call.ctx.client);
   const file = await reserveFile(call);
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,
     request: jobRequest(call),
     estimatedRows: null,
     ...(call.ctx.owner === undefined ? {} : { owner: call.ctx.owner }),
+    ...(call.ctx.client === undefined ? {} : { client: call.ctx.client }),
     resume: { kind: RESUME_SINGLE, data: recipe(call, file) },
     run: (job) => singleFetchJob(call, file, job),
   });

@@ -65,7 +65,7 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
     output: listOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, ...LOCAL },
     async handler(args, ctx) {
-      const mine = storage.forOwner(ctx.owner);
+      const mine = storage.forOwner(ctx.owner, ctx.client);
       const projects = await mine.listProjects();
       const totalMb = Math.round(projects.reduce((s, p) => s + p.total_size_mb, 0) * 1000) / 1000;
       const from = args.offset ?? 0;
@@ -115,7 +115,7 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
     output: createOutput,
     annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false, ...LOCAL },
     async handler(args, ctx) {
-      const result = await storage.forOwner(ctx.owner).ensureProject(
+      const result = await storage.forOwner(ctx.owner, ctx.client).ensureProject(
         args.project_name,
         args.description ?? null,
         "project_name",
@@ -149,7 +149,7 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
     async handler(args, ctx) {
       const from = args.offset ?? 0;
       // Sorted and cut from the start: ask for the page's end and skip to it.
-      const listed = await storage.forOwner(ctx.owner).listFiles(args.project_name, {
+      const listed = await storage.forOwner(ctx.owner, ctx.client).listFiles(args.project_name, {
         ...(args.subdirectory ? { subdir: args.subdirectory } : {}),
         sortBy: args.sort_by ?? "modified",
         limit: from + (args.limit ?? 100),

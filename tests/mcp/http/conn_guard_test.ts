@@ -82,6 +82,24 @@ async function healthOnceAdmitted(port: number, boundMs: number): Promise<{ conn
     closeQuietly(conn);
   }
 }
+const ROOT = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+
+/** Like {@linkcode healthOnceAdmitted} with any request, done when the answer holds `marker`. */
+async function onceAdmitted(
+  port: number,
+  request: string,
+  marker: string,
+  boundMs: number,
+): Promise<{ conn: Deno.Conn; text: string }> {
+  const until = performance.now() + boundMs;
+  for (;;) {
+    const conn = await connect(port);
+    await send(conn, request).catch(() => {});
+    const got = await receive(conn, 10_000, (t) => t.includes(marker));
+    if (statuses(got.text)[0] !== 503 || performance.now() > until) return { conn, text: got.text };
+    closeQuietly(conn);
+  }
+}
 /** The request head of the red-team finding: never finished. */
 const PARTIAL = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n";
 
@@ -198,12 +216,12 @@ Deno.test("serveHttp() holds max_connections: an idle connection makes room, bus
       for (let i = 0; i < 3; i++) {
         const conn = await connect(server.port);
         open.push(conn);
-        await send(conn, HEALTH);
-        const got = await receive(conn, 10_000, (t) => t.includes('"status":"ok"'));
+        await send(conn, ROOT);
+        const got = await receive(conn, 10_000, (t) => t.includes('"tool_count"'));
         assert.deepEqual(statuses(got.text), [200]);
       }
       // Connections that only just went idle are spared; once idle a moment, one makes room.
-      const fourth = await healthOnceAdmitted(server.port, 10_000);
+      const fourth = await onceAdmitted(server.port, ROOT, '"tool_count"', 10_000);
       open.push(fourth.conn);
       assert.deepEqual(statuses(fourth.text), [200]);
       const first = await receive(open[0]!, 10_000);
@@ -219,14 +237,26 @@ Deno.test("serveHttp() holds max_connections: an idle connection makes room, bus
         await receive(conn, 10_000, (t) => t.includes("event: endpoint"));
       }
       using extra = await connect(server.port);
-      // Its request is never read: the answer must still reach it (no reset).
-      await send(extra, HEALTH);
+      // Its request is never passed on: the answer must still reach it (no reset).
+      await send(extra, ROOT);
       const got = await receive(extra, 10_000);
       assert.ok(got.closed);
       assert.deepEqual(statuses(got.text), [503], got.text);
       assert.match(got.text, /Too many connections: the server holds its limit of 3 \(MCP_MAX_CONNECTIONS\)/);
       assert.match(got.text, /retry-after: 1/i);
     });
+
+    await t.step(
+      "a health probe is still answered, from the reserve, and its connection then closed",
+      async () => {
+        using probe = await connect(server.port);
+        await send(probe, HEALTH);
+        const got = await receive(probe, 10_000);
+        assert.deepEqual(statuses(got.text), [200], got.text);
+        assert.match(got.text, /"status":"ok"/);
+        assert.ok(got.closed, "a reserve connection serves one probe");
+      },
+    );
   } finally {
     for (const conn of open) closeQuietly(conn);
   }

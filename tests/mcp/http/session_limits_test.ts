@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../fakes/http_server.ts";
 import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import { UNFINISHED_GRACE_MS } from "../../../lib/mcp/http/_sessions.ts";
 import { BASE, initializeBody, openSession, POST_HEADERS, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 
@@ -24,12 +25,21 @@ async function pingStatus(h: Harness, id: string): Promise<number> {
   return res.status;
 }
 
-Deno.test("SessionStore at max_sessions closes a session that never completed initialization first", async () => {
+Deno.test("SessionStore at max_sessions closes another client's session that never completed initialization, after its grace", async () => {
   await using h = await startHarness({ server: { max_sessions: 2 } });
   const established = await openSession(h);
   h.clock.advance(1_000);
   const half = await halfOpen(h);
-  const fresh = await postMcp(h, initializeBody(3));
+  const newcomer = () =>
+    h.call(
+      new Request(`${BASE}/mcp`, { method: "POST", headers: POST_HEADERS, body: initializeBody(3) }),
+      "203.0.113.50",
+    );
+  const early = await newcomer();
+  await early.text();
+  assert.equal(early.status, 503, "within its grace an unfinished session is not taken");
+  h.clock.advance(UNFINISHED_GRACE_MS);
+  const fresh = await newcomer();
   assert.equal(fresh.status, 200, "the new client gets a session");
   await fresh.text();
   assert.equal(await pingStatus(h, half), 404, "the unfinished one made room");
@@ -40,15 +50,29 @@ Deno.test("SessionStore at max_sessions closes a session that never completed in
   assert.equal(evicted?.["initialized"], false);
 });
 
-Deno.test("SessionStore at max_sessions then closes the least recently active session", async () => {
-  await using h = await startHarness({ server: { max_sessions: 2 } });
+Deno.test("SessionStore at max_sessions refuses a newcomer while every session was active within session_reclaim_idle, then takes the oldest idle one", async () => {
+  await using h = await startHarness({ server: { max_sessions: 2, session_reclaim_idle: 60 } });
   const older = await openSession(h);
   const newer = await openSession(h);
-  h.clock.advance(5_000);
+  h.clock.advance(30_000);
+  const refused = await h.call(
+    new Request(`${BASE}/mcp`, { method: "POST", headers: POST_HEADERS, body: initializeBody(5) }),
+    "203.0.113.50",
+  );
+  assert.equal(refused.status, 503);
+  const body = await refused.json();
+  assert.equal(body.id, 5, "the refusal answers the initialize by its id");
+  assert.equal(body.error.code, -32000);
+  assert.match(body.error.message, /The server is full: all 2 sessions \(MCP_MAX_SESSIONS\)/);
+  assert.equal(refused.headers.get("retry-after"), "30");
+  assert.equal(await pingStatus(h, older), 200, "the live sessions are untouched");
+  assert.equal(await pingStatus(h, newer), 200);
+  h.clock.advance(40_000);
   assert.equal(await pingStatus(h, older), 200, "the older session is used again");
-  h.clock.advance(5_000);
+  h.clock.advance(30_000);
+  // newer idle 70 s (> 60), older 30 s: newer goes.
   await openSession(h);
-  assert.equal(await pingStatus(h, newer), 404, "the least recently active one made room");
+  assert.equal(await pingStatus(h, newer), 404, "the one idle past session_reclaim_idle made room");
   assert.equal(await pingStatus(h, older), 200);
 });
 

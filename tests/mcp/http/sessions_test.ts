@@ -25,11 +25,11 @@ Deno.test("createHttpHandler() refuses a session over max_sessions with 503 whil
   assert.equal(third.headers.get("retry-after"), "30");
   const body = await third.json();
   assert.equal(body.id, 7);
-  assert.match(body.error.message, /Too many open sessions \(the limit is 2, MCP_MAX_SESSIONS\)/);
+  assert.match(body.error.message, /The server is full: all 2 sessions \(MCP_MAX_SESSIONS\) are in use/);
   const sse = await h.fetch(`${BASE}/sse`);
   assert.equal(sse.status, 503, "legacy SSE sessions count against the same cap");
   await sse.body?.cancel();
-  // The client gives up on its call: that session is idle again and makes room.
+  // The client gives up on its call: that session, its own, is idle again and makes room.
   await readers[0]!.cancel();
   const again = await postMcp(h, initializeBody());
   assert.equal(again.status, 200, "an idle session makes room for a new one");

@@ -1,0 +1,159 @@
+// Fair share of what outlives a call, through real SDK clients over the real HTTP server: one
+// client (an address, told by X-Forwarded-For behind a trusted proxy) that uses up its share of
+// projects, running jobs or stored bytes is refused with a clear error; another client's
+// session, job and files are untouched and it still gets its own share.
+import assert from "node:assert/strict";
+import { startHttpServer } from "../../fakes/http_server.ts";
+import { removeHome, scratchHome } from "../../fakes/server.ts";
+import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import type { Received } from "../../fakes/upstream.ts";
+import { errorOf, ok } from "../../fakes/results.ts";
+import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
+
+Deno.test("fred per-client shares: projects, running jobs and stored bytes stop one client, never another", async (t) => {
+  await using fake = startFakeFred();
+  const gate = Promise.withResolvers<void>();
+  // STUCK: 500,000 rows whose second page waits until the test ends, so its job keeps running.
+  fake.route({
+    path: "/fred/series/observations",
+    match: (r: Received) => r.url.searchParams.get("series_id") === "STUCK",
+    reply: async (r: Received) => {
+      const offset = Number(r.url.searchParams.get("offset") ?? 0);
+      if (offset > 0) await gate.promise;
+      return { json: syntheticObservations(500_000, offset, Number(r.url.searchParams.get("limit"))) };
+    },
+  });
+  // BIG: 60,000 rows, written by the call itself (under the job threshold), about 1.5 MB as CSV.
+  fake.route({
+    path: "/fred/series/observations",
+    match: (r: Received) => r.url.searchParams.get("series_id") === "BIG",
+    reply: (r: Received) => ({
+      json: syntheticObservations(
+        60_000,
+        Number(r.url.searchParams.get("offset") ?? 0),
+        Number(r.url.searchParams.get("limit")),
+      ),
+    }),
+  });
+  const home = scratchHome(fredConfig(fake.origin));
+  await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
+  await using server = await startHttpServer({
+    args: ["--providers", "fred"],
+    home,
+    env: {
+      MCP_TRUST_PROXY: "true",
+      FRED_MAX_PROJECTS_PER_CLIENT: "3",
+      FRED_MAX_JOBS_PER_CLIENT: "1",
+      FRED_MAX_STORAGE_MB_PER_CLIENT: "1",
+      // BIG (60,000 rows) is then written by the call itself; STUCK (500,000) still by a job.
+      FRED_JOB_ROW_THRESHOLD: "100000",
+    },
+  });
+  const clients: Client[] = [];
+  const connect = async (address: string): Promise<Client> => {
+    const client = new Client({ name: "fair-share-test", version: "0" }, { capabilities: {} });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
+      requestInit: { headers: { "X-Forwarded-For": address } },
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  };
+  const call = (c: Client, name: string, args: Record<string, unknown>) =>
+    c.callTool({ name, arguments: args });
+  // Two sessions of the hog (one address), one of the victim.
+  const hog = await connect("203.0.113.10");
+  const hog2 = await connect("203.0.113.10");
+  const victim = await connect("198.51.100.20");
+  try {
+    let victimJob = "";
+    await t.step("the victim's running job and project exist before the hog starts", async () => {
+      victimJob = String(
+        ok(
+          await call(victim, "fred_series", { operation: "get_observations", series_id: "STUCK" }),
+        )["job_id"],
+      );
+      ok(await call(victim, "fred_project_create", { project_name: "mine" }));
+    });
+
+    await t.step(
+      "projects: the hog's sessions share one quota; its newcomer gets STORAGE_LIMIT",
+      async () => {
+        ok(await call(hog, "fred_project_create", { project_name: "h1" }));
+        ok(await call(hog2, "fred_project_create", { project_name: "h2" }));
+        ok(await call(hog, "fred_project_create", { project_name: "h3" }));
+        const e = errorOf(await call(hog2, "fred_project_create", { project_name: "h4" }));
+        assert.equal(e["error_type"], "STORAGE_LIMIT");
+        assert.equal(
+          e["message"],
+          "Your client holds 3 projects, the most one client may (3); no new project was created",
+        );
+        assert.match(String(e["hint"]), /Save into one of your existing projects/);
+        assert.match(String(e["hint"]), /FRED_MAX_PROJECTS_PER_CLIENT/);
+        ok(await call(victim, "fred_project_create", { project_name: "mine2" }));
+      },
+    );
+
+    await t.step("stored bytes: the hog's write past its share fails; the victim still writes", async () => {
+      const e = errorOf(
+        await call(hog, "fred_series", {
+          operation: "get_observations",
+          series_id: "BIG",
+          output: "file",
+          project: "h1",
+        }),
+      );
+      assert.equal(e["error_type"], "STORAGE_LIMIT");
+      assert.match(
+        String(e["message"]),
+        /^Your share of the storage is full: your files take [\d.]+ MB of the 1 MB/,
+        JSON.stringify(e),
+      );
+      const written = ok(
+        await call(victim, "fred_series", {
+          operation: "get_observations",
+          series_id: "GNPCA",
+          output: "file",
+          project: "mine",
+        }),
+      );
+      assert.ok(
+        written["file"] ?? written["resource_uri"] ?? written["link"],
+        JSON.stringify(written).slice(0, 300),
+      );
+      const files = ok(await call(victim, "fred_project_files", { project_name: "mine" }));
+      assert.equal(files["total_files"], 1, "the victim's file is there");
+    });
+    await t.step(
+      "running jobs: the hog's second job is refused with JOB_LIMIT; the victim's runs on",
+      async () => {
+        ok(
+          await call(hog, "fred_series", {
+            operation: "get_observations",
+            series_id: "STUCK",
+            project: "h1",
+          }),
+        );
+        const e = errorOf(
+          await call(hog2, "fred_series", {
+            operation: "get_observations",
+            series_id: "STUCK",
+            project: "h2",
+          }),
+        );
+        assert.equal(e["error_type"], "JOB_LIMIT");
+        assert.equal(e["retryable"], true);
+        assert.match(
+          String(e["message"]),
+          /Your client runs 1 background jobs, the most one client may run at once \(1\)/,
+        );
+        assert.match(String(e["hint"]), /cancel one you no longer need/);
+        const status = ok(await call(victim, "fred_job_status", { job_id: victimJob }));
+        assert.ok(["accepted", "processing"].includes(String(status["status"])));
+      },
+    );
+  } finally {
+    gate.resolve();
+    for (const c of clients) await c.close().catch(() => {});
+  }
+});
