@@ -98,8 +98,8 @@ const SLICE_LENGTH = 2048;
 
 /**
  * Tokens of `text` by `countPieces`, in time linear in the text and bounded for any text: a
- * stretch of more than {@linkcode LONGEST_PIECE} characters without a change between whitespace
- * and non-whitespace is counted in pieces, and a text above {@linkcode SAMPLE_ABOVE} characters
+ * stretch of more than {@linkcode LONGEST_PIECE} characters of one kind (white space, letters,
+ * digits, punctuation) is counted in pieces, and a text above {@linkcode SAMPLE_ABOVE} characters
  * is counted on evenly spaced slices scaled to its length, so hostile upstream text costs a few
  * milliseconds at most, never seconds of a shared event loop.
  */
@@ -121,12 +121,12 @@ function countInPieces(text: string, countPieces: (piece: string) => number): nu
   let total = 0;
   let start = 0;
   let run = 0;
-  let space = false;
+  let kind = -1;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const isSpace = c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x3000;
-    if (isSpace !== space) {
-      space = isSpace;
+    const k = charKind(c);
+    if (k !== kind) {
+      kind = k;
       run = 1;
       continue;
     }
@@ -138,6 +138,18 @@ function countInPieces(text: string, countPieces: (piece: string) => number): nu
     }
   }
   return total + (start < text.length ? countPieces(text.slice(start)) : 0);
+}
+
+/**
+ * The kind of a character as the encoders' pre-tokenizers split text: white space, letters
+ * (any non-ASCII character counts as one), digits, and the rest. A pre-token never spans two
+ * kinds, so text whose stretches of one kind are short is counted exactly, in one piece.
+ */
+function charKind(c: number): number {
+  if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) return 0;
+  if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c >= 0x80) return 1;
+  if (c >= 0x30 && c <= 0x39) return 2;
+  return 3;
 }
 
 /** Options for {@linkcode countRowsTokens}. */
