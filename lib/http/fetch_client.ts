@@ -834,7 +834,9 @@ function decodeJson<T>(raw: RawResponse, o: HttpClientOptions): T {
     );
   }
   const deep = jsonTooDeepAt(text);
-  if (deep >= 0) throw tooDeep(o.upstreamName, deep, { provider: o.provider, url: raw.url, status: raw.status });
+  if (deep >= 0) {
+    throw tooDeep(o.upstreamName, deep, { provider: o.provider, url: raw.url, status: raw.status });
+  }
   try {
     return JSON.parse(text.replace(/^\uFEFF/, "")) as T;
   } catch {

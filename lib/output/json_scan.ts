@@ -100,8 +100,7 @@ export async function scanJsonList(
             i = j;
             fail(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
           }
-        }
-        else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
+        } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
           depth--;
           if (depth === 0) return j + 1;
         }
