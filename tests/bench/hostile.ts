@@ -4,7 +4,7 @@
 // latency. Traffic goes to 127.0.0.1 only and every phase is bounded by counts and time.
 //
 //   deno task hostile [--fuzz-s 20] [--sessions 200] [--calls 50] [--concurrency 16]
-//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless]
+//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless,upstream]
 //                     [--seed 1] [--timeout-ms 10000] [--write-docs]
 //
 // With --write-docs the figures replace the "Last hostile run" block of docs/SECURITY.md.
@@ -13,6 +13,7 @@ import { hasPrlimit, startHttpServer } from "../fakes/http_server.ts";
 import type { HttpServerProcess } from "../fakes/http_server.ts";
 import { childEnv, removeHome, scratchHome, startArgs } from "../fakes/server.ts";
 import { denoFmt } from "../tools/docs.ts";
+import { upstreamAttacks, upstreamReport } from "./hostile_upstream.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -22,7 +23,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "16" },
     flood: { type: "string", default: "600" },
     nofile: { type: "string", default: "400" },
-    targets: { type: "string", default: "stdio,http,stateless" },
+    targets: { type: "string", default: "stdio,http,stateless,upstream" },
     seed: { type: "string", default: "1" },
     "timeout-ms": { type: "string", default: "10000" },
     "write-docs": { type: "boolean", default: false },
@@ -35,7 +36,9 @@ const CONCURRENCY = Number(flags.concurrency);
 const FLOOD = Number(flags.flood);
 const NOFILE = Deno.build.os === "linux" && hasPrlimit() ? Number(flags.nofile) : 0;
 const TIMEOUT_MS = Number(flags["timeout-ms"]);
-const TARGETS = flags.targets.split(",").map((t) => t.trim()) as Kind[];
+const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) => t !== "upstream") as Kind[];
+/** The hostile-upstream and forged-Redis-record attacks (tests/bench/hostile_upstream.ts). */
+const UPSTREAM = flags.targets.split(",").some((t) => t.trim() === "upstream");
 /** Settings of the HTTP servers under test: short deadlines keep the run short. */
 const HTTP_ENV: Record<string, string> = {
   MCP_HEADER_TIMEOUT: "2",
@@ -1010,17 +1013,27 @@ for (const target of TARGETS) {
 }
 const text = report(results);
 console.log(text);
+// Its own block in docs/SECURITY.md, so either part can be run and recorded alone.
+let upstreamText = "";
+if (UPSTREAM) {
+  console.error("hostile: upstream …");
+  upstreamText = upstreamReport(await upstreamAttacks());
+  console.log(`\n${upstreamText}`);
+}
 if (flags["write-docs"]) {
   const path = new URL("../../docs/SECURITY.md", import.meta.url);
-  const doc = await Deno.readTextFile(path);
-  const begin = "<!-- hostile:begin -->";
-  const end = "<!-- hostile:end -->";
-  const from = doc.indexOf(begin);
-  const to = doc.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`docs/SECURITY.md has no ${begin} … ${end} block`);
-  await Deno.writeTextFile(
-    path,
-    await denoFmt(`${doc.slice(0, from + begin.length)}\n\n${text}\n\n${doc.slice(to)}`, "md"),
-  );
+  let doc = await Deno.readTextFile(path);
+  const blocks: [string, string][] = [];
+  if (TARGETS.length) blocks.push(["hostile", text]);
+  if (UPSTREAM) blocks.push(["hostile-upstream", upstreamText]);
+  for (const [name, content] of blocks) {
+    const begin = `<!-- ${name}:begin -->`;
+    const end = `<!-- ${name}:end -->`;
+    const from = doc.indexOf(begin);
+    const to = doc.indexOf(end);
+    if (from === -1 || to === -1) throw new Error(`docs/SECURITY.md has no ${begin} … ${end} block`);
+    doc = `${doc.slice(0, from + begin.length)}\n\n${content}\n\n${doc.slice(to)}`;
+  }
+  await Deno.writeTextFile(path, await denoFmt(doc, "md"));
   console.error("Wrote docs/SECURITY.md");
 }
