@@ -119,8 +119,8 @@ export class Logger {
 /**
  * Replaces each secret in `text` with `***`, however an upstream or a client echoed it: in any
  * letter case, URL-encoded (`%61`), as JSON (`\u0061`) or HTML (`&#97;`) escapes, with spaces or
- * `+` between its characters, and cut off at the end of the text (the first 4 or more characters
- * of a secret ending the text are masked too). Mask before cutting a text, never after: a cut
+ * `+` between its characters, and cut off (the first 4 or more characters of a secret are masked
+ * too where a text, a quoted string or an ellipsis ends them). Mask before cutting a text, never after: a cut
  * can only leave a secret's head at the end, which this catches.
  */
 export function maskSecrets(text: string, secrets: Iterable<string>): string {
@@ -151,7 +151,7 @@ function secretPatterns(secret: string): { whole: RegExp; head: RegExp | undefin
       // c1 gap c2 ... c4 (gap c5 (gap c6 (...)?)?)? at the very end: a head cut off there.
       let tail = "";
       for (let i = forms.length - 2; i >= SHORTEST_HEAD; i--) tail = `(?:${gap}${forms[i]}${tail})?`;
-      head = new RegExp(`${forms.slice(0, SHORTEST_HEAD).join(gap)}${tail}${gap}$`, "i");
+      head = new RegExp(`${forms.slice(0, SHORTEST_HEAD).join(gap)}${tail}${gap}(?=$|"|…|\\.\\.\\.)`, "gi");
     }
     found = { whole, head };
     if (patterns.size > 64) patterns.clear();

@@ -197,6 +197,12 @@ Deno.test("maskSecrets() masks a secret in any case, URL-encoded, escaped, space
   }
   assert.equal(maskSecrets(`cut at key=${key.slice(0, 11)}`, [key]), "cut at key=***");
   assert.equal(
+    maskSecrets(`{"error":"key=${key.slice(0, 9)}"}`, [key]),
+    `{"error":"key=***"}`,
+    "cut in a field",
+  );
+  assert.equal(maskSecrets(`key=${key.slice(0, 9)}… (cut)`, [key]), "key=***… (cut)");
+  assert.equal(
     maskSecrets(`cut at key=${key.slice(0, 3)}`, [key]),
     `cut at key=${key.slice(0, 3)}`,
     "3 are kept",
