@@ -147,7 +147,10 @@ export async function readJsonRpc(
   if (!Array.isArray(raw)) {
     const error = errors[0];
     if (error) {
-      return { ok: false, response: jsonRpcError(400, error.error.code, error.error.message, error) };
+      return {
+        ok: false,
+        response: jsonRpcError(400, error.error.code, error.error.message, { id: error.id }),
+      };
     }
     return { ok: true, body: raw, messages, errors };
   }
