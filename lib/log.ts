@@ -116,13 +116,62 @@ export class Logger {
   }
 }
 
-/** Replaces each secret in `text` with `***`. */
+/**
+ * Replaces each secret in `text` with `***`, however an upstream or a client echoed it: in any
+ * letter case, URL-encoded (`%61`), as JSON (`\u0061`) or HTML (`&#97;`) escapes, with spaces or
+ * `+` between its characters, and cut off (the first 4 or more characters of a secret are masked
+ * too where a text, a quoted string or an ellipsis ends them). Mask before cutting a text, never after: a cut
+ * can only leave a secret's head at the end, which this catches.
+ */
 export function maskSecrets(text: string, secrets: Iterable<string>): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && out.includes(secret)) out = out.split(secret).join("***");
+    if (secret.length === 0) continue;
+    const { whole, head } = secretPatterns(secret);
+    whole.lastIndex = 0;
+    out = out.replace(whole, "***");
+    if (head) out = out.replace(head, "***");
   }
   return out;
+}
+
+/** The shortest head of a secret masked at the end of a text. */
+const SHORTEST_HEAD = 4;
+const patterns = new Map<string, { whole: RegExp; head: RegExp | undefined }>();
+
+function secretPatterns(secret: string): { whole: RegExp; head: RegExp | undefined } {
+  let found = patterns.get(secret);
+  if (!found) {
+    const forms = [...secret].map(charForms);
+    // Between characters: white space, "+" (a URL's space) and their URL encodings.
+    const gap = "(?:\\s|\\+|%20|%2b|%09|%0a|%0d)*";
+    const whole = new RegExp(forms.join(gap), "gi");
+    let head: RegExp | undefined;
+    if (forms.length > SHORTEST_HEAD) {
+      // c1 gap c2 ... c4 (gap c5 (gap c6 (...)?)?)? at the very end: a head cut off there.
+      let tail = "";
+      for (let i = forms.length - 2; i >= SHORTEST_HEAD; i--) tail = `(?:${gap}${forms[i]}${tail})?`;
+      head = new RegExp(`${forms.slice(0, SHORTEST_HEAD).join(gap)}${tail}${gap}(?=$|"|…|\\.\\.\\.)`, "gi");
+    }
+    found = { whole, head };
+    if (patterns.size > 64) patterns.clear();
+    patterns.set(secret, found);
+  }
+  return found;
+}
+
+/** The ways one character of a secret can be written: itself, %XX bytes, \uXXXX, &#N; or &#xH;. */
+function charForms(char: string): string {
+  const code = char.codePointAt(0)!;
+  const bytes = [...new TextEncoder().encode(char)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join(
+    "",
+  );
+  const units = [...char].length === 1 && code > 0xffff
+    ? [Math.floor((code - 0x10000) / 0x400) + 0xd800, ((code - 0x10000) % 0x400) + 0xdc00]
+    : [code];
+  const json = units.map((u) => `\\\\u${u.toString(16).padStart(4, "0")}`).join("");
+  const literal = char.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+  return `(?:${literal}|${bytes}|${json}|&#0*${code};|&#x0*${code.toString(16)};)`;
 }
 
 /**

@@ -178,3 +178,35 @@ Deno.test("LineWriter recovers from a sink that throws at once, and bounds what 
     await writer.drain();
   });
 });
+
+Deno.test("maskSecrets() masks a secret in any case, URL-encoded, escaped, spaced, and its head cut off at the end", () => {
+  const key = "0123456789abcdef0fedcba987654321";
+  const hex = (c: string) => c.charCodeAt(0).toString(16);
+  for (
+    const echo of [
+      key.toUpperCase(),
+      [...key].join(" "),
+      [...key].join("+"),
+      [...key].map((c) => `%${hex(c).toUpperCase()}`).join(""),
+      [...key].map((c) => `\\u00${hex(c)}`).join(""),
+      [...key].map((c) => `&#${c.charCodeAt(0)};`).join(""),
+      [...key].map((c) => `&#x${hex(c)};`).join(""),
+    ]
+  ) {
+    assert.equal(maskSecrets(`key=${echo}&x=1`, [key]), "key=***&x=1", echo);
+  }
+  assert.equal(maskSecrets(`cut at key=${key.slice(0, 11)}`, [key]), "cut at key=***");
+  assert.equal(
+    maskSecrets(`{"error":"key=${key.slice(0, 9)}"}`, [key]),
+    `{"error":"key=***"}`,
+    "cut in a field",
+  );
+  assert.equal(maskSecrets(`key=${key.slice(0, 9)}… (cut)`, [key]), "key=***… (cut)");
+  assert.equal(
+    maskSecrets(`cut at key=${key.slice(0, 3)}`, [key]),
+    `cut at key=${key.slice(0, 3)}`,
+    "3 are kept",
+  );
+  assert.equal(maskSecrets(`${key.slice(0, 11)} in the middle`, [key]), `${key.slice(0, 11)} in the middle`);
+  assert.equal(maskSecrets("a.b*c and a.b*c", ["a.b*c"]), "*** and ***", "regex characters are literal");
+});

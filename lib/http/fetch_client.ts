@@ -12,6 +12,7 @@ import { backoffDelay, parseRetryAfter, retriesFor } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
 import { addressReason, ssrfGuard } from "./ssrf.ts";
 import type { HostResolver } from "./ssrf.ts";
+import { jsonTooDeepAt, tooDeep } from "./json_depth.ts";
 
 /** Query parameter values; `undefined` and `null` are left out, arrays repeat the key. */
 export type QueryValue = string | number | boolean | undefined | null | readonly (string | number)[];
@@ -831,6 +832,10 @@ function decodeJson<T>(raw: RawResponse, o: HttpClientOptions): T {
         hint: "The upstream may be down for maintenance or behind a captive page; try again later",
       },
     );
+  }
+  const deep = jsonTooDeepAt(text);
+  if (deep >= 0) {
+    throw tooDeep(o.upstreamName, deep, { provider: o.provider, url: raw.url, status: raw.status });
   }
   try {
     return JSON.parse(text.replace(/^\uFEFF/, "")) as T;

@@ -5,9 +5,11 @@
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
+import { jsonTooDeepAt } from "../http/json_depth.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { markdownTable, shorten } from "./output.ts";
 import type { Provider, SearchHit, ToolCallContext, ToolDefinition, UnavailableTools } from "./provider.ts";
+import { DEFAULT_MAX_DEPTH } from "./stdio_transport.ts";
 import { CORE_TOOLSET } from "./toolsets.ts";
 import type { ToolCatalog } from "./toolsets.ts";
 import GENERATED from "./core_schemas.json" with { type: "json" };
@@ -364,6 +366,12 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
 }
 
 /**
+ * The deepest `arguments` of opendata_call sent as a string may nest: as deep as they could as
+ * an object inside the message (`params.arguments.arguments` sits three levels down).
+ */
+const INNER_MAX_DEPTH = DEFAULT_MAX_DEPTH - 3;
+
+/**
  * The target and its arguments of an opendata_call, or the validation error to answer.
  * `unavailable`: the tools not served as configured, whose error says how to enable them.
  */
@@ -384,6 +392,17 @@ export function callTarget(
   }
   let parsed: unknown = args.arguments;
   if (typeof parsed === "string") {
+    // The message's own depth check never saw inside the string: the same limit, before parsing.
+    if (jsonTooDeepAt(parsed, INNER_MAX_DEPTH) >= 0) {
+      throw new ToolError(
+        "VALIDATION_ERROR",
+        `"arguments" nests objects and arrays more than ${INNER_MAX_DEPTH} levels deep`,
+        {
+          field: "arguments",
+          hint: `${DESCRIBE_TOOL} with tool "${tool.name}" shows the arguments it takes`,
+        },
+      );
+    }
     try {
       parsed = parsed.trim() === "" ? {} : JSON.parse(parsed);
     } catch (e) {

@@ -21,6 +21,8 @@ export async function serveStdio(app: App, options: ServeStdioOptions): Promise<
   // One message may be as large as an HTTP request body may be: the same cap on both transports.
   const transport = new LineStdioTransport({
     maxLineBytes: app.config.server.max_body_bytes,
+    // A client that closes stdin mid-call still gets the answer, as a shutdown would give it.
+    drainMs: Math.round(app.config.server.shutdown_grace * 1000),
     onOutputError: (e) =>
       logger.info("stdout closed by the client; ending the session", { error: e.message }),
   });

@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import { writeAllSync } from "../log.ts";
 import type { SyncWriter } from "../log.ts";
+import { invalidMessage } from "./jsonrpc_errors.ts";
 import { nestingDepth } from "./output.ts";
 import { parseJSONRPCMessage } from "./sdk.ts";
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
@@ -18,6 +19,11 @@ export interface LineStdioOptions {
   maxLineBytes?: number;
   /** The deepest nesting of objects and arrays accepted in a message (-32600 beyond). */
   maxDepth?: number;
+  /**
+   * When stdin ends, how long requests still being answered may take before the transport
+   * closes (their answers are written meanwhile); default 10 s, `shutdown_grace`.
+   */
+  drainMs?: number;
   /** Told once when stdout fails (the client stopped reading); the transport then closes. */
   onOutputError?: (error: Error) => void;
 }
@@ -40,6 +46,9 @@ export const DEFAULT_MAX_DEPTH = 64;
 
 type RequestId = string | number;
 
+/** The `_meta` key of the 2026-07-28 per-request envelope. */
+const ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion";
+
 /**
  * MCP over newline-delimited JSON on stdin/stdout. Unlike the SDK's stdio transport, a line
  * that is not JSON gets a -32700 answer, a line that is not JSON-RPC, nests too deeply or reuses
@@ -60,9 +69,14 @@ export class LineStdioTransport implements Transport {
   #size = 0;
   #skipping = false;
   #closed = false;
+  /** The era the first request fixed (see #refusedForEra). */
+  #era: "legacy" | "modern" | undefined;
   /** Requests received and not answered yet. */
   #inflight = new Set<RequestId>();
   readonly #done = Promise.withResolvers<void>();
+  #drainMs: number;
+  /** Called when the last request in flight is answered (while draining). */
+  #idle: (() => void) | undefined;
 
   constructor(options: LineStdioOptions = {}) {
     this.#stdin = options.stdin ?? Deno.stdin;
@@ -70,6 +84,7 @@ export class LineStdioTransport implements Transport {
     this.#max = options.maxLineBytes ?? 4 * 1024 * 1024;
     this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     this.#onOutputError = options.onOutputError;
+    this.#drainMs = options.drainMs ?? 10_000;
   }
 
   /** Settles when the transport has closed (stdin ended, stdout failed, or `close()`). */
@@ -85,6 +100,7 @@ export class LineStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (("result" in message || "error" in message) && message.id !== undefined && message.id !== null) {
       this.#inflight.delete(message.id as RequestId);
+      if (this.#inflight.size === 0) this.#idle?.();
     }
     return this.#write(message);
   }
@@ -104,7 +120,11 @@ export class LineStdioTransport implements Transport {
     try {
       while (!this.#closed) {
         const n = await source.read(buf);
-        if (n === null) break;
+        if (n === null) {
+          // The client closed stdin: what it asked before still gets answered, within the grace.
+          await this.#drain();
+          break;
+        }
         // The buffer is read into again: what is kept of it is copied.
         if (!this.#closed && n > 0) this.#onData(Buffer.from(buf.subarray(0, n)));
       }
@@ -112,6 +132,20 @@ export class LineStdioTransport implements Transport {
       if (!this.#closed) this.#onError(e instanceof Error ? e : new Error(String(e)));
     }
     void this.close();
+  }
+
+  /** Waits until every request in flight is answered, or the drain grace runs out. */
+  async #drain(): Promise<void> {
+    if (this.#closed || this.#inflight.size === 0) return;
+    const idle = Promise.withResolvers<void>();
+    this.#idle = idle.resolve;
+    const timer = setTimeout(idle.resolve, this.#drainMs);
+    try {
+      await Promise.race([idle.promise, this.#done.promise]);
+    } finally {
+      clearTimeout(timer);
+      this.#idle = undefined;
+    }
   }
 
   #onError(error: Error): void {
@@ -183,13 +217,11 @@ export class LineStdioTransport implements Transport {
     try {
       message = parseJSONRPCMessage(raw);
     } catch {
-      void this.#reply(
-        safeId,
-        -32600,
-        'Invalid Request: expected a JSON-RPC 2.0 message with "jsonrpc": "2.0" and a "method", "result" or "error"',
-      );
+      const { code, message } = invalidMessage(raw);
+      void this.#reply(safeId, code, message);
       return;
     }
+    if ("method" in message && "id" in message && this.#refusedForEra(message)) return;
     if ("method" in message && "id" in message) {
       const requestId = message.id as RequestId;
       if (this.#inflight.has(requestId)) {
@@ -204,10 +236,71 @@ export class LineStdioTransport implements Transport {
       this.#inflight.add(requestId);
     }
     this.onmessage?.(message);
+    if ("method" in message && message.method === "notifications/cancelled" && !("id" in message)) {
+      // A cancelled request gets no answer: it is no longer in flight (nor holding its id).
+      const cancelled = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof cancelled === "string" || typeof cancelled === "number") {
+        this.#inflight.delete(cancelled);
+        if (this.#inflight.size === 0) this.#idle?.();
+      }
+    }
   }
 
-  #reply(id: RequestId | null, code: number, message: string): Promise<void> {
-    return this.#write({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage);
+  /**
+   * The first request fixes the connection's era, as docs/MCP.md says: `initialize` opens a
+   * 2025-era session, a request with the 2026-07-28 envelope (`params._meta`) pins 2026-07-28.
+   * After that a second `initialize` (-32600), a 2026 request on a 2025 session (-32600) and a
+   * 2025-era request on a 2026 connection (-32022, as the SDK answers it) are refused here, so
+   * the eras never mix on one connection. Whether it answered the request.
+   */
+  #refusedForEra(message: JSONRPCMessage & { method: string; id: unknown }): boolean {
+    const id = message.id as RequestId;
+    const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+    const modern = typeof meta === "object" && meta !== null && ENVELOPE_KEY in meta;
+    const initialize = message.method === "initialize" && !modern;
+    if (this.#era === undefined) {
+      if (initialize) this.#era = "legacy";
+      else if (modern) this.#era = "modern";
+      return false;
+    }
+    if (this.#era === "legacy") {
+      if (initialize) {
+        void this.#reply(
+          id,
+          -32600,
+          "Invalid Request: this connection is already initialized; keep using it (start the server again for a new session)",
+        );
+        return true;
+      }
+      if (modern) {
+        void this.#reply(
+          id,
+          -32600,
+          "Invalid Request: this connection opened with initialize and speaks the 2025 era; send the request without " +
+            "the 2026-07-28 envelope in params._meta, or use a new connection for 2026-07-28",
+        );
+        return true;
+      }
+      return false;
+    }
+    if (modern) return false;
+    void this.#reply(
+      id,
+      -32022,
+      `Unsupported protocol version: this connection speaks 2026-07-28 (its first request said so); ${
+        initialize
+          ? "initialize belongs to the 2025 era, which needs a new connection"
+          : "every request needs the " +
+            "2026-07-28 envelope in params._meta"
+      }`,
+      { supported: ["2026-07-28"] },
+    );
+    return true;
+  }
+
+  #reply(id: RequestId | null, code: number, message: string, data?: unknown): Promise<void> {
+    const error = data === undefined ? { code, message } : { code, message, data };
+    return this.#write({ jsonrpc: "2.0", id, error } as unknown as JSONRPCMessage);
   }
 
   #write(message: JSONRPCMessage): Promise<void> {

@@ -9,6 +9,7 @@
 // and takes them over: it resumes them when the job left a way to (`resume`), and otherwise
 // marks them `failed` with `retryable: true` and the reason. A cancel asked on another replica
 // reaches the worker by pub/sub at once, and by the lease renewal's answer at the latest.
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from "../http/json_depth.ts";
 import { detachedFromDeadline } from "../http/request_scope.ts";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
@@ -162,6 +163,60 @@ export interface JobRecord {
   takeovers?: number;
   /** The replica running (or that last ran) the job. */
   replica?: string;
+}
+
+const time = z.number().int().min(0).max(8.64e15);
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const record = z.record(z.string(), z.unknown());
+
+/**
+ * A stored {@linkcode JobRecord} as read back: every field a listing, a view or a takeover uses
+ * is checked (a shared store is outside this process, and a record without `createdAt` once
+ * broke its owner's job list for good). Unknown fields pass, for replicas of a newer version.
+ */
+const jobRecordSchema = z.looseObject({
+  id: z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/),
+  owner: z.string().regex(/^(|[0-9a-f]{32})$/),
+  kind: z.string().max(1000),
+  request: record,
+  status: z.enum(JOB_STATUSES),
+  message: z.string(),
+  createdAt: time,
+  updatedAt: time,
+  startedAt: time.optional(),
+  finishedAt: time.optional(),
+  rowsFetched: count,
+  estimatedTotal: count.nullable(),
+  result: record.optional(),
+  error: z.looseObject({ code: z.string(), message: z.string(), retryable: z.boolean().optional() })
+    .optional(),
+  retryCount: count,
+  nextRetryAt: time.optional(),
+  resume: z.object({ kind: z.string(), data: record }).optional(),
+  takeovers: count.optional(),
+  replica: z.string().max(200).optional(),
+});
+
+/**
+ * Reads a job record back from a shared store's text: the record when it is one, else why not
+ * (not JSON, nested past {@linkcode MAX_JSON_DEPTH}, a field missing or of the wrong type, or
+ * another id than the one asked for). Callers skip and log what fails, never trust it.
+ */
+export function parseJobRecord(text: string, id?: string): JobRecord | { problem: string } {
+  if (jsonTooDeepAt(text) >= 0) return { problem: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { problem: "not JSON" };
+  }
+  const parsed = jobRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { problem: `${issue?.path.join(".") || "record"}: ${issue?.message ?? "invalid"}` };
+  }
+  if (id !== undefined && parsed.data.id !== id) return { problem: `holds the id "${parsed.data.id}"` };
+  return parsed.data as unknown as JobRecord;
 }
 
 /** What the lease answer says. */

@@ -4,6 +4,8 @@
 // 100,000 observations then costs its raw bytes plus one batch of objects, instead of the
 // decoded text, the parsed array and every copy made from it at once.
 
+import { MAX_JSON_DEPTH } from "../http/json_depth.ts";
+
 /** What {@linkcode scanJsonList} found besides the list's elements. */
 export interface ScanResult {
   /** Every top-level field except the list. */
@@ -92,8 +94,13 @@ export async function scanJsonList(
           j = stringEnd(j);
           continue;
         }
-        if (b === OPEN_OBJECT || b === OPEN_ARRAY) depth++;
-        else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
+        if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+          // Refused before anything parses or walks it (see lib/http/json_depth.ts).
+          if (++depth > MAX_JSON_DEPTH) {
+            i = j;
+            fail(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+          }
+        } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
           depth--;
           if (depth === 0) return j + 1;
         }

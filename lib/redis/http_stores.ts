@@ -65,8 +65,9 @@ export class RedisCacheStore implements CacheStore {
     const cut = raw.indexOf(0x0a);
     if (cut < 0) return undefined;
     try {
-      const head = JSON.parse(decoder.decode(raw.subarray(0, cut))) as Omit<CacheEntry, "body">;
-      if (head.expiresAt <= now) return undefined;
+      const head = cacheHead(JSON.parse(decoder.decode(raw.subarray(0, cut))));
+      // A head that is not one of ours is a miss: the answer is fetched again.
+      if (!head || head.expiresAt <= now) return undefined;
       return { ...head, body: raw.slice(cut + 1) };
     } catch {
       return undefined;
@@ -92,6 +93,21 @@ export class RedisCacheStore implements CacheStore {
   #key(key: string): string {
     return this.#conn.key("cache", digest(key));
   }
+}
+
+/** A cache entry's head read back from Redis, or undefined when a field is missing or wrong. */
+function cacheHead(value: unknown): Omit<CacheEntry, "body"> | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { status, contentType, storedAt, expiresAt } = value as Record<string, unknown>;
+  if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599) return undefined;
+  if (typeof contentType !== "string" || contentType.length > 1000) return undefined;
+  if (!Number.isFinite(storedAt) || !Number.isFinite(expiresAt)) return undefined;
+  return {
+    status: status as number,
+    contentType,
+    storedAt: storedAt as number,
+    expiresAt: expiresAt as number,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -347,8 +363,19 @@ function snapshotOf(
 function parseLast(text: string): LastFailure | undefined {
   if (!text) return undefined;
   try {
-    const value = JSON.parse(text) as LastFailure;
-    return typeof value.errorType === "string" ? value : undefined;
+    const value = JSON.parse(text) as Record<string, unknown> | null;
+    const { errorType, status, messageId } = value ?? {};
+    // Read back from Redis: only a well-formed record is reported on /health.
+    if (typeof errorType !== "string" || errorType.length > 100) return undefined;
+    if (status !== undefined && !Number.isInteger(status)) return undefined;
+    if (messageId !== undefined && (typeof messageId !== "string" || messageId.length > 100)) {
+      return undefined;
+    }
+    return {
+      errorType,
+      ...(status === undefined ? {} : { status: status as number }),
+      ...(messageId === undefined ? {} : { messageId: messageId as string }),
+    };
   } catch {
     return undefined;
   }

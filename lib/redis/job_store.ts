@@ -4,7 +4,9 @@
 // cancel flag. Changes and cancel requests are announced on one pub/sub channel. Owners are
 // stored as hashes, never as raw session ids; job records hold no secrets (see
 // StartJobOptions.resume).
+import type { Logger } from "../log.ts";
 import type { JobRecord, LeaseState, SharedJobStore } from "../output/jobs.ts";
+import { parseJobRecord } from "../output/jobs.ts";
 import type { RedisConnection } from "./connection.ts";
 import { redisScript } from "./connection.ts";
 
@@ -53,9 +55,29 @@ export class RedisJobStore implements SharedJobStore {
   readonly replica: string;
   #conn: RedisConnection;
 
-  constructor(conn: RedisConnection, replica: string) {
+  #logger: Logger | undefined;
+  /** Ids of broken records already logged (each is logged once per process, not per listing). */
+  #reported = new Set<string>();
+
+  constructor(conn: RedisConnection, replica: string, logger?: Logger) {
     this.#conn = conn;
     this.replica = replica;
+    this.#logger = logger;
+  }
+
+  /** The record in `text`, or undefined (logged) when it is not a valid record of job `id`. */
+  #read(text: string, id: string): JobRecord | undefined {
+    const parsed = parseJobRecord(text, id);
+    if (!("problem" in parsed)) return parsed;
+    if (!this.#reported.has(id)) {
+      if (this.#reported.size >= 1000) this.#reported.clear();
+      this.#reported.add(id);
+      this.#logger?.warn("job record in Redis skipped: it is not a valid record", {
+        job_id: id.slice(0, 200),
+        problem: parsed.problem.slice(0, 300),
+      });
+    }
+    return undefined;
   }
 
   async save(record: JobRecord, ttlMs: number, active: boolean): Promise<void> {
@@ -75,7 +97,8 @@ export class RedisJobStore implements SharedJobStore {
 
   async load(id: string): Promise<JobRecord | undefined> {
     const text = await this.#conn.command<string | null>(["GET", this.#k("job", id)]);
-    return text ? JSON.parse(text) as JobRecord : undefined;
+    // A broken record is treated as gone: the job is not found, a takeover forgets it.
+    return text ? this.#read(text, id) : undefined;
   }
 
   async list(owner: string, max: number): Promise<JobRecord[]> {
@@ -89,8 +112,12 @@ export class RedisJobStore implements SharedJobStore {
     const out: JobRecord[] = [];
     const gone: string[] = [];
     texts.forEach((text, i) => {
-      if (text) out.push(JSON.parse(text) as JobRecord);
-      else gone.push(ids[i]!);
+      if (!text) gone.push(ids[i]!);
+      else {
+        // Skipped, never breaking the listing: the owner's other jobs are listed.
+        const record = this.#read(text, ids[i]!);
+        if (record && record.owner === owner) out.push(record);
+      }
     });
     // Records expire by themselves; their index entries are dropped when met.
     if (gone.length > 0) await this.#conn.command(["ZREM", index, ...gone]).catch(() => {});

@@ -73,7 +73,7 @@ export async function openSharedState(
     rateStore: new RedisRateWindowStore(connection, replica),
     breakerStore: new RedisBreakerStore(connection),
     jobs: {
-      store: new RedisJobStore(connection, replica),
+      store: new RedisJobStore(connection, replica, options.logger),
       leaseMs: Math.round(server.job_lease_timeout * 1000),
       takeoverIntervalMs: Math.round(server.job_takeover_interval * 1000),
     },

@@ -4,7 +4,7 @@
 // latency. Traffic goes to 127.0.0.1 only and every phase is bounded by counts and time.
 //
 //   deno task hostile [--fuzz-s 20] [--sessions 200] [--calls 50] [--concurrency 16]
-//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless,fair,ipv6]
+//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless,fair,ipv6,upstream]
 //                     [--seed 1] [--timeout-ms 10000] [--write-docs]
 //
 // `fair` runs the fair-share attacks (one client against another's sessions, projects, jobs,
@@ -18,6 +18,7 @@ import type { HttpServerProcess } from "../fakes/http_server.ts";
 import { childEnv, removeHome, scratchHome, startArgs } from "../fakes/server.ts";
 import { denoFmt } from "../tools/docs.ts";
 import { fairAttacks, ipv6Attacks } from "./_fair_attacks.ts";
+import { upstreamAttacks, upstreamReport } from "./hostile_upstream.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -27,7 +28,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "16" },
     flood: { type: "string", default: "600" },
     nofile: { type: "string", default: "400" },
-    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6" },
+    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,upstream" },
     seed: { type: "string", default: "1" },
     "timeout-ms": { type: "string", default: "10000" },
     "write-docs": { type: "boolean", default: false },
@@ -40,7 +41,13 @@ const CONCURRENCY = Number(flags.concurrency);
 const FLOOD = Number(flags.flood);
 const NOFILE = Deno.build.os === "linux" && hasPrlimit() ? Number(flags.nofile) : 0;
 const TIMEOUT_MS = Number(flags["timeout-ms"]);
-const TARGETS = flags.targets.split(",").map((t) => t.trim()) as (Kind | "fair" | "ipv6")[];
+const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) => t !== "upstream") as (
+  | Kind
+  | "fair"
+  | "ipv6"
+)[];
+/** The hostile-upstream and forged-Redis-record attacks (tests/bench/hostile_upstream.ts). */
+const UPSTREAM = flags.targets.split(",").some((t) => t.trim() === "upstream");
 /** Settings of the HTTP servers under test: short deadlines keep the run short. */
 const HTTP_ENV: Record<string, string> = {
   MCP_HEADER_TIMEOUT: "2",
@@ -1033,17 +1040,27 @@ for (const target of TARGETS) {
 }
 const text = report(results, fair);
 console.log(text);
+// Its own block in docs/SECURITY.md, so either part can be run and recorded alone.
+let upstreamText = "";
+if (UPSTREAM) {
+  console.error("hostile: upstream …");
+  upstreamText = upstreamReport(await upstreamAttacks());
+  console.log(`\n${upstreamText}`);
+}
 if (flags["write-docs"]) {
   const path = new URL("../../docs/SECURITY.md", import.meta.url);
-  const doc = await Deno.readTextFile(path);
-  const begin = "<!-- hostile:begin -->";
-  const end = "<!-- hostile:end -->";
-  const from = doc.indexOf(begin);
-  const to = doc.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`docs/SECURITY.md has no ${begin} … ${end} block`);
-  await Deno.writeTextFile(
-    path,
-    await denoFmt(`${doc.slice(0, from + begin.length)}\n\n${text}\n\n${doc.slice(to)}`, "md"),
-  );
+  let doc = await Deno.readTextFile(path);
+  const blocks: [string, string][] = [];
+  if (TARGETS.length) blocks.push(["hostile", text]);
+  if (UPSTREAM) blocks.push(["hostile-upstream", upstreamText]);
+  for (const [name, content] of blocks) {
+    const begin = `<!-- ${name}:begin -->`;
+    const end = `<!-- ${name}:end -->`;
+    const from = doc.indexOf(begin);
+    const to = doc.indexOf(end);
+    if (from === -1 || to === -1) throw new Error(`docs/SECURITY.md has no ${begin} … ${end} block`);
+    doc = `${doc.slice(0, from + begin.length)}\n\n${content}\n\n${doc.slice(to)}`;
+  }
+  await Deno.writeTextFile(path, await denoFmt(doc, "md"));
   console.error("Wrote docs/SECURITY.md");
 }

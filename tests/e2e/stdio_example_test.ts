@@ -1,7 +1,9 @@
 import { providerTools } from "../fakes/results.ts";
 import assert from "node:assert/strict";
-import { runCli, startArgs, startStdio } from "../fakes/server.ts";
+import { childEnv, lines, removeHome, runCli, scratchHome, startArgs, startStdio } from "../fakes/server.ts";
 import { Client, StdioClientTransport } from "../fakes/sdk_client.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 Deno.test("stdio server answers initialize with protocol 2025-11-25 and serves the example tools", async () => {
   await using s = await startStdio({ args: ["--providers", "example"] });
@@ -64,9 +66,20 @@ Deno.test("stdio server answers malformed lines with JSON-RPC errors and keeps s
 });
 
 Deno.test("stdio server negotiates down to protocol 2024-11-05 for older clients", async () => {
-  await using s = await startStdio({ args: ["--providers", "example"] });
-  await s.transport.sendRaw(
-    `${
+  // The client's initialize must be the connection's first message: a second one is refused.
+  const home = scratchHome();
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...startArgs(home), MAIN, "--providers", "example"],
+      env: childEnv(home),
+      clearEnv: true,
+      cwd: home,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(`${
       JSON.stringify({
         jsonrpc: "2.0",
         id: "old-1",
@@ -77,11 +90,18 @@ Deno.test("stdio server negotiates down to protocol 2024-11-05 for older clients
           clientInfo: { name: "Agent Builder", version: "1" },
         },
       })
-    }\n`,
-  );
-  await s.client.ping();
-  const reply = s.transport.stdoutLines.map((l) => JSON.parse(l)).find((m) => m.id === "old-1");
-  assert.equal(reply?.result?.protocolVersion, "2024-11-05");
+    }\n`));
+    await writer.close();
+    const out: Record<string, unknown>[] = [];
+    for await (const line of lines(child.stdout)) out.push(JSON.parse(line));
+    assert.equal((await child.status).code, 0);
+    const reply = out.find((m) => m["id"] === "old-1") as
+      | { result?: { protocolVersion?: string } }
+      | undefined;
+    assert.equal(reply?.result?.protocolVersion, "2024-11-05");
+  } finally {
+    removeHome(home);
+  }
 });
 
 Deno.test("stdio server works with the SDK's own StdioClientTransport, as desktop clients launch it", async () => {

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import {
+  boundedCount,
   chooseOutput,
   countRowsTokens,
+  LONGEST_PIECE,
   modelProfile,
+  SAMPLE_ABOVE,
   tokenBudget,
   tokenCounter,
 } from "../../lib/output/tokens.ts";
@@ -103,4 +106,38 @@ Deno.test("chooseOutput() keeps screen and file, and resolves auto by tokens, ro
   const fit = chooseOutput("auto", { ...facts, fitsOnScreen: false });
   assert.equal(fit.mode, "file");
   assert.match(fit.reason, /25,000-character response limit/);
+});
+
+Deno.test("tokenCounter() counts long unspaced and huge texts in pieces, close to the exact count", async () => {
+  const cl = await tokenCounter("cl100k_base");
+  // Small enough to count exactly the slow way, long enough to be cut into pieces.
+  const unspaced = "x".repeat(2000);
+  const exact = (await import("gpt-tokenizer/encoding/cl100k_base")).countTokens(unspaced);
+  const pieces = cl.count(unspaced);
+  assert.ok(Math.abs(pieces - exact) <= Math.ceil(2000 / LONGEST_PIECE), `${pieces} vs ${exact}`);
+  // Text above the sampling size is scaled from slices: within 2% of a sum of exact parts.
+  const line = "Gross domestic product, billions of dollars, seasonally adjusted annual rate. ";
+  const big = line.repeat(Math.ceil(SAMPLE_ABOVE * 2 / line.length));
+  const perLine = cl.count(line.repeat(100)) / 100;
+  const estimate = cl.count(big);
+  assert.ok(Math.abs(estimate / (perLine * big.length / line.length) - 1) < 0.02, `${estimate}`);
+  // A split never separates a surrogate pair: 300 emoji count as whole characters.
+  assert.ok(cl.count("😀".repeat(300)) > 0);
+});
+
+Deno.test("boundedCount() hands the encoder no piece longer than LONGEST_PIECE of one kind", () => {
+  const seen: string[] = [];
+  const count = (piece: string) => (seen.push(piece), piece.length);
+  const text = `${"[".repeat(1000)} ok ${" ".repeat(500)}${"😀".repeat(200)}${"9".repeat(300)}`;
+  assert.equal(boundedCount(text, count), text.length);
+  for (const piece of seen) {
+    for (const run of piece.match(/\s+|[A-Za-z\u0080-\uffff]+|\d+|[^\sA-Za-z\d\u0080-\uffff]+/g) ?? []) {
+      assert.ok(run.length <= LONGEST_PIECE + 1, `a run of ${run.length}`);
+    }
+    assert.ok(!/^[\udc00-\udfff]/.test(piece), "a piece starts with half a surrogate pair");
+  }
+  // Above the sampling size only slices are counted.
+  seen.length = 0;
+  assert.ok(boundedCount("y".repeat(SAMPLE_ABOVE * 4), count) >= SAMPLE_ABOVE * 4);
+  assert.ok(seen.reduce((n, p) => n + p.length, 0) <= 64 * 2048);
 });

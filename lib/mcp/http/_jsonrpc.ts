@@ -3,6 +3,7 @@
 import { nestingDepth } from "../output.ts";
 import { parseJSONRPCMessage } from "../sdk.ts";
 import type { JSONRPCMessage } from "../sdk.ts";
+import { invalidMessage } from "../jsonrpc_errors.ts";
 import { DEFAULT_MAX_DEPTH } from "../stdio_transport.ts";
 
 /** JSON-RPC error codes used on the HTTP side. */
@@ -35,8 +36,22 @@ export function jsonRpcError(
 
 /** The outcome of reading a POST body: the messages, or the error response to send. */
 export type ReadResult =
-  | { ok: true; body: unknown; messages: JSONRPCMessage[] }
+  | {
+    ok: true;
+    /** What the SDK is to parse: the body, or a batch's valid elements only. */
+    body: unknown;
+    messages: JSONRPCMessage[];
+    /** A batch's answers to its invalid elements, to send beside the SDK's answers. */
+    errors: JsonRpcErrorMessage[];
+  }
   | { ok: false; response: Response };
+
+/** A JSON-RPC error response. */
+export interface JsonRpcErrorMessage {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  error: { code: number; message: string };
+}
 
 /** Options for {@linkcode readJsonRpc}. */
 export interface ReadJsonRpcOptions {
@@ -119,33 +134,96 @@ export async function readJsonRpc(
     };
   }
   const messages: JSONRPCMessage[] = [];
+  const valid: unknown[] = [];
+  const errors: JsonRpcErrorMessage[] = [];
   for (const item of items) {
-    // Checked before anything walks the message recursively (schema parsing, handlers, replies).
-    if (nestingDepth(item, DEFAULT_MAX_DEPTH) > DEFAULT_MAX_DEPTH) {
-      return {
-        ok: false,
-        response: jsonRpcError(
-          400,
-          INVALID_REQUEST,
-          `Invalid Request: the message nests objects and arrays more than ${DEFAULT_MAX_DEPTH} levels deep`,
-          { id: idOf(item) },
-        ),
-      };
+    const refused = check(item);
+    if ("code" in refused) errors.push({ jsonrpc: "2.0", id: idOf(item), error: refused });
+    else {
+      messages.push(refused.message);
+      valid.push(item);
     }
-    let message: JSONRPCMessage;
-    try {
-      message = parseJSONRPCMessage(item);
-    } catch {
-      return {
-        ok: false,
-        response: jsonRpcError(400, INVALID_REQUEST, `Invalid Request: ${describeInvalid(item)}`, {
-          id: idOf(item),
-        }),
-      };
-    }
-    messages.push(message);
   }
-  return { ok: true, body: raw, messages };
+  if (!Array.isArray(raw)) {
+    const error = errors[0];
+    if (error) {
+      return {
+        ok: false,
+        response: jsonRpcError(400, error.error.code, error.error.message, { id: error.id }),
+      };
+    }
+    return { ok: true, body: raw, messages, errors };
+  }
+  // A batch is answered element by element (JSON-RPC 2.0, section 6): the valid ones are served,
+  // each invalid one gets its own error; only a batch with nothing valid is refused whole.
+  if (messages.length === 0) return { ok: false, response: Response.json(errors, { status: 400 }) };
+  return { ok: true, body: valid, messages, errors };
+}
+
+/** One message checked: parsed, or the error it gets. */
+function check(item: unknown): { message: JSONRPCMessage } | { code: number; message: string } {
+  // Checked before anything walks the message recursively (schema parsing, handlers, replies).
+  if (nestingDepth(item, DEFAULT_MAX_DEPTH) > DEFAULT_MAX_DEPTH) {
+    return {
+      code: INVALID_REQUEST,
+      message:
+        `Invalid Request: the message nests objects and arrays more than ${DEFAULT_MAX_DEPTH} levels deep`,
+    };
+  }
+  try {
+    return { message: parseJSONRPCMessage(item) };
+  } catch {
+    return invalidMessage(item);
+  }
+}
+
+/**
+ * The SDK's answer to a batch's valid elements with the errors of its invalid ones added: as
+ * more elements of a JSON array, or as more events ahead of an event stream. A batch whose valid
+ * elements needed no answer (202) gets the errors alone.
+ */
+export function withBatchErrors(res: Response, errors: readonly JsonRpcErrorMessage[]): Response {
+  if (errors.length === 0) return res;
+  const type = res.headers.get("content-type") ?? "";
+  const headers = new Headers(res.headers);
+  if (res.status === 202 || res.body === null) {
+    void res.body?.cancel().catch(() => {});
+    headers.set("content-type", "application/json");
+    headers.delete("content-length");
+    return Response.json(errors, { status: 200, headers });
+  }
+  if (type.includes("text/event-stream")) {
+    const head = new TextEncoder().encode(
+      errors.map((e) => `event: message\ndata: ${JSON.stringify(e)}\n\n`).join(""),
+    );
+    const reader = res.body.getReader();
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(head);
+      },
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(stream, { status: res.status, headers });
+  }
+  if (type.includes("application/json")) {
+    const merged = res.json().then((answer) =>
+      JSON.stringify([...(Array.isArray(answer) ? answer : [answer]), ...errors])
+    );
+    headers.delete("content-length");
+    const stream = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode(await merged.catch(() => JSON.stringify(errors))));
+        controller.close();
+      },
+    });
+    return new Response(stream, { status: res.status, headers });
+  }
+  return res;
 }
 
 const TOO_LARGE = Symbol("too large");
@@ -235,20 +313,4 @@ function idOf(item: unknown): JsonRpcId {
   if (typeof item !== "object" || item === null || !("id" in item)) return null;
   const id = (item as { id: unknown }).id;
   return typeof id === "string" || typeof id === "number" ? id : null;
-}
-
-function describeInvalid(item: unknown): string {
-  if (typeof item !== "object" || item === null || Array.isArray(item)) {
-    return 'expected a JSON-RPC 2.0 object with "jsonrpc": "2.0"';
-  }
-  const o = item as Record<string, unknown>;
-  if (o["jsonrpc"] !== "2.0") return '"jsonrpc" must be "2.0"';
-  if ("method" in o && typeof o["method"] !== "string") return '"method" must be a string';
-  if ("id" in o && !(typeof o["id"] === "string" || typeof o["id"] === "number")) {
-    return '"id" must be a string or a number';
-  }
-  if (!("method" in o) && !("result" in o) && !("error" in o)) {
-    return 'a message needs "method" (request or notification) or "result"/"error" (response)';
-  }
-  return "the message does not match the JSON-RPC 2.0 request, notification or response shape";
 }

@@ -18,8 +18,9 @@ import {
   readJsonRpc,
   SERVER_ERROR,
   SESSION_NOT_FOUND,
+  withBatchErrors,
 } from "./_jsonrpc.ts";
-import type { ReadResult } from "./_jsonrpc.ts";
+import type { JsonRpcErrorMessage, ReadResult } from "./_jsonrpc.ts";
 import { LegacySseTransport } from "./_legacy_sse.ts";
 import { clientKey } from "./_client_key.ts";
 import { IpRateLimiter } from "./_rate_limit.ts";
@@ -429,6 +430,20 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     toolsets: ReadonlySet<string>,
     conn: ConnectionInfo | undefined,
   ): Promise<Response> {
+    const batchErrors: JsonRpcErrorMessage[] = [];
+    const res = await mcpRouted(req, forwarded, reqLogger, ip, toolsets, conn, batchErrors);
+    return withBatchErrors(res, batchErrors);
+  }
+
+  async function mcpRouted(
+    req: Request,
+    forwarded: Request,
+    reqLogger: Logger,
+    ip: string,
+    toolsets: ReadonlySet<string>,
+    conn: ConnectionInfo | undefined,
+    batchErrors: JsonRpcErrorMessage[],
+  ): Promise<Response> {
     const allowed = settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"];
     let body: unknown;
     let messages: JSONRPCMessage[] = [];
@@ -444,6 +459,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       if (!read.ok) return read.response;
       body = read.body;
       messages = read.messages;
+      batchErrors.push(...read.errors);
     }
     // The era of the request: 2026-07-28 requests carry their protocol version in `_meta` (and
     // in headers), 2025-era ones do not. Malformed modern claims go to the modern path too, which
@@ -486,6 +502,17 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         );
       }
       const streamable = session as StreamableSession;
+      const again = messages.find((m) => isJSONRPCRequest(m) && m.method === "initialize");
+      if (again && "id" in again) {
+        // The SDK refuses it with `id: null`; the answer belongs to the request that asked.
+        return jsonRpcError(
+          400,
+          INVALID_REQUEST,
+          "Invalid Request: this session is already initialized; keep using it, or send initialize " +
+            "without an Mcp-Session-Id header to start a new one",
+          { id: again.id as string | number },
+        );
+      }
       if (req.method !== "DELETE") {
         return await inSession(streamable, req.method, forwarded, body, messages, conn?.completed);
       }
@@ -843,6 +870,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     session.lastActive = clock.now();
     const transport = (session as SseSession).transport;
     for (const message of read.messages) transport.receive(message, { request: forwarded });
+    // A batch's invalid elements are answered on the stream, like its valid ones.
+    for (const error of read.errors) void transport.send(error as unknown as JSONRPCMessage);
     return new Response("Accepted", { status: 202, headers: { "Content-Type": "text/plain" } });
   }
 

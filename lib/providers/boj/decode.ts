@@ -2,6 +2,7 @@
 // between endpoints and formats (LAST_UPDATE is a number in data answers and a string in
 // metadata; NEXTPOSITION a number, null or blank), so everything is read defensively.
 import { ToolError } from "../../errors.ts";
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from "../../http/json_depth.ts";
 import { parseCsv } from "./csv.ts";
 
 /** The common header of every answer. */
@@ -181,6 +182,12 @@ function seriesFields(get: (key: string) => unknown): SeriesFields {
 }
 
 function parseJsonBody(body: string): Record<string, unknown> {
+  const deep = jsonTooDeepAt(body);
+  if (deep >= 0) {
+    throw decodeError(
+      `The BOJ API sent JSON nested deeper than ${MAX_JSON_DEPTH} levels (at offset ${deep}); it was refused unread`,
+    );
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);

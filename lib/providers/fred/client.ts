@@ -8,7 +8,7 @@ import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue, RequestOptions } from "../../http/fetch_client.ts";
 import type { RetryPolicy } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
-import type { Logger } from "../../log.ts";
+import { type Logger, maskSecrets } from "../../log.ts";
 import type { FredSettings } from "./config.ts";
 
 import { KEY_URL } from "./key.ts";
@@ -169,9 +169,10 @@ function tidy(message: string): string {
 
 /** Maps a shared-client failure to seed 003's error codes, with FRED's own words when it sent some. */
 export function mapFredError(e: UpstreamError, settings: FredSettings): ToolError {
-  const scrub = (text: string): string => settings.api_key ? text.split(settings.api_key).join("***") : text;
-  const upstream = fredErrorMessage(e.body);
-  const said = upstream ? scrub(tidy(upstream)) : undefined;
+  // Masked before anything is cut or tidied, in any case or encoding FRED might echo it.
+  const scrub = (text: string): string => settings.api_key ? maskSecrets(text, [settings.api_key]) : text;
+  const upstream = fredErrorMessage(e.body === undefined ? undefined : scrub(e.body));
+  const said = upstream ? tidy(scrub(upstream)) : undefined;
   const status = e.status;
   const base = {
     ...(status === undefined ? {} : { status }),

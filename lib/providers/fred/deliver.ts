@@ -18,7 +18,13 @@ import { fitToLimit, jsonText, markdownTable, page, truncationNotice } from "../
 import type { ContentBlock, ToolCallContext, ToolOutput } from "../../mcp/provider.ts";
 import type { JobHandle, JobManager, JobOutcome, OwnerRef } from "../../output/jobs.ts";
 import { JsonScanError, scanJsonList } from "../../output/json_scan.ts";
-import { checkFilename, checkProjectName, renderFilenamePattern, stamp } from "../../output/paths.ts";
+import {
+  checkFilename,
+  checkProjectName,
+  checkRelativePath,
+  renderFilenamePattern,
+  stamp,
+} from "../../output/paths.ts";
 import { resourceLink } from "../../output/resources.ts";
 import type { ProjectStorage, ReservedFile } from "../../output/storage.ts";
 import { toMb } from "../../output/storage.ts";
@@ -30,13 +36,15 @@ import {
   tokenCounter,
 } from "../../output/tokens.ts";
 import type { OutputDecision, OutputFacts, OutputMode } from "../../output/tokens.ts";
-import { openRowWriter } from "../../output/writers.ts";
+import { OUTPUT_MODES } from "../../output/tokens.ts";
+import { FILE_FORMATS, openRowWriter } from "../../output/writers.ts";
 import type { FileFormat, RowWriter } from "../../output/writers.ts";
 import type { FredClient } from "./client.ts";
 import type { FredSettings } from "./config.ts";
 import { boundedMeta, clipValue, ITEM_CLIP, itemsTable, metaLine, sourceLines, sourceOf } from "./format.ts";
 import type { ClipCount, Source } from "./format.ts";
 import type { ItemKind, OperationSpec } from "./operations.ts";
+import { OPERATIONS } from "./operations.ts";
 import { CSV_COLUMNS, isReadable, itemFor, LIST_KEYS, listItem, parseResponse, screenItem } from "./parse.ts";
 import type { Parsed } from "./parse.ts";
 import { fredQuery, resolveOperation } from "./params.ts";
@@ -1093,14 +1101,12 @@ export function registerResumers(deps: FredDeps): void {
 
 /** Rebuilds a job's call from its recipe, and removes what the dead replica left half written. */
 async function resumedCall(data: Record<string, unknown>, owner: OwnerRef, deps: FredDeps): Promise<Call> {
-  const tool = String(data["tool"]);
-  const args = data["args"] as DataArgs;
-  const mode = data["mode"] as OutputMode;
+  // The recipe comes back from the shared store: every part is checked as a caller's input
+  // would be before anything is fetched or removed (a forged one once removed files elsewhere).
+  const { tool, args, mode, format, project, file: relative } = checkRecipe(data);
   const spec = resolveOperation(tool, args, { multiPage: mode === "file" });
   const storage = deps.storage.forOwnerHash(owner.hash);
-  const project = String(data["project"]);
-  const relative = String(data["file"]);
-  const path = nodePath.join(storage.projectPath(project), ...relative.split("/"));
+  const path = nodePath.join(storage.projectPath(project), ...checkRelativePath(relative, 2, "file"));
   const partial = nodePath.join(nodePath.dirname(path), `.${nodePath.basename(path)}.partial`);
   await Deno.remove(partial).catch(() => {});
   await Deno.remove(`${partial}.wide`).catch(() => {});
@@ -1122,9 +1128,44 @@ async function resumedCall(data: Record<string, unknown>, owner: OwnerRef, deps:
     query: fredQuery(spec, args),
     offset: typeof args["offset"] === "number" ? args["offset"] : 0,
     mode,
-    format: data["format"] as FileFormat,
+    format,
     project,
     fileName: nodePath.basename(path),
+  };
+}
+
+/** A stored recipe ({@linkcode recipe}) read back: each part checked, else a refusal. */
+function checkRecipe(data: Record<string, unknown>): {
+  tool: string;
+  args: DataArgs;
+  mode: OutputMode;
+  format: FileFormat;
+  project: string;
+  file: string;
+} {
+  const bad = (what: string): never => {
+    throw new ToolError("WORKER_LOST", `The stored job cannot be resumed: its ${what} is not valid`, {
+      retryable: true,
+      hint: "Start the same request again",
+    });
+  };
+  const { tool, args, mode, format, project, file } = data;
+  if (typeof tool !== "string" || !Object.hasOwn(OPERATIONS, tool)) bad("tool");
+  const scalar = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
+  if (
+    typeof args !== "object" || args === null || Array.isArray(args) ||
+    !Object.values(args).every((v) => scalar(v) || (Array.isArray(v) && v.length <= 1000 && v.every(scalar)))
+  ) bad("arguments");
+  if (typeof mode !== "string" || !(OUTPUT_MODES as readonly string[]).includes(mode)) bad("output mode");
+  if (typeof format !== "string" || !(FILE_FORMATS as readonly string[]).includes(format)) bad("file format");
+  if (typeof project !== "string" || typeof file !== "string") bad("file");
+  return {
+    tool: tool as string,
+    args: args as DataArgs,
+    mode: mode as OutputMode,
+    format: format as FileFormat,
+    project: checkProjectName(project as string, "project"),
+    file: file as string,
   };
 }
 

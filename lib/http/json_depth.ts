@@ -1,0 +1,64 @@
+// A depth limit for JSON from outside, checked on the text before it is parsed.
+//
+// JSON.parse and JSON.stringify are iterative, but much else that walks a value is not:
+// structuredClone, recursive flattening and shaping, and measuring every array inside an array
+// (a chain of 100,000 arrays cost 43 s of a shared event loop). No real answer of a public API
+// nests deeper than a dozen levels (GeoJSON multipolygons in a feature collection: 7), so a body
+// deeper than the limit is refused before any of that runs, in one pass over its text.
+
+/** The deepest nesting of objects and arrays accepted from an upstream or a stored record. */
+export const MAX_JSON_DEPTH = 64;
+
+import { UpstreamError, type UpstreamErrorOptions } from "../errors.ts";
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+/**
+ * Where `json` (text or UTF-8 bytes) first nests objects and arrays deeper than `max` levels:
+ * the offset of the bracket that does, or -1 when it never does. Brackets inside strings do not
+ * count. Linear in the length, no recursion, no allocation.
+ */
+export function jsonTooDeepAt(json: string | Uint8Array, max: number = MAX_JSON_DEPTH): number {
+  const text = typeof json === "string";
+  const n = json.length;
+  const at = text ? (i: number) => json.charCodeAt(i) : (i: number) => json[i]!;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < n; i++) {
+    const c = at(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (++depth > max) return i;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/** The error for a body {@linkcode jsonTooDeepAt} refused: the upstream's fault, not retried. */
+export function tooDeep(
+  upstreamName: string,
+  offset: number,
+  options: Omit<UpstreamErrorOptions, "retryable" | "hint">,
+): UpstreamError {
+  return new UpstreamError(
+    "DECODE_ERROR",
+    `${upstreamName} sent JSON nested deeper than ${MAX_JSON_DEPTH} levels (at offset ${offset}); ` +
+      "no real answer nests so deep, so it was refused unread",
+    {
+      ...options,
+      retryable: false,
+      hint: "The upstream is sending broken or hostile data: try another query or source, or try again later",
+    },
+  );
+}
