@@ -190,18 +190,131 @@ async function interact(
       res.end("x-test-user header required");
       return;
     }
+    if (details.prompt.name === "login") {
+      await provider.interactionFinished(req, res, { login: { accountId: user } }, {
+        mergeWithLastSubmission: false,
+      });
+      return;
+    }
+    // Consent: grant what the prompt says is missing, OpenID scopes and resource scopes alike.
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
     const params = details.params as Record<string, string | undefined>;
-    const grant = new provider.Grant({ accountId: user, clientId: String(params["client_id"]) });
-    const asked = String(params["scope"] ?? "").split(" ").filter(Boolean);
-    grant.addOIDCScope(asked.filter((s) => s === "openid" || s === "offline_access").join(" "));
-    const resource = params["resource"];
-    if (resource) grant.addResourceScope(resource, asked.filter((s) => scopes.includes(s)).join(" "));
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId: user, clientId: String(params["client_id"]) });
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(" "));
+    for (const [indicator, wanted] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, wanted.filter((s) => scopes.includes(s)).join(" "));
+    }
     const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { login: { accountId: user }, consent: { grantId } }, {
-      mergeWithLastSubmission: false,
-    });
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   } catch (e) {
     res.statusCode = 500;
     res.end(e instanceof Error ? e.message : String(e));
+  }
+}
+
+/**
+ * The user at the browser: follows the authorization URL the MCP SDK's OAuth client opens
+ * through the login and consent (as `user`) to the redirect, and returns the code it carries.
+ */
+export async function playUser(authorizationUrl: URL, user: string): Promise<URLSearchParams> {
+  const cookies = new Map<string, string>();
+  let url = authorizationUrl.href;
+  for (let hop = 0; hop < 10; hop++) {
+    const res = await fetch(url, {
+      redirect: "manual",
+      headers: {
+        "x-test-user": user,
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+      },
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = pair!.indexOf("=");
+      cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
+    }
+    const location = res.headers.get("location");
+    const text = await res.text();
+    if (!location) {
+      throw new Error(`the authorization flow stopped at ${url}: ${res.status} ${text.slice(0, 300)}`);
+    }
+    const next = new URL(location, url);
+    if (next.href.startsWith(REDIRECT_URI)) {
+      if (!next.searchParams.get("code")) throw new Error(`the authorization server refused: ${next.search}`);
+      return next.searchParams;
+    }
+    url = next.href;
+  }
+  throw new Error("the authorization flow did not end within 10 redirects");
+}
+
+/**
+ * An `OAuthClientProvider` for both SDK generations (they share its shape): a pre-registered
+ * public client using PKCE, playing `user` when sent to authorize; tokens kept in memory.
+ */
+export class PlayedUserProvider {
+  readonly user: string;
+  /** The redirect's parameters (code, state, iss) of the last authorization, for `transport.finishAuth()`. */
+  callback: URLSearchParams | undefined;
+  /** Authorization URLs opened, to check the request (resource, scope, PKCE). */
+  readonly opened: URL[] = [];
+  #tokens: Record<string, unknown> | undefined;
+  #verifier = "";
+
+  constructor(user: string) {
+    this.user = user;
+  }
+
+  get redirectUrl(): string {
+    return REDIRECT_URI;
+  }
+
+  get clientMetadata(): Record<string, unknown> {
+    return {
+      client_name: `opendata-mcp tests (${this.user})`,
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  clientInformation(): { client_id: string } {
+    return { client_id: PUBLIC_CLIENT };
+  }
+
+  tokens(): Record<string, unknown> | undefined {
+    return this.#tokens;
+  }
+
+  saveTokens(tokens: Record<string, unknown>): void {
+    this.#tokens = tokens;
+  }
+
+  /** The access token held, for raw requests. */
+  get accessToken(): string {
+    return String(this.#tokens?.["access_token"] ?? "");
+  }
+
+  async redirectToAuthorization(url: URL): Promise<void> {
+    this.opened.push(url);
+    this.callback = await playUser(url, this.user);
+  }
+
+  /** The code of the last authorization. */
+  get code(): string {
+    return this.callback?.get("code") ?? "";
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.#verifier;
   }
 }
