@@ -33,6 +33,12 @@ export interface ServerSettings {
   public_url: string | null;
   /** Whether callers may write (files, projects, jobs): on, off, or bounded per client. */
   writes: "on" | "off" | "bounded";
+  /** With `writes: bounded`: most projects one client keeps. */
+  writes_max_projects: number;
+  /** With `writes: bounded`: most MiB of files one client keeps. */
+  writes_max_mb: number;
+  /** With `writes: bounded`: most background jobs one client runs at once. */
+  writes_max_jobs: number;
   /** Origins allowed to call over HTTP (besides requests that send no Origin). */
   allowed_origins: string[];
   /** Host header values accepted; empty means loopback names when bound to loopback. */
@@ -147,6 +153,9 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   oauth_clock_skew: 60,
   public_url: null,
   writes: "on",
+  writes_max_projects: 3,
+  writes_max_mb: 16,
+  writes_max_jobs: 2,
   allowed_origins: [],
   allowed_hosts: [],
   cors_origins: [],
@@ -222,6 +231,15 @@ function buildServerSchema() {
     ),
     writes: z.enum(["on", "off", "bounded"]).default(SERVER_DEFAULTS.writes).describe(
       "Files, projects and jobs: on, off (read-only), or bounded (owned and capped per client)",
+    ),
+    writes_max_projects: z.number().int().min(1).default(SERVER_DEFAULTS.writes_max_projects).describe(
+      "With writes: bounded, most projects one client keeps",
+    ),
+    writes_max_mb: z.number().positive().default(SERVER_DEFAULTS.writes_max_mb).describe(
+      "With writes: bounded, most MiB of files one client keeps",
+    ),
+    writes_max_jobs: z.number().int().min(1).default(SERVER_DEFAULTS.writes_max_jobs).describe(
+      "With writes: bounded, most background jobs one client runs at once",
     ),
     allowed_origins: z.array(z.string()).default(SERVER_DEFAULTS.allowed_origins).describe(
       "Origins allowed to call over HTTP (requests without Origin are allowed)",

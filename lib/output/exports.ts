@@ -1,6 +1,7 @@
 // Results written to a file instead of the answer (`output: "file"` on any provider's data tool):
 // uncut, below the data folder, owned by the caller, and readable over MCP as a resource, so a
 // remote client can fetch what does not fit into the character limit.
+import type { WritePolicy } from "./writes.ts";
 import type { Clock } from "../clock.ts";
 import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/provider.ts";
 import { fileResourceTemplate, resourceLink } from "./resources.ts";
@@ -55,6 +56,8 @@ export interface ResultExportsOptions {
   clock: Clock;
   /** Most MiB all exports may take (default 1024). */
   maxMb?: number;
+  /** What callers may write (`server.writes`); default: on. */
+  writes?: WritePolicy;
 }
 
 /** URI prefix of exported files: `opendata://files/<provider>/files/<name>`. */
@@ -81,6 +84,7 @@ export class ResultExports {
       maxBytes: Math.round((options.maxMb ?? 1024) * 1024 * 1024),
       // One project per provider: only the bytes need a limit.
       limitSettings: { projects: "the number of providers", bytes: "OPENDATA_MCP_EXPORT_MAX_MB" },
+      ...(options.writes ? { writes: options.writes } : {}),
     });
   }
 

@@ -229,6 +229,14 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const ownerOf = (caller: Caller): string =>
     caller.principal?.id ??
       (settings.writes === "bounded" && !auth ? `client:${caller.clientKey}` : sharedOwner);
+  /**
+   * The owner of a session's work: the OAuth user, across their sessions; with `writes:
+   * bounded` and no authentication the client address, so that opening more sessions does not
+   * buy a client more room; otherwise the session itself.
+   */
+  const sessionOwner = (caller: Caller, id: string): string =>
+    caller.principal?.id ??
+      (settings.writes === "bounded" && !auth ? `client:${caller.clientKey}` : `session:${id}`);
   /** The toolsets a forwarded request carries (checked in route()); empty: the core tools only. */
   const toolsetsOf = (value: string | null | undefined): ReadonlySet<string> =>
     value === null || value === undefined ? app.defaultToolsets : new Set(value.split(",").filter(Boolean));
@@ -692,7 +700,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     };
     // The session lists the toolsets its initialize asked for, for its whole life.
     // An OAuth user owns their work across sessions and replicas; otherwise the session does.
-    const server = app.newServer({ owner: caller.principal?.id ?? `session:${id}`, toolsets });
+    const server = app.newServer({ owner: sessionOwner(caller, id), toolsets });
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
@@ -784,7 +792,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       onSlowClient: () =>
         logger.warn("dropping a legacy SSE session whose client stopped reading", { session_id: id }),
     });
-    const server = app.newServer({ owner: caller.principal?.id ?? `session:${id}`, toolsets });
+    const server = app.newServer({ owner: sessionOwner(caller, id), toolsets });
     const session: SseSession = {
       id,
       kind: "sse",

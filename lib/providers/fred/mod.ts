@@ -39,6 +39,7 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
     maxProjects: settings.max_projects,
     maxBytes: Math.round(settings.max_storage_mb * 1_048_576),
     limitSettings: { projects: "FRED_MAX_PROJECTS", bytes: "FRED_MAX_STORAGE_MB" },
+    ...(context.writes ? { writes: context.writes } : {}),
   });
   const jobs = new JobManager({
     clock,
@@ -46,6 +47,7 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
     idPrefix: "fred-job",
     logger,
     ...(context.sharedJobs ? { shared: context.sharedJobs } : {}),
+    ...(context.writes ? { writes: context.writes } : {}),
   });
   const deps = { settings, client, storage, jobs, clock, logger };
   registerResumers(deps);
