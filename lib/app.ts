@@ -66,6 +66,8 @@ export interface App {
 export interface NewServerOptions {
   /** Who calls: the HTTP session id or auth principal; absent over stdio. */
   owner?: string;
+  /** Whom calls count against for per-client limits (`RequestScope.client`); absent over stdio. */
+  client?: string;
   /** The toolsets to list, from `app.catalog.resolve()`; default: the configured ones. */
   toolsets?: ReadonlySet<string>;
 }
@@ -254,6 +256,7 @@ export async function createApp(
         exports,
         callable,
         ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
+        ...(serverOptions.client === undefined ? {} : { client: serverOptions.client }),
       }),
     async close() {
       for (const p of providers) await p.close?.().catch(() => {});

@@ -47,6 +47,8 @@ export interface CreateServerOptions {
    * principal. Absent over stdio, where one user owns everything.
    */
   owner?: string;
+  /** Whom calls count against for per-client limits (`RequestScope.client`); absent over stdio. */
+  client?: string;
   /** Where `output: "file"` results go; its resource template is served too. Absent: refused. */
   exports?: ResultExports;
   /**
@@ -499,7 +501,7 @@ export async function callTool(
       args = rest;
     }
     const output = await requestScope.run(
-      { fresh, deadline },
+      { fresh, deadline, ...(options.client === undefined ? {} : { client: options.client }) },
       () => raceDeadline(tool.handler(args, context), expired.signal),
     );
     if (isInputRequiredResult(output)) return output;

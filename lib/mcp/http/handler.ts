@@ -246,6 +246,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     ({ requestInfo }) =>
       app.newServer({
         owner: requestInfo?.headers.get(OWNER_HEADER) ?? sharedOwner,
+        ...(requestInfo?.headers.get(CLIENT_HEADER)
+          ? { client: requestInfo.headers.get(CLIENT_HEADER)! }
+          : {}),
         toolsets: toolsetsOf(requestInfo?.headers.get(TOOLSETS_HEADER)),
       }),
     {
@@ -465,7 +468,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         return jsonRpcError(400, INVALID_PARAMS, `Invalid toolsets: ${e.message}`);
       }
     }
-    const forwarded = withRequestId(req, requestId, toolsets, ownerOf(caller), url.href);
+    const forwarded = withRequestId(req, requestId, toolsets, ownerOf(caller), url.href, caller.clientKey);
     if (path === "/mcp") return await mcp(req, forwarded, reqLogger, caller, toolsets, conn);
     if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, caller, toolsets);
     return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url, conn, caller);
@@ -541,7 +544,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     }
     if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
     if (settings.stateless) {
-      return await stateless(forwarded, body, toolsets, ownerOf(caller), conn?.completed);
+      return await stateless(forwarded, body, toolsets, ownerOf(caller), caller.clientKey, conn?.completed);
     }
 
     const sessionId = req.headers.get("mcp-session-id");
@@ -700,7 +703,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     };
     // The session lists the toolsets its initialize asked for, for its whole life.
     // An OAuth user owns their work across sessions and replicas; otherwise the session does.
-    const server = app.newServer({ owner: sessionOwner(caller, id), toolsets });
+    const server = app.newServer({ owner: sessionOwner(caller, id), toolsets, client: caller.clientKey });
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
@@ -740,9 +743,10 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     body: unknown,
     toolsets: ReadonlySet<string>,
     owner: string,
+    client: string,
     completed: Promise<void> | undefined,
   ): Promise<Response> {
-    const server = app.newServer({ owner, toolsets });
+    const server = app.newServer({ owner, toolsets, client });
     // No session id generator: the SDK's stateless mode, one transport per request.
     const transport = new WebStandardStreamableHTTPServerTransport({ keepAliveMs });
     transport.onerror = (e) => logger.debug("transport error", { error: e.message });
@@ -792,7 +796,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       onSlowClient: () =>
         logger.warn("dropping a legacy SSE session whose client stopped reading", { session_id: id }),
     });
-    const server = app.newServer({ owner: sessionOwner(caller, id), toolsets });
+    const server = app.newServer({ owner: sessionOwner(caller, id), toolsets, client: caller.clientKey });
     const session: SseSession = {
       id,
       kind: "sse",
@@ -980,10 +984,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
 
 /** The header that tells the per-request server factory whose work a request is (set here only). */
 const OWNER_HEADER = "x-opendata-owner";
+/** The header that tells it whom the request counts against (`Caller.clientKey`, set here only). */
+const CLIENT_HEADER = "x-opendata-client";
 /** The header that tells it which toolsets to list, already checked (set here only). */
 const TOOLSETS_HEADER = "x-opendata-toolsets";
 /** The headers only this server sets on a forwarded request (a client's own are dropped). */
-const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, TOOLSETS_HEADER]);
+const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, TOOLSETS_HEADER, CLIENT_HEADER]);
 /**
  * Client credentials, dropped once checked: nothing past the handler (the SDK, tools, upstream
  * requests) ever sees a client's token.
@@ -1007,6 +1013,7 @@ export function withRequestId(
   toolsets: ReadonlySet<string>,
   owner: string,
   url: string = req.url,
+  client?: string,
 ): Request {
   // One pass over the client's headers, building the list the copy is made from (cheaper than
   // copying them and then deleting and setting names, each of which scans the whole list).
@@ -1021,6 +1028,7 @@ export function withRequestId(
   // trusted. The owner is read by the per-request servers of 2026-07-28 requests; sessions and
   // stateless 2025-era servers are given theirs when created.
   headers.push([OWNER_HEADER, owner], [TOOLSETS_HEADER, [...toolsets].join(",")]);
+  if (client !== undefined) headers.push([CLIENT_HEADER, client]);
   return new Request(url, { method: req.method, headers });
 }
 
