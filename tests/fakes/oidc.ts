@@ -61,7 +61,9 @@ async function newKey(): Promise<KeyPair> {
 }
 
 /** Starts the authorization server on a random loopback port. */
-export async function startAuthServer(options: { scopes?: string[] } = {}): Promise<AuthServer> {
+export async function startAuthServer(
+  options: { scopes?: string[]; tokenFormat?: "jwt" | "opaque" } = {},
+): Promise<AuthServer> {
   const scopes = options.scopes ?? ["mcp:tools", "mcp:admin"];
   const hits = new Map<string, number>();
   let server: Server;
@@ -132,7 +134,7 @@ export async function startAuthServer(options: { scopes?: string[] } = {}): Prom
             scope: scopes.join(" "),
             audience: resource,
             accessTokenTTL: 300,
-            accessTokenFormat: "jwt",
+            accessTokenFormat: options.tokenFormat ?? "jwt",
             jwt: { sign: { alg: "RS256" } },
           }),
         },

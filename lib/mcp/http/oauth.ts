@@ -491,10 +491,16 @@ function introspectionVerdict(
   if (typeof body["exp"] === "number" && body["exp"] * 1000 + skewS * 1000 < now) {
     return invalid("The access token expired: get a new one (refresh or authorize again)");
   }
-  if (typeof body["sub"] !== "string" || body["sub"] === "") {
-    return invalid("The access token names no subject (sub)");
+  // A client-credentials token may name no user: the client is then its own subject.
+  const subject = typeof body["sub"] === "string" && body["sub"] !== ""
+    ? body["sub"]
+    : typeof body["client_id"] === "string" && body["client_id"] !== ""
+    ? `client:${body["client_id"]}`
+    : undefined;
+  if (subject === undefined) {
+    return invalid("The access token names no subject (sub) and no client (client_id)");
   }
-  return { ok: true, principal: principalOf(issuer, body) };
+  return { ok: true, principal: principalOf(issuer, { ...body, sub: subject }) };
 }
 
 async function sha256(text: string): Promise<string> {

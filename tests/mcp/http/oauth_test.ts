@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import * as jose from "jose";
 import { FakeClock } from "../../../lib/clock.ts";
-import { startAuthServer } from "../../fakes/oidc.ts";
+import { SERVICE_CLIENT, startAuthServer } from "../../fakes/oidc.ts";
 import type { AuthServer } from "../../fakes/oidc.ts";
 import { BASE, initializeBody, POST_HEADERS, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
@@ -264,6 +264,37 @@ Deno.test("createHttpHandler() with oauth_issuer names the issuer its authorizat
   try {
     await using h = await startHarness({ server: { oauth_issuer: `${as.issuer}/` } });
     await assert.rejects(h.handler.ready(), /names the issuer "http:\/\/127\.0\.0\.1:\d+", not/);
+  } finally {
+    await as.close();
+  }
+});
+
+Deno.test("createHttpHandler() with an introspection client accepts opaque tokens by RFC 7662, briefly cached", async () => {
+  const as = await startAuthServer({ tokenFormat: "opaque" });
+  try {
+    const clock = new FakeClock(Date.now());
+    await using h = await startHarness({
+      clock,
+      server: {
+        oauth_issuer: as.issuer,
+        oauth_scopes: ["mcp:tools"],
+        oauth_client_id: SERVICE_CLIENT.id,
+        oauth_client_secret: SERVICE_CLIENT.secret,
+      },
+    });
+    await h.handler.ready();
+    const opaque = await as.serviceToken(RESOURCE, "mcp:tools");
+    assert.ok(!opaque.includes("."), "an opaque token");
+    for (let i = 0; i < 3; i++) {
+      const res = await init(h, opaque);
+      assert.equal(res.status, 200, await res.clone().text());
+      await res.body?.cancel();
+    }
+    assert.equal(as.hits.get("/token/introspection"), 1, "asked once, then cached");
+    const other = await as.serviceToken("http://other.example/mcp", "mcp:tools");
+    await refused(await init(h, other), 401, "invalid_token", /not issued for this server/);
+    await refused(await init(h, "made-up-opaque-token"), 401, "invalid_token", /not active/);
+    assert.ok(!JSON.stringify(h.logs).includes(SERVICE_CLIENT.secret), "the client secret is never logged");
   } finally {
     await as.close();
   }
