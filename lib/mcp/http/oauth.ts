@@ -155,7 +155,13 @@ export class OAuthResourceServer {
     const candidates = [
       `${url.origin}/.well-known/oauth-authorization-server${path}`,
       `${url.origin}/.well-known/openid-configuration${path}`,
-      ...(path ? [`${url.origin}${path}/.well-known/openid-configuration`] : []),
+      // Keycloak, Okta and Entra ID serve theirs appended to the issuer's path.
+      ...(path
+        ? [
+          `${url.origin}${path}/.well-known/openid-configuration`,
+          `${url.origin}${path}/.well-known/oauth-authorization-server`,
+        ]
+        : []),
     ];
     const tried: string[] = [];
     for (const candidate of candidates) {

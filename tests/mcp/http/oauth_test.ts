@@ -299,3 +299,23 @@ Deno.test("createHttpHandler() with an introspection client accepts opaque token
     await as.close();
   }
 });
+
+Deno.test("createHttpHandler().ready() finds metadata appended to the issuer's path (Keycloak's and Okta's form)", async () => {
+  const asked: string[] = [];
+  let issuer = "";
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const path = new URL(req.url).pathname;
+    asked.push(path);
+    return path === "/realms/main/.well-known/openid-configuration"
+      ? Response.json({ issuer, jwks_uri: `${issuer}/protocol/openid-connect/certs` })
+      : new Response("not here", { status: 404 });
+  });
+  issuer = `http://127.0.0.1:${server.addr.port}/realms/main`;
+  await using h = await startHarness({ server: { oauth_issuer: issuer } });
+  await h.handler.ready();
+  assert.deepEqual(asked, [
+    "/.well-known/oauth-authorization-server/realms/main",
+    "/.well-known/openid-configuration/realms/main",
+    "/realms/main/.well-known/openid-configuration",
+  ]);
+});
