@@ -19,6 +19,7 @@ import { denoFmt } from "../tools/docs.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { measureTools } from "../tools/tool_budget.ts";
 import { benchReplicas } from "./replicas.ts";
+import { benchOAuth } from "./oauth.ts";
 import {
   checkoutCommand,
   everythingServer,
@@ -401,6 +402,7 @@ if (only !== "startup") {
   await httpLatency(true);
   await clientOverhead();
   rows.push(...await benchReplicas());
+  rows.push(...await benchOAuth());
 }
 
 const cpu = (() => {
