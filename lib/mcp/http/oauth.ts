@@ -514,9 +514,10 @@ async function sha256(text: string): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** A `WWW-Authenticate` value quoted as RFC 9110 wants (no quotes or backslashes left raw). */
+/** A `WWW-Authenticate` parameter value in quotes. */
 function quoted(value: string): string {
-  return `"${value.replace(/[\\"]/g, "\\$&")}"`;
+  // RFC 6750 §3 allows printable ASCII without `"` and `\` in these values: no escapes.
+  return `"${value.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, "")}"`;
 }
 
 /**

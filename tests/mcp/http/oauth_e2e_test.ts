@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../fakes/http_server.ts";
 import type { HttpServerProcess } from "../../fakes/http_server.ts";
-import { removeHome, scratchHome } from "../../fakes/server.ts";
+import { childEnv, removeHome, scratchHome, startArgs } from "../../fakes/server.ts";
 import {
   Client,
   SSEClientTransport,
@@ -29,6 +29,8 @@ import { fredConfig, startFakeFred, syntheticObservations } from "../../provider
 import { startRedis } from "../../redis/_redis_server.ts";
 
 type Result = Parameters<typeof ok>[0];
+
+const MAIN = new URL("../../../main.ts", import.meta.url).pathname;
 
 /** A FRED fake whose STUCK series keeps a job running until `release()`. */
 function stuckFred() {
@@ -301,5 +303,39 @@ Deno.test("serve --stateless with MCP_OAUTH_ISSUER on two replicas sharing Redis
     await as.close();
     await fake[Symbol.asyncDispose]();
     for (const home of homes) removeHome(home);
+  }
+});
+
+Deno.test("serve with an issuer outside the permission set's network allowlist exits 2 naming the --allow-net fix", async () => {
+  const home = scratchHome();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        ...startArgs(home),
+        MAIN,
+        "serve",
+        "--transport",
+        "http",
+        "--port",
+        "0",
+        "--providers",
+        "example",
+      ],
+      env: childEnv(home, { MCP_OAUTH_ISSUER: "https://login.example.com/realms/main" }),
+      clearEnv: true,
+      cwd: home,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 2, text);
+    assert.match(text, /configuration error at "server\.oauth_issuer"/);
+    assert.match(text, /"login\.example\.com".*outside this process's network allowlist/);
+    assert.match(text, /--allow-net=login\.example\.com,<the list>/);
+    assert.doesNotMatch(text, /serving MCP over HTTP/);
+  } finally {
+    removeHome(home);
   }
 });
