@@ -312,6 +312,27 @@ export class PlayedUserProvider {
     return this.callback?.get("code") ?? "";
   }
 
+  #discovery: unknown;
+  #serverInfo: unknown;
+
+  /** SDK v2: what discovery found, kept with the verifier to bind the callback to its issuer. */
+  saveDiscoveryState(state: unknown): void {
+    this.#discovery = state;
+  }
+
+  discoveryState(): unknown {
+    return this.#discovery;
+  }
+
+  /** @ai-sdk/mcp: the authorization server's metadata, kept between the two legs of the flow. */
+  saveAuthorizationServerInformation(info: unknown): void {
+    this.#serverInfo = info;
+  }
+
+  authorizationServerInformation(): unknown {
+    return this.#serverInfo;
+  }
+
   saveCodeVerifier(verifier: string): void {
     this.#verifier = verifier;
   }

@@ -25,6 +25,8 @@ import type { OAuthClientProvider as OAuthClientProvider2 } from "../../fakes/sd
 import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../fakes/results.ts";
 import { PlayedUserProvider, startAuthServer } from "../../fakes/oidc.ts";
+import { auth as aiSdkAuth, createMCPClient, UnauthorizedError as AiSdkUnauthorized } from "@ai-sdk/mcp";
+import type { OAuthClientProvider as AiSdkProvider } from "@ai-sdk/mcp";
 import { fredConfig, startFakeFred, syntheticObservations } from "../../providers/fred/fake_fred.ts";
 import { startRedis } from "../../redis/_redis_server.ts";
 
@@ -196,6 +198,40 @@ Deno.test("serve with MCP_OAUTH_ISSUER: SDK v1 and v2 authorize from the 401; wo
           new RegExp(`resource_metadata="${server!.origin}/\\.well-known/oauth-protected-resource/mcp"`),
         );
         await anonymous.body?.cancel();
+      },
+    );
+
+    await t.step(
+      "carol (@ai-sdk/mcp 2.x, its own OAuth client) authorizes from the 401 and sees none of it",
+      async () => {
+        const carol = new PlayedUserProvider("carol");
+        const transport = {
+          type: "http" as const,
+          url: url.href,
+          authProvider: carol as unknown as AiSdkProvider,
+        };
+        await assert.rejects(createMCPClient({ transport }), AiSdkUnauthorized);
+        assert.equal(carol.opened[0]?.searchParams.get("resource"), url.href);
+        assert.equal(
+          await aiSdkAuth(carol as unknown as AiSdkProvider, {
+            serverUrl: url,
+            authorizationCode: carol.code,
+            callbackIssuer: carol.callback!.get("iss") ?? "",
+          }),
+          "AUTHORIZED",
+        );
+        const client = await createMCPClient({ transport });
+        try {
+          const tools = await client.tools();
+          const list = await tools["fred_job_list"]!.execute!({}, {
+            toolCallId: "1",
+            messages: [],
+            context: {},
+          });
+          assert.equal((list as { structuredContent: { total: number } }).structuredContent.total, 0);
+        } finally {
+          await client.close();
+        }
       },
     );
 
