@@ -319,3 +319,47 @@ Deno.test("createHttpHandler().ready() finds metadata appended to the issuer's p
     "/realms/main/.well-known/openid-configuration",
   ]);
 });
+
+Deno.test("createHttpHandler() with an unreachable issuer: ready() says so; a request gets a retryable 401", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  await using h = await startHarness({
+    server: { oauth_issuer: `http://127.0.0.1:${port}`, oauth_scopes: ["mcp:tools"] },
+  });
+  await assert.rejects(
+    h.handler.ready(),
+    /Cannot reach the authorization server at http:\/\/127\.0\.0\.1:\d+\/\.well-known/,
+  );
+  await refused(
+    await init(h, "a.b.c"),
+    401,
+    "invalid_token",
+    /cannot be reached to check the token now; retry/,
+  );
+});
+
+Deno.test("createHttpHandler() with oauth_issuer refuses a token that is not valid yet, or names no subject", async () => {
+  await withServers(async (as, h) => {
+    const later = Math.floor(Date.now() / 1000) + 600;
+    await refused(await init(h, await forged(as, { nbf: later })), 401, "invalid_token", /not valid yet/);
+    await refused(
+      await init(h, await forged(as, { sub: undefined })),
+      401,
+      "invalid_token",
+      /names no subject/,
+    );
+  });
+});
+
+Deno.test("createHttpHandler() with an issuer whose metadata is missing names the URLs it tried", async () => {
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("no", { status: 404 }),
+  );
+  await using h = await startHarness({ server: { oauth_issuer: `http://127.0.0.1:${server.addr.port}` } });
+  await assert.rejects(
+    h.handler.ready(),
+    /No authorization server metadata found .*oauth-authorization-server \(404\), .*openid-configuration \(404\)/,
+  );
+});
