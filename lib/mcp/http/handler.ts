@@ -33,6 +33,7 @@ import {
 import { challenge, OAuthResourceServer, resourceMetadata } from "./oauth.ts";
 import type { Principal } from "./oauth.ts";
 import { ConfigError } from "../../errors.ts";
+import { ownerHash } from "../../output/storage.ts";
 import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
 import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
@@ -430,6 +431,9 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
       caller.principal = verdict.principal;
       caller.clientKey = verdict.principal.id;
+      // Who it was, without naming them: the hash their files are kept under.
+      fields["user"] = ownerHash(verdict.principal.id);
+      if (verdict.principal.clientId) fields["oauth_client"] = verdict.principal.clientId;
     }
 
     if (auth) {

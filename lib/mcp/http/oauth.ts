@@ -306,13 +306,18 @@ export class OAuthResourceServer {
   async #verifyJwt(token: string, meta: AuthServerMetadata, audiences: readonly string[]): Promise<Verdict> {
     const jose = await this.#loadJose();
     const now = this.options.clock.now();
-    if (!this.#keys || now - this.#keysFetchedAt >= (this.options.jwksMaxAgeMs ?? 600_000)) {
-      const refreshed = await this.#refreshKeys(meta.jwks_uri!).then(() => true, () => false);
-      if (!refreshed && !this.#keys) {
+    if (!this.#keys) {
+      // Not fetched yet, or the last try failed: try again, at most once per 5 s.
+      if (now - this.#keysFetchedAt >= 5_000) await this.#refreshKeys(meta.jwks_uri!).catch(() => {});
+      if (!this.#keys) {
         return invalid(
           "The authorization server's keys cannot be fetched to check the token now; retry shortly",
         );
       }
+    } else if (now - this.#keysFetchedAt >= (this.options.jwksMaxAgeMs ?? 600_000)) {
+      // Stale keys still check this token while fresh ones are fetched, so no request waits on
+      // the issuer (a key the cache lacks is fetched on demand, below).
+      this.#refreshKeys(meta.jwks_uri!).catch(() => {});
     }
     const getKey = async (
       header: Parameters<KeyGetter>[0],

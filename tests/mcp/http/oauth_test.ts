@@ -234,6 +234,14 @@ Deno.test("createHttpHandler() with oauth_issuer never passes the client's token
     assert.equal(res.status, 200);
     await res.body?.cancel();
     assert.ok(!JSON.stringify(h.logs).includes(token), "the token is never logged");
+    const line = h.logs.find((l) => l["msg"] === "http request" && l["status"] === 200);
+    assert.match(
+      String(line?.["user"]),
+      /^[0-9a-f]{32}$/,
+      "the user appears as the hash their files are kept under",
+    );
+    assert.equal(line?.["oauth_client"], "svc");
+    assert.ok(!JSON.stringify(h.logs).includes('"sub"'));
   });
 });
 
