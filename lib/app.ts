@@ -14,6 +14,7 @@ import { CORE_TOOLSET, ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.t
 import type { RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
 import { ResultExports } from "./output/exports.ts";
+import type { WritePolicy } from "./output/writes.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 import type { SharedState } from "./redis/mod.ts";
 
@@ -112,6 +113,7 @@ export async function createApp(
     skipped.push(message);
   };
   const dataDir = config.server.data_dir ?? options.dataDir;
+  const writes = writePolicy(config.server);
   const moduleExists = options.moduleExists ?? fileModuleExists;
   for (const spec of enabledSpecs) {
     const settings = config.providers[spec.id]!;
@@ -123,6 +125,7 @@ export async function createApp(
       clock: http.clock,
       limits: { characterLimit: config.server.character_limit },
       dataDir,
+      writes,
       ...(shared ? { sharedJobs: shared.jobs } : {}),
     });
     const create = async (creationLogger: Logger): Promise<Provider> =>
@@ -224,6 +227,7 @@ export async function createApp(
     clock: http.clock,
     maxMb: config.server.export_max_mb,
     maxMbPerClient: config.server.export_max_mb_per_client,
+    writes,
   });
   const serverInstructions = instructions(filtered, specs);
   const served = skipped.length === 0 ? config : {
@@ -361,4 +365,14 @@ function instructions(providers: readonly Provider[], specs: readonly ProviderSp
     "Sources:",
     ...lines,
   ].join("\n");
+}
+
+/** What callers may write, from `server.writes` and its per-client caps. */
+export function writePolicy(server: Config["server"]): WritePolicy {
+  return {
+    mode: server.writes,
+    maxProjectsPerOwner: server.writes_max_projects,
+    maxBytesPerOwner: Math.round(server.writes_max_mb * 1_048_576),
+    maxJobsPerOwner: server.writes_max_jobs,
+  };
 }

@@ -15,6 +15,30 @@ export interface ServerSettings {
   /** No sessions: every HTTP request stands alone (for replicas behind a load balancer). */
   stateless: boolean;
   auth_token: string | null;
+  /**
+   * The OAuth authorization server's issuer: set, the server is an OAuth 2.1 resource server
+   * (MCP basic/authorization) and every MCP endpoint needs an access token it issued.
+   */
+  oauth_issuer: string | null;
+  /** Audiences an access token may name; empty: the server's public `/mcp` URL. */
+  oauth_audience: string[];
+  /** Scopes every access token must hold. */
+  oauth_scopes: string[];
+  /** Client id for the introspection endpoint (opaque tokens, RFC 7662); null: JWT tokens only. */
+  oauth_client_id: string | null;
+  oauth_client_secret: string | null;
+  /** Seconds of clock difference tolerated on a token's times. */
+  oauth_clock_skew: number;
+  /** The URL clients reach this server at (behind a proxy), without `/mcp`; null: from the request. */
+  public_url: string | null;
+  /** Whether callers may write (files, projects, jobs): on, off, or bounded per client. */
+  writes: "on" | "off" | "bounded";
+  /** With `writes: bounded`: most projects one client keeps. */
+  writes_max_projects: number;
+  /** With `writes: bounded`: most MiB of files one client keeps. */
+  writes_max_mb: number;
+  /** With `writes: bounded`: most background jobs one client runs at once. */
+  writes_max_jobs: number;
   /** Origins allowed to call over HTTP (besides requests that send no Origin). */
   allowed_origins: string[];
   /** Host header values accepted; empty means loopback names when bound to loopback. */
@@ -136,6 +160,17 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   http_port: 8000,
   stateless: false,
   auth_token: null,
+  oauth_issuer: null,
+  oauth_audience: [],
+  oauth_scopes: [],
+  oauth_client_id: null,
+  oauth_client_secret: null,
+  oauth_clock_skew: 60,
+  public_url: null,
+  writes: "on",
+  writes_max_projects: 3,
+  writes_max_mb: 16,
+  writes_max_jobs: 2,
   allowed_origins: [],
   allowed_hosts: [],
   cors_origins: [],
@@ -193,6 +228,39 @@ function buildServerSchema() {
     ),
     auth_token: z.string().min(1).nullable().default(SERVER_DEFAULTS.auth_token).describe(
       "Bearer token required on the MCP endpoints over HTTP (null = open)",
+    ),
+    oauth_issuer: z.url({ protocol: /^https?$/ }).nullable().default(SERVER_DEFAULTS.oauth_issuer).describe(
+      "OAuth authorization server issuer URL: makes the server an OAuth 2.1 resource server (null = off)",
+    ),
+    oauth_audience: z.array(z.string().min(1)).default(SERVER_DEFAULTS.oauth_audience).describe(
+      "Audiences an access token may carry (empty = the public /mcp URL)",
+    ),
+    oauth_scopes: z.array(z.string().min(1)).default(SERVER_DEFAULTS.oauth_scopes).describe(
+      "Scopes every access token must hold (empty = none)",
+    ),
+    oauth_client_id: z.string().min(1).nullable().default(SERVER_DEFAULTS.oauth_client_id).describe(
+      "Client id for token introspection, to accept opaque access tokens (null = JWT only)",
+    ),
+    oauth_client_secret: z.string().min(1).nullable().default(SERVER_DEFAULTS.oauth_client_secret).describe(
+      "Client secret for token introspection",
+    ),
+    oauth_clock_skew: z.number().min(0).max(300).default(SERVER_DEFAULTS.oauth_clock_skew).describe(
+      "Seconds of clock difference tolerated on access token times (at most 300)",
+    ),
+    public_url: z.url({ protocol: /^https?$/ }).nullable().default(SERVER_DEFAULTS.public_url).describe(
+      "URL clients reach the server at, without /mcp (behind a proxy; null = from the request)",
+    ),
+    writes: z.enum(["on", "off", "bounded"]).default(SERVER_DEFAULTS.writes).describe(
+      "Files, projects and jobs: on, off (read-only), or bounded (owned and capped per client)",
+    ),
+    writes_max_projects: z.number().int().min(1).default(SERVER_DEFAULTS.writes_max_projects).describe(
+      "With writes: bounded, most projects one client keeps",
+    ),
+    writes_max_mb: z.number().positive().default(SERVER_DEFAULTS.writes_max_mb).describe(
+      "With writes: bounded, most MiB of files one client keeps",
+    ),
+    writes_max_jobs: z.number().int().min(1).default(SERVER_DEFAULTS.writes_max_jobs).describe(
+      "With writes: bounded, most background jobs one client runs at once",
     ),
     allowed_origins: z.array(z.string()).default(SERVER_DEFAULTS.allowed_origins).describe(
       "Origins allowed to call over HTTP (requests without Origin are allowed)",
@@ -358,6 +426,54 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "auth_token",
     kind: "string",
     description: "Bearer token required on MCP endpoints (empty = open)",
+  },
+  {
+    name: "MCP_OAUTH_ISSUER",
+    key: "oauth_issuer",
+    kind: "string",
+    description: "OAuth authorization server issuer URL (makes the server an OAuth resource server)",
+  },
+  {
+    name: "MCP_OAUTH_AUDIENCE",
+    key: "oauth_audience",
+    kind: "list",
+    description: "Comma-separated audiences an access token may carry (default: the public /mcp URL)",
+  },
+  {
+    name: "MCP_OAUTH_SCOPES",
+    key: "oauth_scopes",
+    kind: "list",
+    description: "Comma-separated scopes every access token must hold",
+  },
+  {
+    name: "MCP_OAUTH_CLIENT_ID",
+    key: "oauth_client_id",
+    kind: "string",
+    description: "Client id for token introspection (opaque tokens)",
+  },
+  {
+    name: "MCP_OAUTH_CLIENT_SECRET",
+    key: "oauth_client_secret",
+    kind: "string",
+    description: "Client secret for token introspection",
+  },
+  {
+    name: "MCP_OAUTH_CLOCK_SKEW",
+    key: "oauth_clock_skew",
+    kind: "number",
+    description: "Seconds of clock difference tolerated on token times",
+  },
+  {
+    name: "MCP_PUBLIC_URL",
+    key: "public_url",
+    kind: "string",
+    description: "URL clients reach the server at, without /mcp (behind a proxy)",
+  },
+  {
+    name: "MCP_WRITES",
+    key: "writes",
+    kind: "string",
+    description: "on, off (read-only) or bounded (owned and capped per client)",
   },
   {
     name: "MCP_ALLOWED_ORIGINS",
@@ -588,6 +704,16 @@ export const SERVER_FLAGS: readonly Binding[] = [
   { name: "host", key: "http_host", kind: "string", description: "HTTP listen address (default 127.0.0.1)" },
   { name: "port", key: "http_port", kind: "int", description: "HTTP listen port (default 8000)" },
   { name: "stateless", key: "stateless", kind: "bool", description: "Stateless Streamable HTTP" },
+  {
+    name: "oauth-issuer",
+    key: "oauth_issuer",
+    kind: "string",
+    description: "OAuth issuer URL (resource server)",
+  },
+  { name: "oauth-audience", key: "oauth_audience", kind: "list", description: "Audiences a token may carry" },
+  { name: "oauth-scopes", key: "oauth_scopes", kind: "list", description: "Scopes every token must hold" },
+  { name: "public-url", key: "public_url", kind: "string", description: "URL clients reach the server at" },
+  { name: "writes", key: "writes", kind: "string", description: "on, off or bounded" },
   { name: "log-level", key: "log_level", kind: "string", description: "debug, info, warn or error" },
   { name: "data-dir", key: "data_dir", kind: "string", description: "Folder for files the server writes" },
 ];
@@ -738,6 +864,7 @@ export function redactConfig(config: Config, specs: readonly ProviderSpec[]): Re
     server: {
       ...config.server,
       auth_token: config.server.auth_token ? "***" : null,
+      oauth_client_secret: config.server.oauth_client_secret ? "***" : null,
       request_state_key: config.server.request_state_key ? "***" : null,
       redis_url: config.server.redis_url ? redactRedisUrl(config.server.redis_url) : null,
     },
@@ -751,6 +878,7 @@ export function redactConfig(config: Config, specs: readonly ProviderSpec[]): Re
 export function configSecrets(config: Config, specs: readonly ProviderSpec[]): string[] {
   const out: string[] = [];
   if (config.server.auth_token) out.push(config.server.auth_token);
+  if (config.server.oauth_client_secret) out.push(config.server.oauth_client_secret);
   if (config.server.request_state_key) out.push(config.server.request_state_key);
   const redisPassword = redisPasswordOf(config.server.redis_url);
   if (redisPassword) out.push(redisPassword);
@@ -925,7 +1053,7 @@ function normalizeServerValue(key: string, value: unknown): unknown {
     const lower = value.toLowerCase();
     return lower === "warning" ? "warn" : lower;
   }
-  if ((key === "transport" || key === "log_format") && typeof value === "string") {
+  if ((key === "transport" || key === "log_format" || key === "writes") && typeof value === "string") {
     return value.toLowerCase();
   }
   return value;

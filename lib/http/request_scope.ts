@@ -10,6 +10,12 @@ export interface RequestScope {
    * no caller waits for (background jobs).
    */
   deadline?: number;
+  /**
+   * Whom the call counts against for per-client limits over HTTP: the OAuth principal's id
+   * (issuer and subject) when the request carried a valid access token, else the client
+   * address. Absent over stdio. Set by the HTTP handler (`Caller.clientKey`) through the server.
+   */
+  client?: string;
 }
 
 /**
@@ -30,6 +36,7 @@ export function remainingMs(now: number): number {
  * its deadline: the call that started the job answers at once, the job runs on.
  */
 export function detachedFromDeadline<T>(fn: () => T): T {
-  const fresh = requestScope.getStore()?.fresh ?? false;
-  return requestScope.run({ fresh }, fn);
+  const scope = requestScope.getStore();
+  const client = scope?.client;
+  return requestScope.run({ fresh: scope?.fresh ?? false, ...(client === undefined ? {} : { client }) }, fn);
 }

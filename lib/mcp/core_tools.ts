@@ -476,7 +476,11 @@ async function runSource(
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
   try {
     const hits = await requestScope.run(
-      { fresh: scope?.fresh ?? false, deadline },
+      {
+        fresh: scope?.fresh ?? false,
+        deadline,
+        ...(scope?.client === undefined ? {} : { client: scope.client }),
+      },
       () =>
         new Promise<SearchHit[]>((resolve, reject) => {
           signal.addEventListener("abort", () => reject(signal.reason), { once: true });

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { WritePolicy } from "../output/writes.ts";
 import type { Clock } from "../clock.ts";
 import type { HttpRuntime } from "../http/runtime.ts";
 import type { Logger } from "../log.ts";
@@ -26,6 +27,11 @@ export interface ProviderContext<S> {
   dataDir: string;
   /** Where background jobs are shared with other replicas (Redis), when configured. */
   sharedJobs?: SharedJobsOptions;
+  /**
+   * What callers may write (`server.writes`): hand it to the project storage and job manager a
+   * provider makes, which enforce it. Absent: on.
+   */
+  writes?: WritePolicy;
 }
 
 /** Output limits every tool keeps. */

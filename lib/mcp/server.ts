@@ -502,7 +502,7 @@ export async function callTool(
       args = rest;
     }
     const output = await requestScope.run(
-      { fresh, deadline },
+      { fresh, deadline, ...(options.client === undefined ? {} : { client: options.client }) },
       () => raceDeadline(tool.handler(args, context), expired.signal),
     );
     if (isInputRequiredResult(output)) return output;

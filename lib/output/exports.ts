@@ -1,6 +1,7 @@
 // Results written to a file instead of the answer (`output: "file"` on any provider's data tool):
 // uncut, below the data folder, owned by the caller, and readable over MCP as a resource, so a
 // remote client can fetch what does not fit into the character limit.
+import type { WritePolicy } from "./writes.ts";
 import type { Clock } from "../clock.ts";
 import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/provider.ts";
 import { fileResourceTemplate, resourceLink } from "./resources.ts";
@@ -57,6 +58,8 @@ export interface ResultExportsOptions {
   maxMb?: number;
   /** Most MiB one client's files may take (default: no per-client cap). */
   maxMbPerClient?: number;
+  /** What callers may write (`server.writes`); default: on. */
+  writes?: WritePolicy;
 }
 
 /** URI prefix of exported files: `opendata://files/<provider>/files/<name>`. */
@@ -90,6 +93,7 @@ export class ResultExports {
         bytes: "OPENDATA_MCP_EXPORT_MAX_MB",
         bytesPerClient: "OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT",
       },
+      ...(options.writes ? { writes: options.writes } : {}),
     });
   }
 

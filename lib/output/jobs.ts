@@ -17,6 +17,8 @@ import { ToolError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { stamp } from "./paths.ts";
 import { ownerHash } from "./storage.ts";
+import { writesBounded, writesOff } from "./writes.ts";
+import type { WritePolicy } from "./writes.ts";
 import { anyObject } from "./schema.ts";
 
 /**
@@ -295,6 +297,11 @@ export interface JobManagerOptions {
   limitSettings?: { active?: string };
   /** Shares jobs with other replicas (Redis); default: this process only. */
   shared?: SharedJobsOptions;
+  /**
+   * What callers may write (`server.writes`): off refuses every job; bounded caps the jobs one
+   * owner has running on this replica. Default: on.
+   */
+  writes?: WritePolicy;
 }
 
 /** Options for {@linkcode JobManager.wait}. */
@@ -397,6 +404,7 @@ export class JobManager {
 
   /** Starts a job and returns its `accepted` view at once; the work begins on the next tick. */
   start(options: StartJobOptions): JobView {
+    this.#checkWritePolicy(options.owner);
     this.checkCapacity(options.client);
     this.#sweep();
     const now = this.#o.clock.now();
@@ -442,6 +450,22 @@ export class JobManager {
         job_id: job.id,
         max_records_per_client: max,
       });
+    }
+  }
+
+  /** Refuses a job `writes` does not allow the caller: jobs write their result to a file. */
+  #checkWritePolicy(owner: string | undefined): void {
+    const policy = this.#o.writes;
+    if (!policy || policy.mode === "on") return;
+    if (policy.mode === "off") throw writesOff("start background jobs (they write their results to files)");
+    if (owner === undefined) return;
+    const key = ownerKey(owner);
+    let running = 0;
+    for (const job of this.#jobs.values()) {
+      if (job.owner === key && (job.status === "accepted" || job.status === "processing")) running++;
+    }
+    if (running >= policy.maxJobsPerOwner) {
+      throw writesBounded(`you have ${running} jobs running`, `${policy.maxJobsPerOwner} running jobs`);
     }
   }
 

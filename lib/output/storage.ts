@@ -20,6 +20,8 @@ import process from "node:process";
 import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import { checkFilename, checkProjectName, checkRelativePath } from "./paths.ts";
+import { writesBounded, writesOff } from "./writes.ts";
+import type { WritePolicy } from "./writes.ts";
 
 /** Options for {@linkcode ProjectStorage}. */
 export interface ProjectStorageOptions {
@@ -45,6 +47,11 @@ export interface ProjectStorageOptions {
   maxBytesPerClient?: number;
   /** The settings that raise the limits, named in error hints. */
   limitSettings?: { projects: string; bytes: string; projectsPerClient?: string; bytesPerClient?: string };
+  /**
+   * What callers may write (`server.writes`): off refuses every new project and file; bounded
+   * caps each owner's projects and bytes. Default: on. Stdio (no owner) is never bounded.
+   */
+  writes?: WritePolicy;
 }
 
 /** One file's entry in `.project.json`. */
@@ -316,6 +323,7 @@ export class ProjectStorage {
         await this.#confine(realRoot, dir);
         await this.#checkOwner(dir, project, field);
       } else {
+        await this.#checkWritePolicy("project");
         await this.#checkProjectLimit();
       }
       await this.#fs("create", dir, () => Deno.mkdir(dir, { recursive: true }));
@@ -360,10 +368,12 @@ export class ProjectStorage {
   ): Promise<ReservedFile> {
     if (!this.#o.subdirs.includes(subdir)) throw new Error(`Unknown project folder "${subdir}"`);
     const base = checkFilename(filename, format, field);
+    if (this.#o.writes?.mode === "off") throw writesOff("write files");
     const { path: projectDir } = await this.ensureProject(project);
     const dir = nodePath.join(projectDir, subdir);
     return await this.#serial(async () => {
       await this.#confine(await this.#ensureRoot(), dir);
+      await this.#checkWritePolicy("file");
       if (this.#o.maxBytes !== undefined || this.#perClientBytes() !== undefined) {
         // Counted afresh for every file: the user may have deleted files meanwhile.
         await this.#recount();
@@ -572,6 +582,7 @@ export class ProjectStorage {
     if (this.#o.maxBytes !== undefined || this.#perClientBytes() !== undefined) {
       this.#checkBytes(blocks(before + bytes) - blocks(before));
     }
+    if (this.#bounded()) this.#checkOwnBytes(blocks(before + bytes) - blocks(before));
     this.#s.inflight.set(tempPath, before + bytes);
   }
 
@@ -606,6 +617,41 @@ export class ProjectStorage {
           `Delete files or projects you no longer need from "${this.#root}" on the server, or raise ${setting}`,
       },
     );
+  }
+
+  /** Whether this owner's writes are capped (`writes: bounded`, over HTTP). */
+  #bounded(): boolean {
+    return this.#o.writes?.mode === "bounded" && this.#owner !== undefined;
+  }
+
+  /** Bytes this owner stored, counted when a file was last claimed. */
+  #ownCommitted = 0;
+
+  /** Refuses a new project or file that `writes` does not allow this owner. */
+  async #checkWritePolicy(what: "project" | "file"): Promise<void> {
+    const policy = this.#o.writes;
+    if (!policy || policy.mode === "on") return;
+    if (policy.mode === "off") throw writesOff(what === "project" ? "create projects" : "write files");
+    if (!this.#bounded()) return;
+    if (what === "project") {
+      const own = (await dirNames(this.#base, PROJECT_DIR)).length;
+      if (own >= policy.maxProjectsPerOwner) {
+        throw writesBounded(`you keep ${own} projects`, `${policy.maxProjectsPerOwner} projects`);
+      }
+      return;
+    }
+    this.#ownCommitted = await this.#countUnder(this.#base);
+    this.#checkOwnBytes(0);
+  }
+
+  #checkOwnBytes(more: number): void {
+    const max = this.#o.writes!.maxBytesPerOwner;
+    let used = this.#ownCommitted;
+    for (const [path, bytes] of this.#s.inflight) {
+      if (path.startsWith(this.#base + nodePath.sep)) used += blocks(bytes);
+    }
+    if (used + more <= max && (more > 0 || used < max)) return;
+    throw writesBounded(`your files take ${toMb(used)} MB`, `${toMb(max)} MB`);
   }
 
   async #checkProjectLimit(): Promise<void> {
@@ -657,6 +703,11 @@ export class ProjectStorage {
     return count;
   }
 
+  /** Everything on disk under `top`, in 4 KiB blocks, except files being written now. */
+  async #countUnder(top: string): Promise<number> {
+    return (await this.#countStored(top)).total;
+  }
+
   /** Projects (of every owner) whose `.project.json` names client hash `client`. */
   async #countClientProjects(client: string): Promise<number> {
     const owners = nodePath.join(this.#root, OWNERS);
@@ -672,10 +723,10 @@ export class ProjectStorage {
   }
 
   /**
-   * Everything on disk under the root, in 4 KiB blocks, except files being written now; and the
+   * Everything on disk under `top` (default: the root), in 4 KiB blocks, except files being written now; and the
    * same by the client hash each owner's project names ("" for none).
    */
-  async #countStored(): Promise<{ total: number; byClient: Map<string, number> }> {
+  async #countStored(top: string = this.#root): Promise<{ total: number; byClient: Map<string, number> }> {
     let total = 0;
     const byClient = new Map<string, number>();
     const owners = nodePath.join(this.#root, OWNERS);
@@ -717,7 +768,7 @@ export class ProjectStorage {
         }
       }
     };
-    await visit(this.#root, 0);
+    await visit(top, 0);
     return { total, byClient };
   }
 
@@ -847,6 +898,16 @@ function noProject(project: string, field: string): ToolError {
 }
 
 const PROJECT_DIR = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** The folders in `path` whose names match `pattern` (none when it does not exist). */
+async function dirNames(path: string, pattern: RegExp): Promise<string[]> {
+  try {
+    const entries = await Array.fromAsync(Deno.readDir(path));
+    return entries.filter((e) => e.isDirectory && pattern.test(e.name)).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
 
 async function readMeta(path: string, project: string): Promise<ProjectMeta> {
   let text: string;

@@ -22,6 +22,7 @@ import { FakeUpstream } from "../fakes/upstream.ts";
 import { measureTools } from "../tools/tool_budget.ts";
 import { benchReplicas } from "./replicas.ts";
 import { benchBinary } from "./binary.ts";
+import { benchOAuth } from "./oauth.ts";
 import {
   checkoutCommand,
   everythingServer,
@@ -429,6 +430,7 @@ if (only !== "startup") {
   await httpLatency(true);
   await clientOverhead();
   rows.push(...await benchReplicas());
+  rows.push(...await benchOAuth());
 }
 
 const cpu = (() => {

@@ -230,6 +230,26 @@ Deno.test("redactConfig() and configSecrets() keep secrets out of config check o
   assert.deepEqual(configSecrets(config, SPECS).sort(), ["supersecretkey123", "tok-abcdef"]);
 });
 
+Deno.test("parseConfig() reads the OAuth and write settings; the introspection secret is redacted", () => {
+  const config = parse({
+    env: {
+      MCP_OAUTH_ISSUER: "https://login.example.com/realms/main",
+      MCP_OAUTH_SCOPES: "mcp:tools, mcp:read",
+      MCP_OAUTH_CLIENT_ID: "rs",
+      MCP_OAUTH_CLIENT_SECRET: "introspection-secret-1",
+      MCP_PUBLIC_URL: "https://mcp.example.com",
+      MCP_WRITES: "Bounded",
+    },
+  });
+  assert.equal(config.server.oauth_issuer, "https://login.example.com/realms/main");
+  assert.deepEqual(config.server.oauth_scopes, ["mcp:tools", "mcp:read"]);
+  assert.equal(config.server.writes, "bounded");
+  assert.ok(!JSON.stringify(redactConfig(config, SPECS)).includes("introspection-secret-1"));
+  assert.deepEqual(configSecrets(config, SPECS), ["introspection-secret-1"]);
+  assert.throws(() => parse({ env: { MCP_WRITES: "sometimes" } }), /server\.writes/);
+  assert.throws(() => parse({ env: { MCP_OAUTH_ISSUER: "not a url" } }), /server\.oauth_issuer/);
+});
+
 Deno.test("knownEnvNames() lists every variable of the server and the providers once", () => {
   const names = knownEnvNames(SPECS);
   for (const n of ["MCP_TRANSPORT", "DEFAULT_TIMEOUT", "GEO_API_TIMEOUT", "DEMO_TIMEOUT_MS", "HOME"]) {

@@ -3,6 +3,8 @@
 
 export { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 export type { Transport as ClientTransport } from "@modelcontextprotocol/client";
+export { SSEClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+export type { OAuthClientProvider } from "@modelcontextprotocol/client";
 
 /** The protocol revision of the stateless era. */
 export const MODERN = "2026-07-28";

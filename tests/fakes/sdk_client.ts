@@ -26,3 +26,7 @@ export {
 export type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/shared/transport.d.ts"
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/auth.d.ts"
+export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/auth.d.ts"
+export type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";

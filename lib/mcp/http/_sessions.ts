@@ -9,6 +9,8 @@ export interface Session {
   lastActive: number;
   /** The client key (see `clientKey`) of whoever opened it, for the per-client cap. */
   owner?: string;
+  /** The OAuth user it belongs to (`Principal.id`): only their requests reach it. */
+  principal?: string;
   /** Whether a call is being answered (a busy session never expires). */
   busy(): boolean;
   /** Closes the session's transport and streams. */

@@ -24,7 +24,18 @@ import type { JsonRpcErrorMessage, ReadResult } from "./_jsonrpc.ts";
 import { LegacySseTransport } from "./_legacy_sse.ts";
 import { clientKey } from "./_client_key.ts";
 import { IpRateLimiter } from "./_rate_limit.ts";
-import { BearerAuth, corsHeaders, hostRefusal, originRefusal, preflightHeaders } from "./_security.ts";
+import {
+  BearerAuth,
+  corsHeaders,
+  hostRefusal,
+  isLoopbackHost,
+  originRefusal,
+  preflightHeaders,
+} from "./_security.ts";
+import { challenge, OAuthResourceServer, resourceMetadata } from "./oauth.ts";
+import type { Principal } from "./oauth.ts";
+import { ConfigError } from "../../errors.ts";
+import { ownerHash } from "../../output/storage.ts";
 import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
 import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
@@ -68,6 +79,21 @@ export interface HttpHandlerOptions {
    * `setInterval`; tests pass a hand-driven one instead of waiting.
    */
   every?: (ms: number, fn: () => void) => () => void;
+  /** Whether the process may connect to `host` (the `--allow-net` check of the OAuth issuer). */
+  isNetAllowed?: (host: string) => boolean;
+  /** The OAuth resource server to use instead of one built from `oauth_issuer` (tests). */
+  oauth?: OAuthResourceServer;
+}
+
+/** What a request is allowed as, after the credentials check. */
+export interface Caller {
+  /** The authenticated user (OAuth), when there is one. */
+  principal?: Principal;
+  /**
+   * Whom per-client limits count this request against: the OAuth principal's id when there is
+   * one (many users may share an address behind a proxy), else the client address.
+   */
+  clientKey: string;
 }
 
 /** The request handler, plus the controls `serveHttp` and tests need. */
@@ -82,6 +108,11 @@ export interface HttpHandler {
    * every session and stream.
    */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Resolves once the server can check credentials: with OAuth, when the authorization server's
+   * metadata has been read. Rejects with a {@linkcode ConfigError} saying what to fix.
+   */
+  ready(): Promise<void>;
 }
 
 interface StreamableSession extends Session {
@@ -153,6 +184,8 @@ function defaultEvery(ms: number, fn: () => void): () => void {
 }
 
 const MCP_PATHS = new Set(["/mcp", "/sse", "/message"]);
+/** Where the protected resource metadata is (RFC 9728), in root and path (`/mcp`) forms. */
+const PRM_PATH = "/.well-known/oauth-protected-resource";
 
 /**
  * The HTTP server as one function: Streamable HTTP at `/mcp` (stateful or stateless), the legacy
@@ -181,6 +214,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     ? app.shared.clientLimiter(settings.rate_limit_per_minute, localLimiter)
     : localLimiter;
   const auth = settings.auth_token ? new BearerAuth(settings.auth_token) : null;
+  const oauth = options.oauth ?? oauthOf(app, clock, options.isNetAllowed);
   const policy: AccessPolicy = {
     bindHost: settings.http_host,
     allowedHosts: settings.allowed_hosts,
@@ -201,7 +235,23 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
    * Who calls when there is no session (2026-07-28 requests, stateless mode): the bearer token's
    * holder when one is required, otherwise everyone alike. Jobs and projects belong to it.
    */
-  const principal = auth ? "auth:bearer" : "anonymous";
+  const sharedOwner = auth ? "auth:bearer" : "anonymous";
+  /**
+   * The owner of a request's work where there is no session: the OAuth user; else the bearer
+   * token's holder or everyone alike, except with `writes: bounded`, where each client address
+   * owns its own (bounded) work.
+   */
+  const ownerOf = (caller: Caller): string =>
+    caller.principal?.id ??
+      (settings.writes === "bounded" && !auth ? `client:${caller.clientKey}` : sharedOwner);
+  /**
+   * The owner of a session's work: the OAuth user, across their sessions; with `writes:
+   * bounded` and no authentication the client address, so that opening more sessions does not
+   * buy a client more room; otherwise the session itself.
+   */
+  const sessionOwner = (caller: Caller, id: string): string =>
+    caller.principal?.id ??
+      (settings.writes === "bounded" && !auth ? `client:${caller.clientKey}` : `session:${id}`);
   /** The toolsets a forwarded request carries (checked in route()); empty: the core tools only. */
   const toolsetsOf = (value: string | null | undefined): ReadonlySet<string> =>
     value === null || value === undefined ? app.defaultToolsets : new Set(value.split(",").filter(Boolean));
@@ -210,7 +260,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   const modern: McpHttpHandler = createMcpHandler(
     ({ requestInfo }) =>
       app.newServer({
-        owner: requestInfo?.headers.get(OWNER_HEADER) ?? principal,
+        owner: requestInfo?.headers.get(OWNER_HEADER) ?? sharedOwner,
         client: requestInfo?.headers.get(CLIENT_HEADER) ?? "unknown",
         toolsets: toolsetsOf(requestInfo?.headers.get(TOOLSETS_HEADER)),
       }),
@@ -224,6 +274,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       onerror: (e) => logger.debug("modern request error", { error: e.message }),
     },
   );
+  const authMode = oauth ? "oauth" : auth ? "token" : "none";
   let closing = false;
   const drainWaiters = new Set<() => void>();
   const drained = (): boolean => statelessOpen.size === 0 && modernOpen === 0 && !store.busy();
@@ -353,14 +404,54 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
     }
     if (path === "/") return methodIs(req, ["GET", "HEAD"]) ?? rootPage();
+    if (path === PRM_PATH || path.startsWith(`${PRM_PATH}/`)) {
+      if (!oauth) return notFound(path);
+      return methodIs(req, ["GET", "HEAD"]) ?? Response.json(
+        resourceMetadata(resourceOf(url), {
+          issuer: oauth.options.issuer,
+          scopes: settings.oauth_scopes,
+          name: settings.name,
+          docs: `${CONTACT_URL}/blob/main/docs/DEPLOYMENT.md`,
+        }),
+        { headers: { "Cache-Control": "public, max-age=3600" } },
+      );
+    }
     // `/mcp/<toolsets>` is /mcp listing those toolsets (e.g. /mcp/fred-data,wikipedia).
     const pathToolsets = path.startsWith("/mcp/") ? decodeURIComponentSafe(path.slice(5)) : undefined;
     if (pathToolsets !== undefined) path = "/mcp";
-    if (!MCP_PATHS.has(path)) {
-      return Response.json(
-        { error: `Not found: "${path}"`, endpoints: ["/mcp", "/sse", "/message", "/health", "/"] },
-        { status: 404 },
-      );
+    if (!MCP_PATHS.has(path)) return notFound(path);
+
+    const caller: Caller = { clientKey: client };
+    if (oauth) {
+      const verdict = await oauth.verify(req.headers.get("authorization"), resourceOf(url));
+      if (!verdict.ok) {
+        fields["refused"] = "auth";
+        reqLogger.warn("unauthorized request", {
+          path,
+          client_ip: fields["client_ip"],
+          reason: verdict.error ?? "missing",
+          detail: verdict.description,
+        });
+        return jsonRpcError(
+          verdict.status,
+          SERVER_ERROR,
+          `${verdict.status === 401 ? "Unauthorized" : "Forbidden"}: ${verdict.description}`,
+          {
+            headers: {
+              "WWW-Authenticate": challenge(
+                verdict,
+                `${publicBase(url)}${PRM_PATH}/mcp`,
+                settings.oauth_scopes,
+              ),
+            },
+          },
+        );
+      }
+      caller.principal = verdict.principal;
+      caller.clientKey = clientKey("", { principal: verdict.principal.id });
+      // Who it was, without naming them: the hash their files are kept under.
+      fields["user"] = ownerHash(verdict.principal.id);
+      if (verdict.principal.clientId) fields["oauth_client"] = verdict.principal.clientId;
     }
 
     if (auth) {
@@ -399,10 +490,10 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         return jsonRpcError(400, INVALID_PARAMS, `Invalid toolsets: ${e.message}`);
       }
     }
-    const forwarded = withRequestId(req, requestId, toolsets, principal, url.href, client);
-    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, client, toolsets, conn);
-    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, client, toolsets);
-    return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url, conn);
+    const forwarded = withRequestId(req, requestId, toolsets, ownerOf(caller), url.href, caller.clientKey);
+    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, caller, toolsets, conn);
+    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, caller, toolsets);
+    return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url, conn, caller);
   }
 
   /** Reads a POST body within `body_timeout`, so a client that trickles it cannot pin memory. */
@@ -426,12 +517,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     req: Request,
     forwarded: Request,
     reqLogger: Logger,
-    client: string,
+    caller: Caller,
     toolsets: ReadonlySet<string>,
     conn: ConnectionInfo | undefined,
   ): Promise<Response> {
     const batchErrors: JsonRpcErrorMessage[] = [];
-    const res = await mcpRouted(req, forwarded, reqLogger, ip, toolsets, conn, batchErrors);
+    const res = await mcpRouted(req, forwarded, reqLogger, caller, toolsets, conn, batchErrors);
     return withBatchErrors(res, batchErrors);
   }
 
@@ -439,7 +530,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     req: Request,
     forwarded: Request,
     reqLogger: Logger,
-    ip: string,
+    caller: Caller,
     toolsets: ReadonlySet<string>,
     conn: ConnectionInfo | undefined,
     batchErrors: JsonRpcErrorMessage[],
@@ -474,7 +565,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     });
     if (era.kind !== "legacy") {
       if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
-      return await modernRequest(forwarded, body, client, conn?.completed);
+      return await modernRequest(forwarded, body, caller.clientKey, conn?.completed);
     }
     const bad = methodIs(req, allowed);
     if (bad) {
@@ -489,12 +580,15 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       return bad;
     }
     if (closing && messages.some(isJSONRPCRequest)) return shuttingDown();
-    if (settings.stateless) return await stateless(forwarded, body, client, toolsets, conn?.completed);
+    if (settings.stateless) {
+      return await stateless(forwarded, body, toolsets, ownerOf(caller), caller.clientKey, conn?.completed);
+    }
 
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) {
       const session = store.get(sessionId);
-      if (!session || session.kind !== "streamable") {
+      // A session is its user's: another user's token does not reach it (nor learns it exists).
+      if (!session || session.kind !== "streamable" || session.principal !== caller.principal?.id) {
         return jsonRpcError(
           404,
           SESSION_NOT_FOUND,
@@ -543,7 +637,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           "(or send 2026-07-28 requests, which need no session)",
       );
     }
-    return await newSession(forwarded, body, messages, reqLogger, client, toolsets, conn?.completed);
+    return await newSession(forwarded, body, messages, reqLogger, caller, toolsets, conn?.completed);
   }
 
   /** A 2026-07-28 request: one stateless exchange, served by the SDK's per-request entry. */
@@ -690,10 +784,11 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     body: unknown,
     messages: JSONRPCMessage[],
     reqLogger: Logger,
-    client: string,
+    caller: Caller,
     toolsets: ReadonlySet<string>,
     completed: Promise<void> | undefined,
   ): Promise<Response> {
+    const client = caller.clientKey;
     const refused = store.reserve(client);
     if (refused) return tooManySessions(messages, refused);
     // The id is chosen before the server exists, so the server knows whose work it does.
@@ -702,6 +797,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       id: "",
       kind: "streamable",
       owner: client,
+      ...(caller.principal ? { principal: caller.principal.id } : {}),
       lastActive: clock.now(),
       inflight: 0,
       calls: new Map(),
@@ -718,7 +814,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       close: () => server.close(),
     };
     // The session lists the toolsets its initialize asked for, for its whole life.
-    const server = app.newServer({ owner: `session:${id}`, client, toolsets });
+    // An OAuth user owns their work across sessions and replicas; otherwise the session does.
+    const server = app.newServer({ owner: sessionOwner(caller, id), toolsets, client: caller.clientKey });
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
@@ -756,11 +853,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   async function stateless(
     forwarded: Request,
     body: unknown,
-    client: string,
     toolsets: ReadonlySet<string>,
+    owner: string,
+    client: string,
     completed: Promise<void> | undefined,
   ): Promise<Response> {
-    const server = app.newServer({ owner: principal, client, toolsets });
+    const server = app.newServer({ owner, toolsets, client });
     // No session id generator: the SDK's stateless mode, one transport per request.
     const transport = new WebStandardStreamableHTTPServerTransport({ keepAliveMs });
     transport.onerror = (e) => logger.debug("transport error", { error: e.message });
@@ -795,12 +893,12 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   async function openSse(
     url: URL,
     reqLogger: Logger,
-    client: string,
+    caller: Caller,
     toolsets: ReadonlySet<string>,
   ): Promise<Response> {
     const off = sseUnavailable();
     if (off) return off;
-    const refused = store.reserve(client);
+    const refused = store.reserve(caller.clientKey);
     if (refused) return tooManySessions([], refused);
     const id = crypto.randomUUID();
     const transport = new LegacySseTransport(id, {
@@ -811,12 +909,13 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       onSlowClient: () =>
         logger.warn("dropping a legacy SSE session whose client stopped reading", { session_id: id }),
     });
-    const server = app.newServer({ owner: `session:${id}`, client, toolsets });
+    const server = app.newServer({ owner: sessionOwner(caller, id), toolsets, client: caller.clientKey });
     const session: SseSession = {
       id,
       kind: "sse",
       lastActive: clock.now(),
-      owner: client,
+      owner: caller.clientKey,
+      ...(caller.principal ? { principal: caller.principal.id } : {}),
       transport,
       busy: () => transport.pending > 0,
       close: () => server.close(),
@@ -842,6 +941,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     forwarded: Request,
     url: URL,
     conn: ConnectionInfo | undefined,
+    caller: Caller,
   ): Promise<Response> {
     const off = sseUnavailable();
     if (off) return off;
@@ -854,7 +954,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       );
     }
     const session = store.get(id);
-    if (!session || session.kind !== "sse") {
+    if (!session || session.kind !== "sse" || session.principal !== caller.principal?.id) {
       return jsonRpcError(
         404,
         SESSION_NOT_FOUND,
@@ -884,6 +984,8 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       version: settings.version,
       uptime_s: Math.round((clock.now() - startedAt) / 1000),
       stateless: settings.stateless,
+      auth: authMode,
+      writes: settings.writes,
       providers: app.providers.map((p) => p.id),
       sessions: { ...store.counts(), max: store.max },
       // The circuit breakers that hold state: endpoints whose recent calls failed, by
@@ -908,7 +1010,17 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       providers: app.providers.map((p) => ({ id: p.id, tools: p.tools.length })),
       tool_count: app.tools.length,
       transport: settings.stateless ? "streamable-http (stateless)" : "streamable-http + legacy sse",
-      auth: auth ? "bearer" : "none",
+      auth: authMode,
+      writes: settings.writes,
+      ...(oauth
+        ? {
+          oauth: {
+            issuer: oauth.options.issuer,
+            resource_metadata: `${PRM_PATH}/mcp`,
+            ...(settings.oauth_scopes.length ? { scopes: settings.oauth_scopes } : {}),
+          },
+        }
+        : {}),
       endpoints: {
         mcp: "/mcp",
         ...(settings.stateless ? {} : { sse: "/sse", message: "/message?session_id=<id>" }),
@@ -953,7 +1065,23 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     );
   }
 
+  /**
+   * The server's public base URL: `public_url` behind a proxy, else the URL the request reached
+   * (with OAuth off loopback, `public_url` is required: see oauthOf).
+   */
+  function publicBase(url: URL): string {
+    return settings.public_url ? settings.public_url.replace(/\/+$/, "") : url.origin;
+  }
+
+  /** The protected resource (RFC 8707/9728) a request is for: the server's `/mcp` URL. */
+  function resourceOf(url: URL): string {
+    return `${publicBase(url)}/mcp`;
+  }
+
   const handler = handle as HttpHandler;
+  handler.ready = async () => {
+    if (oauth) await oauth.discover();
+  };
   handler.sweep = () => store.sweep();
   handler.sessions = () => store.counts();
   handler.close = async (graceMs = 10_000) => {
@@ -989,7 +1117,12 @@ const CLIENT_HEADER = "x-opendata-client";
 /** The header that tells it which toolsets to list, already checked (set here only). */
 const TOOLSETS_HEADER = "x-opendata-toolsets";
 /** The headers only this server sets on a forwarded request (a client's own are dropped). */
-const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, CLIENT_HEADER, TOOLSETS_HEADER]);
+const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, TOOLSETS_HEADER, CLIENT_HEADER]);
+/**
+ * Client credentials, dropped once checked: nothing past the handler (the SDK, tools, upstream
+ * requests) ever sees a client's token.
+ */
+const CREDENTIALS = new Set(["authorization", "cookie", "proxy-authorization"]);
 
 /**
  * The header the connection guard (serve.ts) stamps on every request head it passes on: a
@@ -1015,7 +1148,7 @@ export function withRequestId(
   const headers: [string, string][] = [];
   for (const pair of req.headers) {
     const name = pair[0];
-    if (name !== GUARD_STAMP_HEADER && !SERVER_SET.has(name)) headers.push(pair);
+    if (name !== GUARD_STAMP_HEADER && !SERVER_SET.has(name) && !CREDENTIALS.has(name)) headers.push(pair);
   }
   // The core's tool-call log lines read the id from here, so every line of a call carries it.
   headers.push(["x-request-id", requestId]);
@@ -1058,6 +1191,56 @@ function methodIs(req: Request, allowed: readonly string[]): Response | undefine
   if (allowed.includes(req.method)) return undefined;
   return jsonRpcError(405, SERVER_ERROR, `Method not allowed: use ${allowed.join(" or ")}`, {
     headers: { "Allow": [...allowed, "OPTIONS"].join(", ") },
+  });
+}
+
+function notFound(path: string): Response {
+  return Response.json(
+    { error: `Not found: "${path}"`, endpoints: ["/mcp", "/sse", "/message", "/health", "/"] },
+    { status: 404 },
+  );
+}
+
+/**
+ * The OAuth resource server `oauth_issuer` asks for, or null. Refuses settings that cannot work
+ * together, naming the fix.
+ */
+function oauthOf(
+  app: App,
+  clock: Clock,
+  isNetAllowed: ((host: string) => boolean) | undefined,
+): OAuthResourceServer | null {
+  const s = app.config.server;
+  if (!s.oauth_issuer) return null;
+  if (s.auth_token) {
+    throw new ConfigError(
+      "server.oauth_issuer",
+      "Cannot use both MCP_AUTH_TOKEN and MCP_OAUTH_ISSUER: unset MCP_AUTH_TOKEN to take OAuth access tokens",
+    );
+  }
+  if ((s.oauth_client_id === null) !== (s.oauth_client_secret === null)) {
+    throw new ConfigError(
+      "server.oauth_client_id",
+      "Token introspection needs both MCP_OAUTH_CLIENT_ID and MCP_OAUTH_CLIENT_SECRET (or neither, for JWT tokens only)",
+    );
+  }
+  if (!s.public_url && !isLoopbackHost(s.http_host)) {
+    throw new ConfigError(
+      "server.public_url",
+      "With MCP_OAUTH_ISSUER on a non-loopback address, set MCP_PUBLIC_URL to the URL clients reach this " +
+        "server at (e.g. https://mcp.example.com): access tokens are checked against it, never against a Host header",
+    );
+  }
+  return new OAuthResourceServer({
+    issuer: s.oauth_issuer,
+    audiences: s.oauth_audience,
+    scopes: s.oauth_scopes,
+    clockSkewS: s.oauth_clock_skew,
+    clock,
+    ...(isNetAllowed ? { isNetAllowed } : {}),
+    ...(s.oauth_client_id && s.oauth_client_secret
+      ? { introspection: { clientId: s.oauth_client_id, clientSecret: s.oauth_client_secret } }
+      : {}),
   });
 }
 

@@ -67,7 +67,15 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
     );
   }
   const { logger } = options;
-  const handler = createHttpHandler(app, { logger });
+  const handler = createHttpHandler(app, { logger, isNetAllowed: options.isNetAllowed });
+  // With OAuth, the authorization server's metadata is read before listening: a wrong issuer
+  // or a host outside --allow-net stops the start with the fix, not the first client's call.
+  try {
+    await handler.ready();
+  } catch (e) {
+    await handler.close(0);
+    throw e;
+  }
   let listener: Deno.TcpListener;
   try {
     listener = Deno.listen({ hostname: host, port });
@@ -143,7 +151,8 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
     stateless: settings.stateless,
     providers: app.config.enabledProviders,
     tools: app.tools.length,
-    auth: settings.auth_token ? "bearer" : "none",
+    auth: settings.oauth_issuer ? "oauth" : settings.auth_token ? "token" : "none",
+    writes: settings.writes,
     max_connections: settings.max_connections,
     guard: inner.kind,
     ...(inner.path ? { socket: inner.path } : {}),
@@ -346,7 +355,8 @@ async function serveDirect(app: App, handler: HttpHandler, options: ServeHttpOpt
       stateless: app.config.server.stateless,
       providers: app.config.enabledProviders,
       tools: app.tools.length,
-      auth: app.config.server.auth_token ? "bearer" : "none",
+      auth: app.config.server.oauth_issuer ? "oauth" : app.config.server.auth_token ? "token" : "none",
+      writes: app.config.server.writes,
       guard: "off",
     });
   }

@@ -46,6 +46,7 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
       projectsPerClient: "FRED_MAX_PROJECTS_PER_CLIENT",
       bytesPerClient: "FRED_MAX_STORAGE_MB_PER_CLIENT",
     },
+    ...(context.writes ? { writes: context.writes } : {}),
   });
   const jobs = new JobManager({
     clock,
@@ -56,6 +57,7 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
     maxRetainedPerClient: settings.max_job_records_per_client,
     limitSettings: { active: "FRED_MAX_JOBS_PER_CLIENT" },
     ...(context.sharedJobs ? { shared: context.sharedJobs } : {}),
+    ...(context.writes ? { writes: context.writes } : {}),
   });
   const deps = { settings, client, storage, jobs, clock, logger };
   registerResumers(deps);

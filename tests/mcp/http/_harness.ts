@@ -52,6 +52,10 @@ export interface HarnessOptions {
   ip?: string;
   /** Toolsets listed by default (default: all, as tests call tools directly). */
   toolsets?: string;
+  /** The clock (default a fake one at a fixed time). */
+  clock?: FakeClock;
+  /** Passed to the handler (the OAuth issuer's --allow-net check). */
+  isNetAllowed?: (host: string) => boolean;
 }
 
 /** Starts the real app with the given providers and server settings behind an in-process handler. */
@@ -70,12 +74,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     write: (line) => logs.push(JSON.parse(line)),
     secrets: config.server.auth_token ? [config.server.auth_token] : [],
   });
-  const clock = new FakeClock();
+  const clock = options.clock ?? new FakeClock();
   const app = await createApp(config, PROVIDERS, { logger, dataDir: "/nonexistent", clock });
   const ticks: Tick[] = [];
   const handler = createHttpHandler(app, {
     logger,
     clock,
+    ...(options.isNetAllowed ? { isNetAllowed: options.isNetAllowed } : {}),
     every: (ms, fn) => {
       const tick = { ms, fn, cancelled: false };
       ticks.push(tick);

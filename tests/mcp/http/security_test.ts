@@ -226,7 +226,7 @@ Deno.test("POST /mcp refuses a non-JSON content type with 415", async () => {
   assert.match((msg!["error"] as { message: string }).message, /Content-Type must be application\/json/);
 });
 
-Deno.test("withRequestId() drops the guard's stamp and overrides a client's owner and toolsets headers", () => {
+Deno.test("withRequestId() drops the guard's stamp and credentials and overrides a client's owner, client and toolsets headers", () => {
   const fromClient = new Request("http://127.0.0.1:8000/mcp", {
     method: "POST",
     headers: {
@@ -234,10 +234,23 @@ Deno.test("withRequestId() drops the guard's stamp and overrides a client's owne
       "x-opendata-owner": "session:someone-else",
       "x-opendata-toolsets": "fred-data",
       "x-request-id": "chosen-by-client",
+      "x-opendata-client": "someone-else",
       "mcp-session-id": "abc",
+      "authorization": "Bearer the-clients-token",
+      "cookie": "a=b",
     },
   });
-  const forwarded = withRequestId(fromClient, "rid-1", new Set(["core", "wikipedia"]), "anonymous");
+  const forwarded = withRequestId(
+    fromClient,
+    "rid-1",
+    new Set(["core", "wikipedia"]),
+    "anonymous",
+    undefined,
+    "10.0.0.7",
+  );
+  assert.equal(forwarded.headers.get("authorization"), null, "the client's token goes no further");
+  assert.equal(forwarded.headers.get("cookie"), null);
+  assert.equal(forwarded.headers.get("x-opendata-client"), "10.0.0.7");
   assert.equal(forwarded.headers.get(GUARD_STAMP_HEADER), null, "the per-process secret goes no further");
   assert.equal(forwarded.headers.get("x-opendata-owner"), "anonymous");
   assert.equal(forwarded.headers.get("x-opendata-toolsets"), "core,wikipedia");

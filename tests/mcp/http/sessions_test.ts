@@ -148,7 +148,7 @@ Deno.test("GET / describes the server, its providers, tool count and endpoints",
   assert.equal(body.name, "opendata-mcp");
   assert.deepEqual(body.providers.map((p: { id: string }) => p.id), ["example", "conformance"]);
   assert.equal(body.tool_count, h.app.tools.length);
-  assert.equal(body.auth, "bearer");
+  assert.equal(body.auth, "token");
   assert.deepEqual(body.endpoints, {
     mcp: "/mcp",
     sse: "/sse",

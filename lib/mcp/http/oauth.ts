@@ -1,0 +1,558 @@
+// The OAuth 2.1 resource server (MCP basic/authorization): who may call, from an access token an
+// authorization server issued for this server.
+//
+// - Discovery: the issuer's metadata (RFC 8414 `/.well-known/oauth-authorization-server`, else
+//   OpenID Connect's `/.well-known/openid-configuration`, path-inserted then appended), whose
+//   `issuer` must be the configured one exactly.
+// - JWT access tokens (RFC 9068) are checked with `jose`: the signature against the issuer's key
+//   set, the algorithm against an allowlist of asymmetric ones (never `none`, never a shared
+//   secret), `iss`, `aud` (RFC 8707: the token must name this server), `exp` (required) and
+//   `nbf` within a bounded clock skew, then the required scopes.
+// - The key set is cached; a token signed with a key it does not hold makes one refetch, at most
+//   once per cooldown, so rotated keys are picked up and a flood of made-up kids is not relayed.
+// - Opaque tokens, when a client id and secret for the introspection endpoint are configured,
+//   are asked about (RFC 7662), with the same checks on the answer, and the answer cached briefly.
+//
+// The token is only ever sent to the issuer's own introspection endpoint: never upstream.
+import type { Clock } from "../../clock.ts";
+import { ConfigError } from "../../errors.ts";
+
+/** Who a valid access token speaks for. */
+export interface Principal {
+  issuer: string;
+  subject: string;
+  /** The scopes the token grants. */
+  scopes: readonly string[];
+  /** The OAuth client the token was issued to, when the token says. */
+  clientId?: string;
+  /**
+   * The stable key of this user (issuer and subject): the owner of their jobs, files and
+   * projects, and the client key for per-client limits.
+   */
+  id: string;
+}
+
+/** The outcome of checking a request's credentials. */
+export type Verdict =
+  | { ok: true; principal: Principal }
+  | {
+    ok: false;
+    /** 401: no or a bad token; 403: a good token without the scopes needed. */
+    status: 401 | 403;
+    /** RFC 6750 error code; absent when no credentials were sent. */
+    error?: "invalid_request" | "invalid_token" | "insufficient_scope";
+    /** What went wrong and what to do, for the client (never the token). */
+    description: string;
+  };
+
+/** Settings of {@linkcode OAuthResourceServer}. */
+export interface OAuthOptions {
+  /** The authorization server's issuer identifier, exactly as its metadata and tokens say it. */
+  issuer: string;
+  /**
+   * Audiences accepted (`aud` must name one). Empty: the request's resource URL (the server's
+   * public `/mcp` URL), as the client asked for it with the `resource` parameter.
+   */
+  audiences: readonly string[];
+  /** Scopes every token must hold. */
+  scopes: readonly string[];
+  /** Seconds of clock difference tolerated on `exp`, `nbf` and `iat`. */
+  clockSkewS: number;
+  /** Signing algorithms accepted (default: the asymmetric JWS algorithms). */
+  algorithms?: readonly string[];
+  /** Credentials for the introspection endpoint; without them opaque tokens are refused. */
+  introspection?: { clientId: string; clientSecret: string };
+  clock: Clock;
+  /** Default `fetch`: the authorization server is the operator's choice, not a client's. */
+  fetch?: typeof fetch;
+  /** Whether the process may connect to `host` (the `--allow-net` check). */
+  isNetAllowed?: (host: string) => boolean;
+  /** Least milliseconds between two key-set fetches caused by unknown kids (default 30 s). */
+  jwksCooldownMs?: number;
+  /** Milliseconds a fetched key set is used before it is fetched again (default 10 min). */
+  jwksMaxAgeMs?: number;
+  /** Milliseconds each request to the authorization server may take (default 5 s). */
+  timeoutMs?: number;
+}
+
+/** The asymmetric JWS algorithms: a JWKS-published key never verifies an HMAC, and `none` never. */
+export const DEFAULT_ALGORITHMS: readonly string[] = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
+
+/** The parts of the authorization server's metadata this server uses. */
+export interface AuthServerMetadata {
+  issuer: string;
+  jwks_uri?: string;
+  introspection_endpoint?: string;
+  scopes_supported?: string[];
+  [key: string]: unknown;
+}
+
+type Jose = typeof import("jose");
+type KeyGetter = ReturnType<Jose["createLocalJWKSet"]>;
+
+const MAX_INTROSPECTION_CACHE = 10_000;
+
+/** Checks bearer access tokens for one authorization server; see the module comment. */
+export class OAuthResourceServer {
+  readonly options: OAuthOptions;
+  #metadata: AuthServerMetadata | undefined;
+  #discovering: Promise<AuthServerMetadata> | undefined;
+  #joseModule: Jose | undefined;
+  #keys: KeyGetter | undefined;
+  #keysFetchedAt = -Infinity;
+  #keysFetching: Promise<void> | undefined;
+  #introspected = new Map<string, { verdict: Verdict; until: number }>();
+  /** How many times the key set was fetched (for tests and the health page). */
+  jwksFetches = 0;
+
+  constructor(options: OAuthOptions) {
+    this.options = options;
+    if (options.algorithms?.some((a) => a === "none" || a.startsWith("HS"))) {
+      throw new ConfigError(
+        "server.oauth_algorithms",
+        'Cannot accept "none" or HMAC (HS*) signatures: access tokens are checked against the issuer\'s public keys',
+      );
+    }
+  }
+
+  /** The issuer's metadata, discovered once (then cached); throws a {@linkcode ConfigError} with the fix. */
+  discover(): Promise<AuthServerMetadata> {
+    if (this.#metadata) return Promise.resolve(this.#metadata);
+    this.#discovering ??= this.#discover().then(
+      (m) => (this.#metadata = m),
+      (e) => {
+        this.#discovering = undefined;
+        throw e;
+      },
+    );
+    return this.#discovering;
+  }
+
+  async #discover(): Promise<AuthServerMetadata> {
+    const issuer = this.options.issuer;
+    const url = URL.parse(issuer);
+    if (!url || !(url.protocol === "https:" || url.protocol === "http:") || url.search || url.hash) {
+      throw new ConfigError(
+        "server.oauth_issuer",
+        `MCP_OAUTH_ISSUER "${issuer}" is not an issuer URL: give the authorization server's issuer, e.g. ` +
+          `https://login.example.com/realms/main (without query or fragment)`,
+      );
+    }
+    this.#checkHost(url, "server.oauth_issuer", "MCP_OAUTH_ISSUER");
+    const path = url.pathname.replace(/\/+$/, "");
+    const candidates = [
+      `${url.origin}/.well-known/oauth-authorization-server${path}`,
+      `${url.origin}/.well-known/openid-configuration${path}`,
+      // Keycloak, Okta and Entra ID serve theirs appended to the issuer's path.
+      ...(path
+        ? [
+          `${url.origin}${path}/.well-known/openid-configuration`,
+          `${url.origin}${path}/.well-known/oauth-authorization-server`,
+        ]
+        : []),
+    ];
+    const tried: string[] = [];
+    for (const candidate of candidates) {
+      let res: Response;
+      try {
+        res = await this.#fetch(candidate, {});
+      } catch (e) {
+        throw this.#unreachable(e, candidate);
+      }
+      if (!res.ok) {
+        await res.body?.cancel();
+        tried.push(`${candidate} (${res.status})`);
+        continue;
+      }
+      let meta: AuthServerMetadata;
+      try {
+        meta = await res.json();
+      } catch {
+        tried.push(`${candidate} (not JSON)`);
+        continue;
+      }
+      if (meta.issuer !== issuer) {
+        throw new ConfigError(
+          "server.oauth_issuer",
+          `The authorization server's metadata at ${candidate} names the issuer "${meta.issuer}", not ` +
+            `"${issuer}": set MCP_OAUTH_ISSUER to exactly the issuer its tokens carry (a trailing slash counts)`,
+        );
+      }
+      if (!meta.jwks_uri && !this.options.introspection) {
+        throw new ConfigError(
+          "server.oauth_issuer",
+          `The authorization server's metadata at ${candidate} has no jwks_uri, so JWT access tokens cannot be ` +
+            `checked: configure introspection (MCP_OAUTH_CLIENT_ID and MCP_OAUTH_CLIENT_SECRET)`,
+        );
+      }
+      if (meta.jwks_uri) this.#checkHost(new URL(meta.jwks_uri), "server.oauth_issuer", "its jwks_uri");
+      if (this.options.introspection) {
+        if (!meta.introspection_endpoint) {
+          throw new ConfigError(
+            "server.oauth_client_id",
+            `The authorization server's metadata at ${candidate} has no introspection_endpoint: opaque tokens ` +
+              `cannot be checked; unset MCP_OAUTH_CLIENT_ID to accept JWT access tokens only`,
+          );
+        }
+        this.#checkHost(
+          new URL(meta.introspection_endpoint),
+          "server.oauth_issuer",
+          "its introspection_endpoint",
+        );
+      }
+      return meta;
+    }
+    throw new ConfigError(
+      "server.oauth_issuer",
+      `No authorization server metadata found for MCP_OAUTH_ISSUER "${issuer}": tried ${tried.join(", ")}. ` +
+        `Check the issuer URL (Keycloak: https://host/realms/<realm>; Entra ID: https://login.microsoftonline.com/<tenant>/v2.0)`,
+    );
+  }
+
+  #checkHost(url: URL, path: string, what: string): void {
+    const host = url.port ? `${url.hostname}:${url.port}` : url.hostname;
+    const allowed = this.options.isNetAllowed;
+    if (!allowed || allowed(host) || allowed(url.hostname)) return;
+    throw new ConfigError(path, notAllowedMessage(url.hostname, what));
+  }
+
+  #unreachable(e: unknown, url: string): Error {
+    if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+      return new ConfigError("server.oauth_issuer", notAllowedMessage(new URL(url).hostname, url));
+    }
+    const reason = e instanceof Error ? e.message : String(e);
+    return new ConfigError(
+      "server.oauth_issuer",
+      `Cannot reach the authorization server at ${url}: ${reason}. Check MCP_OAUTH_ISSUER and that this host ` +
+        `can reach it`,
+    );
+  }
+
+  async #fetch(url: string, init: RequestInit): Promise<Response> {
+    const f = this.options.fetch ?? fetch;
+    return await f(url, {
+      ...init,
+      headers: { accept: "application/json", ...(init.headers as Record<string, string> | undefined) },
+      redirect: "error",
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 5_000),
+    });
+  }
+
+  /**
+   * Checks the `Authorization` header of a request for `resource` (the server's `/mcp` URL as
+   * the client knows it). Never throws for a bad token; a failing authorization server gives a
+   * 401 that says so.
+   */
+  async verify(authorization: string | null, resource: string): Promise<Verdict> {
+    if (authorization === null || authorization.trim() === "") {
+      return { ok: false, status: 401, description: "Authorization needed: send an OAuth access token" };
+    }
+    const match = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i.exec(authorization);
+    if (!match) {
+      return {
+        ok: false,
+        status: 401,
+        error: "invalid_request",
+        description: "The Authorization header must be: Bearer <access token>",
+      };
+    }
+    const token = match[1]!;
+    let meta: AuthServerMetadata;
+    try {
+      meta = await this.discover();
+    } catch {
+      return {
+        ok: false,
+        status: 401,
+        error: "invalid_token",
+        description: "The authorization server cannot be reached to check the token now; retry shortly",
+      };
+    }
+    const audiences = this.options.audiences.length ? this.options.audiences : [resource];
+    const verdict = isJwtShaped(token) && meta.jwks_uri
+      ? await this.#verifyJwt(token, meta, audiences)
+      : this.options.introspection && meta.introspection_endpoint
+      ? await this.#introspect(token, meta.introspection_endpoint, audiences)
+      : invalid("The access token is not a JWT, and this server checks only JWT access tokens");
+    if (!verdict.ok) return verdict;
+    const missing = this.options.scopes.filter((s) => !verdict.principal.scopes.includes(s));
+    if (missing.length) {
+      return {
+        ok: false,
+        status: 403,
+        error: "insufficient_scope",
+        description: `The access token lacks the scope ${missing.join(" ")}: authorize again asking for it`,
+      };
+    }
+    return verdict;
+  }
+
+  async #loadJose(): Promise<Jose> {
+    return this.#joseModule ??= await import("jose");
+  }
+
+  async #verifyJwt(token: string, meta: AuthServerMetadata, audiences: readonly string[]): Promise<Verdict> {
+    const jose = await this.#loadJose();
+    const now = this.options.clock.now();
+    if (!this.#keys) {
+      // Not fetched yet, or the last try failed: try again, at most once per 5 s.
+      if (now - this.#keysFetchedAt >= 5_000) await this.#refreshKeys(meta.jwks_uri!).catch(() => {});
+      if (!this.#keys) {
+        return invalid(
+          "The authorization server's keys cannot be fetched to check the token now; retry shortly",
+        );
+      }
+    } else if (now - this.#keysFetchedAt >= (this.options.jwksMaxAgeMs ?? 600_000)) {
+      // Stale keys still check this token while fresh ones are fetched, so no request waits on
+      // the issuer (a key the cache lacks is fetched on demand, below).
+      this.#refreshKeys(meta.jwks_uri!).catch(() => {});
+    }
+    const getKey = async (
+      header: Parameters<KeyGetter>[0],
+      input: Parameters<KeyGetter>[1],
+    ): Promise<CryptoKey> => {
+      try {
+        return await this.#keys!(header, input);
+      } catch (e) {
+        // An unknown kid: the issuer may have rotated its keys. Fetch them again, at most once
+        // per cooldown (a stream of made-up kids must not become a stream of fetches).
+        if (!(e instanceof jose.errors.JWKSNoMatchingKey)) throw e;
+        const cooldown = this.options.jwksCooldownMs ?? 30_000;
+        if (this.options.clock.now() - this.#keysFetchedAt < cooldown) throw e;
+        await this.#refreshKeys(meta.jwks_uri!);
+        return await this.#keys!(header, input);
+      }
+    };
+    try {
+      const { payload } = await jose.jwtVerify(token, getKey, {
+        issuer: meta.issuer,
+        audience: [...audiences],
+        algorithms: [...(this.options.algorithms ?? DEFAULT_ALGORITHMS)],
+        clockTolerance: this.options.clockSkewS,
+        currentDate: new Date(now),
+        requiredClaims: ["exp", "sub"],
+      });
+      return { ok: true, principal: principalOf(meta.issuer, payload) };
+    } catch (e) {
+      return invalid(jwtProblem(e, jose, audiences));
+    }
+  }
+
+  #refreshKeys(jwksUri: string): Promise<void> {
+    this.#keysFetching ??= (async () => {
+      try {
+        const jose = await this.#loadJose();
+        const res = await this.#fetch(jwksUri, {});
+        if (!res.ok) {
+          await res.body?.cancel();
+          throw new Error(`the key set at ${jwksUri} answered ${res.status}`);
+        }
+        const set = await res.json();
+        this.#keys = jose.createLocalJWKSet(set);
+        this.jwksFetches++;
+      } finally {
+        // Failed fetches count for the cooldown too: an issuer that is down is not hammered.
+        this.#keysFetchedAt = this.options.clock.now();
+        this.#keysFetching = undefined;
+      }
+    })();
+    return this.#keysFetching;
+  }
+
+  async #introspect(token: string, endpoint: string, audiences: readonly string[]): Promise<Verdict> {
+    const now = this.options.clock.now();
+    const key = await sha256(token);
+    const cached = this.#introspected.get(key);
+    if (cached && cached.until > now) return cached.verdict;
+    const { clientId, clientSecret } = this.options.introspection!;
+    let body: Record<string, unknown>;
+    try {
+      const res = await this.#fetch(endpoint, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `Basic ${
+            btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`)
+          }`,
+        },
+        body: new URLSearchParams({ token, token_type_hint: "access_token" }),
+      });
+      if (!res.ok) {
+        await res.body?.cancel();
+        return invalid("The authorization server did not answer the token check; retry shortly");
+      }
+      body = await res.json();
+    } catch {
+      return invalid("The authorization server cannot be reached to check the token now; retry shortly");
+    }
+    const verdict = introspectionVerdict(body, this.options.issuer, audiences, now, this.options.clockSkewS);
+    const exp = typeof body["exp"] === "number" ? body["exp"] * 1000 : now;
+    // Active answers are kept at most a minute (a revoked token stops working within it) and
+    // never past the token's expiry; refusals for a few seconds.
+    const until = verdict.ok ? Math.min(exp, now + 60_000) : now + 5_000;
+    if (this.#introspected.size >= MAX_INTROSPECTION_CACHE) this.#introspected.clear();
+    this.#introspected.set(key, { verdict, until });
+    return verdict;
+  }
+}
+
+function notAllowedMessage(host: string, what: string): string {
+  return `The authorization server host "${host}" (${what}) is outside this process's network allowlist. ` +
+    `Add it to "permissions.default.net" in deno.json (deno task start, deno task compile), or run with a flag ` +
+    `that replaces that list, e.g. deno run -P --allow-net=${host},<the list> main.ts`;
+}
+
+function invalid(description: string): Verdict {
+  return { ok: false, status: 401, error: "invalid_token", description };
+}
+
+function isJwtShaped(token: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
+}
+
+/** The scopes of a token or introspection answer: `scope` (RFC 9068) or `scp` (Okta, Entra ID). */
+export function scopesOf(claims: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const value of [claims["scope"], claims["scp"]]) {
+    if (typeof value === "string") out.push(...value.split(" ").filter(Boolean));
+    else if (Array.isArray(value)) out.push(...value.filter((v): v is string => typeof v === "string"));
+  }
+  return [...new Set(out)];
+}
+
+function principalOf(issuer: string, claims: Record<string, unknown>): Principal {
+  const subject = String(claims["sub"]);
+  const clientId = claims["client_id"] ?? claims["azp"] ?? claims["appid"];
+  return {
+    issuer,
+    subject,
+    scopes: scopesOf(claims),
+    ...(typeof clientId === "string" ? { clientId } : {}),
+    id: `oauth:${issuer} ${subject}`,
+  };
+}
+
+function jwtProblem(e: unknown, jose: Jose, audiences: readonly string[]): string {
+  const { errors } = jose;
+  if (e instanceof errors.JWTExpired) {
+    return "The access token expired: get a new one (refresh or authorize again)";
+  }
+  if (e instanceof errors.JWTClaimValidationFailed) {
+    switch (e.claim) {
+      case "aud":
+        return `The access token was not issued for this server: its audience must be ${
+          audiences.join(" or ")
+        } (ask for it with the resource parameter)`;
+      case "iss":
+        return "The access token was not issued by the authorization server this server trusts";
+      case "nbf":
+        return "The access token is not valid yet";
+      case "sub":
+        return "The access token names no subject (sub)";
+      case "exp":
+        return "The access token has no expiry (exp)";
+      default:
+        return `The access token's "${e.claim}" claim is not acceptable`;
+    }
+  }
+  if (e instanceof errors.JOSEAlgNotAllowed) {
+    return "The access token is signed with an algorithm this server does not accept";
+  }
+  if (e instanceof errors.JWSSignatureVerificationFailed) {
+    return "The access token's signature does not verify";
+  }
+  if (e instanceof errors.JWKSNoMatchingKey) {
+    return "The access token is signed with a key the authorization server does not publish";
+  }
+  return "The access token is not a well-formed, signed JWT";
+}
+
+function introspectionVerdict(
+  body: Record<string, unknown>,
+  issuer: string,
+  audiences: readonly string[],
+  now: number,
+  skewS: number,
+): Verdict {
+  if (body["active"] !== true) {
+    return invalid("The access token is not active (expired or revoked): get a new one");
+  }
+  if (typeof body["iss"] === "string" && body["iss"] !== issuer) {
+    return invalid("The access token was not issued by the authorization server this server trusts");
+  }
+  const aud = body["aud"];
+  const auds = typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud : [];
+  if (!auds.some((a) => audiences.includes(a))) {
+    return invalid(
+      `The access token was not issued for this server: its audience must be ${audiences.join(" or ")}`,
+    );
+  }
+  if (typeof body["exp"] === "number" && body["exp"] * 1000 + skewS * 1000 < now) {
+    return invalid("The access token expired: get a new one (refresh or authorize again)");
+  }
+  // A client-credentials token may name no user: the client is then its own subject.
+  const subject = typeof body["sub"] === "string" && body["sub"] !== ""
+    ? body["sub"]
+    : typeof body["client_id"] === "string" && body["client_id"] !== ""
+    ? `client:${body["client_id"]}`
+    : undefined;
+  if (subject === undefined) {
+    return invalid("The access token names no subject (sub) and no client (client_id)");
+  }
+  return { ok: true, principal: principalOf(issuer, { ...body, sub: subject }) };
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A `WWW-Authenticate` parameter value in quotes. */
+function quoted(value: string): string {
+  // RFC 6750 §3 allows printable ASCII without `"` and `\` in these values: no escapes.
+  return `"${value.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, "")}"`;
+}
+
+/**
+ * The `WWW-Authenticate` challenge of a refusal (RFC 6750 §3, RFC 9728 §5.1): where the protected
+ * resource metadata is, which scopes to ask for, and, for a bad token, why.
+ */
+export function challenge(
+  verdict: Verdict & { ok: false },
+  resourceMetadata: string,
+  scopes: readonly string[],
+): string {
+  const parts = [`resource_metadata=${quoted(resourceMetadata)}`];
+  if (scopes.length) parts.push(`scope=${quoted(scopes.join(" "))}`);
+  if (verdict.error) {
+    parts.push(`error=${quoted(verdict.error)}`, `error_description=${quoted(verdict.description)}`);
+  }
+  return `Bearer ${parts.join(", ")}`;
+}
+
+/** RFC 9728 protected resource metadata for `resource` (the server's `/mcp` URL). */
+export function resourceMetadata(
+  resource: string,
+  options: { issuer: string; scopes: readonly string[]; name: string; docs: string },
+): Record<string, unknown> {
+  return {
+    resource,
+    authorization_servers: [options.issuer],
+    ...(options.scopes.length ? { scopes_supported: [...options.scopes] } : {}),
+    bearer_methods_supported: ["header"],
+    resource_name: options.name,
+    resource_documentation: options.docs,
+  };
+}

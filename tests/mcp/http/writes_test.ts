@@ -1,0 +1,136 @@
+// A public deployment without authentication: `--writes off` (read-only) and `--writes bounded`
+// (each client address owns a small share), on the real server with FRED on its fake.
+import assert from "node:assert/strict";
+import { startHttpServer } from "../../fakes/http_server.ts";
+import type { HttpServerProcess } from "../../fakes/http_server.ts";
+import { removeHome, scratchHome } from "../../fakes/server.ts";
+import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import {
+  Client as Client2,
+  MODERN,
+  StreamableHTTPClientTransport as Http2,
+} from "../../fakes/sdk2_client.ts";
+import type { Received } from "../../fakes/upstream.ts";
+import { errorOf, ok } from "../../fakes/results.ts";
+import { fredConfig, startFakeFred, syntheticObservations } from "../../providers/fred/fake_fred.ts";
+
+type Result = Parameters<typeof ok>[0];
+
+async function withServer(
+  writes: string,
+  serverYaml: string,
+  fn: (server: HttpServerProcess, connect: () => Promise<Client>) => Promise<void>,
+): Promise<void> {
+  await using fake = startFakeFred();
+  const gate = Promise.withResolvers<void>();
+  fake.route({
+    path: "/fred/series/observations",
+    match: (r: Received) => r.url.searchParams.get("series_id") === "STUCK",
+    reply: async (r: Received) => {
+      const offset = Number(r.url.searchParams.get("offset") ?? 0);
+      if (offset > 0) await gate.promise;
+      return { json: syntheticObservations(50_000, offset, Number(r.url.searchParams.get("limit"))) };
+    },
+  });
+  const home = scratchHome(`${fredConfig(fake.origin)}${serverYaml}`);
+  const clients: Client[] = [];
+  let server: HttpServerProcess | undefined;
+  try {
+    server = await startHttpServer({ args: ["--providers", "fred", "--writes", writes], home });
+    const connect = async () => {
+      const client = new Client({ name: "writes-test", version: "0" }, { capabilities: {} });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server!.origin}/mcp`)));
+      clients.push(client);
+      return client;
+    };
+    await fn(server, connect);
+  } finally {
+    gate.resolve();
+    for (const c of clients) await c.close().catch(() => {});
+    await server?.stop();
+    removeHome(home);
+  }
+}
+
+const call = async (c: Client | Client2, name: string, args: Record<string, unknown>): Promise<Result> =>
+  await c.callTool({ name, arguments: args }) as Result;
+
+Deno.test("serve --writes off: reads answer, every write is refused with the way on", async () => {
+  await withServer("off", "", async (server, connect) => {
+    const health = await (await fetch(`${server.origin}/health`)).json();
+    assert.deepEqual([health.auth, health.writes], ["none", "off"]);
+    const root = await (await fetch(`${server.origin}/`)).json();
+    assert.deepEqual([root.auth, root.writes], ["none", "off"]);
+    const c = await connect();
+    const inline = ok(await call(c, "fred_series", { operation: "get_observations", series_id: "GNPCA" }));
+    assert.equal(inline["kind"], "observations", "an inline read works");
+    for (
+      const [name, args, what] of [
+        ["fred_project_create", { project_name: "alpha" }, /does not create projects/],
+        [
+          "fred_series",
+          { operation: "get_observations", series_id: "GNPCA", output: "file" },
+          /does not write files/,
+        ],
+        [
+          "fred_series",
+          { operation: "get_observations", series_id: "STUCK" },
+          /does not (write files|start background jobs)/,
+        ],
+      ] as const
+    ) {
+      const e = errorOf(await call(c, name, args));
+      assert.equal(e["error_type"], "CONFIGURATION_ERROR", name);
+      assert.match(String(e["message"]), /read-only \(MCP_WRITES=off\)/);
+      assert.match(String(e["message"]), what);
+      assert.match(String(e["hint"]), /inline/);
+    }
+    assert.deepEqual(ok(await call(c, "fred_project_list", {}))["projects"], []);
+  });
+});
+
+Deno.test("serve --writes bounded: a client address owns a capped share across its sessions and eras", async () => {
+  const yaml = "server:\n  writes_max_projects: 2\n  writes_max_jobs: 1\n";
+  await withServer("bounded", yaml, async (server, connect) => {
+    assert.equal((await (await fetch(`${server.origin}/health`)).json()).writes, "bounded");
+    const first = await connect();
+    ok(await call(first, "fred_project_create", { project_name: "one" }));
+    ok(await call(first, "fred_project_create", { project_name: "two" }));
+    const full = errorOf(await call(first, "fred_project_create", { project_name: "three" }));
+    assert.equal(full["error_type"], "STORAGE_LIMIT");
+    assert.match(String(full["message"]), /you keep 2 projects \(2 projects per client\)/);
+
+    // Another session from the same address is the same client: same projects, same share.
+    const second = await connect();
+    const names = (ok(await call(second, "fred_project_list", {}))["projects"] as Record<string, unknown>[])
+      .map((p) => p["name"]);
+    assert.deepEqual(names.sort(), ["one", "two"]);
+    ok(
+      await call(second, "fred_series", {
+        operation: "get_observations",
+        series_id: "STUCK",
+        project: "one",
+      }),
+    );
+    const busy = errorOf(
+      await call(second, "fred_series", {
+        operation: "get_observations",
+        series_id: "STUCK",
+        project: "one",
+      }),
+    );
+    assert.equal(busy["error_type"], "STORAGE_LIMIT");
+    assert.match(String(busy["message"]), /1 jobs running \(1 running jobs per client\)/);
+
+    // A 2026-07-28 request (no session) from the address is that client too.
+    const modern = new Client2({ name: "writes-test", version: "0" }, {
+      versionNegotiation: { mode: { pin: MODERN } },
+    });
+    await modern.connect(new Http2(new URL(`${server.origin}/mcp`)));
+    try {
+      assert.equal(ok(await call(modern, "fred_job_list", {}))["total"], 1);
+    } finally {
+      await modern.close().catch(() => {});
+    }
+  });
+});
