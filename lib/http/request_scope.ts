@@ -10,6 +10,8 @@ export interface RequestScope {
    * no caller waits for (background jobs).
    */
   deadline?: number;
+  /** The tool call's request id, for the upstream spans it makes. */
+  requestId?: string;
 }
 
 /**
@@ -30,6 +32,7 @@ export function remainingMs(now: number): number {
  * its deadline: the call that started the job answers at once, the job runs on.
  */
 export function detachedFromDeadline<T>(fn: () => T): T {
-  const fresh = requestScope.getStore()?.fresh ?? false;
-  return requestScope.run({ fresh }, fn);
+  const scope = requestScope.getStore();
+  const fresh = scope?.fresh ?? false;
+  return requestScope.run(scope?.requestId ? { fresh, requestId: scope.requestId } : { fresh }, fn);
 }

@@ -28,6 +28,8 @@ import { SessionStore } from "./_sessions.ts";
 import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
 import type { Session } from "./_sessions.ts";
 import { finishResponse, SSE_HEADERS } from "./_streams.ts";
+import { metrics } from "../../metrics/mod.ts";
+import { metricsAuth, metricsResponse } from "../../metrics/serve.ts";
 
 /** Longest request URL accepted, in characters. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -143,6 +145,8 @@ function defaultEvery(ms: number, fn: () => void): () => void {
 }
 
 const MCP_PATHS = new Set(["/mcp", "/sse", "/message"]);
+/** Paths counted by name in `opendata_http_requests_total` (others count as `other`). */
+const KNOWN_PATHS = new Set(["/mcp", "/sse", "/message", "/health", "/metrics", "/"]);
 
 /**
  * The HTTP server as one function: Streamable HTTP at `/mcp` (stateful or stateless), the legacy
@@ -170,6 +174,11 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     ? app.shared.clientLimiter(settings.rate_limit_per_minute, localLimiter)
     : localLimiter;
   const auth = settings.auth_token ? new BearerAuth(settings.auth_token) : null;
+  // Prometheus series (lib/metrics): served at /metrics when metrics are on, behind
+  // metrics_token, else the same token as /mcp.
+  const served = metrics;
+  const scrapeAuth = served ? metricsAuth(settings) : null;
+  if (served) served.http.sessions = () => store.counts();
   const policy: AccessPolicy = {
     bindHost: settings.http_host,
     allowedHosts: settings.allowed_hosts,
@@ -268,6 +277,11 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       status: res.status,
       duration_ms: Math.round(performance.now() - started),
     });
+    served?.httpRequests.inc(
+      1,
+      KNOWN_PATHS.has(path) ? path : path.startsWith("/mcp/") ? "/mcp" : "other",
+      String(res.status),
+    );
     return res;
   }
 
@@ -323,6 +337,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       const wait = await limiter.take(ip);
       if (wait > 0) {
         fields["refused"] = "rate_limit";
+        served?.clientRateLimitRefusals.inc(1);
         return jsonRpcError(
           429,
           SERVER_ERROR,
@@ -330,6 +345,14 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           { headers: { "Retry-After": String(wait) } },
         );
       }
+    }
+    if (path === "/metrics" && served) {
+      const res = await metricsResponse(req, served, scrapeAuth, settings.name);
+      if (res.status === 401) {
+        fields["refused"] = "auth";
+        reqLogger.warn("unauthorized request", { path, client_ip: ip });
+      }
+      return res;
     }
     if (path === "/") return methodIs(req, ["GET", "HEAD"]) ?? rootPage();
     // `/mcp/<toolsets>` is /mcp listing those toolsets (e.g. /mcp/fred-data,wikipedia).
@@ -798,6 +821,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         mcp: "/mcp",
         ...(settings.stateless ? {} : { sse: "/sse", message: "/message?session_id=<id>" }),
         health: "/health",
+        ...(served ? { metrics: "/metrics" } : {}),
       },
       docs: `${CONTACT_URL}/blob/main/docs/MCP.md`,
     });
