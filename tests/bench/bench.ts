@@ -2,7 +2,10 @@
 // this machine, prints the figures and writes them to docs/BENCHMARKS.md. Figures are measured,
 // never asserted: they vary with the machine.
 //
-//   deno task bench [--baseline DIR] [--only startup]
+//   deno task bench [--baseline DIR] [--only startup|observability]
+//
+// --only observability measures only what metrics and traces cost (tests/bench/observability.ts)
+// and replaces that section of docs/BENCHMARKS.md, leaving the others as they are.
 //
 // --baseline DIR measures another checkout (e.g. the commit before a change) next to this one:
 // start-up to tools/list and a tools/call round trip, for before/after ratios.
@@ -19,6 +22,7 @@ import { denoFmt } from "../tools/docs.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { measureTools } from "../tools/tool_budget.ts";
 import { benchReplicas } from "./replicas.ts";
+import { benchObservability } from "./observability.ts";
 import {
   checkoutCommand,
   everythingServer,
@@ -389,6 +393,21 @@ async function baseline(dir: string): Promise<void> {
 }
 
 const only = flags.only;
+if (only === "observability") {
+  const section = await benchObservability();
+  console.log(section);
+  const path = new URL("../../docs/BENCHMARKS.md", import.meta.url);
+  const current = await Deno.readTextFile(path);
+  const at = current.indexOf("## What metrics and traces cost");
+  const next = at < 0 ? -1 : current.indexOf("\n## ", at + 3);
+  const updated = at < 0
+    ? `${current.trimEnd()}\n\n${section}\n`
+    : `${current.slice(0, at)}${section}\n${next < 0 ? "" : current.slice(next)}`;
+  await Deno.writeTextFile(path, await denoFmt(updated, "md"));
+  console.log("Updated the observability section of docs/BENCHMARKS.md");
+  Deno.exit(0);
+}
+const observability: string[] = [];
 await startupAndMemory();
 if (flags.baseline) await baseline(flags.baseline);
 if (only !== "startup") {
@@ -401,6 +420,7 @@ if (only !== "startup") {
   await httpLatency(true);
   await clientOverhead();
   rows.push(...await benchReplicas());
+  observability.push(await benchObservability());
 }
 
 const cpu = (() => {
@@ -470,6 +490,7 @@ machines scale.
 
 ${table}`);
 }
+sections.push(...observability);
 const doc = `# Benchmarks
 
 Written by \`deno task bench\` (tests/bench/bench.ts). ${header} Figures are for orientation on this

@@ -63,7 +63,7 @@ export async function startHttpServer(
       ...limit,
       "run",
       ...startArgs(home, options),
-      MAIN,
+      options.main ?? MAIN,
       "serve",
       "--transport",
       "http",
