@@ -431,7 +431,7 @@ export class HttpClient {
         next_attempt: attempt + 1,
         ...(error.status === undefined ? {} : { status: error.status }),
         error_type: error.errorType,
-        backoff_ms: wait,
+        wait_ms: wait,
         backoff_from: retryAfterMs === undefined ? "policy" : "retry-after",
       });
       try {

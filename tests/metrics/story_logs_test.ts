@@ -59,7 +59,7 @@ Deno.test("HttpClient logs each retry at info with attempt, status and backoff, 
     assert.equal(retry["next_attempt"], 2);
     assert.equal(retry["status"], 503);
     assert.equal(retry["error_type"], "API_ERROR");
-    assert.equal(retry["backoff_ms"], 100);
+    assert.equal(retry["wait_ms"], 100, "the backoff");
     assert.equal(retry["backoff_from"], "policy");
     assert.match(String(retry["upstream_url"]), /api_key=\*\*\*/);
     assert.equal(
