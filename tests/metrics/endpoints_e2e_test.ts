@@ -2,7 +2,7 @@
 // alone), and over HTTP unless MCP_METRICS=false; through the real server.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../fakes/http_server.ts";
-import { startStdio } from "../fakes/server.ts";
+import { runCli, startStdio } from "../fakes/server.ts";
 
 const TOKEN = "metrics-token-for-stdio-tests-0123";
 
@@ -51,4 +51,27 @@ Deno.test("MCP_METRICS=false leaves /metrics out of the HTTP server", async () =
   await res.body?.cancel();
   const root = await (await fetch(`${server.origin}/`)).json();
   assert.equal(root.endpoints.metrics, undefined);
+});
+
+Deno.test("a metrics port already in use stops the start with the key and the fix", async () => {
+  const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const port = (busy.addr as Deno.NetAddr).port;
+    const { code, stderr } = await runCli([
+      "serve",
+      "--providers",
+      "example",
+      "--metrics-port",
+      String(port),
+    ]);
+    assert.equal(code, 2, stderr);
+    assert.match(
+      stderr,
+      /configuration error at "server\.metrics_port": Cannot listen on "127\.0\.0\.1:\d+" for metrics/,
+    );
+    assert.match(stderr, /Choose another metrics_port \(0 picks a free one\)/);
+    assert.doesNotMatch(stderr, /^\s+at /m, "no stack trace");
+  } finally {
+    busy.close();
+  }
 });
