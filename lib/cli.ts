@@ -24,6 +24,9 @@ import { isInputRequiredResult } from "./mcp/sdk.ts";
 import { CALL_TOOL, callInput, callTarget } from "./mcp/core_tools.ts";
 import { serveStdio } from "./mcp/stdio.ts";
 import { SERVER_NAME, VERSION } from "./version.ts";
+import { enableMetrics, metrics } from "./metrics/mod.ts";
+import { checkTracingEnv, enableTracing } from "./metrics/tracing.ts";
+import { ResponseCache } from "./http/cache.ts";
 
 /** What the CLI needs from the process; `main.ts` supplies the real one, tests a fake. */
 export interface CliIo {
@@ -62,6 +65,7 @@ const GLOBAL_OPTIONS = {
   transport: { type: "string" },
   host: { type: "string" },
   port: { type: "string" },
+  "metrics-port": { type: "string" },
   stateless: { type: "boolean" },
   "oauth-issuer": { type: "string" },
   "oauth-audience": { type: "string" },
@@ -126,8 +130,14 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
   switch (command) {
     case "serve": {
       expectArgs(rest, 0, "serve");
-      const { app, logger, dataDir } = await boot(flags, io, specs);
+      const { app, logger, dataDir } = await boot(flags, io, specs, true);
+      let metricsListener: { close(): Promise<void> } | undefined;
       try {
+        const served = metrics;
+        if (served && app.config.server.metrics_port !== null) {
+          const { serveMetrics } = await import("./metrics/serve.ts");
+          metricsListener = serveMetrics(served, app.config.server, logger, io.isNetAllowed);
+        }
         if (app.config.server.transport === "http") {
           io.serving?.();
           const { serveHttp } = await import("./mcp/http/mod.ts");
@@ -136,6 +146,7 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
           await serveStdio(app, { logger, shutdown: io.shutdown });
         }
       } finally {
+        await metricsListener?.close();
         await app.close();
       }
       return 0;
@@ -292,6 +303,7 @@ async function boot(
   flags: Record<string, string | boolean | undefined>,
   io: CliIo,
   specs: readonly ProviderSpec[],
+  serving = false,
 ): Promise<{ app: App; logger: Logger; dataDir: string }> {
   const { config } = await loadConfig(flags, io, specs);
   const logger = new Logger({
@@ -306,7 +318,25 @@ async function boot(
   for (const w of config.warnings) logger.warn(w);
   await warnOfHeap(config.server.cache_max_mb, io, logger);
   const dataDir = userDataDir(io.env, io.os) ?? "./opendata-mcp-data";
+  const server = config.server;
+  // Counting starts before the providers exist (their job managers register), and only when
+  // something serves the counts: /metrics over HTTP, or a metrics listener.
+  const counted = serving && server.metrics && (server.transport === "http" || server.metrics_port !== null)
+    ? enableMetrics()
+    : undefined;
+  if (serving && checkTracingEnv(io.env)) {
+    await enableTracing();
+    logger.info(
+      "OpenTelemetry traces on: a span per tool call and per upstream attempt, exported by Deno (OTLP)",
+    );
+  }
   const app = await createApp(config, specs, { logger, dataDir, isNetAllowed: io.isNetAllowed });
+  if (counted) {
+    const cache = app.http.cache;
+    counted.cacheSize = () =>
+      cache instanceof ResponseCache ? { bytes: cache.bytes, entries: cache.size } : undefined;
+    counted.breakers = () => app.http.breakers();
+  }
   return { app, logger, dataDir: config.server.data_dir ?? dataDir };
 }
 

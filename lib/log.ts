@@ -135,8 +135,11 @@ export function maskSecrets(text: string, secrets: Iterable<string>): string {
   return out;
 }
 
-/** The shortest head of a secret masked at the end of a text. */
-const SHORTEST_HEAD = 4;
+/**
+ * The shortest head of a secret masked at the end of a text: shorter heads are ordinary words too
+ * ("serving metrics" ends in the head of a token "metrics-…").
+ */
+const SHORTEST_HEAD = 8;
 const patterns = new Map<string, { whole: RegExp; head: RegExp | undefined }>();
 
 function secretPatterns(secret: string): { whole: RegExp; head: RegExp | undefined } {

@@ -116,6 +116,14 @@ export interface ServerSettings {
   job_lease_timeout: number;
   /** Seconds between a replica's scans for jobs whose replica died. */
   job_takeover_interval: number;
+  /** Serve Prometheus metrics (`/metrics` over HTTP, and on `metrics_port` when set). */
+  metrics: boolean;
+  /** Bearer token for `/metrics`; null: the one `/mcp` takes (`auth_token`), if any. */
+  metrics_token: string | null;
+  /** A listener of its own for `/metrics` (any transport, stdio included); null: none. */
+  metrics_port: number | null;
+  /** Where the `metrics_port` listener binds. */
+  metrics_host: string;
 }
 
 /** The whole validated configuration. */
@@ -210,6 +218,10 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   redis_cache_entry_max_kb: 1024,
   job_lease_timeout: 30,
   job_takeover_interval: 10,
+  metrics: true,
+  metrics_token: null,
+  metrics_port: null,
+  metrics_host: "127.0.0.1",
 };
 
 function buildServerSchema() {
@@ -385,6 +397,19 @@ function buildServerSchema() {
       .describe(
         "Seconds between a replica's scans for jobs whose replica died (with Redis)",
       ),
+    metrics: z.boolean().default(SERVER_DEFAULTS.metrics).describe(
+      "Serve Prometheus metrics: GET /metrics over HTTP, and on metrics_port when set (false = none, and no counting)",
+    ),
+    metrics_token: z.string().min(1).nullable().default(SERVER_DEFAULTS.metrics_token).describe(
+      "Bearer token /metrics requires (null = the same as /mcp: auth_token, if set)",
+    ),
+    metrics_port: z.number().int().min(0).max(65_535).nullable().default(SERVER_DEFAULTS.metrics_port)
+      .describe(
+        "Port of a listener serving only /metrics, over any transport, stdio included (null = none)",
+      ),
+    metrics_host: z.string().min(1).default(SERVER_DEFAULTS.metrics_host).describe(
+      "Address the metrics_port listener binds",
+    ),
   });
 }
 
@@ -696,6 +721,30 @@ export const SERVER_ENV: readonly Binding[] = [
     kind: "number",
     description: "Seconds between scans for jobs whose replica died (with Redis)",
   },
+  {
+    name: "MCP_METRICS",
+    key: "metrics",
+    kind: "bool",
+    description: "Serve Prometheus metrics (default true)",
+  },
+  {
+    name: "MCP_METRICS_TOKEN",
+    key: "metrics_token",
+    kind: "string",
+    description: "Bearer token /metrics requires (default: MCP_AUTH_TOKEN)",
+  },
+  {
+    name: "MCP_METRICS_PORT",
+    key: "metrics_port",
+    kind: "int",
+    description: "Port of a listener serving only /metrics (any transport)",
+  },
+  {
+    name: "MCP_METRICS_HOST",
+    key: "metrics_host",
+    kind: "string",
+    description: "Address of the metrics listener",
+  },
 ];
 
 /** Command-line flags of the server itself, with the key each sets. */
@@ -716,6 +765,12 @@ export const SERVER_FLAGS: readonly Binding[] = [
   { name: "writes", key: "writes", kind: "string", description: "on, off or bounded" },
   { name: "log-level", key: "log_level", kind: "string", description: "debug, info, warn or error" },
   { name: "data-dir", key: "data_dir", kind: "string", description: "Folder for files the server writes" },
+  {
+    name: "metrics-port",
+    key: "metrics_port",
+    kind: "int",
+    description: "Serve /metrics on this port of 127.0.0.1 (stdio included)",
+  },
 ];
 
 /** Other variables the server reads. */
@@ -727,6 +782,17 @@ export const OTHER_ENV: readonly { name: string; description: string }[] = [
     description: "Comma-separated toolsets whose tools are listed (all = every toolset; default: core only)",
   },
   { name: "DEFAULT_TIMEOUT", description: "Default upstream deadline in seconds for every provider" },
+  {
+    name: "OTEL_DENO",
+    description:
+      "true: export OpenTelemetry traces over OTLP (Deno's built-in exporter; see docs/OBSERVABILITY.md)",
+  },
+  {
+    name: "OTEL_TRACES_SAMPLER",
+    description:
+      "Must be parent-based (parentbased_always_on) when OTEL_DENO=true, so no URL with a key is exported",
+  },
+  { name: "OTEL_DENO_TRACING", description: "false: no traces even with OTEL_DENO=true" },
 ];
 
 /**
@@ -866,6 +932,7 @@ export function redactConfig(config: Config, specs: readonly ProviderSpec[]): Re
       auth_token: config.server.auth_token ? "***" : null,
       oauth_client_secret: config.server.oauth_client_secret ? "***" : null,
       request_state_key: config.server.request_state_key ? "***" : null,
+      metrics_token: config.server.metrics_token ? "***" : null,
       redis_url: config.server.redis_url ? redactRedisUrl(config.server.redis_url) : null,
     },
     tools: config.tools,
@@ -880,6 +947,7 @@ export function configSecrets(config: Config, specs: readonly ProviderSpec[]): s
   if (config.server.auth_token) out.push(config.server.auth_token);
   if (config.server.oauth_client_secret) out.push(config.server.oauth_client_secret);
   if (config.server.request_state_key) out.push(config.server.request_state_key);
+  if (config.server.metrics_token) out.push(config.server.metrics_token);
   const redisPassword = redisPasswordOf(config.server.redis_url);
   if (redisPassword) out.push(redisPassword);
   for (const [id, block] of Object.entries(config.providers)) {

@@ -42,6 +42,8 @@ export interface BreakerGate {
   waitMs: number;
   /** The last failure, when the circuit is open. */
   last?: LastFailure;
+  /** True when this call is the half-open trial (its verdict closes or reopens the circuit). */
+  trial?: boolean;
 }
 
 /**
@@ -105,20 +107,26 @@ export class CircuitBreaker {
     this.#last = undefined;
   }
 
-  /** Records a failed call (network error, upstream timeout, 5xx or 429 after its retries). */
-  failure(now: number, last?: LastFailure): void {
+  /**
+   * Records a failed call (network error, upstream timeout, 5xx or 429 after its retries).
+   * Returns true when this failure opened the circuit (or reopened it after a failed trial).
+   */
+  failure(now: number, last?: LastFailure): boolean {
     this.#trialSince = undefined;
     if (last) this.#last = last;
     this.#failures += 1;
     if (this.#state === "half_open") {
       this.#state = "open";
       this.#openedAt = now;
-      return;
+      return true;
     }
-    if (this.#failures >= this.#options.threshold) {
+    if (this.#state !== "open" && this.#failures >= this.#options.threshold) {
       this.#state = "open";
       this.#openedAt = now;
+      return true;
     }
+    if (this.#failures >= this.#options.threshold) this.#openedAt = now;
+    return false;
   }
 
   /** Releases a trial slot without a verdict (the caller cancelled, or the call never went out). */
@@ -151,7 +159,8 @@ export interface BreakerStore {
   /** May a call to `key` go out now? Counts as the half-open trial when it says yes. */
   acquire(key: string, options: BreakerOptions, now: number): MaybePromise<BreakerGate>;
   success(key: string): MaybePromise<void>;
-  failure(key: string, options: BreakerOptions, now: number, last?: LastFailure): MaybePromise<void>;
+  /** Records a failed call; resolves to true when it opened the circuit. */
+  failure(key: string, options: BreakerOptions, now: number, last?: LastFailure): MaybePromise<boolean>;
   /** No verdict: frees a half-open trial slot. */
   release(key: string): MaybePromise<void>;
   /** Every breaker that holds state (failures counted, open, or on trial), for `/health`. */
@@ -177,19 +186,22 @@ export class MemoryBreakerStore implements BreakerStore {
   acquire(key: string, _options: BreakerOptions, now: number): BreakerGate {
     const breaker = this.#breakers.get(key);
     if (!breaker) return { waitMs: 0 };
+    const trial = breaker.state(now) === "half_open";
     const waitMs = breaker.acquire(now);
     const last = breaker.lastFailure;
-    return waitMs > 0 && last ? { waitMs, last } : { waitMs };
+    if (waitMs > 0) return last ? { waitMs, last } : { waitMs };
+    return trial ? { waitMs, trial } : { waitMs };
   }
 
   success(key: string): void {
     this.#breakers.delete(key);
   }
 
-  failure(key: string, options: BreakerOptions, now: number, last?: LastFailure): void {
+  failure(key: string, options: BreakerOptions, now: number, last?: LastFailure): boolean {
     const breaker = this.#breakers.get(key) ?? new CircuitBreaker(options);
-    breaker.failure(now, last);
+    const opened = breaker.failure(now, last);
     this.#touch(key, breaker);
+    return opened;
   }
 
   release(key: string): void {
@@ -233,8 +245,8 @@ export class EndpointBreaker {
     return this.#store.success(this.key);
   }
 
-  /** Records a failed call. */
-  failure(now: number, last?: LastFailure): MaybePromise<void> {
+  /** Records a failed call; true when it opened the circuit. */
+  failure(now: number, last?: LastFailure): MaybePromise<boolean> {
     return this.#store.failure(this.key, this.#options, now, last);
   }
 

@@ -13,6 +13,9 @@ import type { RetryPolicy } from "./retry.ts";
 import { addressReason, ssrfGuard } from "./ssrf.ts";
 import type { HostResolver } from "./ssrf.ts";
 import { jsonTooDeepAt, tooDeep } from "./json_depth.ts";
+import { metrics } from "../metrics/mod.ts";
+import { tracing } from "../metrics/tracing.ts";
+import type { UpstreamSpan } from "../metrics/tracing.ts";
 
 /** Query parameter values; `undefined` and `null` are left out, arrays repeat the key. */
 export type QueryValue = string | number | boolean | undefined | null | readonly (string | number)[];
@@ -233,6 +236,7 @@ export class HttpClient {
     const fresh = options.fresh ?? requestScope.getStore()?.fresh ?? false;
     if (ttl > 0 && !fresh) {
       const hit = await cache.get(key, clock.now());
+      metrics?.cacheLookups.inc(1, this.#o.provider, hit ? "hit" : "miss");
       if (hit) {
         const ageS = Math.round((clock.now() - hit.storedAt) / 1000);
         logger.info("upstream", {
@@ -256,6 +260,7 @@ export class HttpClient {
       }
     }
     const cacheState = ttl > 0 ? (fresh ? "bypass" : "miss") : "off";
+    if (cacheState === "bypass") metrics?.cacheLookups.inc(1, this.#o.provider, "bypass");
     const raw = await this.#send(url, options, logger, cacheState);
     const data = decode(raw);
     if (ttl > 0 && (options.cacheable?.(data) ?? true)) {
@@ -267,6 +272,7 @@ export class HttpClient {
         storedAt: now,
         expiresAt: now + ttl,
       });
+      metrics?.cacheStoredBytes.inc(raw.body.byteLength, this.#o.provider);
     }
     const out: UpstreamResponse<T> = {
       status: raw.status,
@@ -298,28 +304,64 @@ export class HttpClient {
     const callBound = callLeft < own;
     if (options.signal?.aborted) throw this.#cancelled(url);
 
-    const breaker = runtime.breakerFor(this.breakerKey(url), this.#o.breaker);
+    const endpoint = endpointFamily(url, this.#o.baseUrl);
+    const breaker = runtime.breakerFor(`${this.#o.provider} ${endpoint}`, this.#o.breaker);
     const gate = await breaker.acquire(now);
-    if (gate.waitMs > 0) throw this.#circuitOpen(url, breaker.key, gate);
+    if (gate.waitMs > 0) {
+      metrics?.breakerRejections.inc(1, this.#o.provider, endpoint);
+      throw this.#circuitOpen(url, breaker.key, gate);
+    }
+    if (gate.trial) {
+      metrics?.breakerTransitions.inc(1, this.#o.provider, endpoint, "half_open");
+      logger.info("circuit breaker half-open: one trial call goes out", {
+        provider: this.#o.provider,
+        endpoint,
+      });
+    }
 
     let verdict: Verdict = { kind: "none" };
     try {
-      const response = await this.#attempts(url, options, deadline, callBound, logger, cacheState);
+      const response = await this.#attempts(url, options, deadline, callBound, logger, cacheState, endpoint);
       verdict = { kind: "success" };
       return response;
     } catch (e) {
       verdict = verdictOf(e, callBound);
       throw e;
     } finally {
-      await this.#record(breaker, verdict, logger);
+      await this.#record(breaker, verdict, logger, endpoint, gate.trial === true);
     }
   }
 
-  async #record(breaker: EndpointBreaker, verdict: Verdict, logger: Logger): Promise<void> {
+  async #record(
+    breaker: EndpointBreaker,
+    verdict: Verdict,
+    logger: Logger,
+    endpoint: string,
+    trial: boolean,
+  ): Promise<void> {
+    const provider = this.#o.provider;
     try {
-      if (verdict.kind === "success") await breaker.success();
-      else if (verdict.kind === "failure") await breaker.failure(this.#o.runtime.clock.now(), verdict.last);
-      else await breaker.release();
+      if (verdict.kind === "success") {
+        await breaker.success();
+        if (trial) {
+          metrics?.breakerTransitions.inc(1, provider, endpoint, "closed");
+          logger.warn("circuit breaker closed: the upstream answers again", { provider, endpoint });
+        }
+      } else if (verdict.kind === "failure") {
+        const opened = await breaker.failure(this.#o.runtime.clock.now(), verdict.last);
+        if (opened) {
+          const options = this.#o.breaker;
+          metrics?.breakerTransitions.inc(1, provider, endpoint, "open");
+          logger.warn("circuit breaker opened: calls to this endpoint are paused", {
+            provider,
+            endpoint,
+            error_type: verdict.last.errorType,
+            ...(verdict.last.status === undefined ? {} : { status: verdict.last.status }),
+            ...(options ? { threshold: options.threshold, cooldown_s: options.cooldownMs / 1000 } : {}),
+            trial_failed: trial,
+          });
+        }
+      } else await breaker.release();
     } catch (e) {
       // A breaker store that fails (a shared one out of reach) must not fail the call itself.
       logger.warn("circuit breaker store failed", { provider: this.#o.provider, error: String(e) });
@@ -333,12 +375,24 @@ export class HttpClient {
     callBound: boolean,
     logger: Logger,
     cacheState: string,
+    endpoint: string,
   ): Promise<RawResponse> {
     const { clock, random } = this.#o.runtime;
     const timeoutError = (u: URL): UpstreamError => callBound ? this.#callDeadline(u) : this.#timeout(u);
     const retriesUsed = new Map<string, number>();
     for (let attempt = 1;; attempt++) {
-      const outcome = await this.#attempt(url, options, deadline, attempt, logger, cacheState, timeoutError);
+      const outcome = tracing
+        ? await this.#tracedAttempt(
+          url,
+          options,
+          deadline,
+          attempt,
+          logger,
+          cacheState,
+          timeoutError,
+          endpoint,
+        )
+        : await this.#attempt(url, options, deadline, attempt, logger, cacheState, timeoutError, endpoint);
       if (outcome.ok) return outcome.response;
       const { error, retryKey, retryAfterMs } = outcome;
       const used = retriesUsed.get(retryKey) ?? 0;
@@ -370,11 +424,16 @@ export class HttpClient {
         }
         throw error;
       }
-      logger.debug("upstream retry", {
+      metrics?.upstreamRetries.inc(1, this.#o.provider, endpoint, retryKey);
+      logger.info("upstream retry", {
         provider: this.#o.provider,
         upstream_url: this.redact(url),
         attempt,
+        next_attempt: attempt + 1,
+        ...(error.status === undefined ? {} : { status: error.status }),
+        error_type: error.errorType,
         wait_ms: wait,
+        backoff_from: retryAfterMs === undefined ? "policy" : "retry-after",
       });
       try {
         await clock.sleep(wait, options.signal);
@@ -382,6 +441,47 @@ export class HttpClient {
         throw this.#cancelled(url);
       }
     }
+  }
+
+  /** One attempt inside an OpenTelemetry client span (only when tracing is on). */
+  #tracedAttempt(
+    url: URL,
+    options: RequestOptions,
+    deadline: number,
+    attempt: number,
+    logger: Logger,
+    cacheState: string,
+    timeoutError: (url: URL) => UpstreamError,
+    endpoint: string,
+  ): Promise<Attempt> {
+    const requestId = requestScope.getStore()?.requestId;
+    return tracing!.upstream(`${options.method ?? "GET"} ${this.#o.provider}`, {
+      "http.request.method": options.method ?? "GET",
+      "url.full": this.redact(url),
+      "server.address": url.hostname,
+      "opendata.provider": this.#o.provider,
+      "opendata.endpoint": endpoint,
+      "opendata.attempt": attempt,
+      ...(requestId ? { "opendata.request_id": requestId } : {}),
+    }, async (span) => {
+      const outcome = await this.#attempt(
+        url,
+        options,
+        deadline,
+        attempt,
+        logger,
+        cacheState,
+        timeoutError,
+        endpoint,
+        span,
+      );
+      if (outcome.ok) span.set("http.response.status_code", outcome.response.status);
+      else {
+        if (outcome.error.status !== undefined) span.set("http.response.status_code", outcome.error.status);
+        span.fail(outcome.error.errorType);
+      }
+      return outcome;
+    });
   }
 
   async #attempt(
@@ -392,6 +492,8 @@ export class HttpClient {
     logger: Logger,
     cacheState: string,
     timeoutError: (url: URL) => UpstreamError,
+    endpoint: string,
+    span?: UpstreamSpan,
   ): Promise<Attempt> {
     const clock = this.#o.runtime.clock;
     const safeUrl = this.redact(url);
@@ -402,9 +504,22 @@ export class HttpClient {
     if (options.signal?.aborted) throw this.#cancelled(url);
 
     try {
-      await this.#limiter.acquire(deadline, options.signal);
+      const waited = await this.#limiter.acquire(deadline, options.signal);
+      if (waited > 0 && metrics) {
+        metrics.rateLimitWaits.inc(1, this.#o.provider);
+        metrics.rateLimitWaitSeconds.inc(waited / 1000, this.#o.provider);
+      }
     } catch (e) {
-      if (e instanceof RateLimitWaitError) throw this.#rateLimited(url, e.waitMs);
+      if (e instanceof RateLimitWaitError) {
+        metrics?.rateLimitRefusals.inc(1, this.#o.provider);
+        span?.fail("RATE_LIMITED");
+        logger.warn("rate limit refused an upstream request: its slot is past the call's deadline", {
+          provider: this.#o.provider,
+          endpoint,
+          wait_ms: e.waitMs,
+        });
+        throw this.#rateLimited(url, e.waitMs);
+      }
       throw this.#cancelled(url);
     }
 
@@ -414,6 +529,11 @@ export class HttpClient {
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const started = performance.now();
     const log = (fields: Record<string, unknown>): void => {
+      if (metrics) {
+        const outcome = fields["status"] ?? fields["error"];
+        metrics.upstreamRequests.inc(1, this.#o.provider, endpoint, String(outcome));
+        metrics.upstreamDuration.observe((performance.now() - started) / 1000, this.#o.provider, endpoint);
+      }
       const line = {
         provider: this.#o.provider,
         upstream_url: safeUrl,
@@ -440,13 +560,19 @@ export class HttpClient {
         ...options.headers,
       };
       for (let redirects = 0;; redirects++) {
-        response = await this.#o.runtime.fetch(current, {
+        const init: RequestInit = {
           method,
           headers,
           ...(body === undefined ? {} : { body }),
           redirect: "manual",
           signal,
-        });
+        };
+        const target = current;
+        response = await (tracing
+          ? tracing.quiet(() =>
+            this.#o.runtime.fetch(target, init)
+          )
+          : this.#o.runtime.fetch(current, init));
         const location = response.headers.get("location");
         if (!REDIRECTS.has(response.status) || location === null) break;
         await response.body?.cancel().catch(() => {});

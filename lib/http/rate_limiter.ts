@@ -139,21 +139,23 @@ export class RateLimiter {
   /**
    * Waits for this request's slot. Throws {@linkcode RateLimitWaitError} at once, reserving
    * nothing, when the slot would start after `deadline`; rethrows the signal's reason (and
-   * gives the slot back) when the caller cancels while waiting.
+   * gives the slot back) when the caller cancels while waiting. Resolves to the milliseconds
+   * waited (0 when the slot was free at once).
    */
-  async acquire(deadline: number, signal?: AbortSignal): Promise<void> {
-    if (this.#limits.length === 0) return;
+  async acquire(deadline: number, signal?: AbortSignal): Promise<number> {
+    if (this.#limits.length === 0) return 0;
     const now = this.#clock.now();
     // A slot that starts at the deadline leaves the request no time at all.
     const { at, reserved } = await this.#store.reserve(this.#key, this.#limits, now, deadline - 1);
     if (!reserved) throw new RateLimitWaitError(at - now);
     const wait = at - this.#clock.now();
-    if (wait <= 0) return;
+    if (wait <= 0) return 0;
     try {
       await this.#clock.sleep(wait, signal);
     } catch (e) {
       await this.#store.cancel(this.#key, at);
       throw e;
     }
+    return wait;
   }
 }

@@ -16,6 +16,8 @@ export interface RequestScope {
    * address. Absent over stdio. Set by the HTTP handler (`Caller.clientKey`) through the server.
    */
   client?: string;
+  /** The tool call's request id, for the upstream spans it makes. */
+  requestId?: string;
 }
 
 /**
@@ -38,5 +40,10 @@ export function remainingMs(now: number): number {
 export function detachedFromDeadline<T>(fn: () => T): T {
   const scope = requestScope.getStore();
   const client = scope?.client;
-  return requestScope.run({ fresh: scope?.fresh ?? false, ...(client === undefined ? {} : { client }) }, fn);
+  const requestId = scope?.requestId;
+  return requestScope.run({
+    fresh: scope?.fresh ?? false,
+    ...(client === undefined ? {} : { client }),
+    ...(requestId ? { requestId } : {}),
+  }, fn);
 }

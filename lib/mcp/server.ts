@@ -6,6 +6,9 @@ import type { ErrorPayload } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
+import { metrics } from "../metrics/mod.ts";
+import { tracing } from "../metrics/tracing.ts";
+import type { ToolCallNote, TraceCarrier } from "../metrics/tracing.ts";
 import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
@@ -412,25 +415,70 @@ function requiredOf(tool: ToolDefinition<any, any>): ReadonlySet<string> {
  * the size limit and a log line. A handler that asks the client for input returns its
  * `inputRequired(...)` result unchanged.
  */
-export async function callTool(
+export function callTool(
   // deno-lint-ignore no-explicit-any
   listed: ToolDefinition<any, any>,
   rawArgs: unknown,
   extra: McpExtra,
   options: CallToolOptions,
 ): Promise<CallToolResult | InputRequiredResult> {
+  if (!tracing) return runToolCall(listed, rawArgs, extra, options);
+  const note: ToolCallNote = {};
+  return tracing.toolCall(
+    listed.name,
+    traceCarrier(extra),
+    note,
+    () => runToolCall(listed, rawArgs, extra, options, note),
+  );
+}
+
+/**
+ * The trace context a tool call joins: `params._meta.traceparent` (SEP-414, every transport),
+ * else the HTTP request's `traceparent` header.
+ */
+function traceCarrier(extra: McpExtra): TraceCarrier {
+  const meta = extra.mcpReq._meta as Record<string, unknown> | undefined;
+  if (typeof meta?.["traceparent"] === "string") {
+    return {
+      traceparent: meta["traceparent"],
+      tracestate: typeof meta["tracestate"] === "string" ? meta["tracestate"] : undefined,
+    };
+  }
+  const headers = extra.http?.req?.headers;
+  return {
+    traceparent: headers?.get("traceparent") ?? undefined,
+    tracestate: headers?.get("tracestate") ?? undefined,
+  };
+}
+
+async function runToolCall(
+  // deno-lint-ignore no-explicit-any
+  listed: ToolDefinition<any, any>,
+  rawArgs: unknown,
+  extra: McpExtra,
+  options: CallToolOptions,
+  note?: ToolCallNote,
+): Promise<CallToolResult | InputRequiredResult> {
   const started = performance.now();
   const headerId = extra.http?.req?.headers.get("x-request-id");
   const requestId = headerId ?? crypto.randomUUID();
+  if (note) note.requestId = requestId;
   const logger = options.logger.child({ request_id: requestId, tool_name: listed.name });
   const done = (result: CallToolResult, payload?: ErrorPayload): CallToolResult => {
-    const fields: Record<string, unknown> = {
-      duration_ms: Math.round(performance.now() - started),
-      status: result.isError ? "error" : "ok",
-    };
+    const duration = performance.now() - started;
+    const status = result.isError ? "error" : "ok";
+    const fields: Record<string, unknown> = { duration_ms: Math.round(duration), status };
     if (payload) fields["error_type"] = payload.error_type;
     if (payload?.status) fields["upstream_status"] = payload.status;
     logger.info("tool call", fields);
+    if (metrics) {
+      metrics.toolCalls.inc(1, listed.name, status, payload?.error_type ?? "");
+      metrics.toolDuration.observe(duration / 1000, listed.name, status);
+    }
+    if (note) {
+      note.status = status;
+      if (payload) note.errorType = payload.error_type;
+    }
     return result;
   };
 
@@ -502,7 +550,7 @@ export async function callTool(
       args = rest;
     }
     const output = await requestScope.run(
-      { fresh, deadline, ...(options.client === undefined ? {} : { client: options.client }) },
+      { fresh, deadline, requestId, ...(options.client === undefined ? {} : { client: options.client }) },
       () => raceDeadline(tool.handler(args, context), expired.signal),
     );
     if (isInputRequiredResult(output)) return output;

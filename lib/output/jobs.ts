@@ -11,6 +11,7 @@
 // reaches the worker by pub/sub at once, and by the lease renewal's answer at the latest.
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from "../http/json_depth.ts";
 import { detachedFromDeadline } from "../http/request_scope.ts";
+import { metrics } from "../metrics/mod.ts";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
@@ -356,6 +357,7 @@ export class JobManager {
 
   constructor(options: JobManagerOptions) {
     this.#o = options;
+    metrics?.trackJobs(this);
     const shared = options.shared;
     if (shared) {
       this.#unsubscribe = shared.store.subscribe((event, id) => this.#onEvent(event, id)).catch(
@@ -431,6 +433,7 @@ export class JobManager {
       estimated_rows: job.estimatedTotal,
     });
     if (job.client !== undefined) this.#trimClient(job.client);
+    metrics?.jobTransitions.inc(1, "accepted");
     this.#launch(job, options.run);
     return this.#view(job);
   }
@@ -603,6 +606,7 @@ export class JobManager {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    metrics?.untrackJobs(this);
     this.#stopScan?.();
     const running = [...this.#jobs.values()].filter((j) => !FINISHED.has(j.status) && !j.leaving);
     for (const job of running) {
@@ -742,7 +746,15 @@ export class JobManager {
     });
   }
 
+  /** This replica's jobs by state, for `opendata_jobs`. */
+  counts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const job of this.#jobs.values()) out[job.status] = (out[job.status] ?? 0) + 1;
+    return out;
+  }
+
   #update(job: Job, change: { status?: JobStatus; message?: string }): void {
+    if (change.status && change.status !== job.status) metrics?.jobTransitions.inc(1, change.status);
     if (change.status) job.status = change.status;
     if (change.message !== undefined) job.message = change.message;
     job.updatedAt = this.#o.clock.now();

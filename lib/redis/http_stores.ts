@@ -214,7 +214,7 @@ if s == 'half_open' then
     return {math.max(1, cooldown - (now - tonumber(h[4]))), h[5] or ''}
   end
   redis.call('HSET', KEYS[1], 's', 'half_open', 'tr', now)
-  return {0, ''}
+  return {0, '', 1}
 end
 return {opened + cooldown - now, h[5] or ''}`);
 
@@ -225,14 +225,16 @@ local f = tonumber(h[2] or '0') + 1
 redis.call('HDEL', KEYS[1], 'tr')
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'l', ARGV[3]) end
 redis.call('HSET', KEYS[1], 'f', f, 'c', ARGV[1])
+local opened = 0
 if s == 'half_open' or f >= tonumber(ARGV[2]) then
+  if s ~= 'open' then opened = 1 end
   redis.call('HSET', KEYS[1], 's', 'open', 'o', now)
 elseif not h[1] then
   redis.call('HSET', KEYS[1], 's', 'closed')
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('SADD', KEYS[2], ARGV[5])
-return f`);
+return opened`);
 
 const RELEASE = redisScript(`local h = redis.call('HMGET', KEYS[1], 's', 'f')
 redis.call('HDEL', KEYS[1], 'tr')
@@ -257,12 +259,15 @@ export class RedisBreakerStore implements BreakerStore {
 
   async acquire(key: string, options: BreakerOptions, now: number): Promise<BreakerGate> {
     try {
-      const [wait, last] = await this.#conn.script<[number, string]>(ACQUIRE, [this.#key(key)], [
+      const [wait, last, trial] = await this.#conn.script<[number, string, number?]>(ACQUIRE, [
+        this.#key(key),
+      ], [
         String(options.cooldownMs),
       ]);
       const waitMs = Number(wait);
       const failure = parseLast(last);
-      return waitMs > 0 && failure ? { waitMs, last: failure } : { waitMs };
+      if (waitMs > 0) return failure ? { waitMs, last: failure } : { waitMs };
+      return Number(trial) === 1 ? { waitMs, trial: true } : { waitMs };
     } catch {
       return this.#local.acquire(key, options, now);
     }
@@ -278,17 +283,18 @@ export class RedisBreakerStore implements BreakerStore {
     }
   }
 
-  async failure(key: string, options: BreakerOptions, now: number, last?: LastFailure): Promise<void> {
+  async failure(key: string, options: BreakerOptions, now: number, last?: LastFailure): Promise<boolean> {
     try {
-      await this.#conn.script(FAILURE, [this.#key(key), this.#conn.key("breakers")], [
+      const opened = await this.#conn.script<number>(FAILURE, [this.#key(key), this.#conn.key("breakers")], [
         String(options.cooldownMs),
         String(options.threshold),
         last ? JSON.stringify(last) : "",
         String(options.cooldownMs + BREAKER_IDLE_MS),
         key,
       ]);
+      return Number(opened) === 1;
     } catch {
-      this.#local.failure(key, options, now, last);
+      return this.#local.failure(key, options, now, last);
     }
   }
 

@@ -2,7 +2,10 @@
 // this machine, prints the figures and writes them to docs/BENCHMARKS.md. Figures are measured,
 // never asserted: they vary with the machine.
 //
-//   deno task bench [--baseline DIR] [--only startup|binary]
+//   deno task bench [--baseline DIR] [--only startup|binary|observability]
+//
+// --only observability measures only what metrics and traces cost (tests/bench/observability.ts)
+// and replaces that section of docs/BENCHMARKS.md, leaving the others as they are.
 //
 // --only binary measures the release binary's payload and its stand-in's start-up
 // (tests/bench/binary.ts) and replaces only that section of docs/BENCHMARKS.md.
@@ -23,6 +26,7 @@ import { measureTools } from "../tools/tool_budget.ts";
 import { benchReplicas } from "./replicas.ts";
 import { benchBinary } from "./binary.ts";
 import { benchOAuth } from "./oauth.ts";
+import { benchObservability } from "./observability.ts";
 import {
   checkoutCommand,
   everythingServer,
@@ -417,6 +421,21 @@ if (only === "binary") {
   console.log("Wrote the release binary's section of docs/BENCHMARKS.md");
   Deno.exit(0);
 }
+if (only === "observability") {
+  const section = await benchObservability();
+  console.log(section);
+  const path = new URL("../../docs/BENCHMARKS.md", import.meta.url);
+  const current = await Deno.readTextFile(path);
+  const at = current.indexOf("## What metrics and traces cost");
+  const next = at < 0 ? -1 : current.indexOf("\n## ", at + 3);
+  const updated = at < 0
+    ? `${current.trimEnd()}\n\n${section}\n`
+    : `${current.slice(0, at)}${section}\n${next < 0 ? "" : current.slice(next)}`;
+  await Deno.writeTextFile(path, await denoFmt(updated, "md"));
+  console.log("Updated the observability section of docs/BENCHMARKS.md");
+  Deno.exit(0);
+}
+const observability: string[] = [];
 await startupAndMemory();
 const binarySection = await benchBinary(START_RUNS);
 if (flags.baseline) await baseline(flags.baseline);
@@ -431,6 +450,7 @@ if (only !== "startup") {
   await clientOverhead();
   rows.push(...await benchReplicas());
   rows.push(...await benchOAuth());
+  observability.push(await benchObservability());
 }
 
 const cpu = (() => {
@@ -501,6 +521,7 @@ machines scale.
 
 ${table}`);
 }
+sections.push(...observability);
 const doc = `# Benchmarks
 
 Written by \`deno task bench\` (tests/bench/bench.ts). ${header} Figures are for orientation on this

@@ -42,13 +42,13 @@ export interface AuthServer {
    */
   rotateKeys(): Promise<void>;
   /** A private key of the current key set and its kid, to forge tokens in tests. */
-  signingKey(): { key: CryptoKey; kid: string };
+  signingKey(): { key: jose.CryptoKey; kid: string };
   close(): Promise<void>;
 }
 
 interface KeyPair {
   jwk: jose.JWK;
-  key: CryptoKey;
+  key: jose.CryptoKey;
 }
 
 async function newKey(): Promise<KeyPair> {

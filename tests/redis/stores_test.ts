@@ -57,9 +57,16 @@ Deno.test("Redis stores share budgets, breakers and answers between replicas and
       const bb = new RedisBreakerStore(b);
       const options = { threshold: 2, cooldownMs: 60_000 };
       const key = "fred 127.0.0.1/fred/series";
-      await ba.failure(key, options, Date.now(), { errorType: "API_ERROR", status: 503 });
+      assert.equal(
+        await ba.failure(key, options, Date.now(), { errorType: "API_ERROR", status: 503 }),
+        false,
+      );
       assert.equal((await bb.acquire(key, options, Date.now())).waitMs, 0, "one failure keeps it closed");
-      await bb.failure(key, options, Date.now(), { errorType: "API_ERROR", status: 502 });
+      assert.equal(
+        await bb.failure(key, options, Date.now(), { errorType: "API_ERROR", status: 502 }),
+        true,
+        "the failure that opens it says so (for the transition counter and the warn line)",
+      );
       const gate = await ba.acquire(key, options, Date.now());
       assert.ok(gate.waitMs > 59_000, `open for ${gate.waitMs} ms`);
       assert.deepEqual(gate.last, { errorType: "API_ERROR", status: 502 });
@@ -70,6 +77,13 @@ Deno.test("Redis stores share budgets, breakers and answers between replicas and
       await bb.success(key);
       assert.equal((await ba.acquire(key, options, Date.now())).waitMs, 0);
       assert.deepEqual(await ba.snapshots(Date.now()), {});
+      // With no cooldown left, the next call is the half-open trial; its failure reopens the circuit.
+      const quick = { threshold: 1, cooldownMs: 0 };
+      assert.equal(await ba.failure("trial", quick, Date.now()), true);
+      assert.deepEqual(await bb.acquire("trial", quick, Date.now()), { waitMs: 0, trial: true });
+      assert.equal(await bb.failure("trial", quick, Date.now()), true, "a failed trial reopens it");
+      await ba.success("trial");
+      assert.deepEqual(await bb.acquire("trial", quick, Date.now()), { waitMs: 0 }, "closed: no trial");
     });
 
     await t.step("RedisCacheStore shares answers under hashed keys, with TTL and an entry cap", async () => {

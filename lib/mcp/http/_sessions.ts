@@ -1,5 +1,6 @@
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
+import { metrics } from "../../metrics/mod.ts";
 
 /** One stateful MCP session, over Streamable HTTP or legacy SSE. */
 export interface Session {
@@ -175,6 +176,7 @@ export class SessionStore {
       if (!idle && !unfinished) continue;
       this.#sessions.delete(s.id);
       closed++;
+      metrics?.sessionEvictions.inc(1, idle ? "idle" : "init_timeout");
       this.#logger.info(idle ? "session expired" : "session expired before initialization completed", {
         session_id: s.id,
         transport: s.kind,
@@ -218,6 +220,7 @@ export class SessionStore {
   #evict(e: Entry, reason: string): void {
     const s = e.session;
     this.#sessions.delete(s.id);
+    metrics?.sessionEvictions.inc(1, reason);
     this.#logger.info("session closed to make room for a new one", {
       session_id: s.id,
       transport: s.kind,

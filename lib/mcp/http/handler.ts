@@ -41,6 +41,8 @@ import { SessionStore } from "./_sessions.ts";
 import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
 import type { ReserveRefusal, Session } from "./_sessions.ts";
 import { finishResponse, SSE_HEADERS } from "./_streams.ts";
+import { metrics } from "../../metrics/mod.ts";
+import { metricsAuth, metricsResponse } from "../../metrics/serve.ts";
 
 /** Longest request URL accepted, in characters. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -186,6 +188,8 @@ function defaultEvery(ms: number, fn: () => void): () => void {
 const MCP_PATHS = new Set(["/mcp", "/sse", "/message"]);
 /** Where the protected resource metadata is (RFC 9728), in root and path (`/mcp`) forms. */
 const PRM_PATH = "/.well-known/oauth-protected-resource";
+/** Paths counted by name in `opendata_http_requests_total` (others count as `other`). */
+const KNOWN_PATHS = new Set(["/mcp", "/sse", "/message", "/health", "/metrics", "/"]);
 
 /**
  * The HTTP server as one function: Streamable HTTP at `/mcp` (stateful or stateless), the legacy
@@ -215,6 +219,11 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
     : localLimiter;
   const auth = settings.auth_token ? new BearerAuth(settings.auth_token) : null;
   const oauth = options.oauth ?? oauthOf(app, clock, options.isNetAllowed);
+  // Prometheus series (lib/metrics): served at /metrics when metrics are on, behind
+  // metrics_token, else the same token as /mcp.
+  const served = metrics;
+  const scrapeAuth = served ? metricsAuth(settings) : null;
+  if (served) served.http.sessions = () => store.counts();
   const policy: AccessPolicy = {
     bindHost: settings.http_host,
     allowedHosts: settings.allowed_hosts,
@@ -340,6 +349,11 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       status: res.status,
       duration_ms: Math.round(performance.now() - started),
     });
+    served?.httpRequests.inc(
+      1,
+      KNOWN_PATHS.has(path) ? path : path.startsWith("/mcp/") ? "/mcp" : "other",
+      String(res.status),
+    );
     return res;
   }
 
@@ -395,6 +409,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       const wait = await limiter.take(client);
       if (wait > 0) {
         fields["refused"] = "rate_limit";
+        served?.clientRateLimitRefusals.inc(1);
         return jsonRpcError(
           429,
           SERVER_ERROR,
@@ -402,6 +417,14 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
           { headers: { "Retry-After": String(wait) } },
         );
       }
+    }
+    if (path === "/metrics" && served) {
+      const res = await metricsResponse(req, served, scrapeAuth, settings.name);
+      if (res.status === 401) {
+        fields["refused"] = "auth";
+        reqLogger.warn("unauthorized request", { path, client_ip: fields["client_ip"] });
+      }
+      return res;
     }
     if (path === "/") return methodIs(req, ["GET", "HEAD"]) ?? rootPage();
     if (path === PRM_PATH || path.startsWith(`${PRM_PATH}/`)) {
@@ -1025,6 +1048,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
         mcp: "/mcp",
         ...(settings.stateless ? {} : { sse: "/sse", message: "/message?session_id=<id>" }),
         health: "/health",
+        ...(served ? { metrics: "/metrics" } : {}),
       },
       docs: `${CONTACT_URL}/blob/main/docs/MCP.md`,
     });

@@ -322,7 +322,7 @@ export class OAuthResourceServer {
     const getKey = async (
       header: Parameters<KeyGetter>[0],
       input: Parameters<KeyGetter>[1],
-    ): Promise<CryptoKey> => {
+    ): Promise<import("jose").CryptoKey> => {
       try {
         return await this.#keys!(header, input);
       } catch (e) {

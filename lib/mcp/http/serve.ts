@@ -1,5 +1,6 @@
 import type { App } from "../../app.ts";
 import { ConfigError } from "../../errors.ts";
+import { metrics } from "../../metrics/mod.ts";
 import type { Logger } from "../../log.ts";
 import { clientKey } from "./_client_key.ts";
 import { ConnectionGuard, isFdExhaustion } from "./_conn_guard.ts";
@@ -123,6 +124,7 @@ export async function serveHttp(app: App, options: ServeHttpOptions): Promise<vo
     stampName: STAMP_HEADER,
     stampValue: (peer) => `${secret} ${peer}`,
   });
+  if (metrics) metrics.http.guard = () => guard.stats();
   // Deno.serve's accept loop ends the server when the process runs out of file descriptors;
   // connections it already holds carry on, so a new server takes the new ones.
   const supervise = (current: InnerServer): void => {

@@ -155,7 +155,7 @@ export class BojClient {
       if (!error.retryable || retry >= this.#retry.maxRetries) throw error;
       const wait = backoffDelay(this.#retry, retry + 1, () => 0.5);
       if (this.#clock.now() + wait >= deadline) throw error;
-      (options.logger ?? this.#logger).debug("upstream retry", {
+      (options.logger ?? this.#logger).info("upstream retry", {
         provider: "boj",
         upstream_url: fetched.url,
         attempt: retry + 1,
