@@ -4,7 +4,7 @@
 // for the whole file.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { compile } from "../tools/compile.ts";
+import { compile, exportTarget } from "../tools/compile.ts";
 import { RELEASE_TARGETS } from "../tools/distribution.ts";
 import { type Embedded, prepareStandIn, readEmbedded, type StandIn } from "../tools/embedded.ts";
 import { permissionSet, V8_FLAGS } from "../tools/permissions.ts";
@@ -203,4 +203,21 @@ Deno.test({
 // The compile's folder goes when the file's tests are done (unload runs after the last test).
 globalThis.addEventListener("unload", () => {
   if (tempDir) Deno.removeSync(tempDir, { recursive: true });
+});
+
+Deno.test("exportTarget() resolves a package subpath through its exports' import condition and * patterns", () => {
+  const pkg = {
+    exports: {
+      ".": { import: "./esm/main.js", require: "./cjs/main.js" },
+      "./*": { import: "./esm/*.js", require: "./cjs/*.js" },
+      "./package.json": "./package.json",
+    },
+  };
+  assert.equal(exportTarget(pkg, ""), "esm/main.js");
+  assert.equal(exportTarget(pkg, "encoding/o200k_base"), "esm/encoding/o200k_base.js");
+  assert.equal(exportTarget({ main: "./index.js" }, ""), "index.js");
+  assert.throws(
+    () => exportTarget({ exports: { ".": { require: "./x.cjs" } } }, ""),
+    /not exported for import/,
+  );
 });
