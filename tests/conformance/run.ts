@@ -193,8 +193,7 @@ async function runOne(url: string, revision: Revision, mode: Mode, scratch: stri
  * One line per run, starting with its verdict (`ok` or `FAIL`, this project's gate): scored
  * scenarios that pass, those that fail only in checks the expected-failures file lists (counted
  * apart, so they never read as failures), unexpected failures, the checks in the same three kinds,
- * the unscored scenarios with their reasons (– marks a scenario with no passed or failed check:
- * skipped, or only informational and warning checks), and the time.
+ * the unscored scenarios counted by the suite's reason for not scoring them, and the time.
  */
 export function describeRun(r: RunResult, req: Requirements): { line: string; ok: boolean } {
   const scored = r.scenarios.filter((s) => req.scored.includes(s.name));
@@ -209,7 +208,18 @@ export function describeRun(r: RunResult, req: Requirements): { line: string; ok
   const requiredBroken = REQUIRED_UNSCORED.filter((name) => req.unscored.has(name)).filter((name) =>
     unscored.some((s) => s.name === name && !s.ok) || !r.scenarios.some((s) => s.name === name)
   );
-  const verdict = (s: ScenarioResult): string => s.passed + s.failed === 0 ? "–" : s.ok ? "✓" : "✗";
+  // Unscored scenarios by the suite's reason: how many pass of how many run (the suite's own
+  // output above names each).
+  const byReason = (list: ScenarioResult[]): string => {
+    const groups = new Map<string, ScenarioResult[]>();
+    for (const s of list) {
+      const reason = req.unscored.get(s.name) ?? "not scored";
+      groups.set(reason, [...groups.get(reason) ?? [], s]);
+    }
+    return [...groups].map(([reason, g]) =>
+      `${reason} ${g.filter((s) => s.ok && s.passed > 0).length}/${g.length} pass`
+    ).join(", ");
+  };
   const ok = r.exitCode === 0 && !r.timedOut && failing.length === 0 && missing.length === 0 &&
     requiredBroken.length === 0;
   const line = `${ok ? "ok  " : "FAIL"} ${r.revision} ${r.mode}: ` +
@@ -223,9 +233,8 @@ export function describeRun(r: RunResult, req: Requirements): { line: string; ok
     `; checks ${sum(scored, "passed")} passed` +
     (sum(failing, "failed") ? `, ${sum(failing, "failed")} FAILED` : "") +
     (sum(expected, "failed") ? `, ${sum(expected, "failed")} expected to fail` : "") +
-    `; not scored ${unscored.filter((s) => verdict(s) === "✓").length}/${unscored.length} pass (` +
-    unscored.map((s) => `${verdict(s)} ${s.name} ${req.unscored.get(s.name) ?? "not scored"}`).join(", ") +
-    `); ${r.seconds.toFixed(1)} s` +
+    (unscored.length ? `; not scored (not required unless named below): ${byReason(unscored)}` : "") +
+    `; ${r.seconds.toFixed(1)} s` +
     (r.exitCode !== 0 ? `; suite exit ${r.exitCode}` : "") +
     (r.timedOut ? "; OVERRAN ITS TIME BUDGET" : "") +
     (missing.length ? `; scored scenarios not run: ${missing.join(", ")}` : "") +

@@ -4,10 +4,10 @@
 // for the whole file.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { compile } from "../tools/compile.ts";
+import { compile, exportTarget } from "../tools/compile.ts";
 import { RELEASE_TARGETS } from "../tools/distribution.ts";
 import { type Embedded, prepareStandIn, readEmbedded, type StandIn } from "../tools/embedded.ts";
-import { permissionSet } from "../tools/permissions.ts";
+import { permissionSet, V8_FLAGS } from "../tools/permissions.ts";
 import { smoke, smokeServer } from "../tools/smoke.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
@@ -155,7 +155,20 @@ Deno.test({
     assert.equal(permissions["allow_run"], null);
     assert.equal(permissions["allow_sys"], null);
     assert.equal(permissions["prompt"], false);
+    const v8 = embedded.metadata["v8_flags"] as string[];
+    for (const flag of V8_FLAGS.replace("--v8-flags=", "").split(",")) assert.ok(v8.includes(flag), flag);
   },
+});
+
+Deno.test("deno.json leaves lazy-dynamic-imports to the run tasks' command lines, where deno compile never sees it", () => {
+  const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+  assert.ok(
+    !JSON.stringify(config.unstable ?? []).includes("lazy-dynamic-imports"),
+    "under it, deno compile leaves every literal import() out of the binary",
+  );
+  for (const task of ["start", "dev"]) {
+    assert.match(String(config.tasks[task]), /^deno run .*--unstable-lazy-dynamic-imports /, task);
+  }
 });
 
 Deno.test({
@@ -190,4 +203,21 @@ Deno.test({
 // The compile's folder goes when the file's tests are done (unload runs after the last test).
 globalThis.addEventListener("unload", () => {
   if (tempDir) Deno.removeSync(tempDir, { recursive: true });
+});
+
+Deno.test("exportTarget() resolves a package subpath through its exports' import condition and * patterns", () => {
+  const pkg = {
+    exports: {
+      ".": { import: "./esm/main.js", require: "./cjs/main.js" },
+      "./*": { import: "./esm/*.js", require: "./cjs/*.js" },
+      "./package.json": "./package.json",
+    },
+  };
+  assert.equal(exportTarget(pkg, ""), "esm/main.js");
+  assert.equal(exportTarget(pkg, "encoding/o200k_base"), "esm/encoding/o200k_base.js");
+  assert.equal(exportTarget({ main: "./index.js" }, ""), "index.js");
+  assert.throws(
+    () => exportTarget({ exports: { ".": { require: "./x.cjs" } } }, ""),
+    /not exported for import/,
+  );
 });

@@ -165,7 +165,12 @@ async function respond(reply: Reply): Promise<Response> {
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(head);
-        setTimeout(() => controller.error(new Error("fake connection reset")), 5);
+        // Deno.serve prints a response stream's error; one line saying it was on purpose, not a stack
+        // trace in a passing test run.
+        const reset = new Error("fake connection reset");
+        reset.stack =
+          `the fake upstream reset the connection after ${head.length} bytes, on purpose (resetAfterBytes)`;
+        setTimeout(() => controller.error(reset), 5);
       },
     });
     return new Response(stream, { status, headers });

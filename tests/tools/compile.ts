@@ -11,8 +11,8 @@
 //   reaches (`--exclude-unused-npm`): the test-only ones (the client SDKs, the v1 SDK, @ai-sdk)
 //   and the docs generator's `yaml` stay out.
 // - Of those packages, no type declarations, source maps, TypeScript sources or Markdown (nothing
-//   at run time reads them), and of gpt-tokenizer only the modules the encodings in use import
-//   (tokens.ts loads two of its seven; the others and its CommonJS copy are ~23 MB).
+//   at run time reads them), and of gpt-tokenizer only the modules the subpaths the server imports
+//   reach (tokens.ts loads two encodings of seven; the others and its CommonJS copy are ~23 MB).
 //
 // tests/e2e/binary_test.ts compiles with exactly these arguments and runs the embedded files.
 import { join } from "node:path";
@@ -22,12 +22,50 @@ import { RELEASE_TARGETS } from "./distribution.ts";
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 /**
- * Packages trimmed to the ES modules their entry points import (relative imports only), with
- * those entry points: the encodings lib/output/tokens.ts imports.
+ * Packages trimmed to the ES modules that the subpaths the server imports reach (relative imports
+ * followed): of gpt-tokenizer, the encodings lib/output/tokens.ts imports.
  */
-export const TRIMMED_PACKAGES: Record<string, string[]> = {
-  "gpt-tokenizer": ["esm/encoding/o200k_base.js", "esm/encoding/cl100k_base.js"],
-};
+export const TRIMMED_PACKAGES = ["gpt-tokenizer"];
+
+/**
+ * The file a package subpath ("encoding/o200k_base", "" for the package itself) resolves to under
+ * the "import" condition of the package's exports, with "*" patterns.
+ */
+export function exportTarget(
+  packageJson: { exports?: unknown; module?: string; main?: string },
+  subpath: string,
+): string {
+  const key = subpath ? `./${subpath}` : ".";
+  const exportsField = packageJson.exports as Record<string, unknown> | undefined;
+  const pick = (value: unknown): string | undefined => {
+    if (typeof value === "string") return value;
+    if (value && typeof value === "object") {
+      const v = value as Record<string, unknown>;
+      return pick(v["import"] ?? v["default"]);
+    }
+    return undefined;
+  };
+  let target: string | undefined;
+  if (exportsField) {
+    target = pick(exportsField[key]);
+    if (!target) {
+      for (const [pattern, value] of Object.entries(exportsField)) {
+        const star = pattern.indexOf("*");
+        if (star < 0) continue;
+        const [before, after] = [pattern.slice(0, star), pattern.slice(star + 1)];
+        if (key.startsWith(before) && key.endsWith(after) && key.length >= before.length + after.length) {
+          const matched = key.slice(before.length, key.length - after.length);
+          target = pick(value)?.replaceAll("*", matched);
+          if (target) break;
+        }
+      }
+    }
+  } else if (!subpath) {
+    target = packageJson.module ?? packageJson.main;
+  }
+  if (!target) throw new Error(`"${key}" is not exported for import`);
+  return target.replace(/^\.\//, "");
+}
 
 /** Files of an embedded npm package that nothing reads at run time. */
 export function unusedAtRunTime(path: string): boolean {
@@ -80,8 +118,8 @@ function versionOf(id: string): string {
   return id.slice(id.indexOf("@", 1) + 1).split("_")[0]!;
 }
 
-/** The npm packages main.ts's graph imports (bare names), from `deno info --json`. */
-export async function graphNpmRoots(entry = join(ROOT, "main.ts")): Promise<string[]> {
+/** The npm packages main.ts's graph imports (bare names) and the subpaths it imports of each. */
+export async function graphNpmImports(entry = join(ROOT, "main.ts")): Promise<Map<string, Set<string>>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
     cwd: ROOT,
@@ -92,17 +130,17 @@ export async function graphNpmRoots(entry = join(ROOT, "main.ts")): Promise<stri
   const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
     modules: { kind: string; specifier: string }[];
   };
-  const names = new Set<string>();
+  const imports = new Map<string, Set<string>>();
   for (const m of info.modules) {
     if (m.kind !== "npm") continue;
-    const spec = m.specifier.replace(/^npm:\/?/, "");
-    names.add(
-      spec.startsWith("@")
-        ? spec.split("/").slice(0, 2).join("/").replace(/@[^@/]*$/, "")
-        : spec.split(/[@/]/)[0]!,
-    );
+    // "npm:/@scope/name@1.2.3/sub/path" or "npm:name@1.2.3"
+    const match = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@[^/]+(?:\/(.*))?$/.exec(m.specifier);
+    if (!match) continue;
+    const subpaths = imports.get(match[1]!) ?? new Set<string>();
+    subpaths.add(match[2] ?? "");
+    imports.set(match[1]!, subpaths);
   }
-  return [...names].sort();
+  return imports;
 }
 
 /** Every file under `dir`, relative to it, with "/" separators. */
@@ -133,8 +171,11 @@ export function esmClosure(dir: string, entries: string[]): Set<string> {
   return seen;
 }
 
-/** The `--exclude` paths: for each embedded package, its files nothing runs. */
-export function excludes(cacheDir: string, packages: string[]): string[] {
+/**
+ * The `--exclude` paths: for each embedded package, its files nothing runs. `imported` names the
+ * subpaths the server imports of each package (for the trimmed ones).
+ */
+export function excludes(cacheDir: string, packages: string[], imported: Map<string, Set<string>>): string[] {
   const out: string[] = [];
   for (const id of packages) {
     const dir = join(cacheDir, "registry.npmjs.org", baseName(id), versionOf(id));
@@ -144,8 +185,11 @@ export function excludes(cacheDir: string, packages: string[]): string[] {
     } catch {
       continue; // Not in the cache: deno compile reports it.
     }
-    const entries = TRIMMED_PACKAGES[baseName(id)];
-    const keep = entries ? esmClosure(dir, entries) : undefined;
+    const subpaths = TRIMMED_PACKAGES.includes(baseName(id)) ? imported.get(baseName(id)) : undefined;
+    const packageJson = subpaths ? JSON.parse(Deno.readTextFileSync(join(dir, "package.json"))) : undefined;
+    const keep = subpaths
+      ? esmClosure(dir, [...subpaths].map((p) => exportTarget(packageJson, p)))
+      : undefined;
     for (const f of files) {
       const always = f === "package.json" || /^licen[cs]e/i.test(f);
       if (always) continue;
@@ -158,8 +202,9 @@ export function excludes(cacheDir: string, packages: string[]): string[] {
 /** The arguments of `deno compile` for `target`, writing `output`. */
 export async function compileArgs(target: string, output: string, entry = "main.ts"): Promise<string[]> {
   const lock = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.lock")));
-  const packages = npmClosure(lock, await graphNpmRoots(join(ROOT, entry)));
-  const excluded = excludes(await npmCacheDir(), packages);
+  const imported = await graphNpmImports(join(ROOT, entry));
+  const packages = npmClosure(lock, [...imported.keys()]);
+  const excluded = excludes(await npmCacheDir(), packages, imported);
   return [
     "compile",
     "-P",

@@ -185,6 +185,8 @@ export function prepareStandIn(embedded: Embedded, folder: string, configDir: st
     lock.workspace.dependencies = (lock.workspace.dependencies as string[]).filter(embeddedPackage);
   }
   Deno.writeTextFileSync(`${root}/deno.lock`, JSON.stringify(lock, null, 2));
+  // The V8 flags the binary starts with (Deno's own and the compile's).
+  const v8 = ((embedded.metadata["v8_flags"] ?? []) as string[]).filter((f) => f.startsWith("--"));
   return {
     root,
     denoDir,
@@ -202,6 +204,7 @@ export function prepareStandIn(embedded: Embedded, folder: string, configDir: st
       `${root}/deno.json`,
       "--node-modules-dir=none",
       "--cached-only",
+      ...(v8.length ? [`--v8-flags=${v8.join(",")}`] : []),
     ],
   };
 }
