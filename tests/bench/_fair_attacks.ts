@@ -10,7 +10,6 @@
 // sessions (the server then takes the client from that header, as behind a load balancer).
 import net from "node:net";
 import { startHttpServer } from "../fakes/http_server.ts";
-import type { HttpServerProcess } from "../fakes/http_server.ts";
 import { removeHome, scratchHome } from "../fakes/server.ts";
 import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
 import type { Received } from "../fakes/upstream.ts";
