@@ -27,10 +27,17 @@ export function decodeEntities(text: string): string {
   });
 }
 
-/** Plain text of a short HTML fragment: tags dropped, entities decoded, white space collapsed. */
+/**
+ * Plain text of a short HTML fragment: tags dropped, entities decoded, white space collapsed.
+ * A tag never spans another `<`: with `[^>]*`, 200,000 `<` without a `>` took 54 s (every `<`
+ * scanned to the end); with `[^<>]*` every scan stops at the next `<`, so the time is linear.
+ */
 export function inlineText(html: string): string {
-  return decodeEntities(html.replace(/<[^>]*>/g, "")).replace(/\s+/g, " ").trim();
+  return decodeEntities(html.replace(TAG, "")).replace(/\s+/g, " ").trim();
 }
+
+/** An HTML tag, in linear time on any text (see {@linkcode inlineText}). */
+export const TAG = /<[^<>]*>/g;
 
 /**
  * `text` cut to at most `max` characters, an ellipsis marking the cut, never inside a surrogate

@@ -27,3 +27,10 @@ Deno.test("boundedUrl() keeps a usable URL and drops one longer than any link", 
   assert.equal(boundedUrl(`https://snl.no/${"x".repeat(5000)}`), null);
   assert.equal(boundedUrl(null), null);
 });
+
+Deno.test("inlineText() strips tags in linear time: '<' without '>' is kept as text", () => {
+  // With a tag pattern that could span '<', this input took 54 s (each '<' scanned to the end).
+  assert.equal(inlineText("<".repeat(200_000)).length, 200_000);
+  assert.equal(inlineText("a <b <i>c</i> d"), "a <b c d");
+  assert.equal(inlineText("<p>x &amp; y</p>"), "x & y");
+});

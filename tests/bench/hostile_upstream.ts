@@ -23,7 +23,7 @@ type Result = Awaited<ReturnType<Client["callTool"]>>;
 interface BodyAttack {
   label: string;
   id: string;
-  path: "/fred/series" | "/fred/series/observations" | "ogc";
+  path: "/fred/series" | "/fred/series/observations" | "ogc" | "snl";
   body: () => string;
 }
 
@@ -34,6 +34,13 @@ const OGC_ITEMS = `/${DS}/collections/lokaliteter/items`;
 const ogcFeature = (id: string, nested: string) =>
   `{"type":"Feature","id":"${id}","geometry":{"type":"Point","coordinates":[10.76,59.9]},` +
   `"properties":{"kulturminneId":"${id}","navn":"Hostile","kommune":"0301","extra":${nested}}}`;
+
+/** The recorded SNL article with its body replaced. */
+const snlArticle = (body: string) =>
+  JSON.stringify({
+    ...JSON.parse(fixtureText("snl/article_fortolket_programmeringsspraak.json")),
+    xhtml_body: body,
+  });
 
 const BODY_ATTACKS: BodyAttack[] = [
   {
@@ -65,6 +72,18 @@ const BODY_ATTACKS: BodyAttack[] = [
     id: "LONGTITLE",
     path: "/fred/series",
     body: () => JSON.stringify({ seriess: [{ id: "LONGTITLE", title: "x".repeat(100_000) }] }),
+  },
+  {
+    label: "an SNL article body of 200,000 '<' without a '>'",
+    id: "hostile_lt",
+    path: "snl",
+    body: () => snlArticle("<".repeat(200_000)),
+  },
+  {
+    label: "an SNL article body of 70,000 unclosed '<a '",
+    id: "hostile_a",
+    path: "snl",
+    body: () => snlArticle("<a ".repeat(70_000)),
   },
   {
     label: "a title of 200,000 '[' (one run of punctuation)",
@@ -153,6 +172,10 @@ export async function upstreamAttacks(options: UpstreamAttackOptions = {}): Prom
   await using fake = startFakeFred();
   for (const a of BODY_ATTACKS) {
     const text = a.body();
+    if (a.path === "snl") {
+      fake.route({ path: `/${a.id}.json`, reply: { body: text, contentType: "application/json" } });
+      continue;
+    }
     if (a.path === "ogc") {
       fake.route({
         path: `${OGC_ITEMS}/${a.id}`,
@@ -188,11 +211,11 @@ export async function upstreamAttacks(options: UpstreamAttackOptions = {}): Prom
   });
   const home = scratchHome(
     `${fredConfig(fake.origin)}\n  riksantikvaren_ogc:\n    base_url: ${fake.origin}\n    max_retries: 0\n` +
-      "    cache_ttl: 0\n",
+      "    cache_ttl: 0\n  snl:\n    base_url: " + fake.origin + "\n    max_retries: 0\n    cache_ttl: 0\n",
   );
   await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
   await using server = await startHttpServer({
-    args: ["--providers", "fred,example,riksantikvaren_ogc"],
+    args: ["--providers", "fred,example,riksantikvaren_ogc,snl"],
     home,
     ...(options.main ? { main: options.main } : {}),
     env: { REDIS_URL: redis.url, MCP_JOB_LEASE_TIMEOUT: "1", MCP_JOB_TAKEOVER_INTERVAL: "0.2" },
@@ -213,7 +236,9 @@ export async function upstreamAttacks(options: UpstreamAttackOptions = {}): Prom
     );
     for (const a of BODY_ATTACKS) {
       const operation = a.path === "/fred/series" ? "get" : "get_observations";
-      const request = a.path === "ogc"
+      const request = a.path === "snl"
+        ? { name: "snl-article", arguments: { slug: a.id } }
+        : a.path === "ogc"
         ? {
           name: "riksantikvaren-feature",
           arguments: { collection: "lokaliteter", id: a.id, response_format: "json" },
@@ -372,7 +397,7 @@ export function upstreamReport(lines: readonly string[]): string {
     `Run ${
       new Date().toISOString().slice(0, 10)
     } with Deno ${Deno.version.deno} on ${Deno.build.os}/${Deno.build.arch}, ` +
-    `${navigator.hardwareConcurrency} cores shared with other work: a stateful HTTP server (fred, riksantikvaren_ogc and example) with a ` +
+    `${navigator.hardwareConcurrency} cores shared with other work: a stateful HTTP server (fred, riksantikvaren_ogc, snl and example) with a ` +
     "real redis-server and a fake upstream on 127.0.0.1; the attacker and the victim on separate sessions.",
     "",
     ...lines.map((l) => `- ${l}`),

@@ -112,3 +112,15 @@ Deno.test("licenseTerms() explains fri, begrenset and an unknown licence", () =>
   assert.equal(licenseTerms(null).name, "not stated");
   assert.equal(licenseTerms("ny").name, "ny");
 });
+
+Deno.test("bodyToText() reads hostile markup in linear time and still finds links and drops scripts", () => {
+  // Each of these took 35-48 s with patterns that let one attempt scan to the end of the body.
+  assert.equal(bodyToText("<".repeat(200_000)).text.length, 200_000);
+  assert.equal(bodyToText("<a ".repeat(70_000)).links.length, 0);
+  assert.equal(bodyToText(`${"<script>".repeat(25_000)}tekst`).text, "tekst");
+  const mixed = bodyToText(
+    '<p>Se <a href="https://snl.no/x">x</a>.</p><script>alert(1)</script><a <a href="https://snl.no/y">y</a>',
+  );
+  assert.deepEqual(mixed.links.map((l) => l.url), ["https://snl.no/x", "https://snl.no/y"]);
+  assert.doesNotMatch(mixed.text, /alert/);
+});
