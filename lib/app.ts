@@ -249,6 +249,7 @@ export async function createApp(
         requestState,
         exports,
         callable,
+        views: { tilesUrl: config.server.map_tiles_url },
         ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
       }),
     async close() {
