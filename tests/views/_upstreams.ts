@@ -34,6 +34,7 @@ export function startViewUpstreams(): ViewUpstreams {
   const fred = FakeUpstream.start(fredRoutes());
   const boj = FakeUpstream.start([
     { path: "/api/v1/getDataCode", reply: { fixture: "boj/observed_getDataCode_FM01_STRDCLUCON_en.json" } },
+    { path: "/api/v1/getDataLayer", reply: { fixture: "boj/constructed_getDataLayer_FM01_D_en.json" } },
   ]);
   const ogc = FakeUpstream.start([]);
   const o = ogc.origin;
