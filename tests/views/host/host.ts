@@ -14,14 +14,14 @@ interface Mount {
   result: Record<string, unknown>;
 }
 
-declare global {
-  interface Window {
-    hostCallTool(params: unknown): Promise<Record<string, unknown>>;
-    mountView(mount: Mount): Promise<void>;
-    openedLinks: string[];
-    viewCalls: { name: string; arguments: unknown }[];
-  }
+/** What the page shares with the test (the test exposes `hostCallTool`). */
+interface HostGlobals {
+  hostCallTool(params: unknown): Promise<Record<string, unknown>>;
+  mountView(mount: Mount): Promise<void>;
+  openedLinks: string[];
+  viewCalls: { name: string; arguments: unknown }[];
 }
+const host = globalThis as unknown as HostGlobals;
 
 /** The CSP a host sets from `_meta.ui.csp` (the spec's restrictive default plus declared origins). */
 function policy(csp: McpUiResourceCsp | undefined): string {
@@ -41,10 +41,10 @@ function policy(csp: McpUiResourceCsp | undefined): string {
   ].join("; ");
 }
 
-window.openedLinks = [];
-window.viewCalls = [];
+host.openedLinks = [];
+host.viewCalls = [];
 
-window.mountView = async (mount: Mount): Promise<void> => {
+host.mountView = async (mount: Mount): Promise<void> => {
   document.getElementById("view")?.remove();
   const iframe = document.createElement("iframe");
   iframe.id = "view";
@@ -60,11 +60,11 @@ window.mountView = async (mount: Mount): Promise<void> => {
     { hostContext: { theme: "light", displayMode: "inline", platform: "web" } },
   );
   bridge.oncalltool = async (params) => {
-    window.viewCalls.push({ name: params.name, arguments: params.arguments });
-    return await window.hostCallTool(params) as never;
+    host.viewCalls.push({ name: params.name, arguments: params.arguments });
+    return await host.hostCallTool(params) as never;
   };
   bridge.onopenlink = ({ url }) => {
-    window.openedLinks.push(url);
+    host.openedLinks.push(url);
     return Promise.resolve({});
   };
   bridge.onsizechange = ({ height }) => {
