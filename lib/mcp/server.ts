@@ -26,9 +26,12 @@ import {
   VIEW_META_KEY,
   VIEW_MIME,
   viewResources,
+  viewUri,
   withViewMeta,
 } from "./views/mod.ts";
 import type { ViewId, ViewOptions } from "./views/mod.ts";
+import { CHART_TOOL, chartCalls, chartInput, chartResult, chartTool } from "./views/chart.ts";
+import type { ChartPart } from "./views/chart.ts";
 
 /** Options for {@linkcode createServer}. */
 export interface CreateServerOptions {
@@ -215,12 +218,22 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   const viewsFor = (ctx: unknown): boolean =>
     rendersViews(requestCapabilities(ctx, server.server.getClientCapabilities()));
 
+  // Tools whose view is the series chart: opendata_chart puts several of their calls on one chart.
+  const seriesTools = new Set(
+    [...callable.values()].filter((c) => c.tool.view?.id === "series").map((c) => c.tool.name),
+  );
+
   // Listed in registration order, the same on every call: clients may cache the list.
   server.server.setRequestHandler("tools/list", (_request, ctx) => {
     if (!viewsFor(ctx)) return { tools: tools.map(describeTool) };
-    return { tools: tools.map((t) => t.view ? withViewMeta(describeTool(t), t.view.id) : describeTool(t)) };
+    const listed = tools.map((t) => t.view ? withViewMeta(describeTool(t), t.view.id) : describeTool(t));
+    if (seriesTools.size) listed.push(chartTool([...seriesTools], viewUri("series")));
+    return { tools: listed };
   });
   server.server.setRequestHandler("tools/call", async (request, ctx) => {
+    if (request.params.name === CHART_TOOL && seriesTools.size) {
+      return await chart(request.params.arguments ?? {}, ctx);
+    }
     let tool = byName.get(request.params.name);
     if (!tool) {
       const left = unavailable.find((u) => u.tools.includes(request.params.name));
@@ -263,6 +276,34 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     }
     return projected;
   });
+
+  /** opendata_chart: each call run as tools/call runs it (in turn), the series merged on one chart. */
+  const chart = async (rawArgs: unknown, ctx: McpExtra): Promise<CallToolResult> => {
+    const parsed = chartInput.safeParse(rawArgs);
+    if (!parsed.success) return errorResult(validationError(parsed.error, rawArgs).toPayload());
+    const parts: ChartPart[] = [];
+    try {
+      for (const c of chartCalls(parsed.data, seriesTools)) {
+        const target = callTarget({ tool: c.tool, arguments: c.arguments }, byName, unavailable);
+        const provider = callable.get(target.tool.name)!.provider;
+        const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
+        const answer = await callTool(target.tool, target.arguments, ctx, { ...options, files });
+        const result = isInputRequiredResult(answer)
+          ? errorResult(
+            new ToolError("VALIDATION_ERROR", `${c.tool} asks for input: call it alone`).toPayload(),
+          )
+          : server.server.projectCallToolResult(answer, describeTool(target.tool).outputSchema);
+        await addViewModel(result, target.tool, target.arguments);
+        parts.push({ tool: c.tool, arguments: target.arguments as Record<string, unknown>, result });
+      }
+    } catch (e) {
+      if (e instanceof ToolError) return errorResult(e.toPayload());
+      throw e;
+    }
+    const result = chartResult(parts, options.characterLimit);
+    if (!viewsFor(ctx)) delete result._meta;
+    return result;
+  };
 
   // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).
   const withOwner = (ctx: McpExtra): McpExtra =>

@@ -19,17 +19,21 @@ const CAPS_KEY = "io.modelcontextprotocol/clientCapabilities";
 const WDS = "/api/v3/wds";
 const SEARCH = { name: "worldbank_search_documents", arguments: { query: "roads", limit: 2 } };
 
+/** A fake World Bank and BOJ, and the config naming them. */
 function worldbank(): { fake: FakeUpstream; configYaml: string } {
-  const fake = FakeUpstream.start([{
-    path: WDS,
-    reply: { fixture: "worldbank/synthetic_search_list_shapes.json" },
-  }]);
+  const fake = FakeUpstream.start([
+    { path: WDS, reply: { fixture: "worldbank/synthetic_search_list_shapes.json" } },
+    { path: "/api/v1/getDataCode", reply: { fixture: "boj/json_success_code_api.json" } },
+  ]);
+  const block = (id: string, base: string) =>
+    `  ${id}:\n    base_url: ${base}\n    cache_ttl: 0\n    max_retries: 0\n`;
   return {
     fake,
-    configYaml:
-      `providers:\n  worldbank:\n    base_url: ${fake.origin}${WDS}\n    cache_ttl: 0\n    max_retries: 0\n`,
+    configYaml: `providers:\n${block("worldbank", `${fake.origin}${WDS}`)}${block("boj", fake.origin)}`,
   };
 }
+
+const PROVIDERS = ["--providers", "worldbank,boj"];
 
 /** `value` as JSON with the keys views add taken out again (in place of a copy, key order kept). */
 function withoutViews(value: unknown): string {
@@ -62,6 +66,12 @@ function assertGate(plain: unknown, withUi: unknown, what: string): void {
     plain,
     `${what}: the same answer once the view keys are taken out`,
   );
+}
+
+/** A UI client's tools without opendata_chart, which only it is offered (checked to be there). */
+function withoutChart(tools: { name: string }[]): { name: string }[] {
+  assert.equal(tools.at(-1)?.name, "opendata_chart", "opendata_chart is offered to a UI client, last");
+  return tools.slice(0, -1);
 }
 
 /** Posts one 2026-07-28 request with the given client capabilities; the raw answer text. */
@@ -102,7 +112,7 @@ Deno.test("views are declared only to clients that advertise io.modelcontextprot
     const { fake, configYaml } = worldbank();
     await using _fake = fake;
     await using server = await startHttpServer({
-      args: ["--providers", "worldbank", ...(stateless ? ["--stateless"] : [])],
+      args: [...PROVIDERS, ...(stateless ? ["--stateless"] : [])],
       configYaml,
     });
     const mode = stateless ? "stateless" : "stateful";
@@ -111,6 +121,7 @@ Deno.test("views are declared only to clients that advertise io.modelcontextprot
       const withUi = await postModern(server.origin, method, params, UI);
       const [p, u] = [JSON.parse(plain), JSON.parse(withUi)];
       assert.equal(JSON.stringify(p), plain, "the server writes JSON.stringify bytes");
+      if (method === "tools/list") u.result.tools = withoutChart(u.result.tools);
       assertGate(p, u, `${mode} ${method}`);
     }
     // The spec lets a server leave UI-only resources out of resources/list: plain clients never see them.
@@ -122,6 +133,7 @@ Deno.test("views are declared only to clients that advertise io.modelcontextprot
     const [plainList, uiList] = [await resources({}), await resources(UI)];
     assert.deepEqual(plainList, uiList.filter((r) => !r.uri.startsWith("ui://")), mode);
     assert.deepEqual(uiList.filter((r) => r.uri.startsWith("ui://")).map((r) => r.uri), [
+      "ui://opendata-mcp/series.html",
       "ui://opendata-mcp/documents.html",
     ]);
     const read = JSON.parse(
@@ -142,14 +154,18 @@ Deno.test("views over 2025-11-25 (SDK v1 client): stdio and HTTP sessions declar
   await using _fake = fake;
   const answers = async (
     client: { listTools(): Promise<unknown>; callTool(p: typeof SEARCH): Promise<unknown> },
-  ) => ({
-    tools: await client.listTools(),
-    call: await client.callTool(SEARCH),
-  });
+  ) => {
+    const tools = await client.listTools() as { tools: { name: string }[] };
+    const ui = tools.tools.some((t) => t.name === "opendata_chart");
+    return {
+      tools: ui ? { ...tools, tools: withoutChart(tools.tools) } : tools,
+      call: await client.callTool(SEARCH),
+    };
+  };
 
-  await using plainStdio = await startStdio({ args: ["--providers", "worldbank"], configYaml });
+  await using plainStdio = await startStdio({ args: PROVIDERS, configYaml });
   await using uiStdio = await startStdio({
-    args: ["--providers", "worldbank"],
+    args: PROVIDERS,
     configYaml,
     clientCapabilities: UI,
   });
@@ -176,12 +192,33 @@ Deno.test("views over 2025-11-25 (SDK v1 client): stdio and HTTP sessions declar
   const view = ((u.call as Json)["_meta"] as Json)["opendata-mcp/view"] as Json;
   assert.equal(view["tool"], SEARCH.name);
   assert.equal((view["documents"] as unknown[]).length, 2);
+  // opendata_chart takes only tools that draw series, and says which.
+  const wrong = await uiStdio.client.callTool({
+    name: "opendata_chart",
+    arguments: { calls: [{ tool: SEARCH.name, arguments: "{}" }] },
+  });
+  assert.equal(wrong.isError, true);
+  assert.match(JSON.stringify(wrong.content), /calls\.0\.tool.*draws no series.*boj_get_data_code/);
+  const chart = await uiStdio.client.callTool({
+    name: "opendata_chart",
+    arguments: {
+      calls: [{ tool: "boj_get_data_code", arguments: '{"db": "CO", "codes": ["TK99F1000601GCQ01000"]}' }],
+    },
+  });
+  assert.notEqual(chart.isError, true, JSON.stringify(chart.content));
+  assert.deepEqual(chart.structuredContent, {
+    calls: [{ tool: "boj_get_data_code", is_error: false, series: ["TK99F1000601GCQ01000"] }],
+  });
+  assert.match(
+    (chart.content as { text: string }[])[0]!.text,
+    /^## boj_get_data_code\n\n# BOJ getDataCode CO/,
+  );
   const text = ((p.call as Json)["content"] as { text: string }[])[0]!.text;
   assert.equal(((u.call as Json)["content"] as { text: string }[])[0]!.text, text, "the text stays complete");
 
   for (const stateless of [false, true]) {
     await using server = await startHttpServer({
-      args: ["--providers", "worldbank", ...(stateless ? ["--stateless"] : [])],
+      args: [...PROVIDERS, ...(stateless ? ["--stateless"] : [])],
       configYaml,
     });
     const url = new URL(`${server.origin}/mcp`);
@@ -211,7 +248,7 @@ Deno.test("views with the SDK v2 client pinned to 2026-07-28: its capabilities t
   const { fake, configYaml } = worldbank();
   await using _fake = fake;
   await using server = await startHttpServer({
-    args: ["--providers", "worldbank", "--stateless"],
+    args: [...PROVIDERS, "--stateless"],
     configYaml,
   });
   const url = new URL(`${server.origin}/mcp`);
@@ -225,7 +262,8 @@ Deno.test("views with the SDK v2 client pinned to 2026-07-28: its capabilities t
   };
   const plain = await connect({});
   const ui = await connect(UI);
-  assertGate(await plain.listTools(), await ui.listTools(), "v2 tools/list");
+  const uiTools = await ui.listTools();
+  assertGate(await plain.listTools(), { ...uiTools, tools: withoutChart(uiTools.tools) }, "v2 tools/list");
   assertGate(await plain.callTool(SEARCH), await ui.callTool(SEARCH), "v2 tools/call");
   await plain.close();
   await ui.close();

@@ -204,6 +204,34 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       }
     });
 
+    await t.step("series: FRED and BOJ at once (opendata_chart), a point per row of each", async () => {
+      const args = {
+        calls: [
+          {
+            tool: "fred_series",
+            arguments: JSON.stringify({ operation: "get_observations", series_id: "GNPCA" }),
+          },
+          {
+            tool: "boj_get_data_layer",
+            arguments: JSON.stringify({ db: "FM01", frequency: "D", layers: ["*"] }),
+          },
+        ],
+      };
+      const { frame, result } = await show(page, s, "opendata_chart", args);
+      const series = model(result)["series"] as { id: string; points: [string, number | null][] }[];
+      assert.ok(series.some((x) => x.id === "GNPCA") && series.some((x) => x.id.startsWith("STRDCL")));
+      await frame.locator(".lg").nth(series.length - 1).waitFor();
+      assert.equal(await frame.locator(".lg").count(), series.length);
+      for (const one of series) {
+        const n = one.points.filter((p) => p[1] !== null).length;
+        assert.equal(await frame.locator(`g[data-series="${one.id}"] circle.pt`).count(), n, one.id);
+      }
+      // The FRED title comes back through opendata_chart (the view's details call).
+      await frame.getByText("Real Gross National Product").first().waitFor();
+      await frame.locator("#rebase").check();
+      await shot(page, "series-both");
+    });
+
     await t.step("places: OGC features, a marker per located feature, a popup, the next page", async () => {
       const args = { dataset: DS, collection: "lokaliteter", limit: 2 };
       const { frame, result } = await show(page, s, "riksantikvaren-features", args);
