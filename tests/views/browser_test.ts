@@ -253,6 +253,8 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       assert.equal(await frame.locator("circle.marker").count(), located + more);
       assert.ok(await frame.locator("line.gr").count() >= 2, "a graticule is drawn");
       assert.ok(tileRequests.length > 0, "tiles come from the tile server the CSP declares");
+      await frame.locator("circle.marker").nth(1).click();
+      await frame.locator("#pop").waitFor();
       await shot(page, "places");
     });
 
@@ -309,6 +311,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
           (url) => (globalThis as unknown as HostWindow).openedLinks.includes(url),
           docs[0]!.url,
         );
+        await shot(page, "documents");
         const next = await s.client.callTool({
           name: "worldbank_search_documents",
           arguments: model(result)["next"] as Json,
@@ -317,7 +320,6 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
         await frame.locator("#next").click();
         await frame.locator("li.doc").nth(docs.length + more - 1).waitFor();
         assert.equal(await frame.locator("li.doc").count(), docs.length + more);
-        await shot(page, "documents");
       },
     );
 

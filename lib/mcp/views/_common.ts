@@ -50,7 +50,7 @@ document.addEventListener("click",function(e){var a=e.target&&e.target.closest&&
 return{
 start:function(name){return req("ui/initialize",{appInfo:{name:name,version:"1"},appCapabilities:{availableDisplayModes:["inline"]},protocolVersion:"2026-01-26"}).then(function(r){host=r||{};var c=host.hostContext||{};
 if(c.theme)document.documentElement.dataset.theme=c.theme;var vars=c.styles&&c.styles.variables||{};for(var k in vars)if(vars[k])document.documentElement.style.setProperty(k,vars[k]);
-note("ui/notifications/initialized");var last=0;new ResizeObserver(function(){var h=document.documentElement.scrollHeight;if(h!==last){last=h;note("ui/notifications/size-changed",{height:h})}}).observe(document.body)})},
+note("ui/notifications/initialized");var last=0;new ResizeObserver(function(){var h=Math.ceil(document.documentElement.getBoundingClientRect().height);if(h!==last){last=h;note("ui/notifications/size-changed",{height:h})}}).observe(document.body)})},
 on:function(fn){on=fn},
 canCall:function(){return !!tool&&!!(host.hostCapabilities&&host.hostCapabilities.serverTools)},
 call:function(args){return req("tools/call",{name:tool,arguments:args}).then(take)},
