@@ -10,6 +10,8 @@ import { surveyDate } from "../../lib/providers/boj/view.ts";
 import { fredSeriesView } from "../../lib/providers/fred/view.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
 import { VIEW_BUDGET_BYTES } from "../bench/views.ts";
+import { schemaProblems } from "../tools/schema_rules.ts";
+import { chartTool } from "../../lib/mcp/views/chart.ts";
 
 const OSM = "https://tile.openstreetmap.org/{z}/{x}/{y}.png";
 const MIME = "text/html;profile=mcp-app";
@@ -161,4 +163,17 @@ Deno.test("fredSeriesView.model() draws observations oldest first, offers the wi
     fredSeriesView.model!({ operation: "get_observations", output_mode: "file" }, args),
     undefined,
   );
+});
+
+Deno.test("chartTool() is listed with a strict-client-safe input schema, an output schema and its series view", () => {
+  const tool = chartTool(["fred_series", "boj_get_data_code"], "ui://opendata-mcp/series.html");
+  assert.deepEqual(schemaProblems(tool.inputSchema), []);
+  assert.equal(tool.inputSchema["$schema"], undefined);
+  assert.ok(tool.outputSchema);
+  assert.match(tool.description ?? "", /fred_series, boj_get_data_code/);
+  assert.deepEqual(tool._meta?.["ui"], {
+    resourceUri: "ui://opendata-mcp/series.html",
+    visibility: ["model", "app"],
+  });
+  assert.equal(tool.annotations?.readOnlyHint, true);
 });
