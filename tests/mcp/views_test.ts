@@ -8,7 +8,14 @@ import { McpUiResourceMetaSchema, McpUiToolMetaSchema } from "@modelcontextproto
 import LISTINGS from "../../lib/providers/listings.json" with { type: "json" };
 import { startHttpServer } from "../fakes/http_server.ts";
 import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../fakes/sdk_client.ts";
-import { startStdio } from "../fakes/server.ts";
+import {
+  childEnv,
+  DenoStdioTransport,
+  removeHome,
+  scratchHome,
+  startArgs,
+  startStdio,
+} from "../fakes/server.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { Client, MODERN, StreamableHTTPClientTransport } from "../fakes/sdk2_client.ts";
 
@@ -267,4 +274,56 @@ Deno.test("views with the SDK v2 client pinned to 2026-07-28: its capabilities t
   assertGate(await plain.callTool(SEARCH), await ui.callTool(SEARCH), "v2 tools/call");
   await plain.close();
   await ui.close();
+});
+
+Deno.test("views over stdio with the SDK v2 client pinned to 2026-07-28", async () => {
+  const { fake, configYaml } = worldbank();
+  await using _fake = fake;
+  const main = new URL("../../main.ts", import.meta.url).pathname;
+  const connect = async (capabilities: Json) => {
+    const home = scratchHome(configYaml);
+    const transport = new DenoStdioTransport(
+      new Deno.Command(Deno.execPath(), {
+        args: ["run", ...startArgs(home), main, ...PROVIDERS],
+        env: childEnv(home),
+        clearEnv: true,
+        cwd: home,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }),
+    );
+    const client = new Client({ name: "v2-stdio", version: "0" }, {
+      capabilities,
+      versionNegotiation: { mode: { pin: MODERN } },
+    });
+    await client.connect(transport);
+    assert.equal(client.getProtocolEra(), "modern");
+    return {
+      client,
+      async close() {
+        await client.close();
+        await transport.close();
+        removeHome(home);
+      },
+    };
+  };
+  const plain = await connect({});
+  const ui = await connect(UI);
+  try {
+    const uiTools = await ui.client.listTools();
+    assertGate(
+      await plain.client.listTools(),
+      { ...uiTools, tools: withoutChart(uiTools.tools) },
+      "stdio 2026 tools/list",
+    );
+    assertGate(
+      await plain.client.callTool(SEARCH),
+      await ui.client.callTool(SEARCH),
+      "stdio 2026 tools/call",
+    );
+  } finally {
+    await plain.close();
+    await ui.close();
+  }
 });
