@@ -42,6 +42,16 @@ function worldbank(): { fake: FakeUpstream; configYaml: string } {
 
 const PROVIDERS = ["--providers", "worldbank,boj"];
 
+/** The generated tools/list entries of those providers' tools, by name. */
+const LISTED = new Map(
+  ["worldbank", "boj"].flatMap((id) =>
+    (LISTINGS.providers[id as "worldbank" | "boj"] as {
+      variants: { listing: { tools: { tool: Json }[] } }[];
+    })
+      .variants[0]!.listing.tools.map((t) => [String(t.tool["name"]), t.tool] as const)
+  ),
+);
+
 /** `value` as JSON with the keys views add taken out again (in place of a copy, key order kept). */
 function withoutViews(value: unknown): string {
   return JSON.stringify(value, (key, v) => {
@@ -129,6 +139,13 @@ Deno.test("views are declared only to clients that advertise io.modelcontextprot
       const [p, u] = [JSON.parse(plain), JSON.parse(withUi)];
       assert.equal(JSON.stringify(p), plain, "the server writes JSON.stringify bytes");
       if (method === "tools/list") u.result.tools = withoutChart(u.result.tools);
+      if (method === "tools/list") {
+        // Byte for byte what the generated listings hold (made from the definitions, without views);
+        // 2026-07-28 has no tasks, so the SDK leaves `execution` out there.
+        const served = p.result.tools.filter((t: Json) => LISTED.has(String(t["name"])));
+        const listed = [...LISTED.values()].map(({ execution: _, ...t }) => t);
+        assert.equal(JSON.stringify(served), JSON.stringify(listed), `${mode}: tools as listed`);
+      }
       assertGate(p, u, `${mode} ${method}`);
     }
     // The spec lets a server leave UI-only resources out of resources/list: plain clients never see them.

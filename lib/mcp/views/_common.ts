@@ -43,6 +43,7 @@ window.addEventListener("message",function(e){if(e.source!==window.parent)return
 if(m.method===undefined&&m.id!==undefined){var p=pending[m.id];if(!p)return;delete pending[m.id];if(m.error)p[1](new Error(m.error.message||"Host error"));else p[0](m.result);return}
 if(m.id!==undefined){send({jsonrpc:"2.0",id:m.id,result:{}});return}
 if(m.method==="ui/notifications/tool-result"){var r=m.params||{};if(!r.isError&&!(r._meta&&r._meta[META])){plain(text(r));return}var model;try{model=take(r)}catch(x){fail(x.message);return}on&&on(model,false)}
+else if(m.method==="ui/notifications/tool-cancelled")fail("The call was cancelled"+(m.params&&m.params.reason?": "+m.params.reason:""))
 else if(m.method==="ui/notifications/host-context-changed"&&m.params&&m.params.theme)document.documentElement.dataset.theme=m.params.theme});
 function plain(msg){var n=document.getElementById("status");if(n){n.className="";n.textContent="";n.appendChild(el("pre",{text:msg}))}}
 function fail(msg){var n=document.getElementById("status");if(n){n.className="err";n.textContent=msg}}
