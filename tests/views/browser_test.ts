@@ -10,6 +10,7 @@ import { chromium } from "playwright-core";
 import type { BrowserContext, FrameLocator, Page } from "playwright-core";
 import { startStdio } from "../fakes/server.ts";
 import type { StdioSession } from "../fakes/server.ts";
+import { viewResources } from "../../lib/mcp/views/mod.ts";
 import { startViewUpstreams, VIEW_PROVIDERS } from "./_upstreams.ts";
 
 /** The system browser (Debian's chromium package; `.ci/run` installs it). */
@@ -256,6 +257,30 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       await frame.locator("circle.marker").nth(1).click();
       await frame.locator("#pop").waitFor();
       await shot(page, "places");
+    });
+
+    await t.step("places without tiles: the markers, the circle and a graticule still draw", async () => {
+      const [bare] = viewResources(["places"], { tilesUrl: null });
+      const args = { lat: 41.68, lon: -70.2, radius_m: 10000, limit: 10 };
+      const result = await s.client.callTool({ name: "wikipedia-geosearch", arguments: args }) as Json;
+      const before = tileRequests.length;
+      await page.evaluate((m) => (globalThis as unknown as HostWindow).mountView(m), {
+        html: bare!.html(),
+        csp: bare!.meta.ui.csp,
+        arguments: args,
+        result,
+      });
+      const frame = page.frameLocator("#view");
+      const located = (model(result)["places"] as { lat: number | null }[]).filter((p) =>
+        p.lat !== null
+      ).length;
+      await frame.locator("circle.marker").nth(located - 1).waitFor();
+      assert.equal(await frame.locator("circle.marker").count(), located);
+      assert.equal(await frame.locator("polygon.area").count(), 1, "the searched circle");
+      assert.ok(await frame.locator("line.gr").count() >= 2, "a graticule");
+      assert.equal(await frame.locator("image").count(), 0, "no tiles");
+      assert.equal(tileRequests.length, before, "no tile requested");
+      await shot(page, "places-without-tiles");
     });
 
     await t.step(
