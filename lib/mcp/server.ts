@@ -231,7 +231,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     return { tools: listed };
   });
   server.server.setRequestHandler("tools/call", async (request, ctx) => {
-    if (request.params.name === CHART_TOOL && seriesTools.size) {
+    if (request.params.name === CHART_TOOL && seriesTools.size && viewsFor(ctx)) {
       return await chart(request.params.arguments ?? {}, ctx);
     }
     let tool = byName.get(request.params.name);
@@ -277,32 +277,35 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     return projected;
   });
 
-  /** opendata_chart: each call run as tools/call runs it (in turn), the series merged on one chart. */
+  /**
+   * opendata_chart: each call run as tools/call runs it, all at once (so the chart answers within
+   * one call's deadline), the series merged on one chart.
+   */
   const chart = async (rawArgs: unknown, ctx: McpExtra): Promise<CallToolResult> => {
     const parsed = chartInput.safeParse(rawArgs);
     if (!parsed.success) return errorResult(validationError(parsed.error, rawArgs).toPayload());
-    const parts: ChartPart[] = [];
+    let targets;
     try {
-      for (const c of chartCalls(parsed.data, seriesTools)) {
-        const target = callTarget({ tool: c.tool, arguments: c.arguments }, byName, unavailable);
-        const provider = callable.get(target.tool.name)!.provider;
-        const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
-        const answer = await callTool(target.tool, target.arguments, ctx, { ...options, files });
-        const result = isInputRequiredResult(answer)
-          ? errorResult(
-            new ToolError("VALIDATION_ERROR", `${c.tool} asks for input: call it alone`).toPayload(),
-          )
-          : server.server.projectCallToolResult(answer, describeTool(target.tool).outputSchema);
-        await addViewModel(result, target.tool, target.arguments);
-        parts.push({ tool: c.tool, arguments: target.arguments as Record<string, unknown>, result });
-      }
+      targets = chartCalls(parsed.data, seriesTools).map((c) =>
+        callTarget({ tool: c.tool, arguments: c.arguments }, byName, unavailable)
+      );
     } catch (e) {
       if (e instanceof ToolError) return errorResult(e.toPayload());
       throw e;
     }
-    const result = chartResult(parts, options.characterLimit);
-    if (!viewsFor(ctx)) delete result._meta;
-    return result;
+    const parts = await Promise.all(targets.map(async (target): Promise<ChartPart> => {
+      const provider = callable.get(target.tool.name)!.provider;
+      const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
+      const answer = await callTool(target.tool, target.arguments, ctx, { ...options, files });
+      const result = isInputRequiredResult(answer)
+        ? errorResult(
+          new ToolError("VALIDATION_ERROR", `${target.tool.name} asks for input: call it alone`).toPayload(),
+        )
+        : server.server.projectCallToolResult(answer, describeTool(target.tool).outputSchema);
+      await addViewModel(result, target.tool, target.arguments);
+      return { tool: target.tool.name, arguments: target.arguments as Record<string, unknown>, result };
+    }));
+    return chartResult(parts, options.characterLimit);
   };
 
   // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).

@@ -216,6 +216,11 @@ Deno.test("views over 2025-11-25 (SDK v1 client): stdio and HTTP sessions declar
   const view = ((u.call as Json)["_meta"] as Json)["opendata-mcp/view"] as Json;
   assert.equal(view["tool"], SEARCH.name);
   assert.equal((view["documents"] as unknown[]).length, 2);
+  // A plain client is not offered opendata_chart, and calling it gets the unknown-tool error it always got.
+  await assert.rejects(
+    plainStdio.client.callTool({ name: "opendata_chart", arguments: { calls: [] } }),
+    /Unknown tool "opendata_chart"/,
+  );
   // opendata_chart takes only tools that draw series, and says which.
   const wrong = await uiStdio.client.callTool({
     name: "opendata_chart",

@@ -5,6 +5,7 @@
 // is the series view qualifies.
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
+import { clampText } from "../output.ts";
 import type { CallToolResult, Tool } from "../sdk.ts";
 import type { SeriesModel, ViewCall } from "./model.ts";
 import { VIEW_META_KEY } from "./model.ts";
@@ -114,11 +115,11 @@ export function chartResult(parts: readonly ChartPart[], characterLimit: number)
       series: ((p.result._meta?.[VIEW_META_KEY] as SeriesModel | undefined)?.series ?? []).map((s) => s.id),
     })),
   };
-  const limited = text.length > characterLimit
-    ? `${
-      text.slice(0, characterLimit - 120)
-    }\n\n[Cut at the ${characterLimit}-character limit: chart fewer calls, or call each tool alone for its whole text.]`
-    : text;
+  const limited = clampText(
+    text,
+    characterLimit,
+    "Chart fewer calls, or call each tool alone for its whole text.",
+  );
   return {
     content: [{ type: "text", text: limited }],
     structuredContent: structured,

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // The test host page's script: frames a view the way MCP Apps hosts do, with ext-apps' own host
 // side (AppBridge over PostMessageTransport). The HTML goes into a sandboxed iframe (scripts
 // only, opaque origin) with the CSP its `_meta.ui.csp` asks for; tool calls from the view go to
@@ -13,6 +12,21 @@ interface Mount {
   arguments: Record<string, unknown>;
   result: Record<string, unknown>;
 }
+
+/** The bits of the DOM this page uses (typed here: the test suite is type-checked without the DOM lib). */
+interface Frame {
+  id: string;
+  srcdoc: string;
+  style: { cssText: string; height: string };
+  contentWindow: unknown;
+  setAttribute(name: string, value: string): void;
+}
+interface Doc {
+  getElementById(id: string): { remove(): void } | null;
+  createElement(tag: "iframe"): Frame;
+  body: { appendChild(node: Frame): void };
+}
+const document = (globalThis as unknown as { document: Doc }).document;
 
 /** What the page shares with the test (the test exposes `hostCallTool`). */
 interface HostGlobals {
@@ -77,6 +91,8 @@ host.mountView = async (mount: Mount): Promise<void> => {
       resolve();
     };
   });
-  await bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
+  await bridge.connect(
+    new PostMessageTransport(iframe.contentWindow as never, iframe.contentWindow as never),
+  );
   await initialized;
 };
