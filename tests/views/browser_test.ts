@@ -348,6 +348,30 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       },
     );
 
+    await t.step(
+      "documents: upstream text stays text, and a link that is not http(s) is no link",
+      async () => {
+        const { result } = await show(page, s, "worldbank_search_documents", { query: "roads", limit: 2 });
+        const hostile = structuredClone(result);
+        const docs = model(hostile)["documents"] as { title: string; url: string | null }[];
+        docs[0]!.title = "<img src=x onerror=\"parent.postMessage(1,'*')\">Title";
+        docs[0]!.url = "javascript:parent.postMessage(1,'*')";
+        const [documents] = viewResources(["documents"], { tilesUrl: null });
+        await page.evaluate((m) => (globalThis as unknown as HostWindow).mountView(m), {
+          html: documents!.html(),
+          csp: documents!.meta.ui.csp,
+          arguments: {},
+          result: hostile,
+        });
+        const frame = page.frameLocator("#view");
+        const first = frame.locator("li.doc").first();
+        await first.waitFor();
+        assert.equal(await first.locator(".t").textContent(), docs[0]!.title, "shown as text");
+        assert.equal(await first.locator("img").count(), 0, "not parsed as HTML");
+        assert.equal(await first.locator("a").count(), 0, "no javascript: link");
+      },
+    );
+
     await t.step("documents: SNL and Wikipedia search", async () => {
       for (
         const [name, args] of [["snl-search", { query: "programmering" }], ["wikipedia-search", {

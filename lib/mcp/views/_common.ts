@@ -32,6 +32,7 @@ var META="opendata-mcp/view";
 function el(tag,attrs){var n=document.createElementNS(/^(svg|path|circle|line|rect|text|g|image|polygon|polyline|title)$/.test(tag)?"http://www.w3.org/2000/svg":"http://www.w3.org/1999/xhtml",tag);
 for(var k in attrs||{}){var v=attrs[k];if(v===null||v===undefined||v===false)continue;if(k==="text")n.textContent=String(v);else if(k.slice(0,2)==="on")n.addEventListener(k.slice(2),v);else n.setAttribute(k,String(v));}
 for(var i=2;i<arguments.length;i++){var c=arguments[i];if(c===null||c===undefined||c===false)continue;n.appendChild(typeof c==="object"?c:document.createTextNode(String(c)));}return n}
+function link(url,text,cls){return typeof url==="string"&&/^https?:\/\//i.test(url)?el("a",{class:cls,href:url,text:text}):el("span",{class:cls,text:text})}
 function fmt(v){if(v===null||v===undefined||isNaN(v))return "–";var a=Math.abs(v);return v.toLocaleString("en-US",{maximumFractionDigits:a>=1000?0:a>=10?2:4})}
 var B=(function(){var seq=0,pending={},tool=null,on=null,host={};
 function send(m){window.parent.postMessage(m,"*")}

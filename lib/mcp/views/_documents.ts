@@ -19,11 +19,11 @@ function show(model,add){S.model=model;S.docs=add?S.docs.concat(model.documents)
   B.status(S.docs.length+" shown"+(model.total!=null?" of "+model.total:""));
   var ul=document.getElementById("docs");ul.textContent="";
   S.docs.forEach(function(d){var meta=el("div",{class:"meta"},d.date?el("span",{class:"tag",text:d.date}):null,d.country?el("span",{class:"tag",text:d.country}):null,d.type?el("span",{class:"tag",text:d.type}):null);
-    ul.appendChild(el("li",{class:"doc"},d.url?el("a",{class:"t",href:d.url,text:d.title}):el("span",{class:"t",text:d.title}),meta,
+    ul.appendChild(el("li",{class:"doc"},link(d.url,d.title,"t"),meta,
       d.citation?el("div",{class:"cite",text:d.citation}):null,d.snippet?el("div",{class:"snip",text:d.snippet}):null))});
   document.getElementById("count").textContent=model.total!=null?S.docs.length+" of "+model.total:"";
   var foot=document.getElementById("foot");foot.textContent="";foot.appendChild(el("span",{text:"Source: "}));
-  foot.appendChild(model.source.url?el("a",{href:model.source.url,text:model.source.name}):el("span",{text:model.source.name}));
+  foot.appendChild(link(model.source.url,model.source.name));
   foot.appendChild(el("span",{text:" · "+model.licence}));
   document.getElementById("next").hidden=!(model.next&&B.canCall())}
 document.getElementById("next").onclick=function(){var b=this;b.disabled=true;B.status("Loading…");B.call(S.model.next).then(function(m){b.disabled=false;show(m,true)},function(x){b.disabled=false;B.fail(x.message)})};

@@ -49,7 +49,7 @@ function draw(){var svg=document.getElementById("map");while(svg.firstChild)svg.
     svg.appendChild(el("circle",{class:"marker"+(S.sel===i?" on":""),cx:q[0].toFixed(1),cy:q[1].toFixed(1),r:6,"data-i":i,onclick:function(){popup(i)}},el("title",{text:p.name})))});
   if(S.sel!==null)popup(S.sel)}
 function popup(i){var p=S.places[i],box=document.getElementById("pop");S.sel=i;box.textContent="";box.appendChild(el("b",{text:p.name}));
-  p.lines.forEach(function(l){box.appendChild(el("div",{class:"mut",text:l}))});if(p.url)box.appendChild(el("a",{href:p.url,text:"Open"}));
+  p.lines.forEach(function(l){box.appendChild(el("div",{class:"mut",text:l}))});if(p.url)box.appendChild(link(p.url,"Open"));
   if(p.lat===null||p.lon===null){box.appendChild(el("div",{class:"mut",text:"No location"}));box.style.left="8px";box.style.top="8px"}
   else{var svg=document.getElementById("map"),W=svg.clientWidth||600,H=svg.clientHeight||340,x=wx(p.lon,S.z)-wx(S.c[0],S.z)+W/2,y=wy(p.lat,S.z)-wy(S.c[1],S.z)+H/2;
     box.style.left=Math.max(0,Math.min(W-200,x+8))+"px";box.style.top=Math.max(0,Math.min(H-60,y+8))+"px"}
@@ -61,7 +61,7 @@ function show(model,add){S.model=model;S.places=add?S.places.concat(model.places
   document.getElementById("count").textContent=model.total!=null?S.places.length+" of "+model.total:"";
   var list=document.getElementById("list");list.textContent="";S.places.forEach(function(p,i){list.appendChild(el("li",{onclick:function(){popup(i)},text:p.name}))});
   var foot=document.getElementById("foot");foot.textContent="";foot.appendChild(el("span",{text:"Source: "}));
-  foot.appendChild(model.source.url?el("a",{href:model.source.url,text:model.source.name}):el("span",{text:model.source.name}));
+  foot.appendChild(link(model.source.url,model.source.name));
   foot.appendChild(el("span",{text:" · "+model.licence+(TILES?" · Map tiles: "+TILE_CREDIT:"")}));
   document.getElementById("next").hidden=!(model.next&&B.canCall());fit()}
 document.getElementById("zin").onclick=function(){if(S.z<19){S.z++;draw()}};

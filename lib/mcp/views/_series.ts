@@ -69,7 +69,7 @@ function draw(){
       s.frequency?el("span",{class:"mut",text:s.frequency}):null,
       el("span",{text:"latest"}),el("span",{class:"latest",text:last?fmt(last[1])+" ("+last[0]+")":"–"})))});
   var foot=document.getElementById("foot");foot.textContent="";
-  foot.appendChild(el("span",{text:"Source: "}));foot.appendChild(m.source.url?el("a",{href:m.source.url,text:m.source.name}):el("span",{text:m.source.name}));
+  foot.appendChild(el("span",{text:"Source: "}));foot.appendChild(link(m.source.url,m.source.name));
   foot.appendChild(el("span",{text:" · "+m.licence}));
   var e=document.getElementById("earlier");e.hidden=!(m.earlier&&B.canCall());var n=document.getElementById("next");n.hidden=!(m.next&&B.canCall());
 }
