@@ -6,7 +6,7 @@ import { ConfigError } from "../../lib/errors.ts";
 import { rendersViews, requestCapabilities, viewResources, withViewMeta } from "../../lib/mcp/views/mod.ts";
 import { placesHtml } from "../../lib/mcp/views/_places.ts";
 import { callWith, VIEW_IDS } from "../../lib/mcp/views/model.ts";
-import { surveyDate } from "../../lib/providers/boj/view.ts";
+import { earlierWindow, surveyDate } from "../../lib/providers/boj/view.ts";
 import { fredSeriesView } from "../../lib/providers/fred/view.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
 import { VIEW_BUDGET_BYTES } from "../bench/views.ts";
@@ -176,4 +176,30 @@ Deno.test("chartTool() is listed with a strict-client-safe input schema, an outp
     visibility: ["model", "app"],
   });
   assert.equal(tool.annotations?.readOnlyHint, true);
+});
+
+Deno.test("earlierWindow() asks BOJ for the window of the same length before start_date, in the call's format", () => {
+  const base = { db: "FM01", codes: ["X"], series_offset: 3 };
+  assert.deepEqual(earlierWindow({ ...base, start_date: "202401", end_date: "202406" }, "MONTHLY"), {
+    db: "FM01",
+    codes: ["X"],
+    start_date: "202307",
+    end_date: "202312",
+  });
+  assert.deepEqual(earlierWindow({ ...base, start_date: "202402" }, "QUARTERLY"), {
+    db: "FM01",
+    codes: ["X"],
+    start_date: "201902",
+    end_date: "202401",
+  });
+  assert.deepEqual(earlierWindow({ start_date: "2000", end_date: "2009" }, "ANNUAL"), {
+    start_date: "1990",
+    end_date: "1999",
+  });
+  assert.deepEqual(earlierWindow({ start_date: "185202" }, "SEMIANNUAL"), {
+    start_date: "185001",
+    end_date: "185201",
+  });
+  assert.equal(earlierWindow({ start_date: "185001" }, "MONTHLY"), null, "nothing before 1850");
+  assert.equal(earlierWindow({}, "MONTHLY"), null, "no start, nothing earlier");
 });

@@ -194,7 +194,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
     );
 
     await t.step("series: BOJ data by layer, one line per series", async () => {
-      const args = { db: "FM01", frequency: "D", layers: ["*"] };
+      const args = { db: "FM01", frequency: "D", layers: ["*"], start_date: "202601", end_date: "202602" };
       const { frame, result } = await show(page, s, "boj_get_data_layer", args);
       const series = model(result)["series"] as { id: string; points: [string, number | null][] }[];
       assert.ok(series.length >= 1);
@@ -203,6 +203,14 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
         await frame.locator(`.lg[data-series="${one.id}"]`).waitFor();
         assert.equal(await frame.locator(`g[data-series="${one.id}"] circle.pt`).count(), n, one.id);
       }
+      // Earlier data: the two months before, through the host (the fake answers the same rows).
+      await frame.locator("#earlier").click();
+      await page.waitForFunction(() =>
+        (globalThis as unknown as HostWindow).viewCalls.some((c) =>
+          (c.arguments as { start_date?: string; end_date?: string }).start_date === "202511" &&
+          (c.arguments as { end_date?: string }).end_date === "202512"
+        )
+      );
     });
 
     await t.step("series: FRED and BOJ at once (opendata_chart), a point per row of each", async () => {

@@ -40,6 +40,42 @@ function series(s: SeriesOut): ViewSeries {
   };
 }
 
+/** Periods per year of a BOJ date with a sub-period (YYYYMM, YYYYQQ, YYYYHH) for a series' frequency. */
+function periodsPerYear(frequency: string | undefined): number {
+  const f = (frequency ?? "").toUpperCase();
+  return f.includes("QUARTER") ? 4 : f.includes("SEMI") || f.includes("HALF") ? 2 : 12;
+}
+
+/**
+ * The arguments that fetch the window of the same length just before `start_date` (5 years when
+ * the call names no end), in the date format the call used; null before 1850 (BOJ's first year)
+ * or when the call named no start.
+ */
+export function earlierWindow(
+  args: Record<string, unknown>,
+  frequency: string | undefined,
+): Record<string, unknown> | null {
+  const start = typeof args["start_date"] === "string" ? args["start_date"].trim() : "";
+  const end = typeof args["end_date"] === "string" ? args["end_date"].trim() : "";
+  if (!/^\d{4}(\d{2})?$/.test(start)) return null;
+  const per = start.length === 4 ? 1 : periodsPerYear(frequency);
+  const index = (d: string) => Number(d.slice(0, 4)) * per + (d.length === 6 ? Number(d.slice(4)) - 1 : 0);
+  const format = (i: number) =>
+    per === 1 ? String(i) : `${Math.floor(i / per)}${String((i % per) + 1).padStart(2, "0")}`;
+  const first = index(start);
+  const length = end.length === start.length && /^\d+$/.test(end)
+    ? Math.max(1, index(end) - first + 1)
+    : 5 * per;
+  const from = Math.max(first - length, 1850 * per);
+  if (from >= first) return null;
+  return callWith(args, {
+    start_date: format(from),
+    end_date: format(first - 1),
+    start_position: undefined,
+    series_offset: undefined,
+  });
+}
+
 /** The view of the two data tools. */
 export const bojSeriesView: ToolView<DataOutput, Record<string, unknown>> = {
   id: "series",
@@ -51,6 +87,7 @@ export const bojSeriesView: ToolView<DataOutput, Record<string, unknown>> = {
       series: s.series.map(series),
       source: { name: "Bank of Japan, Time-Series Data Search", url: "https://www.stat-search.boj.or.jp/" },
       licence: s.source.credit_en,
+      earlier: earlierWindow(args, s.series[0]?.frequency),
       next: next
         ? callWith(args, {
           series_offset: next.series_offset,
