@@ -256,6 +256,7 @@ export async function createApp(
         requestState,
         exports,
         callable,
+        views: { tilesUrl: config.server.map_tiles_url },
         ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
         ...(serverOptions.client === undefined ? {} : { client: serverOptions.client }),
       }),

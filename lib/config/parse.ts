@@ -92,6 +92,11 @@ export interface ServerSettings {
    */
   request_state_key: string | null;
   character_limit: number;
+  /**
+   * Map tiles of the places view (MCP Apps), an `https://…/{z}/{x}/{y}.png` template whose
+   * origin the view's CSP declares; null: the view draws its features without tiles.
+   */
+  map_tiles_url: string | null;
   log_level: typeof LOG_LEVELS[number];
   log_format: "json" | "text";
   /** Total MiB of the shared upstream response cache. */
@@ -205,6 +210,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   search_timeout: 12,
   call_timeout: 45,
   character_limit: 25_000,
+  map_tiles_url: "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
   log_level: "info",
   log_format: "json",
   cache_max_mb: 64,
@@ -357,6 +363,11 @@ function buildServerSchema() {
       .describe(
         "Most characters in one tool result",
       ),
+    map_tiles_url: z.string().regex(/^https?:\/\/[^/?#]+\/.*\{z\}.*\{x\}.*\{y\}/, {
+      message: 'expected a tile URL template such as "https://tile.openstreetmap.org/{z}/{x}/{y}.png"',
+    }).nullable().default(SERVER_DEFAULTS.map_tiles_url).describe(
+      "Map tiles of the places view, a URL template with {z}, {x} and {y} (null = no tiles; the view still draws the features)",
+    ),
     log_level: z.enum(LOG_LEVELS).default(SERVER_DEFAULTS.log_level).describe("debug, info, warn or error"),
     log_format: z.enum(["json", "text"]).default(SERVER_DEFAULTS.log_format).describe(
       "json (one object per line) or text",
@@ -655,6 +666,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "character_limit",
     kind: "int",
     description: "Most characters in one tool result",
+  },
+  {
+    name: "MCP_MAP_TILES_URL",
+    key: "map_tiles_url",
+    kind: "string",
+    description: "Map tiles of the places view, a {z}/{x}/{y} URL template",
   },
   { name: "LOG_LEVEL", key: "log_level", kind: "string", description: "debug, info, warn or error" },
   { name: "LOG_FORMAT", key: "log_format", kind: "string", description: "json or text" },

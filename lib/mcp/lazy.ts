@@ -14,6 +14,7 @@ import type {
 } from "./provider.ts";
 import { ProtocolError, ProtocolErrorCode } from "./sdk.ts";
 import type { Tool } from "./sdk.ts";
+import type { ViewId } from "./views/model.ts";
 
 interface Stub {
   listed: Tool;
@@ -85,8 +86,8 @@ export function lazyProvider(id: string, listing: ProviderListing, load: () => P
       `The provider "${id}" does not define the ${what} its listing names: regenerate it with deno task schemas`,
     );
 
-  const tools = listing.tools.map(({ toolset, tool }) =>
-    stubTool(tool, toolset, async () => {
+  const tools = listing.tools.map(({ toolset, tool, view }) =>
+    stubTool(tool, toolset, view, async () => {
       const real = (await provider()).tools.find((t) => t.name === tool.name);
       if (!real) {
         throw new ToolError("INTERNAL_ERROR", missing(`tool "${tool.name}"`).message, { retryable: false });
@@ -180,6 +181,7 @@ export function lazyProvider(id: string, listing: ProviderListing, load: () => P
 function stubTool(
   listed: Tool,
   toolset: string,
+  view: ViewId | undefined,
   // deno-lint-ignore no-explicit-any
   resolve: () => Promise<ToolDefinition<any, any>>,
   // deno-lint-ignore no-explicit-any
@@ -193,6 +195,7 @@ function stubTool(
     title: listed.title ?? listed.name,
     description: listed.description ?? "",
     toolset,
+    ...(view ? { view: { id: view } } : {}),
     get input(): never {
       throw notLoaded();
     },

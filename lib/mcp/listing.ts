@@ -3,12 +3,15 @@
 // listings of every provider to a generated file, so a server lists tools without loading
 // provider code or converting schemas; the provider itself is loaded on its first call.
 import type { Tool } from "./sdk.ts";
+import type { ViewId } from "./views/model.ts";
 import type { Provider, ResourceDefinition, ToolsetInfo, UnavailableTools } from "./provider.ts";
 
 /** One tool as served: the tools/list entry and its toolset. */
 export interface ToolListing {
   toolset: string;
   tool: Tool;
+  /** The view that shows its results (MCP Apps), when it has one. */
+  view?: ViewId;
 }
 
 /** A fixed resource, without its reader. */
@@ -123,7 +126,11 @@ export function listProvider(
 ): ProviderListing {
   const listing: ProviderListing = {
     toolsets: [...(provider.toolsets ?? [])].map((t) => ({ id: t.id, description: t.description })),
-    tools: provider.tools.map((t) => ({ toolset: t.toolset ?? provider.id, tool: describe(t) })),
+    tools: provider.tools.map((t) => ({
+      toolset: t.toolset ?? provider.id,
+      tool: describe(t),
+      ...(t.view ? { view: t.view.id } : {}),
+    })),
     warnings: [...warnings],
   };
   if (provider.search) listing.search = { name: provider.search.name, licence: provider.search.licence };

@@ -5,6 +5,7 @@ import type { HttpRuntime } from "../http/runtime.ts";
 import type { Logger } from "../log.ts";
 import type { ResultFiles } from "../output/exports.ts";
 import type { SharedJobsOptions } from "../output/jobs.ts";
+import type { ViewId, ViewModel } from "./views/model.ts";
 import type {
   CallToolResult,
   GetPromptResult,
@@ -198,6 +199,12 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** The shape of `structuredContent`; omitted only for tools with free-form output. */
   output: O;
   annotations: ToolAnnotations;
+  /**
+   * The interactive view (MCP Apps) that shows this tool's results to clients that render views:
+   * the core then names it in the tool's `_meta.ui.resourceUri` and adds `model(...)` of each
+   * result to the result's `_meta`. Other clients see none of it.
+   */
+  view?: ToolView<O extends z.ZodType ? z.output<O> : Record<string, unknown>, z.output<I>>;
   /** MCP tasks support; providers that forbid tasks say so (seed 001). */
   execution?: { taskSupport?: "forbidden" | "optional" | "required" };
   /**
@@ -209,6 +216,18 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
     args: z.output<I>,
     context: ToolCallContext,
   ): Promise<ToolOutput<O extends z.ZodType ? z.output<O> : Record<string, unknown>> | InputRequiredResult>;
+}
+
+/** How a tool's results are shown by one of the core's views. */
+// deno-lint-ignore no-explicit-any
+export interface ToolView<S = any, A = any> {
+  id: ViewId;
+  /**
+   * What the view draws from one result (`structured` as sent, `args` as validated); undefined
+   * when there is nothing to draw (e.g. a result written to a file). Absent on a tool listed
+   * from the generated listings (the core loads the provider's own definition to call it).
+   */
+  model?(structured: S, args: A): ViewModel | undefined;
 }
 
 /** A fixed resource. */

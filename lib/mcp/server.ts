@@ -23,6 +23,18 @@ import {
   ResourceTemplate,
 } from "./sdk.ts";
 import type { CacheHint, CallToolResult, InputRequiredResult, Tool } from "./sdk.ts";
+import {
+  rendersViews,
+  requestCapabilities,
+  VIEW_META_KEY,
+  VIEW_MIME,
+  viewResources,
+  viewUri,
+  withViewMeta,
+} from "./views/mod.ts";
+import type { ViewId, ViewOptions } from "./views/mod.ts";
+import { CHART_TOOL, chartCalls, chartInput, chartResult, chartTool } from "./views/chart.ts";
+import type { ChartPart } from "./views/chart.ts";
 
 /** Options for {@linkcode createServer}. */
 export interface CreateServerOptions {
@@ -60,6 +72,11 @@ export interface CreateServerOptions {
    */
   // deno-lint-ignore no-explicit-any
   callable?: ReadonlyMap<string, { tool: ToolDefinition<any, any>; provider: string }>;
+  /**
+   * How the interactive views (MCP Apps) are built; served to clients that advertise the
+   * extension, for the tools that name a view. Absent: views without map tiles.
+   */
+  views?: ViewOptions;
 }
 
 /** What {@linkcode callTool} needs beyond the server's options: the call's file store. */
@@ -201,9 +218,27 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     },
   );
 
+  // Whether this request's client renders views (MCP Apps): only then do tools name their view
+  // and results carry view models; every other client gets the same bytes as without views.
+  const viewsFor = (ctx: unknown): boolean =>
+    rendersViews(requestCapabilities(ctx, server.server.getClientCapabilities()));
+
+  // Tools whose view is the series chart: opendata_chart puts several of their calls on one chart.
+  const seriesTools = new Set(
+    [...callable.values()].filter((c) => c.tool.view?.id === "series").map((c) => c.tool.name),
+  );
+
   // Listed in registration order, the same on every call: clients may cache the list.
-  server.server.setRequestHandler("tools/list", () => ({ tools: tools.map(describeTool) }));
+  server.server.setRequestHandler("tools/list", (_request, ctx) => {
+    if (!viewsFor(ctx)) return { tools: tools.map(describeTool) };
+    const listed = tools.map((t) => t.view ? withViewMeta(describeTool(t), t.view.id) : describeTool(t));
+    if (seriesTools.size) listed.push(chartTool([...seriesTools], viewUri("series")));
+    return { tools: listed };
+  });
   server.server.setRequestHandler("tools/call", async (request, ctx) => {
+    if (request.params.name === CHART_TOOL && seriesTools.size && viewsFor(ctx)) {
+      return await chart(request.params.arguments ?? {}, ctx);
+    }
     let tool = byName.get(request.params.name);
     if (!tool) {
       const left = unavailable.find((u) => u.tools.includes(request.params.name));
@@ -240,8 +275,43 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     const files = options.exports?.forCaller(provider, options.owner, options.client) ?? NO_FILES;
     const result = await callTool(tool, args, ctx, { ...options, files });
     if (isInputRequiredResult(result)) return result;
-    return server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
+    const projected = server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
+    if (tool.view && request.params.name !== CALL_TOOL && viewsFor(ctx)) {
+      await addViewModel(projected, tool, args);
+    }
+    return projected;
   });
+
+  /**
+   * opendata_chart: each call run as tools/call runs it, all at once (so the chart answers within
+   * one call's deadline), the series merged on one chart.
+   */
+  const chart = async (rawArgs: unknown, ctx: McpExtra): Promise<CallToolResult> => {
+    const parsed = chartInput.safeParse(rawArgs);
+    if (!parsed.success) return errorResult(validationError(parsed.error, rawArgs).toPayload());
+    let targets;
+    try {
+      targets = chartCalls(parsed.data, seriesTools).map((c) =>
+        callTarget({ tool: c.tool, arguments: c.arguments }, byName, unavailable)
+      );
+    } catch (e) {
+      if (e instanceof ToolError) return errorResult(e.toPayload());
+      throw e;
+    }
+    const parts = await Promise.all(targets.map(async (target): Promise<ChartPart> => {
+      const provider = callable.get(target.tool.name)!.provider;
+      const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
+      const answer = await callTool(target.tool, target.arguments, ctx, { ...options, files });
+      const result = isInputRequiredResult(answer)
+        ? errorResult(
+          new ToolError("VALIDATION_ERROR", `${target.tool.name} asks for input: call it alone`).toPayload(),
+        )
+        : server.server.projectCallToolResult(answer, describeTool(target.tool).outputSchema);
+      await addViewModel(result, target.tool, target.arguments);
+      return { tool: target.tool.name, arguments: target.arguments as Record<string, unknown>, result };
+    }));
+    return chartResult(parts, options.characterLimit);
+  };
 
   // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).
   const withOwner = (ctx: McpExtra): McpExtra =>
@@ -314,6 +384,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     const tool = byName.get(name);
     return tool ? describeTool(tool).inputSchema : undefined;
   };
+  registerViews(server, [...callable.values()].map((c) => c.tool), options.views, viewsFor);
   registerSubscriptions(server, providers);
   // Prompts and resources are registered once, before the server connects, and never change, so
   // no list_changed notification ever comes: say so, as for tools (the SDK defaults to `true`).
@@ -325,6 +396,66 @@ export function createServer(providers: readonly Provider[], options: CreateServ
 }
 
 type RequestHandler = (request: unknown, ctx: unknown) => Promise<unknown>;
+
+/**
+ * Serves the views the tools name as `ui://` resources, and keeps them out of `resources/list`
+ * for clients that do not render views (the spec lets a server leave UI-only resources out of
+ * the list), so that list stays as it was for them.
+ */
+function registerViews(
+  server: McpServer,
+  // deno-lint-ignore no-explicit-any
+  tools: readonly ToolDefinition<any, any>[],
+  options: ViewOptions | undefined,
+  viewsFor: (ctx: unknown) => boolean,
+): void {
+  const ids = new Set<ViewId>(tools.flatMap((t) => t.view ? [t.view.id] : []));
+  if (ids.size === 0) return;
+  const views = viewResources(ids, options ?? { tilesUrl: null });
+  for (const view of views) {
+    server.registerResource(
+      view.name,
+      view.uri,
+      { title: view.title, description: view.description, mimeType: VIEW_MIME, _meta: view.meta },
+      (uri) => ({ contents: [{ uri: uri.href, mimeType: VIEW_MIME, text: view.html(), _meta: view.meta }] }),
+    );
+  }
+  const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  const list = handlers.get("resources/list") as RequestHandler | undefined;
+  if (!list) return;
+  const uris = new Set(views.map((v) => v.uri));
+  handlers.set("resources/list", async (request: unknown, ctx: unknown) => {
+    const result = await list(request, ctx) as { resources: { uri: string }[] };
+    return viewsFor(ctx)
+      ? result
+      : { ...result, resources: result.resources.filter((r) => !uris.has(r.uri)) };
+  });
+}
+
+/**
+ * Adds the view model of a successful result to its `_meta`, with the tool to call back for
+ * more (the view pages through the same tool, through the host).
+ */
+async function addViewModel(
+  result: CallToolResult,
+  // deno-lint-ignore no-explicit-any
+  listed: ToolDefinition<any, any>,
+  args: unknown,
+): Promise<void> {
+  if (result.isError || result.structuredContent === undefined) return;
+  const tool = await loadedTool(listed).catch(() => undefined);
+  const parsed = tool?.view?.model ? servedInput(tool).schema.safeParse(args ?? {}) : undefined;
+  if (!tool?.view?.model || !parsed?.success) return;
+  let model;
+  try {
+    model = tool.view.model(result.structuredContent, parsed.data);
+  } catch {
+    // A result the view cannot draw is still a whole result: the text and structuredContent stand.
+    return;
+  }
+  if (model) result._meta = { ...result._meta, [VIEW_META_KEY]: { ...model, tool: tool.name } };
+}
 
 /**
  * Makes every method answer params that do not fit its schema with -32602 Invalid params naming

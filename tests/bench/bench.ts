@@ -27,6 +27,7 @@ import { benchReplicas } from "./replicas.ts";
 import { benchBinary } from "./binary.ts";
 import { benchOAuth } from "./oauth.ts";
 import { benchObservability } from "./observability.ts";
+import { viewRows } from "./views.ts";
 import {
   checkoutCommand,
   everythingServer,
@@ -396,6 +397,14 @@ async function baseline(dir: string): Promise<void> {
   }
 }
 
+/** What the views section says about its figures. */
+const VIEW_SECTION_TEXT =
+  `Each view is one self-contained HTML document (hand-written script, style and SVG, nothing
+loaded from elsewhere), read by the host with \`resources/read\` before it shows anything. Sizes are
+exact (tests/bench/views.ts; tests/mcp/views_html_test.ts holds each view to its budget). A client that
+advertises the extension also gets, per result, the view model in \`_meta\` (not model context), and
+per listed view-backed tool 141 to 147 bytes of \`_meta\` in \`tools/list\`; other clients get neither.`;
+
 const only = flags.only;
 const BINARY_HEADING = "## The release binary (issue 22)";
 /** `doc` with its release-binary section replaced by `section` (or added after the first section). */
@@ -439,8 +448,10 @@ const observability: string[] = [];
 await startupAndMemory();
 const binarySection = await benchBinary(START_RUNS);
 if (flags.baseline) await baseline(flags.baseline);
+const viewSizeRows: string[] = [];
 if (only !== "startup") {
   await contextEconomy();
+  viewSizeRows.push(...await viewRows());
   const defaults = PROVIDERS.filter((s) => s.defaultEnabled).map((s) => s.id).join(",");
   await startup("example provider", "example");
   if (defaults) await startup(`default providers: ${defaults}`, defaults);
@@ -504,6 +515,13 @@ if (economyRows.length) {
   sections.push(`## What the tool list costs an agent (issue 14)
 
 ${economyRows.join("\n")}`);
+}
+if (viewSizeRows.length) {
+  sections.push(`## Interactive views (issue 24)
+
+${VIEW_SECTION_TEXT}
+
+${viewSizeRows.join("\n")}`);
 }
 if (rows.length) {
   sections.push(`## Latency, HTTP client, replicas

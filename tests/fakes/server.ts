@@ -42,6 +42,8 @@ export interface SpawnOptions {
    * `deno.json` next to it supplies the permissions.
    */
   main?: string;
+  /** The capabilities the stdio client declares (e.g. the MCP Apps extension); default none. */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 /**
@@ -230,7 +232,9 @@ export async function startStdio(options: SpawnOptions = {}): Promise<StdioSessi
       stderr: "piped",
     }),
   );
-  const client = new Client({ name: "opendata-mcp-tests", version: "0.0.0" }, { capabilities: {} });
+  const client = new Client({ name: "opendata-mcp-tests", version: "0.0.0" }, {
+    capabilities: options.clientCapabilities ?? {},
+  });
   try {
     await client.connect(transport);
   } catch (e) {

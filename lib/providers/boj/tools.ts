@@ -1,6 +1,7 @@
 // The six tools of seed 001. Data tools call the API once per page (paging is the caller's,
 // through start_position/next_position), or follow every page into a file with output "file";
 // discovery tools answer from the bundled catalog.
+import { bojSeriesView } from "./view.ts";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
@@ -167,6 +168,7 @@ export function createTools(deps: ToolDeps): AnyTool[] {
     output: dataOutput,
     annotations: DATA_ANNOTATIONS,
     execution: EXECUTION,
+    view: bojSeriesView,
     async handler(args, ctx) {
       const db = normalizeDb(args.db);
       const codes = validateCodes(args.codes, db);
@@ -205,6 +207,7 @@ export function createTools(deps: ToolDeps): AnyTool[] {
     output: dataOutput,
     annotations: DATA_ANNOTATIONS,
     execution: EXECUTION,
+    view: bojSeriesView,
     async handler(args, ctx) {
       const db = normalizeDb(args.db);
       const frequency = args.frequency as Frequency;

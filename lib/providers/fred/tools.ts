@@ -1,5 +1,6 @@
 // The six FRED data tools (seed 003's `operation` design). Each lists its operations with the
 // parameters they need; the handler is shared (deliver.ts).
+import { fredSeriesView } from "./view.ts";
 import { z } from "zod";
 import { anyObject, nullableNumber } from "../../output/schema.ts";
 import type { ToolDefinition } from "../../mcp/provider.ts";
@@ -188,6 +189,7 @@ export function dataTools(deps: FredDeps): ToolDefinition<z.ZodObject, typeof da
       input: toolInput(t.name, settings),
       output: dataOutput,
       annotations: DATA_ANNOTATIONS,
+      ...(t.name === "fred_series" ? { view: fredSeriesView } : {}),
       handler: (args, ctx) =>
         runDataCall(t.name, args as DataArgs, ctx, deps) as Promise<{ text: string; structured: DataResult }>,
     };

@@ -1,5 +1,6 @@
 // The arcgis-* tools: services and layers, layer queries that page past the transfer limit,
 // and identify at a point across layers.
+import { arcgisPlacesView } from "./view.ts";
 import { z } from "zod";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
@@ -402,6 +403,7 @@ function queryTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodType, typeof query
       "Queries a layer of Riksantikvaren's map services (kart.ra.no) by SQL where, bbox, point or polygon.",
     input,
     output: queryOutput,
+    view: arcgisPlacesView,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as z.output<typeof input>;
@@ -798,6 +800,7 @@ function identifyTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodType, typeof id
       "What protected site, monument or zone is at a point? Features of all layers within tolerance_m, nearest first.",
     input,
     output: identifyOutput,
+    view: arcgisPlacesView,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as z.output<typeof input>;

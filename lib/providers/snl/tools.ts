@@ -1,3 +1,4 @@
+import { snlSearchView } from "./view.ts";
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { fitToLimit, formatText } from "../../mcp/output.ts";
@@ -194,6 +195,7 @@ function searchTool(api: SnlApi): ToolDefinition {
       "Searches Store norske leksikon, the Norwegian encyclopedia, or a sister site: titles, slugs, opening sentences and licence. Read one with snl-article.",
     input,
     output: searchOutput,
+    view: snlSearchView,
     annotations: ANNOTATIONS,
     async handler(args: z.output<typeof input>, ctx: ToolCallContext) {
       const site: SiteId = args.site;

@@ -1,3 +1,4 @@
+import { geosearchView, searchView } from "./view.ts";
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { fitToLimit, formatText, largestWhere } from "../../mcp/output.ts";
@@ -142,6 +143,7 @@ function searchTool(api: WikipediaApi): ToolDefinition {
       "Full-text Wikipedia search: titles, URLs, snippets. Read hits with wikipedia-summary or wikipedia-content.",
     input,
     output: searchOutput,
+    view: searchView,
     annotations: ANNOTATIONS,
     async handler(args: z.output<typeof input>, ctx: ToolCallContext) {
       const language = args.language ?? api.defaultLanguage;
@@ -677,6 +679,7 @@ function geosearchTool(api: WikipediaApi): ToolDefinition {
       "Wikipedia articles within radius_m of a point, nearest first, with distances. No paging: raise limit or write a file.",
     input,
     output: geoOutput,
+    view: geosearchView,
     annotations: ANNOTATIONS,
     async handler(args: z.output<typeof input>, ctx: ToolCallContext) {
       const language = args.language ?? api.defaultLanguage;

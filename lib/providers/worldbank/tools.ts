@@ -1,3 +1,4 @@
+import { documentsView } from "./view.ts";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import { fitToLimit, formatText, page } from "../../mcp/output.ts";
@@ -146,6 +147,7 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
     toolset: TOOLSET,
     input: searchInput,
     output: searchOutputSchema,
+    view: documentsView,
     annotations: ANNOTATIONS,
     async handler(args, ctx) {
       const todayIs = today(deps.clock);

@@ -1,4 +1,5 @@
 // riksantikvaren-feature: one feature by id, with all its properties and its geometry.
+import { ogcPlacesView } from "../view.ts";
 import { z } from "zod";
 import { COORDINATE_CONVENTION } from "../../../geo/coords.ts";
 import { fitGeometry, simplificationNote } from "../../../geo/simplify.ts";
@@ -53,6 +54,7 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
       "One cultural-heritage feature by collection and id: all properties and its GeoJSON geometry.",
     input,
     output: featureOutput,
+    view: ogcPlacesView,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as z.output<typeof input>;

@@ -4,6 +4,7 @@
 // lies, so records without a location in the box are dropped and pages are read until the page
 // is full, the upstream ends, or the call's time runs short; the cursor resumes at the exact
 // record where the scan stopped.
+import { ogcPlacesView } from "../view.ts";
 import { z } from "zod";
 import { ToolError, UpstreamError } from "../../../errors.ts";
 import type { QueryValue } from "../../../http/fetch_client.ts";
@@ -162,6 +163,7 @@ export function featuresTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeo
       "Cultural-heritage features of an api.ra.no collection, optionally in a bbox or by name, with a point and Kulturminnesøk link. Page with next_cursor.",
     input,
     output: featuresOutput,
+    view: ogcPlacesView,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as Args;

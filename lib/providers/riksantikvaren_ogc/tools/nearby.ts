@@ -3,6 +3,7 @@
 // record without a geometry to a bbox answer, so a complete ranking reads all of them. When the
 // call's time or the record cap runs out first, the answer ranks what was read and its cursor
 // continues the scan, carrying the nearest features found so far so the final ranking is whole.
+import { ogcPlacesView } from "../view.ts";
 import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
 import { bboxAround, bboxesIntersect } from "../../../geo/bbox.ts";
@@ -135,6 +136,7 @@ export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof 
       "Cultural-heritage features within radius_m of a point, nearest first, with distances in metres. An unfinished scan ranks what it read; next_cursor goes on.",
     input,
     output: nearbyOutput,
+    view: ogcPlacesView,
     annotations: READ_ONLY,
     async handler(args, ctx) {
       const a = args as Args;

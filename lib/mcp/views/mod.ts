@@ -1,0 +1,116 @@
+// Interactive views (MCP Apps, extension `io.modelcontextprotocol/ui`, spec 2026-01-26): the
+// `ui://` resources the core serves, and the capability gate. Only a client that advertises the
+// extension sees a tool's `_meta.ui` and gets view models in results; every other client gets
+// exactly what it got before views existed.
+import { documentsHtml } from "./_documents.ts";
+import { placesHtml } from "./_places.ts";
+import { seriesHtml } from "./_series.ts";
+import { VIEW_IDS } from "./model.ts";
+import type { ViewId } from "./model.ts";
+
+export { VIEW_IDS, VIEW_META_KEY } from "./model.ts";
+export type { ViewId, ViewModel } from "./model.ts";
+
+/** The extension's identifier in `capabilities.extensions`. */
+export const UI_EXTENSION = "io.modelcontextprotocol/ui";
+
+/** The MIME type of an MCP App's HTML. */
+export const VIEW_MIME = "text/html;profile=mcp-app";
+
+/** The 2026-07-28 request `_meta` key that carries the client's capabilities. */
+export const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+
+/** The resource URI of a view. */
+export function viewUri(id: ViewId): string {
+  return `ui://opendata-mcp/${id}.html`;
+}
+
+/** What views are built with. */
+export interface ViewOptions {
+  /** Map tiles of the places view (`{z}/{x}/{y}` template), or null for none. */
+  tilesUrl: string | null;
+}
+
+/** A view as a resource: its listing and its one content item. */
+export interface ViewResource {
+  id: ViewId;
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  /** `_meta.ui` of both the listing and the content (CSP, border). */
+  meta: { ui: { csp: { connectDomains: string[]; resourceDomains: string[] }; prefersBorder: boolean } };
+  html(): string;
+}
+
+const DESCRIPTIONS: Record<ViewId, [string, string]> = {
+  series: [
+    "Series chart",
+    "Time series as a zoomable line chart with units, frequency, latest value and source",
+  ],
+  places: [
+    "Places map",
+    "Features on a map with popups, the searched area drawn, and the next page on demand",
+  ],
+  documents: ["Documents list", "Documents and articles with citation, date, country, type and links"],
+};
+
+/** The view resources; built lazily and kept, since a view's HTML never changes while serving. */
+export function viewResources(ids: Iterable<ViewId>, options: ViewOptions): ViewResource[] {
+  const wanted = new Set(ids);
+  return VIEW_IDS.filter((id) => wanted.has(id)).map((id) => {
+    const tiles = id === "places" && options.tilesUrl
+      ? [new URL(options.tilesUrl.replace(/[{}]/g, "")).origin]
+      : [];
+    let html: string | undefined;
+    const [title, description] = DESCRIPTIONS[id];
+    return {
+      id,
+      uri: viewUri(id),
+      name: `view-${id}`,
+      title,
+      description,
+      meta: { ui: { csp: { connectDomains: [], resourceDomains: tiles }, prefersBorder: true } },
+      html: () =>
+        html ??= id === "series"
+          ? seriesHtml()
+          : id === "places"
+          ? placesHtml({ tilesUrl: options.tilesUrl })
+          : documentsHtml(),
+    };
+  });
+}
+
+/**
+ * True when `capabilities` advertise MCP Apps with HTML views
+ * (`extensions["io.modelcontextprotocol/ui"].mimeTypes` names {@linkcode VIEW_MIME}).
+ */
+export function rendersViews(capabilities: unknown): boolean {
+  const ext = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions
+    ?.[UI_EXTENSION];
+  const types = (ext as { mimeTypes?: unknown } | undefined)?.mimeTypes;
+  return Array.isArray(types) && types.includes(VIEW_MIME);
+}
+
+/**
+ * The client capabilities a request was made under: its own `_meta` envelope (2026-07-28, and
+ * any stateless request that carries one), else what the connection's `initialize` declared.
+ */
+export function requestCapabilities(ctx: unknown, initialized: unknown): unknown {
+  const req = (ctx as { mcpReq?: { envelope?: Record<string, unknown>; _meta?: Record<string, unknown> } })
+    ?.mcpReq;
+  return req?.envelope?.[CLIENT_CAPABILITIES_KEY] ?? req?._meta?.[CLIENT_CAPABILITIES_KEY] ?? initialized;
+}
+
+/** A tools/list entry naming its view (a copy: the cached entry other clients get stays as it is). */
+export function withViewMeta<T extends { _meta?: Record<string, unknown> | undefined }>(
+  tool: T,
+  id: ViewId,
+): T {
+  const uri = viewUri(id);
+  // `ui/resourceUri` is the flat key of hosts that predate `_meta.ui` (ext-apps sets both too).
+  return {
+    ...tool,
+    _meta: { ...tool._meta, ui: { resourceUri: uri, visibility: ["model", "app"] }, "ui/resourceUri": uri },
+  };
+}

@@ -1,0 +1,98 @@
+// The test host page's script: frames a view the way MCP Apps hosts do, with ext-apps' own host
+// side (AppBridge over PostMessageTransport). The HTML goes into a sandboxed iframe (scripts
+// only, opaque origin) with the CSP its `_meta.ui.csp` asks for; tool calls from the view go to
+// the test's real MCP client through `hostCallTool`, which the test exposes on the page.
+// Bundled for the browser by tests/views/browser_test.ts (deno bundle).
+import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
+import type { McpUiResourceCsp } from "@modelcontextprotocol/ext-apps/app-bridge";
+
+interface Mount {
+  html: string;
+  csp: McpUiResourceCsp | undefined;
+  arguments: Record<string, unknown>;
+  result: Record<string, unknown>;
+}
+
+/** The bits of the DOM this page uses (typed here: the test suite is type-checked without the DOM lib). */
+interface Frame {
+  id: string;
+  srcdoc: string;
+  style: { cssText: string; height: string };
+  contentWindow: unknown;
+  setAttribute(name: string, value: string): void;
+}
+interface Doc {
+  getElementById(id: string): { remove(): void } | null;
+  createElement(tag: "iframe"): Frame;
+  body: { appendChild(node: Frame): void };
+}
+const document = (globalThis as unknown as { document: Doc }).document;
+
+/** What the page shares with the test (the test exposes `hostCallTool`). */
+interface HostGlobals {
+  hostCallTool(params: unknown): Promise<Record<string, unknown>>;
+  mountView(mount: Mount): Promise<void>;
+  openedLinks: string[];
+  viewCalls: { name: string; arguments: unknown }[];
+}
+const host = globalThis as unknown as HostGlobals;
+
+/** The CSP a host sets from `_meta.ui.csp` (the spec's restrictive default plus declared origins). */
+function policy(csp: McpUiResourceCsp | undefined): string {
+  const res = (csp?.resourceDomains ?? []).join(" ");
+  const conn = (csp?.connectDomains ?? []).join(" ") || "'none'";
+  return [
+    "default-src 'none'",
+    `script-src 'unsafe-inline' ${res}`,
+    `style-src 'unsafe-inline' ${res}`,
+    `img-src data: ${res}`,
+    `font-src ${res || "'none'"}`,
+    `media-src data: ${res}`,
+    `connect-src ${conn}`,
+    "frame-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+}
+
+host.openedLinks = [];
+host.viewCalls = [];
+
+host.mountView = async (mount: Mount): Promise<void> => {
+  document.getElementById("view")?.remove();
+  const iframe = document.createElement("iframe");
+  iframe.id = "view";
+  iframe.setAttribute("sandbox", "allow-scripts");
+  iframe.style.cssText = "width:760px;height:420px;border:1px solid #ccc;border-radius:8px";
+  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy(mount.csp)}">`;
+  iframe.srcdoc = mount.html.replace("<head>", `<head>${meta}`);
+  document.body.appendChild(iframe);
+  const bridge = new AppBridge(
+    null,
+    { name: "opendata-mcp-test-host", version: "1.0.0" },
+    { serverTools: {}, openLinks: {} },
+    { hostContext: { theme: "light", displayMode: "inline", platform: "web" } },
+  );
+  bridge.oncalltool = async (params) => {
+    host.viewCalls.push({ name: params.name, arguments: params.arguments });
+    return await host.hostCallTool(params) as never;
+  };
+  bridge.onopenlink = ({ url }) => {
+    host.openedLinks.push(url);
+    return Promise.resolve({});
+  };
+  bridge.onsizechange = ({ height }) => {
+    if (height) iframe.style.height = `${Math.min(height + 4, 900)}px`;
+  };
+  const initialized = new Promise<void>((resolve) => {
+    bridge.oninitialized = () => {
+      bridge.sendToolInput({ arguments: mount.arguments });
+      bridge.sendToolResult(mount.result as never);
+      resolve();
+    };
+  });
+  await bridge.connect(
+    new PostMessageTransport(iframe.contentWindow as never, iframe.contentWindow as never),
+  );
+  await initialized;
+};
