@@ -159,9 +159,19 @@ Deno.test("serveHttp() holds max_connections_per_client against a slow-body floo
           assert.equal(health.status, 200);
           assert.equal(body.status, "ok");
         }
-        const root = await fetch(`${server.origin}/`);
-        const text = await root.text();
-        assert.equal(root.status, 503);
+        // On a connection of its own (a kept-alive one from the /health probes would be reused),
+        // asked again while the guard may still be counting the slow bodies' heads on a loaded
+        // machine: it must come to 503, and nothing but 503 or a 200 before that is allowed.
+        let root: Response | undefined;
+        let text = "";
+        for (const until = Date.now() + 10_000; Date.now() < until;) {
+          using client = Deno.createHttpClient({});
+          root = await fetch(`${server.origin}/`, { client });
+          text = await root.text();
+          if (root.status !== 200) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(root?.status, 503, text);
         assert.match(text, /Too many connections: the server holds its limit of 6 \(MCP_MAX_CONNECTIONS\)/);
       },
     );
