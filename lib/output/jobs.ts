@@ -168,8 +168,8 @@ export interface JobRecord {
   replica?: string;
 }
 
-const time = z.number().int().min(0).max(8.64e15);
-const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const time = z.number().min(0).max(8.64e15);
+const count = z.number().min(0).max(Number.MAX_SAFE_INTEGER);
 const record = z.record(z.string(), z.unknown());
 
 /**
