@@ -3,7 +3,7 @@ import { FakeClock } from "../../lib/clock.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ToolError } from "../../lib/errors.ts";
 import { Logger } from "../../lib/log.ts";
-import { JobManager, jobViewSchema } from "../../lib/output/jobs.ts";
+import { JobManager, jobViewSchema, parseJobRecord } from "../../lib/output/jobs.ts";
 import type { JobHandle } from "../../lib/output/jobs.ts";
 
 const HOUR = 3_600_000;
@@ -360,4 +360,26 @@ Deno.test("JobManager finishes a job that produced less than asked for as incomp
   assert.equal(jobs.list({ status: "incomplete" }).total, 1);
   assert.equal((await jobs.cancel(view.job_id)).status, "incomplete", "a finished job is left as it is");
   assert.ok(jobViewSchema.safeParse(done).success);
+});
+
+Deno.test("parseJobRecord() takes a record's client hash and refuses one that is not a hash", () => {
+  const base = {
+    id: "fred-job-1",
+    owner: "",
+    kind: "fred_series",
+    request: {},
+    status: "completed",
+    message: "done",
+    createdAt: 1,
+    updatedAt: 2,
+    rowsFetched: 0,
+    estimatedTotal: null,
+    retryCount: 0,
+  };
+  const client = "0123456789abcdef0123456789abcdef";
+  const good = parseJobRecord(JSON.stringify({ ...base, client }), "fred-job-1");
+  assert.ok(!("problem" in good));
+  assert.equal(good.client, client);
+  const forged = parseJobRecord(JSON.stringify({ ...base, client: "../../etc/passwd" }), "fred-job-1");
+  assert.ok("problem" in forged && forged.problem.startsWith("client"), JSON.stringify(forged));
 });
