@@ -4,6 +4,7 @@ import type { Config } from "./config/parse.ts";
 import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError } from "./errors.ts";
 import { HttpRuntime } from "./http/runtime.ts";
+import { userAgent } from "./version.ts";
 import type { Logger } from "./log.ts";
 import type { Provider, ToolDefinition } from "./mcp/provider.ts";
 import { lazyProvider } from "./mcp/lazy.ts";
@@ -95,6 +96,7 @@ export async function createApp(
     random: options.random ?? Math.random,
     logger,
     cacheMaxBytes: Math.round(config.server.cache_max_mb * 1024 * 1024),
+    userAgent: userAgent(config.server.operator_contact),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(shared
       ? { cacheStore: shared.cacheStore, rateStore: shared.rateStore, breakerStore: shared.breakerStore }
