@@ -5,6 +5,9 @@ import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError } from "./errors.ts";
 import { HttpRuntime } from "./http/runtime.ts";
 import { userAgent } from "./version.ts";
+import { ResponseCache } from "./http/cache.ts";
+import { CITATION_TTL_MS } from "./output/provenance.ts";
+import type { CitationStore } from "./output/provenance.ts";
 import type { Logger } from "./log.ts";
 import type { Provider, ToolDefinition } from "./mcp/provider.ts";
 import { lazyProvider } from "./mcp/lazy.ts";
@@ -102,6 +105,12 @@ export async function createApp(
       ? { cacheStore: shared.cacheStore, rateStore: shared.rateStore, breakerStore: shared.breakerStore }
       : {}),
   });
+  // Citations live a day, in the store replicas share (Redis) or in process (4 MiB, LRU).
+  const citations: CitationStore = {
+    store: shared ? shared.cacheStore : new ResponseCache(4 * 1024 * 1024),
+    ttlMs: CITATION_TTL_MS,
+    now: () => http.clock.now(),
+  };
   const providers: Provider[] = [];
   const skipped: string[] = [];
   const skip = (spec: ProviderSpec, reason: string): void => {
@@ -251,6 +260,8 @@ export async function createApp(
         requestState,
         exports,
         callable,
+        userAgent: http.userAgent,
+        citations,
         ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
       }),
     async close() {

@@ -106,6 +106,46 @@ Deno.test("geonorge-datasets reads the services, downloads and dates of a real c
     );
   });
 
+  await t.step("the answer names its provenance, and its citation replays the exact request", async () => {
+    const r = await s.client.callTool({ name: "geonorge-datasets", arguments: { query: "kulturminner" } });
+    const p = (r.structuredContent as { provenance: Json }).provenance;
+    const sent = fake.requests.at(-1)!;
+    const body = await Deno.readFile(new URL("../../fixtures/" + PAGE, import.meta.url));
+    const sha = [...new Uint8Array(await crypto.subtle.digest("SHA-256", body))]
+      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    assert.equal(p["sha256"], sha, "the hash of the body the upstream sent");
+    assert.equal(p["source"], "GeoNorge's catalogue (kartkatalog.geonorge.no)");
+    assert.equal(p["permalink"], sent.url.href.replace(/^http:\/\/[^/]+/, fake.origin));
+    assert.match(String(p["licence"]), /Kartverket/);
+    assert.match(String(p["retrieved_at"]), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    assert.equal(p["as_of"], null, "the catalogue gives no as-of for a search");
+    const text = (r.content as { text: string }[])[0]!.text;
+    const line = text.split("\n").at(-1)!;
+    assert.match(String(p["citation"]), /^opendata:\/\/citation\/geonorge\/[0-9a-f]{20}$/);
+    assert.match(
+      line,
+      /^Provenance: GeoNorge's catalogue \(kartkatalog\.geonorge\.no\) http:\/\/127\.0\.0\.1:\d+\/api\/search\?/,
+    );
+    assert.ok(line.includes(`sha256 ${sha}`) && line.includes(`replay ${p["citation"]}`), line);
+    const read = await s.client.readResource({ uri: String(p["citation"]) });
+    const cited = JSON.parse((read.contents[0] as { text: string }).text);
+    assert.deepEqual(cited.request.method, "GET");
+    assert.equal(cited.request.url, p["permalink"]);
+    assert.equal(cited.response.sha256, sha);
+    assert.match(cited.request.headers["user-agent"], /ops@example\.org/);
+    assert.equal(cited.replay, `curl -sS -A '${sent.headers.get("user-agent")}' '${cited.request.url}'`);
+    const json = await s.client.callTool({
+      name: "geonorge-datasets",
+      arguments: { query: "kulturminner", response_format: "json" },
+    });
+    const parsed = JSON.parse((json.content as { text: string }[])[0]!.text);
+    assert.equal(parsed.provenance.sha256, sha, "the JSON text carries the provenance inside it");
+    await assert.rejects(
+      s.client.readResource({ uri: "opendata://citation/geonorge/00000000000000000000" }),
+      /No such citation here/,
+    );
+  });
+
   await t.step("every upstream request names the project and the operator's contact", () => {
     const ua = fake.requests.at(-1)!.headers.get("user-agent") ?? "";
     assert.match(

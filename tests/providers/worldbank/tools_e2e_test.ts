@@ -673,7 +673,7 @@ Deno.test("worldbank results stay within the character limit with the guidance n
       assert.equal(out["abstract_total"], whole.length);
       assert.match(
         out["notice"] as string,
-        /Abstract characters \d+–\d+ of 15599 shown to stay within the 4,000-character limit/,
+        /Abstract characters \d+–\d+ of 15599 shown to stay within the 3,200-character limit/,
       );
       parts.push((out["document"] as Doc).abstract!);
       if (!out["has_more"]) break;
