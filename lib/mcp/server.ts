@@ -512,12 +512,16 @@ export async function callTool(
   );
   const signal = AbortSignal.any([extra.mcpReq.signal, expired.signal]);
   const seal = options.requestState;
+  // Tools whose answers may carry a provenance (not those with a closed or core-only schema).
+  const cites = takesProvenance(describeTool(listed).outputSchema);
   const context: ToolCallContext = {
     signal,
     logger,
     requestId,
     // The answer's provenance (added by the core below) takes the last part of the limit.
-    limits: { characterLimit: options.characterLimit - provenanceReserve(options.characterLimit) },
+    limits: {
+      characterLimit: options.characterLimit - (cites ? provenanceReserve(options.characterLimit) : 0),
+    },
     async progress(progress, total, message) {
       if (progressToken === undefined) return;
       try {
@@ -557,7 +561,7 @@ export async function callTool(
     );
     if (isInputRequiredResult(output)) return output;
     let text = clampText(output.text, options.characterLimit);
-    const provenance = output.replaceContent || !takesProvenance(describeTool(listed).outputSchema)
+    const provenance = output.replaceContent || !cites
       ? undefined
       : await buildProvenance(record, citationsOf(options));
     if (provenance) {
