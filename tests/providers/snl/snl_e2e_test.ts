@@ -196,6 +196,16 @@ Deno.test("snl-article reads an article by slug, url and id with text, links, au
     assert.equal(data["license_name"], "fri");
     assert.deepEqual((data["license"] as Record<string, unknown>)["name"], "CC BY-SA 3.0");
     assert.equal(data["created_at"], "2017-12-12T10:34:18.189+01:00");
+    const provenance = data["provenance"] as Record<string, unknown>;
+    assert.deepEqual(
+      [provenance["permalink"], provenance["licence"], provenance["as_of"]],
+      [
+        "https://snl.no/fortolket_programmeringsspr%C3%A5k",
+        'CC BY-SA 3.0 (SNL: "fri")',
+        "changed 2017-12-12T10:38:37.626+01:00",
+      ],
+      "the article's own page, licence and last change",
+    );
     const text = String(data["text"]);
     assert.match(text, /^programmeringsspråk som ikke blir kompilert/);
     assert.match(text, /Eksempler på fortolkede språk:\n- Python\n- Javascript\n- PHP\n- Perl$/);
