@@ -52,7 +52,7 @@ Deno.test("the default surface lists the three core tools, and they describe and
   // Each call fetches anew: only the retrieval time (in the provenance and its citation) differs.
   const timeless = (v: unknown) =>
     JSON.parse(
-      JSON.stringify(v).replace(/opendata:\/\/citation\/[\w-]+/g, "CITATION").replace(
+      JSON.stringify(v).replace(/opendata:\/\/citation\/[\w/-]+/g, "CITATION").replace(
         /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g,
         "TIME",
       ),
