@@ -18,6 +18,7 @@ import { removeHome, startStdio } from "../fakes/server.ts";
 import { denoFmt } from "../tools/docs.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { measureTools } from "../tools/tool_budget.ts";
+import { benchProvenance } from "./provenance.ts";
 import { benchReplicas } from "./replicas.ts";
 import {
   checkoutCommand,
@@ -400,6 +401,7 @@ if (only !== "startup") {
   await httpLatency(false);
   await httpLatency(true);
   await clientOverhead();
+  rows.push(...await benchProvenance(RUNS * 20, 1024 * 1024));
   rows.push(...await benchReplicas());
 }
 
