@@ -425,6 +425,17 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
         "Oslo - Oslove (0301)",
       ]);
       assert.equal((f["geometry"] as Json)["type"], "MultiPolygon");
+      const provenance = r["provenance"] as Json;
+      assert.deepEqual(
+        [provenance["permalink"], provenance["as_of"], provenance["licence"]],
+        [
+          "https://kulturminnesok.no/ra/lokalitet/51949",
+          "record updated 2025-06-24T11:43:56Z",
+          "NLOD 2.0 (Norwegian Licence for Open Government Data)",
+        ],
+        "the record's own page and last update",
+      );
+      assert.match(String(provenance["sha256"]), /^[0-9a-f]{64}$/);
     });
 
     await t.step("riksantikvaren-collections reads the recorded collections of three datasets", async () => {
