@@ -287,7 +287,8 @@ function dataFromJson(record: Record<string, unknown>): DataResponse {
       ...fields,
       points: dates.map((d, i) => {
         const raw = text(d) ?? "";
-        return { survey_date: raw, period: periodLabel(raw, fields.frequency), value: observation(obs[i]) };
+        const frequency = fields.frequency || parameter["frequency"];
+        return { survey_date: raw, period: periodLabel(raw, frequency), value: observation(obs[i]) };
       }),
     });
   }
@@ -367,7 +368,8 @@ function dataFromCsv(body: string): DataResponse {
     if (dateAt >= 0 && (row[dateAt] ?? "") !== "") {
       series.points.push({
         survey_date: row[dateAt]!,
-        period: periodLabel(row[dateAt]!, series.frequency),
+        // A series without FREQUENCY (trimmed answers) takes the layer request's echo.
+        period: periodLabel(row[dateAt]!, series.frequency || parameter["frequency"]),
         value: observation(valueAt >= 0 ? row[valueAt] : null),
       });
     }

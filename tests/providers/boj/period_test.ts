@@ -1,9 +1,10 @@
 // BOJ period labels (issue 26): survey dates are labelled by the series' frequency and the raw
 // value is kept, against recorded bodies (a quarterly CSV and an observed daily JSON) over stdio.
 import assert from "node:assert/strict";
+import { parseDataBody } from "../../../lib/providers/boj/decode.ts";
 import { periodLabel } from "../../../lib/providers/boj/period.ts";
 import { startStdio } from "../../fakes/server.ts";
-import { FakeUpstream } from "../../fakes/upstream.ts";
+import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { BOJ_ARGS, bojConfig, ok, texts } from "./_helpers.ts";
 
@@ -81,4 +82,13 @@ Deno.test("boj_get_data_code labels quarters and days by frequency and keeps sur
   );
   assert.match(d.provenance.sha256, /^[0-9a-f]{64}$/);
   assert.match(d.provenance.licence, /Source: Bank of Japan/);
+});
+
+Deno.test("parseDataBody() labels a series without FREQUENCY by the layer request's frequency echo", () => {
+  // The observed answer's shape (trimmed: no FREQUENCY per series), as a quarterly getDataLayer.
+  const body = JSON.parse(fixtureText("boj/observed_getDataCode_FM01_STRDCLUCON_en.json"));
+  body.PARAMETER = { ...body.PARAMETER, FREQUENCY: "Q" };
+  body.RESULTSET[0].VALUES.SURVEY_DATES = [202503, 202504];
+  const r = parseDataBody(JSON.stringify(body));
+  assert.deepEqual(r.series[0]!.points.map((p) => p.period), ["2025Q3", "2025Q4"]);
 });
