@@ -163,6 +163,11 @@ export async function runDataCall(
     cacheable: (data) => isReadable(spec.kind, data),
   });
   const parsed = parseResponse(spec.kind, response.data);
+  // One series' metadata: FRED's own last update is the answer's as-of.
+  const updated = spec.kind === "series" && parsed.items.length === 1
+    ? parsed.items[0]!["last_updated"]
+    : undefined;
+  if (typeof updated === "string" && updated !== "") cite({ as_of: `series last updated ${updated}` });
   return await deliver(call, parsed, sourceOf(response.url, args["series_id"]));
 }
 

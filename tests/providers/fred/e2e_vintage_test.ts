@@ -78,6 +78,14 @@ Deno.test("fred_series get_observations names its vintage and reaches ALFRED's",
     assert.match(first.text, /Vintage: initial release only/);
   });
 
+  await t.step("a series' metadata names FRED's last update as its as-of", async () => {
+    const r = await call({ operation: "get", series_id: "GNPCA" });
+    const p = r.structured["provenance"] as Json;
+    assert.match(String(p["as_of"]), /^series last updated \d{4}-\d{2}-\d{2}/);
+    assert.equal(p["permalink"], "https://fred.stlouisfed.org/series/GNPCA");
+    assert.equal(r.structured["vintage"], undefined, "only observations name a vintage");
+  });
+
   await t.step("the citation replays the request with the api_key left out", async () => {
     const r = await call({ operation: "get_observations", series_id: "GNPCA", limit: 2 });
     const citation = String((r.structured["provenance"] as Json)["citation"]);
