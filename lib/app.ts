@@ -4,6 +4,10 @@ import type { Config } from "./config/parse.ts";
 import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError } from "./errors.ts";
 import { HttpRuntime } from "./http/runtime.ts";
+import { userAgent } from "./version.ts";
+import { ResponseCache } from "./http/cache.ts";
+import { CITATION_TTL_MS } from "./output/provenance.ts";
+import type { CitationStore } from "./output/provenance.ts";
 import type { Logger } from "./log.ts";
 import type { Provider, ToolDefinition } from "./mcp/provider.ts";
 import { lazyProvider } from "./mcp/lazy.ts";
@@ -98,11 +102,18 @@ export async function createApp(
     random: options.random ?? Math.random,
     logger,
     cacheMaxBytes: Math.round(config.server.cache_max_mb * 1024 * 1024),
+    userAgent: userAgent(config.server.operator_contact),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(shared
       ? { cacheStore: shared.cacheStore, rateStore: shared.rateStore, breakerStore: shared.breakerStore }
       : {}),
   });
+  // Citations live a day, in the store replicas share (Redis) or in process (4 MiB, LRU).
+  const citations: CitationStore = {
+    store: shared ? shared.cacheStore : new ResponseCache(4 * 1024 * 1024),
+    ttlMs: CITATION_TTL_MS,
+    now: () => http.clock.now(),
+  };
   const providers: Provider[] = [];
   const skipped: string[] = [];
   const skip = (spec: ProviderSpec, reason: string): void => {
@@ -257,6 +268,8 @@ export async function createApp(
         exports,
         callable,
         views: { tilesUrl: config.server.map_tiles_url },
+        userAgent: http.userAgent,
+        citations,
         ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
         ...(serverOptions.client === undefined ? {} : { client: serverOptions.client }),
       }),

@@ -91,6 +91,11 @@ export interface ServerSettings {
    * behind one load balancer needs the same one. Null: a random key per process.
    */
   request_state_key: string | null;
+  /**
+   * The operator's contact (an e-mail address or URL) added to the User-Agent of every upstream
+   * request; null: the User-Agent names only the project and its URL.
+   */
+  operator_contact: string | null;
   character_limit: number;
   /**
    * Map tiles of the places view (MCP Apps), an `https://…/{z}/{x}/{y}.png` template whose
@@ -207,6 +212,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   body_timeout: 30,
   shutdown_grace: 10,
   request_state_key: null,
+  operator_contact: null,
   search_timeout: 12,
   call_timeout: 45,
   character_limit: 25_000,
@@ -352,6 +358,12 @@ function buildServerSchema() {
     ),
     request_state_key: z.string().min(32).nullable().default(SERVER_DEFAULTS.request_state_key).describe(
       "Secret (32+ characters) sealing multi round-trip request state; the same on every replica (null = random per process)",
+    ),
+    operator_contact: z.string().trim().min(3).max(200).regex(
+      /^[\x20-\x27\x2a-\x7e]+$/,
+      "Use printable ASCII without parentheses (an e-mail address or URL), as a User-Agent comment allows",
+    ).nullable().default(SERVER_DEFAULTS.operator_contact).describe(
+      "Your contact (e-mail or URL) sent in the User-Agent of every upstream request, as Wikimedia asks (null = project URL only)",
     ),
     search_timeout: z.number().positive().max(600).default(SERVER_DEFAULTS.search_timeout).describe(
       "Seconds opendata_search waits for its sources; slower ones are reported as too slow",
@@ -648,6 +660,12 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "request_state_key",
     kind: "string",
     description: "Secret (32+ characters) sealing multi round-trip request state; the same on every replica",
+  },
+  {
+    name: "OPENDATA_MCP_CONTACT",
+    key: "operator_contact",
+    kind: "string",
+    description: "Your contact (e-mail or URL) in the User-Agent of every upstream request",
   },
   {
     name: "MCP_SEARCH_TIMEOUT",

@@ -8,6 +8,7 @@ import { endpointFamily } from "./endpoint.ts";
 import { RateLimiter, RateLimitWaitError } from "./rate_limiter.ts";
 import type { RateLimit, RateWindowStore } from "./rate_limiter.ts";
 import { remainingMs, requestScope } from "./request_scope.ts";
+import type { UpstreamCall } from "./request_scope.ts";
 import { backoffDelay, parseRetryAfter, retriesFor } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
 import { addressReason, ssrfGuard } from "./ssrf.ts";
@@ -67,6 +68,8 @@ export interface HttpClientOptions {
    * error, and the circuit breaker's memory of it, carry it.
    */
   messageIdOf?: (body: string) => string | undefined;
+  /** The licence of this upstream's data, named in the provenance of every answer that used it. */
+  licence?: string;
 }
 
 /** The parts every client of a process shares (see HttpRuntime). */
@@ -249,6 +252,7 @@ export class HttpClient {
           age_s: ageS,
         });
         const raw = { ...hit, url: this.redact(url) };
+        await this.#recordCall(url, options, raw.body, hit.storedAt, hit.status, "hit");
         return {
           status: hit.status,
           contentType: hit.contentType,
@@ -262,7 +266,9 @@ export class HttpClient {
     const cacheState = ttl > 0 ? (fresh ? "bypass" : "miss") : "off";
     if (cacheState === "bypass") metrics?.cacheLookups.inc(1, this.#o.provider, "bypass");
     const raw = await this.#send(url, options, logger, cacheState);
+    const retrievedAt = clock.now();
     const data = decode(raw);
+    await this.#recordCall(url, options, raw.body, retrievedAt, raw.status, cacheState);
     if (ttl > 0 && (options.cacheable?.(data) ?? true)) {
       const now = clock.now();
       await cache.set(key, {
@@ -283,6 +289,39 @@ export class HttpClient {
     };
     if (raw.headers) out.headers = raw.headers;
     return out;
+  }
+
+  /**
+   * Writes the answer down in the tool call's record (when the call keeps one), for the
+   * provenance the core adds to the answer: the request with secrets left out, and the SHA-256
+   * of the body received.
+   */
+  async #recordCall(
+    url: URL,
+    options: RequestOptions,
+    body: Uint8Array,
+    retrievedAt: number,
+    status: number,
+    cache: UpstreamCall["cache"],
+  ): Promise<void> {
+    const record = requestScope.getStore()?.record;
+    if (!record) return;
+    const digest = await crypto.subtle.digest("SHA-256", body as Uint8Array<ArrayBuffer>);
+    const secrets = (this.#o.secretParams ?? []).filter((name) => url.searchParams.has(name));
+    const call: UpstreamCall = {
+      provider: this.#o.provider,
+      source: this.#o.upstreamName,
+      method: options.method ?? "GET",
+      url: this.redact(url),
+      secrets,
+      sha256: [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join(""),
+      retrievedAt,
+      status,
+      cache,
+    };
+    if (options.body !== undefined) call.body = options.body;
+    if (this.#o.licence !== undefined) call.licence = this.#o.licence;
+    record.calls.push(call);
   }
 
   /**

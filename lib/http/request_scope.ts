@@ -18,6 +18,52 @@ export interface RequestScope {
   client?: string;
   /** The tool call's request id, for the upstream spans it makes. */
   requestId?: string;
+  /**
+   * Where the upstream requests of this call are written down for its provenance (the core
+   * renders them with the answer); absent: nothing is recorded (background jobs).
+   */
+  record?: CallRecord;
+}
+
+/** One upstream answer a tool call used, as the HTTP client recorded it. */
+export interface UpstreamCall {
+  /** Provider id of the client that made it. */
+  provider: string;
+  /** Human name of the upstream ("FRED API"). */
+  source: string;
+  method: string;
+  /** The request URL, secret query values replaced by `***`. */
+  url: string;
+  /** The request body of a POST, when there was one. */
+  body?: string;
+  /** Names of the query parameters whose values were left out (secrets). */
+  secrets: string[];
+  /** SHA-256 (hex) of the body as received, after HTTP content decoding. */
+  sha256: string;
+  /** When the upstream answered (ms since the epoch); for a cached answer, when it was fetched. */
+  retrievedAt: number;
+  status: number;
+  cache: "hit" | "miss" | "bypass" | "off";
+  /** The licence the provider's client declares for this upstream's data. */
+  licence?: string;
+}
+
+/** What a provider adds to its answer's provenance (see lib/output/provenance.ts `cite`). */
+export interface ProvenanceNote {
+  /** The upstream's name, when it should differ from its client's (`upstreamName`). */
+  source?: string;
+  /** The licence or terms of this answer's data. */
+  licence?: string;
+  /** A stable page for people (the record's page), instead of the API request URL. */
+  permalink?: string;
+  /** The upstream's own as-of, last-updated time or vintage of the data shown. */
+  as_of?: string;
+}
+
+/** The upstream requests and the provider's notes of one tool call. */
+export interface CallRecord {
+  calls: UpstreamCall[];
+  note: ProvenanceNote;
 }
 
 /**
@@ -41,6 +87,7 @@ export function detachedFromDeadline<T>(fn: () => T): T {
   const scope = requestScope.getStore();
   const client = scope?.client;
   const requestId = scope?.requestId;
+  // Nor its record: a job's requests outlive the answer that would name them.
   return requestScope.run({
     fresh: scope?.fresh ?? false,
     ...(client === undefined ? {} : { client }),

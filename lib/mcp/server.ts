@@ -4,11 +4,21 @@ import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { SERVER_NAME, VERSION } from "../version.ts";
+import { SERVER_NAME, USER_AGENT, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { metrics } from "../metrics/mod.ts";
 import { tracing } from "../metrics/tracing.ts";
 import type { ToolCallNote, TraceCarrier } from "../metrics/tracing.ts";
+import { ResponseCache } from "../http/cache.ts";
+import {
+  buildProvenance,
+  CITATION_TTL_MS,
+  citationTemplate,
+  newRecord,
+  provenanceReserve,
+  withProvenance,
+} from "../output/provenance.ts";
+import type { CitationStore } from "../output/provenance.ts";
 import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
@@ -66,6 +76,10 @@ export interface CreateServerOptions {
   client?: string;
   /** Where `output: "file"` results go; its resource template is served too. Absent: refused. */
   exports?: ResultExports;
+  /** The User-Agent upstream requests carry, named in citations so a replay sends the same. */
+  userAgent?: string;
+  /** Where answers' citations are kept (shared by replicas with Redis); default: in process. */
+  citations?: CitationStore;
   /**
    * Tools callable beyond those listed (the other toolsets of the enabled providers), by name,
    * with their provider's id: `tools/call` and `opendata_call` reach them.
@@ -168,12 +182,43 @@ export function describeTool(tool: ToolDefinition<any, any>): Tool {
     annotations: { title: tool.title, ...tool.annotations },
   };
   if (tool.output) {
-    described.outputSchema =
-      (tool.outputJsonSchema ?? toJsonSchema(tool.output, "output")) as Tool["outputSchema"];
+    described.outputSchema = withProvenanceProperty(
+      (tool.outputJsonSchema ?? toJsonSchema(tool.output, "output")) as Tool["outputSchema"],
+    );
   }
   if (tool.execution) described.execution = tool.execution;
   schemaCache.set(tool, described);
   return described;
+}
+
+/** Citations of servers made without a store (tests, the CLI's `call`): in process, 4 MiB. */
+let localCitations: CitationStore | undefined;
+
+function citationsOf(options: CreateServerOptions): CitationStore {
+  if (options.citations) return options.citations;
+  localCitations ??= {
+    store: new ResponseCache(4 * 1024 * 1024),
+    ttlMs: CITATION_TTL_MS,
+    now: () => Date.now(),
+  };
+  return localCitations;
+}
+
+/**
+ * The output schema with the optional `provenance` object every data answer may carry (the
+ * core adds it, see lib/output/provenance.ts); a closed schema (`additionalProperties: false`)
+ * is left alone and its answers carry none.
+ */
+function withProvenanceProperty(schema: Tool["outputSchema"]): Tool["outputSchema"] {
+  if (!schema || (schema as Record<string, unknown>)["additionalProperties"] === false) return schema;
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  if ("provenance" in properties) return schema;
+  return { ...schema, properties: { ...properties, provenance: { type: "object" } } } as Tool["outputSchema"];
+}
+
+/** Whether answers of a tool with this served output schema may carry `provenance`. */
+function takesProvenance(schema: Tool["outputSchema"]): boolean {
+  return schema === undefined || "provenance" in ((schema.properties ?? {}) as Record<string, unknown>);
 }
 
 export function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -316,9 +361,15 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).
   const withOwner = (ctx: McpExtra): McpExtra =>
     options.owner === undefined ? ctx : { ...ctx, owner: options.owner };
-  const core: Provider[] = options.exports
-    ? [{ id: "core", tools: [], resourceTemplates: [options.exports.resourceTemplate()] }]
-    : [];
+  const core: Provider[] = [{
+    id: "core",
+    tools: [],
+    resourceTemplates: [
+      // A server without tools makes no answers to cite.
+      ...(tools.length ? [citationTemplate(options.userAgent ?? USER_AGENT, citationsOf(options))] : []),
+      ...(options.exports ? [options.exports.resourceTemplate()] : []),
+    ],
+  }];
   for (const provider of [...providers, ...core]) {
     for (const resource of provider.resources ?? []) {
       server.registerResource(
@@ -642,11 +693,16 @@ async function runToolCall(
   );
   const signal = AbortSignal.any([extra.mcpReq.signal, expired.signal]);
   const seal = options.requestState;
+  // Tools whose answers may carry a provenance (not those with a closed or core-only schema).
+  const cites = takesProvenance(describeTool(listed).outputSchema);
   const context: ToolCallContext = {
     signal,
     logger,
     requestId,
-    limits: { characterLimit: options.characterLimit },
+    // The answer's provenance (added by the core below) takes the last part of the limit.
+    limits: {
+      characterLimit: options.characterLimit - (cites ? provenanceReserve(options.characterLimit) : 0),
+    },
     async progress(progress, total, message) {
       if (progressToken === undefined) return;
       try {
@@ -680,12 +736,33 @@ async function runToolCall(
       fresh = wanted === true;
       args = rest;
     }
+    const record = newRecord();
     const output = await requestScope.run(
-      { fresh, deadline, requestId, ...(options.client === undefined ? {} : { client: options.client }) },
+      {
+        fresh,
+        deadline,
+        requestId,
+        record,
+        ...(options.client === undefined ? {} : { client: options.client }),
+      },
       () => raceDeadline(tool.handler(args, context), expired.signal),
     );
     if (isInputRequiredResult(output)) return output;
-    const text = clampText(output.text, options.characterLimit);
+    let text = clampText(output.text, options.characterLimit);
+    const provenance = output.replaceContent || !cites
+      ? undefined
+      : await buildProvenance(record, citationsOf(options));
+    if (provenance) {
+      const cited = withProvenance(
+        output.text,
+        output.structured as Record<string, unknown> | undefined,
+        provenance,
+        options.characterLimit,
+        clampText,
+      );
+      text = cited.text;
+      if (cited.structured) output.structured = cited.structured;
+    }
     const content: CallToolResult["content"] = output.replaceContent
       ? [...(output.content ?? [])]
       : [{ type: "text", text }, ...(output.content ?? [])];

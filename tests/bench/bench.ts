@@ -23,6 +23,7 @@ import { removeHome, startStdio } from "../fakes/server.ts";
 import { denoFmt } from "../tools/docs.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { measureTools } from "../tools/tool_budget.ts";
+import { benchProvenance } from "./provenance.ts";
 import { benchReplicas } from "./replicas.ts";
 import { benchBinary } from "./binary.ts";
 import { benchOAuth } from "./oauth.ts";
@@ -459,6 +460,7 @@ if (only !== "startup") {
   await httpLatency(false);
   await httpLatency(true);
   await clientOverhead();
+  rows.push(...await benchProvenance(RUNS * 20, 1024 * 1024));
   rows.push(...await benchReplicas());
   rows.push(...await benchOAuth());
   observability.push(await benchObservability());

@@ -14,6 +14,7 @@ import type { ProviderSpec } from "../../lib/config/provider_spec.ts";
 import { ConfigError } from "../../lib/errors.ts";
 import { exampleSpec } from "../../lib/providers/example/config.ts";
 import { loadYaml } from "../../lib/config/yaml.ts";
+import { USER_AGENT, userAgent } from "../../lib/version.ts";
 
 // parseConfig() reads config text with the YAML parser, which loads on demand.
 await loadYaml();
@@ -314,5 +315,27 @@ Deno.test("parseConfig() reads MCP_REQUEST_STATE_KEY (32+ characters), keeps it 
     () => parse({ env: { MCP_REQUEST_STATE_KEY: "too-short" } }),
     "server.request_state_key",
     /32/,
+  );
+});
+
+Deno.test("parseConfig() reads OPENDATA_MCP_CONTACT into the upstream User-Agent and refuses a header-breaking one", () => {
+  const config = parse({ env: { OPENDATA_MCP_CONTACT: " ops@example.org " } });
+  assert.equal(config.server.operator_contact, "ops@example.org");
+  assert.equal(userAgent(config.server.operator_contact), `${USER_AGENT.slice(0, -1)}; ops@example.org)`);
+  assert.equal(
+    userAgent(parse({}).server.operator_contact),
+    USER_AGENT,
+    "no contact: the project and its URL",
+  );
+  assert.match(USER_AGENT, /^opendata-mcp\/\S+ \(\+https:\/\/\S+\)$/);
+  throwsAt(
+    () => parse({ env: { OPENDATA_MCP_CONTACT: "me (boss)" } }),
+    "server.operator_contact",
+    /parenthes/,
+  );
+  throwsAt(
+    () => parse({ env: { OPENDATA_MCP_CONTACT: "a\u00e6b@x.no" } }),
+    "server.operator_contact",
+    /ASCII/,
   );
 });

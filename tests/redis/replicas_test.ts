@@ -119,6 +119,17 @@ Deno.test("replicas on one Redis share the cache and FRED's jobs, and take over 
       );
     });
 
+    await t.step("a citation made on one replica is read on the other, its api_key left out", async () => {
+      const answer = ok(await call(ca, "fred_category", { operation: "get", category_id: 125, fresh: true }));
+      const citation = String((answer["provenance"] as Record<string, unknown>)["citation"]);
+      assert.match(citation, /^opendata:\/\/citation\/fred\/[0-9a-f]{20}$/);
+      const read = await cb.readResource({ uri: citation });
+      const doc = JSON.parse((read.contents[0] as { text: string }).text);
+      assert.match(doc.request.url, /\/fred\/category\?.*api_key=\*\*\*/);
+      assert.deepEqual(doc.secrets_left_out, ["api_key"]);
+      assert.ok(!JSON.stringify(doc).includes(TEST_KEY));
+    });
+
     await t.step(
       "a job started on one replica is followed, listed and cancelled from the other",
       async () => {

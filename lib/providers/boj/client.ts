@@ -9,7 +9,7 @@ import type { RetryPolicy } from "../../http/retry.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import type { ProviderContext } from "../../mcp/provider.ts";
-import { findMessage } from "./catalog.ts";
+import { findMessage, TERMS_URL } from "./catalog.ts";
 import type { Frequency } from "./catalog.ts";
 import {
   decodeText,
@@ -91,6 +91,7 @@ export class BojClient {
     const options = {
       provider: "boj",
       upstreamName: "BOJ API",
+      licence: `BOJ terms of use, credit "Source: Bank of Japan" (${TERMS_URL})`,
       ...clientSettings(s),
       retry: bojRetryPolicy(s),
       // The BOJ names its errors (M181090S, ...) in the body; an open breaker then still says which.

@@ -1,6 +1,7 @@
 // Turns BOJ API bodies (JSON or CSV, UTF-8 or Shift_JIS) into one model. Field types vary
 // between endpoints and formats (LAST_UPDATE is a number in data answers and a string in
 // metadata; NEXTPOSITION a number, null or blank), so everything is read defensively.
+import { periodLabel } from "./period.ts";
 import { ToolError } from "../../errors.ts";
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from "../../http/json_depth.ts";
 import { parseCsv } from "./csv.ts";
@@ -15,7 +16,10 @@ export interface Meta {
 
 /** One observation. */
 export interface Point {
+  /** The period as BOJ writes it (YYYY, YYYYHH, YYYYQQ, YYYYMM or YYYYMMDD). */
   survey_date: string;
+  /** The period labelled by the series' frequency: 2025Q4, 2025H2, FY2025, 2025-04, 2025-04-18. */
+  period: string;
   /** A number, null when missing, or the API's text when it is not a number. */
   value: number | string | null;
 }
@@ -284,10 +288,15 @@ function dataFromJson(record: Record<string, unknown>): DataResponse {
     >;
     const dates = Array.isArray(values["SURVEY_DATES"]) ? values["SURVEY_DATES"] : [];
     const obs = Array.isArray(values["VALUES"]) ? values["VALUES"] : [];
+    const fields = seriesFields((k) => r[k]);
     series.push({
       series_code: text(r["SERIES_CODE"]) ?? "",
-      ...seriesFields((k) => r[k]),
-      points: dates.map((d, i) => ({ survey_date: text(d) ?? "", value: observation(obs[i]) })),
+      ...fields,
+      points: dates.map((d, i) => {
+        const raw = text(d) ?? "";
+        const frequency = fields.frequency || parameter["frequency"];
+        return { survey_date: raw, period: periodLabel(raw, frequency), value: observation(obs[i]) };
+      }),
     });
   }
   if (rows.length > 0 && series.length === 0) {
@@ -366,6 +375,8 @@ function dataFromCsv(body: string): DataResponse {
     if (dateAt >= 0 && (row[dateAt] ?? "") !== "") {
       series.points.push({
         survey_date: row[dateAt]!,
+        // A series without FREQUENCY (trimmed answers) takes the layer request's echo.
+        period: periodLabel(row[dateAt]!, series.frequency || parameter["frequency"]),
         value: observation(valueAt >= 0 ? row[valueAt] : null),
       });
     }

@@ -24,6 +24,7 @@ export const DATA_COLUMNS = [
   "category",
   "last_update",
   "survey_date",
+  "period",
   "value",
 ] as const;
 
@@ -60,7 +61,7 @@ export function observationRows(series: readonly Series[], lang?: string): Recor
       category: pick(s.category, s.category_j, lang),
       last_update: s.last_update ?? null,
     };
-    return s.points.map((p) => ({ ...head, survey_date: p.survey_date, value: p.value }));
+    return s.points.map((p) => ({ ...head, survey_date: p.survey_date, period: p.period, value: p.value }));
   });
 }
 

@@ -223,6 +223,7 @@ function boundSeries(s: Series, cap: number, clipped: Set<string>): Series {
     series_code: bounded(s.series_code, SHORT_MAX, "SERIES_CODE", clipped),
     points: s.points.map((p) => ({
       survey_date: bounded(p.survey_date, SHORT_MAX, "SURVEY_DATES", clipped),
+      period: bounded(p.period, SHORT_MAX, "SURVEY_DATES", clipped),
       value: typeof p.value === "string" ? bounded(p.value, SHORT_MAX, "VALUES", clipped) : p.value,
     })),
   };
@@ -384,9 +385,9 @@ function dataMarkdown(o: DataRenderOptions, d: DataOutput): string {
             pick(s.unit, s.unit_j, o.lang) ?? "",
             s.frequency ?? "",
             s.last_update ?? "",
-            s.latest ? `${s.latest.survey_date} = ${s.latest.value}` : "no value",
+            s.latest ? `${s.latest.period} = ${s.latest.value}` : "no value",
             count,
-            single ? "(below)" : s.points.map((p) => `${p.survey_date} ${show(p.value)}`).join("; "),
+            single ? "(below)" : s.points.map((p) => `${p.period} ${show(p.value)}`).join("; "),
           ];
         }),
       ),
@@ -394,7 +395,13 @@ function dataMarkdown(o: DataRenderOptions, d: DataOutput): string {
   }
   if (single && shown[0]!.points.length) {
     const s = shown[0]!;
-    lines.push("", markdownTable(["Period", "Value"], s.points.map((p) => [p.survey_date, show(p.value)])));
+    lines.push(
+      "",
+      markdownTable(
+        ["Period", "BOJ date", "Value"],
+        s.points.map((p) => [p.period, p.survey_date, show(p.value)]),
+      ),
+    );
   }
   if (d.notices.length) lines.push("", ...d.notices.map((n) => `> ${n}`));
   if (d.raw !== undefined) {

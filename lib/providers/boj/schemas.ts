@@ -33,6 +33,8 @@ export interface SourceOut {
 /** One observation: YYYY, YYYYHH, YYYYQQ, YYYYMM or YYYYMMDD, and the value (null when missing). */
 export interface PointOut {
   survey_date: string;
+  /** The period labelled by frequency (2025Q4, FY2025, 2025-04, …); `survey_date` keeps BOJ's raw value. */
+  period: string;
   value: number | string | null;
 }
 

@@ -2,6 +2,7 @@
 // through start_position/next_position), or follow every page into a file with output "file";
 // discovery tools answer from the bundled catalog.
 import { bojSeriesView } from "./view.ts";
+import { cite } from "../../output/provenance.ts";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
@@ -99,6 +100,20 @@ function call(ctx: ToolCallContext): { signal: AbortSignal; logger: ToolCallCont
   return { signal: ctx.signal, logger: ctx.logger };
 }
 
+/**
+ * The as-of of a data answer for its provenance: the latest LAST_UPDATE of its series (BOJ's own
+ * update date, YYYYMMDD), and the answer's DATE.
+ */
+function citeData(data: DataResponse): void {
+  const updates = data.series.map((s) => s.last_update ?? "").filter((d) => /^\d{8}$/.test(d)).sort();
+  const last = updates.at(-1);
+  const parts = [
+    last ? `series last updated ${last.slice(0, 4)}-${last.slice(4, 6)}-${last.slice(6)}` : "",
+    data.meta.date ? `answer dated ${data.meta.date}` : "",
+  ].filter(Boolean);
+  if (parts.length) cite({ as_of: parts.join("; ") });
+}
+
 /** The six tools over one client. */
 export function createTools(deps: ToolDeps): AnyTool[] {
   const { client, settings } = deps;
@@ -123,6 +138,7 @@ export function createTools(deps: ToolDeps): AnyTool[] {
     ctx: ToolCallContext,
   ) {
     const fetched = await fetch(args.start_position);
+    citeData(fetched.data);
     if (args.output === "file") {
       const written = await writeDataFile({
         files: ctx.files,

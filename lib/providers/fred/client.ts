@@ -61,6 +61,8 @@ export class FredClient {
     this.#http = runtime.client({
       provider: "fred",
       upstreamName: "FRED API",
+      licence:
+        "FRED terms of use; not endorsed by the Federal Reserve Bank of St. Louis; series may carry third-party copyright",
       ...clientSettings(settings),
       retry: fredRetryPolicy(settings),
       secretParams: ["api_key"],

@@ -8,6 +8,9 @@
 // its deadline goes to a job too. Pages after the first are scanned item by item from the raw
 // body and written in batches (lib/output/json_scan.ts), so memory follows a batch, not the page
 // size or the series.
+import { cite } from "../../output/provenance.ts";
+import { VINTAGE_HINT, vintageOf } from "./vintage.ts";
+import type { Vintage } from "./vintage.ts";
 import * as nodePath from "node:path";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
@@ -143,6 +146,17 @@ export async function runDataCall(
     format,
     project,
   };
+  const seriesId = typeof args["series_id"] === "string" ? args["series_id"] : undefined;
+  if (seriesId) {
+    const alfred = ["realtime_start", "realtime_end", "vintage_dates", "output_type"].some((k) =>
+      args[k] !== undefined
+    );
+    cite({
+      permalink: alfred
+        ? `https://alfred.stlouisfed.org/series?seid=${encodeURIComponent(seriesId)}`
+        : `https://fred.stlouisfed.org/series/${encodeURIComponent(seriesId)}`,
+    });
+  }
   if (spec.job === "always" && mode !== "screen") return await startSingleFetchJob(call);
   if (spec.paged && mode !== "screen" && (spec.kind === "observations" || mode === "file")) {
     return await pagedToFile(call);
@@ -157,6 +171,11 @@ export async function runDataCall(
     cacheable: (data) => isReadable(spec.kind, data),
   });
   const parsed = parseResponse(spec.kind, response.data);
+  // One series' metadata: FRED's own last update is the answer's as-of.
+  const updated = spec.kind === "series" && parsed.items.length === 1
+    ? parsed.items[0]!["last_updated"]
+    : undefined;
+  if (typeof updated === "string" && updated !== "") cite({ as_of: `series last updated ${updated}` });
   return await deliver(call, parsed, sourceOf(response.url, args["series_id"]));
 }
 
@@ -298,6 +317,7 @@ function screenResult(
   const total = spec.paged ? Math.max(parsed.total ?? 0, offset + shown.length) : shown.length;
   const start = spec.paged ? offset : 0;
   const line = metaLine(meta);
+  const vintage = citedVintage(call, parsed.meta);
   const fitted = fitToLimit(shown, limit, ({ items: pairs, truncated }) => {
     const items = pairs.map((p) => p.structured);
     const env = page(total, start, items.length);
@@ -319,6 +339,12 @@ function screenResult(
       );
     }
     if (clippedFields > 0) notes.push(CLIP_NOTE);
+    if (spec.kind === "vintage_dates" && items.length) {
+      notes.push(
+        'For the data as known on one of these dates: operation "get_observations" with realtime_start and ' +
+          "realtime_end set to it, or vintage_dates (several) with output_type 2.",
+      );
+    }
     const message = items.length === 0
       ? "No items matched"
       : `Showing ${start + 1}-${start + items.length} of ${total}`;
@@ -327,6 +353,7 @@ function screenResult(
       status: "success",
       output_mode: "screen",
       message,
+      ...(vintage ? { vintage } : {}),
       items,
       meta,
       ...env,
@@ -337,6 +364,7 @@ function screenResult(
     const text = call.args.response_format === "json" ? jsonText(structured) : [
       heading(call),
       ...(line ? [line] : []),
+      ...(vintage ? [vintageLine(vintage)] : []),
       `${message}.`,
       itemsTable(spec.kind, pairs.map((p) => p.markdown)),
       ...notes,
@@ -345,6 +373,22 @@ function screenResult(
     return { text, structured };
   });
   return { text: fitted.text, structured: fitted.structured };
+}
+
+/**
+ * The vintage of an observations answer (undefined for other operations), also named as the
+ * answer's as-of in its provenance.
+ */
+function citedVintage(call: Call, meta: Record<string, unknown>): Vintage | undefined {
+  if (call.spec.kind !== "observations") return undefined;
+  const vintage = vintageOf(call.args, meta);
+  cite({ as_of: `vintage: ${vintage.label}` });
+  return vintage;
+}
+
+/** The line that says which vintage an answer shows, and how to reach another one. */
+function vintageLine(v: Vintage): string {
+  return `Vintage: ${v.label}. ${VINTAGE_HINT}.`;
 }
 
 /** File name for a call: the caller's, or the configured pattern filled in. */
@@ -566,6 +610,7 @@ function fileAnswer(
   const meta = parsed ? boundedMeta(parsed.meta, metaBudget(call), count) : undefined;
   const shown = shownItems(call.spec.kind, firstRows, parsed?.meta ?? {}, count);
   const clippedFields = count.clipped;
+  const vintage = citedVintage(call, parsed?.meta ?? {});
   const fitted = fitToLimit(shown, call.ctx.limits.characterLimit, ({ items: pairs, truncated }) => {
     const excerpt = pairs.map((p) => p.structured);
     const structured: DataResult = {
@@ -573,6 +618,7 @@ function fileAnswer(
       status: "success",
       output_mode: "file",
       message,
+      ...(vintage ? { vintage } : {}),
       file_path: file.path,
       relative_path: file.relativePath,
       resource_uri: file.uri,
@@ -593,6 +639,7 @@ function fileAnswer(
       `Wrote ${
         written.rows.toLocaleString("en-US")
       } rows to \`${file.path}\` (project "${call.project}", ${call.format}, ${sizeMb} MB).`,
+      ...(vintage ? [vintageLine(vintage)] : []),
       ...(missing
         ? [
           `**Incomplete:** ${

@@ -50,6 +50,7 @@ export class Catalog {
     this.#http = runtime.client({
       provider: "geonorge",
       upstreamName: "GeoNorge's catalogue (kartkatalog.geonorge.no)",
+      licence: "Catalogue metadata by Kartverket; each dataset states its own terms",
       ...clientSettings(settings),
       checkUrl: ssrfGuard({ trustedOrigins: [originOf(settings.base_url)] }),
     });

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { ToolDefinition } from "../../mcp/provider.ts";
 import { fitToLimit, jsonText, markdownTable, page, shorten, truncationNotice } from "../../mcp/output.ts";
 import type { Catalog } from "./catalog.ts";
+import type { CatalogEntry } from "./parse.ts";
 import type { GeonorgeSettings } from "./config.ts";
 import {
   fileName,
@@ -39,6 +40,20 @@ const LICENCE = {
   note:
     "Catalogue metadata from GeoNorge (Kartverket). Riksantikvaren's open datasets are mostly NLOD 2.0; check each entry's terms",
 };
+
+/**
+ * The machine-usable addresses of an entry, labelled: the download API, the WMS and WFS
+ * capabilities, and a service's own capabilities.
+ */
+function serviceLinks(e: CatalogEntry): string {
+  const links: string[] = [];
+  if (e.download_api_url) links.push(`download API ${e.download_api_url}`);
+  const wms = e.wms_url ?? e.map_services.find((m) => m.protocol === "OGC:WMS")?.capabilities_url;
+  if (wms) links.push(`WMS ${wms}`);
+  if (e.wfs_url) links.push(`WFS ${e.wfs_url}`);
+  if (e.capabilities_url) links.push(`capabilities ${e.capabilities_url}`);
+  return links.join("; ");
+}
 
 /** The `geonorge-datasets` tool. */
 export function datasetsTool(
@@ -118,7 +133,11 @@ export function datasetsTool(
             details_url: e.details_url,
             capabilities_url: e.capabilities_url,
             download_api_url: e.download_api_url,
+            wms_url: e.wms_url,
+            wfs_url: e.wfs_url,
+            map_services: e.map_services.map((m) => m.capabilities_url).join(" "),
             date: e.date,
+            date_raw: e.date_raw,
             abstract: e.abstract,
           }))],
           head: { organization, query: a.query ?? null, type: a.type, source_url: r.url, licence: LICENCE },
@@ -161,11 +180,13 @@ export function datasetsTool(
         ];
         if (items.length) {
           lines.push(markdownTable(
-            ["title", "type", "distribution", "open", "metadata"],
+            ["title", "type", "date", "distribution", "services", "open", "metadata"],
             items.map((e) => [
               e.title,
               e.type ?? "",
+              e.date ?? "",
               e.distribution ? [e.distribution.protocol, e.distribution.url].filter(Boolean).join(" ") : "",
+              serviceLinks(e),
               e.open_data === null ? "" : e.open_data ? "yes" : "no",
               e.details_url,
             ]),

@@ -64,6 +64,7 @@ export class ArcgisClient {
     this.#http = runtime.client({
       provider: "riksantikvaren_arcgis",
       upstreamName: "Riksantikvaren's ArcGIS server (kart.ra.no)",
+      licence: "NLOD 2.0 (credit Riksantikvaren)",
       ...clientSettings(settings),
       checkUrl: ssrfGuard(guard),
     });

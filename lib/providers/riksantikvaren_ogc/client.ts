@@ -50,6 +50,7 @@ export class OgcClient {
     this.#http = runtime.client({
       provider: "riksantikvaren_ogc",
       upstreamName: "Riksantikvaren's OGC API (api.ra.no)",
+      licence: "NLOD 2.0 (credit Riksantikvaren) unless the collection states another",
       ...clientSettings(settings),
       checkUrl: ssrfGuard(guard),
     });

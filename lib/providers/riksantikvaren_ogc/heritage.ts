@@ -7,6 +7,7 @@ import type { LatLon } from "../../geo/geojson.ts";
 import { parseGeometry, representativePoint } from "../../geo/geojson.ts";
 import type { Licence } from "./parse.ts";
 import { asObject, str } from "./parse.ts";
+import { labelled, municipalityName } from "./codes.ts";
 
 /** The summary fields of one heritage feature (null when the data has none). */
 export type HeritageFields = {
@@ -59,32 +60,37 @@ export function heritageFields(props: Record<string, unknown>): HeritageFields {
     "minnetype",
   ]);
   const kind = pick(props, ["enkeltminneart", "lokalitetsart", "kulturminneart", "art", "hustype"]);
-  const vernetype = pick(props, ["vernetype", "vernestatus", "vern"]);
-  const law = pick(props, ["vernelov"]);
+  const vernetype = labelled("vernetype", pick(props, ["vernetype", "vernestatus", "vern"]));
+  const law = labelled("vernelov", pick(props, ["vernelov"]));
   const paragraph = pick(props, ["verneparagraf"]);
   const lawText = [law, paragraph ? (/^§/.test(paragraph) ? paragraph : `§ ${paragraph}`) : null].filter(
     Boolean,
   )
     .join(" ");
   const protection = [vernetype, lawText || null].filter(Boolean).join(", ") || null;
-  const munName = pick(props, ["kommunenavn"]);
   const munCode = pick(props, ["kommune", "kommunenr", "kommunenummer"]);
+  const munName = pick(props, ["kommunenavn"]) ?? municipalityName(munCode);
   const municipality = munName && munCode && munName !== munCode
     ? `${munName} (${munCode})`
     : munName ?? munCode;
   return {
     name: pick(props, ["navn", "tittel", "name", "title", "stedsnavn"]),
-    category: category && kind && category !== kind ? `${category} – ${kind}` : category ?? kind,
+    category: category && kind && category !== kind
+      ? `${labelled("kulturminnekategori", category)} – ${kind}`
+      : labelled("kulturminnekategori", category) ?? kind,
     protection,
     municipality,
     county: pick(props, ["fylkesnavn", "fylke"]),
-    dating: pick(props, [
+    dating: labelled(
       "kulturminnedatering",
-      "datering",
-      "kulturminnedateringsperiode",
-      "periode",
-      "tidsperiode",
-    ]),
+      pick(props, [
+        "kulturminnedatering",
+        "datering",
+        "kulturminnedateringsperiode",
+        "periode",
+        "tidsperiode",
+      ]),
+    ),
     description: pick(props, ["informasjon", "beskrivelse", "description"]),
     kulturminnesok_url: kulturminnesokUrl(props),
     images: images(props),

@@ -123,6 +123,7 @@ export class SnlApi {
     client = this.#http.client({
       provider: "snl",
       upstreamName: SITES[site].name,
+      licence: 'Per article: "fri" = CC BY-SA 3.0 (credit the authors and the site), "begrenset" = no reuse',
       ...clientSettings(s),
       baseUrl: `${origin}/`,
       // Redirects may move between the SNL sites (the shared client drops secrets on the way),

@@ -1,4 +1,5 @@
 import { snlSearchView } from "./view.ts";
+import { cite } from "../../output/provenance.ts";
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { fitToLimit, formatText } from "../../mcp/output.ts";
@@ -580,6 +581,12 @@ function articleTool(api: SnlApi): ToolDefinition {
         images: article.images.length,
         links: links.length,
       };
+      // The article's own licence and last change, for the answer's provenance.
+      cite({
+        ...(url ? { permalink: url } : {}),
+        licence: `${terms.name}${article.licenseName ? ` (SNL: "${article.licenseName}")` : ""}`,
+        ...(article.changedAt ? { as_of: `changed ${article.changedAt}` } : {}),
+      });
       const render = (end: number, k: Lists = all): { text: string; structured: ArticleOut } => {
         const hasMore = end < text.length;
         const structured: ArticleOut = {

@@ -182,6 +182,7 @@ export class WikipediaApi {
     client = this.#http.client({
       provider: "wikipedia",
       upstreamName: `Wikipedia (${language})`,
+      licence: "CC BY-SA 4.0 (credit Wikipedia contributors)",
       ...clientSettings(s),
       baseUrl: `${origin}/`,
       ...(s.user_agent ? { headers: { "user-agent": s.user_agent } } : {}),

@@ -1,4 +1,5 @@
 import { geosearchView, searchView } from "./view.ts";
+import { cite } from "../../output/provenance.ts";
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { fitToLimit, formatText, largestWhere } from "../../mcp/output.ts";
@@ -521,6 +522,7 @@ function summaryTool(api: WikipediaApi): ToolDefinition {
           last_modified: page.touched === null ? null : clip(page.touched, TITLE_MAX),
           source: src,
         };
+        citeRevision(url, page.lastRevId, page.touched);
         return {
           text: formatText(args.response_format, structured, () => summaryMarkdown(structured)),
           structured,
@@ -916,6 +918,7 @@ function contentTool(api: WikipediaApi): ToolDefinition {
         : null;
 
       const render = (end: number, outline: Section[]): { text: string; structured: ContentOut } => {
+        citeRevision(url, page.lastRevId, page.touched);
         const hasMore = end < scopeEnd;
         const structured: ContentOut = {
           title: page.title,
@@ -1078,4 +1081,28 @@ function fitContent(
 /** The four Wikipedia tools. */
 export function wikipediaTools(api: WikipediaApi): ToolDefinition[] {
   return [searchTool(api), summaryTool(api), geosearchTool(api), contentTool(api)];
+}
+
+/**
+ * The provenance of an article answer: the permalink of the revision shown (`?oldid=`, which
+ * never changes) and its time, so a citation names exactly the text read.
+ */
+function citeRevision(pageUrl: string, revisionId: number | null, touched: string | null): void {
+  let permalink: string | undefined;
+  if (revisionId !== null) {
+    try {
+      permalink = new URL(`/w/index.php?oldid=${revisionId}`, pageUrl).toString();
+    } catch {
+      permalink = undefined;
+    }
+  }
+  cite({
+    ...(permalink ? { permalink } : { permalink: pageUrl }),
+    ...(revisionId !== null || touched
+      ? {
+        as_of: [revisionId !== null ? `revision ${revisionId}` : "", touched ? `page touched ${touched}` : ""]
+          .filter(Boolean).join(", "),
+      }
+      : {}),
+  });
 }

@@ -11,6 +11,7 @@ export function createProvider(context: ProviderContext<WorldbankSettings>): Pro
   const http = context.http.client({
     provider: "worldbank",
     upstreamName: "World Bank Documents API",
+    licence: `World Bank terms (${s.terms_url}); documents may carry their own rights`,
     ...clientSettings(s),
   });
   const client = new WdsClient(http, s.base_url);

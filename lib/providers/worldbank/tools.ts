@@ -1,4 +1,5 @@
 import { documentsView } from "./view.ts";
+import { cite } from "../../output/provenance.ts";
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import { fitToLimit, formatText, page } from "../../mcp/output.ts";
@@ -242,6 +243,8 @@ export function createTools(deps: ToolDeps): ToolDefinition[] {
       }
       const source = sourceOf(result.url, settings.terms_url);
       const full = details(doc);
+      // The document's own page is the permalink people cite.
+      if (full.url) cite({ permalink: full.url });
       const abstract = full.abstract ?? "";
       if (args.offset > 0 && args.offset >= abstract.length) {
         throw new ToolError(

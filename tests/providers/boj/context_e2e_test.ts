@@ -177,6 +177,7 @@ Deno.test("boj_get_data_code output file follows NEXTPOSITION up to file_max_req
     "category",
     "last_update",
     "survey_date",
+    "period",
     "value",
   ];
 
@@ -217,9 +218,10 @@ Deno.test("boj_get_data_code output file follows NEXTPOSITION up to file_max_req
       "Synthetic",
       "20260220",
       "202001",
+      "2020-01",
       "0",
     ]);
-    assert.equal(rows[6]![7], "", "a missing value is an empty cell");
+    assert.equal(rows[6]![8], "", "a missing value is an empty cell");
 
     const rest = await s.client.callTool({
       name: "boj_get_data_code",
@@ -296,7 +298,8 @@ Deno.test("boj data cut to the size limit names output file, which holds every o
   await using fake = startFake({ failing: false });
   await using s = await startStdio({
     args: BOJ_ARGS,
-    configYaml: `${bojConfig(fake)}server:\n  character_limit: 3000\n`,
+    // 4,000: a quarter of it is kept for the answer's provenance (issue 26).
+    configYaml: `${bojConfig(fake)}server:\n  character_limit: 4000\n`,
   });
   const args = { db: "FM08", codes: ["FXERD01"], lang: "en" };
   const screen = ok(await s.client.callTool({ name: "boj_get_data_code", arguments: args }));
@@ -307,7 +310,7 @@ Deno.test("boj data cut to the size limit names output file, which holds every o
   assert.match(notice, /Call again with output "file" for every observation/);
 
   const file = await s.client.callTool({ name: "boj_get_data_code", arguments: { ...args, output: "file" } });
-  assert.ok(texts(file)[0]!.length <= 3000);
+  assert.ok(texts(file)[0]!.length <= 4000);
   const rows = await csvOf(s.client, linkOf(file));
   assert.equal(rows.length, 401, "the file holds all 400 observations");
   assert.deepEqual(

@@ -64,7 +64,11 @@ Deno.test("parseDataBody() reads a getDataCode JSON answer", () => {
   assert.equal(s.series_code, "TK99F1000601GCQ01000");
   assert.equal(s.name_of_time_series_j, JP_NAME);
   assert.equal(s.last_update, "20251216", "a numeric LAST_UPDATE becomes a string");
-  assert.deepEqual(s.points, [{ survey_date: "202401", value: 11 }, { survey_date: "202402", value: null }]);
+  assert.deepEqual(s.points, [{ survey_date: "202401", period: "2024Q1", value: 11 }, {
+    survey_date: "202402",
+    period: "2024Q2",
+    value: null,
+  }]);
 });
 
 Deno.test("parseDataBody() reads the same series from CSV in English UTF-8, Japanese Shift_JIS and UTF-8 with BOM", () => {
@@ -76,8 +80,9 @@ Deno.test("parseDataBody() reads the same series from CSV in English UTF-8, Japa
     assert.equal(r.next_position, null, "a blank NEXTPOSITION is null");
     assert.equal(r.parameter["db"], "CO");
     assert.equal(r.series.length, 1);
-    assert.deepEqual(r.series[0]!.points, [{ survey_date: "202401", value: 11 }, {
+    assert.deepEqual(r.series[0]!.points, [{ survey_date: "202401", period: "2024Q1", value: 11 }, {
       survey_date: "202402",
+      period: "2024Q2",
       value: null,
     }]);
   }

@@ -21,6 +21,7 @@ function daily(code: string, n: number): DataResponse["series"][number] {
     frequency: "DAILY",
     points: Array.from({ length: n }, (_, i) => ({
       survey_date: String(19900101 + i),
+      period: String(19900101 + i),
       value: i === n - 1 ? null : i / 100,
     })),
   };
@@ -36,11 +37,15 @@ function big(series: number, points: number): DataResponse {
 }
 
 Deno.test("latestPoint() skips trailing missing values", () => {
-  assert.deepEqual(latestPoint([{ survey_date: "1", value: 2 }, { survey_date: "2", value: null }]), {
-    survey_date: "1",
-    value: 2,
-  });
-  assert.equal(latestPoint([{ survey_date: "1", value: null }]), null);
+  assert.deepEqual(
+    latestPoint([{ survey_date: "1", period: "1", value: 2 }, {
+      survey_date: "2",
+      period: "2",
+      value: null,
+    }]),
+    { survey_date: "1", period: "1", value: 2 },
+  );
+  assert.equal(latestPoint([{ survey_date: "1", period: "1", value: null }]), null);
 });
 
 Deno.test("renderData() returns a small answer whole, with source and credit", () => {
@@ -56,7 +61,7 @@ Deno.test("renderData() returns a small answer whole, with source and credit", (
   assert.equal(r.structured.truncated, false);
   assert.deepEqual(r.structured.notices, []);
   assert.equal(r.structured.raw, undefined, "no raw unless asked");
-  assert.deepEqual(r.structured.series![0]!.latest, { survey_date: "202401", value: 11 });
+  assert.deepEqual(r.structured.series![0]!.latest, { survey_date: "202401", period: "2024Q1", value: 11 });
   assert.match(r.text, /\| 202402 \| — \|/);
   assert.match(r.text, /日本銀行時系列統計データ検索サイト/);
   assert.match(r.text, /not guaranteed by the Bank of Japan/);
@@ -81,7 +86,11 @@ Deno.test("renderData() keeps the most recent points of every series when the an
     assert.equal(s.points_truncated, true);
     assert.ok(s.points.length > 10 && s.points.length < 5000);
     assert.equal(s.points.at(-1)!.survey_date, String(19900101 + 4999), "the newest point is kept");
-    assert.deepEqual(s.latest, { survey_date: String(19900101 + 4998), value: 49.98 });
+    assert.deepEqual(s.latest, {
+      survey_date: String(19900101 + 4998),
+      period: String(19900101 + 4998),
+      value: 49.98,
+    });
     assert.match(r.structured.notices.join(" "), /most recent \d+ observations/);
     assert.match(r.text, /most recent \d+ observations/);
   }

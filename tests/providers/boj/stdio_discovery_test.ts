@@ -220,7 +220,7 @@ Deno.test("boj flow: a model goes from a topic to a database, a series and its l
   })).structuredContent as { series: { latest: unknown }[]; source: { credit_en: string } };
   assert.deepEqual(
     data.series[0]!.latest,
-    { survey_date: "19980105", value: 0.49 },
+    { survey_date: "19980105", period: "1998-01-05", value: 0.49 },
     "the null after it is skipped",
   );
   assert.match(data.source.credit_en, /not guaranteed by the Bank of Japan/);

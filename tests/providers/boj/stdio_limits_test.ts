@@ -163,7 +163,7 @@ Deno.test("boj tools keep text and structuredContent within the limit when BOJ s
   const sc = ok(
     await s.client.callTool({ name: "boj_get_data_code", arguments: { db: "CO", codes: ["X1"] } }),
   );
-  assert.deepEqual(sc.series[0].latest, { survey_date: "202401", value: 11 });
+  assert.deepEqual(sc.series[0].latest, { survey_date: "202401", period: "2024Q1", value: 11 });
 });
 
 Deno.test("boj include_raw keeps an excerpt of the body next to a large answer, with a notice", async () => {

@@ -57,11 +57,12 @@ Deno.test("boj_get_data_code returns the series in markdown and json, raw only w
   const sc = ok(md);
   assert.equal(sc.meta.message_id, "M181000I");
   assert.equal(sc.series[0].series_code, "TK99F1000601GCQ01000");
-  assert.deepEqual(sc.series[0].points, [{ survey_date: "202401", value: 11 }, {
+  assert.deepEqual(sc.series[0].points, [{ survey_date: "202401", period: "2024Q1", value: 11 }, {
     survey_date: "202402",
+    period: "2024Q2",
     value: null,
   }]);
-  assert.deepEqual(sc.series[0].latest, { survey_date: "202401", value: 11 });
+  assert.deepEqual(sc.series[0].latest, { survey_date: "202401", period: "2024Q1", value: 11 });
   assert.equal(sc.next_position, null);
   assert.equal("raw" in sc, false, "include_raw defaults to false");
   const text = texts(md)[0]!;
@@ -71,7 +72,7 @@ Deno.test("boj_get_data_code returns the series in markdown and json, raw only w
   assert.equal(sc.next_series_offset, null);
   assert.match(
     text,
-    /\| TK99F1000601GCQ01000 \| .* \| 202401 = 11 \| 2, 1 missing \| \(below\) \|/,
+    /\| TK99F1000601GCQ01000 \| .* \| 2024Q1 = 11 \| 2, 1 missing \| \(below\) \|/,
     "one row per series",
   );
   assert.match(text, /\| 202402 \| — \|/, "a single series' observations get their own table");
@@ -209,8 +210,9 @@ Deno.test("boj_get_data_code decodes CSV in English UTF-8 and Japanese Shift_JIS
     assert.equal(sc.meta.message, "正常に終了しました。", start);
     assert.equal(sc.series[0].name_of_time_series_j, "D.I./業況/大企業/製造業/実績", start);
     assert.equal(sc.series[0].category_j, "全国短観・判断項目", start);
-    assert.deepEqual(sc.series[0].points, [{ survey_date: "202401", value: 11 }, {
+    assert.deepEqual(sc.series[0].points, [{ survey_date: "202401", period: "2024Q1", value: 11 }, {
       survey_date: "202402",
+      period: "2024Q2",
       value: null,
     }]);
     assert.match(texts(result)[0]!, /%ポイント/);
@@ -267,10 +269,10 @@ Deno.test("boj_get_data_layer returns the series below a layer from JSON and CSV
   ]);
   assert.equal(json.parameter.frequency, "D");
   assert.equal(json.parameter.layer1, "1");
-  assert.deepEqual(json.series[0].latest, { survey_date: "20260217", value: 0.728 });
+  assert.deepEqual(json.series[0].latest, { survey_date: "20260217", period: "2026-02-17", value: 0.728 });
   assert.match(
     texts(md)[0]!,
-    /\n\| STRDCLUCON \| Call Rate, Uncollateralized Overnight, Average \(Daily\) \| .* \| 20260216 0\.727; 20260217 0\.728; 20260218 — \|\n/,
+    /\n\| STRDCLUCON \| Call Rate, Uncollateralized Overnight, Average \(Daily\) \| .* \| 2026-02-16 0\.727; 2026-02-17 0\.728; 2026-02-18 — \|\n/,
     "one table row per series, observations inline",
   );
   const sent = fake.requests[0]!;

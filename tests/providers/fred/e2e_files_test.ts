@@ -239,6 +239,7 @@ Deno.test("fred output modes write project files that are served as resources, i
       const { resourceTemplates } = await s.client.listResourceTemplates();
       assert.deepEqual(resourceTemplates.map((r) => r.uriTemplate), [
         "fred://files/{project}/{+path}",
+        "opendata://citation/{provider}/{id}",
         "opendata://files/{project}/{+path}",
       ]);
       for (
@@ -346,7 +347,7 @@ Deno.test("fred screen output is cut to the character limit with a notice sugges
   assert.equal(r["truncated"], true);
   assert.equal(r["has_more"], true);
   assert.equal(r["next_offset"], r["count"]);
-  assert.match(text, /Showing \d+ of 84 items to stay within the 2,000-character response limit/);
+  assert.match(text, /Showing \d+ of 84 items to stay within the 1,600-character response limit/);
   assert.match(text, /offset=\d+/);
   assert.match(text, /output: "file"/);
 
@@ -359,7 +360,7 @@ Deno.test("fred screen output is cut to the character limit with a notice sugges
   assert.equal(auto["output_mode"], "file");
   assert.match(
     String((auto["decision"] as Record<string, unknown>)["reason"]),
-    /2,000-character response limit/,
+    /1,600-character response limit/,
   );
   assert.equal(auto["rows_written"], 84);
 });

@@ -73,7 +73,7 @@ Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) =
     const md = await call({ limit: 10 });
     assert.match(
       md.text,
-      /\| Kulturminner WMS \(synthetic entry\) \| service \| OGC:WMS https:\/\/kart\.ra\.no/,
+      /\| Kulturminner WMS \(synthetic entry\) \| service \| {2}\| OGC:WMS https:\/\/kart\.ra\.no/,
     );
     assert.doesNotMatch(md.text, /javascript:/);
     assert.match(md.text, /Licence: Per dataset/);

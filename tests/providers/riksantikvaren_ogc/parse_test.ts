@@ -161,7 +161,7 @@ Deno.test("heritageFields() reads the spellings the datasets use", () => {
     linkKulturminnesøk: "https://kulturminnesok.no/ra/lokalitet/42178",
   });
   assert.equal(lok.name, "Mariakirken");
-  assert.equal(lok.protection, "Automatisk fredet, KML § 4");
+  assert.equal(lok.protection, "Automatisk fredet, KML (Kulturminnelova av 1978) § 4");
   assert.equal(lok.kulturminnesok_url, "https://kulturminnesok.no/ra/lokalitet/42178");
   const bm = heritageFields({
     tittel: "Minne",

@@ -180,7 +180,7 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
             lon >= 10.79 && lon <= 10.81 && lat >= 59.744 && lat <= 59.758,
             `${f["id"]} is in the box`,
           );
-          assert.equal(f["municipality"], "3218");
+          assert.equal(f["municipality"], "Ås (3218)");
         }
         assert.deepEqual([st["total"], st["total_is_exact"], st["has_more"], st["next_cursor"]], [
           4,
@@ -316,7 +316,9 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
           null,
         ]);
         assert.ok(
-          (maria["features"] as Json[]).some((f) => f["id"] === "42178" && f["municipality"] === "0301"),
+          (maria["features"] as Json[]).some((f) =>
+            f["id"] === "42178" && f["municipality"] === "Oslo - Oslove (0301)"
+          ),
         );
         const sent = fake.requestsTo(LOK).at(-1)!.url.searchParams;
         assert.equal(sent.get("filter"), "CASEI(navn) LIKE CASEI('%Mariakirken%')");
@@ -328,6 +330,49 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
         assert.match(texts(nostvedt)[0]!, /Features 1–9 of 9 matching "Nøstvedt"/);
         // Without a bbox nothing is filtered: the record without a geometry is listed and says so.
         assert.match(texts(nostvedt)[0]!, /89251-1\n[^#]*Location: none in the data/);
+      },
+    );
+
+    await t.step(
+      "riksantikvaren-features shows the published label beside each code, and codes without a list as they are",
+      async () => {
+        const r = ok(
+          await call(s, "riksantikvaren-features", {
+            collection: "lokaliteter",
+            query: "Nøstvedt",
+            limit: 20,
+            response_format: "json",
+          }),
+        );
+        const byId = new Map((r["features"] as Json[]).map((f) => [f["id"], f]));
+        const aut = byId.get("100418-1")!;
+        assert.equal(aut["category"], "L-ARK (Arkeologisk lokalitet) – 20159", "lokalitetsart has no list");
+        assert.equal(
+          aut["protection"],
+          "AUT (Automatisk fredet), KML (Kulturminnelova av 1978) § 4 (Automatisk fredning)",
+        );
+        assert.equal(aut["municipality"], "Ås (3218)");
+        assert.equal(byId.get("89249")!["protection"], "UAV (Uavklart vernestatus)");
+        assert.equal(
+          byId.get("140660-1")!["protection"],
+          "IKKEV",
+          "not in the published list: the code alone",
+        );
+        const md = texts(
+          await call(s, "riksantikvaren-features", { collection: "lokaliteter", query: "Nøstvedt" }),
+        )[0]!;
+        assert.match(md, /Ås \(3218\)/);
+        assert.match(md, /UAV \(Uavklart vernestatus\)/);
+        const freda = ok(
+          await call(s, "riksantikvaren-features", {
+            collection: "fredabygninger",
+            bbox: [11.298, 59.998, 11.315, 60.01],
+            response_format: "json",
+          }),
+        );
+        const building = (freda["features"] as Json[]).find((f) => f["id"] === "1876987")!;
+        assert.equal(building["dating"], "172 (1725-1749)");
+        assert.equal(building["category"], "E-BYG (Bygning)");
       },
     );
 
@@ -374,8 +419,23 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
         }),
       );
       const f = r["feature"] as Json;
-      assert.deepEqual([f["id"], f["name"], f["municipality"]], ["51949", "Clemenskirken kirkested", "0301"]);
+      assert.deepEqual([f["id"], f["name"], f["municipality"]], [
+        "51949",
+        "Clemenskirken kirkested",
+        "Oslo - Oslove (0301)",
+      ]);
       assert.equal((f["geometry"] as Json)["type"], "MultiPolygon");
+      const provenance = r["provenance"] as Json;
+      assert.deepEqual(
+        [provenance["permalink"], provenance["as_of"], provenance["licence"]],
+        [
+          "https://kulturminnesok.no/ra/lokalitet/51949",
+          "record updated 2025-06-24T11:43:56Z",
+          "NLOD 2.0 (Norwegian Licence for Open Government Data)",
+        ],
+        "the record's own page and last update",
+      );
+      assert.match(String(provenance["sha256"]), /^[0-9a-f]{64}$/);
     });
 
     await t.step("riksantikvaren-collections reads the recorded collections of three datasets", async () => {

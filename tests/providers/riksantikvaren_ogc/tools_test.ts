@@ -194,8 +194,8 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
       assert.equal(f["id"], "90001");
       assert.equal(f["name"], "Testkirke ruin");
       assert.equal(f["category"], "Arkeologisk lokalitet – Kirkested");
-      assert.equal(f["protection"], "Automatisk fredet, KML § 4");
-      assert.equal(f["municipality"], "0301");
+      assert.equal(f["protection"], "Automatisk fredet, KML (Kulturminnelova av 1978) § 4");
+      assert.equal(f["municipality"], "Oslo - Oslove (0301)");
       assert.equal(f["dating"], "Middelalder");
       assert.equal(f["kulturminnesok_url"], "https://kulturminnesok.no/ra/lokalitet/90001");
       assert.ok(

@@ -272,6 +272,14 @@ Deno.test("wikipedia-summary follows a redirect and reports it, with coordinates
     assert.equal(data["description"], "hovedstad i Norge (syntetisk)");
     assert.equal(data["is_disambiguation"], false);
     assert.equal(data["revision_id"], 24000001);
+    const provenance = data["provenance"] as Record<string, unknown>;
+    assert.equal(
+      provenance["permalink"],
+      "https://no.wikipedia.org/w/index.php?oldid=24000001",
+      "the revision read",
+    );
+    assert.match(String(provenance["as_of"]), /^revision 24000001/);
+    assert.match(String(provenance["licence"]), /CC BY-SA 4\.0/);
     assert.match(String(data["extract"]), /^Oslo er hovedstaden i Norge\./);
     const text = texts(r)[0]!;
     assert.match(text, /redirected from "Christiania"/);

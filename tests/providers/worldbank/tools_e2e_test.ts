@@ -451,8 +451,12 @@ Deno.test("worldbank_get_document_details returns a full record, by id or guid, 
   assert.equal(doc["disclosure_date"], "2020-12-02");
   assert.match(doc.abstract!, /no real reply with all of these fields was recorded\.$/, "abstract is whole");
   assert.equal(out["truncated"], false);
+  const provenance = out["provenance"] as Record<string, unknown>;
+  assert.equal(provenance["permalink"], doc["url"], "the document's own page");
+  assert.match(String(provenance["licence"]), /World Bank terms/);
   const m = text(md);
   assert.match(m, /^# Synthetic country economic memorandum/);
+  assert.match(m, /\nProvenance: World Bank Documents API https:\/\/documents\.worldbank\.org\//);
   assert.match(m, /\*\*Authors:\*\* Doe, Jane; Roe, Richard/);
   assert.match(m, /## Abstract/);
   assert.match(m, /\[Text\]\(https:/);
@@ -673,7 +677,7 @@ Deno.test("worldbank results stay within the character limit with the guidance n
       assert.equal(out["abstract_total"], whole.length);
       assert.match(
         out["notice"] as string,
-        /Abstract characters \d+–\d+ of 15599 shown to stay within the 4,000-character limit/,
+        /Abstract characters \d+–\d+ of 15599 shown to stay within the 3,200-character limit/,
       );
       parts.push((out["document"] as Doc).abstract!);
       if (!out["has_more"]) break;

@@ -1,5 +1,6 @@
 // riksantikvaren-feature: one feature by id, with all its properties and its geometry.
 import { ogcPlacesView } from "../view.ts";
+import { cite } from "../../../output/provenance.ts";
 import { z } from "zod";
 import { COORDINATE_CONVENTION } from "../../../geo/coords.ts";
 import { fitGeometry, simplificationNote } from "../../../geo/simplify.ts";
@@ -28,7 +29,7 @@ import { geoJsonFeature } from "../rows.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import { featureMarkdown, featureSchema, footer, licenceSchema } from "../format.ts";
 import type { FeatureOut } from "../format.ts";
-import { compactProperties } from "../heritage.ts";
+import { compactProperties, pick } from "../heritage.ts";
 
 const featureOutput = z.looseObject({ feature: featureSchema, licence: licenceSchema });
 
@@ -66,6 +67,13 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
       );
       const f = featureOut(raw, deps, dataset, a.collection, true);
       const licence = licenceOut(null, dataset, a.collection);
+      // The record's own page and last update, for the answer's provenance.
+      const updated = pick(raw.properties, ["oppdateringsdato", "sistendret", "endretdato"]);
+      cite({
+        licence: licence.name,
+        ...(f.kulturminnesok_url ? { permalink: f.kulturminnesok_url } : {}),
+        ...(updated ? { as_of: `record updated ${updated}` } : {}),
+      });
       const limit = ctx.limits.characterLimit - 200;
       const build = (feature: FeatureOut) => {
         const structured = {

@@ -1,0 +1,291 @@
+// Replayable provenance (issue 26). The shared HTTP client writes down every upstream answer a
+// tool call uses (the request with secrets left out, and the SHA-256 of the body); providers add
+// what only they know (licence, a permalink for people, the upstream's own as-of or vintage) with
+// `cite()`; the core renders both into every data answer: a `provenance` object in the structured
+// content and one compact text line. A citation resource (`opendata://citation/<provider>/<id>`,
+// kept for a day in the shared store when replicas share Redis) gives the exact request to replay.
+import { requestScope } from "../http/request_scope.ts";
+import type { CallRecord, ProvenanceNote, UpstreamCall } from "../http/request_scope.ts";
+import type { ResourceTemplateDefinition } from "../mcp/provider.ts";
+import type { CacheStore } from "../http/cache.ts";
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "../mcp/sdk.ts";
+
+export type { ProvenanceNote };
+
+/** The `provenance` object of a data answer. */
+export interface Provenance {
+  /** The upstream the data came from. */
+  source: string;
+  /** A page for people, or the exact request (secrets left out) when the provider names none. */
+  permalink: string;
+  licence: string | null;
+  /** When the upstream answered (ISO 8601, UTC); for a cached answer, when it was fetched. */
+  retrieved_at: string;
+  /** The upstream's own as-of, last-updated time or vintage, where it gives one. */
+  as_of: string | null;
+  /** SHA-256 (hex) of the upstream body, as received after HTTP content decoding. */
+  sha256: string;
+  /** The request, secrets left out: method and URL (left out where room is short: the citation holds it). */
+  request?: { method: string; url: string };
+  /** `resources/read` this URI to get the exact request again, ready to replay. */
+  citation: string;
+  /** Every upstream answer the result used, when there were several (at most 10 listed). */
+  requests?: { url: string; sha256: string; retrieved_at: string; citation: string }[];
+  /** How many upstream answers the result used, when there were several. */
+  requests_total?: number;
+}
+
+/** How long a citation stays readable: a day. */
+export const CITATION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** URI prefix of citations. */
+export const CITATION_PREFIX = "opendata://citation/";
+
+/** Most requests listed in one answer's provenance. */
+const MAX_LISTED = 10;
+
+/**
+ * The characters of a result's limit kept for its provenance: tool handlers are told the limit
+ * less this, so adding the provenance never cuts what they fitted (1,000 of 25,000; a fifth of
+ * smaller limits).
+ */
+export function provenanceReserve(limit: number): number {
+  return Math.min(1000, Math.floor(limit / 5));
+}
+
+/**
+ * Adds what only the provider knows to the provenance of the tool call in progress: the licence
+ * of this answer's data, a permalink for people, the upstream's own as-of or vintage. Later
+ * notes override earlier ones field by field; outside a tool call it does nothing.
+ */
+export function cite(note: ProvenanceNote): void {
+  const record = requestScope.getStore()?.record;
+  if (!record) return;
+  for (const [key, value] of Object.entries(note) as [keyof ProvenanceNote, string | undefined][]) {
+    if (typeof value === "string" && value.trim() !== "") record.note[key] = value.trim();
+  }
+}
+
+/** A fresh, empty record for one tool call. */
+export function newRecord(): CallRecord {
+  return { calls: [], note: {} };
+}
+
+/** Where citations are kept: the shared cache store when replicas share one, else in process. */
+export interface CitationStore {
+  store: CacheStore;
+  /** Milliseconds a citation stays readable. */
+  ttlMs: number;
+  now(): number;
+}
+
+/**
+ * The provenance of an answer from its call's record, or undefined when the call used no
+ * upstream answer (nothing to cite). The main request is the last one (data after lookups).
+ * Each request listed is kept in `citations` under a short id, readable as a citation resource.
+ */
+export async function buildProvenance(
+  record: CallRecord,
+  citations: CitationStore,
+): Promise<Provenance | undefined> {
+  const main = record.calls.at(-1);
+  if (!main) return undefined;
+  const note = record.note;
+  const listed = record.calls.length > 1 ? record.calls.slice(-MAX_LISTED) : [main];
+  const uris = await Promise.all(listed.map((c) => keepCitation(c, citations)));
+  const out: Provenance = {
+    source: note.source ?? main.source,
+    permalink: note.permalink ?? main.url,
+    licence: note.licence ?? main.licence ?? null,
+    retrieved_at: iso(main.retrievedAt),
+    as_of: note.as_of ?? null,
+    sha256: main.sha256,
+    request: { method: main.method, url: main.url },
+    citation: uris.at(-1)!,
+  };
+  if (record.calls.length > 1) {
+    out.requests = listed.map((c, i) => ({
+      url: c.url,
+      sha256: c.sha256,
+      retrieved_at: iso(c.retrievedAt),
+      citation: uris[i]!,
+    }));
+    out.requests_total = record.calls.length;
+  }
+  return out;
+}
+
+/** The one text line that names an answer's provenance. */
+export function provenanceLine(p: Provenance): string {
+  const parts = [
+    `Provenance: ${p.source} ${p.permalink}`,
+    p.licence ? `licence ${p.licence}` : "",
+    `retrieved ${p.retrieved_at}`,
+    p.as_of ? `as of ${p.as_of}` : "",
+    `sha256 ${p.sha256}`,
+    `replay ${p.citation}`,
+    p.requests_total
+      ? `(last of ${p.requests_total} upstream requests${p.requests ? ", all in provenance.requests" : ""})`
+      : "",
+  ];
+  return parts.filter(Boolean).join(" · ");
+}
+
+/**
+ * Adds the provenance to an answer: the `provenance` object to its structured content, and the
+ * line to its text (inside the JSON when the text is the structured content as JSON), keeping
+ * the text within `limit` characters (the body makes room, so the line is never cut).
+ */
+export function withProvenance(
+  text: string,
+  structured: Record<string, unknown> | undefined,
+  provenance: Provenance,
+  limit: number,
+  clamp: (text: string, limit: number) => string,
+): { text: string; structured: Record<string, unknown> | undefined } {
+  // Where the room kept is short (small limits, many requests), the parts the citation repeats
+  // go first: the list of requests (their count stays), then the request (the citation holds it).
+  if (structured !== undefined) {
+    const over = (p: Provenance) => JSON.stringify({ ...structured, provenance: p }).length > limit;
+    if (provenance.requests && over(provenance)) {
+      const { requests: _, ...rest } = provenance;
+      provenance = rest;
+    }
+    if (provenance.request && over(provenance)) {
+      const { request: _, ...rest } = provenance;
+      provenance = rest;
+    }
+  }
+  const withObject = structured === undefined ? undefined : { ...structured, provenance };
+  // A JSON text gets the object inside it, on one line before its closing brace (the rest of the
+  // text stays as the tool wrote it); if that does not fit, the structured content carries it.
+  const body = text.trimEnd();
+  if (body.trimStart().startsWith("{") && body.endsWith("}")) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+      const head = body.slice(0, -1).trimEnd();
+      const comma = Object.keys(parsed).length ? "," : "";
+      const json = `${head}${comma}\n  "provenance": ${JSON.stringify(provenance)}\n}`;
+      return { text: json.length <= limit ? json : body, structured: withObject };
+    }
+  }
+  const line = `\n\n${provenanceLine(provenance)}`;
+  return { text: `${clamp(text, Math.max(0, limit - line.length))}${line}`, structured: withObject };
+}
+
+/** What a citation keeps: the request with secrets left out, its answer's hash and time. */
+interface Citation {
+  provider: string;
+  source: string;
+  method: string;
+  url: string;
+  body?: string;
+  /** Names of the query parameters whose values were left out. */
+  secrets: string[];
+  sha256: string;
+  retrieved_at: string;
+}
+
+const KEY_PREFIX = "citation ";
+
+/** Keeps one request as a citation; its URI is `opendata://citation/<provider>/<id>`. */
+async function keepCitation(call: UpstreamCall, citations: CitationStore): Promise<string> {
+  const c: Citation = {
+    provider: call.provider,
+    source: call.source,
+    method: call.method,
+    url: call.url,
+    ...(call.body === undefined ? {} : { body: call.body }),
+    secrets: call.secrets,
+    sha256: call.sha256,
+    retrieved_at: iso(call.retrievedAt),
+  };
+  const json = JSON.stringify(c);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(json));
+  const id = [...new Uint8Array(digest).slice(0, 10)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const now = citations.now();
+  try {
+    await citations.store.set(`${KEY_PREFIX}${id}`, {
+      status: 200,
+      contentType: "application/json",
+      body: new TextEncoder().encode(json),
+      storedAt: now,
+      expiresAt: now + citations.ttlMs,
+    });
+  } catch {
+    // A store out of reach loses the citation, not the answer: its provenance still holds the request.
+  }
+  return `${CITATION_PREFIX}${call.provider}/${id}`;
+}
+
+/** The `opendata://citation/{provider}/{id}` resource template: an answer's exact request, to replay. */
+export function citationTemplate(userAgent: string, citations: CitationStore): ResourceTemplateDefinition {
+  return {
+    uriTemplate: `${CITATION_PREFIX}{provider}/{id}`,
+    name: "opendata-citation",
+    title: "Citation of an upstream answer",
+    description:
+      "The exact upstream request behind an answer's provenance (secrets left out), with the SHA-256 of the body it returned, to replay and compare",
+    mimeType: "application/json",
+    async read(uri, variables) {
+      const id = String(variables["id"] ?? "");
+      const missing = () =>
+        new ResourceNotFoundError(
+          uri.href,
+          "No such citation here: it expired or was made by another deployment. The answer's provenance.request still names the request",
+        );
+      if (!/^[0-9a-f]{20}$/.test(id)) throw missing();
+      let entry;
+      try {
+        entry = await citations.store.get(`${KEY_PREFIX}${id}`, citations.now());
+      } catch {
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          "The citation store is out of reach: try again",
+        );
+      }
+      if (!entry) throw missing();
+      const c = JSON.parse(new TextDecoder().decode(entry.body)) as Citation;
+      const doc = {
+        source: c.source,
+        provider: c.provider,
+        request: {
+          method: c.method,
+          url: c.url,
+          ...(c.body === undefined ? {} : { body: c.body }),
+          headers: { "user-agent": userAgent },
+        },
+        secrets_left_out: c.secrets,
+        response: { sha256: c.sha256, retrieved_at: c.retrieved_at },
+        replay: curl(c, userAgent),
+        note: c.secrets.length
+          ? `Replace the *** of ${
+            c.secrets.map((s) => `"${s}"`).join(", ")
+          } with your own value to replay; the SHA-256 matches while the upstream serves the same body`
+          : "Replaying the request returns a body with this SHA-256 while the upstream serves the same data",
+      };
+      return {
+        contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(doc, null, 2) }],
+      };
+    },
+  };
+}
+
+/** A shell command that sends the same request (single quotes escaped). */
+function curl(c: Citation, userAgent: string): string {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const parts = ["curl", "-sS", "-A", q(userAgent)];
+  if (c.method !== "GET") parts.push("-X", c.method);
+  if (c.body !== undefined) parts.push("--data-raw", q(c.body));
+  parts.push(q(c.url));
+  return parts.join(" ");
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}

@@ -1,0 +1,160 @@
+// Replayable provenance (issue 26): the HTTP client records each upstream answer of a call in its
+// request scope (secrets masked, SHA-256 of the body, retrieval time); the core builds the
+// provenance, keeps citations and puts the object into JSON texts or a line under others.
+import assert from "node:assert/strict";
+import { FakeClock } from "../../lib/clock.ts";
+import { ResponseCache } from "../../lib/http/cache.ts";
+import { requestScope } from "../../lib/http/request_scope.ts";
+import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
+import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { Logger } from "../../lib/log.ts";
+import { clampText } from "../../lib/mcp/output.ts";
+import {
+  buildProvenance,
+  citationTemplate,
+  cite,
+  newRecord,
+  provenanceReserve,
+  withProvenance,
+} from "../../lib/output/provenance.ts";
+import type { CitationStore, Provenance } from "../../lib/output/provenance.ts";
+import { FakeUpstream } from "../fakes/upstream.ts";
+
+const BODY = '{"observations":[1,2,3]}';
+
+async function sha256(text: string): Promise<string> {
+  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function setup(fake: FakeUpstream, clock: FakeClock) {
+  const runtime = new HttpRuntime({ clock, random: () => 0.5, logger: new Logger({ write: () => {} }) });
+  return runtime.client({
+    provider: "fred",
+    upstreamName: "Test API",
+    baseUrl: fake.origin,
+    timeoutMs: 5_000,
+    retry: DEFAULT_RETRY_POLICY,
+    secretParams: ["api_key"],
+    cacheTtlMs: 60_000,
+    licence: "Test terms",
+  });
+}
+
+function citations(clock: FakeClock): CitationStore {
+  return { store: new ResponseCache(1 << 20), ttlMs: 1000, now: () => clock.now() };
+}
+
+Deno.test("HttpClient records each answer of a call in its scope, secrets masked, cache hits with their fetch time", async () => {
+  await using fake = FakeUpstream.start([{
+    path: "/obs",
+    reply: { body: BODY, contentType: "application/json" },
+  }]);
+  const clock = new FakeClock(1_800_000_000_000);
+  const client = setup(fake, clock);
+  const record = newRecord();
+  await requestScope.run({ fresh: false, record }, async () => {
+    await client.json("obs", { query: { series_id: "GNPCA", api_key: "k".repeat(32) } });
+    clock.advance(5_000);
+    await client.json("obs", { query: { series_id: "GNPCA", api_key: "k".repeat(32) } });
+    cite({ as_of: "vintage 2026-01-01", permalink: "https://example.org/GNPCA" });
+  });
+  assert.equal(record.calls.length, 2);
+  const [live, hit] = record.calls;
+  assert.equal(live!.cache, "miss");
+  assert.equal(hit!.cache, "hit");
+  assert.equal(live!.sha256, await sha256(BODY));
+  assert.equal(hit!.sha256, live!.sha256);
+  assert.equal(hit!.retrievedAt, live!.retrievedAt, "a cached answer keeps the time it was fetched");
+  assert.match(live!.url, /api_key=\*\*\*/);
+  assert.ok(!live!.url.includes("kkkk"));
+  assert.deepEqual(live!.secrets, ["api_key"]);
+  assert.equal(live!.licence, "Test terms");
+  // Outside a scope with a record, nothing is written down.
+  await client.json("obs", { query: { series_id: "X" } });
+  assert.equal(record.calls.length, 2);
+
+  const p = (await buildProvenance(record, citations(clock)))!;
+  assert.equal(p.permalink, "https://example.org/GNPCA");
+  assert.equal(p.as_of, "vintage 2026-01-01");
+  assert.equal(p.licence, "Test terms");
+  assert.equal(p.retrieved_at, new Date(1_800_000_000_000).toISOString().replace(".000", ""));
+  assert.equal(p.requests_total, 2);
+  assert.equal(p.requests!.length, 2);
+  assert.match(p.citation, /^opendata:\/\/citation\/fred\/[0-9a-f]{20}$/);
+});
+
+Deno.test("buildProvenance() keeps a citation that reads back the request; an unknown or expired one is not found", async () => {
+  const clock = new FakeClock(1_800_000_000_000);
+  const store = citations(clock);
+  const record = newRecord();
+  record.calls.push({
+    provider: "fred",
+    source: "Test API",
+    method: "GET",
+    url: "https://api.example.org/obs?series_id=GNPCA&api_key=***",
+    secrets: ["api_key"],
+    sha256: "a".repeat(64),
+    retrievedAt: clock.now(),
+    status: 200,
+    cache: "miss",
+  });
+  const p = (await buildProvenance(record, store))!;
+  const template = citationTemplate("opendata-mcp/test (+https://example.org; ops@example.org)", store);
+  const [, provider, id] = /^opendata:\/\/citation\/([^/]+)\/(.+)$/.exec(p.citation)!;
+  const read = await template.read(new URL(p.citation), { provider: provider!, id: id! }, {} as never);
+  const doc = JSON.parse((read as { contents: { text: string }[] }).contents[0]!.text);
+  assert.equal(doc.request.url, "https://api.example.org/obs?series_id=GNPCA&api_key=***");
+  assert.deepEqual(doc.secrets_left_out, ["api_key"]);
+  assert.equal(doc.response.sha256, "a".repeat(64));
+  assert.equal(
+    doc.replay,
+    "curl -sS -A 'opendata-mcp/test (+https://example.org; ops@example.org)' 'https://api.example.org/obs?series_id=GNPCA&api_key=***'",
+  );
+  clock.advance(1_001);
+  await assert.rejects(
+    Promise.resolve(template.read(new URL(p.citation), { provider: provider!, id: id! }, {} as never)),
+    /No such citation here/,
+  );
+  await assert.rejects(
+    Promise.resolve(
+      template.read(new URL("opendata://citation/fred/x"), { provider: "fred", id: "x" }, {} as never),
+    ),
+    /No such citation here/,
+  );
+  assert.equal(await buildProvenance(newRecord(), store), undefined, "no upstream answer, nothing to cite");
+});
+
+Deno.test("withProvenance() puts the object inside a JSON text and a line under others, within the limit", () => {
+  const p: Provenance = {
+    source: "Test API",
+    permalink: "https://example.org/x",
+    licence: "CC BY 4.0",
+    retrieved_at: "2026-11-27T05:00:00Z",
+    as_of: null,
+    sha256: "b".repeat(64),
+    request: { method: "GET", url: "https://api.example.org/x" },
+    citation: "opendata://citation/test/0123456789abcdef0123",
+  };
+  const structured = { items: [1, 2] };
+  const json = withProvenance(JSON.stringify(structured, null, 2), structured, p, 25_000, clampText);
+  assert.deepEqual(JSON.parse(json.text), { ...structured, provenance: p });
+  assert.deepEqual(json.structured, { ...structured, provenance: p });
+  const md = withProvenance("# Title\n\nbody", structured, p, 25_000, clampText);
+  assert.equal(
+    md.text,
+    "# Title\n\nbody\n\nProvenance: Test API https://example.org/x · licence CC BY 4.0 · retrieved 2026-11-27T05:00:00Z · sha256 " +
+      `${"b".repeat(64)} · replay opendata://citation/test/0123456789abcdef0123`,
+  );
+  // A text that fills the limit makes room: the line is never cut, the text ends within the limit.
+  const long = withProvenance("x\n".repeat(3000), structured, p, 2000, clampText);
+  assert.ok(long.text.length <= 2000, `${long.text.length}`);
+  assert.ok(long.text.endsWith("replay opendata://citation/test/0123456789abcdef0123"));
+  // Where the structured content is short of room, the request (the citation holds it) goes first.
+  const big = { blob: "y".repeat(1400) };
+  const whole = JSON.stringify({ ...big, provenance: p }).length;
+  const tight = withProvenance("t", big, p, whole - 10, clampText);
+  assert.equal((tight.structured!["provenance"] as Provenance).request, undefined);
+  assert.equal(provenanceReserve(25_000), 1000);
+  assert.equal(provenanceReserve(3000), 600);
+});
