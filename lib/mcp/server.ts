@@ -8,6 +8,7 @@ import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
+import { nextCallsText, routeCall, takesNextCalls } from "./next_calls.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
 import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import { listedTool, loadedTool } from "./lazy.ts";
@@ -61,6 +62,11 @@ export interface CreateServerOptions {
 export interface CallToolOptions extends CreateServerOptions {
   /** The result files of the tool's provider, as this caller writes them. */
   files?: ResultFiles;
+  /**
+   * The tools listed on the caller's surface: an answer's next calls to other tools go through
+   * opendata_call. Absent: every tool counts as listed.
+   */
+  served?: ReadonlySet<string>;
 }
 
 /** Result files where none are configured (the CLI's `call`): saving is refused with the fix. */
@@ -177,6 +183,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   );
   for (const p of providers) for (const t of p.tools) callable.set(t.name, { tool: t, provider: p.id });
   const byName = new Map([...callable].map(([name, c]) => [name, c.tool]));
+  const served = new Set(tools.map((t) => t.name));
   // Tools left out as configured (e.g. without an API key): calling one says how to enable it.
   const unavailable = providers.flatMap((p) => p.unavailable ?? []);
   const seal = options.requestState;
@@ -233,7 +240,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     }
     const provider = callable.get(tool.name)!.provider;
     const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
-    const result = await callTool(tool, args, ctx, { ...options, files });
+    const result = await callTool(tool, args, ctx, { ...options, files, served });
     if (isInputRequiredResult(result)) return result;
     return server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
   });
@@ -503,14 +510,23 @@ export async function callTool(
       () => raceDeadline(tool.handler(args, context), expired.signal),
     );
     if (isInputRequiredResult(output)) return output;
-    const text = clampText(output.text, options.characterLimit);
+    const everything = options.served
+      ? undefined
+      : new Set([listed.name, ...(output.next ?? []).map((c) => c.tool)]);
+    const next = (output.next ?? []).map((c) => routeCall(c, options.served ?? everything!));
+    const tail = next.length ? `\n\n${nextCallsText(next)}` : "";
+    const text = `${clampText(output.text, Math.max(0, options.characterLimit - tail.length))}${tail}`;
     const content: CallToolResult["content"] = output.replaceContent
       ? [...(output.content ?? [])]
       : [{ type: "text", text }, ...(output.content ?? [])];
     const result: CallToolResult = { content };
-    if (output.structured !== undefined) {
+    let structured = output.structured as Record<string, unknown> | undefined;
+    if (structured !== undefined && next.length && takesNextCalls(describeTool(listed).outputSchema)) {
+      structured = { ...structured, next_calls: next };
+    }
+    if (structured !== undefined) {
       const bounded = boundStructured(
-        output.structured as Record<string, unknown>,
+        structured,
         options.characterLimit,
         requiredOf(listed),
       );

@@ -1,0 +1,94 @@
+// Issue 23: every answer names its next calls, routed for the caller's surface; an empty answer
+// names the call that widens it; the headline tells failed sources from sources without hits;
+// `sources` takes the ids opendata_describe lists, with "did you mean" for a near miss.
+import assert from "node:assert/strict";
+import { parseCoordinates } from "../../lib/geo/coordinates.ts";
+import { callLine, didYouMean, routeCall } from "../../lib/mcp/next_calls.ts";
+import { creditLine } from "../../lib/output/credit.ts";
+import { errorOf, ok, texts } from "../fakes/results.ts";
+import { startStdio } from "../fakes/server.ts";
+
+type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
+
+Deno.test("parseCoordinates reads the usual ways of typing a point and nothing else", () => {
+  assert.deepEqual(parseCoordinates("59.91N 10.75E"), { lat: 59.91, lon: 10.75 });
+  assert.deepEqual(parseCoordinates("59.91 N, 10.75 W"), { lat: 59.91, lon: -10.75 });
+  assert.deepEqual(parseCoordinates("N59.91 E10.75"), { lat: 59.91, lon: 10.75 });
+  assert.deepEqual(parseCoordinates("59,91° N 10,75° Ø"), { lat: 59.91, lon: 10.75 });
+  assert.deepEqual(parseCoordinates(" 59.9139, 10.7522 "), { lat: 59.9139, lon: 10.7522 });
+  assert.deepEqual(parseCoordinates("33.87S 151.21E"), { lat: -33.87, lon: 151.21 });
+  for (const q of ["Oslo", "1998 2005", "95.1N 10E", "59.91N 190E", "E6 Oslo", "59 10"]) {
+    assert.equal(parseCoordinates(q), undefined, q);
+  }
+});
+
+Deno.test("routeCall sends a tool that is not listed through opendata_call, and callLine shows it once", () => {
+  const call = { tool: "fred_series", arguments: { series_id: "UNRATE" }, for: "latest values" };
+  assert.deepEqual(routeCall(call, new Set(["fred_series"])), call);
+  const routed = routeCall(call, new Set());
+  assert.deepEqual(routed, {
+    tool: "opendata_call",
+    arguments: { tool: "fred_series", arguments: '{"series_id":"UNRATE"}' },
+    for: "latest values",
+  });
+  assert.equal(callLine(routed), 'latest values: opendata_call fred_series {"series_id":"UNRATE"}');
+  assert.equal(didYouMean("exampel", ["example", "conformance"]), "example");
+  assert.equal(didYouMean("lang", ["language", "limit"]), "language");
+  assert.equal(didYouMean("zzzz", ["example"]), undefined);
+  assert.equal(creditLine("a  b\n c"), "a b c");
+  assert.ok(creditLine("x".repeat(500)).length <= 200);
+});
+
+Deno.test("opendata_search: an empty answer names the calls that widen it, failed sources are named apart, each next call works as given", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example,conformance"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+  });
+  const r = await s.client.callTool({ name: "opendata_search", arguments: { query: "nothing fail" } });
+  const found = ok(r);
+  const text = texts(r)[0]!;
+  assert.match(text, /^# "nothing fail": 0 hits from 0 of 2 sources; no hits: example; failed: conformance/);
+  assert.match(text, /conformance failed: API_ERROR: The fixture source failed on purpose/);
+  assert.doesNotMatch(text, /Licence/, "no licence line under no hits");
+  const sources = found["sources"] as { id: string; status: string; next_calls?: Call[] }[];
+  assert.deepEqual(sources[0]!.next_calls, [{
+    tool: "opendata_call",
+    arguments: { tool: "example-echo", arguments: '{"query":"nothing fail"}' },
+    for: "echo it back",
+  }]);
+  const next = found["next_calls"] as Call[];
+  assert.deepEqual(next.map((c) => c.for), ["fewer words", "retry failed sources"]);
+  assert.deepEqual(next[1]!.arguments, { query: "nothing fail", sources: ["conformance"] });
+  for (const call of [...sources[0]!.next_calls!, ...next]) {
+    const answer = await s.client.callTool({ name: call.tool, arguments: call.arguments });
+    assert.equal(answer.isError, undefined, `${call.for}: ${texts(answer)[0]}`);
+  }
+  // Text and structured content once each: the snippets are in the text only.
+  const hits = ok(await s.client.callTool({ name: "opendata_search", arguments: { query: "Oslo" } }));
+  assert.ok(!JSON.stringify(hits).includes("snippet"));
+  assert.equal(
+    (hits["sources"] as { licence?: string }[])[0]!.licence,
+    "public domain (the caller's own words)",
+  );
+});
+
+Deno.test("opendata_search sources: the ids opendata_describe lists, a near miss suggested", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example,conformance"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+  });
+  const overview = ok(await s.client.callTool({ name: "opendata_describe", arguments: {} }));
+  const ids = (overview["sources"] as { id: string }[]).map((x) => x.id);
+  assert.deepEqual(ids, ["example", "conformance"]);
+  for (const id of ids) {
+    const one = ok(
+      await s.client.callTool({ name: "opendata_search", arguments: { query: "Oslo", sources: [id] } }),
+    );
+    assert.deepEqual((one["sources"] as { id: string }[]).map((x) => x.id), [id]);
+  }
+  const e = errorOf(
+    await s.client.callTool({ name: "opendata_search", arguments: { query: "Oslo", sources: ["exampel"] } }),
+  );
+  assert.equal(e["field"], "sources");
+  assert.match(String(e["hint"]), /^Did you mean "example"\? Sources: example, conformance/);
+});
