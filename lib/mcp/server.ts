@@ -8,7 +8,7 @@ import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
-import { nextCallsText, routeCall, takesNextCalls } from "./next_calls.ts";
+import { didYouMean, nextCallsText, routeCall, takesNextCalls } from "./next_calls.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
 import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import { listedTool, loadedTool } from "./lazy.ts";
@@ -452,9 +452,11 @@ export async function callTool(
     return done(errorResult(payload), payload);
   }
   const served = servedInput(tool);
-  const parsed = served.schema.safeParse(withoutNullOptionals(rawArgs, describeTool(listed).inputSchema));
+  const inputSchema = describeTool(listed).inputSchema;
+  const aliased = applyAliases(rawArgs, inputSchema);
+  const parsed = served.schema.safeParse(withoutNullOptionals(aliased.args, inputSchema));
   if (!parsed.success) {
-    const err = validationError(parsed.error, rawArgs);
+    const err = validationError(parsed.error, aliased.args, inputSchema);
     return done(errorResult(err.toPayload()), err.toPayload());
   }
   const progressToken = extra.mcpReq._meta?.progressToken;
@@ -515,7 +517,10 @@ export async function callTool(
       : new Set([listed.name, ...(output.next ?? []).map((c) => c.tool)]);
     const next = (output.next ?? []).map((c) => routeCall(c, options.served ?? everything!));
     const tail = next.length ? `\n\n${nextCallsText(next)}` : "";
-    const text = `${clampText(output.text, Math.max(0, options.characterLimit - tail.length))}${tail}`;
+    const head = aliased.notices.length ? `(${aliased.notices.join("; ")})\n` : "";
+    const text = `${head}${
+      clampText(output.text, Math.max(0, options.characterLimit - tail.length - head.length))
+    }${tail}`;
     const content: CallToolResult["content"] = output.replaceContent
       ? [...(output.content ?? [])]
       : [{ type: "text", text }, ...(output.content ?? [])];
@@ -601,16 +606,26 @@ function deadlinePayload(callTimeoutMs: number): ErrorPayload {
   };
 }
 
-/** A VALIDATION_ERROR naming each argument at fault. */
-export function validationError(error: z.ZodError, input?: unknown): ToolError {
+/**
+ * A VALIDATION_ERROR naming each argument at fault, with what the tool's schema says of it (so an
+ * agent that reached the tool through opendata_call, without its inputSchema, can fix the call)
+ * and "did you mean" for an unknown argument close to a known one.
+ */
+export function validationError(error: z.ZodError, input?: unknown, schema?: Tool["inputSchema"]): ToolError {
+  const properties = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const known = Object.keys(properties);
+  const shown = new Set<string>();
   const issues = error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");
     let message = issue.message;
     if (issue.code === "unrecognized_keys") {
-      return `Unknown argument ${issue.keys.map((k) => `"${k}"`).join(", ")}${
-        path ? ` in "${path}"` : ""
-      }: remove it (the tool's inputSchema lists the accepted arguments)`;
+      const guesses = issue.keys.map((k) => didYouMean(k, known)).filter((g): g is string => !!g);
+      for (const g of guesses) shown.add(g);
+      return `Unknown argument ${issue.keys.map((k) => `"${k}"`).join(", ")}${path ? ` in "${path}"` : ""}${
+        guesses.length ? `: did you mean ${guesses.map((g) => `"${g}"`).join(", ")}?` : ""
+      }${known.length && !guesses.length ? ` (accepted: ${known.join(", ")})` : ""}`;
     }
+    if (typeof issue.path[0] === "string") shown.add(issue.path[0]);
     if ((issue.code === "invalid_type" || issue.code === "invalid_value") && isMissing(input, issue.path)) {
       message = issue.code === "invalid_value" ? `required: ${issue.message}` : "required";
     }
@@ -620,10 +635,58 @@ export function validationError(error: z.ZodError, input?: unknown): ToolError {
   const first = issue?.code === "unrecognized_keys" && issue.path.length === 0
     ? issue.keys[0]
     : issue?.path[0];
+  const parts = [...shown].filter((k) => properties[k]).slice(0, 4)
+    .map((k) => `"${k}": ${JSON.stringify(schemaPart(properties[k]!))}`);
   return new ToolError("VALIDATION_ERROR", `Invalid arguments: ${issues.join("; ")}`, {
     ...(first === undefined ? {} : { field: String(first) }),
-    hint: "Correct the named argument(s) and call the tool again",
+    hint: parts.length
+      ? `Correct the call; the schema says ${parts.join(", ")}`
+      : "Correct the named argument(s) and call the tool again",
   });
+}
+
+/** A property's schema without the noise an agent does not need to fix a call. */
+function schemaPart(property: Record<string, unknown>): Record<string, unknown> {
+  const { default: _d, ...rest } = property;
+  return rest;
+}
+
+/**
+ * Common other names for an argument: a call that uses one where the tool takes the other is
+ * read as meant, with a notice (`lang` in BOJ, `language` in Wikipedia).
+ */
+const ALIASES: Readonly<Record<string, readonly string[]>> = {
+  lang: ["language"],
+  language: ["lang"],
+  q: ["query", "search_text"],
+  query: ["search_text"],
+  search_text: ["query"],
+  latitude: ["lat"],
+  longitude: ["lon"],
+  lng: ["lon"],
+  radius: ["radius_m"],
+  max_results: ["limit"],
+};
+
+/** `args` with aliased names renamed to the ones the tool takes, and a notice for each. */
+export function applyAliases(
+  args: unknown,
+  schema: Tool["inputSchema"],
+): { args: unknown; notices: string[] } {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return { args, notices: [] };
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  const notices: string[] = [];
+  for (const key of Object.keys(args)) {
+    if (key in properties) continue;
+    const target = ALIASES[key]?.find((t) => t in properties && !(t in args));
+    if (!target) continue;
+    out ??= { ...args as Record<string, unknown> };
+    out[target] = out[key];
+    delete out[key];
+    notices.push(`"${key}" read as "${target}"`);
+  }
+  return { args: out ?? args, notices };
 }
 
 /** Whether `path` names nothing in `input` (zod does not report inputs by default). */

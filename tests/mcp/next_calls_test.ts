@@ -92,3 +92,23 @@ Deno.test("opendata_search sources: the ids opendata_describe lists, a near miss
   assert.equal(e["field"], "sources");
   assert.match(String(e["hint"]), /^Did you mean "example"\? Sources: example, conformance/);
 });
+
+Deno.test("validation through opendata_call shows the schema part at fault, did you mean, and reads a common alias", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "worldbank,wikipedia"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+  });
+  const via = (tool: string, args: Record<string, unknown>) =>
+    s.client.callTool({ name: "opendata_call", arguments: { tool, arguments: JSON.stringify(args) } });
+  const big = errorOf(await via("worldbank_search_documents", { query: "x", limit: 1000 }));
+  assert.equal(big["field"], "limit");
+  assert.match(String(big["hint"]), /the schema says "limit": \{.*"maximum":\d+/);
+  assert.doesNotMatch(JSON.stringify(big), /inputSchema/, "nothing points at a schema the agent never saw");
+  const typo = errorOf(await via("worldbank_search_documents", { query: "x", countrys: ["Kenya"] }));
+  assert.match(String(typo["message"]), /Unknown argument "countrys": did you mean "countries"\?/);
+  assert.match(String(typo["hint"]), /"countries": \{.*"array"/);
+  // "lang" is read as Wikipedia's "language": only the bad limit is left to report.
+  const alias = errorOf(await via("wikipedia-search", { query: "x", lang: "en", limit: 0 }));
+  assert.doesNotMatch(String(alias["message"]), /lang/);
+  assert.equal(alias["field"], "limit");
+});
