@@ -39,6 +39,9 @@ export interface CoreToolsOptions {
   clock: Clock;
   /** Describes a tool as tools/list would (the JSON Schemas of its input). */
   inputSchemaOf(tool: ToolDefinition): Record<string, unknown>;
+  /** Core tools never listed but described and called (opendata_read). */
+  // deno-lint-ignore no-explicit-any
+  unlisted?: readonly ToolDefinition<any, any>[];
 }
 
 const CORE_ANNOTATIONS = {
@@ -164,6 +167,7 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
   for (const set of catalog.toolsets) {
     for (const tool of set.tools) allTools.set(tool.name, { tool, toolset: set.id });
   }
+  for (const tool of options.unlisted ?? []) allTools.set(tool.name, { tool, toolset: CORE_TOOLSET });
   const searchable = options.providers.filter((p) => p.search);
   const sourceIds = searchable.map(sourceId);
 

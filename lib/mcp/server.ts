@@ -8,7 +8,7 @@ import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
-import { didYouMean, nextCallsText, routeCall, takesNextCalls } from "./next_calls.ts";
+import { didYouMean, nextCallsText, READ_TOOL, routeCall, takesNextCalls } from "./next_calls.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
 import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import { listedTool, loadedTool } from "./lazy.ts";
@@ -512,10 +512,17 @@ export async function callTool(
       () => raceDeadline(tool.handler(args, context), expired.signal),
     );
     if (isInputRequiredResult(output)) return output;
-    const everything = options.served
-      ? undefined
-      : new Set([listed.name, ...(output.next ?? []).map((c) => c.tool)]);
-    const next = (output.next ?? []).map((c) => routeCall(c, options.served ?? everything!));
+    const wanted = [...(output.next ?? [])];
+    // A file the answer wrote is read by a tool call too, for clients without resources/read.
+    if (options.callable?.has(READ_TOOL)) {
+      for (const block of output.content ?? []) {
+        if (block.type === "resource_link" && !wanted.some((c) => c.tool === READ_TOOL)) {
+          wanted.push({ tool: READ_TOOL, arguments: { uri: block.uri }, for: "read the file" });
+        }
+      }
+    }
+    const everything = options.served ? undefined : new Set([listed.name, ...wanted.map((c) => c.tool)]);
+    const next = wanted.map((c) => routeCall(c, options.served ?? everything!));
     const tail = next.length ? `\n\n${nextCallsText(next)}` : "";
     const head = aliased.notices.length ? `(${aliased.notices.join("; ")})\n` : "";
     const text = `${head}${

@@ -546,10 +546,12 @@ function fileAnswer(
   decision?: OutputDecision,
 ): ToolOutput<DataResult> {
   const { file, missing } = written;
+  // Over HTTP the caller gets the resource URI and the project-relative path, never the server's disk path.
+  const where = call.ctx.owner === undefined ? file.path : file.uri;
   const sizeMb = toMb(written.bytes);
   const message = missing
-    ? `Incomplete: saved ${written.rows} rows to "${file.path}", ${missing.rows} fewer than asked for (${missing.reason}). For the rest, call again with offset=${missing.next_offset}. Read it with resources/read at ${file.uri}`
-    : `Data saved to "${file.path}" (${written.rows} rows). Read it with resources/read at ${file.uri}`;
+    ? `Incomplete: saved ${written.rows} rows to "${where}", ${missing.rows} fewer than asked for (${missing.reason}). For the rest, call again with offset=${missing.next_offset}. Read it with resources/read at ${file.uri}`
+    : `Data saved to "${where}" (${written.rows} rows). Read it with resources/read at ${file.uri}`;
   const total = parsed?.total;
   const nextOffset = call.offset + written.rows;
   // A file may hold less than FRED has: the caller's limit, or the row cap (then `missing` says so).
@@ -565,7 +567,7 @@ function fileAnswer(
       status: "success",
       output_mode: "file",
       message,
-      file_path: file.path,
+      file_path: call.ctx.owner === undefined ? file.path : file.relativePath,
       relative_path: file.relativePath,
       resource_uri: file.uri,
       project: call.project,
@@ -584,7 +586,7 @@ function fileAnswer(
       heading(call),
       `Wrote ${
         written.rows.toLocaleString("en-US")
-      } rows to \`${file.path}\` (project "${call.project}", ${call.format}, ${sizeMb} MB).`,
+      } rows to \`${where}\` (project "${call.project}", ${call.format}, ${sizeMb} MB).`,
       ...(missing
         ? [
           `**Incomplete:** ${
