@@ -10,7 +10,7 @@ import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
 import { didYouMean, nextCallsText, READ_TOOL, routeCall, takesNextCalls } from "./next_calls.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
-import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
+import type { McpExtra, NextCall, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import { listedTool, loadedTool } from "./lazy.ts";
 import {
   completable,
@@ -512,7 +512,10 @@ export async function callTool(
       () => raceDeadline(tool.handler(args, context), expired.signal),
     );
     if (isInputRequiredResult(output)) return output;
-    const wanted = [...(output.next ?? [])];
+    const sent = typeof aliased.args === "object" && aliased.args !== null
+      ? aliased.args as Record<string, unknown>
+      : {};
+    const wanted = [...(output.next ?? []), ...continuation(listed, sent, output.structured)];
     // A file the answer wrote is read by a tool call too, for clients without resources/read.
     if (options.callable?.has(READ_TOOL)) {
       for (const block of output.content ?? []) {
@@ -589,6 +592,29 @@ function withoutNullOptionals(args: unknown, schema: Tool["inputSchema"]): unkno
     delete out[key];
   }
   return out ?? args;
+}
+
+/**
+ * The call that continues a paged answer, when the answer says there is more (`has_more` with
+ * `next_offset`, or `next_cursor`) and the tool takes `offset` or `cursor`: the same call with
+ * the next offset or cursor. Any tool that pages gets it, without saying it itself.
+ */
+function continuation(
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>,
+  args: Record<string, unknown>,
+  structured: unknown,
+): NextCall[] {
+  if (typeof structured !== "object" || structured === null) return [];
+  const s = structured as Record<string, unknown>;
+  const takes = (describeTool(tool).inputSchema.properties ?? {}) as Record<string, unknown>;
+  if (typeof s["next_cursor"] === "string" && s["next_cursor"] && "cursor" in takes) {
+    return [{ tool: tool.name, arguments: { ...args, cursor: s["next_cursor"] }, for: "more (cursor)" }];
+  }
+  if (s["has_more"] === true && typeof s["next_offset"] === "number" && "offset" in takes) {
+    return [{ tool: tool.name, arguments: { ...args, offset: s["next_offset"] }, for: "next page" }];
+  }
+  return [];
 }
 
 /** Settles with `work`, or rejects as soon as `expired` aborts (the handler is told through its signal). */

@@ -1,9 +1,14 @@
-// The BOJ's part of `opendata_search`, answered from what the server holds (no request to the
-// BOJ, which asks users to avoid high-frequency access): series of the local catalogue whose
-// code, names, unit or frequency hold every word, each with the boj_get_data_code call that
-// fetches it, then databases whose code or names hold every word, each with the
-// boj_get_metadata call that lists its series.
-import type { SearchHit, SearchSource } from "../../mcp/provider.ts";
+// The BOJ's part of `opendata_search`. Questions people ask ("USD/JPY", "policy rate", "CPI",
+// "Tankan", in English or Japanese) are answered from the getMetadata of the databases that hold
+// them, read once and cached (the BOJ asks users to avoid high-frequency access); then series of the
+// local catalogue whose code, names, unit or frequency hold every word, and databases whose code or
+// names hold every word. A series hit's next call fetches its recent values, a database hit's
+// lists its series.
+import type { Clock } from "../../clock.ts";
+import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
+import { asksOf, isJapanese } from "./ask.ts";
+import type { BojClient } from "./client.ts";
+import type { MetadataEntry } from "./decode.ts";
 import { CREDIT_EN, DATABASES, TERMS_URL } from "./catalog.ts";
 import type { DatabaseEntry } from "./catalog.ts";
 import { SERIES_CATALOG } from "./series_catalog.ts";
@@ -58,10 +63,10 @@ function seriesHit(s: CatalogSeries, now: number): SearchHit {
   };
 }
 
-function databaseHit(d: DatabaseEntry): SearchHit {
+function databaseHit(d: DatabaseEntry, note?: string): SearchHit {
   return {
     title: `${d.code}: ${d.name_en} (Bank of Japan database)`,
-    snippet: `${d.name_ja} · ${d.category_en}; boj_get_metadata lists its series`,
+    snippet: `${d.name_ja} · ${d.category_en}; boj_get_metadata lists its series${note ? `. ${note}` : ""}`,
     next: { tool: "boj_get_metadata", arguments: { db: d.code, lang: "en" }, for: "its series" },
   };
 }
@@ -88,12 +93,95 @@ export function searchCatalog(query: string, limit: number, now = Date.now()): S
   return ranked.slice(0, limit).map((r) => r.hit());
 }
 
-/** The search source over the local catalogue. */
-export function createSearchSource(clock: { now(): number } = { now: Date.now }): SearchSource {
+/** How long a database's series list is kept for the search (the BOJ updates it once a day). */
+const METADATA_TTL_MS = 6 * 3_600_000;
+/** Most databases one search reads the metadata of. */
+const MAX_DBS = 2;
+
+/** A series hit from a getMetadata row. */
+function metadataHit(db: string, e: MetadataEntry, now: number, ja: boolean): SearchHit {
+  const nameJa = e.name_of_time_series_j ?? "";
+  const name = e.name_of_time_series ?? nameJa;
+  const freq = (e.frequency ?? "").toLowerCase();
+  const range = e.start_of_the_time_series && e.end_of_the_time_series
+    ? `, ${period(e.start_of_the_time_series)} to ${period(e.end_of_the_time_series)}`
+    : "";
   return {
-    widen: () => [{ tool: "boj_list_databases", arguments: {}, for: "the 50 databases" }],
-    name: "Bank of Japan Time-Series Data Search (local series catalogue)",
+    title: `${db} ${e.series_code}: ${ja && nameJa ? nameJa : name}`,
+    snippet: [ja ? name : nameJa, e.unit, `${freq}${range}`].filter(Boolean).join(" · "),
+    next: {
+      tool: "boj_get_data_code",
+      arguments: { db, codes: [e.series_code], start_date: recentStart(e.frequency ?? "", now), lang: "en" },
+      for: "recent values",
+    },
+  };
+}
+
+/**
+ * The search source: questions people ask ("USD/JPY", "policy rate", "Tankan") answered from the
+ * getMetadata of the databases that hold them (cached per database and language), then the local
+ * catalogue of series and the 50 databases. A metadata read that fails leaves the local answer.
+ */
+export function createSearchSource(
+  clock: Pick<Clock, "now"> = { now: Date.now },
+  client?: BojClient,
+): SearchSource {
+  const cache = new Map<string, { at: number; entries: Promise<MetadataEntry[]> }>();
+  const metadata = (db: string, lang: "EN" | "JP", ctx: ToolCallContext): Promise<MetadataEntry[]> => {
+    const key = `${db}:${lang}`;
+    const hit = cache.get(key);
+    if (hit && clock.now() - hit.at < METADATA_TTL_MS) return hit.entries;
+    const entries = client!.getMetadata({ db, format: "JSON", lang }, {
+      signal: ctx.signal,
+      logger: ctx.logger,
+    })
+      .then((f) => f.data.entries);
+    cache.set(key, { at: clock.now(), entries });
+    entries.catch(() => cache.delete(key));
+    return entries;
+  };
+  return {
+    name: "Bank of Japan Time-Series Data Search",
     licence: `${CREDIT_EN} Terms: ${TERMS_URL}`,
-    search: (query, options) => Promise.resolve(searchCatalog(query, options.limit, clock.now())),
+    widen: () => [{ tool: "boj_list_databases", arguments: {}, for: "the 50 databases" }],
+    async search(query, options, ctx) {
+      const now = clock.now();
+      const folded = fold(query);
+      const asks = client ? asksOf(folded) : [];
+      const hits: SearchHit[] = [];
+      const seen = new Set<string>();
+      const ja = isJapanese(query);
+      for (const db of [...new Set(asks.flatMap((a) => a.dbs))].slice(0, MAX_DBS)) {
+        if (hits.length >= options.limit) break;
+        const words = asks.filter((a) => a.dbs.includes(db)).flatMap((a) => a.words).map(fold);
+        let entries: MetadataEntry[];
+        try {
+          entries = await metadata(db, ja ? "JP" : "EN", ctx);
+        } catch (e) {
+          ctx.logger.info("boj search: metadata not read", { db, error: String(e) });
+          continue;
+        }
+        for (const e of entries) {
+          if (!e.series_code || hits.length >= options.limit) continue;
+          const names = fold(`${e.name_of_time_series ?? ""}\n${e.name_of_time_series_j ?? ""}`);
+          if (words.length && !words.some((w) => names.includes(w))) continue;
+          seen.add(`${db}'${e.series_code}`);
+          hits.push(metadataHit(db, e, now, ja));
+        }
+      }
+      // Then the local catalogue (series, then databases), then the databases the question points at.
+      for (const h of searchCatalog(query, options.limit, now)) {
+        const key = h.title.split(":")[0]!.replace(" ", "'");
+        if (!seen.has(key) && !hits.some((x) => x.title === h.title)) hits.push(h);
+      }
+      const note = asks.find((a) => a.note)?.note;
+      for (const code of new Set(asks.flatMap((a) => a.dbs))) {
+        const d = DATABASES.find((x) => x.code === code);
+        if (d && !hits.some((h) => h.title.startsWith(`${d.code} `) || h.title.startsWith(`${d.code}:`))) {
+          hits.push(databaseHit(d, note));
+        }
+      }
+      return hits.slice(0, options.limit);
+    },
   };
 }

@@ -379,7 +379,7 @@ Deno.test("boj search source answers from the local catalogue; a hit's next call
   let hits;
   try {
     const source = app.providers.find((p) => p.id === "boj")!.search!;
-    assert.match(source.name, /local series catalogue/);
+    assert.match(source.name, /Bank of Japan/);
     assert.match(source.licence, /not guaranteed by the Bank of Japan/);
     const context = {
       signal: new AbortController().signal,
