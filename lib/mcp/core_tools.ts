@@ -65,11 +65,10 @@ const nextCallSchema = z.object({
   for: z.string().optional(),
 });
 
-// The hits' snippets are in the text only: a client that forwards both pays for them once.
+// The hits' snippets and dates are in the text only: a client that forwards both pays for them once.
 const hitSchema = z.object({
   title: z.string(),
   url: z.string().optional(),
-  date: z.string().optional(),
   next_calls: z.array(nextCallSchema),
 });
 
@@ -209,6 +208,9 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
         sources.push({ id: u.id, name: u.id, licence: "", status: "unavailable", error: u.reason, hits: [] });
       }
       const widen = new Map(chosen.map((p) => [sourceId(p), p.search!.widen?.(args.query) ?? []]));
+      // A source without hits names its widening call when the answer would otherwise be empty, or
+      // when the caller asked for it by name; beside other sources' hits it would only cost tokens.
+      const anyHits = sources.some((s) => s.hits.length > 0);
       const render = (per: number) => {
         const cutSources = sources.filter((s) => s.hits.length > per).map((s) => s.id);
         const shown = sources.map((s) => {
@@ -219,7 +221,9 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
             ...(h.date ? { date: h.date } : {}),
             next_calls: [h.next, ...(h.also ?? []).slice(0, 2)].map(route),
           }));
-          const empty = s.status === "ok" && hits.length === 0 ? (widen.get(s.id) ?? []).map(route) : [];
+          const empty = s.status === "ok" && hits.length === 0 && (!anyHits || picked.ids.length > 0)
+            ? (widen.get(s.id) ?? []).map(route)
+            : [];
           return { ...s, hits, ...(empty.length ? { next_calls: empty } : {}) };
         });
         const total = shown.reduce((n, s) => n + s.hits.length, 0);
@@ -244,7 +248,11 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
             status: s.status,
             ...(s.hits.length && s.licence ? { licence: creditLine(s.licence) } : {}),
             ...(s.error ? { error: s.error } : {}),
-            hits: s.hits.map(({ snippet: _snippet, ...h }) => h),
+            hits: s.hits.map((h) => ({
+              title: h.title,
+              ...(h.url ? { url: h.url } : {}),
+              next_calls: h.next_calls,
+            })),
             ...(s.next_calls ? { next_calls: s.next_calls } : {}),
           })),
           total_hits: total,

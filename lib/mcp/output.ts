@@ -304,3 +304,43 @@ export function nestingDepth(value: unknown, stopAt = Infinity): number {
   }
   return max;
 }
+
+/** Strings at least this long that the text already holds are not repeated in structured content. */
+export const REPEAT_MIN_CHARS = 160;
+
+/**
+ * `structured` with every long string that `text` already holds cut to its start and a marker, so a
+ * client that forwards both blocks to its model pays for the long text once (issue 23). Short
+ * values, numbers, ids and URLs stay whole; a string is taken as held when its first 100 characters
+ * are in the text.
+ */
+export function elideRepeats<T>(structured: T, text: string): T {
+  const walk = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      if (value.length < REPEAT_MIN_CHARS || !text.includes(value.slice(0, 100))) return value;
+      return `${value.slice(0, 60).trimEnd()}… (whole in the text)`;
+    }
+    if (Array.isArray(value)) {
+      let changed = false;
+      const out = value.map((v) => {
+        const w = walk(v);
+        if (w !== v) changed = true;
+        return w;
+      });
+      return changed ? out : value;
+    }
+    if (typeof value === "object" && value !== null) {
+      let out: Record<string, unknown> | undefined;
+      for (const [k, v] of Object.entries(value)) {
+        const w = walk(v);
+        if (w !== v) {
+          out ??= { ...value as Record<string, unknown> };
+          out[k] = w;
+        }
+      }
+      return out ?? value;
+    }
+    return value;
+  };
+  return walk(structured) as T;
+}

@@ -6,7 +6,7 @@ import type { ErrorPayload } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
-import { boundStructured, clampText, requiredNames } from "./output.ts";
+import { boundStructured, clampText, elideRepeats, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
 import { didYouMean, nextCallsText, READ_TOOL, routeCall, takesNextCalls } from "./next_calls.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
@@ -536,6 +536,11 @@ export async function callTool(
       : [{ type: "text", text }, ...(output.content ?? [])];
     const result: CallToolResult = { content };
     let structured = output.structured as Record<string, unknown> | undefined;
+    // Long texts the text block holds are not repeated (a client forwarding both pays them once);
+    // a JSON text block is the structured content itself, and stays as it is.
+    if (structured !== undefined && !text.trimStart().startsWith("{")) {
+      structured = elideRepeats(structured, text);
+    }
     if (structured !== undefined && next.length && takesNextCalls(describeTool(listed).outputSchema)) {
       structured = { ...structured, next_calls: next };
     }
