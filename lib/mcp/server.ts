@@ -6,7 +6,7 @@ import type { ErrorPayload } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { requestScope } from "../http/request_scope.ts";
-import { boundStructured, clampText, elideRepeats, requiredNames } from "./output.ts";
+import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
 import { didYouMean, nextCallsText, READ_TOOL, routeCall, takesNextCalls } from "./next_calls.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
@@ -456,8 +456,13 @@ export async function callTool(
   const aliased = applyAliases(rawArgs, inputSchema);
   const parsed = served.schema.safeParse(withoutNullOptionals(aliased.args, inputSchema));
   if (!parsed.success) {
-    const err = validationError(parsed.error, aliased.args, inputSchema);
-    return done(errorResult(err.toPayload()), err.toPayload());
+    const err = validationError(parsed.error, aliased.args, inputSchema).toPayload();
+    const payload = withNextCalls(err, [{
+      tool: DESCRIBE_TOOL_NAME,
+      arguments: { tool: listed.name },
+      for: "its arguments",
+    }], options);
+    return done(errorResult(payload), payload);
   }
   const progressToken = extra.mcpReq._meta?.progressToken;
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
@@ -515,7 +520,7 @@ export async function callTool(
     const sent = typeof aliased.args === "object" && aliased.args !== null
       ? aliased.args as Record<string, unknown>
       : {};
-    const wanted = [...(output.next ?? []), ...continuation(listed, sent, output.structured)];
+    const wanted = [...(output.next ?? [])];
     // A file the answer wrote is read by a tool call too, for clients without resources/read.
     if (options.callable?.has(READ_TOOL)) {
       for (const block of output.content ?? []) {
@@ -524,25 +529,40 @@ export async function callTool(
         }
       }
     }
-    const everything = options.served ? undefined : new Set([listed.name, ...wanted.map((c) => c.tool)]);
-    const next = wanted.map((c) => routeCall(c, options.served ?? everything!));
-    const tail = next.length ? `\n\n${nextCallsText(next)}` : "";
+    // A paged answer's text already says how to go on ("call again with offset=..."): its
+    // continuation goes to structured content only, so the text says it once.
+    const more = continuation(listed, sent, output.structured);
+    const everything = options.served
+      ? undefined
+      : new Set([listed.name, ...wanted.map((c) => c.tool), ...more.map((c) => c.tool)]);
+    const routeAll = (calls: NextCall[]) => calls.map((c) => routeCall(c, options.served ?? everything!));
+    const shownNext = routeAll(wanted);
+    const next = [...shownNext, ...routeAll(more)];
+    // The provider fitted its text to the limit: the next calls and the alias notice are added
+    // only where they fit, never by cutting it (structured content carries the next calls anyway,
+    // and a cut answer's text already says how to continue).
+    const body = clampText(output.text, options.characterLimit);
+    const tail = shownNext.length ? `\n\n${nextCallsText(shownNext)}` : "";
     const head = aliased.notices.length ? `(${aliased.notices.join("; ")})\n` : "";
-    const text = `${head}${
-      clampText(output.text, Math.max(0, options.characterLimit - tail.length - head.length))
-    }${tail}`;
+    const room = options.characterLimit - body.length;
+    const text = `${head.length + tail.length <= room ? head : ""}${body}${
+      head.length + tail.length <= room || tail.length <= room ? tail : ""
+    }`;
     const content: CallToolResult["content"] = output.replaceContent
       ? [...(output.content ?? [])]
       : [{ type: "text", text }, ...(output.content ?? [])];
     const result: CallToolResult = { content };
     let structured = output.structured as Record<string, unknown> | undefined;
-    // Long texts the text block holds are not repeated (a client forwarding both pays them once);
-    // a JSON text block is the structured content itself, and stays as it is.
-    if (structured !== undefined && !text.trimStart().startsWith("{")) {
-      structured = elideRepeats(structured, text);
-    }
-    if (structured !== undefined && next.length && takesNextCalls(describeTool(listed).outputSchema)) {
-      structured = { ...structured, next_calls: next };
+    // A JSON text block is the structured content itself (response_format "json"): both stay equal.
+    const jsonText = body.trimStart().startsWith("{");
+    if (
+      structured !== undefined && next.length && !jsonText &&
+      takesNextCalls(describeTool(listed).outputSchema)
+    ) {
+      // Only where it fits: the provider fitted its structured content to the limit, and a cut
+      // to make room would shorten its data.
+      const withNext = { ...structured, next_calls: next };
+      if (JSON.stringify(withNext).length <= options.characterLimit) structured = withNext;
     }
     if (structured !== undefined) {
       const bounded = boundStructured(
@@ -573,7 +593,18 @@ export async function callTool(
     if (payload.error_type === "INTERNAL_ERROR") {
       logger.error("tool failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
     }
-    return done(errorResult(payload), payload);
+    const sent = typeof aliased.args === "object" && aliased.args !== null
+      ? aliased.args as Record<string, unknown>
+      : {};
+    const retry = payload.retryable && payload.error_type !== "CANCELLED"
+      ? [{
+        tool: listed.name,
+        arguments: sent,
+        for: payload.retry_after_s ? `retry after ${payload.retry_after_s} s` : "retry",
+      }]
+      : [];
+    const routed = withNextCalls(payload, retry, options);
+    return done(errorResult(routed), routed);
   } finally {
     clearTimeout(timer);
   }
@@ -597,6 +628,17 @@ function withoutNullOptionals(args: unknown, schema: Tool["inputSchema"]): unkno
     delete out[key];
   }
   return out ?? args;
+}
+
+/** The tool that describes any tool's arguments (core_tools.ts), named after a validation error. */
+const DESCRIBE_TOOL_NAME = "opendata_describe";
+
+/** `payload` with its own next calls and `extra` ones, routed for the caller's surface. */
+function withNextCalls(payload: ErrorPayload, extra: NextCall[], options: CallToolOptions): ErrorPayload {
+  const calls = [...(payload.next_calls ?? []), ...extra].slice(0, 3);
+  if (calls.length === 0) return payload;
+  const served = options.served ?? new Set(calls.map((c) => c.tool));
+  return { ...payload, next_calls: calls.map((c) => routeCall(c, new Set([...served, DESCRIBE_TOOL_NAME]))) };
 }
 
 /**
@@ -759,6 +801,7 @@ export function errorResult(payload: ErrorPayload): CallToolResult {
   const lines = [`Error (${payload.error_type}): ${payload.message}`];
   if (payload.retry_after_s !== undefined) lines.push(`Retry after: ${payload.retry_after_s} s`);
   if (payload.hint) lines.push(`Next step: ${payload.hint}`);
+  if (payload.next_calls?.length) lines.push(nextCallsText(payload.next_calls));
   return {
     isError: true,
     content: [

@@ -6,6 +6,7 @@ import { parseCoordinates } from "../../lib/geo/coordinates.ts";
 import { callLine, didYouMean, routeCall } from "../../lib/mcp/next_calls.ts";
 import { creditLine } from "../../lib/output/credit.ts";
 import { errorOf, ok, texts } from "../fakes/results.ts";
+import { startRecordedUpstreams } from "../fakes/recorded.ts";
 import { startStdio } from "../fakes/server.ts";
 
 type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
@@ -111,4 +112,36 @@ Deno.test("validation through opendata_call shows the schema part at fault, did 
   const alias = errorOf(await via("wikipedia-search", { query: "x", lang: "en", limit: 0 }));
   assert.doesNotMatch(String(alias["message"]), /lang/);
   assert.equal(alias["field"], "limit");
+});
+
+Deno.test("an error names the call that fixes it: a bad argument its tool's description, a not-found the listing", async () => {
+  await using up = startRecordedUpstreams();
+  up.main.route({ path: /\/MapServer\/99\/query$/, reply: { status: 404, body: "Not Found" } });
+  await using s = await startStdio({
+    args: ["--providers", "worldbank,riksantikvaren_arcgis"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: up.configYaml,
+  });
+  const bad = errorOf(
+    await s.client.callTool({
+      name: "opendata_call",
+      arguments: { tool: "worldbank_search_documents", arguments: '{"query": "x", "limit": 1000}' },
+    }),
+  );
+  assert.deepEqual(bad["next_calls"], [{
+    tool: "opendata_describe",
+    arguments: { tool: "worldbank_search_documents" },
+    for: "its arguments",
+  }]);
+  const missing = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "arcgis-query", arguments: '{"layer": 99}' },
+  });
+  const e = errorOf(missing);
+  assert.equal(e["error_type"], "NOT_FOUND");
+  const fix = (e["next_calls"] as Call[])[0]!;
+  assert.equal(fix.for, "the services and layer ids");
+  assert.match(texts(missing)[0]!, /the services and layer ids: opendata_call arcgis-services \{\}/);
+  const listed = await s.client.callTool({ name: fix.tool, arguments: fix.arguments });
+  assert.equal(listed.isError, undefined, texts(listed)[0]);
 });
