@@ -531,7 +531,9 @@ export async function callTool(
     }
     // A paged answer's text already says how to go on ("call again with offset=..."): its
     // continuation goes to structured content only, so the text says it once.
-    const more = continuation(listed, sent, output.structured);
+    const more = wanted.some((c) => c.tool === listed.name)
+      ? []
+      : continuation(listed, sent, output.structured);
     const everything = options.served
       ? undefined
       : new Set([listed.name, ...wanted.map((c) => c.tool), ...more.map((c) => c.tool)]);
@@ -542,8 +544,11 @@ export async function callTool(
     // only where they fit, never by cutting it (structured content carries the next calls anyway,
     // and a cut answer's text already says how to continue).
     const body = clampText(output.text, options.characterLimit);
-    const tail = shownNext.length ? `\n\n${nextCallsText(shownNext)}` : "";
-    const head = aliased.notices.length ? `(${aliased.notices.join("; ")})\n` : "";
+    // A JSON text block is the structured content itself (response_format "json"): nothing is
+    // added to it, so it stays parseable and equal to structuredContent.
+    const jsonText = body.trimStart().startsWith("{");
+    const tail = shownNext.length && !jsonText ? `\n\n${nextCallsText(shownNext)}` : "";
+    const head = aliased.notices.length && !jsonText ? `(${aliased.notices.join("; ")})\n` : "";
     const room = options.characterLimit - body.length;
     const text = `${head.length + tail.length <= room ? head : ""}${body}${
       head.length + tail.length <= room || tail.length <= room ? tail : ""
@@ -553,8 +558,6 @@ export async function callTool(
       : [{ type: "text", text }, ...(output.content ?? [])];
     const result: CallToolResult = { content };
     let structured = output.structured as Record<string, unknown> | undefined;
-    // A JSON text block is the structured content itself (response_format "json"): both stay equal.
-    const jsonText = body.trimStart().startsWith("{");
     if (
       structured !== undefined && next.length && !jsonText &&
       takesNextCalls(describeTool(listed).outputSchema)
