@@ -145,3 +145,36 @@ Deno.test("an error names the call that fixes it: a bad argument its tool's desc
   const listed = await s.client.callTool({ name: fix.tool, arguments: fix.arguments });
   assert.equal(listed.isError, undefined, texts(listed)[0]);
 });
+
+Deno.test("an alias is read with a notice, and 0 found nearby names the same call with a wider radius", async () => {
+  await using up = startRecordedUpstreams();
+  await using s = await startStdio({
+    args: ["--providers", "boj,riksantikvaren_ogc"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: up.configYaml,
+  });
+  const aliased = await s.client.callTool({
+    name: "opendata_call",
+    arguments: {
+      tool: "boj_get_data_code",
+      arguments: JSON.stringify({ db: "FM01", codes: ["STRDCLUCON"], language: "en" }),
+    },
+  });
+  ok(aliased);
+  assert.match(texts(aliased)[0]!, /^\("language" read as "lang"\)/);
+  assert.equal(up.main.requestsTo("/api/v1/getDataCode").at(-1)!.url.searchParams.get("lang"), "EN");
+
+  const far = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "riksantikvaren-nearby", arguments: JSON.stringify({ lat: 60.5, lon: 11.5 }) },
+  });
+  const empty = ok(far);
+  assert.equal(empty["total"], 0);
+  const wider = (empty["next_calls"] as Call[])[0]!;
+  assert.equal(wider.for, "a wider radius");
+  assert.deepEqual(JSON.parse(String(wider.arguments["arguments"]))["radius_m"], 2000);
+  assert.match(
+    texts(far)[0]!,
+    /a wider radius: opendata_call riksantikvaren-nearby \{"lat":60\.5,"lon":11\.5,"radius_m":2000/,
+  );
+});
