@@ -77,11 +77,12 @@ const searchOutput = z.object({
   sources: z.array(z.object({
     id: z.string(),
     status: z.enum(["ok", "failed", "timeout", "unavailable"]),
-    licence: z.string().optional(),
     error: z.string().optional(),
     hits: z.array(hitSchema),
     next_calls: z.array(nextCallSchema).optional(),
   })),
+  /** Sources that answered with no hits and name no call (listed by id only). */
+  no_hits: z.array(z.string()).optional(),
   total_hits: z.number(),
   next_calls: z.array(nextCallSchema).optional(),
   cut: z.string().optional(),
@@ -241,12 +242,14 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
             `limit (cut: ${cutSources.join(", ")})`
           : undefined;
         const text = searchMarkdown(args.query, shown, total, next, cut, picked.notices);
+        const quiet = (s: ShownSource) => s.status === "ok" && s.hits.length === 0 && !s.next_calls?.length;
         const structured = {
           query: args.query,
-          sources: shown.map((s) => ({
+          // Said once: the licence line and snippets are in the text; a source without hits and
+          // without a call to name is only its id.
+          sources: shown.filter((s) => !quiet(s)).map((s) => ({
             id: s.id,
             status: s.status,
-            ...(s.hits.length && s.licence ? { licence: creditLine(s.licence) } : {}),
             ...(s.error ? { error: s.error } : {}),
             hits: s.hits.map((h) => ({
               title: h.title,
@@ -255,6 +258,7 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
             })),
             ...(s.next_calls ? { next_calls: s.next_calls } : {}),
           })),
+          ...(shown.some(quiet) ? { no_hits: shown.filter(quiet).map((s) => s.id) } : {}),
           total_hits: total,
           ...(next.length ? { next_calls: next } : {}),
           ...(cutSources.length ? { cut: cutSources.join(", ") } : {}),

@@ -127,7 +127,7 @@ Deno.test("opendata_search cut to the character limit shows fewer hits from ever
     env: { ...DEFAULT, MCP_CHARACTER_LIMIT: "1000" },
   });
   // A long query makes each echo hit long, so two hits of each source do not fit in 1,000 characters.
-  const query = "Oslo ".repeat(17).trim();
+  const query = "Oslo ".repeat(20).trim();
   const r = await s.client.callTool({ name: "opendata_search", arguments: { query, limit: 10 } });
   const found = ok(r);
   const sources = found["sources"] as { id: string; status: string; hits: unknown[] }[];
