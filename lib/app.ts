@@ -13,6 +13,7 @@ import type { Provider, ToolDefinition } from "./mcp/provider.ts";
 import { lazyProvider } from "./mcp/lazy.ts";
 import { selectListing } from "./mcp/listing.ts";
 import { CALL_TOOL, coreTools, DESCRIBE_TOOL, SEARCH_TOOL } from "./mcp/core_tools.ts";
+import { readTool } from "./mcp/read_tool.ts";
 import { collectTools, createServer, describeTool } from "./mcp/server.ts";
 import { CORE_TOOLSET, ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
 import type { RequestStateSeal } from "./mcp/server.ts";
@@ -200,10 +201,22 @@ export async function createApp(
     });
   }
   const searchTimeoutMs = Math.round(config.server.search_timeout * 1000);
+  const exports = new ResultExports({
+    dataDir,
+    clock: http.clock,
+    maxMb: config.server.export_max_mb,
+    maxMbPerClient: config.server.export_max_mb_per_client,
+    writes,
+  });
+  // Result files read by a tool call (clients without resources/read): not listed, reached with
+  // opendata_call, named as the next call of every answer that writes a file.
+  const fileTemplates = [...filtered.flatMap((p) => p.resourceTemplates ?? []), exports.resourceTemplate()];
+  const reader = readTool(() => fileTemplates);
   // deno-lint-ignore no-explicit-any
-  const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>(
-    filtered.flatMap((p) => p.tools.map((t) => [t.name, { tool: t, provider: p.id }] as const)),
-  );
+  const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>([
+    ...filtered.flatMap((p) => p.tools.map((t) => [t.name, { tool: t, provider: p.id }] as const)),
+    [reader.name, { tool: reader, provider: "core" }],
+  ]);
   /** What one toolset selection serves; built once per distinct selection (tool schemas are cached per tool). */
   const views = new Map<string, Provider[]>();
   const viewOf = (selected: ReadonlySet<string>): Provider[] => {
@@ -222,6 +235,7 @@ export async function createApp(
           searchTimeoutMs,
           clock: http.clock,
           inputSchemaOf: (tool) => describeTool(tool).inputSchema as Record<string, unknown>,
+          unlisted: [reader],
         }),
       };
       view = [core, ...served];
@@ -233,13 +247,6 @@ export async function createApp(
   };
   const tools = collectTools(viewOf(defaultToolsets));
   const requestState = requestStateSeal(config.server.request_state_key);
-  const exports = new ResultExports({
-    dataDir,
-    clock: http.clock,
-    maxMb: config.server.export_max_mb,
-    maxMbPerClient: config.server.export_max_mb_per_client,
-    writes,
-  });
   const serverInstructions = instructions(filtered, specs);
   const served = skipped.length === 0 ? config : {
     ...config,

@@ -30,6 +30,8 @@ export interface ErrorPayload {
   field?: string;
   /** What to try next. */
   hint?: string;
+  /** The calls that would fix or get round the failure, ready to send (issue 23). */
+  next_calls?: { tool: string; arguments: Record<string, unknown>; for?: string }[];
 }
 
 /** Options for {@linkcode ToolError}. */
@@ -40,6 +42,8 @@ export interface ToolErrorOptions {
   retryAfterS?: number;
   field?: string;
   hint?: string;
+  /** Calls that fix or get round the failure (the core routes them for the caller's surface). */
+  next?: { tool: string; arguments: Record<string, unknown>; for?: string }[];
   cause?: unknown;
 }
 
@@ -52,6 +56,7 @@ export class ToolError extends Error {
   readonly retryAfterS: number | undefined;
   readonly field: string | undefined;
   readonly hint: string | undefined;
+  readonly next: { tool: string; arguments: Record<string, unknown>; for?: string }[] | undefined;
 
   constructor(errorType: ErrorType, message: string, options: ToolErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -63,6 +68,7 @@ export class ToolError extends Error {
     this.retryAfterS = options.retryAfterS;
     this.field = options.field;
     this.hint = options.hint;
+    this.next = options.next;
   }
 
   /** The payload of the error contract. */
@@ -77,6 +83,7 @@ export class ToolError extends Error {
     if (this.retryAfterS !== undefined) payload.retry_after_s = this.retryAfterS;
     if (this.field !== undefined) payload.field = this.field;
     if (this.hint !== undefined) payload.hint = this.hint;
+    if (this.next?.length) payload.next_calls = this.next;
     return payload;
   }
 }

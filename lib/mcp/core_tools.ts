@@ -8,7 +8,17 @@ import { ToolError } from "../errors.ts";
 import { jsonTooDeepAt } from "../http/json_depth.ts";
 import { requestScope } from "../http/request_scope.ts";
 import { markdownTable, shorten } from "./output.ts";
-import type { Provider, SearchHit, ToolCallContext, ToolDefinition, UnavailableTools } from "./provider.ts";
+import { creditLine } from "../output/credit.ts";
+import { callLine, didYouMean, nextCallsText, routeCall } from "./next_calls.ts";
+import type { RoutedCall } from "./next_calls.ts";
+import type {
+  NextCall,
+  Provider,
+  SearchHit,
+  ToolCallContext,
+  ToolDefinition,
+  UnavailableTools,
+} from "./provider.ts";
 import { DEFAULT_MAX_DEPTH } from "./stdio_transport.ts";
 import { CORE_TOOLSET } from "./toolsets.ts";
 import type { ToolCatalog } from "./toolsets.ts";
@@ -31,6 +41,9 @@ export interface CoreToolsOptions {
   clock: Clock;
   /** Describes a tool as tools/list would (the JSON Schemas of its input). */
   inputSchemaOf(tool: ToolDefinition): Record<string, unknown>;
+  /** Core tools never listed but described and called (opendata_read). */
+  // deno-lint-ignore no-explicit-any
+  unlisted?: readonly ToolDefinition<any, any>[];
 }
 
 const CORE_ANNOTATIONS = {
@@ -48,25 +61,32 @@ const searchInput = z.strictObject({
   limit: z.number().int().min(1).max(10).default(3).describe("Hits per source, 1-10 (default 3)"),
 });
 
+const nextCallSchema = z.object({
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  for: z.string().optional(),
+});
+
+// The hits' snippets and dates are in the text only: a client that forwards both pays for them once.
 const hitSchema = z.object({
   title: z.string(),
-  snippet: z.string().optional(),
   url: z.string().optional(),
-  date: z.string().optional(),
-  next: z.object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()) }),
+  next_calls: z.array(nextCallSchema),
 });
 
 const searchOutput = z.object({
   query: z.string(),
   sources: z.array(z.object({
     id: z.string(),
-    name: z.string(),
-    licence: z.string(),
     status: z.enum(["ok", "failed", "timeout", "unavailable"]),
     error: z.string().optional(),
     hits: z.array(hitSchema),
+    next_calls: z.array(nextCallSchema).optional(),
   })),
+  /** Sources that answered with no hits and name no call (listed by id only). */
+  no_hits: z.array(z.string()).optional(),
   total_hits: z.number(),
+  next_calls: z.array(nextCallSchema).optional(),
   cut: z.string().optional(),
 });
 
@@ -76,6 +96,7 @@ const describeInput = z.strictObject({
 });
 
 const describeOutput = z.object({
+  sources: z.array(z.object({ id: z.string(), name: z.string(), enabled: z.boolean() })).optional(),
   toolsets: z.array(z.object({
     id: z.string(),
     description: z.string(),
@@ -148,14 +169,12 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
   for (const set of catalog.toolsets) {
     for (const tool of set.tools) allTools.set(tool.name, { tool, toolset: set.id });
   }
+  for (const tool of options.unlisted ?? []) allTools.set(tool.name, { tool, toolset: CORE_TOOLSET });
   const searchable = options.providers.filter((p) => p.search);
   const sourceIds = searchable.map(sourceId);
 
-  /** How to reach `tool` from this instance: directly when listed, else through opendata_call. */
-  const route = (next: SearchHit["next"]): { tool: string; arguments: Record<string, unknown> } =>
-    options.served.has(next.tool)
-      ? next
-      : { tool: CALL_TOOL, arguments: { tool: next.tool, arguments: JSON.stringify(next.arguments) } };
+  /** How to reach a tool from this instance: directly when listed, else through opendata_call. */
+  const route = (next: NextCall): RoutedCall => routeCall(next, options.served);
 
   const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
     name: SEARCH_TOOL,
@@ -164,60 +183,89 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
     description:
       `Searches every source at once (${
         searchable.map((p) => p.search!.name).join("; ") || "none enabled"
-      }) and lists a few hits per source, each with its licence and the exact next call (tool and ` +
-      "arguments) that returns the whole record. Start here; a source that fails or is slow is reported, " +
-      "the others still answer.",
+      }) and lists a few hits per source with next_calls (tool and arguments, ready to send): the ` +
+      "record, and e.g. a series' latest values or places nearby. Start here; coordinates like \"59.91N " +
+      '10.75E" find places nearby. A source that fails or is slow is reported, the others still answer.' +
+      (catalog.unavailable.length
+        ? ` Not enabled: ${
+          [...new Set(catalog.unavailable.map((u) => u.provider))].filter((id) => !sourceIds.includes(id))
+            .map((id) =>
+              `${id} (${catalog.unavailable.find((u) => u.provider === id)!.reason.split(":")[0]})`
+            )
+            .join(", ")
+        }.`
+        : ""),
     input: searchInput,
     output: searchOutput,
     ...generatedSchemas(SEARCH_TOOL),
     annotations: { ...CORE_ANNOTATIONS, idempotentHint: false },
     async handler(args, ctx) {
-      const unknown = args.sources.filter((s) => !sourceIds.includes(s));
-      if (unknown.length) {
-        throw new ToolError("VALIDATION_ERROR", `Unknown source ${unknown.map((s) => `"${s}"`).join(", ")}`, {
-          field: "sources",
-          hint: `Use some of ${
-            sourceIds.map((s) => `"${s}"`).join(", ")
-          }, or leave sources out to search all`,
-        });
-      }
-      const chosen = args.sources.length
-        ? searchable.filter((p) => args.sources.includes(sourceId(p)))
+      const picked = pickSources(args.sources);
+      const chosen = picked.ids.length
+        ? searchable.filter((p) => picked.ids.includes(sourceId(p)))
         : searchable;
-      const sources = await Promise.all(
+      const sources: SourceResult[] = await Promise.all(
         chosen.map((p) => runSource(p, args.query, args.limit, ctx, options)),
       );
-      for (const u of catalog.unavailable) {
-        if (args.sources.length && !args.sources.includes(u.provider)) continue;
-        if (sources.some((s) => s.id === u.provider)) continue;
-        sources.push({
-          id: u.provider,
-          name: u.provider,
-          licence: "",
-          status: "unavailable",
-          error: u.reason,
-          hits: [],
-        });
+      for (const u of picked.unavailable) {
+        sources.push({ id: u.id, name: u.id, licence: "", status: "unavailable", error: u.reason, hits: [] });
       }
-      const routed = sources.map((s) => ({ ...s, hits: s.hits.map((h) => ({ ...h, next: route(h.next) })) }));
+      const widen = new Map(chosen.map((p) => [sourceId(p), p.search!.widen?.(args.query) ?? []]));
+      // A source without hits names its widening call when the answer would otherwise be empty, or
+      // when the caller asked for it by name; beside other sources' hits it would only cost tokens.
+      const anyHits = sources.some((s) => s.hits.length > 0);
       const render = (per: number) => {
-        const shown = routed.map((s) => ({ ...s, hits: s.hits.slice(0, per) }));
-        const cutSources = routed.filter((s) => s.hits.length > per).map((s) => s.id);
+        const cutSources = sources.filter((s) => s.hits.length > per).map((s) => s.id);
+        const shown = sources.map((s) => {
+          const hits = s.hits.slice(0, per).map((h) => ({
+            title: h.title,
+            ...(h.snippet ? { snippet: h.snippet } : {}),
+            ...(h.url ? { url: h.url } : {}),
+            ...(h.date ? { date: h.date } : {}),
+            next_calls: [h.next, ...(h.also ?? []).slice(0, 2)].map(route),
+          }));
+          const empty = s.status === "ok" && hits.length === 0 && (!anyHits || picked.ids.length > 0)
+            ? (widen.get(s.id) ?? []).map(route)
+            : [];
+          return { ...s, hits, ...(empty.length ? { next_calls: empty } : {}) };
+        });
+        const total = shown.reduce((n, s) => n + s.hits.length, 0);
+        const next: RoutedCall[] = [];
+        if (cutSources.length) {
+          next.push(route({
+            tool: SEARCH_TOOL,
+            arguments: { query: args.query, sources: [cutSources[0]], limit: args.limit },
+            for: `all ${args.limit} hits of ${cutSources[0]}`,
+          }));
+        }
+        if (total === 0) next.push(...emptyCalls(args.query, shown, picked.ids.length > 0));
+        const cut = cutSources.length
+          ? `At most ${per} hits per source to stay within the ${ctx.limits.characterLimit}-character ` +
+            `limit (cut: ${cutSources.join(", ")})`
+          : undefined;
+        const text = searchMarkdown(args.query, shown, total, next, cut, picked.notices);
+        const quiet = (s: ShownSource) => s.status === "ok" && s.hits.length === 0 && !s.next_calls?.length;
         const structured = {
           query: args.query,
-          sources: shown,
-          total_hits: shown.reduce((n, s) => n + s.hits.length, 0),
-          ...(cutSources.length
-            ? {
-              cut:
-                `At most ${per} hits per source to stay within the ${ctx.limits.characterLimit}-character ` +
-                `limit; for the rest of one source call ${SEARCH_TOOL} again with sources ${
-                  JSON.stringify([cutSources[0]])
-                } (cut: ${cutSources.join(", ")})`,
-            }
-            : {}),
+          // Said once: the licence line and snippets are in the text; a source without hits and
+          // without a call to name is only its id.
+          sources: shown.filter((s) => !quiet(s)).map((s) => ({
+            id: s.id,
+            status: s.status,
+            ...(s.error ? { error: s.error } : {}),
+            hits: s.hits.map((h) => ({
+              title: h.title,
+              ...(h.url ? { url: h.url } : {}),
+              next_calls: h.next_calls,
+            })),
+            ...(s.next_calls ? { next_calls: s.next_calls } : {}),
+          })),
+          ...(shown.some(quiet) ? { no_hits: shown.filter(quiet).map((s) => s.id) } : {}),
+          total_hits: total,
+          ...(next.length ? { next_calls: next } : {}),
+          ...(cutSources.length ? { cut: cutSources.join(", ") } : {}),
         };
-        return { text: searchMarkdown(structured), structured };
+        return { text, structured };
       };
       // Fewer hits from every source rather than losing whole sources to the last-guard cut.
       const fits = (r: { text: string; structured: unknown }) =>
@@ -229,6 +277,82 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
       return rendered;
     },
   };
+
+  /**
+   * The sources a search names, by the ids opendata_describe lists (toolset ids of a source's
+   * provider are taken too, with a notice); a source left out as configured says what enables it.
+   */
+  function pickSources(requested: readonly string[]): {
+    ids: string[];
+    unavailable: { id: string; reason: string }[];
+    notices: string[];
+  } {
+    const ids: string[] = [];
+    const unavailable: { id: string; reason: string }[] = [];
+    const notices: string[] = [];
+    const unknown: string[] = [];
+    for (const raw of requested) {
+      const id = raw.trim().toLowerCase();
+      if (sourceIds.includes(id)) {
+        if (!ids.includes(id)) ids.push(id);
+        continue;
+      }
+      const owner = catalog.toolsets.find((t) => t.id === id)?.provider;
+      if (owner && sourceIds.includes(owner)) {
+        if (!ids.includes(owner)) ids.push(owner);
+        notices.push(`"${raw}" is a toolset; searched its source "${owner}"`);
+        continue;
+      }
+      const left = catalog.unavailable.find((u) => u.provider === id || u.toolset === id);
+      if (left) {
+        if (!unavailable.some((u) => u.id === left.provider)) {
+          unavailable.push({ id: left.provider, reason: left.reason });
+        }
+        continue;
+      }
+      unknown.push(raw);
+    }
+    if (unknown.length) {
+      const guess = didYouMean(unknown[0]!, [...sourceIds, ...catalog.unavailable.map((u) => u.provider)]);
+      throw new ToolError("VALIDATION_ERROR", `Unknown source ${unknown.map((s) => `"${s}"`).join(", ")}`, {
+        field: "sources",
+        hint: `${guess ? `Did you mean "${guess}"? ` : ""}Sources: ${
+          sourceIds.join(", ")
+        }; or leave sources out`,
+      });
+    }
+    if (requested.length && ids.length === 0 && unavailable.length) {
+      throw new ToolError("CONFIGURATION_ERROR", `Not enabled: ${unavailable.map((u) => u.id).join(", ")}`, {
+        field: "sources",
+        hint: unavailable[0]!.reason,
+      });
+    }
+    return { ids, unavailable, notices };
+  }
+
+  /** What to call when nothing matched: fewer words, then every source, then the tool list. */
+  function emptyCalls(query: string, shown: readonly ShownSource[], narrowed: boolean): RoutedCall[] {
+    const calls: RoutedCall[] = [];
+    const words = query.trim().split(/\s+/);
+    if (words.length > 1) {
+      calls.push(route({
+        tool: SEARCH_TOOL,
+        arguments: { query: words.slice(0, Math.max(1, words.length - 1)).join(" ") },
+        for: "fewer words",
+      }));
+    }
+    if (narrowed) calls.push(route({ tool: SEARCH_TOOL, arguments: { query }, for: "every source" }));
+    if (shown.some((s) => s.status === "failed" || s.status === "timeout")) {
+      const failed = shown.filter((s) => s.status === "failed" || s.status === "timeout").map((s) => s.id);
+      calls.push(
+        route({ tool: SEARCH_TOOL, arguments: { query, sources: failed }, for: "retry failed sources" }),
+      );
+    }
+    if (calls.length === 0) {
+      calls.push(route({ tool: DESCRIBE_TOOL, arguments: {}, for: "browse the tools" }));
+    }
+    return calls;
+  }
 
   const describe: ToolDefinition<typeof describeInput, typeof describeOutput> = {
     name: DESCRIBE_TOOL,
@@ -313,6 +437,12 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
         tools: s.tools.map((t) => t.name),
         listed: s.tools.every((t) => options.served.has(t.name)),
       }));
+      const sources = [
+        ...searchable.map((p) => ({ id: sourceId(p), name: p.search!.name, enabled: true })),
+        ...[...new Set(catalog.unavailable.map((u) => u.provider))]
+          .filter((id) => !sourceIds.includes(id))
+          .map((id) => ({ id, name: id, enabled: false })),
+      ];
       const unavailable = catalog.unavailable.map((u) => ({
         toolset: u.toolset,
         tools: [...u.tools],
@@ -329,6 +459,10 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
         `Tools of toolsets not listed are still reachable: ${DESCRIBE_TOOL} with tool gives the arguments, ` +
         `${CALL_TOOL} calls it. To list a toolset's tools directly, start the server with --toolsets ` +
         "(or OPENDATA_MCP_TOOLSETS), or over HTTP use /mcp/<toolsets> or the X-MCP-Toolsets header.",
+        "",
+        `Source ids for ${SEARCH_TOOL} sources: ${
+          sources.map((x) => x.enabled ? x.id : `${x.id} (not enabled)`).join(", ")
+        }.`,
       ];
       if (unavailable.length) {
         lines.push(
@@ -339,7 +473,7 @@ export function coreTools(options: CoreToolsOptions): ToolDefinition<any, any>[]
       }
       return Promise.resolve({
         text: lines.join("\n"),
-        structured: { toolsets, ...(unavailable.length ? { unavailable } : {}) },
+        structured: { sources, toolsets, ...(unavailable.length ? { unavailable } : {}) },
       });
     },
   };
@@ -509,22 +643,32 @@ async function runSource(
   }
 }
 
+type ShownSource = Omit<SourceResult, "hits"> & {
+  hits: { title: string; snippet?: string; url?: string; date?: string; next_calls: RoutedCall[] }[];
+  next_calls?: RoutedCall[];
+};
+
 function searchMarkdown(
-  result: { query: string; sources: SourceResult[]; total_hits: number; cut?: string },
+  query: string,
+  sources: readonly ShownSource[],
+  total: number,
+  next: readonly RoutedCall[],
+  cut: string | undefined,
+  notices: readonly string[],
 ): string {
-  const lines = [`# "${result.query}": ${result.total_hits} hits from ${result.sources.length} sources`];
-  if (result.cut) lines.push("", `${result.cut}.`);
-  for (const s of result.sources) {
-    lines.push("", `## ${s.name}${s.licence ? ` (${s.licence})` : ""}`);
-    if (s.status !== "ok") {
-      lines.push(
-        s.status === "unavailable"
-          ? `Not enabled: ${s.error}`
-          : `${s.status === "timeout" ? "Too slow" : "Failed"}: ${s.error}`,
-      );
-      continue;
-    }
-    if (s.hits.length === 0) lines.push("No hits.");
+  const answered = sources.filter((s) => s.hits.length > 0);
+  const empty = sources.filter((s) => s.status === "ok" && s.hits.length === 0);
+  const failed = sources.filter((s) => s.status === "failed" || s.status === "timeout");
+  const off = sources.filter((s) => s.status === "unavailable");
+  const head = [`# "${query}": ${total} hits from ${answered.length} of ${sources.length} sources`];
+  if (empty.length) head.push(`no hits: ${empty.map((s) => s.id).join(", ")}`);
+  if (failed.length) head.push(`failed: ${failed.map((s) => s.id).join(", ")}`);
+  if (off.length) head.push(`not enabled: ${off.map((s) => s.id).join(", ")}`);
+  const lines = [head.join("; ")];
+  for (const n of notices) lines.push(`(${n})`);
+  if (cut) lines.push("", `${cut}.`);
+  for (const s of answered) {
+    lines.push("", `## ${s.name}`);
     s.hits.forEach((h, i) => {
       lines.push(
         `${i + 1}. **${h.title}**${h.date ? ` (${h.date})` : ""}${
@@ -532,8 +676,22 @@ function searchMarkdown(
         }`,
       );
       if (h.url) lines.push(`   ${h.url}`);
-      lines.push(`   Next: ${h.next.tool} ${JSON.stringify(h.next.arguments)}`);
+      for (const c of h.next_calls) lines.push(`   → ${callLine(c)}`);
     });
+    if (s.licence) lines.push(`Licence: ${creditLine(s.licence)}`);
   }
+  const problems = [...failed, ...off];
+  if (problems.length) lines.push("");
+  for (const s of problems) {
+    lines.push(
+      `${s.id} ${
+        s.status === "timeout" ? "too slow" : s.status === "failed" ? "failed" : "not enabled"
+      }: ${s.error}`,
+    );
+  }
+  const widen = empty.filter((s) => s.next_calls?.length);
+  if (widen.length) lines.push("");
+  for (const s of widen) lines.push(`${s.id}, no hits → ${s.next_calls!.map(callLine).join(" | ")}`);
+  if (next.length) lines.push("", nextCallsText(next));
   return lines.join("\n");
 }

@@ -98,14 +98,18 @@ export function lazyProvider(id: string, listing: ProviderListing, load: () => P
 
   const out: Provider = { id, tools, toolsets: listing.toolsets };
   if (listing.search) {
+    // The source once loaded: its widening calls are asked for after a search, which loads it.
+    let loaded: SearchSource | undefined;
     const search: SearchSource = {
       name: listing.search.name,
       licence: listing.search.licence,
       async search(query, options, context) {
         const source = (await provider()).search;
         if (!source) throw new ToolError("INTERNAL_ERROR", missing("search source").message);
+        loaded = source;
         return await source.search(query, options, context);
       },
+      widen: (query) => loaded?.widen?.(query) ?? [],
     };
     out.search = search;
   }

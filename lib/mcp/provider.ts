@@ -86,6 +86,19 @@ export interface UnavailableTools {
   reason: string;
 }
 
+/**
+ * A call an answer names as a useful next step: a tool and its exact arguments, with a few words
+ * on what it gives (`for`, e.g. "latest values"). The core routes it through `opendata_call` when
+ * the tool is not listed on the caller's surface, and shows it once in the text and in
+ * `structuredContent.next_calls`.
+ */
+export interface NextCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** A few words: what the call gives ("latest values", "more hits", "wider radius"). */
+  for?: string;
+}
+
 /** One source of `opendata_search`: a quick search of the provider's upstream. */
 export interface SearchSource {
   /** Shown with each hit, e.g. "World Bank Documents & Reports". */
@@ -97,6 +110,11 @@ export interface SearchSource {
    * (the shared HTTP client enforces it); `context.signal` aborts when the search is cut short.
    */
   search(query: string, options: { limit: number }, context: ToolCallContext): Promise<SearchHit[]>;
+  /**
+   * What to call when `query` finds nothing here: a wider or corrected call (another tool of the
+   * provider, a listing, a broader query). The core names it under the answer's "no hits".
+   */
+  widen?(query: string): NextCall[];
 }
 
 /** One hit of `opendata_search`. */
@@ -109,7 +127,12 @@ export interface SearchHit {
   /** A date that helps tell hits apart (publication, last update), ISO 8601. */
   date?: string;
   /** The exact call that returns the whole record: a tool name and its arguments. */
-  next: { tool: string; arguments: Record<string, unknown> };
+  next: NextCall;
+  /**
+   * Further calls agents often want next from this hit, best first: a series' latest values, a
+   * filtered search, the places nearby. The core shows at most two of them.
+   */
+  also?: NextCall[];
 }
 
 /**
@@ -173,6 +196,12 @@ export interface ToolOutput<O = Record<string, unknown>> {
   content?: ContentBlock[];
   /** Replaces the text block entirely (for tools whose first block is not text). */
   replaceContent?: boolean;
+  /**
+   * What to call next, best first (the continuation of a cut answer, a wider call after an empty
+   * one, the record behind a row). The core routes each through `opendata_call` when its tool is
+   * not listed, appends them once to the text and adds them to `structuredContent.next_calls`.
+   */
+  next?: NextCall[];
 }
 
 /** One tool, with zod schemas the core converts to JSON Schema. */

@@ -21,6 +21,7 @@ export {
   ResourceNotFoundError,
   ResourceTemplate,
   SUPPORTED_PROTOCOL_VERSIONS,
+  UriTemplate,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 export type {

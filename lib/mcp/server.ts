@@ -21,8 +21,9 @@ import {
 import type { CitationStore } from "../output/provenance.ts";
 import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
+import { didYouMean, nextCallsText, READ_TOOL, routeCall, takesNextCalls } from "./next_calls.ts";
 import type { ResultExports, ResultFiles } from "../output/exports.ts";
-import type { McpExtra, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
+import type { McpExtra, NextCall, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import { listedTool, loadedTool } from "./lazy.ts";
 import {
   completable,
@@ -97,6 +98,11 @@ export interface CreateServerOptions {
 export interface CallToolOptions extends CreateServerOptions {
   /** The result files of the tool's provider, as this caller writes them. */
   files?: ResultFiles;
+  /**
+   * The tools listed on the caller's surface: an answer's next calls to other tools go through
+   * opendata_call. Absent: every tool counts as listed.
+   */
+  served?: ReadonlySet<string>;
 }
 
 /** Result files where none are configured (the CLI's `call`): saving is refused with the fix. */
@@ -244,6 +250,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   );
   for (const p of providers) for (const t of p.tools) callable.set(t.name, { tool: t, provider: p.id });
   const byName = new Map([...callable].map(([name, c]) => [name, c.tool]));
+  const served = new Set(tools.map((t) => t.name));
   // Tools left out as configured (e.g. without an API key): calling one says how to enable it.
   const unavailable = providers.flatMap((p) => p.unavailable ?? []);
   const seal = options.requestState;
@@ -318,7 +325,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     }
     const provider = callable.get(tool.name)!.provider;
     const files = options.exports?.forCaller(provider, options.owner, options.client) ?? NO_FILES;
-    const result = await callTool(tool, args, ctx, { ...options, files });
+    const result = await callTool(tool, args, ctx, { ...options, files, served });
     if (isInputRequiredResult(result)) return result;
     const projected = server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
     if (tool.view && request.params.name !== CALL_TOOL && viewsFor(ctx)) {
@@ -677,10 +684,17 @@ async function runToolCall(
     return done(errorResult(payload), payload);
   }
   const served = servedInput(tool);
-  const parsed = served.schema.safeParse(withoutNullOptionals(rawArgs, describeTool(listed).inputSchema));
+  const inputSchema = describeTool(listed).inputSchema;
+  const aliased = applyAliases(rawArgs, inputSchema);
+  const parsed = served.schema.safeParse(withoutNullOptionals(aliased.args, inputSchema));
   if (!parsed.success) {
-    const err = validationError(parsed.error, rawArgs);
-    return done(errorResult(err.toPayload()), err.toPayload());
+    const err = validationError(parsed.error, aliased.args, inputSchema).toPayload();
+    const payload = withNextCalls(err, [{
+      tool: DESCRIBE_TOOL_NAME,
+      arguments: { tool: listed.name },
+      for: "its arguments",
+    }], options);
+    return done(errorResult(payload), payload);
   }
   const progressToken = extra.mcpReq._meta?.progressToken;
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
@@ -748,7 +762,34 @@ async function runToolCall(
       () => raceDeadline(tool.handler(args, context), expired.signal),
     );
     if (isInputRequiredResult(output)) return output;
-    let text = clampText(output.text, options.characterLimit);
+    const sent = typeof aliased.args === "object" && aliased.args !== null
+      ? aliased.args as Record<string, unknown>
+      : {};
+    const wanted = [...(output.next ?? [])];
+    // A file the answer wrote is read by a tool call too, for clients without resources/read.
+    if (options.callable?.has(READ_TOOL)) {
+      for (const block of output.content ?? []) {
+        if (block.type === "resource_link" && !wanted.some((c) => c.tool === READ_TOOL)) {
+          wanted.push({ tool: READ_TOOL, arguments: { uri: block.uri }, for: "read the file" });
+        }
+      }
+    }
+    // A paged answer's text already says how to go on ("call again with offset=..."): its
+    // continuation goes to structured content only, so the text says it once.
+    const more = wanted.some((c) => c.tool === listed.name)
+      ? []
+      : continuation(listed, sent, output.structured);
+    const everything = options.served
+      ? undefined
+      : new Set([listed.name, ...wanted.map((c) => c.tool), ...more.map((c) => c.tool)]);
+    const routeAll = (calls: NextCall[]) => calls.map((c) => routeCall(c, options.served ?? everything!));
+    const shownNext = routeAll(wanted);
+    const next = [...shownNext, ...routeAll(more)];
+    // The provider fitted its text to the limit: the next calls and the alias notice are added
+    // only where they fit, never by cutting it (structured content carries the next calls anyway,
+    // and a cut answer's text already says how to continue).
+    let body = clampText(output.text, options.characterLimit);
+    // Where the data came from (issue 26): one line in the text, an object in structured content.
     const provenance = output.replaceContent || !cites
       ? undefined
       : await buildProvenance(record, citationsOf(options));
@@ -760,16 +801,35 @@ async function runToolCall(
         options.characterLimit,
         clampText,
       );
-      text = cited.text;
+      body = cited.text;
       if (cited.structured) output.structured = cited.structured;
     }
+    // A JSON text block is the structured content itself (response_format "json"): nothing is
+    // added to it, so it stays parseable and equal to structuredContent.
+    const jsonText = body.trimStart().startsWith("{");
+    const tail = shownNext.length && !jsonText ? `\n\n${nextCallsText(shownNext)}` : "";
+    const head = aliased.notices.length && !jsonText ? `(${aliased.notices.join("; ")})\n` : "";
+    const room = options.characterLimit - body.length;
+    const text = `${head.length + tail.length <= room ? head : ""}${body}${
+      head.length + tail.length <= room || tail.length <= room ? tail : ""
+    }`;
     const content: CallToolResult["content"] = output.replaceContent
       ? [...(output.content ?? [])]
       : [{ type: "text", text }, ...(output.content ?? [])];
     const result: CallToolResult = { content };
-    if (output.structured !== undefined) {
+    let structured = output.structured as Record<string, unknown> | undefined;
+    if (
+      structured !== undefined && next.length && !jsonText &&
+      takesNextCalls(describeTool(listed).outputSchema)
+    ) {
+      // Only where it fits: the provider fitted its structured content to the limit, and a cut
+      // to make room would shorten its data.
+      const withNext = { ...structured, next_calls: next };
+      if (JSON.stringify(withNext).length <= options.characterLimit) structured = withNext;
+    }
+    if (structured !== undefined) {
       const bounded = boundStructured(
-        output.structured as Record<string, unknown>,
+        structured,
         options.characterLimit,
         requiredOf(listed),
       );
@@ -796,7 +856,18 @@ async function runToolCall(
     if (payload.error_type === "INTERNAL_ERROR") {
       logger.error("tool failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
     }
-    return done(errorResult(payload), payload);
+    const sent = typeof aliased.args === "object" && aliased.args !== null
+      ? aliased.args as Record<string, unknown>
+      : {};
+    const retry = payload.retryable && payload.error_type !== "CANCELLED"
+      ? [{
+        tool: listed.name,
+        arguments: sent,
+        for: payload.retry_after_s ? `retry after ${payload.retry_after_s} s` : "retry",
+      }]
+      : [];
+    const routed = withNextCalls(payload, retry, options);
+    return done(errorResult(routed), routed);
   } finally {
     clearTimeout(timer);
   }
@@ -822,6 +893,40 @@ function withoutNullOptionals(args: unknown, schema: Tool["inputSchema"]): unkno
   return out ?? args;
 }
 
+/** The tool that describes any tool's arguments (core_tools.ts), named after a validation error. */
+const DESCRIBE_TOOL_NAME = "opendata_describe";
+
+/** `payload` with its own next calls and `extra` ones, routed for the caller's surface. */
+function withNextCalls(payload: ErrorPayload, extra: NextCall[], options: CallToolOptions): ErrorPayload {
+  const calls = [...(payload.next_calls ?? []), ...extra].slice(0, 3);
+  if (calls.length === 0) return payload;
+  const served = options.served ?? new Set(calls.map((c) => c.tool));
+  return { ...payload, next_calls: calls.map((c) => routeCall(c, new Set([...served, DESCRIBE_TOOL_NAME]))) };
+}
+
+/**
+ * The call that continues a paged answer, when the answer says there is more (`has_more` with
+ * `next_offset`, or `next_cursor`) and the tool takes `offset` or `cursor`: the same call with
+ * the next offset or cursor. Any tool that pages gets it, without saying it itself.
+ */
+function continuation(
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>,
+  args: Record<string, unknown>,
+  structured: unknown,
+): NextCall[] {
+  if (typeof structured !== "object" || structured === null) return [];
+  const s = structured as Record<string, unknown>;
+  const takes = (describeTool(tool).inputSchema.properties ?? {}) as Record<string, unknown>;
+  if (typeof s["next_cursor"] === "string" && s["next_cursor"] && "cursor" in takes) {
+    return [{ tool: tool.name, arguments: { ...args, cursor: s["next_cursor"] }, for: "more (cursor)" }];
+  }
+  if (s["has_more"] === true && typeof s["next_offset"] === "number" && "offset" in takes) {
+    return [{ tool: tool.name, arguments: { ...args, offset: s["next_offset"] }, for: "next page" }];
+  }
+  return [];
+}
+
 /** Settles with `work`, or rejects as soon as `expired` aborts (the handler is told through its signal). */
 function raceDeadline<T>(work: Promise<T>, expired: AbortSignal): Promise<T> {
   if (expired.aborted) return Promise.reject(expired.reason);
@@ -844,16 +949,26 @@ function deadlinePayload(callTimeoutMs: number): ErrorPayload {
   };
 }
 
-/** A VALIDATION_ERROR naming each argument at fault. */
-export function validationError(error: z.ZodError, input?: unknown): ToolError {
+/**
+ * A VALIDATION_ERROR naming each argument at fault, with what the tool's schema says of it (so an
+ * agent that reached the tool through opendata_call, without its inputSchema, can fix the call)
+ * and "did you mean" for an unknown argument close to a known one.
+ */
+export function validationError(error: z.ZodError, input?: unknown, schema?: Tool["inputSchema"]): ToolError {
+  const properties = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const known = Object.keys(properties);
+  const shown = new Set<string>();
   const issues = error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");
     let message = issue.message;
     if (issue.code === "unrecognized_keys") {
-      return `Unknown argument ${issue.keys.map((k) => `"${k}"`).join(", ")}${
-        path ? ` in "${path}"` : ""
-      }: remove it (the tool's inputSchema lists the accepted arguments)`;
+      const guesses = issue.keys.map((k) => didYouMean(k, known)).filter((g): g is string => !!g);
+      for (const g of guesses) shown.add(g);
+      return `Unknown argument ${issue.keys.map((k) => `"${k}"`).join(", ")}${path ? ` in "${path}"` : ""}${
+        guesses.length ? `: did you mean ${guesses.map((g) => `"${g}"`).join(", ")}?` : ""
+      }${known.length && !guesses.length ? ` (accepted: ${known.join(", ")})` : ""}`;
     }
+    if (typeof issue.path[0] === "string") shown.add(issue.path[0]);
     if ((issue.code === "invalid_type" || issue.code === "invalid_value") && isMissing(input, issue.path)) {
       message = issue.code === "invalid_value" ? `required: ${issue.message}` : "required";
     }
@@ -863,10 +978,58 @@ export function validationError(error: z.ZodError, input?: unknown): ToolError {
   const first = issue?.code === "unrecognized_keys" && issue.path.length === 0
     ? issue.keys[0]
     : issue?.path[0];
+  const parts = [...shown].filter((k) => properties[k]).slice(0, 4)
+    .map((k) => `"${k}": ${JSON.stringify(schemaPart(properties[k]!))}`);
   return new ToolError("VALIDATION_ERROR", `Invalid arguments: ${issues.join("; ")}`, {
     ...(first === undefined ? {} : { field: String(first) }),
-    hint: "Correct the named argument(s) and call the tool again",
+    hint: parts.length
+      ? `Correct the call; the schema says ${parts.join(", ")}`
+      : "Correct the named argument(s) and call the tool again",
   });
+}
+
+/** A property's schema without the noise an agent does not need to fix a call. */
+function schemaPart(property: Record<string, unknown>): Record<string, unknown> {
+  const { default: _d, ...rest } = property;
+  return rest;
+}
+
+/**
+ * Common other names for an argument: a call that uses one where the tool takes the other is
+ * read as meant, with a notice (`lang` in BOJ, `language` in Wikipedia).
+ */
+const ALIASES: Readonly<Record<string, readonly string[]>> = {
+  lang: ["language"],
+  language: ["lang"],
+  q: ["query", "search_text"],
+  query: ["search_text"],
+  search_text: ["query"],
+  latitude: ["lat"],
+  longitude: ["lon"],
+  lng: ["lon"],
+  radius: ["radius_m"],
+  max_results: ["limit"],
+};
+
+/** `args` with aliased names renamed to the ones the tool takes, and a notice for each. */
+export function applyAliases(
+  args: unknown,
+  schema: Tool["inputSchema"],
+): { args: unknown; notices: string[] } {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return { args, notices: [] };
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  const notices: string[] = [];
+  for (const key of Object.keys(args)) {
+    if (key in properties) continue;
+    const target = ALIASES[key]?.find((t) => t in properties && !(t in args));
+    if (!target) continue;
+    out ??= { ...args as Record<string, unknown> };
+    out[target] = out[key];
+    delete out[key];
+    notices.push(`"${key}" read as "${target}"`);
+  }
+  return { args: out ?? args, notices };
 }
 
 /** Whether `path` names nothing in `input` (zod does not report inputs by default). */
@@ -901,6 +1064,7 @@ export function errorResult(payload: ErrorPayload): CallToolResult {
   const lines = [`Error (${payload.error_type}): ${payload.message}`];
   if (payload.retry_after_s !== undefined) lines.push(`Retry after: ${payload.retry_after_s} s`);
   if (payload.hint) lines.push(`Next step: ${payload.hint}`);
+  if (payload.next_calls?.length) lines.push(nextCallsText(payload.next_calls));
   return {
     isError: true,
     content: [

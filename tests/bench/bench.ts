@@ -44,6 +44,7 @@ import {
   thisServer,
 } from "./startup.ts";
 import type { ServerCommand, Spread } from "./startup.ts";
+import { report, runSuite } from "./tasks.ts";
 
 const { values: flags } = parseArgs({
   options: { baseline: { type: "string" }, only: { type: "string" } },
@@ -361,6 +362,12 @@ async function contextEconomy(): Promise<void> {
   );
 }
 
+/** Issue 23's task suite: realistic questions answered by following the next calls the server names. */
+const taskRows: string[] = [];
+async function taskSuite(): Promise<void> {
+  taskRows.push(report(await runSuite()));
+}
+
 /** --baseline DIR: start-up and a tools/call round trip of another checkout next to this one. */
 const baselineRows: string[] = [];
 async function baseline(dir: string): Promise<void> {
@@ -450,7 +457,9 @@ await startupAndMemory();
 const binarySection = await benchBinary(START_RUNS);
 if (flags.baseline) await baseline(flags.baseline);
 const viewSizeRows: string[] = [];
-if (only !== "startup") {
+if (only === "tasks") await taskSuite();
+if (only !== "startup" && only !== "tasks") {
+  await taskSuite();
   await contextEconomy();
   viewSizeRows.push(...await viewRows());
   const defaults = PROVIDERS.filter((s) => s.defaultEnabled).map((s) => s.id).join(",");
@@ -512,6 +521,19 @@ if (baselineRows.length) {
   sections.push(`## Before and after (--baseline)
 
 ${baselineRows.join("\n")}`);
+}
+if (taskRows.length) {
+  sections.push(`## Questions answered from the default surface (issue 23)
+
+tests/bench/tasks.ts asks realistic questions of the three default tools over stdio, with all eight
+providers on recorded bodies (tests/fakes/recorded.ts). A scripted agent types the question into
+\`opendata_search\` and then follows only the next calls the answers name (structuredContent.next_calls,
+preferring one whose \`for\` fits the question); it writes no call of its own. Tokens are o200k tokens of the
+answers a model reads: the text blocks, and the text blocks plus the serialized structured content (what a
+client that forwards both, such as Gemini's \`mcpToTool\`, pays). The tool list (536 tokens, once per
+conversation) is not included. Token counts do not depend on the machine.
+
+${taskRows.join("\n")}`);
 }
 if (economyRows.length) {
   sections.push(`## What the tool list costs an agent (issue 14)

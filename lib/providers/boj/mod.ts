@@ -23,7 +23,7 @@ export function createProvider(context: ProviderContext<BojSettings>): Provider 
           "Bank of Japan API catalogs: the 50 databases, parameters and message codes (no upstream call)",
       },
     ],
-    search: createSearchSource(),
+    search: createSearchSource(context.clock, client),
     resources: RESOURCES,
     resourceTemplates: RESOURCE_TEMPLATES,
     prompts: PROMPTS,

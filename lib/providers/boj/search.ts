@@ -1,9 +1,14 @@
-// The BOJ's part of `opendata_search`, answered from what the server holds (no request to the
-// BOJ, which asks users to avoid high-frequency access): series of the local catalogue whose
-// code, names, unit or frequency hold every word, each with the boj_get_data_code call that
-// fetches it, then databases whose code or names hold every word, each with the
-// boj_get_metadata call that lists its series.
-import type { SearchHit, SearchSource } from "../../mcp/provider.ts";
+// The BOJ's part of `opendata_search`. Questions people ask ("USD/JPY", "policy rate", "CPI",
+// "Tankan", in English or Japanese) are answered from the getMetadata of the databases that hold
+// them, read once and cached (the BOJ asks users to avoid high-frequency access); then series of the
+// local catalogue whose code, names, unit or frequency hold every word, and databases whose code or
+// names hold every word. A series hit's next call fetches its recent values, a database hit's
+// lists its series.
+import type { Clock } from "../../clock.ts";
+import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
+import { asksOf, isJapanese } from "./ask.ts";
+import type { BojClient } from "./client.ts";
+import type { MetadataEntry } from "./decode.ts";
 import { CREDIT_EN, DATABASES, TERMS_URL } from "./catalog.ts";
 import type { DatabaseEntry } from "./catalog.ts";
 import { SERIES_CATALOG } from "./series_catalog.ts";
@@ -24,26 +29,50 @@ function period(value: string): string {
   return value;
 }
 
-function seriesHit(s: CatalogSeries): SearchHit {
+/**
+ * The start_date of a recent window for a series of `frequency`, as of `now` (epoch ms): about a
+ * month of daily values, a year of monthly ones, a few years otherwise, never the whole history.
+ */
+export function recentStart(frequency: string, now: number): string {
+  const d = new Date(now);
+  const f = frequency.toUpperCase();
+  const months = f.startsWith("DAILY") || f.startsWith("WEEKLY") ? 1 : f.startsWith("MONTHLY") ? 12 : 0;
+  if (months) {
+    d.setUTCDate(1);
+    d.setUTCMonth(d.getUTCMonth() - months);
+    return `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, "0")}`;
+  }
+  const year = d.getUTCFullYear() - (f.startsWith("ANNUAL") ? 5 : 2);
+  if (f.startsWith("QUARTERLY")) return `${year}01`;
+  if (f.startsWith("SEMIANNUAL")) return `${year}01`;
+  return String(year);
+}
+
+function seriesHit(s: CatalogSeries, now: number): SearchHit {
   return {
     title: `${s.db} ${s.code}: ${s.name_en}`,
     snippet: `${s.name_ja} · ${s.unit_en} · ${s.frequency.toLowerCase()}, ${period(s.start)} to ${
       period(s.end)
     }`,
-    next: { tool: "boj_get_data_code", arguments: { db: s.db, codes: [s.code], lang: "en" } },
+    next: {
+      tool: "boj_get_data_code",
+      arguments: { db: s.db, codes: [s.code], start_date: recentStart(s.frequency, now), lang: "en" },
+      for: "recent values",
+    },
+    also: [{ tool: "boj_get_metadata", arguments: { db: s.db, lang: "en" }, for: `other ${s.db} series` }],
   };
 }
 
-function databaseHit(d: DatabaseEntry): SearchHit {
+function databaseHit(d: DatabaseEntry, note?: string): SearchHit {
   return {
     title: `${d.code}: ${d.name_en} (Bank of Japan database)`,
-    snippet: `${d.name_ja} · ${d.category_en}; boj_get_metadata lists its series`,
-    next: { tool: "boj_get_metadata", arguments: { db: d.code, lang: "en" } },
+    snippet: `${d.name_ja} · ${d.category_en}; boj_get_metadata lists its series${note ? `. ${note}` : ""}`,
+    next: { tool: "boj_get_metadata", arguments: { db: d.code, lang: "en" }, for: "its series" },
   };
 }
 
 /** The hits for `query`, best first: exact codes, then series, then databases. */
-export function searchCatalog(query: string, limit: number): SearchHit[] {
+export function searchCatalog(query: string, limit: number, now = Date.now()): SearchHit[] {
   const terms = fold(query).split(/\s+/).filter(Boolean);
   if (terms.length === 0 || limit <= 0) return [];
   const whole = terms.join(" ");
@@ -51,7 +80,7 @@ export function searchCatalog(query: string, limit: number): SearchHit[] {
   SERIES_CATALOG.forEach((s, order) => {
     const exact = fold(s.code) === whole || fold(`${s.db}'${s.code}`) === whole;
     if (exact || matchesAll(terms, [s.db, s.code, s.name_en, s.name_ja, s.unit_en, s.frequency])) {
-      ranked.push({ score: exact ? 4 : 2, order, hit: () => seriesHit(s) });
+      ranked.push({ score: exact ? 4 : 2, order, hit: () => seriesHit(s, now) });
     }
   });
   DATABASES.forEach((d, order) => {
@@ -64,11 +93,95 @@ export function searchCatalog(query: string, limit: number): SearchHit[] {
   return ranked.slice(0, limit).map((r) => r.hit());
 }
 
-/** The search source over the local catalogue. */
-export function createSearchSource(): SearchSource {
+/** How long a database's series list is kept for the search (the BOJ updates it once a day). */
+const METADATA_TTL_MS = 6 * 3_600_000;
+/** Most databases one search reads the metadata of. */
+const MAX_DBS = 2;
+
+/** A series hit from a getMetadata row. */
+function metadataHit(db: string, e: MetadataEntry, now: number, ja: boolean): SearchHit {
+  const nameJa = e.name_of_time_series_j ?? "";
+  const name = e.name_of_time_series ?? nameJa;
+  const freq = (e.frequency ?? "").toLowerCase();
+  const range = e.start_of_the_time_series && e.end_of_the_time_series
+    ? `, ${period(e.start_of_the_time_series)} to ${period(e.end_of_the_time_series)}`
+    : "";
   return {
-    name: "Bank of Japan Time-Series Data Search (local series catalogue)",
+    title: `${db} ${e.series_code}: ${ja && nameJa ? nameJa : name}`,
+    snippet: [ja ? name : nameJa, e.unit, `${freq}${range}`].filter(Boolean).join(" · "),
+    next: {
+      tool: "boj_get_data_code",
+      arguments: { db, codes: [e.series_code], start_date: recentStart(e.frequency ?? "", now), lang: "en" },
+      for: "recent values",
+    },
+  };
+}
+
+/**
+ * The search source: questions people ask ("USD/JPY", "policy rate", "Tankan") answered from the
+ * getMetadata of the databases that hold them (cached per database and language), then the local
+ * catalogue of series and the 50 databases. A metadata read that fails leaves the local answer.
+ */
+export function createSearchSource(
+  clock: Pick<Clock, "now"> = { now: Date.now },
+  client?: BojClient,
+): SearchSource {
+  const cache = new Map<string, { at: number; entries: Promise<MetadataEntry[]> }>();
+  const metadata = (db: string, lang: "EN" | "JP", ctx: ToolCallContext): Promise<MetadataEntry[]> => {
+    const key = `${db}:${lang}`;
+    const hit = cache.get(key);
+    if (hit && clock.now() - hit.at < METADATA_TTL_MS) return hit.entries;
+    const entries = client!.getMetadata({ db, format: "JSON", lang }, {
+      signal: ctx.signal,
+      logger: ctx.logger,
+    })
+      .then((f) => f.data.entries);
+    cache.set(key, { at: clock.now(), entries });
+    entries.catch(() => cache.delete(key));
+    return entries;
+  };
+  return {
+    name: "Bank of Japan Time-Series Data Search",
     licence: `${CREDIT_EN} Terms: ${TERMS_URL}`,
-    search: (query, options) => Promise.resolve(searchCatalog(query, options.limit)),
+    widen: () => [{ tool: "boj_list_databases", arguments: {}, for: "the 50 databases" }],
+    async search(query, options, ctx) {
+      const now = clock.now();
+      const folded = fold(query);
+      const asks = client ? asksOf(folded) : [];
+      const hits: SearchHit[] = [];
+      const seen = new Set<string>();
+      const ja = isJapanese(query);
+      for (const db of [...new Set(asks.flatMap((a) => a.dbs))].slice(0, MAX_DBS)) {
+        if (hits.length >= options.limit) break;
+        const words = asks.filter((a) => a.dbs.includes(db)).flatMap((a) => a.words).map(fold);
+        let entries: MetadataEntry[];
+        try {
+          entries = await metadata(db, ja ? "JP" : "EN", ctx);
+        } catch (e) {
+          ctx.logger.info("boj search: metadata not read", { db, error: String(e) });
+          continue;
+        }
+        for (const e of entries) {
+          if (!e.series_code || hits.length >= options.limit) continue;
+          const names = fold(`${e.name_of_time_series ?? ""}\n${e.name_of_time_series_j ?? ""}`);
+          if (words.length && !words.some((w) => names.includes(w))) continue;
+          seen.add(`${db}'${e.series_code}`);
+          hits.push(metadataHit(db, e, now, ja));
+        }
+      }
+      // Then the local catalogue (series, then databases), then the databases the question points at.
+      for (const h of searchCatalog(query, options.limit, now)) {
+        const key = h.title.split(":")[0]!.replace(" ", "'");
+        if (!seen.has(key) && !hits.some((x) => x.title === h.title)) hits.push(h);
+      }
+      const note = asks.find((a) => a.note)?.note;
+      for (const code of new Set(asks.flatMap((a) => a.dbs))) {
+        const d = DATABASES.find((x) => x.code === code);
+        if (d && !hits.some((h) => h.title.startsWith(`${d.code} `) || h.title.startsWith(`${d.code}:`))) {
+          hits.push(databaseHit(d, note));
+        }
+      }
+      return hits.slice(0, options.limit);
+    },
   };
 }

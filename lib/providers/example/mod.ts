@@ -12,9 +12,11 @@ export function createProvider(_context: ProviderContext<CommonSettings>): Provi
     search: {
       name: "Example echo",
       licence: "public domain (the caller's own words)",
+      // What to call when a query finds nothing (a query holding "nothing" finds nothing here).
+      widen: (query) => [{ tool: "example-echo", arguments: { query }, for: "echo it back" }],
       search: (query, options) =>
         Promise.resolve(
-          Array.from({ length: Math.min(options.limit, 2) }, (_, i) => ({
+          Array.from({ length: query.includes("nothing") ? 0 : Math.min(options.limit, 2) }, (_, i) => ({
             title: `Echo ${i + 1} of "${query}"`,
             snippet: "Calling example-echo with these arguments sends them back.",
             next: { tool: "example-echo", arguments: { query, hit: i + 1 } },

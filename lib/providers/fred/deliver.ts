@@ -598,10 +598,12 @@ function fileAnswer(
   decision?: OutputDecision,
 ): ToolOutput<DataResult> {
   const { file, missing } = written;
+  // Over HTTP the caller gets the resource URI and the project-relative path, never the server's disk path.
+  const where = call.ctx.owner === undefined ? file.path : file.uri;
   const sizeMb = toMb(written.bytes);
   const message = missing
-    ? `Incomplete: saved ${written.rows} rows to "${file.path}", ${missing.rows} fewer than asked for (${missing.reason}). For the rest, call again with offset=${missing.next_offset}. Read it with resources/read at ${file.uri}`
-    : `Data saved to "${file.path}" (${written.rows} rows). Read it with resources/read at ${file.uri}`;
+    ? `Incomplete: saved ${written.rows} rows to "${where}", ${missing.rows} fewer than asked for (${missing.reason}). For the rest, call again with offset=${missing.next_offset}. Read it with resources/read at ${file.uri}`
+    : `Data saved to "${where}" (${written.rows} rows). Read it with resources/read at ${file.uri}`;
   const total = parsed?.total;
   const nextOffset = call.offset + written.rows;
   // A file may hold less than FRED has: the caller's limit, or the row cap (then `missing` says so).
@@ -619,7 +621,7 @@ function fileAnswer(
       output_mode: "file",
       message,
       ...(vintage ? { vintage } : {}),
-      file_path: file.path,
+      file_path: call.ctx.owner === undefined ? file.path : file.relativePath,
       relative_path: file.relativePath,
       resource_uri: file.uri,
       project: call.project,
@@ -638,7 +640,7 @@ function fileAnswer(
       heading(call),
       `Wrote ${
         written.rows.toLocaleString("en-US")
-      } rows to \`${file.path}\` (project "${call.project}", ${call.format}, ${sizeMb} MB).`,
+      } rows to \`${where}\` (project "${call.project}", ${call.format}, ${sizeMb} MB).`,
       ...(vintage ? [vintageLine(vintage)] : []),
       ...(missing
         ? [

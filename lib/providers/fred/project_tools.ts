@@ -66,7 +66,11 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, ...LOCAL },
     async handler(args, ctx) {
       const mine = storage.forOwner(ctx.owner, ctx.client);
-      const projects = await mine.listProjects();
+      // Over HTTP the server's folders mean nothing to the caller (and are not theirs to know).
+      const shownBase = ctx.owner === undefined ? mine.base : storage.uriPrefix;
+      const projects = (await mine.listProjects()).map((p) =>
+        ctx.owner === undefined ? p : { ...p, path: `${storage.uriPrefix}${p.name}/` }
+      );
       const totalMb = Math.round(projects.reduce((s, p) => s + p.total_size_mb, 0) * 1000) / 1000;
       const from = args.offset ?? 0;
       const page = projects.slice(from);
@@ -74,7 +78,7 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
         const next = from + items.length < projects.length ? from + items.length : null;
         const structured = {
           status: "success" as const,
-          storage_dir: mine.base,
+          storage_dir: shownBase,
           projects: items,
           total_projects: projects.length,
           total_storage_mb: totalMb,
@@ -82,7 +86,7 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
           next_offset: next,
         };
         const text = args.response_format === "json" ? jsonText(structured) : [
-          `## FRED projects in \`${mine.base}\``,
+          `## FRED projects in \`${shownBase}\``,
           items.length === 0
             ? '_No projects yet: create one with fred_project_create, or write a file with output: "file"._'
             : markdownTable(
@@ -126,14 +130,16 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
       const structured = {
         status: "success" as const,
         project_name: args.project_name,
-        project_path: result.path,
+        project_path: ctx.owner === undefined ? result.path : `${storage.uriPrefix}${args.project_name}/`,
         created: result.created,
         subdirectories_created: result.subdirs,
         message,
       };
       const text = args.response_format === "json"
         ? jsonText(structured)
-        : `${message}.\n\nFolder: \`${result.path}\`\nSubfolders: ${result.subdirs.join(", ")}`;
+        : `${message}.\n\nFolder: \`${
+          ctx.owner === undefined ? result.path : `${storage.uriPrefix}${args.project_name}/`
+        }\`\nSubfolders: ${result.subdirs.join(", ")}`;
       return { text, structured };
     },
   };
@@ -154,13 +160,17 @@ export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[
         sortBy: args.sort_by ?? "modified",
         limit: from + (args.limit ?? 100),
       });
-      const page = listed.files.slice(from);
+      const page = listed.files.slice(from).map((f) => {
+        if (ctx.owner === undefined) return f;
+        const { full_path: _hidden, ...shown } = f;
+        return shown;
+      });
       const fitted = fitToLimit(page, ctx.limits.characterLimit, ({ items, truncated }) => {
         const next = from + items.length < listed.total_files ? from + items.length : null;
         const structured = {
           status: "success" as const,
           project_name: args.project_name,
-          project_path: listed.path,
+          project_path: ctx.owner === undefined ? listed.path : `${storage.uriPrefix}${args.project_name}/`,
           files: items,
           count: items.length,
           total_files: listed.total_files,

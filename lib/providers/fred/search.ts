@@ -29,7 +29,17 @@ function hit(item: Record<string, unknown>): SearchHit | undefined {
     ...(snippet ? { snippet: shorten(snippet, 200) } : {}),
     url: `https://fred.stlouisfed.org/series/${encodeURIComponent(id)}`,
     ...(date ? { date } : {}),
-    next: { tool: "fred_series", arguments: { operation: "get_observations", series_id: id } },
+    // The latest values first (what is asked most); the whole history is one call further.
+    next: {
+      tool: "fred_series",
+      arguments: { operation: "get_observations", series_id: id, sort_order: "desc", limit: 5 },
+      for: "latest values",
+    },
+    also: [{
+      tool: "fred_series",
+      arguments: { operation: "get_observations", series_id: id, output: "file" },
+      for: "whole history to a file",
+    }],
   };
 }
 
@@ -37,6 +47,11 @@ function hit(item: Record<string, unknown>): SearchHit | undefined {
 export function seriesSearch(client: FredClient): SearchSource {
   return {
     name: "FRED (Federal Reserve Economic Data)",
+    widen: (query) => [{
+      tool: "fred_series",
+      arguments: { operation: "search", search_text: query.split(/\s+/).slice(0, 2).join(" "), limit: 10 },
+      for: "series search, fewer words",
+    }],
     licence: `${NOTICE} Terms: ${TERMS_URL}`,
     async search(query, { limit }, context) {
       const count = Math.max(1, Math.min(limit, 100));

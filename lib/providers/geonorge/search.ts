@@ -10,6 +10,11 @@ export function geonorgeSearchSource(settings: GeonorgeSettings, catalog: Catalo
   return {
     name: `GeoNorge datasets (${settings.organization})`,
     licence: "Catalogue metadata from GeoNorge (Kartverket); each dataset states its own terms",
+    widen: (query) => [{
+      tool: "geonorge-datasets",
+      arguments: { query, organization: "all", limit: 10 },
+      for: "every organization",
+    }],
     async search(query: string, options: { limit: number }, ctx: ToolCallContext): Promise<SearchHit[]> {
       const r = await catalog.search(
         {

@@ -215,6 +215,7 @@ export function arcgisToolError(err: ArcgisErrorInfo, what: string, httpStatus =
     {
       status: code,
       retryable,
+      ...(notFound ? { next: [LIST_SERVICES] } : {}),
       hint: notFound
         ? "Call arcgis-services to list the services and layer ids"
         : retryable
@@ -223,6 +224,9 @@ export function arcgisToolError(err: ArcgisErrorInfo, what: string, httpStatus =
     },
   );
 }
+
+/** The call that lists the services and their layers, named after a "not found". */
+const LIST_SERVICES = { tool: "arcgis-services", arguments: {}, for: "the services and layer ids" };
 
 /** An UpstreamError whose body is an ArcGIS error gets that error's words; a 404 says what is missing. */
 function enrich(e: unknown, what: string): unknown {
@@ -239,6 +243,7 @@ function enrich(e: unknown, what: string): unknown {
     return new ToolError("NOT_FOUND", `kart.ra.no found nothing for ${what} (HTTP 404)`, {
       status: 404,
       hint: "Call arcgis-services to list the services and layer ids",
+      next: [LIST_SERVICES],
     });
   }
   return e;

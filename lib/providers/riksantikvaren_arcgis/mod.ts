@@ -1,6 +1,7 @@
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { ArcgisClient } from "./client.ts";
 import type { RiksantikvarenArcgisSettings } from "./config.ts";
+import { arcgisSearchSource } from "./search.ts";
 import { arcgisTools, TOOLSET } from "./tools.ts";
 
 /** Creates the riksantikvaren_arcgis provider: three read-only tools over kart.ra.no. */
@@ -14,5 +15,6 @@ export function createProvider(context: ProviderContext<RiksantikvarenArcgisSett
       description:
         "Riksantikvaren's ArcGIS map services (kart.ra.no): layers, attribute and spatial queries, identify",
     }],
+    search: arcgisSearchSource(context.settings.default_service),
   };
 }

@@ -91,11 +91,14 @@ export function heritageFields(props: Record<string, unknown>): HeritageFields {
         "tidsperiode",
       ]),
     ),
-    description: pick(props, ["informasjon", "beskrivelse", "description"]),
+    description: pick(props, DESCRIPTION_KEYS),
     kulturminnesok_url: kulturminnesokUrl(props),
     images: images(props),
   };
 }
+
+/** The properties a site's description is read from, first found wins. */
+export const DESCRIPTION_KEYS = ["informasjon", "beskrivelse", "description"];
 
 /** The Kulturminnesøk page: the data's own link, else one built from a locality id. */
 export function kulturminnesokUrl(props: Record<string, unknown>): string | null {

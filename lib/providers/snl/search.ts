@@ -16,6 +16,11 @@ export function snlSearchSource(api: SnlApi): SearchSource {
     name: SITES.snl.name,
     licence:
       'Per article: "fri" = CC BY-SA 3.0 (credit the authors and SNL), "begrenset" = no reuse without permission',
+    widen: (query) => [{
+      tool: "snl-search",
+      arguments: { query: query.trim().split(/\s+/)[0] ?? query, site: "nbl", limit: 5 },
+      for: "biographies (nbl), first word",
+    }],
     async search(query: string, options: { limit: number }, ctx: ToolCallContext): Promise<SearchHit[]> {
       const answer = await api.search(
         "snl",

@@ -238,8 +238,12 @@ export class WikipediaApi {
 
   #upstreamFailure(e: unknown, language: string): unknown {
     // A language code that names no edition fails as a name lookup: say so, not just "try again".
+    // The default edition failing to resolve is the network (or DNS), not the language: the
+    // generic transport hint stands then, as it does for refused or reset connections.
     if (
-      e instanceof UpstreamError && e.errorType === "TRANSPORT_ERROR" && isTemplate(this.#settings.base_url)
+      e instanceof UpstreamError && e.errorType === "TRANSPORT_ERROR" &&
+      isTemplate(this.#settings.base_url) &&
+      language !== this.#settings.default_language && /could not be resolved/.test(e.message)
     ) {
       return new ToolError(e.errorType, e.message, {
         retryable: true,

@@ -1,5 +1,6 @@
 // Wikipedia's part of `opendata_search`: one full-text search of the default language edition,
 // each hit with the wikipedia-summary call that reads it.
+import { parseCoordinates } from "../../geo/coordinates.ts";
 import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
 import { clip } from "../../html.ts";
 import type { WikipediaApi } from "./client.ts";
@@ -14,8 +15,24 @@ export function wikipediaSearchSource(api: WikipediaApi): SearchSource {
   return {
     name: `Wikipedia (${api.defaultLanguage})`,
     licence: `${LICENSE}: credit Wikipedia and its contributors`,
+    widen: (query) => [{
+      tool: "wikipedia-search",
+      arguments: { query: query.trim().split(/\s+/).slice(0, 2).join(" "), language: "en", limit: 5 },
+      for: "English edition, fewer words",
+    }],
     async search(query: string, options: { limit: number }, ctx: ToolCallContext): Promise<SearchHit[]> {
       const language = api.defaultLanguage;
+      const point = parseCoordinates(query);
+      if (point) {
+        return [{
+          title: `Wikipedia articles near ${point.lat}, ${point.lon}`,
+          next: {
+            tool: "wikipedia-geosearch",
+            arguments: { lat: point.lat, lon: point.lon, radius_m: 1000, limit: 10, language },
+            for: "articles nearby",
+          },
+        }];
+      }
       const answer = await api.call(
         language,
         {

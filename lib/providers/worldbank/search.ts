@@ -2,7 +2,7 @@
 // each with the exact call that returns its whole record.
 import type { Logger } from "../../log.ts";
 import { shorten } from "../../mcp/output.ts";
-import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
+import type { NextCall, SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
 import { buildQuery } from "./client.ts";
 import type { WdsClient } from "./client.ts";
 import type { WdsDocument } from "./parse.ts";
@@ -27,12 +27,33 @@ export function createSearchSource(client: WdsClient, termsUrl: string): SearchS
         logger: context.logger,
       };
       const { page } = await client.query(request, call);
-      return page.documents.slice(0, rows).map(hit);
+      return page.documents.slice(0, rows).map((d) => hit(d, query));
+    },
+    widen: (query) => {
+      const words = query.trim().split(/\s+/);
+      return [{
+        tool: "worldbank_search_documents",
+        arguments: { query: words.length > 1 ? words.slice(0, -1).join(" ") : query, sort_by: "relevance" },
+        for: "document search, fewer words",
+      }];
     },
   };
 }
 
-function hit(doc: WdsDocument): SearchHit {
+/** The document search narrowed to `doc`'s type and first country: more like it. */
+function filtered(doc: WdsDocument, query: string): NextCall[] {
+  const filters: Record<string, unknown> = {};
+  if (doc.document_type) filters["document_types"] = [doc.document_type];
+  if (doc.countries[0]) filters["countries"] = [doc.countries[0]];
+  if (Object.keys(filters).length === 0) return [];
+  return [{
+    tool: "worldbank_search_documents",
+    arguments: { query, ...filters, sort_by: "docdt", limit: 5 },
+    for: `newest ${[doc.document_type, doc.countries[0]].filter(Boolean).join(", ")} documents`,
+  }];
+}
+
+function hit(doc: WdsDocument, query: string): SearchHit {
   const about = [doc.document_type, doc.countries.slice(0, 3).join(", ")].filter(Boolean).join(" · ");
   const snippet = [about, doc.abstract ? shorten(doc.abstract, 200) : null].filter(Boolean).join(": ");
   // Year-1 placeholder dates tell hits apart by nothing.
@@ -42,6 +63,7 @@ function hit(doc: WdsDocument): SearchHit {
     ...(snippet ? { snippet } : {}),
     ...(doc.url ? { url: doc.url } : {}),
     ...(date ? { date } : {}),
-    next: { tool: "worldbank_get_document_details", arguments: { document_id: doc.id } },
+    next: { tool: "worldbank_get_document_details", arguments: { document_id: doc.id }, for: "details" },
+    also: filtered(doc, query),
   };
 }

@@ -7,7 +7,7 @@ import { parseCsv } from "../../fakes/results.ts";
 import assert from "node:assert/strict";
 import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { Logger } from "../../../lib/log.ts";
-import { searchCatalog } from "../../../lib/providers/boj/search.ts";
+import { recentStart, searchCatalog } from "../../../lib/providers/boj/search.ts";
 import { startHttpServer } from "../../fakes/http_server.ts";
 import { startStdio } from "../../fakes/server.ts";
 import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
@@ -382,7 +382,7 @@ Deno.test("boj search source answers from the local catalogue; a hit's next call
   let hits;
   try {
     const source = app.providers.find((p) => p.id === "boj")!.search!;
-    assert.match(source.name, /local series catalogue/);
+    assert.match(source.name, /Bank of Japan/);
     assert.match(source.licence, /not guaranteed by the Bank of Japan/);
     const context = {
       signal: new AbortController().signal,
@@ -400,10 +400,18 @@ Deno.test("boj search source answers from the local catalogue; a hit's next call
   }
   assert.equal(hits[0]!.title, "FM01 STRDCLUCON: Call Rate, Uncollateralized Overnight, Average (Daily)");
   assert.match(hits[0]!.snippet!, /無担保コール.*percent per annum · daily, 1998-01-05 to 2026-02-18/);
+  // A daily series' next call asks for the recent periods only (about a month), not since 1998.
+  const start = String(hits[0]!.next.arguments["start_date"]);
+  assert.match(start, /^\d{6}$/);
   assert.deepEqual(hits[0]!.next, {
     tool: "boj_get_data_code",
-    arguments: { db: "FM01", codes: ["STRDCLUCON"], lang: "en" },
+    arguments: { db: "FM01", codes: ["STRDCLUCON"], start_date: start, lang: "en" },
+    for: "recent values",
   });
+  assert.equal(recentStart("DAILY", Date.UTC(2026, 1, 20)), "202601");
+  assert.equal(recentStart("MONTHLY", Date.UTC(2026, 1, 20)), "202502");
+  assert.equal(recentStart("QUARTERLY", Date.UTC(2026, 1, 20)), "202401");
+  assert.equal(recentStart("ANNUAL", Date.UTC(2026, 1, 20)), "2021");
 
   // Exact codes first, Japanese words, then databases, each with the call that lists its series.
   assert.equal(searchCatalog("fxerd04", 3)[0]!.title.startsWith("FM08 FXERD04:"), true);
@@ -414,6 +422,7 @@ Deno.test("boj search source answers from the local catalogue; a hit's next call
   ]);
   const db = searchCatalog("effective exchange", 5);
   assert.deepEqual(db.map((h) => h.next), [{
+    for: "its series",
     tool: "boj_get_metadata",
     arguments: { db: "FM09", lang: "en" },
   }]);

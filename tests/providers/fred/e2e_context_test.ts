@@ -127,12 +127,30 @@ Deno.test("fred without a key, end to end: the start-up log, opendata_search, op
   );
   assert.match(s.stderr(), /Not served: fred_job_status, .*\(toolset fred-jobs\)/);
 
-  const found = ok(await s.client.callTool({ name: "opendata_search", arguments: { query: "gdp" } }));
-  const fred = (found["sources"] as { id: string; status: string; error?: string }[]).find((x) =>
+  // Searching everything prints no banner for the keyless source; its description says what enables it.
+  const search = tools.find((t) => t.name === "opendata_search")!;
+  assert.match(search.description ?? "", /Not enabled: fred \(FRED needs an API key\)/);
+  const found = await s.client.callTool({ name: "opendata_search", arguments: { query: "gdp" } });
+  ok(found);
+  assert.ok(!(ok(found)["sources"] as { id: string }[]).some((x) => x.id === "fred"));
+  assert.doesNotMatch(texts(found)[0]!, /fred/i);
+  // Asked for by name, it says what enables it instead of "Unknown source".
+  const asked = errorOf(
+    await s.client.callTool({ name: "opendata_search", arguments: { query: "gdp", sources: ["fred"] } }),
+  );
+  assert.equal(asked["error_type"], "CONFIGURATION_ERROR");
+  assert.match(String(asked["hint"]), /set FRED_API_KEY .*https:\/\/fredaccount\.stlouisfed\.org\/apikeys/);
+  const mixed = ok(
+    await s.client.callTool({
+      name: "opendata_search",
+      arguments: { query: "gdp", sources: ["example", "fred-data"] },
+    }),
+  );
+  const fred = (mixed["sources"] as { id: string; status: string; error?: string }[]).find((x) =>
     x.id === "fred"
   );
   assert.equal(fred?.status, "unavailable");
-  assert.match(fred!.error!, /set FRED_API_KEY .*https:\/\/fredaccount\.stlouisfed\.org\/apikeys/);
+  assert.match(fred!.error!, /set FRED_API_KEY/);
 
   const overview = ok(await s.client.callTool({ name: "opendata_describe", arguments: {} }));
   assert.deepEqual((overview["unavailable"] as { toolset: string }[]).map((u) => u.toolset), [
@@ -204,15 +222,22 @@ Deno.test("fred answers end to end: search hits that work as given, lossless cut
     assert.match(hit.date ?? "", /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
     assert.deepEqual(hit.next, {
       tool: "fred_series",
-      arguments: { operation: "get_observations", series_id: "GNPCA" },
+      arguments: { operation: "get_observations", series_id: "GNPCA", sort_order: "desc", limit: 5 },
+      for: "latest values",
     });
     const sent = fake.requestsTo("/fred/series/search").at(-1)!.url.searchParams;
     assert.equal(sent.get("search_text"), "gross national product");
     assert.equal(sent.get("limit"), "3");
     assert.equal(sent.get("api_key"), TEST_KEY);
-    const data = ok(await call(hit.next.tool, hit.next.arguments));
+    const latest = ok(await call(hit.next.tool, hit.next.arguments));
+    assert.equal(latest["status"], "success");
+    const rows = latest["items"] as { date: string }[];
+    assert.equal(rows.length, 5, "the latest five values, inline");
+    assert.equal(rows[0]!.date, "2012-01-01", "newest first");
+    const history = hit.also![0]!;
+    const data = ok(await call(history.tool, history.arguments));
     assert.equal(data["status"], "success");
-    // 84 rows do not fit 2,000 characters: auto wrote them all to a file.
+    // The whole history goes to a file.
     assert.equal(data["rows_written"], 84);
   });
 

@@ -99,7 +99,8 @@ function observations(req: Received): Reply {
   const offset = Number(p.get("offset") ?? 0);
   const limit = Number(p.get("limit") ?? 100_000);
   if (id === "NOPE") return fredError(400, "Bad Request.  The series does not exist.");
-  const all = GNPCA_OBS["observations"] as unknown[];
+  const asc = GNPCA_OBS["observations"] as unknown[];
+  const all = p.get("sort_order") === "desc" ? [...asc].reverse() : asc;
   const answer = id === "BIG"
     ? syntheticObservations(100_000, offset, limit)
     : id === "MID"

@@ -380,7 +380,19 @@ Deno.test("worldbank search source: one request, a few documents, each with a ne
     assert.deepEqual(hit.next, {
       tool: "worldbank_get_document_details",
       arguments: { document_id: "18419181" },
+      for: "details",
     });
+    assert.deepEqual(hit.also, [{
+      tool: "worldbank_search_documents",
+      arguments: {
+        query: "post office",
+        document_types: ["Policy Research Working Paper"],
+        countries: ["World"],
+        sort_by: "docdt",
+        limit: 5,
+      },
+      for: "newest Policy Research Working Paper, World documents",
+    }], "a hit names the filtered search for more like it");
     assert.equal((await source.search("nothing at all", { limit: 3 }, context)).length, 0);
   } finally {
     await app.close();

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { COORDINATE_CONVENTION } from "../../../geo/coords.ts";
 import { fitGeometry, simplificationNote } from "../../../geo/simplify.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { jsonText } from "../../../mcp/output.ts";
+import { jsonText, shorten } from "../../../mcp/output.ts";
 import {
   callOptions,
   collectionField,
@@ -29,7 +29,7 @@ import { geoJsonFeature } from "../rows.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import { featureMarkdown, featureSchema, footer, licenceSchema } from "../format.ts";
 import type { FeatureOut } from "../format.ts";
-import { compactProperties, pick } from "../heritage.ts";
+import { compactProperties, DESCRIPTION_KEYS, pick } from "../heritage.ts";
 
 const featureOutput = z.looseObject({ feature: featureSchema, licence: licenceSchema });
 
@@ -85,7 +85,19 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
           coordinate_convention: COORDINATE_CONVENTION,
         };
         if (a.response_format === "json") return { text: jsonText(structured), structured };
-        const lines = [featureMarkdown(feature, null)];
+        // Said once: a description About shows whole is left out of the properties below; a longer one
+        // is shown whole there only, About giving its start.
+        const props = feature.properties as Record<string, unknown>;
+        const start = (feature.description ?? "").slice(0, 100);
+        const key = DESCRIPTION_KEYS.find((k) =>
+          typeof props[k] === "string" && start && props[k].includes(start)
+        );
+        const whole = feature.description !== null && feature.description.length <= 2000;
+        const shownProps = key && whole ? { ...props, [key]: "(About above)" } : props;
+        const lines = [featureMarkdown(whole ? feature : { ...feature, description: null }, null)];
+        if (!whole && feature.description) {
+          lines.push(`- About: ${shorten(feature.description, 280)} (whole in the properties below)`);
+        }
         if (feature.geometry) {
           lines.push(
             "",
@@ -99,7 +111,7 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
           "",
           "Properties:",
           "```json",
-          JSON.stringify(feature.properties),
+          JSON.stringify(shownProps),
           "```",
           "",
           footer(url, licence),

@@ -305,7 +305,15 @@ export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof 
         lines.push("", footer(sourceUrl, licence));
         return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
       });
-      return withFile({ text: rendered.text, structured: rendered.structured }, file);
+      const wider = Math.min(radius * 4, settings.max_radius_m);
+      const next = total === 0 && !next_cursor && wider > radius
+        ? [{
+          tool: "riksantikvaren-nearby",
+          arguments: { lat: a.lat, lon: a.lon, radius_m: wider, collection, limit: a.limit },
+          for: "a wider radius",
+        }]
+        : [];
+      return { ...withFile({ text: rendered.text, structured: rendered.structured }, file), next };
     },
   };
 }

@@ -1,0 +1,89 @@
+// The next calls an answer names (issue 23): routed through opendata_call when the tool is not
+// listed on the caller's surface, written once into the text (compact) and once, machine-readable,
+// into structuredContent.next_calls. Providers say what is useful next; the core says how to reach it.
+import type { NextCall } from "./provider.ts";
+
+/** The name of the tool that calls any other tool (core_tools.ts re-exports it). */
+export const CALL_TOOL_NAME = "opendata_call";
+
+/** The tool that reads a result file page by page (lib/mcp/read_tool.ts), reached through opendata_call. */
+export const READ_TOOL = "opendata_read";
+
+/** A next call as it goes back to the client: callable exactly as given. */
+export interface RoutedCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+  for?: string;
+}
+
+/** `call` as the caller reaches it: directly when `served` lists its tool, else through opendata_call. */
+export function routeCall(call: NextCall, served: ReadonlySet<string>): RoutedCall {
+  const label = call.for ? { for: call.for } : {};
+  if (served.has(call.tool) || call.tool === CALL_TOOL_NAME) {
+    return { tool: call.tool, arguments: call.arguments, ...label };
+  }
+  return {
+    tool: CALL_TOOL_NAME,
+    arguments: { tool: call.tool, arguments: JSON.stringify(call.arguments) },
+    ...label,
+  };
+}
+
+/**
+ * One compact text line for a routed call: `for: tool {args}`; a call through opendata_call is
+ * shown as `opendata_call <tool> {args}`, so the arguments are not escaped twice.
+ */
+export function callLine(call: RoutedCall): string {
+  const label = call.for ? `${call.for}: ` : "";
+  if (call.tool === CALL_TOOL_NAME && typeof call.arguments["tool"] === "string") {
+    const inner = typeof call.arguments["arguments"] === "string"
+      ? call.arguments["arguments"]
+      : JSON.stringify(call.arguments["arguments"] ?? {});
+    return `${label}${CALL_TOOL_NAME} ${call.arguments["tool"]} ${inner}`;
+  }
+  return `${label}${call.tool} ${JSON.stringify(call.arguments)}`;
+}
+
+/** The text block's closing lines for an answer's next calls ("" when there are none). */
+export function nextCallsText(calls: readonly RoutedCall[]): string {
+  if (calls.length === 0) return "";
+  if (calls.length === 1) return `Next: ${callLine(calls[0]!)}`;
+  return ["Next:", ...calls.map((c) => `- ${callLine(c)}`)].join("\n");
+}
+
+/** Whether an output schema takes a `next_calls` property (open objects do; closed ones must declare it). */
+export function takesNextCalls(outputSchema: Record<string, unknown> | undefined): boolean {
+  if (!outputSchema) return false;
+  const props = outputSchema["properties"] as Record<string, unknown> | undefined;
+  if (props && "next_calls" in props) return true;
+  return outputSchema["additionalProperties"] !== false;
+}
+
+/** Edit distance of two short names (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * The candidate `name` was most likely meant to be: one that contains it or is contained in it,
+ * or within a third of its length in edits; undefined when none is close.
+ */
+export function didYouMean(name: string, candidates: readonly string[]): string | undefined {
+  const n = name.toLowerCase().replace(/[-_ ]/g, "");
+  let best: { c: string; d: number } | undefined;
+  for (const c of candidates) {
+    const k = c.toLowerCase().replace(/[-_ ]/g, "");
+    if (k === n) return c;
+    const d = k.includes(n) || n.includes(k) ? Math.abs(k.length - n.length) / 10 : distance(n, k);
+    if (d <= Math.max(1, Math.floor(n.length / 3)) && (!best || d < best.d)) best = { c, d };
+  }
+  return best?.c;
+}

@@ -1,0 +1,179 @@
+// Issue 23: every answer names its next calls, routed for the caller's surface; an empty answer
+// names the call that widens it; the headline tells failed sources from sources without hits;
+// `sources` takes the ids opendata_describe lists, with "did you mean" for a near miss.
+import assert from "node:assert/strict";
+import { parseCoordinates } from "../../lib/geo/coordinates.ts";
+import { callLine, didYouMean, routeCall } from "../../lib/mcp/next_calls.ts";
+import { creditLine } from "../../lib/output/credit.ts";
+import { errorOf, ok, texts } from "../fakes/results.ts";
+import { startRecordedUpstreams } from "../fakes/recorded.ts";
+import { startStdio } from "../fakes/server.ts";
+
+type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
+
+Deno.test("parseCoordinates reads the usual ways of typing a point and nothing else", () => {
+  assert.deepEqual(parseCoordinates("59.91N 10.75E"), { lat: 59.91, lon: 10.75 });
+  assert.deepEqual(parseCoordinates("59.91 N, 10.75 W"), { lat: 59.91, lon: -10.75 });
+  assert.deepEqual(parseCoordinates("N59.91 E10.75"), { lat: 59.91, lon: 10.75 });
+  assert.deepEqual(parseCoordinates("59,91° N 10,75° Ø"), { lat: 59.91, lon: 10.75 });
+  assert.deepEqual(parseCoordinates(" 59.9139, 10.7522 "), { lat: 59.9139, lon: 10.7522 });
+  assert.deepEqual(parseCoordinates("33.87S 151.21E"), { lat: -33.87, lon: 151.21 });
+  for (const q of ["Oslo", "1998 2005", "95.1N 10E", "59.91N 190E", "E6 Oslo", "59 10"]) {
+    assert.equal(parseCoordinates(q), undefined, q);
+  }
+});
+
+Deno.test("routeCall sends a tool that is not listed through opendata_call, and callLine shows it once", () => {
+  const call = { tool: "fred_series", arguments: { series_id: "UNRATE" }, for: "latest values" };
+  assert.deepEqual(routeCall(call, new Set(["fred_series"])), call);
+  const routed = routeCall(call, new Set());
+  assert.deepEqual(routed, {
+    tool: "opendata_call",
+    arguments: { tool: "fred_series", arguments: '{"series_id":"UNRATE"}' },
+    for: "latest values",
+  });
+  assert.equal(callLine(routed), 'latest values: opendata_call fred_series {"series_id":"UNRATE"}');
+  assert.equal(didYouMean("exampel", ["example", "conformance"]), "example");
+  assert.equal(didYouMean("lang", ["language", "limit"]), "language");
+  assert.equal(didYouMean("zzzz", ["example"]), undefined);
+  assert.equal(creditLine("a  b\n c"), "a b c");
+  assert.ok(creditLine("x".repeat(500)).length <= 200);
+});
+
+Deno.test("opendata_search: an empty answer names the calls that widen it, failed sources are named apart, each next call works as given", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example,conformance"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+  });
+  const r = await s.client.callTool({ name: "opendata_search", arguments: { query: "nothing fail" } });
+  const found = ok(r);
+  const text = texts(r)[0]!;
+  assert.match(text, /^# "nothing fail": 0 hits from 0 of 2 sources; no hits: example; failed: conformance/);
+  assert.match(text, /conformance failed: API_ERROR: The fixture source failed on purpose/);
+  assert.doesNotMatch(text, /Licence/, "no licence line under no hits");
+  const sources = found["sources"] as { id: string; status: string; next_calls?: Call[] }[];
+  assert.deepEqual(sources[0]!.next_calls, [{
+    tool: "opendata_call",
+    arguments: { tool: "example-echo", arguments: '{"query":"nothing fail"}' },
+    for: "echo it back",
+  }]);
+  const next = found["next_calls"] as Call[];
+  assert.deepEqual(next.map((c) => c.for), ["fewer words", "retry failed sources"]);
+  assert.deepEqual(next[1]!.arguments, { query: "nothing fail", sources: ["conformance"] });
+  for (const call of [...sources[0]!.next_calls!, ...next]) {
+    const answer = await s.client.callTool({ name: call.tool, arguments: call.arguments });
+    assert.equal(answer.isError, undefined, `${call.for}: ${texts(answer)[0]}`);
+  }
+  // Text and structured content once each: the snippets are in the text only.
+  const answer = await s.client.callTool({ name: "opendata_search", arguments: { query: "Oslo" } });
+  const hits = ok(answer);
+  assert.ok(!JSON.stringify(hits).includes("snippet"));
+  assert.ok(!JSON.stringify(hits).includes("public domain"), "the licence line is in the text only");
+  assert.equal(texts(answer)[0]!.match(/Licence: public domain \(the caller's own words\)/g)?.length, 1);
+});
+
+Deno.test("opendata_search sources: the ids opendata_describe lists, a near miss suggested", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "example,conformance"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+  });
+  const overview = ok(await s.client.callTool({ name: "opendata_describe", arguments: {} }));
+  const ids = (overview["sources"] as { id: string }[]).map((x) => x.id);
+  assert.deepEqual(ids, ["example", "conformance"]);
+  for (const id of ids) {
+    const one = ok(
+      await s.client.callTool({ name: "opendata_search", arguments: { query: "Oslo", sources: [id] } }),
+    );
+    assert.deepEqual((one["sources"] as { id: string }[]).map((x) => x.id), [id]);
+  }
+  const e = errorOf(
+    await s.client.callTool({ name: "opendata_search", arguments: { query: "Oslo", sources: ["exampel"] } }),
+  );
+  assert.equal(e["field"], "sources");
+  assert.match(String(e["hint"]), /^Did you mean "example"\? Sources: example, conformance/);
+});
+
+Deno.test("validation through opendata_call shows the schema part at fault, did you mean, and reads a common alias", async () => {
+  await using s = await startStdio({
+    args: ["--providers", "worldbank,wikipedia"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+  });
+  const via = (tool: string, args: Record<string, unknown>) =>
+    s.client.callTool({ name: "opendata_call", arguments: { tool, arguments: JSON.stringify(args) } });
+  const big = errorOf(await via("worldbank_search_documents", { query: "x", limit: 1000 }));
+  assert.equal(big["field"], "limit");
+  assert.match(String(big["hint"]), /the schema says "limit": \{.*"maximum":\d+/);
+  assert.doesNotMatch(JSON.stringify(big), /inputSchema/, "nothing points at a schema the agent never saw");
+  const typo = errorOf(await via("worldbank_search_documents", { query: "x", countrys: ["Kenya"] }));
+  assert.match(String(typo["message"]), /Unknown argument "countrys": did you mean "countries"\?/);
+  assert.match(String(typo["hint"]), /"countries": \{.*"array"/);
+  // "lang" is read as Wikipedia's "language": only the bad limit is left to report.
+  const alias = errorOf(await via("wikipedia-search", { query: "x", lang: "en", limit: 0 }));
+  assert.doesNotMatch(String(alias["message"]), /lang/);
+  assert.equal(alias["field"], "limit");
+});
+
+Deno.test("an error names the call that fixes it: a bad argument its tool's description, a not-found the listing", async () => {
+  await using up = startRecordedUpstreams();
+  up.main.route({ path: /\/MapServer\/99\/query$/, reply: { status: 404, body: "Not Found" } });
+  await using s = await startStdio({
+    args: ["--providers", "worldbank,riksantikvaren_arcgis"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: up.configYaml,
+  });
+  const bad = errorOf(
+    await s.client.callTool({
+      name: "opendata_call",
+      arguments: { tool: "worldbank_search_documents", arguments: '{"query": "x", "limit": 1000}' },
+    }),
+  );
+  assert.deepEqual(bad["next_calls"], [{
+    tool: "opendata_describe",
+    arguments: { tool: "worldbank_search_documents" },
+    for: "its arguments",
+  }]);
+  const missing = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "arcgis-query", arguments: '{"layer": 99}' },
+  });
+  const e = errorOf(missing);
+  assert.equal(e["error_type"], "NOT_FOUND");
+  const fix = (e["next_calls"] as Call[])[0]!;
+  assert.equal(fix.for, "the services and layer ids");
+  assert.match(texts(missing)[0]!, /the services and layer ids: opendata_call arcgis-services \{\}/);
+  const listed = await s.client.callTool({ name: fix.tool, arguments: fix.arguments });
+  assert.equal(listed.isError, undefined, texts(listed)[0]);
+});
+
+Deno.test("an alias is read with a notice, and 0 found nearby names the same call with a wider radius", async () => {
+  await using up = startRecordedUpstreams();
+  await using s = await startStdio({
+    args: ["--providers", "boj,riksantikvaren_ogc"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: up.configYaml,
+  });
+  const aliased = await s.client.callTool({
+    name: "opendata_call",
+    arguments: {
+      tool: "boj_get_data_code",
+      arguments: JSON.stringify({ db: "FM01", codes: ["STRDCLUCON"], language: "en" }),
+    },
+  });
+  ok(aliased);
+  assert.match(texts(aliased)[0]!, /^\("language" read as "lang"\)/);
+  assert.equal(up.main.requestsTo("/api/v1/getDataCode").at(-1)!.url.searchParams.get("lang"), "EN");
+
+  const far = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "riksantikvaren-nearby", arguments: JSON.stringify({ lat: 60.5, lon: 11.5 }) },
+  });
+  const empty = ok(far);
+  assert.equal(empty["total"], 0);
+  const wider = (empty["next_calls"] as Call[])[0]!;
+  assert.equal(wider.for, "a wider radius");
+  assert.deepEqual(JSON.parse(String(wider.arguments["arguments"]))["radius_m"], 2000);
+  assert.match(
+    texts(far)[0]!,
+    /a wider radius: opendata_call riksantikvaren-nearby \{"lat":60\.5,"lon":11\.5,"radius_m":2000/,
+  );
+});

@@ -1,0 +1,99 @@
+// Issue 23: a result file is read by a tool call (opendata_read, reached through opendata_call
+// from the default surface), page by page, as the answer that wrote it names; over HTTP no
+// answer shows the server's file-system path.
+import assert from "node:assert/strict";
+import { csvRecords } from "../../lib/mcp/read_tool.ts";
+import { startHttpServer } from "../fakes/http_server.ts";
+import { errorOf, ok, texts } from "../fakes/results.ts";
+import { startStdio } from "../fakes/server.ts";
+import { Client, StreamableHTTPClientTransport } from "../fakes/sdk2_client.ts";
+import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
+
+type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
+const DEFAULT = { OPENDATA_MCP_TOOLSETS: "" };
+
+Deno.test("csvRecords keeps a quoted line break inside its record", () => {
+  assert.deepEqual(csvRecords('a,b\r\n1,"x\ny"\n2,z\n'), ["a,b", '1,"x\ny"', "2,z"]);
+  assert.deepEqual(csvRecords(""), []);
+});
+
+Deno.test("opendata_read pages a file a FRED answer wrote, following only the next calls the answers name", async () => {
+  await using fake = startFakeFred();
+  await using s = await startStdio({
+    args: ["--providers", "fred"],
+    env: DEFAULT,
+    configYaml: fredConfig(fake.origin),
+  });
+  const wrote = await s.client.callTool({
+    name: "opendata_call",
+    arguments: {
+      tool: "fred_series",
+      arguments: JSON.stringify({ operation: "get_observations", series_id: "GNPCA", output: "file" }),
+    },
+  });
+  const read = (ok(wrote)["next_calls"] as Call[]).find((c) => c.for === "read the file")!;
+  assert.equal(read.tool, "opendata_call", "not listed: reached through opendata_call");
+  assert.match(texts(wrote)[0]!, /read the file: opendata_call opendata_read \{"uri":"fred:\/\/files\//);
+  const first = await s.client.callTool({ name: read.tool, arguments: read.arguments });
+  const page = ok(first);
+  assert.deepEqual([page["unit"], page["offset"], page["count"], page["total"]], ["rows", 0, 50, 84]);
+  assert.match(texts(first)[0]!, /rows 1-50 of 84\n```csv\n.*date.*\n1929-01-01,/);
+  const more = (page["next_calls"] as Call[])[0]!;
+  assert.equal(more.for, "next rows");
+  const second = ok(await s.client.callTool({ name: more.tool, arguments: more.arguments }));
+  assert.deepEqual([second["offset"], second["count"], second["has_more"]], [50, 34, false]);
+  assert.equal(second["next_calls"], undefined, "the last page names no further page");
+
+  const described = ok(
+    await s.client.callTool({ name: "opendata_describe", arguments: { tool: "opendata_read" } }),
+  );
+  assert.equal((described["tool"] as { listed: boolean }).listed, false);
+  const missing = errorOf(
+    await s.client.callTool({
+      name: "opendata_call",
+      arguments: { tool: "opendata_read", arguments: '{"uri": "fred://files/default/series/nope.csv"}' },
+    }),
+  );
+  assert.equal(missing["error_type"], "NOT_FOUND");
+  const elsewhere = errorOf(
+    await s.client.callTool({
+      name: "opendata_call",
+      arguments: { tool: "opendata_read", arguments: '{"uri": "file:///etc/passwd"}' },
+    }),
+  );
+  assert.equal(elsewhere["error_type"], "NOT_FOUND");
+});
+
+Deno.test("over HTTP a file answer shows its resource URI, never the server's path, and opendata_read reads it", async () => {
+  await using fake = startFakeFred();
+  await using server = await startHttpServer({
+    args: ["--providers", "fred"],
+    env: DEFAULT,
+    configYaml: fredConfig(fake.origin),
+  });
+  const client = new Client({ name: "reader", version: "0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+  try {
+    const wrote = await client.callTool({
+      name: "opendata_call",
+      arguments: {
+        tool: "fred_series",
+        arguments: JSON.stringify({ operation: "get_observations", series_id: "GNPCA", output: "file" }),
+      },
+    });
+    const all = JSON.stringify(wrote);
+    assert.doesNotMatch(all, /\/tmp\/|\.local\/share|opendata-mcp-home/, "no server path in the answer");
+    assert.match(all, /fred:\/\/files\/default\/series\//);
+    const read = ((wrote.structuredContent as Record<string, unknown>)["next_calls"] as Call[])
+      .find((c) => c.for === "read the file")!;
+    const page = await client.callTool({ name: read.tool, arguments: read.arguments });
+    assert.equal((page.structuredContent as Record<string, unknown>)["total"], 84);
+    const projects = await client.callTool({
+      name: "opendata_call",
+      arguments: { tool: "fred_project_list", arguments: "{}" },
+    });
+    assert.doesNotMatch(JSON.stringify(projects), /\/tmp\/|\.local\/share/, "no storage folder either");
+  } finally {
+    await client.close();
+  }
+});

@@ -1,0 +1,22 @@
+// Issue 23's task suite as a test: every realistic question of tests/bench/tasks.ts, asked of the
+// default surface against recorded bodies, is answered by following only the next calls the
+// server names: no dead end, at most three calls, two at the median. (Tokens are reported by
+// `deno task bench`, not asserted.)
+import assert from "node:assert/strict";
+import { runSuite, TASKS } from "../bench/tasks.ts";
+
+Deno.test("task suite: every question answered by following the named next calls, within 3 calls, median 2", async () => {
+  assert.ok(TASKS.length >= 30, `${TASKS.length} tasks`);
+  assert.equal(new Set(TASKS.map((t) => t.source)).size, 8, "all eight sources");
+  const results = await runSuite();
+  const dead = results.filter((r) => !r.answered).map((r) =>
+    `${r.task.id}: ${r.deadEnd} (${r.trail.join(" > ")})`
+  );
+  assert.deepEqual(dead, [], "no dead end");
+  const over = results.filter((r) => r.calls > 3).map((r) => `${r.task.id}: ${r.calls}`);
+  assert.deepEqual(over, [], "none over 3 calls");
+  const calls = results.map((r) => r.calls).sort((a, b) => a - b);
+  assert.ok(calls[Math.floor(calls.length / 2)]! <= 2, `median ${calls[Math.floor(calls.length / 2)]} calls`);
+  // The agent never wrote a call: after the search, every call it made was one an answer named.
+  for (const r of results) assert.equal(r.trail[0], "opendata_search", r.task.id);
+});
