@@ -279,7 +279,7 @@ export const TASKS: readonly Task[] = [
     question: "Riksantikvaren datasets on GeoNorge",
     query: "kulturminner",
     sources: ["geonorge"],
-    answer: /\| title \| type \| distribution/,
+    answer: /\| title \| type \| date \| distribution/,
   },
   {
     id: "geonorge-listed",
@@ -287,7 +287,7 @@ export const TASKS: readonly Task[] = [
     question: "Dataset of listed buildings",
     query: "fredete bygninger",
     sources: ["geonorge"],
-    answer: /\| title \| type \| distribution/,
+    answer: /\| title \| type \| date \| distribution/,
   },
 ];
 
