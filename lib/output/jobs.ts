@@ -381,10 +381,12 @@ export class JobManager {
   }
 
   /**
-   * Throws `JOB_LIMIT` when `client` already runs its most jobs at once: call it before
-   * reserving what the job would use. Undefined (stdio) is never capped.
+   * Throws `JOB_LIMIT` when `client` already runs its most jobs at once, and what `writes`
+   * refuses `owner` (off, or bounded and at its running jobs): call it before reserving what the
+   * job would use, so a refused caller leaves nothing reserved. Undefined (stdio) is never capped.
    */
-  checkCapacity(client: string | undefined): void {
+  checkCapacity(client: string | undefined, owner?: string): void {
+    this.#checkWritePolicy(owner);
     const max = this.#o.maxActivePerClient;
     if (client === undefined || max === undefined) return;
     const key = clientHash(client);

@@ -994,7 +994,7 @@ async function startPagedJob(
   source: Source,
 ): Promise<ToolOutput<DataResult>> {
   // Refused before anything is reserved: a client at its running-jobs share loses nothing.
-  call.deps.jobs.checkCapacity(call.ctx.client);
+  call.deps.jobs.checkCapacity(call.ctx.client, call.ctx.owner);
   const { file, writer } = await openFile(call, first.meta, source);
   const pages = Math.ceil(plan.target / pageSize(call));
   // The first page is written as soon as the job runs, then let go.
@@ -1172,7 +1172,7 @@ function checkRecipe(data: Record<string, unknown>): {
 /** Shape files and other single large answers: fetched and written by a background job. */
 async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> {
   const source = singleSource(call);
-  call.deps.jobs.checkCapacity(call.ctx.client);
+  call.deps.jobs.checkCapacity(call.ctx.client, call.ctx.owner);
   const file = await reserveFile(call);
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,
