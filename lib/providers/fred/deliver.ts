@@ -1105,7 +1105,8 @@ async function resumedCall(data: Record<string, unknown>, owner: OwnerRef, deps:
   // would be before anything is fetched or removed (a forged one once removed files elsewhere).
   const { tool, args, mode, format, project, file: relative } = checkRecipe(data);
   const spec = resolveOperation(tool, args, { multiPage: mode === "file" });
-  const storage = deps.storage.forOwnerHash(owner.hash);
+  // Its file counts against the client it was started for, as on the replica that started it.
+  const storage = deps.storage.forOwnerHash(owner.hash, owner.client);
   const path = nodePath.join(storage.projectPath(project), ...checkRelativePath(relative, 2, "file"));
   const partial = nodePath.join(nodePath.dirname(path), `.${nodePath.basename(path)}.partial`);
   await Deno.remove(partial).catch(() => {});
