@@ -50,6 +50,7 @@ export class ServerMetrics {
   readonly cacheStoredBytes: Counter;
   readonly jobTransitions: Counter;
   readonly sessionEvictions: Counter;
+  readonly shareRefusals: Counter;
   readonly httpRequests: Counter;
   readonly buildInfo: Gauge;
   /** The HTTP server's live numbers; set once it runs. */
@@ -203,6 +204,12 @@ export class ServerMetrics {
       "opendata_http_session_evictions_total",
       "Sessions closed to make room (max_sessions, max_sessions_per_client) or expired, by reason",
       ["reason"],
+    );
+    this.shareRefusals = r.counter(
+      "opendata_http_share_refusals_total",
+      "Requests refused at a session or listen-stream cap, by limit: sessions_per_client (429), sessions (503), " +
+        "listen_streams_per_client (429), listen_streams (503)",
+      ["limit"],
     );
     r.collected("opendata_http_connections", "HTTP connections open now", "gauge", () => {
       const g = this.http.guard?.();

@@ -714,6 +714,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   ): Promise<Response> {
     const mine = listenOpen.get(client) ?? 0;
     if (mine >= settings.max_listen_streams_per_client) {
+      served?.shareRefusals.inc(1, "listen_streams_per_client");
       return jsonRpcError(
         429,
         SERVER_ERROR,
@@ -724,6 +725,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       );
     }
     if (listenTotal >= settings.max_listen_streams) {
+      served?.shareRefusals.inc(1, "listen_streams");
       return jsonRpcError(
         503,
         SERVER_ERROR,
@@ -1068,6 +1070,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   function tooManySessions(messages: JSONRPCMessage[], why: ReserveRefusal): Response {
     const init = messages.find(isInitializeRequest);
     const id = init && "id" in init ? init.id as string | number : null;
+    served?.shareRefusals.inc(1, why === "client" ? "sessions_per_client" : "sessions");
     if (why === "client") {
       return jsonRpcError(
         429,
