@@ -419,6 +419,22 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
     }
     if (path === "/metrics" && served) {
+      if (oauth && !scrapeAuth) {
+        // /mcp takes OAuth access tokens, which are not scrape credentials: without a metrics
+        // token /metrics would be the one open path of a server that requires authentication.
+        fields["refused"] = "auth";
+        return new Response(
+          "Unauthorized: with MCP_OAUTH_ISSUER, /metrics on this port needs MCP_METRICS_TOKEN; set it and " +
+            "scrape with Authorization: Bearer <that token>, or scrape the metrics_port listener\n",
+          {
+            status: 401,
+            headers: {
+              "Content-Type": "text/plain; charset=utf-8",
+              "WWW-Authenticate": `Bearer realm="${settings.name}"`,
+            },
+          },
+        );
+      }
       const res = await metricsResponse(req, served, scrapeAuth, settings.name);
       if (res.status === 401) {
         fields["refused"] = "auth";

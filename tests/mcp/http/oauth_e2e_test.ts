@@ -282,6 +282,27 @@ Deno.test("serve with MCP_OAUTH_ISSUER: each user, not their shared address, is 
   }
 });
 
+Deno.test("serve with MCP_OAUTH_ISSUER and no MCP_METRICS_TOKEN keeps /metrics closed like /mcp, naming the setting", async () => {
+  const as = await startAuthServer();
+  const home = scratchHome();
+  let server: HttpServerProcess | undefined;
+  try {
+    server = await startHttpServer({
+      args: ["--providers", "example"],
+      home,
+      env: { MCP_OAUTH_ISSUER: as.issuer },
+    });
+    const res = await fetch(`${server.origin}/metrics`);
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer /);
+    assert.match(await res.text(), /needs MCP_METRICS_TOKEN/);
+  } finally {
+    await server?.stop();
+    await as.close();
+    removeHome(home);
+  }
+});
+
 Deno.test("serve --stateless with MCP_OAUTH_ISSUER on two replicas sharing Redis: a user's job on either, not another's", async () => {
   const as = await startAuthServer();
   await using redis = await startRedis();
