@@ -21,6 +21,8 @@ export interface HttpSources {
     open: number;
     accepted: number;
     refused: number;
+    /** Of `refused`, those refused at their client's own share. */
+    refusedPerClient: number;
     evicted: number;
     timedOut: number;
     malformed: number;
@@ -217,15 +219,16 @@ export class ServerMetrics {
     });
     r.collected(
       "opendata_http_connection_events_total",
-      "Connection guard events: accepted, refused (every slot busy), evicted (idle ones closed to make room), " +
-        "timed_out, malformed",
+      "Connection guard events: accepted, refused (every slot busy), refused_per_client (the client's own share " +
+        "busy), evicted (idle ones closed to make room), timed_out, malformed",
       "counter",
       () => {
         const g = this.http.guard?.();
         if (!g) return [];
         return [
           { labels: { event: "accepted" }, value: g.accepted },
-          { labels: { event: "refused" }, value: g.refused },
+          { labels: { event: "refused" }, value: g.refused - g.refusedPerClient },
+          { labels: { event: "refused_per_client" }, value: g.refusedPerClient },
           { labels: { event: "evicted" }, value: g.evicted },
           { labels: { event: "timed_out" }, value: g.timedOut },
           { labels: { event: "malformed" }, value: g.malformed },

@@ -150,6 +150,11 @@ Deno.test("serveHttp() holds max_connections_per_client against a slow-body floo
       const res = await fetch(`${server.origin}/`, { client });
       await res.body?.cancel();
       assert.equal(res.status, 200);
+      // The refusals are counted as the client's share, apart from a full server's.
+      const metrics = await fetch(`${server.origin}/metrics`, { client });
+      const text = await metrics.text();
+      assert.match(text, /^opendata_http_connection_events_total\{event="refused_per_client"\} 3$/m);
+      assert.match(text, /^opendata_http_connection_events_total\{event="refused"\} 0$/m);
     });
 
     await t.step(
