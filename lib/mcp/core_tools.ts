@@ -614,6 +614,7 @@ async function runSource(
         fresh: scope?.fresh ?? false,
         deadline,
         ...(scope?.client === undefined ? {} : { client: scope.client }),
+        ...(scope?.requestId ? { requestId: scope.requestId } : {}),
       },
       () =>
         new Promise<SearchHit[]>((resolve, reject) => {

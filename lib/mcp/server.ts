@@ -352,7 +352,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     }
     const parts = await Promise.all(targets.map(async (target): Promise<ChartPart> => {
       const provider = callable.get(target.tool.name)!.provider;
-      const files = options.exports?.forCaller(provider, options.owner) ?? NO_FILES;
+      const files = options.exports?.forCaller(provider, options.owner, options.client) ?? NO_FILES;
       const answer = await callTool(target.tool, target.arguments, ctx, { ...options, files });
       const result = isInputRequiredResult(answer)
         ? errorResult(

@@ -21,6 +21,8 @@ export interface HttpSources {
     open: number;
     accepted: number;
     refused: number;
+    /** Of `refused`, those refused at their client's own share. */
+    refusedPerClient: number;
     evicted: number;
     timedOut: number;
     malformed: number;
@@ -50,6 +52,7 @@ export class ServerMetrics {
   readonly cacheStoredBytes: Counter;
   readonly jobTransitions: Counter;
   readonly sessionEvictions: Counter;
+  readonly shareRefusals: Counter;
   readonly httpRequests: Counter;
   readonly buildInfo: Gauge;
   /** The HTTP server's live numbers; set once it runs. */
@@ -204,21 +207,28 @@ export class ServerMetrics {
       "Sessions closed to make room (max_sessions, max_sessions_per_client) or expired, by reason",
       ["reason"],
     );
+    this.shareRefusals = r.counter(
+      "opendata_http_share_refusals_total",
+      "Requests refused at a session or listen-stream cap, by limit: sessions_per_client (429), sessions (503), " +
+        "listen_streams_per_client (429), listen_streams (503)",
+      ["limit"],
+    );
     r.collected("opendata_http_connections", "HTTP connections open now", "gauge", () => {
       const g = this.http.guard?.();
       return g ? [{ value: g.open }] : [];
     });
     r.collected(
       "opendata_http_connection_events_total",
-      "Connection guard events: accepted, refused (every slot busy), evicted (idle ones closed to make room), " +
-        "timed_out, malformed",
+      "Connection guard events: accepted, refused (every slot busy), refused_per_client (the client's own share " +
+        "busy), evicted (idle ones closed to make room), timed_out, malformed",
       "counter",
       () => {
         const g = this.http.guard?.();
         if (!g) return [];
         return [
           { labels: { event: "accepted" }, value: g.accepted },
-          { labels: { event: "refused" }, value: g.refused },
+          { labels: { event: "refused" }, value: g.refused - g.refusedPerClient },
+          { labels: { event: "refused_per_client" }, value: g.refusedPerClient },
           { labels: { event: "evicted" }, value: g.evicted },
           { labels: { event: "timed_out" }, value: g.timedOut },
           { labels: { event: "malformed" }, value: g.malformed },

@@ -93,7 +93,9 @@ export class ResultExports {
         bytes: "OPENDATA_MCP_EXPORT_MAX_MB",
         bytesPerClient: "OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT",
       },
-      ...(options.writes ? { writes: options.writes } : {}),
+      // The folder per provider is the server's, not a project the caller made: with writes:
+      // bounded only the owner's bytes are capped here (writes_max_projects counts its projects).
+      ...(options.writes ? { writes: { ...options.writes, maxProjectsPerOwner: Infinity } } : {}),
     });
   }
 

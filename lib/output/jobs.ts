@@ -138,6 +138,11 @@ export type Resumer = (
 export interface OwnerRef {
   /** {@linkcode ownerHash} of the owner, or undefined for stdio (no owner). */
   hash: string | undefined;
+  /**
+   * The hash of the client the job counts against (`ProjectStorage.forOwnerHash`'s
+   * `clientHash`), or undefined (stdio, or a record of an older replica).
+   */
+  client?: string;
 }
 
 /** A job as the shared store keeps it: everything but the worker's live parts. */
@@ -180,6 +185,7 @@ const record = z.record(z.string(), z.unknown());
 const jobRecordSchema = z.looseObject({
   id: z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/),
   owner: z.string().regex(/^(|[0-9a-f]{32})$/),
+  client: z.string().regex(/^[0-9a-f]{32}$/).optional(),
   kind: z.string().max(1000),
   request: record,
   status: z.enum(JOB_STATUSES),
@@ -383,10 +389,12 @@ export class JobManager {
   }
 
   /**
-   * Throws `JOB_LIMIT` when `client` already runs its most jobs at once: call it before
-   * reserving what the job would use. Undefined (stdio) is never capped.
+   * Throws `JOB_LIMIT` when `client` already runs its most jobs at once, and what `writes`
+   * refuses `owner` (off, or bounded and at its running jobs): call it before reserving what the
+   * job would use, so a refused caller leaves nothing reserved. Undefined (stdio) is never capped.
    */
-  checkCapacity(client: string | undefined): void {
+  checkCapacity(client: string | undefined, owner?: string): void {
+    this.#checkWritePolicy(owner);
     const max = this.#o.maxActivePerClient;
     if (client === undefined || max === undefined) return;
     const key = clientHash(client);
@@ -910,7 +918,10 @@ export class JobManager {
     });
     delete job.error;
     delete job.startedAt;
-    const owner: OwnerRef = { hash: record.owner === "" ? undefined : record.owner };
+    const owner: OwnerRef = {
+      hash: record.owner === "" ? undefined : record.owner,
+      ...(record.client === undefined ? {} : { client: record.client }),
+    };
     this.#launch(job, (handle) => resumer(record.resume!.data, handle, owner));
   }
 

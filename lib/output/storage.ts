@@ -730,9 +730,11 @@ export class ProjectStorage {
     let total = 0;
     const byClient = new Map<string, number>();
     const owners = nodePath.join(this.#root, OWNERS);
-    // What each owner's project folder holds is counted against the client its meta names.
+    // What each owner's project folder holds is counted against the client its meta names (only
+    // for a count of the whole root: one owner's count, for writes: bounded, uses the total alone
+    // and need not read every owner's .project.json).
     const projectClient = new Map<string, string>();
-    for (const owner of await subdirs(owners, /^[0-9a-f]{32}$/)) {
+    for (const owner of top === this.#root ? await subdirs(owners, /^[0-9a-f]{32}$/) : []) {
       const base = nodePath.join(owners, owner);
       for (const project of await subdirs(base, PROJECT_DIR)) {
         const meta = await readMeta(nodePath.join(base, project, META), project).catch(() => undefined);

@@ -161,6 +161,7 @@ Deno.test("OTLP: a span per tool call joined to the client's trace, with a maske
         arguments: { operation: "get", series_id: "GNPCA", output: "screen" },
       }),
     );
+    ok(await viaHeader.callTool({ name: "opendata_search", arguments: { query: "gdp" } }));
     await viaHeader.close();
   } finally {
     // The exporter sends what it holds when the process exits.
@@ -203,6 +204,14 @@ Deno.test("OTLP: a span per tool call joined to the client's trace, with a maske
   assert.ok(second, "the header's trace is joined");
   assert.equal(second.parentSpanId, PARENT_HEADER);
   assert.equal(spans.filter((s) => s.parentSpanId === second.spanId && s.name === "GET fred").length, 1);
+
+  // opendata_search asks each source in a scope of its own: its upstream span keeps the call's request id.
+  const search = spans.find((s) => s.traceId === TRACE_HEADER && s.name === "tools/call opendata_search");
+  assert.ok(search, "a span for the opendata_search call");
+  const asked = spans.filter((s) => s.parentSpanId === search.spanId && s.name === "GET fred");
+  assert.equal(asked.length, 1);
+  assert.match(String(search.attributes["opendata.request_id"]), /^[0-9a-f-]{36}$/);
+  assert.equal(asked[0]!.attributes["opendata.request_id"], search.attributes["opendata.request_id"]);
 
   // Deno's own fetch spans (whole URL, key included) are not exported.
   assert.equal(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { ToolError } from "../../lib/errors.ts";
+import { ResultExports } from "../../lib/output/exports.ts";
 import { JobManager } from "../../lib/output/jobs.ts";
 import { ProjectStorage } from "../../lib/output/storage.ts";
 import type { WritePolicy } from "../../lib/output/writes.ts";
@@ -85,4 +86,36 @@ Deno.test("JobManager with writes bounded runs one job per owner at a time; with
     /does not start background jobs/,
   );
   void off.close();
+});
+
+Deno.test("ResultExports with writes bounded caps an owner's bytes, not the per-provider folders it never named", async () => {
+  const dataDir = Deno.makeTempDirSync({ prefix: "opendata-mcp-exports-" });
+  try {
+    // One project per owner allowed: output: "file" of several providers still works (each
+    // provider's results are a folder of the server's, not a project the caller made).
+    const exports = new ResultExports({
+      dataDir,
+      clock: new FakeClock(),
+      writes: { ...BOUNDED, maxProjectsPerOwner: 1 },
+    });
+    for (const provider of ["worldbank", "boj", "snl"]) {
+      const saved = await exports.forCaller(provider, "client:ip:203.0.113.9").save({
+        format: "md",
+        text: "x",
+        description: "one line",
+      });
+      assert.match(saved.uri, new RegExp(`^opendata://files/${provider}/`));
+    }
+    const big = "x".repeat(80 * 1024);
+    await assert.rejects(
+      exports.forCaller("wikipedia", "client:ip:203.0.113.9").save({
+        format: "md",
+        text: big,
+        description: "big",
+      }),
+      /your files take [\d.]+ MB \([\d.]+ MB per client\)/,
+    );
+  } finally {
+    Deno.removeSync(dataDir, { recursive: true });
+  }
 });

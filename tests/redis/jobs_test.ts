@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { systemClock } from "../../lib/clock.ts";
 import { Logger } from "../../lib/log.ts";
 import { JobManager } from "../../lib/output/jobs.ts";
+import { ownerHash } from "../../lib/output/storage.ts";
 import type { JobHandle } from "../../lib/output/jobs.ts";
 import { RedisConnection } from "../../lib/redis/connection.ts";
 import { RedisJobStore } from "../../lib/redis/job_store.ts";
@@ -75,13 +76,14 @@ Deno.test("JobManager with a shared store fails or resumes a job whose replica w
       const b = await replica("b2");
       const seen: Record<string, unknown>[] = [];
       b.resumable("test.kind", (data, job, owner) => {
-        seen.push({ data, owner: owner.hash });
+        seen.push({ data, owner: owner.hash, client: owner.client });
         job.progress(10, 10, "Redone");
         return Promise.resolve({ result: { rows_written: 10 } });
       });
       const view = a.start({
         kind: "observations",
         owner: "session:1",
+        client: "ip:10.0.0.1",
         request: { series_id: "Y" },
         resume: { kind: "test.kind", data: { series_id: "Y" } },
         run: forever,
@@ -94,6 +96,8 @@ Deno.test("JobManager with a shared store fails or resumes a job whose replica w
       assert.equal(seen.length, 1);
       assert.deepEqual(seen[0]!["data"], { series_id: "Y" });
       assert.match(String(seen[0]!["owner"]), /^[0-9a-f]{32}$/, "the owner travels as a hash");
+      // So does the client, as the storage counts it: the resumed job's file stays in its share.
+      assert.equal(seen[0]!["client"], ownerHash("client:ip:10.0.0.1"));
       assert.doesNotMatch(await redis.command("KEYS", "*"), /session:1/, "no raw owner id in Redis");
       await b.close();
     });

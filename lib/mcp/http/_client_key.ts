@@ -1,6 +1,7 @@
 // Who a client is, for every per-client limit (sessions, connections, rate limits, listen
 // streams, and the jobs, projects and bytes a provider keeps for it): one key per principal
-// when authentication names one, else one per address, where IPv6 addresses share a key per
+// when authentication names one (connections and the rate limit are counted before credentials
+// are checked, so always by address), else one per address, where IPv6 addresses share a key per
 // network prefix (a /64 by default: one host usually holds a whole /64, so counting each of its
 // 2^64 addresses apart would give it 2^64 shares).
 

@@ -419,6 +419,22 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       }
     }
     if (path === "/metrics" && served) {
+      if (oauth && !scrapeAuth) {
+        // /mcp takes OAuth access tokens, which are not scrape credentials: without a metrics
+        // token /metrics would be the one open path of a server that requires authentication.
+        fields["refused"] = "auth";
+        return new Response(
+          "Unauthorized: with MCP_OAUTH_ISSUER, /metrics on this port needs MCP_METRICS_TOKEN; set it and " +
+            "scrape with Authorization: Bearer <that token>, or scrape the metrics_port listener\n",
+          {
+            status: 401,
+            headers: {
+              "Content-Type": "text/plain; charset=utf-8",
+              "WWW-Authenticate": `Bearer realm="${settings.name}"`,
+            },
+          },
+        );
+      }
       const res = await metricsResponse(req, served, scrapeAuth, settings.name);
       if (res.status === 401) {
         fields["refused"] = "auth";
@@ -714,6 +730,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   ): Promise<Response> {
     const mine = listenOpen.get(client) ?? 0;
     if (mine >= settings.max_listen_streams_per_client) {
+      served?.shareRefusals.inc(1, "listen_streams_per_client");
       return jsonRpcError(
         429,
         SERVER_ERROR,
@@ -724,6 +741,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
       );
     }
     if (listenTotal >= settings.max_listen_streams) {
+      served?.shareRefusals.inc(1, "listen_streams");
       return jsonRpcError(
         503,
         SERVER_ERROR,
@@ -1068,6 +1086,7 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
   function tooManySessions(messages: JSONRPCMessage[], why: ReserveRefusal): Response {
     const init = messages.find(isInitializeRequest);
     const id = init && "id" in init ? init.id as string | number : null;
+    served?.shareRefusals.inc(1, why === "client" ? "sessions_per_client" : "sessions");
     if (why === "client") {
       return jsonRpcError(
         429,

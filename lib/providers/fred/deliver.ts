@@ -1043,7 +1043,7 @@ async function startPagedJob(
   source: Source,
 ): Promise<ToolOutput<DataResult>> {
   // Refused before anything is reserved: a client at its running-jobs share loses nothing.
-  call.deps.jobs.checkCapacity(call.ctx.client);
+  call.deps.jobs.checkCapacity(call.ctx.client, call.ctx.owner);
   const { file, writer } = await openFile(call, first.meta, source);
   const pages = Math.ceil(plan.target / pageSize(call));
   // The first page is written as soon as the job runs, then let go.
@@ -1154,7 +1154,8 @@ async function resumedCall(data: Record<string, unknown>, owner: OwnerRef, deps:
   // would be before anything is fetched or removed (a forged one once removed files elsewhere).
   const { tool, args, mode, format, project, file: relative } = checkRecipe(data);
   const spec = resolveOperation(tool, args, { multiPage: mode === "file" });
-  const storage = deps.storage.forOwnerHash(owner.hash);
+  // Its file counts against the client it was started for, as on the replica that started it.
+  const storage = deps.storage.forOwnerHash(owner.hash, owner.client);
   const path = nodePath.join(storage.projectPath(project), ...checkRelativePath(relative, 2, "file"));
   const partial = nodePath.join(nodePath.dirname(path), `.${nodePath.basename(path)}.partial`);
   await Deno.remove(partial).catch(() => {});
@@ -1221,7 +1222,7 @@ function checkRecipe(data: Record<string, unknown>): {
 /** Shape files and other single large answers: fetched and written by a background job. */
 async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> {
   const source = singleSource(call);
-  call.deps.jobs.checkCapacity(call.ctx.client);
+  call.deps.jobs.checkCapacity(call.ctx.client, call.ctx.owner);
   const file = await reserveFile(call);
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,

@@ -27,6 +27,13 @@ async function sdkSession(origin: string, address: string): Promise<Client> {
   return client;
 }
 
+/** The server's /metrics text (no token is set, so it is open). */
+async function scrape(origin: string): Promise<string> {
+  const res = await fetch(`${origin}/metrics`);
+  assert.equal(res.status, 200);
+  return await res.text();
+}
+
 Deno.test("serveHttp() at max_sessions refuses newcomers from other addresses with 503 and the initialize id; every live session stays", async () => {
   await using server = await startHttpServer({
     args: ["--providers", "example"],
@@ -55,6 +62,7 @@ Deno.test("serveHttp() at max_sessions refuses newcomers from other addresses wi
     for (const victim of victims) {
       ok(await victim.callTool({ name: "example-ping", arguments: {} }));
     }
+    assert.match(await scrape(server.origin), /^opendata_http_share_refusals_total\{limit="sessions"\} 20$/m);
   } finally {
     for (const victim of victims) await victim.close().catch(() => {});
   }
@@ -142,6 +150,11 @@ Deno.test("serveHttp() holds max_connections_per_client against a slow-body floo
       const res = await fetch(`${server.origin}/`, { client });
       await res.body?.cancel();
       assert.equal(res.status, 200);
+      // The refusals are counted as the client's share, apart from a full server's.
+      const metrics = await fetch(`${server.origin}/metrics`, { client });
+      const text = await metrics.text();
+      assert.match(text, /^opendata_http_connection_events_total\{event="refused_per_client"\} 3$/m);
+      assert.match(text, /^opendata_http_connection_events_total\{event="refused"\} 0$/m);
     });
 
     await t.step(
@@ -259,6 +272,12 @@ Deno.test("serveHttp() caps subscriptions/listen streams per client (429) and in
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal(again?.status, 200, "the freed slot is taken again");
+    const scraped = await scrape(server.origin);
+    assert.match(
+      scraped,
+      /^opendata_http_share_refusals_total\{limit="listen_streams_per_client"\} [1-9]\d*$/m,
+    );
+    assert.match(scraped, /^opendata_http_share_refusals_total\{limit="listen_streams"\} [1-9]\d*$/m);
   } finally {
     for (const c of controllers) c.abort();
   }

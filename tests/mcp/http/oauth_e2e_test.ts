@@ -249,6 +249,60 @@ Deno.test("serve with MCP_OAUTH_ISSUER: SDK v1 and v2 authorize from the 401; wo
   }
 });
 
+Deno.test("serve with MCP_OAUTH_ISSUER: each user, not their shared address, is one client for the fair shares", async () => {
+  const as = await startAuthServer();
+  const { fake, release } = stuckFred();
+  const home = scratchHome(fredConfig(fake.origin));
+  let server: HttpServerProcess | undefined;
+  const clients: { close(): Promise<void> }[] = [];
+  try {
+    server = await startHttpServer({
+      args: ["--providers", "fred"],
+      home,
+      env: { MCP_OAUTH_ISSUER: as.issuer, MCP_OAUTH_SCOPES: "mcp:tools", FRED_MAX_PROJECTS_PER_CLIENT: "1" },
+    });
+    const url = new URL(`${server.origin}/mcp`);
+    // Both users come from 127.0.0.1: by address they would be one client with one project.
+    const a1 = await connectV1(url, new PlayedUserProvider("alice"));
+    clients.push(a1);
+    ok(await call(a1, "fred_project_create", { project_name: "alpha" }));
+    const full = errorOf(await call(a1, "fred_project_create", { project_name: "beta" }));
+    assert.equal(full["error_type"], "STORAGE_LIMIT");
+    assert.match(String(full["message"]), /Your client holds 1 projects/);
+    const b2 = await connectV2(url, new PlayedUserProvider("bob"));
+    clients.push(b2);
+    ok(await call(b2, "fred_project_create", { project_name: "alpha" }));
+  } finally {
+    release();
+    for (const c of clients) await c.close().catch(() => {});
+    await server?.stop();
+    await as.close();
+    await fake[Symbol.asyncDispose]();
+    removeHome(home);
+  }
+});
+
+Deno.test("serve with MCP_OAUTH_ISSUER and no MCP_METRICS_TOKEN keeps /metrics closed like /mcp, naming the setting", async () => {
+  const as = await startAuthServer();
+  const home = scratchHome();
+  let server: HttpServerProcess | undefined;
+  try {
+    server = await startHttpServer({
+      args: ["--providers", "example"],
+      home,
+      env: { MCP_OAUTH_ISSUER: as.issuer },
+    });
+    const res = await fetch(`${server.origin}/metrics`);
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer /);
+    assert.match(await res.text(), /needs MCP_METRICS_TOKEN/);
+  } finally {
+    await server?.stop();
+    await as.close();
+    removeHome(home);
+  }
+});
+
 Deno.test("serve --stateless with MCP_OAUTH_ISSUER on two replicas sharing Redis: a user's job on either, not another's", async () => {
   const as = await startAuthServer();
   await using redis = await startRedis();

@@ -19,7 +19,7 @@ type Result = Parameters<typeof ok>[0];
 async function withServer(
   writes: string,
   serverYaml: string,
-  fn: (server: HttpServerProcess, connect: () => Promise<Client>) => Promise<void>,
+  fn: (server: HttpServerProcess, connect: () => Promise<Client>, home: string) => Promise<void>,
 ): Promise<void> {
   await using fake = startFakeFred();
   const gate = Promise.withResolvers<void>();
@@ -43,13 +43,24 @@ async function withServer(
       clients.push(client);
       return client;
     };
-    await fn(server, connect);
+    await fn(server, connect, home);
   } finally {
     gate.resolve();
     for (const c of clients) await c.close().catch(() => {});
     await server?.stop();
     removeHome(home);
   }
+}
+
+/** Files being written (`.partial`) anywhere under `dir`. */
+function partialFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) out.push(...partialFiles(path));
+    else if (entry.name.endsWith(".partial")) out.push(entry.name);
+  }
+  return out;
 }
 
 const call = async (c: Client | Client2, name: string, args: Record<string, unknown>): Promise<Result> =>
@@ -91,7 +102,7 @@ Deno.test("serve --writes off: reads answer, every write is refused with the way
 
 Deno.test("serve --writes bounded: a client address owns a capped share across its sessions and eras", async () => {
   const yaml = "server:\n  writes_max_projects: 2\n  writes_max_jobs: 1\n";
-  await withServer("bounded", yaml, async (server, connect) => {
+  await withServer("bounded", yaml, async (server, connect, home) => {
     assert.equal((await (await fetch(`${server.origin}/health`)).json()).writes, "bounded");
     const first = await connect();
     ok(await call(first, "fred_project_create", { project_name: "one" }));
@@ -121,6 +132,8 @@ Deno.test("serve --writes bounded: a client address owns a capped share across i
     );
     assert.equal(busy["error_type"], "STORAGE_LIMIT");
     assert.match(String(busy["message"]), /1 jobs running \(1 running jobs per client\)/);
+    // Refused before anything was reserved: only the running job's file is being written.
+    assert.equal(partialFiles(home).length, 1, partialFiles(home).join(", "));
 
     // A 2026-07-28 request (no session) from the address is that client too.
     const modern = new Client2({ name: "writes-test", version: "0" }, {
