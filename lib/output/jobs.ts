@@ -204,8 +204,6 @@ const jobRecordSchema = z.looseObject({
   resume: z.object({ kind: z.string(), data: record }).optional(),
   takeovers: count.optional(),
   replica: z.string().max(200).optional(),
-  // The per-client caps compare it by equality only; a forged one must still be a hash.
-  client: z.string().regex(/^[0-9a-f]{32}$/).optional(),
 });
 
 /**
