@@ -3,6 +3,7 @@ import { ConfigError } from "../errors.ts";
 import { LOG_LEVELS } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import { parseYaml } from "./yaml.ts";
+import { plainSettings } from "./provider_spec.ts";
 import type { Binding, CommonSettings, ProviderSpec, ValueKind } from "./provider_spec.ts";
 
 /** Settings of the server itself (transport, HTTP, limits, logging). */
@@ -907,6 +908,10 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
       layers,
       // Nothing set for the provider: the defaults its listings were generated with.
       generated ? () => structuredClone(generated) as unknown as CommonSettings : undefined,
+      // Plain values set: checked without building the block's schema.
+      generated
+        ? (values) => plainSettings(spec, generated, values) as unknown as CommonSettings | undefined
+        : undefined,
     ) as CommonSettings & Record<string, unknown>;
     if (isEnabled) {
       providers[spec.id] = settings;
@@ -1030,6 +1035,8 @@ function readFile(text: string | undefined, label: string): z.output<ReturnType<
     throw new ConfigError("<file>", `Cannot parse the ${label} as YAML: ${detail}`);
   }
   if (raw === null || raw === undefined) return {};
+  const plain = plainFile(raw);
+  if (plain) return plain;
   const result = (builtFileSchema ??= buildFileSchema()).safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0]!;
@@ -1046,16 +1053,67 @@ function readFile(text: string | undefined, label: string): z.output<ReturnType<
   return result.data;
 }
 
+type FileContents = z.output<ReturnType<typeof buildFileSchema>>;
+
+const FILE_KEYS = new Set(["enabled_providers", "toolsets", "server", "tools", "providers"]);
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype &&
+    !Object.hasOwn(v, "__proto__");
+}
+
+function isStringList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === "string");
+}
+
+/**
+ * The config file's contents as the file schema gives them, checked without building it, when
+ * the file is plainly of the expected shape (what YAML gives: plain objects, arrays of strings);
+ * undefined otherwise, and the schema says what is wrong.
+ */
+function plainFile(raw: unknown): FileContents | undefined {
+  if (!isRecord(raw)) return undefined;
+  const out: FileContents = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!FILE_KEYS.has(key)) return undefined;
+    if (key === "enabled_providers" || key === "toolsets") {
+      if (!isStringList(value)) return undefined;
+      out[key] = [...value];
+    } else if (key === "server") {
+      if (!isRecord(value)) return undefined;
+      out.server = { ...value };
+    } else if (key === "tools") {
+      if (!isRecord(value)) return undefined;
+      const tools: NonNullable<FileContents["tools"]> = {};
+      for (const [k, list] of Object.entries(value)) {
+        if ((k !== "include" && k !== "exclude") || !isStringList(list)) return undefined;
+        tools[k] = [...list];
+      }
+      out.tools = tools;
+    } else {
+      if (!isRecord(value)) return undefined;
+      const providers: NonNullable<FileContents["providers"]> = {};
+      for (const [id, block] of Object.entries(value)) {
+        if (block !== null && !isRecord(block)) return undefined;
+        providers[id] = block === null ? null : { ...block };
+      }
+      out.providers = providers;
+    }
+  }
+  return out;
+}
+
 /**
  * The settings `layers` make, validated by the schema `schemaOf` returns. When no layer sets
  * anything and `defaults` is given, its result is used and the schema is not built (zod schemas
- * cost start-up time).
+ * cost start-up time); nor is it when `plain` gives the settings (undefined: let the schema say).
  */
 function layered<T>(
   schemaOf: () => z.ZodType<T>,
   prefix: string,
   layers: readonly Layer[],
   defaults?: () => T,
+  plain?: (values: Record<string, unknown>) => T | undefined,
 ): T {
   const merged: Record<string, unknown> = {};
   const origins: Record<string, string> = {};
@@ -1067,6 +1125,8 @@ function layered<T>(
     }
   }
   if (defaults && Object.keys(merged).length === 0) return defaults();
+  const quick = plain?.(merged);
+  if (quick !== undefined) return quick;
   const schema = schemaOf();
   // One parse per start: zod's compiled fast path would cost more to build than it saves.
   const result = schema.safeParse(merged, { jitless: true });

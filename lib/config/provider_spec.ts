@@ -94,6 +94,8 @@ export interface ProviderSpec<S extends CommonSettings = CommonSettings> {
    * server lists its tools without loading its code, and loads it on first use.
    */
   listings?: ProviderListings;
+  /** Common keys the provider's own keys redeclare with a schema of their own (wikipedia: `base_url`). */
+  replaces: readonly string[];
 }
 
 /** Options for {@linkcode defineProvider}. */
@@ -109,6 +111,12 @@ export interface DefineProviderOptions<E extends z.ZodRawShape> {
    * the schema is first built (not on every start).
    */
   extra?: E | (() => E);
+  /**
+   * Common keys `extra` redeclares (they replace the common schema). Start-up checks the common
+   * keys a configuration sets without building zod schemas, so it must know which ones are not
+   * the common ones (tests/config/provider_spec_test.ts keeps this list equal to `extra`'s keys).
+   */
+  replaces?: readonly (keyof CommonSettings)[];
   env?: readonly Binding[];
   flags?: readonly Binding[];
   secrets?: readonly string[];
@@ -154,6 +162,7 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
     hosts: options.hosts ?? ((s: S) => [hostOf(s.base_url)]),
     allowNet: options.allowNet ?? [hostOf(c.base_url)],
     load: options.load,
+    replaces: options.replaces ?? [],
     ...(options.check ? { check: options.check } : {}),
   };
 }
@@ -195,4 +204,53 @@ function commonShape(c: CommonDefaults & Omit<CommonSettings, "base_url">) {
 /** `host[:port]` of a URL, as `--allow-net` spells it. */
 export function hostOf(url: string): string {
   return new URL(url).host;
+}
+
+/** Whether a number is one `z.number()` takes (finite) and, with `int`, `.int()` takes. */
+function isNumber(v: unknown, int: boolean): v is number {
+  return typeof v === "number" && (int ? Number.isSafeInteger(v) : Number.isFinite(v));
+}
+
+/**
+ * The common keys' checks as plain code: each accepts a subset of what its schema in
+ * {@linkcode commonShape} accepts and leaves the value as it is, so a value it accepts comes out
+ * exactly as zod would give it. `base_url` is not here: only its default value is taken as is.
+ */
+const PLAIN_COMMON: Record<string, (v: unknown) => boolean> = {
+  timeout: (v) => isNumber(v, false) && v > 0 && v <= 3600,
+  max_retries: (v) => isNumber(v, true) && v >= 0 && v <= 10,
+  retry_backoff_ms: (v) => isNumber(v, true) && v >= 0 && v <= 60_000,
+  cache_ttl: (v) => isNumber(v, false) && v >= 0 && v <= 86_400 * 7,
+  rate_limit_per_minute: (v) => isNumber(v, true) && v >= 0,
+  rate_limit_per_second: (v) => isNumber(v, false) && v >= 0,
+  breaker_threshold: (v) => isNumber(v, true) && v >= 1 && v <= 1000,
+  breaker_cooldown: (v) => isNumber(v, false) && v >= 0 && v <= 86_400,
+  max_body_mb: (v) => isNumber(v, false) && v > 0 && v <= 1024,
+};
+
+/**
+ * A provider block's settings without building its zod schema, when every value set is plainly
+ * valid: a common key within its range, or any key set to exactly its default (a string, number
+ * or boolean; the provider schemas have no transforms, so a default parses to itself). Anything
+ * else gives undefined, and the caller validates with the schema (whose errors name the key).
+ * `defaults` are the block's settings when nothing is set (the generated listings' defaults).
+ */
+export function plainSettings(
+  spec: Pick<ProviderSpec, "replaces">,
+  defaults: Record<string, unknown>,
+  values: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  const out = structuredClone(defaults);
+  for (const [key, value] of Object.entries(values)) {
+    if (!Object.hasOwn(defaults, key)) return undefined;
+    const check = spec.replaces.includes(key) ? undefined : PLAIN_COMMON[key];
+    const plain = check ? check(value) : isPrimitive(value) && value === defaults[key];
+    if (!plain) return undefined;
+    out[key] = value;
+  }
+  return out;
+}
+
+function isPrimitive(v: unknown): v is string | number | boolean {
+  return typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 }

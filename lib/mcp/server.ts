@@ -339,7 +339,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
    * one call's deadline), the series merged on one chart.
    */
   const chart = async (rawArgs: unknown, ctx: McpExtra): Promise<CallToolResult> => {
-    const parsed = chartInput.safeParse(rawArgs);
+    const parsed = chartInput().safeParse(rawArgs);
     if (!parsed.success) return errorResult(validationError(parsed.error, rawArgs).toPayload());
     let targets;
     try {

@@ -7,6 +7,9 @@
 // --only observability measures only what metrics and traces cost (tests/bench/observability.ts)
 // and replaces that section of docs/BENCHMARKS.md, leaving the others as they are.
 //
+// --only startup measures start-up and memory in each way users start the server (issue 29,
+// tests/bench/startup_ways.ts) and replaces only that section of docs/BENCHMARKS.md.
+//
 // --only binary measures the release binary's payload and its stand-in's start-up
 // (tests/bench/binary.ts) and replaces only that section of docs/BENCHMARKS.md.
 // --baseline DIR measures another checkout (e.g. the commit before a change) next to this one:
@@ -26,6 +29,7 @@ import { measureTools } from "../tools/tool_budget.ts";
 import { benchProvenance } from "./provenance.ts";
 import { benchReplicas } from "./replicas.ts";
 import { benchBinary } from "./binary.ts";
+import { benchStartupWays } from "./startup_ways.ts";
 import { benchOAuth } from "./oauth.ts";
 import { benchObservability } from "./observability.ts";
 import { viewRows } from "./views.ts";
@@ -438,6 +442,30 @@ if (only === "binary") {
   console.log("Wrote the release binary's section of docs/BENCHMARKS.md");
   Deno.exit(0);
 }
+const WAYS_HEADING = "## Start-up as users start it (issue 29)";
+/** `doc` with the section under `heading` replaced by `section` (or added before the second section). */
+function withSection(doc: string, heading: string, section: string): string {
+  const start = doc.indexOf(heading);
+  if (start >= 0) {
+    const next = doc.indexOf("\n## ", start + heading.length);
+    return doc.slice(0, start) + section + (next >= 0 ? `\n${doc.slice(next)}` : "\n");
+  }
+  const second = doc.indexOf("\n## ", doc.indexOf("\n## ") + 1);
+  return second >= 0
+    ? `${doc.slice(0, second)}\n\n${section}\n${doc.slice(second)}`
+    : `${doc.trimEnd()}\n\n${section}\n`;
+}
+if (only === "startup") {
+  const section = await benchStartupWays(START_RUNS, MEMORY_CALLS);
+  console.log(section);
+  const path = new URL("../../docs/BENCHMARKS.md", import.meta.url);
+  await Deno.writeTextFile(
+    path,
+    await denoFmt(withSection(Deno.readTextFileSync(path), WAYS_HEADING, section), "md"),
+  );
+  console.log("Wrote the start-up section of docs/BENCHMARKS.md");
+  Deno.exit(0);
+}
 if (only === "observability") {
   const section = await benchObservability();
   console.log(section);
@@ -454,6 +482,7 @@ if (only === "observability") {
 }
 const observability: string[] = [];
 await startupAndMemory();
+const waysSection = await benchStartupWays(START_RUNS, MEMORY_CALLS);
 const binarySection = await benchBinary(START_RUNS);
 if (flags.baseline) await baseline(flags.baseline);
 const viewSizeRows: string[] = [];
@@ -516,7 +545,7 @@ ${startupRows.join("\n")}
 
 ${startupNotes.map((n) => `- ${n}`).join("\n")}`,
 ];
-sections.push(binarySection);
+sections.push(waysSection, binarySection);
 if (baselineRows.length) {
   sections.push(`## Before and after (--baseline)
 

@@ -17,6 +17,13 @@ export interface ServerCommand {
   cmd: string[];
   /** Environment beyond the scratch HOME, PATH and DENO_DIR. */
   env?: Record<string, string>;
+  /** The working directory (default: the scratch HOME). */
+  cwd?: string;
+  /**
+   * Serves Streamable HTTP: started with `--port 0`, it is timed to the answer of tools/list
+   * over HTTP (the port read from its start-up log line) instead of over stdio.
+   */
+  http?: boolean;
   /** The tool (and arguments) a round-trip and memory run calls. */
   call?: { name: string; arguments: Record<string, unknown> };
 }
@@ -78,7 +85,7 @@ export class StdioPeer {
       args,
       env: { ...childEnv(home, command.env), OPENDATA_MCP_TOOLSETS: "" },
       clearEnv: true,
-      cwd: home,
+      cwd: command.cwd ?? home,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -160,6 +167,7 @@ export class StdioPeer {
 
 /** One start: milliseconds from spawn to the answer of tools/list, and resident memory then. */
 export async function startOnce(command: ServerCommand): Promise<{ ms: number; rss: number }> {
+  if (command.http) return await startHttpOnce(command);
   const home = scratchHome();
   const t0 = performance.now();
   const peer = new StdioPeer(command, home);
@@ -174,6 +182,90 @@ export async function startOnce(command: ServerCommand): Promise<{ ms: number; r
     return { ms, rss: mem?.rss ?? NaN };
   } finally {
     await peer.close();
+    removeHome(home);
+  }
+}
+
+/** {@linkcode startOnce} of a server that serves HTTP: spawn to tools/list answered over HTTP. */
+async function startHttpOnce(command: ServerCommand): Promise<{ ms: number; rss: number }> {
+  const home = scratchHome();
+  const [program, ...args] = command.cmd;
+  const t0 = performance.now();
+  const child = new Deno.Command(program!, {
+    args,
+    env: { ...childEnv(home, command.env), OPENDATA_MCP_TOOLSETS: "" },
+    clearEnv: true,
+    cwd: command.cwd ?? home,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let log = "";
+  const port = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      log += decoder.decode(chunk, { stream: true });
+      const line = log.split("\n").find((l) => l.includes('"serving MCP over HTTP"'));
+      if (line) {
+        // Keep reading (and dropping) the log, so the server never blocks on a full pipe.
+        (async () => {
+          for await (const _ of child.stderr) { /* dropped */ }
+        })().catch(() => {});
+        return Number(JSON.parse(line).port);
+      }
+    }
+    throw new Error(`${command.label} exited before listening:\n${log.slice(-2000)}`);
+  })();
+  try {
+    const url = `http://127.0.0.1:${await port}/mcp`;
+    const base = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const init = await fetch(url, {
+      method: "POST",
+      headers: base,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "bench", version: "0" },
+        },
+      }),
+    });
+    const session = init.headers.get("mcp-session-id");
+    await rpcOver(init);
+    const headers: Record<string, string> = {
+      ...base,
+      "mcp-protocol-version": "2025-06-18",
+      ...(session ? { "mcp-session-id": session } : {}),
+    };
+    const note = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    });
+    await note.body?.cancel();
+    const listed = await rpcOver(
+      await fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      }),
+    );
+    const ms = performance.now() - t0;
+    if (!("result" in listed)) {
+      throw new Error(`${command.label}: tools/list failed: ${JSON.stringify(listed)}`);
+    }
+    return { ms, rss: memoryMiB(child.pid)?.rss ?? NaN };
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await child.status;
+    await port.catch(() => {});
     removeHome(home);
   }
 }

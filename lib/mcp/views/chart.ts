@@ -17,20 +17,38 @@ export const CHART_TOOL = "opendata_chart";
 const MAX_CALLS = 6;
 
 /** Its input: each call as a tool name and its arguments as JSON text (strict-client-safe). */
-export const chartInput = z.strictObject({
-  calls: z.array(z.strictObject({
-    tool: z.string().min(1).max(64).describe(
-      "A tool that draws series, e.g. fred_series or boj_get_data_code",
-    ),
-    arguments: z.string().max(20_000).describe(
-      'Its arguments as a JSON object in a string, e.g. "{\\"series_id\\": \\"GDP\\"}"',
-    ),
-  })).min(1).max(MAX_CALLS).describe(`1 to ${MAX_CALLS} calls whose series share the chart`),
-});
+function buildChartInput() {
+  return z.strictObject({
+    calls: z.array(z.strictObject({
+      tool: z.string().min(1).max(64).describe(
+        "A tool that draws series, e.g. fred_series or boj_get_data_code",
+      ),
+      arguments: z.string().max(20_000).describe(
+        'Its arguments as a JSON object in a string, e.g. "{\\"series_id\\": \\"GDP\\"}"',
+      ),
+    })).min(1).max(MAX_CALLS).describe(`1 to ${MAX_CALLS} calls whose series share the chart`),
+  });
+}
 
-const { $schema: _dialect, ...INPUT_JSON } = z.toJSONSchema(chartInput, {
-  io: "input",
-}) as Tool["inputSchema"];
+// Built on first use (a client that renders views), not when the server starts: the schema and
+// its JSON Schema cost start-up time every other start would pay for nothing.
+let builtInput: ReturnType<typeof buildChartInput> | undefined;
+let inputJson: Tool["inputSchema"] | undefined;
+
+/** The tool's input schema. */
+export function chartInput(): ReturnType<typeof buildChartInput> {
+  return builtInput ??= buildChartInput();
+}
+
+function chartInputJson(): Tool["inputSchema"] {
+  if (!inputJson) {
+    const { $schema: _dialect, ...json } = z.toJSONSchema(chartInput(), {
+      io: "input",
+    }) as Tool["inputSchema"];
+    inputJson = json;
+  }
+  return inputJson;
+}
 
 /** What structuredContent holds: per call, its tool, whether it failed, and its series. */
 const OUTPUT_JSON: Tool["outputSchema"] = {
@@ -61,7 +79,7 @@ export function chartTool(seriesTools: readonly string[], resourceUri: string): 
       `Shows series from several calls on one chart (e.g. a FRED series and BOJ series together) and ` +
       `returns each call's text. Tools: ${seriesTools.join(", ")}. Each call is {tool, arguments} with the ` +
       "arguments as JSON text, checked as that tool checks them.",
-    inputSchema: INPUT_JSON,
+    inputSchema: chartInputJson(),
     outputSchema: OUTPUT_JSON,
     annotations: {
       title: "Chart series from several sources",
@@ -130,7 +148,7 @@ export function chartResult(parts: readonly ChartPart[], characterLimit: number)
 
 /** The calls of a chart, each checked to draw series (`seriesTools`). */
 export function chartCalls(
-  args: z.output<typeof chartInput>,
+  args: z.output<ReturnType<typeof buildChartInput>>,
   seriesTools: ReadonlySet<string>,
 ): { tool: string; arguments: string }[] {
   for (const [i, c] of args.calls.entries()) {

@@ -70,6 +70,7 @@ export const wikipediaSpec = defineProvider({
     max_body_mb: 8,
   },
   extra,
+  replaces: ["base_url"],
   env: [
     {
       name: "WIKIPEDIA_DEFAULT_LANGUAGE",
