@@ -46,11 +46,13 @@ const MAX_LISTED = 10;
 
 /**
  * The characters of a result's limit kept for its provenance: tool handlers are told the limit
- * less this, so adding the provenance never cuts what they fitted (1,000 of 25,000; a fifth of
- * smaller limits).
+ * less this, so adding the provenance never cuts what they fitted (1,000 of 25,000 and of any
+ * limit from 2,000 up; half of smaller ones). A provenance object takes 400-700 characters and its
+ * text line 300-500, so a fifth of a small limit was too little: at 2,000 the structured content
+ * went over and lost the provenance's hash and citation.
  */
 export function provenanceReserve(limit: number): number {
-  return Math.min(1000, Math.floor(limit / 5));
+  return Math.min(1000, Math.floor(limit / 2));
 }
 
 /**
@@ -142,7 +144,7 @@ export function withProvenance(
   provenance: Provenance,
   limit: number,
   clamp: (text: string, limit: number) => string,
-): { text: string; structured: Record<string, unknown> | undefined } {
+): { text: string; structured: Record<string, unknown> | undefined; line?: string } {
   // Where the room kept is short (small limits, many requests), the parts the citation repeats
   // go first: the list of requests (their count stays), then the request (the citation holds it).
   if (structured !== undefined) {
@@ -174,8 +176,10 @@ export function withProvenance(
       return { text: json.length <= limit ? json : body, structured: withObject };
     }
   }
+  // `line` is returned too: what is added after the text later (a note, next calls) goes after it
+  // whole, and what makes room cuts the text before it, never the line.
   const line = `\n\n${provenanceLine(provenance)}`;
-  return { text: `${clamp(text, Math.max(0, limit - line.length))}${line}`, structured: withObject };
+  return { text: `${clamp(text, Math.max(0, limit - line.length))}${line}`, structured: withObject, line };
 }
 
 /** What a citation keeps: the request with secrets left out, its answer's hash and time. */
