@@ -46,13 +46,13 @@ const MAX_LISTED = 10;
 
 /**
  * The characters of a result's limit kept for its provenance: tool handlers are told the limit
- * less this, so adding the provenance never cuts what they fitted (1,000 of 25,000 and of any
- * limit from 2,000 up; half of smaller ones). A provenance object takes 400-700 characters and its
- * text line 300-500, so a fifth of a small limit was too little: at 2,000 the structured content
- * went over and lost the provenance's hash and citation.
+ * less this, so adding the provenance never cuts what they fitted (1,000 of 25,000; a fifth of
+ * smaller limits). Below about 3,000 a whole provenance object (400-700 characters) may not fit
+ * in a fifth: the structured content is then shortened, and the text says so before its
+ * provenance line (lib/mcp/server.ts), which stays whole.
  */
 export function provenanceReserve(limit: number): number {
-  return Math.min(1000, Math.floor(limit / 2));
+  return Math.min(1000, Math.floor(limit / 5));
 }
 
 /**

@@ -156,6 +156,5 @@ Deno.test("withProvenance() puts the object inside a JSON text and a line under 
   const tight = withProvenance("t", big, p, whole - 10, clampText);
   assert.equal((tight.structured!["provenance"] as Provenance).request, undefined);
   assert.equal(provenanceReserve(25_000), 1000);
-  assert.equal(provenanceReserve(3000), 1000);
-  assert.equal(provenanceReserve(1000), 500);
+  assert.equal(provenanceReserve(3000), 600);
 });
