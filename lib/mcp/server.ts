@@ -829,6 +829,25 @@ async function runToolCall(
       // to make room would shorten its data.
       const withNext = { ...structured, next_calls: next };
       if (JSON.stringify(withNext).length <= options.characterLimit) structured = withNext;
+    } else if (
+      structured !== undefined && next.length && jsonText && content[0]?.type === "text" &&
+      takesNextCalls(describeTool(listed).outputSchema)
+    ) {
+      // A JSON text that is the structured content gets the next calls inside it, on one line
+      // before its closing brace, and the structured content the same (where both fit): a JSON
+      // answer names what to call next too (e.g. opendata_read for a file it wrote).
+      const first = content[0];
+      const json = sameJson(first.text, structured)
+        ? `${first.text.trimEnd().slice(0, -1).trimEnd()},\n  "next_calls": ${JSON.stringify(next)}\n}`
+        : undefined;
+      const withNext = { ...structured, next_calls: next };
+      if (
+        json !== undefined && json.length <= options.characterLimit &&
+        JSON.stringify(withNext).length <= options.characterLimit
+      ) {
+        first.text = json;
+        structured = withNext;
+      }
     }
     if (structured !== undefined) {
       let bounded = boundStructured(
@@ -910,6 +929,16 @@ function withoutNullOptionals(args: unknown, schema: Tool["inputSchema"]): unkno
     delete out[key];
   }
   return out ?? args;
+}
+
+/** Whether `text` is `value` as JSON (an object with at least one entry, nothing else around it). */
+function sameJson(text: string, value: Record<string, unknown>): boolean {
+  try {
+    const parsed = JSON.parse(text);
+    return Object.keys(value).length > 0 && JSON.stringify(parsed) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
 }
 
 /** Fewest characters of an answer's own text kept when a note and its closing lines must fit too. */

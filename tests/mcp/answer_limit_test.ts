@@ -58,3 +58,24 @@ Deno.test("callTool under a small character limit keeps the provenance line and 
     assert.doesNotMatch(jsonText, /\nNext:|\[structuredContent was shortened/);
   }
 });
+
+Deno.test("callTool in response_format json names the next calls inside the JSON, equal to structuredContent", async () => {
+  await using fake = startFakeFred();
+  await using s = await startStdio({
+    args: ["--providers", "fred"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: fredConfig(fake.origin),
+  });
+  const r = await s.client.callTool(
+    fred({ operation: "get_observations", series_id: "GNPCA", output: "file", response_format: "json" }),
+  );
+  const text = texts(r)[0]!;
+  const sc = ok(r);
+  assert.deepEqual(JSON.parse(text), sc, "the JSON text is the structured content");
+  const read = (sc["next_calls"] as { tool: string; arguments: Record<string, unknown>; for?: string }[])
+    .find((c) => c.for === "read the file");
+  assert.ok(read, "the file's reader is named, as in a markdown answer");
+  assert.doesNotMatch(text, /\nNext:/);
+  const page = ok(await s.client.callTool({ name: read.tool, arguments: read.arguments }));
+  assert.deepEqual([page["unit"], page["offset"], page["total"]], ["rows", 0, 84]);
+});
