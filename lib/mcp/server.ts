@@ -793,6 +793,8 @@ async function runToolCall(
     const provenance = output.replaceContent || !cites
       ? undefined
       : await buildProvenance(record, citationsOf(options));
+    // The provenance line closing `body` (none in a JSON text): kept whole below.
+    let line = "";
     if (provenance) {
       const cited = withProvenance(
         output.text,
@@ -802,6 +804,7 @@ async function runToolCall(
         clampText,
       );
       body = cited.text;
+      line = cited.line ?? "";
       if (cited.structured) output.structured = cited.structured;
     }
     // A JSON text block is the structured content itself (response_format "json"): nothing is
@@ -810,9 +813,9 @@ async function runToolCall(
     const tail = shownNext.length && !jsonText ? `\n\n${nextCallsText(shownNext)}` : "";
     const head = aliased.notices.length && !jsonText ? `(${aliased.notices.join("; ")})\n` : "";
     const room = options.characterLimit - body.length;
-    const text = `${head.length + tail.length <= room ? head : ""}${body}${
-      head.length + tail.length <= room || tail.length <= room ? tail : ""
-    }`;
+    const shownHead = head.length + tail.length <= room ? head : "";
+    const shownTail = head.length + tail.length <= room || tail.length <= room ? tail : "";
+    const text = `${shownHead}${body}${shownTail}`;
     const content: CallToolResult["content"] = output.replaceContent
       ? [...(output.content ?? [])]
       : [{ type: "text", text }, ...(output.content ?? [])];
@@ -826,25 +829,60 @@ async function runToolCall(
       // to make room would shorten its data.
       const withNext = { ...structured, next_calls: next };
       if (JSON.stringify(withNext).length <= options.characterLimit) structured = withNext;
+    } else if (
+      structured !== undefined && next.length && jsonText && content[0]?.type === "text" &&
+      takesNextCalls(describeTool(listed).outputSchema)
+    ) {
+      // A JSON text that is the structured content gets the next calls inside it, on one line
+      // before its closing brace, and the structured content the same (where both fit): a JSON
+      // answer names what to call next too (e.g. opendata_read for a file it wrote).
+      const first = content[0];
+      const json = sameJson(first.text, structured)
+        ? `${first.text.trimEnd().slice(0, -1).trimEnd()},\n  "next_calls": ${JSON.stringify(next)}\n}`
+        : undefined;
+      const withNext = { ...structured, next_calls: next };
+      if (
+        json !== undefined && json.length <= options.characterLimit &&
+        JSON.stringify(withNext).length <= options.characterLimit
+      ) {
+        first.text = json;
+        structured = withNext;
+      }
     }
     if (structured !== undefined) {
-      const bounded = boundStructured(
+      let bounded = boundStructured(
         structured,
         options.characterLimit,
         requiredOf(listed),
       );
+      const note = `\n\n[structuredContent was shortened to fit the ${options.characterLimit}-character ` +
+        "limit: long texts end with …, long lists lost their last items and large maps their last entries. " +
+        "Ask for less per call (a smaller limit, an offset, or file output where the tool offers it) to get " +
+        "every field whole.]";
+      const first = content[0];
+      if (bounded.cut && jsonText && first?.type === "text") {
+        // A JSON text stays the structured content itself, as shortened, with the note in a block
+        // of its own: both within the limit (the structured content gives up the note's room).
+        bounded = boundStructured(structured, options.characterLimit - note.length, requiredOf(listed));
+        const pretty = JSON.stringify(bounded.value, null, 2);
+        const room = options.characterLimit - note.length;
+        first.text = pretty.length <= room ? pretty : JSON.stringify(bounded.value);
+        content.splice(1, 0, { type: "text", text: note.trim() });
+      }
       result.structuredContent = bounded.value;
       if (bounded.cut) {
         logger.warn("structured content cut to the character limit", { limit: options.characterLimit });
-        const first = content[0];
-        if (first?.type === "text") {
-          const note =
-            `\n\n[structuredContent was shortened to fit the ${options.characterLimit}-character ` +
-            "limit: long texts end with …, long lists lost their last items and large maps their last entries. " +
-            "Ask for less per call (a smaller limit, an offset, or file output where the tool offers it) to get " +
-            "every field whole.]";
-          // The text may already fill the limit: it makes room, so the note is never cut off.
-          first.text = `${clampText(first.text, options.characterLimit - note.length)}${note}`;
+        if (first?.type === "text" && !jsonText) {
+          // The text may already fill the limit: the text before the provenance line makes room
+          // (the next calls go first where it cannot), so the note, the line and the next calls
+          // are never cut mid-line.
+          const ending = (withTail: boolean) => `${line}${withTail ? shownTail : ""}`;
+          const keepTail = options.characterLimit - note.length - ending(true).length >= MIN_TEXT_ROOM;
+          const end = ending(keepTail);
+          const start = first.text.slice(0, first.text.length - ending(true).length);
+          first.text = `${
+            clampText(start, Math.max(0, options.characterLimit - note.length - end.length))
+          }${note}${end}`;
         }
       }
     }
@@ -892,6 +930,19 @@ function withoutNullOptionals(args: unknown, schema: Tool["inputSchema"]): unkno
   }
   return out ?? args;
 }
+
+/** Whether `text` is `value` as JSON (an object with at least one entry, nothing else around it). */
+function sameJson(text: string, value: Record<string, unknown>): boolean {
+  try {
+    const parsed = JSON.parse(text);
+    return Object.keys(value).length > 0 && JSON.stringify(parsed) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
+}
+
+/** Fewest characters of an answer's own text kept when a note and its closing lines must fit too. */
+const MIN_TEXT_ROOM = 200;
 
 /** The tool that describes any tool's arguments (core_tools.ts), named after a validation error. */
 const DESCRIBE_TOOL_NAME = "opendata_describe";

@@ -47,7 +47,9 @@ const MAX_LISTED = 10;
 /**
  * The characters of a result's limit kept for its provenance: tool handlers are told the limit
  * less this, so adding the provenance never cuts what they fitted (1,000 of 25,000; a fifth of
- * smaller limits).
+ * smaller limits). Below about 3,000 a whole provenance object (400-700 characters) may not fit
+ * in a fifth: the structured content is then shortened, and the text says so before its
+ * provenance line (lib/mcp/server.ts), which stays whole.
  */
 export function provenanceReserve(limit: number): number {
   return Math.min(1000, Math.floor(limit / 5));
@@ -142,7 +144,7 @@ export function withProvenance(
   provenance: Provenance,
   limit: number,
   clamp: (text: string, limit: number) => string,
-): { text: string; structured: Record<string, unknown> | undefined } {
+): { text: string; structured: Record<string, unknown> | undefined; line?: string } {
   // Where the room kept is short (small limits, many requests), the parts the citation repeats
   // go first: the list of requests (their count stays), then the request (the citation holds it).
   if (structured !== undefined) {
@@ -174,8 +176,10 @@ export function withProvenance(
       return { text: json.length <= limit ? json : body, structured: withObject };
     }
   }
+  // `line` is returned too: what is added after the text later (a note, next calls) goes after it
+  // whole, and what makes room cuts the text before it, never the line.
   const line = `\n\n${provenanceLine(provenance)}`;
-  return { text: `${clamp(text, Math.max(0, limit - line.length))}${line}`, structured: withObject };
+  return { text: `${clamp(text, Math.max(0, limit - line.length))}${line}`, structured: withObject, line };
 }
 
 /** What a citation keeps: the request with secrets left out, its answer's hash and time. */

@@ -73,9 +73,12 @@ Deno.test("tools/call keeps structuredContent within the character limit for map
     assert.equal(r.isError, undefined, label);
     const size = JSON.stringify(r.structuredContent).length;
     assert.ok(size <= 5000, `${label}: structuredContent has ${size} characters`);
-    const text = (r.content as { text: string }[])[0]!.text;
+    const blocks = (r.content as { text: string }[]).map((b) => b.text);
+    const text = blocks.join("");
     assert.ok(text.length <= 5000, `${label}: text has ${text.length} characters`);
     assert.match(text, /structuredContent was shortened to fit the 5000-character limit/, label);
+    // The echo's text is its structured content as JSON: it stays that, the note comes apart.
+    assert.deepEqual(JSON.parse(blocks[0]!), r.structuredContent, label);
   }
 });
 

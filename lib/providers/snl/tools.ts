@@ -693,7 +693,14 @@ function articleMarkdown(s: ArticleOut): string {
     s.changed_at ? `changed ${s.changed_at.slice(0, 10)}` : null,
   ].filter(Boolean);
   if (meta.length) lines.push(meta.join(" · "));
-  lines.push(`Licence: ${s.license_name ?? "not stated"} = ${s.license.name}. ${s.license.reuse}.`);
+  // A free article's reuse terms are its closing credit line (licence, link and the credit to
+  // give), and the provenance line names the licence too: the head says which licence, once.
+  // Restricted or unstated articles keep their warning at the top.
+  lines.push(
+    s.license_name === "fri"
+      ? `Licence: fri = ${s.license.name} (credit at the end).`
+      : `Licence: ${s.license_name ?? "not stated"} = ${s.license.name}. ${s.license.reuse}.`,
+  );
   if (s.total > 0 && (s.offset > 0 || s.has_more)) {
     lines.push(`Part: characters ${n(s.offset)}–${n(s.offset + s.count)} of ${n(s.total)}.`);
   }

@@ -220,7 +220,14 @@ Deno.test("snl-article reads an article by slug, url and id with text, links, au
       /^Henrik Dvergsdal: "fortolket programmeringsspråk" in Store norske leksikon/,
     );
     const md = texts(bySlug)[0]!;
-    assert.match(md, /Licence: fri = CC BY-SA 3\.0/);
+    assert.match(md, /Licence: fri = CC BY-SA 3\.0 \(credit at the end\)\.\n/);
+    // Said once each: the reuse terms and credit close the text, the provenance line names the licence.
+    assert.doesNotMatch(md, /Free to reuse/);
+    assert.match(
+      md,
+      /\nLicence: CC BY-SA 3\.0 \(https:\/\/creativecommons\.org\/licenses\/by-sa\/3\.0\/\)\. Henrik Dvergsdal: "fortolket programmeringsspråk" in Store norske leksikon/,
+    );
+    assert.equal(md.split("\n").filter((l) => l.startsWith("Provenance: ")).length, 1);
     assert.match(md, /Authors: Henrik Dvergsdal/);
     assert.match(md, /Links in the article: datamaskiner \(https:\/\/snl\.no\/datamaskin\)/);
 
