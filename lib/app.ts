@@ -210,8 +210,13 @@ export async function createApp(
   });
   // Result files read by a tool call (clients without resources/read): not listed, reached with
   // opendata_call, named as the next call of every answer that writes a file.
-  const fileTemplates = [...filtered.flatMap((p) => p.resourceTemplates ?? []), exports.resourceTemplate()];
-  const reader = readTool(() => fileTemplates);
+  // Each page names its source: the template's provider (the exports: the one the file was
+  // written for) with the name and licence that provider declares for opendata_search.
+  const fileTemplates = [
+    ...filtered.flatMap((p) => (p.resourceTemplates ?? []).map((template) => ({ template, provider: p.id }))),
+    { template: exports.resourceTemplate() },
+  ];
+  const reader = readTool(() => fileTemplates, (id) => filtered.find((p) => p.id === id)?.search);
   // deno-lint-ignore no-explicit-any
   const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>([
     ...filtered.flatMap((p) => p.tools.map((t) => [t.name, { tool: t, provider: p.id }] as const)),

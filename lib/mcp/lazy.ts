@@ -144,6 +144,7 @@ export function lazyProvider(id: string, listing: ProviderListing, load: () => P
             }
             : {}),
           read: async (uri, variables, extra) => (await real()).read(uri, variables, extra),
+          fileSource: async (variables, extra) => (await (await real()).fileSource?.(variables, extra)) ?? {},
         };
       },
     );

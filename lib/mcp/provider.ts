@@ -290,6 +290,19 @@ export interface ResourceTemplateDefinition {
     variables: Record<string, string | string[]>,
     extra: McpExtra,
   ): Promise<ReadResourceResult | InputRequiredResult>;
+  /**
+   * For a template of result files: where one file's data came from, as its writer recorded it
+   * (`opendata_read` names it with the provider's licence). Absent: the template's provider.
+   */
+  fileSource?(variables: Record<string, string | string[]>, extra: McpExtra): Promise<FileSource>;
+}
+
+/** Where a result file came from, as far as its own metadata says. */
+export interface FileSource {
+  /** Provider id of the data, when the template serves files of several (the result exports). */
+  provider?: string;
+  /** The request the file was written from: its URL (without secrets), or what was asked. */
+  request?: string;
 }
 
 /** A prompt template; arguments are strings as MCP defines them. */

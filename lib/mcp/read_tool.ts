@@ -2,12 +2,20 @@
 // offer their model tools only (no resources/read, or one that cannot take a resource_link). It
 // reads through the same resource templates resources/read serves, as the same caller, so it
 // sees exactly the files that caller's resources/read would. Not listed by default: every
-// answer that writes a file names it as a next call (through opendata_call).
+// answer that writes a file names it as a next call (through opendata_call). Every page names
+// the data's source and licence (DESIGN: every result says where its data came from): the
+// provider the file's template belongs to (or, for the result exports, the one it was written
+// for), with the licence that provider declares for opendata_search, and the request the file
+// was written from when its project metadata records one.
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
+import { creditLine } from "../output/credit.ts";
 import { READ_TOOL } from "./next_calls.ts";
-import type { ResourceTemplateDefinition, ToolDefinition } from "./provider.ts";
+import type { FileSource, McpExtra, ResourceTemplateDefinition, ToolDefinition } from "./provider.ts";
 import { isInputRequiredResult, ProtocolError, ResourceNotFoundError, UriTemplate } from "./sdk.ts";
+
+/** Most characters of the source request named on a page. */
+const REQUEST_MAX = 200;
 
 /** Default rows of a CSV page, and characters of a page of any other file. */
 const DEFAULT_ROWS = 50;
@@ -31,6 +39,12 @@ const output = z.object({
   total: z.number(),
   has_more: z.boolean(),
   next_offset: z.number().nullable(),
+  source: z.object({
+    provider: z.string(),
+    name: z.string(),
+    licence: z.string().nullable(),
+    request: z.string().nullable(),
+  }),
   next_calls: z.array(z.object({
     tool: z.string(),
     arguments: z.record(z.string(), z.unknown()),
@@ -55,9 +69,34 @@ export function csvRecords(text: string): string[] {
   return out;
 }
 
-/** The opendata_read tool over `templates` (the served resource templates, files among them). */
+/** A served resource template and the provider it belongs to. */
+export interface FileTemplate {
+  template: ResourceTemplateDefinition;
+  /** Provider id (absent: the template's `fileSource` names it per file). */
+  provider?: string;
+}
+
+/** What a provider declares about its data: its name and licence or credit line. */
+export interface DeclaredSource {
+  name: string;
+  licence: string;
+}
+
+/** The source a page names. */
+export interface PageSource {
+  provider: string;
+  name: string;
+  licence: string | null;
+  request: string | null;
+}
+
+/**
+ * The opendata_read tool over `templates` (the served resource templates, files among them);
+ * `declared` gives a provider's name and licence (what it declares for opendata_search).
+ */
 export function readTool(
-  templates: () => readonly ResourceTemplateDefinition[],
+  templates: () => readonly FileTemplate[],
+  declared: (provider: string) => DeclaredSource | undefined,
 ): ToolDefinition<typeof input, typeof output> {
   return {
     name: READ_TOOL,
@@ -79,27 +118,29 @@ export function readTool(
         });
       }
       const all = templates();
-      let found: { t: ResourceTemplateDefinition; vars: Record<string, string | string[]> } | undefined;
-      for (const t of all) {
+      let found:
+        | { t: ResourceTemplateDefinition; provider?: string; vars: Record<string, string | string[]> }
+        | undefined;
+      for (const { template: t, provider } of all) {
         const vars = new UriTemplate(t.uriTemplate).match(url.href);
         if (vars) {
-          found = { t, vars };
+          found = { t, vars, ...(provider === undefined ? {} : { provider }) };
           break;
         }
       }
       if (!found) {
         throw new ToolError("NOT_FOUND", `No file is served at "${args.uri}"`, {
           field: "uri",
-          hint: `Files are under ${all.map((t) => t.uriTemplate.replace(/\{.*$/, "")).join(", ")}`,
+          hint: `Files are under ${
+            all.map(({ template: t }) => t.uriTemplate.replace(/\{.*$/, "")).join(", ")
+          }`,
         });
       }
       let body: string;
       let mime: string | undefined;
+      const extra: McpExtra = { ...ctx.mcp, ...(ctx.owner === undefined ? {} : { owner: ctx.owner }) };
       try {
-        const read = await found.t.read(url, found.vars, {
-          ...ctx.mcp,
-          ...(ctx.owner === undefined ? {} : { owner: ctx.owner }),
-        });
+        const read = await found.t.read(url, found.vars, extra);
         if (isInputRequiredResult(read)) throw new Error("a file read asked for input");
         const first = read.contents[0] as { text?: string; mimeType?: string } | undefined;
         body = first?.text ?? "";
@@ -114,8 +155,11 @@ export function readTool(
         if (e instanceof ProtocolError) throw new ToolError("VALIDATION_ERROR", e.message, { field: "uri" });
         throw e;
       }
+      const recorded: FileSource = await found.t.fileSource?.(found.vars, extra).catch(() => ({})) ?? {};
+      const source = sourceOf(found.provider ?? recorded.provider, recorded.request, declared);
+      const said = sourceText(source);
       const offset = args.offset ?? 0;
-      const room = Math.max(1_000, ctx.limits.characterLimit - 600);
+      const room = Math.max(1_000, ctx.limits.characterLimit - 600 - said.length);
       if (mime === "text/csv" || url.pathname.endsWith(".csv")) {
         const records = csvRecords(body);
         const header = records[0] ?? "";
@@ -134,8 +178,10 @@ export function readTool(
           offset,
           count,
           rows.length,
+          source,
           [
             `${args.uri}: rows ${count ? `${offset + 1}-${offset + count}` : "none"} of ${rows.length}`,
+            said,
             "```csv",
             header,
             ...wanted.slice(0, count),
@@ -150,12 +196,38 @@ export function readTool(
         offset,
         count,
         body.length,
-        `${args.uri}: characters ${offset + 1}-${offset + count} of ${body.length}\n\n${
+        source,
+        `${args.uri}: characters ${offset + 1}-${offset + count} of ${body.length}\n${said}\n\n${
           body.slice(offset, offset + count)
         }`,
       );
     },
   };
+}
+
+/** The source of a file of `provider` (undefined: not known) written from `request`. */
+export function sourceOf(
+  provider: string | undefined,
+  request: string | undefined,
+  declared: (provider: string) => DeclaredSource | undefined,
+): PageSource {
+  const known = provider === undefined ? undefined : declared(provider);
+  const asked = request?.replace(/\s+/g, " ").trim();
+  return {
+    provider: provider ?? "unknown",
+    name: known?.name ?? provider ?? "unknown",
+    licence: known?.licence ? creditLine(known.licence) : null,
+    request: asked
+      ? (asked.length <= REQUEST_MAX ? asked : `${asked.slice(0, REQUEST_MAX - 1).trimEnd()}…`)
+      : null,
+  };
+}
+
+/** The one line a page gives its source in. */
+export function sourceText(source: PageSource): string {
+  const licence = source.licence ??
+    `not declared by ${source.provider}: check its terms before reusing the data`;
+  return `Source: ${source.name}${source.request ? ` (${source.request})` : ""}. Licence: ${licence}`;
 }
 
 function page(
@@ -164,12 +236,13 @@ function page(
   offset: number,
   count: number,
   total: number,
+  source: PageSource,
   text: string,
 ) {
   const next = offset + count < total && count > 0 ? offset + count : null;
   return {
     text,
-    structured: { uri, unit, offset, count, total, has_more: next !== null, next_offset: next },
+    structured: { uri, unit, offset, count, total, has_more: next !== null, next_offset: next, source },
     ...(next === null ? {} : {
       next: [{ tool: READ_TOOL, arguments: { uri, offset: next }, for: `next ${unit}` }],
     }),

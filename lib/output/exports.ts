@@ -116,6 +116,7 @@ export class ResultExports {
       description:
         'Results tools wrote with output: "file" (whole, not cut to the answer\'s size limit): opendata://files/{provider}/{path}',
       maxBytes: 32 * 1024 * 1024,
+      providerOf: (project) => project,
     });
   }
 

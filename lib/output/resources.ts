@@ -18,6 +18,8 @@ export interface FileResourceOptions {
   maxBytes: number;
   /** Most files enumerated by `resources/list` (newest first). Default 200. */
   listLimit?: number;
+  /** The provider whose data a project's files hold (the result exports: one project per provider). */
+  providerOf?: (project: string) => string;
 }
 
 /** A resource template serving the files of `storage` (its URI prefix plus `{project}/{+path}`). */
@@ -72,6 +74,19 @@ export function fileResourceTemplate(
       }
       const text = await Deno.readTextFile(file.path);
       return { contents: [{ uri: uri.href, mimeType: mimeTypeOf(file.format), text }] };
+    },
+    async fileSource(variables, extra) {
+      const project = decode(variables["project"]);
+      const record = await storage.forOwner(ownerOf(extra)).fileRecord(project, decode(variables["path"]))
+        .catch(() => undefined);
+      // FRED records the request's URL; the result exports what the file holds.
+      const request = [record?.["source_url"], record?.["description"]].find((v) =>
+        typeof v === "string" && v
+      );
+      return {
+        ...(options.providerOf ? { provider: options.providerOf(project) } : {}),
+        ...(typeof request === "string" ? { request } : {}),
+      };
     },
   };
 }

@@ -424,6 +424,15 @@ export class ProjectStorage {
     }
   }
 
+  /** A file's entry in its project's `.project.json` (what wrote it, from what request), if this owner's. */
+  async fileRecord(project: string, relativePath: string): Promise<FileRecord | undefined> {
+    const meta = await readMeta(nodePath.join(this.projectPath(project), META), project).catch(() =>
+      undefined
+    );
+    if (!meta || meta.owner !== this.#owner) return undefined;
+    return Object.hasOwn(meta.files, relativePath) ? meta.files[relativePath] : undefined;
+  }
+
   /** Records a written file in the project's `.project.json`. */
   recordFile(project: string, relativePath: string, record: FileRecord): Promise<void> {
     const metaPath = nodePath.join(this.projectPath(project), META);

@@ -2,7 +2,7 @@
 // from the default surface), page by page, as the answer that wrote it names; over HTTP no
 // answer shows the server's file-system path.
 import assert from "node:assert/strict";
-import { csvRecords } from "../../lib/mcp/read_tool.ts";
+import { csvRecords, sourceOf, sourceText } from "../../lib/mcp/read_tool.ts";
 import { startHttpServer } from "../fakes/http_server.ts";
 import { errorOf, ok, texts } from "../fakes/results.ts";
 import { startStdio } from "../fakes/server.ts";
@@ -15,6 +15,27 @@ const DEFAULT = { OPENDATA_MCP_TOOLSETS: "" };
 Deno.test("csvRecords keeps a quoted line break inside its record", () => {
   assert.deepEqual(csvRecords('a,b\r\n1,"x\ny"\n2,z\n'), ["a,b", '1,"x\ny"', "2,z"]);
   assert.deepEqual(csvRecords(""), []);
+});
+
+Deno.test("sourceText names the declared licence, or says none was declared, in one line", () => {
+  const declared = (id: string) =>
+    id === "fred" ? { name: "FRED", licence: "Notice.\n  Terms: https://x" } : undefined;
+  const fred = sourceOf("fred", "https://api.example/fred/series?series_id=A", declared);
+  assert.deepEqual(fred, {
+    provider: "fred",
+    name: "FRED",
+    licence: "Notice. Terms: https://x",
+    request: "https://api.example/fred/series?series_id=A",
+  });
+  assert.equal(
+    sourceText(fred),
+    "Source: FRED (https://api.example/fred/series?series_id=A). Licence: Notice. Terms: https://x",
+  );
+  const bare = sourceOf("other", "x".repeat(500), declared);
+  assert.equal(bare.licence, null);
+  assert.equal(bare.request!.length, 200, "a long request is cut");
+  assert.match(sourceText(bare), /^Source: other \(x+…\)\. Licence: not declared by other: check its terms/);
+  assert.doesNotMatch(sourceText(bare), /\n/);
 });
 
 Deno.test("opendata_read pages a file a FRED answer wrote, following only the next calls the answers name", async () => {
@@ -37,11 +58,20 @@ Deno.test("opendata_read pages a file a FRED answer wrote, following only the ne
   const first = await s.client.callTool({ name: read.tool, arguments: read.arguments });
   const page = ok(first);
   assert.deepEqual([page["unit"], page["offset"], page["count"], page["total"]], ["rows", 0, 50, 84]);
-  assert.match(texts(first)[0]!, /rows 1-50 of 84\n```csv\n.*date.*\n1929-01-01,/);
+  assert.match(
+    texts(first)[0]!,
+    /rows 1-50 of 84\nSource: FRED \(Federal Reserve Economic Data\) \(https?:\/\/[^)]*series_id=GNPCA[^)]*\)\. Licence: .*Terms: https:\/\/fred\.stlouisfed\.org\/[^\n]*\n```csv\n.*date.*\n1929-01-01,/,
+  );
+  const source = page["source"] as Record<string, string>;
+  assert.deepEqual([source["provider"], source["name"]], ["fred", "FRED (Federal Reserve Economic Data)"]);
+  assert.match(source["licence"]!, /Terms: https:\/\/fred\.stlouisfed\.org\//);
+  assert.match(source["request"]!, /fred\/series\/observations\?.*series_id=GNPCA/);
+  assert.doesNotMatch(source["request"]!, /api_key/, "the recorded request has no secret");
   const more = (page["next_calls"] as Call[])[0]!;
   assert.equal(more.for, "next rows");
   const second = ok(await s.client.callTool({ name: more.tool, arguments: more.arguments }));
   assert.deepEqual([second["offset"], second["count"], second["has_more"]], [50, 34, false]);
+  assert.deepEqual(second["source"], page["source"], "every page names the source");
   assert.equal(second["next_calls"], undefined, "the last page names no further page");
 
   const described = ok(
