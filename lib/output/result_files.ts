@@ -104,7 +104,9 @@ export function written(file: ExportedFile, what: string, ctx: ToolCallContext, 
   const size = file.rows === null ? `${file.bytes.toLocaleString("en-US")} bytes` : `${file.rows} rows`;
   const line = `File: ${what} written to ${file.uri} (${file.format.toUpperCase()}, ${size})${
     out.path ? `, on disk at ${out.path}` : ""
-  }; read it with resources/read.${partial ? ` Partial: ${partial}` : ""}`;
+  }; read it with resources/read or, without it, with the opendata_read next call.${
+    partial ? ` Partial: ${partial}` : ""
+  }`;
   return { out, link: file.link, line };
 }
 

@@ -602,8 +602,8 @@ function fileAnswer(
   const where = call.ctx.owner === undefined ? file.path : file.uri;
   const sizeMb = toMb(written.bytes);
   const message = missing
-    ? `Incomplete: saved ${written.rows} rows to "${where}", ${missing.rows} fewer than asked for (${missing.reason}). For the rest, call again with offset=${missing.next_offset}. Read it with resources/read at ${file.uri}`
-    : `Data saved to "${where}" (${written.rows} rows). Read it with resources/read at ${file.uri}`;
+    ? `Incomplete: saved ${written.rows} rows to "${where}", ${missing.rows} fewer than asked for (${missing.reason}). For the rest, call again with offset=${missing.next_offset}. Read it with resources/read at ${file.uri} or, without it, with the opendata_read next call`
+    : `Data saved to "${where}" (${written.rows} rows). Read it with resources/read at ${file.uri} or, without it, with the opendata_read next call`;
   const total = parsed?.total;
   const nextOffset = call.offset + written.rows;
   // A file may hold less than FRED has: the caller's limit, or the row cap (then `missing` says so).

@@ -202,6 +202,31 @@ Deno.test("worldbank_search_documents output file: every match from offset up to
     assert.equal(rows[200]![9], abstractOf(209), "the abstract is whole, not shortened");
   });
 
+  await t.step(
+    "the answer says once how to read the file; opendata_read names its source and licence",
+    async () => {
+      const result = await s.client.callTool({
+        name: "worldbank_search_documents",
+        arguments: { query: "many", limit: 5, output: "file" },
+      });
+      const text = texts(result)[0]!;
+      assert.equal(text.match(/resources\/read/g)?.length, 1, "resources/read named once");
+      assert.match(text, /or, without it, with the opendata_read next call\./);
+      assert.equal(text.match(/opendata_read \{/g)?.length, 1, "one opendata_read call");
+      const read =
+        (ok(result)["next_calls"] as { tool: string; arguments: Record<string, unknown>; for?: string }[])
+          .find((c) => c.for === "read the file")!;
+      const page = await s.client.callTool({ name: read.tool, arguments: read.arguments });
+      const source = ok(page)["source"] as Record<string, string | null>;
+      assert.equal(source["provider"], "worldbank");
+      assert.equal(source["name"], "World Bank Documents & Reports");
+      assert.match(source["licence"]!, /World Bank/);
+      assert.match(source["request"]!, /many/, "the file's recorded description names what was asked");
+      assert.ok(texts(page)[0]!.split("\n")[1]!.startsWith(`Source: World Bank Documents & Reports (`));
+      assert.ok(texts(page)[0]!.includes(`Licence: ${source["licence"]}`));
+    },
+  );
+
   await t.step("a page that fails ends the file early; offset=next_offset continues to the end", async () => {
     const first = ok(
       await s.client.callTool({
