@@ -16,6 +16,7 @@
 // The token is only ever sent to the issuer's own introspection endpoint: never upstream.
 import type { Clock } from "../../clock.ts";
 import { ConfigError } from "../../errors.ts";
+import { isLoopbackHost } from "./_security.ts";
 
 /** Who a valid access token speaks for. */
 export interface Principal {
@@ -150,6 +151,7 @@ export class OAuthResourceServer {
           `https://login.example.com/realms/main (without query or fragment)`,
       );
     }
+    checkTls(issuer, `MCP_OAUTH_ISSUER "${issuer}"`);
     this.#checkHost(url, "server.oauth_issuer", "MCP_OAUTH_ISSUER");
     const path = url.pathname.replace(/\/+$/, "");
     const candidates = [
@@ -195,6 +197,13 @@ export class OAuthResourceServer {
           "server.oauth_issuer",
           `The authorization server's metadata at ${candidate} has no jwks_uri, so JWT access tokens cannot be ` +
             `checked: configure introspection (MCP_OAUTH_CLIENT_ID and MCP_OAUTH_CLIENT_SECRET)`,
+        );
+      }
+      if (meta.jwks_uri) checkTls(meta.jwks_uri, `Its jwks_uri "${meta.jwks_uri}"`);
+      if (meta.introspection_endpoint && this.options.introspection) {
+        checkTls(
+          meta.introspection_endpoint,
+          `Its introspection_endpoint "${meta.introspection_endpoint}"`,
         );
       }
       if (meta.jwks_uri) this.#checkHost(new URL(meta.jwks_uri), "server.oauth_issuer", "its jwks_uri");
@@ -394,6 +403,10 @@ export class OAuthResourceServer {
         return invalid("The authorization server did not answer the token check; retry shortly");
       }
       body = await res.json();
+      // A trusted server's answer still gets no chance to crash the request: an object, or a refusal.
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        return invalid("The authorization server did not answer the token check; retry shortly");
+      }
     } catch {
       return invalid("The authorization server cannot be reached to check the token now; retry shortly");
     }
@@ -406,6 +419,22 @@ export class OAuthResourceServer {
     this.#introspected.set(key, { verdict, until });
     return verdict;
   }
+}
+
+/**
+ * Refuses plain HTTP to the authorization server except on loopback: keys or introspection
+ * answers fetched in clear text could be swapped on the way (MCP: its endpoints MUST be HTTPS).
+ */
+function checkTls(raw: string, what: string): void {
+  const url = URL.parse(raw);
+  if (url && (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname)))) {
+    return;
+  }
+  throw new ConfigError(
+    "server.oauth_issuer",
+    `${what} must use https:// (plain http:// is accepted on loopback only): a key set or token check ` +
+      `fetched in clear text could be forged on the way`,
+  );
 }
 
 function notAllowedMessage(host: string, what: string): string {

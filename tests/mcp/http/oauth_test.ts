@@ -371,3 +371,45 @@ Deno.test("createHttpHandler() with an issuer whose metadata is missing names th
     /No authorization server metadata found .*oauth-authorization-server \(404\), .*openid-configuration \(404\)/,
   );
 });
+
+Deno.test("createHttpHandler().ready() refuses an issuer or jwks_uri over plain HTTP off loopback", async () => {
+  // A key set or introspection answer fetched in clear text could be swapped on the way.
+  await using h = await startHarness({ server: { oauth_issuer: "http://login.example.com/realms/main" } });
+  await assert.rejects(
+    h.handler.ready(),
+    /"http:\/\/login\.example\.com\/realms\/main".*must use https:\/\//,
+  );
+  let issuer = "";
+  await using as = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => Response.json({ issuer, jwks_uri: "http://keys.example.com/certs" }),
+  );
+  issuer = `http://127.0.0.1:${as.addr.port}`;
+  await using h2 = await startHarness({ server: { oauth_issuer: issuer } });
+  await assert.rejects(
+    h2.handler.ready(),
+    /jwks_uri "http:\/\/keys\.example\.com\/certs".*must use https:\/\//,
+  );
+});
+
+Deno.test("createHttpHandler() with an introspection answer that is not an object refuses the token with a 401", async () => {
+  let issuer = "";
+  await using as = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req) =>
+      new URL(req.url).pathname === "/introspect"
+        ? Response.json(null)
+        : Response.json({ issuer, introspection_endpoint: `${issuer}/introspect` }),
+  );
+  issuer = `http://127.0.0.1:${as.addr.port}`;
+  await using h = await startHarness({
+    server: {
+      oauth_issuer: issuer,
+      oauth_client_id: "rs",
+      oauth_client_secret: "s3cret",
+      oauth_scopes: ["mcp:tools"],
+    },
+  });
+  await h.handler.ready();
+  await refused(await init(h, "opaque-token"), 401, "invalid_token", /did not answer the token check/);
+});
