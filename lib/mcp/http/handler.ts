@@ -1113,7 +1113,13 @@ export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHa
    * (with OAuth off loopback, `public_url` is required: see oauthOf).
    */
   function publicBase(url: URL): string {
-    return settings.public_url ? settings.public_url.replace(/\/+$/, "") : url.origin;
+    if (settings.public_url) return settings.public_url.replace(/\/+$/, "");
+    // On loopback the Host names the host, but the port is this server's own: otherwise a token
+    // another local server of the same issuer received would pass here with its port in Host.
+    if (settings.http_port === 0) return url.origin;
+    const own = new URL(url.origin);
+    own.port = String(settings.http_port);
+    return own.origin;
   }
 
   /** The protected resource (RFC 8707/9728) a request is for: the server's `/mcp` URL. */

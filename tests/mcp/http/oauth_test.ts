@@ -413,3 +413,20 @@ Deno.test("createHttpHandler() with an introspection answer that is not an objec
   await h.handler.ready();
   await refused(await init(h, "opaque-token"), 401, "invalid_token", /did not answer the token check/);
 });
+
+Deno.test("createHttpHandler() with oauth_issuer on loopback does not take the audience's port from the Host header", async () => {
+  // Another local server of the same issuer (here :9999) must not be able to replay the tokens
+  // it receives to this one (:8000) by naming its own port in Host.
+  await withServers(async (as, h) => {
+    const elsewhere = await as.serviceToken("http://127.0.0.1:9999/mcp", "mcp:tools");
+    const res = await h.fetch("http://127.0.0.1:9999/mcp", {
+      method: "POST",
+      headers: { ...POST_HEADERS, Authorization: `Bearer ${elsewhere}` },
+      body: initializeBody(),
+    });
+    const body = await res.json();
+    assert.equal(res.status, 401, JSON.stringify(body));
+    assert.match(body.error.message, /not issued for this server.*http:\/\/127\.0\.0\.1:8000\/mcp/);
+    assert.equal(challengeOf(res)["resource_metadata"], PRM);
+  });
+});
