@@ -430,3 +430,32 @@ Deno.test("createHttpHandler() with oauth_issuer on loopback does not take the a
     assert.equal(challengeOf(res)["resource_metadata"], PRM);
   });
 });
+
+Deno.test("createHttpHandler() with oauth_issuer binds a legacy SSE session to its user", async () => {
+  await withServers(async (as, h) => {
+    const alice = await forged(as, { sub: "alice" });
+    const bob = await forged(as, { sub: "bob" });
+    const res = await h.fetch(`${BASE}/sse`, {
+      headers: { Accept: "text/event-stream", Authorization: `Bearer ${alice}` },
+    });
+    assert.equal(res.status, 200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n\n")) text += (await reader.read()).value ?? "";
+    const endpoint = /data: (\/message\?session_id=[0-9a-f-]{36})/.exec(text)?.[1];
+    assert.ok(endpoint, text);
+    const post = (token: string) =>
+      h.fetch(`${BASE}${endpoint}`, {
+        method: "POST",
+        headers: { ...POST_HEADERS, Authorization: `Bearer ${token}` },
+        body: initializeBody(),
+      });
+    const other = await post(bob);
+    assert.equal(other.status, 404, "bob's token does not reach alice's stream");
+    await other.body?.cancel();
+    const own = await post(alice);
+    assert.equal(own.status, 202);
+    await own.body?.cancel();
+    await reader.cancel();
+  });
+});
