@@ -376,9 +376,16 @@ function buildServerSchema() {
       .describe(
         "Most characters in one tool result",
       ),
-    map_tiles_url: z.string().regex(/^https?:\/\/[^/?#]+\/.*\{z\}.*\{x\}.*\{y\}/, {
-      message: 'expected a tile URL template such as "https://tile.openstreetmap.org/{z}/{x}/{y}.png"',
-    }).nullable().default(SERVER_DEFAULTS.map_tiles_url).describe(
+    // The host is spelled out (letters, digits, dots, hyphens, an IPv6 literal, a port): its origin
+    // goes into the places view's CSP, where "*", "{s}" or userinfo would allow other hosts or
+    // fail to parse when the server starts.
+    map_tiles_url: z.string().regex(
+      /^https?:\/\/(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?\/.*\{z\}.*\{x\}.*\{y\}/,
+      {
+        message: 'expected a tile URL template with one named host (no "*", "{s}" or user@), such as ' +
+          '"https://tile.openstreetmap.org/{z}/{x}/{y}.png"',
+      },
+    ).nullable().default(SERVER_DEFAULTS.map_tiles_url).describe(
       "Map tiles of the places view, a URL template with {z}, {x} and {y} (null = no tiles; the view still draws the features)",
     ),
     log_level: z.enum(LOG_LEVELS).default(SERVER_DEFAULTS.log_level).describe("debug, info, warn or error"),
