@@ -292,6 +292,43 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
     });
 
     await t.step(
+      "places: hostile names stay text, and a coordinate off the globe is listed without a location",
+      async () => {
+        const [bare] = viewResources(["places"], { tilesUrl: null });
+        const args = { lat: 41.68, lon: -70.2, radius_m: 10000, limit: 10 };
+        const hostile = structuredClone(
+          await s.client.callTool({ name: "wikipedia-geosearch", arguments: args }) as Json,
+        );
+        const places = model(hostile)["places"] as {
+          name: string;
+          lat: number | null;
+          lon: number | null;
+          url: string | null;
+        }[];
+        const located = places.filter((p) => p.lat !== null && p.lon !== null).length;
+        assert.ok(places.length >= 2 && places[0]!.lat !== null && places[1]!.lat !== null);
+        // Finite, so numberOrNull lets it through; drawn, it would freeze the graticule loop.
+        places[0]!.lon = 1e20;
+        places[0]!.name = "<img src=x onerror=\"parent.postMessage(1,'*')\">Far";
+        places[1]!.url = "javascript:parent.postMessage(1,'*')";
+        await page.evaluate((m) => (globalThis as unknown as HostWindow).mountView(m), {
+          html: bare!.html(),
+          csp: bare!.meta.ui.csp,
+          arguments: args,
+          result: hostile,
+        });
+        const frame = page.frameLocator("#view");
+        await frame.locator("#status", { hasText: "without a location" }).waitFor({ timeout: 20_000 });
+        assert.equal(await frame.locator("circle.marker").count(), located - 1);
+        assert.equal(await frame.locator("#list li").first().textContent(), places[0]!.name, "shown as text");
+        assert.equal(await frame.locator("img").count(), 0, "not parsed as HTML");
+        await frame.locator("#list li").nth(1).click();
+        await frame.locator("#pop").waitFor();
+        assert.equal(await frame.locator("#pop a").count(), 0, "no javascript: link");
+      },
+    );
+
+    await t.step(
       "places: nearby draws its circle; ArcGIS and Wikipedia geosearch their markers",
       async () => {
         const nearby = await show(page, s, "riksantikvaren-nearby", {
