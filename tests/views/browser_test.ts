@@ -193,6 +193,31 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       },
     );
 
+    await t.step("series: a hostile name stays text, and values one float apart still draw", async () => {
+      const [series] = viewResources(["series"], { tilesUrl: null });
+      const args = { operation: "get_observations", series_id: "GNPCA", observation_start: "1929-01-01" };
+      const hostile = structuredClone(
+        await s.client.callTool({ name: "fred_series", arguments: args }) as Json,
+      );
+      const m = model(hostile);
+      delete m["details"];
+      const [first] = m["series"] as { name: string; points: [string, number | null][] }[];
+      first!.name = "<img src=x onerror=\"parent.postMessage(1,'*')\">GNP";
+      // Finite and one ulp apart: a tick step below the float's precision never advanced.
+      first!.points = [["2020-01-01", 1e20], ["2021-01-01", 1.0000000000000002e20]];
+      await page.evaluate((v) => (globalThis as unknown as HostWindow).mountView(v), {
+        html: series!.html(),
+        csp: series!.meta.ui.csp,
+        arguments: args,
+        result: hostile,
+      });
+      const frame = page.frameLocator("#view");
+      await frame.locator("circle.pt").nth(1).waitFor({ timeout: 20_000 });
+      assert.equal(await frame.locator("circle.pt").count(), 2);
+      assert.equal(await frame.locator("#legend b").first().textContent(), first!.name, "shown as text");
+      assert.equal(await frame.locator("img").count(), 0, "not parsed as HTML");
+    });
+
     await t.step("series: BOJ data by layer, one line per series", async () => {
       const args = { db: "FM01", frequency: "D", layers: ["*"], start_date: "202601", end_date: "202602" };
       const { frame, result } = await show(page, s, "boj_get_data_layer", args);
