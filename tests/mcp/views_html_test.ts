@@ -118,6 +118,7 @@ Deno.test("parseConfig() refuses a map_tiles_url whose host would widen the view
       "https://user:pw@tiles.example.org/{z}/{x}/{y}.png",
       "https://tiles example.org/{z}/{x}/{y}.png",
       "https://tiles.example.org'/{z}/{x}/{y}.png",
+      "http://tiles.example.org/{z}/{x}/{y}.png",
     ]
   ) {
     assert.throws(() => env(bad), (e: unknown) => {
