@@ -376,9 +376,18 @@ function buildServerSchema() {
       .describe(
         "Most characters in one tool result",
       ),
-    map_tiles_url: z.string().regex(/^https?:\/\/[^/?#]+\/.*\{z\}.*\{x\}.*\{y\}/, {
-      message: 'expected a tile URL template such as "https://tile.openstreetmap.org/{z}/{x}/{y}.png"',
-    }).nullable().default(SERVER_DEFAULTS.map_tiles_url).describe(
+    // The host is spelled out (letters, digits, dots, hyphens, an IPv6 literal, a port): its origin
+    // goes into the places view's CSP, where "*", "{s}" or userinfo would allow other hosts or
+    // fail to parse when the server starts. https only (loopback aside): hosts map resourceDomains
+    // to script-src and style-src too, so a plain-http origin would trust scripts anyone can alter.
+    map_tiles_url: z.string().regex(
+      /^(?:https:\/\/(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])|http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]))(?::\d{1,5})?\/.*\{z\}.*\{x\}.*\{y\}/,
+      {
+        message:
+          'expected an https tile URL template with one named host (no "*", "{s}" or user@; http only ' +
+          'on loopback), such as "https://tile.openstreetmap.org/{z}/{x}/{y}.png"',
+      },
+    ).nullable().default(SERVER_DEFAULTS.map_tiles_url).describe(
       "Map tiles of the places view, a URL template with {z}, {x} and {y} (null = no tiles; the view still draws the features)",
     ),
     log_level: z.enum(LOG_LEVELS).default(SERVER_DEFAULTS.log_level).describe("debug, info, warn or error"),

@@ -107,6 +107,39 @@ Deno.test("parseConfig() takes map_tiles_url from the environment and refuses a 
   });
 });
 
+Deno.test("parseConfig() refuses a map_tiles_url whose host would widen the view's CSP or crash the server", () => {
+  const env = (value: string) => parseConfig({ flags: {}, env: { MCP_MAP_TILES_URL: value } }, PROVIDERS);
+  // A wildcard host becomes "https://*" in _meta.ui.csp.resourceDomains: images from any host.
+  for (
+    const bad of [
+      "https://*/{z}/{x}/{y}.png",
+      "https://*.tile.example.org/{z}/{x}/{y}.png",
+      "https://{s}.tile.example.org/{z}/{x}/{y}.png",
+      "https://user:pw@tiles.example.org/{z}/{x}/{y}.png",
+      "https://tiles example.org/{z}/{x}/{y}.png",
+      "https://tiles.example.org'/{z}/{x}/{y}.png",
+      "http://tiles.example.org/{z}/{x}/{y}.png",
+    ]
+  ) {
+    assert.throws(() => env(bad), (e: unknown) => {
+      assert.ok(e instanceof ConfigError, `${bad}: ${e}`);
+      assert.match(e.message, /map_tiles_url/);
+      return true;
+    }, bad);
+  }
+  assert.equal(
+    env("http://127.0.0.1:8123/{z}/{x}/{y}.png").server.map_tiles_url,
+    "http://127.0.0.1:8123/{z}/{x}/{y}.png",
+  );
+  const [places] = viewResources(["places"], {
+    tilesUrl: env("https://a-b.tiles.example.org:8443/t/{z}/{x}/{y}.png").server.map_tiles_url,
+  });
+  assert.deepEqual(places?.meta.ui.csp, {
+    connectDomains: [],
+    resourceDomains: ["https://a-b.tiles.example.org:8443"],
+  });
+});
+
 Deno.test("callWith() applies changes, drops undefined ones and never carries fresh over", () => {
   assert.deepEqual(callWith({ a: 1, b: 2, fresh: true }, { b: undefined, c: 3 }), { a: 1, c: 3 });
 });

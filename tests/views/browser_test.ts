@@ -193,6 +193,31 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       },
     );
 
+    await t.step("series: a hostile name stays text, and values one float apart still draw", async () => {
+      const [series] = viewResources(["series"], { tilesUrl: null });
+      const args = { operation: "get_observations", series_id: "GNPCA", observation_start: "1929-01-01" };
+      const hostile = structuredClone(
+        await s.client.callTool({ name: "fred_series", arguments: args }) as Json,
+      );
+      const m = model(hostile);
+      delete m["details"];
+      const [first] = m["series"] as { name: string; points: [string, number | null][] }[];
+      first!.name = "<img src=x onerror=\"parent.postMessage(1,'*')\">GNP";
+      // Finite and one ulp apart: a tick step below the float's precision never advanced.
+      first!.points = [["2020-01-01", 1e20], ["2021-01-01", 1.0000000000000002e20]];
+      await page.evaluate((v) => (globalThis as unknown as HostWindow).mountView(v), {
+        html: series!.html(),
+        csp: series!.meta.ui.csp,
+        arguments: args,
+        result: hostile,
+      });
+      const frame = page.frameLocator("#view");
+      await frame.locator("circle.pt").nth(1).waitFor({ timeout: 20_000 });
+      assert.equal(await frame.locator("circle.pt").count(), 2);
+      assert.equal(await frame.locator("#legend b").first().textContent(), first!.name, "shown as text");
+      assert.equal(await frame.locator("img").count(), 0, "not parsed as HTML");
+    });
+
     await t.step("series: BOJ data by layer, one line per series", async () => {
       const args = { db: "FM01", frequency: "D", layers: ["*"], start_date: "202601", end_date: "202602" };
       const { frame, result } = await show(page, s, "boj_get_data_layer", args);
@@ -290,6 +315,43 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       assert.equal(tileRequests.length, before, "no tile requested");
       await shot(page, "places-without-tiles");
     });
+
+    await t.step(
+      "places: hostile names stay text, and a coordinate off the globe is listed without a location",
+      async () => {
+        const [bare] = viewResources(["places"], { tilesUrl: null });
+        const args = { lat: 41.68, lon: -70.2, radius_m: 10000, limit: 10 };
+        const hostile = structuredClone(
+          await s.client.callTool({ name: "wikipedia-geosearch", arguments: args }) as Json,
+        );
+        const places = model(hostile)["places"] as {
+          name: string;
+          lat: number | null;
+          lon: number | null;
+          url: string | null;
+        }[];
+        const located = places.filter((p) => p.lat !== null && p.lon !== null).length;
+        assert.ok(places.length >= 2 && places[0]!.lat !== null && places[1]!.lat !== null);
+        // Finite, so numberOrNull lets it through; drawn, it would freeze the graticule loop.
+        places[0]!.lon = 1e20;
+        places[0]!.name = "<img src=x onerror=\"parent.postMessage(1,'*')\">Far";
+        places[1]!.url = "javascript:parent.postMessage(1,'*')";
+        await page.evaluate((m) => (globalThis as unknown as HostWindow).mountView(m), {
+          html: bare!.html(),
+          csp: bare!.meta.ui.csp,
+          arguments: args,
+          result: hostile,
+        });
+        const frame = page.frameLocator("#view");
+        await frame.locator("#status", { hasText: "without a location" }).waitFor({ timeout: 20_000 });
+        assert.equal(await frame.locator("circle.marker").count(), located - 1);
+        assert.equal(await frame.locator("#list li").first().textContent(), places[0]!.name, "shown as text");
+        assert.equal(await frame.locator("img").count(), 0, "not parsed as HTML");
+        await frame.locator("#list li").nth(1).click();
+        await frame.locator("#pop").waitFor();
+        assert.equal(await frame.locator("#pop a").count(), 0, "no javascript: link");
+      },
+    );
 
     await t.step(
       "places: nearby draws its circle; ArcGIS and Wikipedia geosearch their markers",

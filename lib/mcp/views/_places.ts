@@ -20,6 +20,8 @@ const BODY = String.raw`<h1 id="title">Places</h1><div id="status" class="mut">W
 <button id="next" hidden>Next page</button><span id="count" class="mut"></span></div>
 <ol id="list"></ol><div id="foot" class="foot"></div>`;
 
+// A coordinate off the globe (finite but huge, from upstream) is listed without a location: drawn,
+// the graticule and tile loops would step by less than a float's precision and never end.
 const SCRIPT = String.raw`
 var S={places:[],model:null,z:null,c:null,sel:null};
 function wx(lon,z){return (lon+180)/360*256*Math.pow(2,z)}
@@ -54,7 +56,11 @@ function popup(i){var p=S.places[i],box=document.getElementById("pop");S.sel=i;b
   else{var svg=document.getElementById("map"),W=svg.clientWidth||600,H=svg.clientHeight||340,x=wx(p.lon,S.z)-wx(S.c[0],S.z)+W/2,y=wy(p.lat,S.z)-wy(S.c[1],S.z)+H/2;
     box.style.left=Math.max(0,Math.min(W-200,x+8))+"px";box.style.top=Math.max(0,Math.min(H-60,y+8))+"px"}
   box.hidden=false;document.querySelectorAll(".marker").forEach(function(n){n.classList.toggle("on",+n.getAttribute("data-i")===i)})}
-function show(model,add){S.model=model;S.places=add?S.places.concat(model.places):model.places.slice();S.sel=null;document.getElementById("pop").hidden=true;
+function onGlobe(lat,lon){return typeof lat==="number"&&typeof lon==="number"&&Math.abs(lat)<=90&&Math.abs(lon)<=180}
+function show(model,add){var b=model.bbox,c=model.circle;if(b&&!(onGlobe(b[1],b[0])&&onGlobe(b[3],b[2])))model.bbox=null;
+  if(c&&!(onGlobe(c.lat,c.lon)&&c.radius_m>0&&c.radius_m<=2e7))model.circle=null;
+  var ps=model.places.map(function(p){return onGlobe(p.lat,p.lon)?p:Object.assign({},p,{lat:null,lon:null})});
+  S.model=model;S.places=add?S.places.concat(ps):ps;S.sel=null;document.getElementById("pop").hidden=true;
   var located=S.places.filter(function(p){return p.lat!==null&&p.lon!==null}).length;
   document.getElementById("title").textContent=S.places.length+" place"+(S.places.length===1?"":"s");
   B.status(located+" on the map"+(S.places.length>located?", "+(S.places.length-located)+" without a location":""));

@@ -21,6 +21,8 @@ const BODY = String.raw`<h1 id="title">Series</h1><div id="status" class="mut">W
 <div class="row"><button id="earlier" hidden>Load earlier data</button><button id="next" hidden>Next page</button></div>
 <div id="foot" class="foot"></div>`;
 
+// Ticks stop at 50, and when a step is below the float's precision at upstream values that are
+// huge and close (1e20 and the next float): the loop would otherwise never advance.
 const SCRIPT = String.raw`
 var COLORS=["#1f77b4","#d62728","#2ca02c","#9467bd","#ff7f0e","#17becf","#8c564b","#e377c2"];
 var S={series:[],model:null,lo:0,hi:1000};
@@ -36,7 +38,7 @@ function merge(model,details){
 }
 function domain(){var a=Infinity,b=-Infinity;S.series.forEach(function(s){s.points.forEach(function(p){var x=t(p[0]);if(x<a)a=x;if(x>b)b=x})});return[a,b]}
 function niceTicks(a,b,n){if(!(b>a)){return[a]}var step=Math.pow(10,Math.floor(Math.log10((b-a)/n)));var err=(b-a)/n/step;step*=err>=7.5?10:err>=3.5?5:err>=1.5?2:1;
-  var out=[];for(var v=Math.ceil(a/step)*step;v<=b+step*1e-9;v+=step)out.push(v);return out}
+  var out=[];for(var v=Math.ceil(a/step)*step;v<=b+step*1e-9&&out.length<50;v+=step){out.push(v);if(v+step===v)break}return out}
 function draw(){
   var svg=document.getElementById("chart");while(svg.firstChild)svg.removeChild(svg.firstChild);
   var legend=document.getElementById("legend");legend.textContent="";
