@@ -122,67 +122,53 @@ export class Cell {
   }
 }
 
-/** A counter: only goes up (`inc`). Names end in `_total`. */
-export class Counter implements Family {
-  readonly kind = "counter";
+/** A family of plain numbers, one {@linkcode Cell} per label set: what counters and gauges share. */
+abstract class CellFamily implements Family {
+  abstract readonly kind: Kind;
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
-  #series: SeriesMap<Cell>;
+  protected readonly series: SeriesMap<Cell>;
 
   constructor(name: string, help: string, labelNames: readonly string[] = []) {
     if (labelNames.length > 4) throw new Error(`At most four labels: ${name}`);
     checkNames(name, labelNames);
-    if (!name.endsWith("_total")) throw new Error(`A counter's name ends in _total: ${name}`);
     this.name = name;
     this.help = help;
     this.labelNames = labelNames;
-    this.#series = new SeriesMap(labelNames.length, () => new Cell());
+    this.series = new SeriesMap(labelNames.length, () => new Cell());
   }
 
   /** The series of these label values (in `labelNames` order). */
   labels(a?: string, b?: string, c?: string, d?: string): Cell {
-    return this.#series.get(a, b, c, d);
-  }
-
-  /** Adds `by` to the series of these label values. */
-  inc(by: number, a?: string, b?: string, c?: string, d?: string): void {
-    this.#series.get(a, b, c, d).value += by;
+    return this.series.get(a, b, c, d);
   }
 
   render(out: string[]): void {
-    for (const { values, series } of this.#series.entries()) {
+    for (const { values, series } of this.series.entries()) {
       out.push(`${this.name}${labelText(this.labelNames, values)} ${formatValue(series.value)}`);
     }
   }
 }
 
-/** A gauge set by the code that owns the value. */
-export class Gauge implements Family {
-  readonly kind = "gauge";
-  readonly name: string;
-  readonly help: string;
-  readonly labelNames: readonly string[];
-  #series: SeriesMap<Cell>;
+/** A counter: only goes up (`inc`). Names end in `_total`. */
+export class Counter extends CellFamily {
+  readonly kind = "counter";
 
   constructor(name: string, help: string, labelNames: readonly string[] = []) {
-    if (labelNames.length > 4) throw new Error(`At most four labels: ${name}`);
-    checkNames(name, labelNames);
-    this.name = name;
-    this.help = help;
-    this.labelNames = labelNames;
-    this.#series = new SeriesMap(labelNames.length, () => new Cell());
+    super(name, help, labelNames);
+    if (!name.endsWith("_total")) throw new Error(`A counter's name ends in _total: ${name}`);
   }
 
-  labels(a?: string, b?: string, c?: string, d?: string): Cell {
-    return this.#series.get(a, b, c, d);
+  /** Adds `by` to the series of these label values. */
+  inc(by: number, a?: string, b?: string, c?: string, d?: string): void {
+    this.series.get(a, b, c, d).value += by;
   }
+}
 
-  render(out: string[]): void {
-    for (const { values, series } of this.#series.entries()) {
-      out.push(`${this.name}${labelText(this.labelNames, values)} ${formatValue(series.value)}`);
-    }
-  }
+/** A gauge set by the code that owns the value. */
+export class Gauge extends CellFamily {
+  readonly kind = "gauge";
 }
 
 /** A value read when scraped (sessions open, memory in use, breakers' states). */
