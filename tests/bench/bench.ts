@@ -311,6 +311,10 @@ async function startupAndMemory(): Promise<void> {
           OPENDATA_MCP_TOOLSETS: "",
           MCP_MAX_SESSIONS: String(HTTP_SESSIONS + 50),
           MCP_MAX_CONNECTIONS: String(HTTP_SESSIONS * 2 + 50),
+          // The load generator is one client (one loopback address): the per-client shares that
+          // keep one client of a public deployment from taking every slot are off here (0).
+          MCP_MAX_SESSIONS_PER_CLIENT: "0",
+          MCP_MAX_CONNECTIONS_PER_CLIENT: "0",
           RATE_LIMIT_ENABLED: "false",
         },
       });
