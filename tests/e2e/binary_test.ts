@@ -140,6 +140,10 @@ Deno.test({
     )
       .map((p) => p.slice(p.lastIndexOf("/") + 1)).sort();
     assert.deepEqual(ranks, ["cl100k_base.js", "o200k_base.js"], "the encodings lib/output/tokens.ts loads");
+    // @opentelemetry/api: the build Deno resolves (its exports' "default") is in, the bundlers' are not.
+    const otel = embedded.entries.map((e) => e.path).filter((p) => p.includes("/@opentelemetry/api/"));
+    assert.ok(otel.some((p) => p.endsWith("/build/src/index.js")), "the build Deno loads is embedded");
+    assert.deepEqual(otel.filter((p) => /\/build\/(esm|esnext)\//.test(p)), [], "no bundler-only builds");
     // Licence texts stay (MIT and the like ask for the notice to travel with the code).
     const noise = embedded.entries.filter((e) =>
       /\.(map|d\.ts|d\.mts|md)$/.test(e.path) && !/\/LICEN[CS]E[^/]*$/i.test(e.path)

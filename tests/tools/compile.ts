@@ -28,6 +28,15 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 export const TRIMMED_PACKAGES = ["gpt-tokenizer"];
 
 /**
+ * Builds a package ships for bundlers only: its `exports` name them under the "module" and "esnext"
+ * conditions, which Deno does not resolve (it loads the "default" build, build/src). Left out of
+ * the binary (about 2 MB of @opentelemetry/api, which the server loads only with OTEL_DENO=true).
+ */
+export const BUNDLER_ONLY_BUILDS: Readonly<Record<string, readonly string[]>> = {
+  "@opentelemetry/api": ["build/esm/", "build/esnext/"],
+};
+
+/**
  * The file a package subpath ("encoding/o200k_base", "" for the package itself) resolves to under
  * the "import" condition of the package's exports, with "*" patterns.
  */
@@ -193,7 +202,8 @@ export function excludes(cacheDir: string, packages: string[], imported: Map<str
     for (const f of files) {
       const always = f === "package.json" || /^licen[cs]e/i.test(f);
       if (always) continue;
-      if (keep ? !keep.has(f) : unusedAtRunTime(f)) out.push(join(dir, f));
+      const bundlerOnly = BUNDLER_ONLY_BUILDS[baseName(id)]?.some((b) => f.startsWith(b)) ?? false;
+      if (bundlerOnly || (keep ? !keep.has(f) : unusedAtRunTime(f))) out.push(join(dir, f));
     }
   }
   return out;
