@@ -1,9 +1,8 @@
 // Bounding boxes in GeoJSON / OGC CRS84 order: [min_lon, min_lat, max_lon, max_lat].
 import { EARTH_RADIUS_M, haversineM } from "./distance.ts";
-import type { LatLon } from "./geojson.ts";
+import type { Bbox, LatLon } from "./types.ts";
 
-/** `[min_lon, min_lat, max_lon, max_lat]` in degrees (WGS 84 / CRS84). */
-export type Bbox = [number, number, number, number];
+export type { Bbox } from "./types.ts";
 
 /** Options for {@linkcode bboxProblem}. */
 export interface BboxRules {

@@ -1,6 +1,6 @@
 // Distances on the sphere. Metres throughout; inputs are named {lat, lon} objects.
 import { pointInPolygon } from "./geojson.ts";
-import type { Geometry, LatLon, Position } from "./geojson.ts";
+import type { Geometry, LatLon, Position } from "./types.ts";
 
 /** Mean Earth radius (IUGG), metres. Spherical distances are within about 0.5 % of WGS 84. */
 export const EARTH_RADIUS_M = 6_371_008.8;

@@ -1,25 +1,8 @@
 // GeoJSON geometry (RFC 7946): positions are [lon, lat] (x then y), always. Everything here
 // reads untrusted upstream JSON defensively and never throws on a bad shape.
-import type { Bbox } from "./bbox.ts";
+import type { Bbox, Geometry, LatLon, Position } from "./types.ts";
 
-/** A GeoJSON position: `[lon, lat]` (an optional third value is dropped). */
-export type Position = [number, number];
-
-/** A GeoJSON geometry (RFC 7946), positions `[lon, lat]`. */
-export type Geometry =
-  | { type: "Point"; coordinates: Position }
-  | { type: "MultiPoint"; coordinates: Position[] }
-  | { type: "LineString"; coordinates: Position[] }
-  | { type: "MultiLineString"; coordinates: Position[][] }
-  | { type: "Polygon"; coordinates: Position[][] }
-  | { type: "MultiPolygon"; coordinates: Position[][][] }
-  | { type: "GeometryCollection"; geometries: Geometry[] };
-
-/** A point given by name, so the order can never be mixed up. */
-export interface LatLon {
-  lat: number;
-  lon: number;
-}
+export type { Geometry, LatLon, Position } from "./types.ts";
 
 /**
  * Reads a GeoJSON geometry from untrusted JSON: unknown types, non-numeric or out-of-range
