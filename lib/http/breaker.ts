@@ -3,7 +3,7 @@
 // and path family, see endpoint.ts) has its own breaker, so a failing FRED series endpoint
 // does not pause FRED's categories. The breaker remembers the last failure so an open circuit
 // can still say what the upstream answered (status, message id).
-import type { MaybePromise } from "./stores.ts";
+import type { MaybePromise } from "./maybe_promise.ts";
 
 /** The three states of a circuit breaker. */
 export type BreakerState = "closed" | "open" | "half_open";

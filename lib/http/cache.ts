@@ -1,4 +1,4 @@
-import type { MaybePromise } from "./stores.ts";
+import type { MaybePromise } from "./maybe_promise.ts";
 
 /** One cached upstream answer. */
 export interface CacheEntry {

@@ -4,7 +4,7 @@
 // Reservations are made at once, in arrival order, so a caller knows its real wait up front:
 // when that wait would pass its deadline it fails at once instead of queueing.
 import type { Clock } from "../clock.ts";
-import type { MaybePromise } from "./stores.ts";
+import type { MaybePromise } from "./maybe_promise.ts";
 
 /** At most `requests` requests start in any window of `perMs` milliseconds. */
 export interface RateLimit {

@@ -6,6 +6,4 @@
 export type { CacheEntry, CacheStore } from "./cache.ts";
 export type { RateLimit, RateWindowStore, Reservation } from "./rate_limiter.ts";
 export type { BreakerGate, BreakerOptions, BreakerSnapshot, BreakerStore, LastFailure } from "./breaker.ts";
-
-/** A value or a promise of it: in-memory stores answer at once, shared ones (Redis) later. */
-export type MaybePromise<T> = T | Promise<T>;
+export type { MaybePromise } from "./maybe_promise.ts";
