@@ -12,7 +12,7 @@ import type { UpstreamCall } from "./request_scope.ts";
 import { backoffDelay, parseRetryAfter, retriesFor } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
 import { addressReason, ssrfGuard } from "./ssrf.ts";
-import type { HostResolver } from "./ssrf.ts";
+import type { HostResolver, UrlCheck } from "./ssrf.ts";
 import { jsonTooDeepAt, tooDeep } from "./json_depth.ts";
 import { metrics } from "../metrics/mod.ts";
 import { tracing } from "../metrics/tracing.ts";
@@ -21,8 +21,7 @@ import type { UpstreamSpan } from "../metrics/tracing.ts";
 /** Query parameter values; `undefined` and `null` are left out, arrays repeat the key. */
 export type QueryValue = string | number | boolean | undefined | null | readonly (string | number)[];
 
-/** Checks a URL before it is fetched (the SSRF guard plugs in here); throws to refuse. */
-export type UrlCheck = (url: URL) => void | Promise<void>;
+export type { UrlCheck } from "./ssrf.ts";
 
 /** Everything one provider's client needs. */
 export interface HttpClientOptions {

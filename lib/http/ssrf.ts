@@ -7,7 +7,9 @@
 // resolves it again. A host whose DNS answer changes in between (DNS rebinding) slips past.
 // The process's `--allow-net` allowlist is the second line: a host outside it cannot be
 // fetched at all.
-import type { UrlCheck } from "./fetch_client.ts";
+
+/** Checks a URL before it is fetched (HttpClient's `checkUrl` hook); throws to refuse. */
+export type UrlCheck = (url: URL) => void | Promise<void>;
 
 /** A URL was refused by the guard; HttpClient reports it as a VALIDATION_ERROR. */
 export class SsrfError extends Error {
