@@ -6,14 +6,23 @@ import type { Logger } from "../log.ts";
 import type { ResultFiles } from "../output/exports.ts";
 import type { SharedJobsOptions } from "../output/jobs.ts";
 import type { ViewId, ViewModel } from "./views/model.ts";
+import type { InputRequiredResult, ToolAnnotations } from "./sdk.ts";
 import type {
-  CallToolResult,
-  GetPromptResult,
-  InputRequiredResult,
-  ReadResourceResult,
-  ServerContext,
-  ToolAnnotations,
-} from "./sdk.ts";
+  ContentBlock,
+  McpExtra,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+} from "./protocol.ts";
+
+export type {
+  ContentBlock,
+  FileSource,
+  McpExtra,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+} from "./protocol.ts";
 
 /** What the core hands a provider when it is created. */
 export interface ProviderContext<S> {
@@ -135,13 +144,6 @@ export interface SearchHit {
   also?: NextCall[];
 }
 
-/**
- * The MCP SDK's per-request context (`mcpReq`: id, signal, `_meta`, input responses, request
- * state), plus who calls (`owner`, as in {@linkcode ToolCallContext.owner}) for resource and
- * prompt handlers.
- */
-export type McpExtra = ServerContext & { owner?: string };
-
 /** Per-call context a tool handler receives. */
 export interface ToolCallContext {
   /** Aborted when the client cancels the call. */
@@ -182,9 +184,6 @@ export interface ToolCallContext {
    */
   mcp: McpExtra;
 }
-
-/** A content block of a tool result. */
-export type ContentBlock = CallToolResult["content"][number];
 
 /** What a tool handler returns; the core turns it into a `CallToolResult`. */
 export interface ToolOutput<O = Record<string, unknown>> {
@@ -257,68 +256,4 @@ export interface ToolView<S = any, A = any> {
    * from the generated listings (the core loads the provider's own definition to call it).
    */
   model?(structured: S, args: A): ViewModel | undefined;
-}
-
-/** A fixed resource. */
-export interface ResourceDefinition {
-  uri: string;
-  name: string;
-  title?: string;
-  description: string;
-  mimeType: string;
-  /**
-   * Clients may subscribe to it (`resources/subscribe`). The core records subscriptions per
-   * session; no provider announces changes yet, so no `notifications/resources/updated` is sent.
-   */
-  subscribable?: boolean;
-  read(uri: URL, extra: McpExtra): Promise<ReadResourceResult | InputRequiredResult>;
-}
-
-/** A family of resources described by an RFC 6570 template. */
-export interface ResourceTemplateDefinition {
-  uriTemplate: string;
-  name: string;
-  title?: string;
-  description: string;
-  mimeType: string;
-  /** Lists concrete resources of this template for `resources/list`, if enumerable. */
-  list?(extra: McpExtra): Promise<{ uri: string; name: string; description?: string; mimeType?: string }[]>;
-  /** Completion per template variable. */
-  complete?: Record<string, (value: string) => string[] | Promise<string[]>>;
-  read(
-    uri: URL,
-    variables: Record<string, string | string[]>,
-    extra: McpExtra,
-  ): Promise<ReadResourceResult | InputRequiredResult>;
-  /**
-   * For a template of result files: where one file's data came from, as its writer recorded it
-   * (`opendata_read` names it with the provider's licence). Absent: the template's provider.
-   */
-  fileSource?(variables: Record<string, string | string[]>, extra: McpExtra): Promise<FileSource>;
-}
-
-/** Where a result file came from, as far as its own metadata says. */
-export interface FileSource {
-  /** Provider id of the data, when the template serves files of several (the result exports). */
-  provider?: string;
-  /** The request the file was written from: its URL (without secrets), or what was asked. */
-  request?: string;
-}
-
-/** A prompt template; arguments are strings as MCP defines them. */
-export interface PromptDefinition {
-  name: string;
-  title?: string;
-  description: string;
-  arguments: readonly {
-    name: string;
-    description: string;
-    required?: boolean;
-    /** Prefix completion for this argument. */
-    complete?: (value: string) => string[] | Promise<string[]>;
-  }[];
-  render(
-    args: Record<string, string>,
-    extra: McpExtra,
-  ): Promise<GetPromptResult | InputRequiredResult> | GetPromptResult | InputRequiredResult;
 }

@@ -3,7 +3,7 @@
 // remote client can fetch what does not fit into the character limit.
 import type { WritePolicy } from "./writes.ts";
 import type { Clock } from "../clock.ts";
-import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/provider.ts";
+import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/protocol.ts";
 import { fileResourceTemplate, resourceLink } from "./resources.ts";
 import { ProjectStorage } from "./storage.ts";
 import { openRowWriter } from "./writers.ts";

@@ -6,7 +6,7 @@
 // kept for a day in the shared store when replicas share Redis) gives the exact request to replay.
 import { requestScope } from "../http/request_scope.ts";
 import type { CallRecord, ProvenanceNote, UpstreamCall } from "../http/request_scope.ts";
-import type { ResourceTemplateDefinition } from "../mcp/provider.ts";
+import type { ResourceTemplateDefinition } from "../mcp/protocol.ts";
 import type { CacheStore } from "../http/cache.ts";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "../mcp/sdk.ts";
 

@@ -3,7 +3,7 @@
 // `resources/read`, and linked from the tool result with a `resource_link` block. Over HTTP a
 // session lists and reads only the files of its own projects, as its tool calls see them.
 import { ToolError } from "../errors.ts";
-import type { ContentBlock, McpExtra, ResourceTemplateDefinition } from "../mcp/provider.ts";
+import type { ContentBlock, McpExtra, ResourceTemplateDefinition } from "../mcp/protocol.ts";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "../mcp/sdk.ts";
 import type { ProjectStorage } from "./storage.ts";
 import { mimeTypeOf } from "./writers.ts";

@@ -2,7 +2,7 @@
 // served schema does not repeat, the `output` argument (`"screen"`, the default, or `"file"`, the
 // words FRED's seed uses), and the `file` block of a result written to a file.
 import { z } from "zod";
-import type { ContentBlock, ToolCallContext } from "../mcp/provider.ts";
+import type { ContentBlock } from "../mcp/protocol.ts";
 import type { ExportedFile } from "./exports.ts";
 import { sanitizeName } from "./paths.ts";
 
@@ -91,7 +91,12 @@ export interface Written {
  * The `file` object, the `resource_link` block and the sentence that says where the file is
  * and what it holds (`partial`: why it is not whole, and how to get the rest).
  */
-export function written(file: ExportedFile, what: string, ctx: ToolCallContext, partial?: string): Written {
+export function written(
+  file: ExportedFile,
+  what: string,
+  ctx: { owner?: string },
+  partial?: string,
+): Written {
   const out: FileOut = {
     uri: file.uri,
     name: file.name,
