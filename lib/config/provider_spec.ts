@@ -1,6 +1,9 @@
 import { z } from "zod";
 import type { ProviderListings } from "../mcp/listing.ts";
 import type { ProviderModule } from "../mcp/provider.ts";
+import type { CommonSettings } from "../http/settings.ts";
+
+export type { CommonSettings } from "../http/settings.ts";
 
 /** How a raw environment or flag string becomes a config value. */
 export type ValueKind =
@@ -21,26 +24,6 @@ export interface Binding {
   kind: ValueKind;
   /** What it means, for `--help`, the README and `.env.example`. */
   description: string;
-}
-
-/** The settings every provider block accepts. Units are in the names: seconds unless `_ms`. */
-export interface CommonSettings {
-  base_url: string;
-  /** Deadline of one tool's upstream call, retries included, in seconds. */
-  timeout: number;
-  max_retries: number;
-  retry_backoff_ms: number;
-  /** How long successful answers are reused, in seconds (0 = no cache). */
-  cache_ttl: number;
-  /** Client-side limit of upstream requests per minute (0 = none). */
-  rate_limit_per_minute: number;
-  /** Client-side limit of upstream requests per second (0 = none). */
-  rate_limit_per_second: number;
-  breaker_threshold: number;
-  /** Seconds an open breaker waits before a trial request. */
-  breaker_cooldown: number;
-  /** Largest upstream body read, in MiB. */
-  max_body_mb: number;
 }
 
 /** Defaults for the common keys; `base_url` is required. */

@@ -1,8 +1,30 @@
-import type { CommonSettings } from "../config/provider_spec.ts";
 import type { BreakerOptions } from "./breaker.ts";
 import type { RateLimit } from "./rate_limiter.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
+
+/**
+ * The settings every provider block accepts, units in the names (seconds unless `_ms`). The
+ * config layer reads and validates them (lib/config/provider_spec.ts); this layer consumes them.
+ */
+export interface CommonSettings {
+  base_url: string;
+  /** Deadline of one tool's upstream call, retries included, in seconds. */
+  timeout: number;
+  max_retries: number;
+  retry_backoff_ms: number;
+  /** How long successful answers are reused, in seconds (0 = no cache). */
+  cache_ttl: number;
+  /** Client-side limit of upstream requests per minute (0 = none). */
+  rate_limit_per_minute: number;
+  /** Client-side limit of upstream requests per second (0 = none). */
+  rate_limit_per_second: number;
+  breaker_threshold: number;
+  /** Seconds an open breaker waits before a trial request. */
+  breaker_cooldown: number;
+  /** Largest upstream body read, in MiB. */
+  max_body_mb: number;
+}
 
 /** The client options every provider derives the same way from its common settings. */
 export interface SettingsClientOptions {
