@@ -3,7 +3,7 @@
 // replicas behind a load balancer act as one server. Without it nothing here is loaded and
 // everything stays in the process, as before.
 import type { Random } from "../clock.ts";
-import type { ServerSettings } from "../config/parse.ts";
+import type { ServerSettings } from "../config/server_settings.ts";
 import type { BreakerStore } from "../http/breaker.ts";
 import type { CacheStore } from "../http/cache.ts";
 import type { RateWindowStore } from "../http/rate_limiter.ts";
