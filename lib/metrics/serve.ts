@@ -2,8 +2,8 @@
 // own), and that listener (`metrics_port`), which serves over any transport, stdio included.
 import { ConfigError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { BearerAuth } from "../mcp/http/_security.ts";
-import type { ServerSettings } from "../config/parse.ts";
+import { BearerAuth } from "../bearer_auth.ts";
+import type { ServerSettings } from "../config/server_settings.ts";
 import { EXPOSITION_CONTENT_TYPE } from "./registry.ts";
 import type { ServerMetrics } from "./mod.ts";
 

@@ -1,4 +1,7 @@
-// Who may call: Host and Origin checks against DNS rebinding, CORS, and the bearer token.
+// Who may call: Host and Origin checks against DNS rebinding, CORS, and the bearer token
+// (lib/bearer_auth.ts, shared with the metrics listener).
+
+export { BearerAuth } from "../../bearer_auth.ts";
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
@@ -92,30 +95,4 @@ export function preflightHeaders(): Record<string, string> {
     "Access-Control-Allow-Headers": ALLOWED_REQUEST_HEADERS,
     "Access-Control-Max-Age": "600",
   };
-}
-
-async function digest(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-}
-
-/**
- * Checks `Authorization: Bearer <token>` in constant time: both sides are hashed first, so
- * neither the comparison time nor an early exit reveals the token's length or a prefix.
- */
-export class BearerAuth {
-  #expected: Promise<Uint8Array>;
-
-  constructor(token: string) {
-    this.#expected = digest(token);
-  }
-
-  /** `ok`, `missing` (no bearer credentials) or `invalid` (wrong token). */
-  async check(authorization: string | null): Promise<"ok" | "missing" | "invalid"> {
-    const match = authorization === null ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
-    if (!match) return "missing";
-    const [given, expected] = await Promise.all([digest(match[1]!), this.#expected]);
-    let diff = 0;
-    for (let i = 0; i < expected.length; i++) diff |= expected[i]! ^ given[i]!;
-    return diff === 0 ? "ok" : "invalid";
-  }
 }
