@@ -22,6 +22,9 @@ import { ResultExports } from "./output/exports.ts";
 import type { WritePolicy } from "./output/writes.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 import type { SharedState } from "./redis/mod.ts";
+import type { NewServerOptions, ServedApp } from "./mcp/served_app.ts";
+
+export type { NewServerOptions } from "./mcp/served_app.ts";
 
 /** Options for {@linkcode createApp}. */
 export interface AppOptions {
@@ -40,8 +43,11 @@ export interface AppOptions {
   moduleExists?: (url: string) => boolean;
 }
 
-/** The running server's shared parts: providers, HTTP runtime, and a factory of MCP servers. */
-export interface App {
+/**
+ * The running server's shared parts: providers, HTTP runtime, and a factory of MCP servers. The
+ * transports take it as a {@linkcode ServedApp} (lib/mcp/served_app.ts).
+ */
+export interface App extends ServedApp {
   config: Config;
   providers: Provider[];
   http: HttpRuntime;
@@ -65,16 +71,6 @@ export interface App {
   newServer(options?: NewServerOptions): McpServer;
   /** Closes every provider. */
   close(): Promise<void>;
-}
-
-/** Per-instance choices for {@linkcode App.newServer}. */
-export interface NewServerOptions {
-  /** Who calls: the HTTP session id or auth principal; absent over stdio. */
-  owner?: string;
-  /** The client its calls count against for per-client limits; absent over stdio. */
-  client?: string;
-  /** The toolsets to list, from `app.catalog.resolve()`; default: the configured ones. */
-  toolsets?: ReadonlySet<string>;
 }
 
 /**

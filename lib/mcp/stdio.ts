@@ -1,4 +1,4 @@
-import type { App } from "../app.ts";
+import type { ServedApp } from "./served_app.ts";
 import type { Logger } from "../log.ts";
 import { serveSdkStdio } from "./sdk.ts";
 import { LineStdioTransport } from "./stdio_transport.ts";
@@ -16,7 +16,7 @@ export interface ServeStdioOptions {
  * (2025-11-25 and earlier) or a 2026-07-28 request carrying its `_meta` envelope (clients probe
  * with `server/discover`). Only protocol messages go to stdout; logs go to stderr.
  */
-export async function serveStdio(app: App, options: ServeStdioOptions): Promise<void> {
+export async function serveStdio(app: ServedApp, options: ServeStdioOptions): Promise<void> {
   const { logger } = options;
   // One message may be as large as an HTTP request body may be: the same cap on both transports.
   const transport = new LineStdioTransport({

@@ -19,6 +19,7 @@ import { MemoryRateWindowStore } from "../http/rate_limiter.ts";
 import type { RateLimit, RateWindowStore, Reservation } from "../http/rate_limiter.ts";
 import type { RedisConnection } from "./connection.ts";
 import { redisScript } from "./connection.ts";
+import type { ClientLimiter } from "../mcp/served_app.ts";
 
 /** SHA-256 of `text`, hex: how request keys (which may hold an API key) are named in Redis. */
 export function digest(text: string): string {
@@ -402,10 +403,7 @@ redis.call('HSET', KEYS[1], 't', string.format('%.6f', tokens), 'l', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate) + 1000)
 return wait`);
 
-/** A per-client limiter: 0 when the request may pass, else seconds until it may. */
-export interface ClientLimiter {
-  take(client: string): number | Promise<number>;
-}
+export type { ClientLimiter } from "../mcp/served_app.ts";
 
 /**
  * The per-IP HTTP rate limit as one token bucket per client in Redis, so a client spread over

@@ -1,4 +1,4 @@
-import type { App } from "../../app.ts";
+import type { ServedApp } from "../served_app.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import { CONTACT_URL } from "../../version.ts";
@@ -196,7 +196,7 @@ const KNOWN_PATHS = new Set(["/mcp", "/sse", "/message", "/health", "/metrics", 
  * SSE transport at `/sse` + `/message`, `/health` and `/`, with the Host/Origin checks, CORS,
  * per-IP rate limits, the bearer token, body caps and a request id on every response.
  */
-export function createHttpHandler(app: App, options: HttpHandlerOptions): HttpHandler {
+export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): HttpHandler {
   const settings = app.config.server;
   const logger = options.logger;
   const clock = options.clock ?? app.http.clock;
@@ -1255,7 +1255,7 @@ function notFound(path: string): Response {
  * together, naming the fix.
  */
 function oauthOf(
-  app: App,
+  app: ServedApp,
   clock: Clock,
   isNetAllowed: ((host: string) => boolean) | undefined,
 ): OAuthResourceServer | null {

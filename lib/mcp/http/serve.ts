@@ -1,4 +1,4 @@
-import type { App } from "../../app.ts";
+import type { ServedApp } from "../served_app.ts";
 import { ConfigError } from "../../errors.ts";
 import { metrics } from "../../metrics/mod.ts";
 import type { Logger } from "../../log.ts";
@@ -46,7 +46,7 @@ const STAMP_HEADER = GUARD_STAMP_HEADER;
  * survival of file-descriptor exhaustion) that passes them to `Deno.serve` on a private
  * Unix socket, or a loopback port that answers only requests the guard stamped.
  */
-export async function serveHttp(app: App, options: ServeHttpOptions): Promise<void> {
+export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Promise<void> {
   const settings = app.config.server;
   const { http_host: host, http_port: port } = settings;
   const address = listenAddress(host, port);
@@ -327,7 +327,7 @@ function withCompleted(served: Deno.ServeHandlerInfo, info: ConnectionInfo): Con
 }
 
 /** The server without the guard: `Deno.serve` on the public address (Windows, or no socket). */
-async function serveDirect(app: App, handler: HttpHandler, options: ServeHttpOptions): Promise<void> {
+async function serveDirect(app: ServedApp, handler: HttpHandler, options: ServeHttpOptions): Promise<void> {
   const { http_host: host, http_port: port } = app.config.server;
   const { logger } = options;
   const listening = Promise.withResolvers<Deno.NetAddr>();
