@@ -13,7 +13,7 @@ import type { Provider, ToolDefinition } from "./mcp/provider.ts";
 import { lazyProvider } from "./mcp/lazy.ts";
 import { selectListing } from "./mcp/listing.ts";
 import { CALL_TOOL, coreTools, DESCRIBE_TOOL, SEARCH_TOOL } from "./mcp/core_tools.ts";
-import { readTool } from "./mcp/read_tool.ts";
+import { readTool } from "./mcp/tools/read.ts";
 import { collectTools, createServer, describeTool } from "./mcp/server.ts";
 import { CORE_TOOLSET, ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
 import type { RequestStateSeal } from "./mcp/server.ts";

@@ -6,7 +6,7 @@ import type { NextCall } from "./provider.ts";
 /** The name of the tool that calls any other tool (core_tools.ts re-exports it). */
 export const CALL_TOOL_NAME = "opendata_call";
 
-/** The tool that reads a result file page by page (lib/mcp/read_tool.ts), reached through opendata_call. */
+/** The tool that reads a result file page by page (lib/mcp/tools/read.ts), reached through opendata_call. */
 export const READ_TOOL = "opendata_read";
 
 /** A next call as it goes back to the client: callable exactly as given. */

@@ -44,8 +44,8 @@ import {
   withViewMeta,
 } from "./views/mod.ts";
 import type { ViewId, ViewOptions } from "./views/mod.ts";
-import { CHART_TOOL, chartCalls, chartInput, chartResult, chartTool } from "./views/chart.ts";
-import type { ChartPart } from "./views/chart.ts";
+import { CHART_TOOL, chartCalls, chartInput, chartResult, chartTool } from "./tools/chart.ts";
+import type { ChartPart } from "./tools/chart.ts";
 
 /** Options for {@linkcode createServer}. */
 export interface CreateServerOptions {

@@ -2,7 +2,7 @@
 // from the default surface), page by page, as the answer that wrote it names; over HTTP no
 // answer shows the server's file-system path.
 import assert from "node:assert/strict";
-import { csvRecords, sourceOf, sourceText } from "../../lib/mcp/read_tool.ts";
+import { csvRecords, sourceOf, sourceText } from "../../lib/mcp/tools/read.ts";
 import { startHttpServer } from "../fakes/http_server.ts";
 import { errorOf, ok, texts } from "../fakes/results.ts";
 import { startStdio } from "../fakes/server.ts";

@@ -11,7 +11,7 @@ import { fredSeriesView } from "../../lib/providers/fred/view.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
 import { VIEW_BUDGET_BYTES } from "../bench/views.ts";
 import { schemaProblems } from "../tools/schema_rules.ts";
-import { chartTool } from "../../lib/mcp/views/chart.ts";
+import { chartTool } from "../../lib/mcp/tools/chart.ts";
 
 const OSM = "https://tile.openstreetmap.org/{z}/{x}/{y}.png";
 const MIME = "text/html;profile=mcp-app";

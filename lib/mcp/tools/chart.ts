@@ -7,8 +7,8 @@ import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { clampText } from "../output.ts";
 import type { CallToolResult, Tool } from "../sdk.ts";
-import type { SeriesModel, ViewCall } from "./model.ts";
-import { VIEW_META_KEY } from "./model.ts";
+import type { SeriesModel, ViewCall } from "../views/model.ts";
+import { VIEW_META_KEY } from "../views/model.ts";
 
 /** The tool's name. */
 export const CHART_TOOL = "opendata_chart";

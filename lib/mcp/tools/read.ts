@@ -8,11 +8,11 @@
 // for), with the licence that provider declares for opendata_search, and the request the file
 // was written from when its project metadata records one.
 import { z } from "zod";
-import { ToolError } from "../errors.ts";
-import { creditLine } from "../output/credit.ts";
-import { READ_TOOL } from "./next_calls.ts";
-import type { FileSource, McpExtra, ResourceTemplateDefinition, ToolDefinition } from "./provider.ts";
-import { isInputRequiredResult, ProtocolError, ResourceNotFoundError, UriTemplate } from "./sdk.ts";
+import { ToolError } from "../../errors.ts";
+import { creditLine } from "../../output/credit.ts";
+import { READ_TOOL } from "../next_calls.ts";
+import type { FileSource, McpExtra, ResourceTemplateDefinition, ToolDefinition } from "../provider.ts";
+import { isInputRequiredResult, ProtocolError, ResourceNotFoundError, UriTemplate } from "../sdk.ts";
 
 /** Most characters of the source request named on a page. */
 const REQUEST_MAX = 200;
