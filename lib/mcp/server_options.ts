@@ -1,0 +1,75 @@
+// The options of one MCP server instance and of one tool call (createServer in server.ts,
+// callTool in tool_call.ts), in a module of their own so both import them one way.
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { CitationStore } from "../output/provenance.ts";
+import type { ResultExports, ResultFiles } from "../output/exports.ts";
+import type { McpExtra, ToolDefinition } from "./provider.ts";
+import type { ViewOptions } from "./views/mod.ts";
+
+/** Options for {@linkcode createServer}. */
+export interface CreateServerOptions {
+  logger: Logger;
+  /** Most characters in a result's text block, and in its serialized `structuredContent`. */
+  characterLimit: number;
+  name?: string;
+  version?: string;
+  /** Text sent with `initialize` / `server/discover` to orient the model. */
+  instructions?: string;
+  /**
+   * Every tool call answers within this many milliseconds (default 45,000, under the ~60 s
+   * request timeout of common clients); upstream requests the call makes end by then too.
+   */
+  callTimeoutMs?: number;
+  /** The clock upstream deadlines are measured on (the HTTP runtime's); default the system clock. */
+  clock?: Clock;
+  /**
+   * Seals and opens the `requestState` of multi round-trip calls (2026-07-28), with a key every
+   * replica shares, so any replica can continue a call another one started.
+   */
+  requestState?: RequestStateSeal;
+  /**
+   * Who is calling, for work that must stay theirs (jobs, projects): the HTTP session or auth
+   * principal. Absent over stdio, where one user owns everything.
+   */
+  owner?: string;
+  /** The client the calls count against for per-client limits (see `ToolCallContext.client`). */
+  client?: string;
+  /** Where `output: "file"` results go; its resource template is served too. Absent: refused. */
+  exports?: ResultExports;
+  /** The User-Agent upstream requests carry, named in citations so a replay sends the same. */
+  userAgent?: string;
+  /** Where answers' citations are kept (shared by replicas with Redis); default: in process. */
+  citations?: CitationStore;
+  /**
+   * Tools callable beyond those listed (the other toolsets of the enabled providers), by name,
+   * with their provider's id: `tools/call` and `opendata_call` reach them.
+   */
+  // deno-lint-ignore no-explicit-any
+  callable?: ReadonlyMap<string, { tool: ToolDefinition<any, any>; provider: string }>;
+  /**
+   * How the interactive views (MCP Apps) are built; served to clients that advertise the
+   * extension, for the tools that name a view. Absent: views without map tiles.
+   */
+  views?: ViewOptions;
+}
+
+/** What {@linkcode callTool} needs beyond the server's options: the call's file store. */
+export interface CallToolOptions extends CreateServerOptions {
+  /** The result files of the tool's provider, as this caller writes them. */
+  files?: ResultFiles;
+  /**
+   * The tools listed on the caller's surface: an answer's next calls to other tools go through
+   * opendata_call. Absent: every tool counts as listed.
+   */
+  served?: ReadonlySet<string>;
+}
+
+/** Integrity protection for `requestState`: `seal` when asking, `open` (throws when forged or expired) on return. */
+export interface RequestStateSeal {
+  seal(payload: unknown, ctx: McpExtra): Promise<string>;
+  open(state: string, ctx: McpExtra): Promise<unknown>;
+}
+
+/** The default per-call deadline: under the ~60 s that common MCP clients wait for an answer. */
+export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
