@@ -1,8 +1,15 @@
+// HttpClient, the one HTTP client every provider uses (docs/ARCHITECTURE.md has its behaviour).
+// Longer than the 500 lines the house keeps to, on purpose: one call's path (cache, rate limit,
+// breaker, attempts with retries and backoff, redirects hop by hop under the SSRF guard, the body
+// cap, logs, metrics and traces) is one sequence over the client's private options and state, and
+// split across modules it would have to hand that state around. The parts that stand alone are
+// apart: decoding (decode.ts), failure verdicts and wording (failures.ts), retry policy (retry.ts),
+// breakers, rate limits and cache (breaker.ts, rate_limiter.ts, cache.ts).
 import type { Clock, Random } from "../clock.ts";
 import { UpstreamError } from "../errors.ts";
 import { BodyTooLargeError, readCapped } from "./_body.ts";
 import type { Logger } from "../log.ts";
-import type { BreakerGate, BreakerOptions, EndpointBreaker, LastFailure } from "./breaker.ts";
+import type { BreakerGate, BreakerOptions, EndpointBreaker } from "./breaker.ts";
 import type { CacheStore } from "./cache.ts";
 import { endpointFamily } from "./endpoint.ts";
 import { RateLimiter, RateLimitWaitError } from "./rate_limiter.ts";
@@ -13,8 +20,11 @@ import { backoffDelay, parseRetryAfter, retriesFor } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
 import { addressReason, ssrfGuard } from "./ssrf.ts";
 import type { HostResolver, UrlCheck } from "./ssrf.ts";
-import { jsonTooDeepAt, tooDeep } from "./json_depth.ts";
 import { metrics } from "../metrics/mod.ts";
+import type { RawResponse } from "./decode.ts";
+import { decodeJson, decodeText, formatBytes, readSnippet } from "./decode.ts";
+import { describeFailure, hintForStatus, networkReason, reason, verdictOf } from "./failures.ts";
+import type { Verdict } from "./failures.ts";
 import { tracing } from "../metrics/tracing.ts";
 import type { UpstreamSpan } from "../metrics/tracing.ts";
 
@@ -22,6 +32,7 @@ import type { UpstreamSpan } from "../metrics/tracing.ts";
 export type QueryValue = string | number | boolean | undefined | null | readonly (string | number)[];
 
 export type { UrlCheck } from "./ssrf.ts";
+export { networkReason } from "./failures.ts";
 
 /** Everything one provider's client needs. */
 export interface HttpClientOptions {
@@ -124,16 +135,7 @@ export interface UpstreamResponse<T> {
   headers?: Headers;
 }
 
-interface RawResponse {
-  status: number;
-  contentType: string;
-  body: Uint8Array;
-  url: string;
-  headers?: Headers;
-}
-
 const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
-const SNIPPET_BYTES = 4096;
 /** Statuses whose `Location` is followed (fetch's own list). */
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Headers that carry credentials: never sent to another origin. */
@@ -143,9 +145,6 @@ const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie"];
 type Attempt =
   | { ok: true; response: RawResponse }
   | { ok: false; error: UpstreamError; retryKey: string; retryAfterMs?: number };
-
-/** What one call tells its endpoint's breaker. */
-type Verdict = { kind: "success" } | { kind: "failure"; last: LastFailure } | { kind: "none" };
 
 /**
  * The one HTTP client every provider uses: deadline, retries with backoff and `Retry-After`,
@@ -880,40 +879,6 @@ export class HttpClient {
   }
 }
 
-/**
- * What a finished call tells its breaker: transport errors, upstream timeouts, 5xx and 429
- * are failures; any other answer from the upstream is a success; refusals of our own
- * (cancelled, rate limit, SSRF, redirect policy) and timeouts of a short tool-call deadline
- * say nothing about the upstream.
- */
-function verdictOf(e: unknown, callBound: boolean): Verdict {
-  if (!(e instanceof UpstreamError)) return { kind: "none" };
-  const last: LastFailure = {
-    errorType: e.errorType,
-    ...(e.status === undefined ? {} : { status: e.status }),
-    ...(e.messageId === undefined ? {} : { messageId: e.messageId }),
-  };
-  switch (e.errorType) {
-    case "TRANSPORT_ERROR":
-      return { kind: "failure", last };
-    case "TIMEOUT":
-      return callBound ? { kind: "none" } : { kind: "failure", last };
-    case "API_ERROR":
-    case "RATE_LIMITED":
-    case "DECODE_ERROR":
-      if (e.status === undefined) return { kind: "none" };
-      return e.status >= 500 || e.status === 429 ? { kind: "failure", last } : { kind: "success" };
-    default:
-      return { kind: "none" };
-  }
-}
-
-function describeFailure(last: LastFailure): string {
-  const parts = [last.status === undefined ? last.errorType : `HTTP ${last.status}`];
-  if (last.messageId) parts.push(last.messageId);
-  return parts.join(" ");
-}
-
 function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
   const drop = new Set(names.map((n) => n.toLowerCase()));
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !drop.has(k.toLowerCase())));
@@ -929,120 +894,7 @@ function originOrUndefined(url: string): string | undefined {
   }
 }
 
-/**
- * A short reason for a network failure, read from the innermost cause (Deno's fetch says only
- * "fetch failed" and keeps the detail in `cause`), without URLs.
- */
-export function networkReason(error: unknown, host: string): string {
-  const messages: string[] = [];
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    messages.push(e.message);
-  }
-  const all = messages.join(" | ").toLowerCase();
-  if (/dns error|failed to lookup|name or service not known|nodename nor servname/.test(all)) {
-    return `the name "${host}" could not be resolved (no network, or a DNS problem)`;
-  }
-  if (/connection refused/.test(all)) return `the connection to "${host}" was refused`;
-  if (/connection reset|broken pipe|unexpected eof|connection closed/.test(all)) {
-    return "the connection was closed unexpectedly";
-  }
-  if (/certificate|tls|ssl/.test(all)) return `the TLS handshake with "${host}" failed`;
-  if (/timed out|timeout/.test(all)) return "the connection timed out";
-  const last = messages[messages.length - 1] ?? String(error);
-  return last.replace(/https?:\/\/\S+/g, "<url>").replace(/\s+/g, " ").slice(0, 200);
-}
-
 /** The most retries one call makes, whatever mix of failures it meets. */
 function totalRetries(policy: RetryPolicy): number {
   return Math.max(policy.maxRetries, ...Object.values(policy.statusMaxRetries ?? {}));
-}
-
-async function readSnippet(response: Response): Promise<string> {
-  try {
-    const bytes = await readCapped(response, SNIPPET_BYTES, { truncate: true });
-    return new TextDecoder().decode(bytes);
-  } catch {
-    await response.body?.cancel().catch(() => {});
-    return "";
-  }
-}
-
-function decodeText(raw: RawResponse, fallback: string | undefined, o: HttpClientOptions): string {
-  const charset = /charset=["']?([\w-]+)/i.exec(raw.contentType)?.[1] ?? fallback ?? "utf-8";
-  try {
-    return new TextDecoder(charset, { fatal: true }).decode(raw.body);
-  } catch {
-    throw new UpstreamError(
-      "DECODE_ERROR",
-      `${o.upstreamName} sent text that is not valid ${charset}`,
-      { provider: o.provider, url: raw.url, status: raw.status },
-    );
-  }
-}
-
-function decodeJson<T>(raw: RawResponse, o: HttpClientOptions): T {
-  const text = new TextDecoder().decode(raw.body);
-  const ct = raw.contentType.toLowerCase();
-  const looksHtml = ct.includes("html") || /^\s*<(!doctype|html)/i.test(text);
-  if (looksHtml) {
-    throw new UpstreamError(
-      "DECODE_ERROR",
-      `${o.upstreamName} returned an HTML page instead of JSON (HTTP ${raw.status})`,
-      {
-        provider: o.provider,
-        url: raw.url,
-        status: raw.status,
-        retryable: false,
-        hint: "The upstream may be down for maintenance or behind a captive page; try again later",
-      },
-    );
-  }
-  const deep = jsonTooDeepAt(text);
-  if (deep >= 0) {
-    throw tooDeep(o.upstreamName, deep, { provider: o.provider, url: raw.url, status: raw.status });
-  }
-  try {
-    return JSON.parse(text.replace(/^\uFEFF/, "")) as T;
-  } catch {
-    throw new UpstreamError(
-      "DECODE_ERROR",
-      text.trim() === ""
-        ? `${o.upstreamName} returned an empty body where JSON was expected`
-        : `${o.upstreamName} returned a body that is not valid JSON (it may have been cut off)`,
-      {
-        provider: o.provider,
-        url: raw.url,
-        status: raw.status,
-        retryable: false,
-        hint: "Try again; if it persists the upstream is sending broken data",
-      },
-    );
-  }
-}
-
-function reason(status: number): string {
-  const reasons: Record<number, string> = {
-    400: " Bad Request",
-    401: " Unauthorized",
-    403: " Forbidden",
-    404: " Not Found",
-    429: " Too Many Requests",
-    500: " Internal Server Error",
-    502: " Bad Gateway",
-    503: " Service Unavailable",
-    504: " Gateway Timeout",
-  };
-  return reasons[status] ?? "";
-}
-
-function hintForStatus(status: number): string {
-  if (status === 429) return "The upstream is rate limiting: wait, then call again";
-  if (status >= 500) return "The upstream is having trouble: try again in a moment";
-  if (status === 404) return "Check the identifier; search first to find a valid one";
-  if (status === 401 || status === 403) return "The upstream refused access; check credentials";
-  return "Check the arguments against the tool's description";
-}
-
-function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MiB` : `${Math.round(n / 1024)} KiB`;
 }
