@@ -18,7 +18,7 @@ import { detachedFromDeadline } from "../http/request_scope.ts";
 import { metrics } from "../metrics/mod.ts";
 import { ToolError } from "../errors.ts";
 import { stamp } from "./paths.ts";
-import { ownerHash } from "./storage.ts";
+import { ownerHash } from "./owner_hash.ts";
 import { writesBounded, writesOff } from "./writes.ts";
 import type {
   JobHandle,

@@ -15,120 +15,37 @@
 // are counted as the disk uses them: every file and folder takes at least one 4 KiB block, so
 // many tiny files cannot exhaust inodes under the byte limit. Files being written count as they
 // grow; a write that would pass the limit fails with `STORAGE_LIMIT`.
+//
+// Longer than the 500 lines the house keeps to, on purpose: ProjectStorage is one class whose
+// reservations, byte and project counts and owner views share private state (one serial chain per
+// root), and every method checks paths and limits against it. Its types are in storage_types.ts,
+// the owner hash in owner_hash.ts, name checks in paths.ts.
 import * as nodePath from "node:path";
-import process from "node:process";
-import type { Clock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import { checkFilename, checkProjectName, checkRelativePath } from "./paths.ts";
 import { writesBounded, writesOff } from "./writes.ts";
-import type { WritePolicy } from "./writes.ts";
+import { ownerHash } from "./owner_hash.ts";
+import type {
+  FileInfo,
+  FileRecord,
+  ListFilesOptions,
+  ProjectInfo,
+  ProjectMeta,
+  ProjectStorageOptions,
+  ReservedFile,
+} from "./storage_types.ts";
 
-/** Options for {@linkcode ProjectStorage}. */
-export interface ProjectStorageOptions {
-  /** The storage root; made absolute against the working directory when relative. */
-  root: string;
-  /** Folders every project gets (seed 003: series, maps, releases, categories, sources, tags). */
-  subdirs: readonly string[];
-  clock: Clock;
-  /** Prefix of resource URIs for stored files, e.g. `fred://files/`. */
-  uriPrefix: string;
-  /** The setting users change to move the root, named in error hints (`FRED_STORAGE_DIR`). */
-  settingName: string;
-  /** Most projects, all owners together (default: no limit). */
-  maxProjects?: number;
-  /** Most bytes stored under the root, counted in 4 KiB blocks (default: no limit). */
-  maxBytes?: number;
-  /**
-   * Most projects one client holds, all its sessions together (default: no limit). A client is
-   * what `ToolCallContext.client` names (an address, IPv6 by prefix, or a principal).
-   */
-  maxProjectsPerClient?: number;
-  /** Most bytes one client stores, counted like `maxBytes` (default: no limit). */
-  maxBytesPerClient?: number;
-  /** The settings that raise the limits, named in error hints. */
-  limitSettings?: { projects: string; bytes: string; projectsPerClient?: string; bytesPerClient?: string };
-  /**
-   * What callers may write (`server.writes`): off refuses every new project and file; bounded
-   * caps each owner's projects and bytes. Default: on. Stdio (no owner) is never bounded.
-   */
-  writes?: WritePolicy;
-}
-
-/** One file's entry in `.project.json`. */
-export interface FileRecord {
-  rows: number;
-  format: string;
-  created: string;
-  /** Anything else the writer wants to remember (source URL without secrets, operation). */
-  [key: string]: unknown;
-}
-
-/** The content of `.project.json`. */
-export interface ProjectMeta {
-  name: string;
-  /** Hash of the owner that made the project (absent over stdio). */
-  owner?: string;
-  /** Hash of the client the project counts against (absent over stdio). */
-  client?: string;
-  description: string | null;
-  created: string;
-  updated: string;
-  files: Record<string, FileRecord>;
-}
-
-/** A project as `listProjects` reports it. */
-export interface ProjectInfo {
-  name: string;
-  path: string;
-  description: string | null;
-  file_count: number;
-  total_size_mb: number;
-  created_date: string;
-  last_modified: string;
-}
-
-/** A stored file as `listFiles` reports it. */
-export interface FileInfo {
-  name: string;
-  /** Relative to the project folder, e.g. `series/GNPCA_observations_20251008_143022.csv`. */
-  path: string;
-  full_path: string;
-  size_bytes: number;
-  size_mb: number;
-  rows: number | null;
-  created: string;
-  modified: string;
-  format: string;
-  resource_uri: string;
-}
-
-/** A file name claimed for writing. */
-export interface ReservedFile {
-  project: string;
-  name: string;
-  /** Relative to the project folder. */
-  relativePath: string;
-  /** Absolute final path. */
-  path: string;
-  /** Absolute path written first and renamed on success (hidden from listings). */
-  tempPath: string;
-  uri: string;
-  /**
-   * Counts `bytes` more written to this file against the storage limit; throws `STORAGE_LIMIT`
-   * (and counts nothing) when they would pass it. Writers call it before each write.
-   */
-  charge(bytes: number): void;
-}
-
-/** How `listFiles` orders files. */
-export type FileSort = "name" | "size" | "modified" | "created";
-
-/** Options for {@linkcode ProjectStorage.listFiles}. */
-export interface ListFilesOptions {
-  subdir?: string;
-  sortBy?: FileSort;
-  limit?: number;
-}
+export { ownerHash } from "./owner_hash.ts";
+export type {
+  FileInfo,
+  FileRecord,
+  FileSort,
+  ListFilesOptions,
+  ProjectInfo,
+  ProjectMeta,
+  ProjectStorageOptions,
+  ReservedFile,
+} from "./storage_types.ts";
 
 const META = ".project.json";
 const OWNERS = "_owners";
@@ -139,21 +56,6 @@ function blocks(bytes: number): number {
   return Math.max(1, Math.ceil(bytes / BLOCK)) * BLOCK;
 }
 
-/** The hash an owner is stored under (folder name and `.project.json`): never the raw id. */
-export function ownerHash(owner: string): string {
-  let hash = ownerHashes.get(owner);
-  if (hash === undefined) {
-    hash = nodeCrypto().createHash("sha256").update(owner).digest("hex").slice(0, 32);
-    // Few owners call often (a session's calls share one): each is hashed once, not per call.
-    if (ownerHashes.size >= OWNER_HASHES_KEPT) ownerHashes.clear();
-    ownerHashes.set(owner, hash);
-  }
-  return hash;
-}
-
-/** Owners whose hashes are remembered at most; past this the memory starts afresh. */
-const OWNER_HASHES_KEPT = 4096;
-const ownerHashes = new Map<string, string>();
 /** Owner views kept for reuse; past this many they are dropped (a view is cheap to remake). */
 const VIEWS_KEPT = 10_000;
 
@@ -165,15 +67,6 @@ async function subdirs(path: string, pattern: RegExp): Promise<string[]> {
   } catch {
     return [];
   }
-}
-
-/**
- * `node:crypto`, loaded on the first owner's hash (over HTTP) rather than with this module: a
- * static import adds about 5 ms to every start, stdio included, which never hashes an owner.
- */
-let nodeCryptoModule: typeof import("node:crypto") | undefined;
-function nodeCrypto(): typeof import("node:crypto") {
-  return nodeCryptoModule ??= process.getBuiltinModule("node:crypto") as typeof import("node:crypto");
 }
 
 /** State every owner's view of one storage shares. */

@@ -35,7 +35,7 @@ import {
 import { challenge, OAuthResourceServer, resourceMetadata } from "./oauth.ts";
 import type { Principal } from "./oauth.ts";
 import { ConfigError } from "../../errors.ts";
-import { ownerHash } from "../../output/storage.ts";
+import { ownerHash } from "../../output/owner_hash.ts";
 import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
 import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";

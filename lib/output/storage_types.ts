@@ -1,0 +1,111 @@
+// The shapes of project storage (storage.ts): its options, file and project records, listings
+// and reserved files.
+import type { Clock } from "../clock.ts";
+import type { WritePolicy } from "./writes.ts";
+
+/** Options for {@linkcode ProjectStorage}. */
+export interface ProjectStorageOptions {
+  /** The storage root; made absolute against the working directory when relative. */
+  root: string;
+  /** Folders every project gets (seed 003: series, maps, releases, categories, sources, tags). */
+  subdirs: readonly string[];
+  clock: Clock;
+  /** Prefix of resource URIs for stored files, e.g. `fred://files/`. */
+  uriPrefix: string;
+  /** The setting users change to move the root, named in error hints (`FRED_STORAGE_DIR`). */
+  settingName: string;
+  /** Most projects, all owners together (default: no limit). */
+  maxProjects?: number;
+  /** Most bytes stored under the root, counted in 4 KiB blocks (default: no limit). */
+  maxBytes?: number;
+  /**
+   * Most projects one client holds, all its sessions together (default: no limit). A client is
+   * what `ToolCallContext.client` names (an address, IPv6 by prefix, or a principal).
+   */
+  maxProjectsPerClient?: number;
+  /** Most bytes one client stores, counted like `maxBytes` (default: no limit). */
+  maxBytesPerClient?: number;
+  /** The settings that raise the limits, named in error hints. */
+  limitSettings?: { projects: string; bytes: string; projectsPerClient?: string; bytesPerClient?: string };
+  /**
+   * What callers may write (`server.writes`): off refuses every new project and file; bounded
+   * caps each owner's projects and bytes. Default: on. Stdio (no owner) is never bounded.
+   */
+  writes?: WritePolicy;
+}
+
+/** One file's entry in `.project.json`. */
+export interface FileRecord {
+  rows: number;
+  format: string;
+  created: string;
+  /** Anything else the writer wants to remember (source URL without secrets, operation). */
+  [key: string]: unknown;
+}
+
+/** The content of `.project.json`. */
+export interface ProjectMeta {
+  name: string;
+  /** Hash of the owner that made the project (absent over stdio). */
+  owner?: string;
+  /** Hash of the client the project counts against (absent over stdio). */
+  client?: string;
+  description: string | null;
+  created: string;
+  updated: string;
+  files: Record<string, FileRecord>;
+}
+
+/** A project as `listProjects` reports it. */
+export interface ProjectInfo {
+  name: string;
+  path: string;
+  description: string | null;
+  file_count: number;
+  total_size_mb: number;
+  created_date: string;
+  last_modified: string;
+}
+
+/** A stored file as `listFiles` reports it. */
+export interface FileInfo {
+  name: string;
+  /** Relative to the project folder, e.g. `series/GNPCA_observations_20251008_143022.csv`. */
+  path: string;
+  full_path: string;
+  size_bytes: number;
+  size_mb: number;
+  rows: number | null;
+  created: string;
+  modified: string;
+  format: string;
+  resource_uri: string;
+}
+
+/** A file name claimed for writing. */
+export interface ReservedFile {
+  project: string;
+  name: string;
+  /** Relative to the project folder. */
+  relativePath: string;
+  /** Absolute final path. */
+  path: string;
+  /** Absolute path written first and renamed on success (hidden from listings). */
+  tempPath: string;
+  uri: string;
+  /**
+   * Counts `bytes` more written to this file against the storage limit; throws `STORAGE_LIMIT`
+   * (and counts nothing) when they would pass it. Writers call it before each write.
+   */
+  charge(bytes: number): void;
+}
+
+/** How `listFiles` orders files. */
+export type FileSort = "name" | "size" | "modified" | "created";
+
+/** Options for {@linkcode ProjectStorage.listFiles}. */
+export interface ListFilesOptions {
+  subdir?: string;
+  sortBy?: FileSort;
+  limit?: number;
+}
