@@ -1,0 +1,167 @@
+// The HTTP handler's (handler.ts) request-level pieces: the headers only the server sets, the
+// client's address, answers for a wrong method or path, and the OAuth resource server the
+// settings ask for.
+import type { ServedApp } from "../served_app.ts";
+import type { Clock } from "../../clock.ts";
+import { jsonRpcError, SERVER_ERROR } from "./_jsonrpc.ts";
+import { isLoopbackHost } from "./_security.ts";
+import { OAuthResourceServer } from "./oauth.ts";
+import { ConfigError } from "../../errors.ts";
+
+/** What `Deno.serve` tells a handler about the connection (only the peer address is read). */
+export interface ConnectionInfo {
+  remoteAddr?: { hostname?: string };
+  /**
+   * The URL the client asked for, when the request's own is another (the connection guard's
+   * private Unix socket): used in its place, so the request need not be copied to change it.
+   */
+  url?: string;
+  /**
+   * The request came through the connection guard, which closes its connection once the body
+   * deadline has passed: a read of its body still pending then ends with it.
+   */
+  guarded?: boolean;
+  /**
+   * Settles when the HTTP server has sent the response, or failed to (Deno.serve's
+   * `info.completed`): what is in flight is then counted without following the body.
+   */
+  completed?: Promise<void>;
+}
+
+/** The header that tells the per-request server factory whose work a request is (set here only). */
+export const OWNER_HEADER = "x-opendata-owner";
+/** The header that tells it whose per-client limits a request counts against (set here only). */
+export const CLIENT_HEADER = "x-opendata-client";
+/** The header that tells it which toolsets to list, already checked (set here only). */
+export const TOOLSETS_HEADER = "x-opendata-toolsets";
+/** The headers only this server sets on a forwarded request (a client's own are dropped). */
+export const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, TOOLSETS_HEADER, CLIENT_HEADER]);
+/**
+ * Client credentials, dropped once checked: nothing past the handler (the SDK, tools, upstream
+ * requests) ever sees a client's token.
+ */
+export const CREDENTIALS = new Set(["authorization", "cookie", "proxy-authorization"]);
+
+/**
+ * The header the connection guard (serve.ts) stamps on every request head it passes on: a
+ * per-process secret and the client's address. The guard drops any such header a client sends;
+ * the handler drops the guard's before a request goes further.
+ */
+export const GUARD_STAMP_HEADER = "x-opendata-mcp-peer";
+
+/**
+ * The request as the SDK and the core see it: the one copy of the client's headers a request
+ * gets (headers of a served request cannot be changed in place).
+ */
+export function withRequestId(
+  req: Request,
+  requestId: string,
+  toolsets: ReadonlySet<string>,
+  owner: string,
+  url: string = req.url,
+  client = "unknown",
+): Request {
+  // One pass over the client's headers, building the list the copy is made from (cheaper than
+  // copying them and then deleting and setting names, each of which scans the whole list).
+  const headers: [string, string][] = [];
+  for (const pair of req.headers) {
+    const name = pair[0];
+    if (name !== GUARD_STAMP_HEADER && !SERVER_SET.has(name) && !CREDENTIALS.has(name)) headers.push(pair);
+  }
+  // The core's tool-call log lines read the id from here, so every line of a call carries it.
+  headers.push(["x-request-id", requestId]);
+  // Only this server says who owns a request and what it lists: a client's own values are never
+  // trusted. The owner is read by the per-request servers of 2026-07-28 requests; sessions and
+  // stateless 2025-era servers are given theirs when created.
+  headers.push([OWNER_HEADER, owner], [CLIENT_HEADER, client], [TOOLSETS_HEADER, [...toolsets].join(",")]);
+  return new Request(url, { method: req.method, headers });
+}
+
+export function decodeURIComponentSafe(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+export function clientIp(req: Request, info: ConnectionInfo | undefined, trustProxy: boolean): string {
+  if (trustProxy) {
+    // The last entry is the one our own proxy appended; earlier ones are the client's to forge.
+    const forwarded = req.headers.get("x-forwarded-for")?.split(",").map((s) => s.trim()).filter(Boolean);
+    const last = forwarded?.at(-1);
+    if (last) return last;
+  }
+  return info?.remoteAddr?.hostname ?? "unknown";
+}
+
+export function isJson(contentType: string | null): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === "application/json";
+}
+
+export function allowOf(path: string): string {
+  if (path === "/mcp") return "GET, POST, DELETE, OPTIONS";
+  if (path === "/message") return "POST, OPTIONS";
+  return "GET, HEAD, OPTIONS";
+}
+
+export function methodIs(req: Request, allowed: readonly string[]): Response | undefined {
+  if (allowed.includes(req.method)) return undefined;
+  return jsonRpcError(405, SERVER_ERROR, `Method not allowed: use ${allowed.join(" or ")}`, {
+    headers: { "Allow": [...allowed, "OPTIONS"].join(", ") },
+  });
+}
+
+export function notFound(path: string): Response {
+  return Response.json(
+    { error: `Not found: "${path}"`, endpoints: ["/mcp", "/sse", "/message", "/health", "/"] },
+    { status: 404 },
+  );
+}
+
+/**
+ * The OAuth resource server `oauth_issuer` asks for, or null. Refuses settings that cannot work
+ * together, naming the fix.
+ */
+export function oauthOf(
+  app: ServedApp,
+  clock: Clock,
+  isNetAllowed: ((host: string) => boolean) | undefined,
+): OAuthResourceServer | null {
+  const s = app.config.server;
+  if (!s.oauth_issuer) return null;
+  if (s.auth_token) {
+    throw new ConfigError(
+      "server.oauth_issuer",
+      "Cannot use both MCP_AUTH_TOKEN and MCP_OAUTH_ISSUER: unset MCP_AUTH_TOKEN to take OAuth access tokens",
+    );
+  }
+  if ((s.oauth_client_id === null) !== (s.oauth_client_secret === null)) {
+    throw new ConfigError(
+      "server.oauth_client_id",
+      "Token introspection needs both MCP_OAUTH_CLIENT_ID and MCP_OAUTH_CLIENT_SECRET (or neither, for JWT tokens only)",
+    );
+  }
+  if (!s.public_url && !isLoopbackHost(s.http_host)) {
+    throw new ConfigError(
+      "server.public_url",
+      "With MCP_OAUTH_ISSUER on a non-loopback address, set MCP_PUBLIC_URL to the URL clients reach this " +
+        "server at (e.g. https://mcp.example.com): access tokens are checked against it, never against a Host header",
+    );
+  }
+  return new OAuthResourceServer({
+    issuer: s.oauth_issuer,
+    audiences: s.oauth_audience,
+    scopes: s.oauth_scopes,
+    clockSkewS: s.oauth_clock_skew,
+    clock,
+    ...(isNetAllowed ? { isNetAllowed } : {}),
+    ...(s.oauth_client_id && s.oauth_client_secret
+      ? { introspection: { clientId: s.oauth_client_id, clientSecret: s.oauth_client_secret } }
+      : {}),
+  });
+}
+
+export function plain(status: number, message: string): Response {
+  return Response.json({ error: message }, { status });
+}
