@@ -4,9 +4,26 @@
 // connections, times request heads, bodies and idle keep-alive connections, survives running
 // out of file descriptors, and hands each connection's bytes to the real server, stamping every
 // request head with the client's address.
+//
+// Longer than the 500 lines the house keeps to, on purpose: ConnectionGuard is one state machine
+// per connection (head, body, busy, idle, finishing) over the guard's shared counts, reserves and
+// timers, which every transition reads. Its socket I/O is in _conn_io.ts, HTTP/1.1 framing in
+// _http1.ts.
 import type { Logger } from "../../log.ts";
 import { RequestFramer, ResponseFramer } from "./_http1.ts";
 import type { FramingError, RequestHead } from "./_http1.ts";
+import {
+  answerAndClose,
+  closeQuietly,
+  drain,
+  errorResponse,
+  errorText,
+  isFdExhaustion,
+  join,
+  writeAll,
+} from "./_conn_io.ts";
+
+export { isFdExhaustion } from "./_conn_io.ts";
 
 /** Connections held back from the cap after the process ran out of file descriptors. */
 const FD_RESERVE = 8;
@@ -28,8 +45,6 @@ const BODY_GRACE_MS = 1_000;
  * the answer before the client reads it.
  */
 const LINGER_MS = 2_000;
-/** The same for a connection refused at the cap, which holds a descriptor meanwhile. */
-const REFUSED_LINGER_MS = 500;
 /**
  * Connections over a cap kept in reserve until their first request head shows whether it is a
  * health probe (`GET`/`HEAD /health`, passed on) or not (refused), so a full server still
@@ -44,7 +59,6 @@ const MAX_BACKOFF_MS = 1_000;
 /** Least time between two warnings of the same kind. */
 const WARN_EVERY_MS = 10_000;
 const BUFFER_BYTES = 16 * 1024;
-const encoder = new TextEncoder();
 
 /** Options for {@linkcode ConnectionGuard}. */
 export interface ConnectionGuardOptions {
@@ -600,88 +614,3 @@ function stateOf(c: Guarded): State {
   if (phase === "head" || c.served === 0) return "head";
   return c.responses.pending > 0 || c.responses.upgraded ? "busy" : "idle";
 }
-
-/** Whether `e` says the process (EMFILE) or the system (ENFILE) ran out of file descriptors. */
-export function isFdExhaustion(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  if (code === "EMFILE" || code === "ENFILE") return true;
-  return /\(os error 2[34]\)|too many open files/i.test(errorText(e));
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-function errorResponse(error: FramingError): Uint8Array {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: error.message } });
-  return encoder.encode(
-    `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? "Error"}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${encoder.encode(body).length}\r\n` +
-      (error.status === 503 ? "Retry-After: 1\r\n" : "") + `Connection: close\r\n\r\n${body}`,
-  );
-}
-
-/** Answers a connection never admitted, then closes it after a short drain (see LINGER_MS). */
-async function answerAndClose(conn: Deno.Conn, error: FramingError): Promise<void> {
-  try {
-    await writeAll(conn, errorResponse(error));
-    await conn.closeWrite();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      drain(conn),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, REFUSED_LINGER_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-  } catch {
-    // The client is gone already.
-  }
-  closeQuietly(conn);
-}
-
-/** Reads and drops what the client sends until it closes or the connection fails. */
-async function drain(conn: Deno.Conn): Promise<void> {
-  const buf = new Uint8Array(4096);
-  try {
-    while ((await conn.read(buf)) !== null) {
-      // Dropped.
-    }
-  } catch {
-    // Closed under us: done.
-  }
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function closeQuietly(conn: Deno.Conn): void {
-  try {
-    conn.close();
-  } catch {
-    // Already closed.
-  }
-}
-
-const REASONS: Record<number, string> = {
-  400: "Bad Request",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  431: "Request Header Fields Too Large",
-  501: "Not Implemented",
-  503: "Service Unavailable",
-  505: "HTTP Version Not Supported",
-};
