@@ -108,6 +108,34 @@ Deno.test("LAYERS: docs/ARCHITECTURE.md's layer table names every layer, its mod
   }
 });
 
+/** The lines of `text` and, when it opens with `//` comments, that first comment. */
+function firstComment(text: string): string {
+  const lines = text.split("\n");
+  const end = lines.findIndex((line) => !line.startsWith("//"));
+  return lines.slice(0, end < 0 ? lines.length : end).join("\n");
+}
+
+/** A core module longer than this says why in its first comment ("Longer than the 500 lines ..."). */
+const MAX_LINES = 500;
+
+Deno.test("every core module is at most 500 lines, or its first comment says why it is longer", async () => {
+  const long: string[] = [];
+  for (const path of GRAPH.keys()) {
+    if (!path.endsWith(".ts") || /^lib\/providers\/[^/]+\//.test(path)) continue;
+    const text = await Deno.readTextFile(new URL(path, ROOT));
+    const lines = text.split("\n").length - 1;
+    if (lines > MAX_LINES && !/Longer than the 500 lines .*on purpose/s.test(firstComment(text))) {
+      long.push(`${path}: ${lines} lines`);
+    }
+  }
+  assert.deepEqual(long, [], "split these by responsibility, or say in the first comment why not");
+});
+
+Deno.test("firstComment reads only the comment a module opens with", () => {
+  assert.equal(firstComment("// a\n// b\nimport x;\n// c\n"), "// a\n// b");
+  assert.equal(firstComment("import x;\n// Longer than the 500 lines, on purpose\n"), "");
+});
+
 // The checker itself, on small hand-made graphs: it must be able to fail.
 
 const TOY_LAYERS: readonly Layer[] = [
