@@ -410,7 +410,7 @@ function sameJson(text: string, value: Record<string, unknown>): boolean {
 /** Fewest characters of an answer's own text kept when a note and its closing lines must fit too. */
 const MIN_TEXT_ROOM = 200;
 
-/** The tool that describes any tool's arguments (core_tools.ts), named after a validation error. */
+/** The tool that describes any tool's arguments (tools/describe.ts), named after a validation error. */
 const DESCRIBE_TOOL_NAME = "opendata_describe";
 
 /** `payload` with its own next calls and `extra` ones, routed for the caller's surface. */
