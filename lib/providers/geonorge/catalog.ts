@@ -89,13 +89,35 @@ export class Catalog {
       cacheable: searchDecodes,
     });
     const org = q.organization.toLowerCase();
+    // The fallback's text holds the organization's name too, which every entry of it matches: an
+    // entry is kept only when it also mentions a word of the query (else a search for "USD/JPY"
+    // would answer with the organization's whole catalogue).
+    const words = queryWords(q.query ?? "");
     return {
-      entries: parseSearch(f.data).entries.filter((e) => (e.organization ?? "").toLowerCase().includes(org)),
+      entries: parseSearch(f.data).entries.filter((e) =>
+        (e.organization ?? "").toLowerCase().includes(org) && mentionsAny(e, words)
+      ),
       numFound: null,
       warnings: [
-        `The organization filter "${q.organization}" matched nothing; searched its name as text and kept entries whose organization contains it`,
+        `The organization filter "${q.organization}" matched nothing; searched its name as text and kept entries whose organization contains it${
+          words.length ? " and that mention a word of the query" : ""
+        }`,
       ],
       url: f.url,
     };
   }
+}
+
+/** The words of a query (folded, two letters or more) an entry found by the fallback must mention one of. */
+export function queryWords(query: string): string[] {
+  return [
+    ...new Set(query.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2)),
+  ];
+}
+
+/** Whether an entry's title or abstract holds one of `words` (any entry when there are none). */
+function mentionsAny(e: CatalogEntry, words: readonly string[]): boolean {
+  if (words.length === 0) return true;
+  const hay = `${e.title}\n${e.abstract ?? ""}`.normalize("NFKC").toLowerCase();
+  return words.some((w) => hay.includes(w));
 }

@@ -17,6 +17,7 @@ function search(req: Received): Reply {
   if (org === "Text") return { json: { NumFound: 3, Results: "three" } };
   if (org === "Missing") return { json: { NumFound: 3 } };
   if (org !== null) return { json: { NumFound: 0, Results: [] } };
+  // The catalogue's text search answers the organization's entries for its name in the text.
   if ((q.get("text") ?? "").includes("Direktoratet")) {
     return { fixture: "geonorge/search_text_fallback_camelcase.json" };
   }
@@ -91,6 +92,29 @@ Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) =
       assert.deepEqual(entries.map((e) => e["title"]), ["Kulturminner - Brannvern (synthetic entry)"]);
       assert.equal(r.structured["total_is_exact"], false);
       assert.match((r.structured["warnings"] as string[])[0]!, /matched nothing; searched its name as text/);
+    },
+  );
+
+  await t.step(
+    "geonorge-datasets keeps only fallback entries that mention a word of the query",
+    async () => {
+      const hit = await call({
+        query: "brannvern",
+        organization: "Direktoratet for kulturminneforvaltning",
+        response_format: "json",
+      });
+      assert.deepEqual(
+        (hit.structured["entries"] as Json[]).map((e) => e["title"]),
+        ["Kulturminner - Brannvern (synthetic entry)"],
+      );
+      assert.match((hit.structured["warnings"] as string[])[0]!, /mention a word of the query/);
+      const miss = await call({
+        query: "USD/JPY",
+        organization: "Direktoratet for kulturminneforvaltning",
+        response_format: "json",
+      });
+      assert.equal(miss.isError, false, miss.text);
+      assert.deepEqual(miss.structured["entries"], []);
     },
   );
 
