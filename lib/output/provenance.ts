@@ -25,12 +25,13 @@ export interface Provenance {
   as_of: string | null;
   /** SHA-256 (hex) of the upstream body, as received after HTTP content decoding. */
   sha256: string;
-  /** The request, secrets left out: method and URL (left out where room is short: the citation holds it). */
-  request?: { method: string; url: string };
-  /** `resources/read` this URI to get the exact request again, ready to replay. */
+  /**
+   * `resources/read` this URI for the exact request (method and URL, secrets left out), ready to
+   * replay: the answer does not repeat it (said once, issue 23).
+   */
   citation: string;
-  /** Every upstream answer the result used, when there were several (at most 10 listed). */
-  requests?: { url: string; sha256: string; retrieved_at: string; citation: string }[];
+  /** Every upstream answer the result used, when there were several (at most 10 listed; each citation holds its request). */
+  requests?: { sha256: string; retrieved_at: string; citation: string }[];
   /** How many upstream answers the result used, when there were several. */
   requests_total?: number;
 }
@@ -102,12 +103,10 @@ export async function buildProvenance(
     retrieved_at: iso(main.retrievedAt),
     as_of: note.as_of ?? null,
     sha256: main.sha256,
-    request: { method: main.method, url: main.url },
     citation: uris.at(-1)!,
   };
   if (record.calls.length > 1) {
     out.requests = listed.map((c, i) => ({
-      url: c.url,
       sha256: c.sha256,
       retrieved_at: iso(c.retrievedAt),
       citation: uris[i]!,
@@ -145,16 +144,12 @@ export function withProvenance(
   limit: number,
   clamp: (text: string, limit: number) => string,
 ): { text: string; structured: Record<string, unknown> | undefined; line?: string } {
-  // Where the room kept is short (small limits, many requests), the parts the citation repeats
-  // go first: the list of requests (their count stays), then the request (the citation holds it).
+  // Where the room kept is short (small limits, many requests), the list of requests goes first
+  // (their count stays; the main citation stays).
   if (structured !== undefined) {
     const over = (p: Provenance) => JSON.stringify({ ...structured, provenance: p }).length > limit;
     if (provenance.requests && over(provenance)) {
       const { requests: _, ...rest } = provenance;
-      provenance = rest;
-    }
-    if (provenance.request && over(provenance)) {
-      const { request: _, ...rest } = provenance;
       provenance = rest;
     }
   }

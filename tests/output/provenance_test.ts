@@ -133,7 +133,6 @@ Deno.test("withProvenance() puts the object inside a JSON text and a line under 
     retrieved_at: "2026-11-27T05:00:00Z",
     as_of: null,
     sha256: "b".repeat(64),
-    request: { method: "GET", url: "https://api.example.org/x" },
     citation: "opendata://citation/test/0123456789abcdef0123",
   };
   const structured = { items: [1, 2] };
@@ -150,11 +149,23 @@ Deno.test("withProvenance() puts the object inside a JSON text and a line under 
   const long = withProvenance("x\n".repeat(3000), structured, p, 2000, clampText);
   assert.ok(long.text.length <= 2000, `${long.text.length}`);
   assert.ok(long.text.endsWith("replay opendata://citation/test/0123456789abcdef0123"));
-  // Where the structured content is short of room, the request (the citation holds it) goes first.
+  // Where the structured content is short of room, the list of requests goes first; their count stays.
+  const several: Provenance = {
+    ...p,
+    requests: [1, 2].map((i) => ({
+      sha256: String(i).repeat(64),
+      retrieved_at: p.retrieved_at,
+      citation: `opendata://citation/test/${String(i).repeat(20)}`,
+    })),
+    requests_total: 2,
+  };
   const big = { blob: "y".repeat(1400) };
-  const whole = JSON.stringify({ ...big, provenance: p }).length;
-  const tight = withProvenance("t", big, p, whole - 10, clampText);
-  assert.equal((tight.structured!["provenance"] as Provenance).request, undefined);
+  const whole = JSON.stringify({ ...big, provenance: several }).length;
+  const tight = withProvenance("t", big, several, whole - 10, clampText);
+  const kept = tight.structured!["provenance"] as Provenance;
+  assert.equal(kept.requests, undefined);
+  assert.equal(kept.requests_total, 2);
+  assert.equal(kept.citation, p.citation);
   assert.equal(provenanceReserve(25_000), 1000);
   assert.equal(provenanceReserve(3000), 600);
 });
