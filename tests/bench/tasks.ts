@@ -83,6 +83,15 @@ export const TASKS: readonly Task[] = [
     answer: /153\.64/,
   },
   {
+    // No alias says "spot": the database FM08 is named by "foreign exchange", its series by "spot".
+    id: "boj-fx-spot",
+    source: "boj",
+    question: "Foreign exchange spot rate in Tokyo",
+    query: "foreign exchange spot Tokyo",
+    sources: ["boj"],
+    answer: /FXERD01[\s\S]*153\.64/,
+  },
+  {
     id: "boj-yen",
     source: "boj",
     question: "What is the yen at?",

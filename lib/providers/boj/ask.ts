@@ -2,7 +2,8 @@
 // "policy rate", "CPI", "Tankan" point at the databases that hold them and at the words their
 // series names carry (in English and Japanese). The series themselves come from the API's
 // getMetadata of those databases (cached), so every series of the database is found, not only
-// those of the local catalogue.
+// those of the local catalogue. Questions this list does not know are searched in the metadata of
+// the databases their words name (search.ts `databasesFor`).
 
 /** One kind of question: the words that ask it, where the BOJ answers it, and its words there. */
 export interface Ask {

@@ -1,6 +1,8 @@
-// The BOJ's part of `opendata_search`. Questions people ask ("USD/JPY", "policy rate", "CPI",
-// "Tankan", in English or Japanese) are answered from the getMetadata of the databases that hold
-// them, read once and cached (the BOJ asks users to avoid high-frequency access); then series of the
+// The BOJ's part of `opendata_search`. Series are found in the API's own metadata (getMetadata of
+// a database, read once and cached: the BOJ asks users to avoid high-frequency access): questions
+// of the alias list ("USD/JPY", "policy rate", "CPI", "Tankan", in English or Japanese, ask.ts) in
+// the databases that answer them; other words in the databases whose names hold them (their
+// series' names holding the rest), and in every series list read earlier. Then series of the
 // local catalogue whose code, names, unit or frequency hold every word, and databases whose code or
 // names hold every word. A series hit's next call fetches its recent values, a database hit's
 // lists its series.
@@ -93,6 +95,68 @@ export function searchCatalog(query: string, limit: number, now = Date.now()): S
   return ranked.slice(0, limit).map((r) => r.hit());
 }
 
+/** Words that say nothing of which series is meant. */
+const STOP = new Set([
+  "a",
+  "an",
+  "and",
+  "at",
+  "for",
+  "in",
+  "is",
+  "of",
+  "on",
+  "the",
+  "to",
+  "what",
+  "whats",
+  "latest",
+  "last",
+  "recent",
+  "current",
+  "value",
+  "values",
+  "data",
+  "series",
+  "show",
+  "me",
+  "how",
+  "much",
+]);
+/** Words too common in the databases' names to pick one by themselves. */
+const WEAK = new Set([
+  "rate",
+  "rates",
+  "index",
+  "indexes",
+  "japan",
+  "bank",
+  "boj",
+  "statistics",
+  "amounts",
+  "average",
+]);
+
+/** The words of a folded query that can name a series or a database. */
+export function queryTerms(folded: string): string[] {
+  return [...new Set(folded.split(/[\s,;:()"'?!]+/).filter((t) => t.length >= 2 && !STOP.has(t)))];
+}
+
+/**
+ * The databases whose names or category hold the most of `terms` (at least one that is not a
+ * common word), best first, at most `max`, each with the terms its names hold: those terms are
+ * said by the database, so its series' names need hold only the others.
+ */
+export function databasesFor(terms: readonly string[], max: number): { code: string; said: string[] }[] {
+  const scored = DATABASES.map((d, order) => {
+    const hay = fold([d.code, d.name_en, d.name_ja, d.category_en, d.category_ja].join("\n"));
+    const said = terms.filter((t) => hay.includes(t));
+    return { code: d.code, said, strong: said.some((t) => !WEAK.has(t)), order };
+  }).filter((x) => x.strong);
+  scored.sort((a, b) => b.said.length - a.said.length || a.order - b.order);
+  return scored.slice(0, max).map(({ code, said }) => ({ code, said }));
+}
+
 /** How long a database's series list is kept for the search (the BOJ updates it once a day). */
 const METADATA_TTL_MS = 6 * 3_600_000;
 /** Most databases one search reads the metadata of. */
@@ -127,17 +191,21 @@ export function createSearchSource(
   client?: BojClient,
 ): SearchSource {
   const cache = new Map<string, { at: number; entries: Promise<MetadataEntry[]> }>();
+  // The series lists read (and still fresh), searched again for later questions without a request.
+  const read = new Map<string, number>();
   const metadata = (db: string, lang: "EN" | "JP", ctx: ToolCallContext): Promise<MetadataEntry[]> => {
     const key = `${db}:${lang}`;
     const hit = cache.get(key);
     if (hit && clock.now() - hit.at < METADATA_TTL_MS) return hit.entries;
+    if (hit) read.delete(key);
+    const at = clock.now();
     const entries = client!.getMetadata({ db, format: "JSON", lang }, {
       signal: ctx.signal,
       logger: ctx.logger,
     })
       .then((f) => f.data.entries);
-    cache.set(key, { at: clock.now(), entries });
-    entries.catch(() => cache.delete(key));
+    cache.set(key, { at, entries });
+    entries.then(() => read.set(key, at), () => cache.delete(key));
     return entries;
   };
   return {
@@ -151,12 +219,30 @@ export function createSearchSource(
       const hits: SearchHit[] = [];
       const seen = new Set<string>();
       const ja = isJapanese(query);
+      const lang = ja ? "JP" : "EN";
+      // Where the series are looked for in the metadata, and what their names must hold: for a
+      // question of the alias list, the databases that answer it and its words (any of them); else
+      // the databases whose names hold the query's words, and the words they do not say (all of
+      // them); and every database whose series list was read earlier, for every word of the query.
+      const terms = queryTerms(folded);
+      const plan = new Map<string, { any: string[] } | { all: string[] }>();
       for (const db of [...new Set(asks.flatMap((a) => a.dbs))].slice(0, MAX_DBS)) {
+        plan.set(db, { any: asks.filter((a) => a.dbs.includes(db)).flatMap((a) => a.words).map(fold) });
+      }
+      if (client && asks.length === 0 && terms.length) {
+        for (const { code, said } of databasesFor(terms, MAX_DBS)) {
+          plan.set(code, { all: terms.filter((t) => !said.includes(t)) });
+        }
+        for (const [key, at] of read) {
+          const [db, l] = key.split(":") as [string, string];
+          if (l === lang && !plan.has(db) && clock.now() - at < METADATA_TTL_MS) plan.set(db, { all: terms });
+        }
+      }
+      for (const [db, want] of plan) {
         if (hits.length >= options.limit) break;
-        const words = asks.filter((a) => a.dbs.includes(db)).flatMap((a) => a.words).map(fold);
         let entries: MetadataEntry[];
         try {
-          entries = await metadata(db, ja ? "JP" : "EN", ctx);
+          entries = await metadata(db, lang, ctx);
         } catch (e) {
           ctx.logger.info("boj search: metadata not read", { db, error: String(e) });
           continue;
@@ -164,7 +250,10 @@ export function createSearchSource(
         for (const e of entries) {
           if (!e.series_code || hits.length >= options.limit) continue;
           const names = fold(`${e.name_of_time_series ?? ""}\n${e.name_of_time_series_j ?? ""}`);
-          if (words.length && !words.some((w) => names.includes(w))) continue;
+          const fits = "any" in want
+            ? want.any.length === 0 || want.any.some((w) => names.includes(w))
+            : want.all.length > 0 && want.all.every((w) => names.includes(w));
+          if (!fits) continue;
           seen.add(`${db}'${e.series_code}`);
           hits.push(metadataHit(db, e, now, ja));
         }

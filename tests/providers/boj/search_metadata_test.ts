@@ -1,0 +1,55 @@
+// BOJ's part of opendata_search finds series by the words of their names in the API's own
+// metadata (getMetadata), beyond the alias list: the databases whose names hold the query's words
+// are read, and series lists read earlier are searched again without a request.
+import assert from "node:assert/strict";
+import { startRecordedUpstreams } from "../../fakes/recorded.ts";
+import { startStdio } from "../../fakes/server.ts";
+import { databasesFor, queryTerms } from "../../../lib/providers/boj/search.ts";
+
+type Hit = { title: string; next_calls?: { arguments: Record<string, unknown> }[] };
+type Source = { id: string; hits?: Hit[] };
+
+Deno.test("databasesFor() picks databases by the query's words, never by common words alone", () => {
+  assert.deepEqual(databasesFor(queryTerms("foreign exchange spot"), 2), [
+    { code: "FM08", said: ["foreign", "exchange"] },
+    { code: "FM09", said: ["exchange"] },
+  ]);
+  assert.deepEqual(databasesFor(queryTerms("what is the rate"), 2), [], "'rate' alone names no database");
+  assert.deepEqual(queryTerms("what is the latest money stock"), ["money", "stock"]);
+});
+
+Deno.test("opendata_search finds BOJ series from the metadata of the databases the words name", async () => {
+  await using upstreams = startRecordedUpstreams();
+  await using s = await startStdio({
+    args: ["--providers", "boj"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: upstreams.configYaml,
+  });
+  const search = async (query: string) => {
+    const r = await s.client.callTool({ name: "opendata_search", arguments: { query, sources: ["boj"] } });
+    assert.equal(r.isError, undefined, JSON.stringify(r.content));
+    const sources = (r.structuredContent as { sources: Source[] }).sources;
+    return sources.find((x) => x.id === "boj")?.hits ?? [];
+  };
+  const reads = () =>
+    upstreams.main.requestsTo("/api/v1/getMetadata").map((r) => r.url.searchParams.get("db"));
+
+  // "spot" is in no alias and no database name: FM08 ("Foreign exchange rates") says the rest.
+  const spot = await search("foreign exchange spot");
+  assert.deepEqual(spot.slice(0, 3).map((h) => h.title.split(":")[0]), [
+    "FM08 FXERD01",
+    "FM08 FXERD04",
+    "FM08 FXERD06",
+  ]);
+  assert.deepEqual(spot[0]!.next_calls![0]!.arguments["tool"], "boj_get_data_code");
+  assert.deepEqual(reads(), ["FM08"], "FM08 filled the hits: FM09, named second, was not read");
+
+  // A later question is answered from the series list read before, without a request.
+  const central = await search("Tokyo central");
+  assert.equal(central[0]!.title, "FM08 FXERD05: US.Dollar/Yen Central Rate, Tokyo Market");
+  assert.deepEqual(reads(), ["FM08"], "no new metadata request");
+
+  // Common words alone read nothing.
+  await search("rate");
+  assert.deepEqual(reads(), ["FM08"]);
+});
