@@ -116,11 +116,14 @@ export async function buildProvenance(
   return out;
 }
 
-/** The one text line that names an answer's provenance. */
-export function provenanceLine(p: Provenance): string {
+/**
+ * The one text line that names an answer's provenance. The licence is left out of it when `text`
+ * (the answer it closes) already names it word for word: said once.
+ */
+export function provenanceLine(p: Provenance, text = ""): string {
   const parts = [
     `Provenance: ${p.source} ${p.permalink}`,
-    p.licence ? `licence ${p.licence}` : "",
+    p.licence && !text.includes(p.licence) ? `licence ${p.licence}` : "",
     `retrieved ${p.retrieved_at}`,
     p.as_of ? `as of ${p.as_of}` : "",
     `sha256 ${p.sha256}`,
@@ -173,8 +176,14 @@ export function withProvenance(
   }
   // `line` is returned too: what is added after the text later (a note, next calls) goes after it
   // whole, and what makes room cuts the text before it, never the line.
-  const line = `\n\n${provenanceLine(provenance)}`;
-  return { text: `${clamp(text, Math.max(0, limit - line.length))}${line}`, structured: withObject, line };
+  // The licence is said by the line only when the text kept does not say it.
+  let line = `\n\n${provenanceLine(provenance, text)}`;
+  let kept = clamp(text, Math.max(0, limit - line.length));
+  if (provenance.licence && !kept.includes(provenance.licence) && text.includes(provenance.licence)) {
+    line = `\n\n${provenanceLine(provenance)}`;
+    kept = clamp(text, Math.max(0, limit - line.length));
+  }
+  return { text: `${kept}${line}`, structured: withObject, line };
 }
 
 /** What a citation keeps: the request with secrets left out, its answer's hash and time. */
