@@ -117,12 +117,12 @@ export async function buildProvenance(
 }
 
 /**
- * The one text line that names an answer's provenance. The licence is left out of it when `text`
- * (the answer it closes) already names it word for word: said once.
+ * The one text line that names an answer's provenance. The permalink and the licence are left out
+ * of it when `text` (the answer it closes) already names them word for word: said once.
  */
 export function provenanceLine(p: Provenance, text = ""): string {
   const parts = [
-    `Provenance: ${p.source} ${p.permalink}`,
+    `Provenance: ${p.source}${text.includes(p.permalink) ? "" : ` ${p.permalink}`}`,
     p.licence && !text.includes(p.licence) ? `licence ${p.licence}` : "",
     `retrieved ${p.retrieved_at}`,
     p.as_of ? `as of ${p.as_of}` : "",
@@ -176,10 +176,11 @@ export function withProvenance(
   }
   // `line` is returned too: what is added after the text later (a note, next calls) goes after it
   // whole, and what makes room cuts the text before it, never the line.
-  // The licence is said by the line only when the text kept does not say it.
+  // The permalink and licence are said by the line only when the text kept does not say them.
   let line = `\n\n${provenanceLine(provenance, text)}`;
   let kept = clamp(text, Math.max(0, limit - line.length));
-  if (provenance.licence && !kept.includes(provenance.licence) && text.includes(provenance.licence)) {
+  const lost = (said: string | null) => said !== null && text.includes(said) && !kept.includes(said);
+  if (lost(provenance.permalink) || lost(provenance.licence)) {
     line = `\n\n${provenanceLine(provenance)}`;
     kept = clamp(text, Math.max(0, limit - line.length));
   }

@@ -145,13 +145,19 @@ Deno.test("withProvenance() puts the object inside a JSON text and a line under 
     "# Title\n\nbody\n\nProvenance: Test API https://example.org/x · licence CC BY 4.0 · retrieved 2026-11-27T05:00:00Z · sha256 " +
       `${"b".repeat(64)} · replay opendata://citation/test/0123456789abcdef0123`,
   );
-  // A text that names the licence already keeps it out of the line: said once.
+  // A text that names the licence or the permalink already keeps them out of the line: said once.
   const named = withProvenance("# Title\n\nLicence: CC BY 4.0", structured, p, 25_000, clampText);
   assert.doesNotMatch(named.line!, /licence/);
-  assert.match(named.text, /Licence: CC BY 4\.0\n\nProvenance: Test API https:\/\/example\.org\/x · retrieved/);
-  // Unless the cut to make room for the line took the licence away: then the line says it.
-  const cutAway = withProvenance(`${"x\n".repeat(1000)}Licence: CC BY 4.0`, structured, p, 1000, clampText);
-  assert.match(cutAway.line!, /licence CC BY 4\.0/);
+  assert.match(
+    named.text,
+    /Licence: CC BY 4\.0\n\nProvenance: Test API https:\/\/example\.org\/x · retrieved/,
+  );
+  const linked = withProvenance("Source: https://example.org/x", structured, p, 25_000, clampText);
+  assert.match(linked.line!, /^\n\nProvenance: Test API · licence CC BY 4\.0 · retrieved/);
+  // Unless the cut to make room for the line took them away: then the line says them.
+  const tail = "Source: https://example.org/x Licence: CC BY 4.0";
+  const cutAway = withProvenance(`${"x\n".repeat(1000)}${tail}`, structured, p, 1000, clampText);
+  assert.match(cutAway.line!, /Test API https:\/\/example\.org\/x · licence CC BY 4\.0/);
   assert.ok(cutAway.text.length <= 1000);
   // A text that fills the limit makes room: the line is never cut, the text ends within the limit.
   const long = withProvenance("x\n".repeat(3000), structured, p, 2000, clampText);

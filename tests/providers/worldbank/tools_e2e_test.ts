@@ -456,7 +456,9 @@ Deno.test("worldbank_get_document_details returns a full record, by id or guid, 
   assert.match(String(provenance["licence"]), /World Bank terms/);
   const m = text(md);
   assert.match(m, /^# Synthetic country economic memorandum/);
-  assert.match(m, /\nProvenance: World Bank Documents API https:\/\/documents\.worldbank\.org\//);
+  // The document's page is linked above, so the provenance line does not repeat it.
+  assert.match(m, /\nProvenance: World Bank Documents API · licence World Bank terms/);
+  assert.ok(m.includes(`(${doc["url"]})`), "the permalink is in the text once");
   assert.match(m, /\*\*Authors:\*\* Doe, Jane; Roe, Richard/);
   assert.match(m, /## Abstract/);
   assert.match(m, /\[Text\]\(https:/);
