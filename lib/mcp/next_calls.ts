@@ -6,6 +6,9 @@ import type { NextCall } from "./provider.ts";
 /** The name of the tool that calls any other tool (core_tools.ts re-exports it). */
 export const CALL_TOOL_NAME = "opendata_call";
 
+/** The federated search (tools/search.ts); named by empty answers as the call that widens them. */
+export const SEARCH_TOOL_NAME = "opendata_search";
+
 /** The tool that reads a result file page by page (lib/mcp/tools/read.ts), reached through opendata_call. */
 export const READ_TOOL = "opendata_read";
 
@@ -49,6 +52,37 @@ export function nextCallsText(calls: readonly RoutedCall[]): string {
   if (calls.length === 0) return "";
   if (calls.length === 1) return `Next: ${callLine(calls[0]!)}`;
   return ["Next:", ...calls.map((c) => `- ${callLine(c)}`)].join("\n");
+}
+
+/** Argument names that hold the words of a search by words. */
+const WORDS_ARGS = ["query", "search_text"] as const;
+
+/**
+ * The calls that widen an empty answer of a search by words (nothing found from the first page:
+ * `total` 0, or `count` 0 with nothing more), for answers whose provider named no next call: the
+ * same call with its first word only, when it had several, and `search` (opendata_search, when
+ * the caller can reach it) over every source with the words as given. Not for other tools.
+ */
+export function widening(
+  tool: string,
+  args: Record<string, unknown>,
+  structured: unknown,
+  search: string | undefined,
+): NextCall[] {
+  if (typeof structured !== "object" || structured === null) return [];
+  const s = structured as Record<string, unknown>;
+  const first = (s["offset"] ?? 0) === 0 && args["offset"] === undefined && args["cursor"] === undefined;
+  const empty = s["total"] === 0 || (s["count"] === 0 && s["has_more"] === false);
+  if (!first || !empty) return [];
+  const key = WORDS_ARGS.find((k) => typeof args[k] === "string" && (args[k] as string).trim() !== "");
+  if (!key) return [];
+  const words = (args[key] as string).trim().split(/\s+/);
+  const calls: NextCall[] = [];
+  if (words.length > 1) calls.push({ tool, arguments: { ...args, [key]: words[0] }, for: "fewer words" });
+  if (search && search !== tool) {
+    calls.push({ tool: search, arguments: { query: (args[key] as string).trim() }, for: "every source" });
+  }
+  return calls;
 }
 
 /** Whether an output schema takes a `next_calls` property (open objects do; closed ones must declare it). */

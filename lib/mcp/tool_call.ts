@@ -18,7 +18,14 @@ import {
 } from "../output/provenance.ts";
 import type { CitationStore } from "../output/provenance.ts";
 import { boundStructured, clampText, requiredNames } from "./output.ts";
-import { nextCallsText, READ_TOOL, routeCall, takesNextCalls } from "./next_calls.ts";
+import {
+  nextCallsText,
+  READ_TOOL,
+  routeCall,
+  SEARCH_TOOL_NAME,
+  takesNextCalls,
+  widening,
+} from "./next_calls.ts";
 import type { ResultFiles } from "../output/exports.ts";
 import type { McpExtra, NextCall, ToolCallContext, ToolDefinition } from "./provider.ts";
 import { loadedTool } from "./lazy.ts";
@@ -239,6 +246,12 @@ async function runToolCall(
           wanted.push({ tool: READ_TOOL, arguments: { uri: block.uri }, for: "read the file" });
         }
       }
+    }
+    // An empty answer of a search by words is never a dead end: where the provider named nothing,
+    // the same search with fewer words, and opendata_search over every source.
+    if (wanted.length === 0) {
+      const reach = options.served === undefined || options.served.has(SEARCH_TOOL_NAME);
+      wanted.push(...widening(listed.name, sent, output.structured, reach ? SEARCH_TOOL_NAME : undefined));
     }
     // A paged answer's text already says how to go on ("call again with offset=..."): its
     // continuation goes to structured content only, so the text says it once.

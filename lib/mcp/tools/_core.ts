@@ -2,7 +2,7 @@
 // server instance they serve in, and the view of its catalog they all read.
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
-import { routeCall } from "../next_calls.ts";
+import { routeCall, SEARCH_TOOL_NAME } from "../next_calls.ts";
 import type { RoutedCall } from "../next_calls.ts";
 import type { NextCall, Provider, ToolDefinition, UnavailableTools } from "../provider.ts";
 import { CORE_TOOLSET } from "../toolsets.ts";
@@ -11,7 +11,7 @@ import { z } from "zod";
 import GENERATED from "../core_schemas.json" with { type: "json" };
 
 /** Tool names of the core toolset. */
-export const SEARCH_TOOL = "opendata_search";
+export const SEARCH_TOOL = SEARCH_TOOL_NAME;
 export const DESCRIBE_TOOL = "opendata_describe";
 export const CALL_TOOL = "opendata_call";
 

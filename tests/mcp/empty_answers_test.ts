@@ -1,0 +1,64 @@
+// Issue 23: an empty answer of a search by words is never a dead end. Where the provider names no
+// next call, the core names the same search with fewer words and opendata_search over every source.
+import assert from "node:assert/strict";
+import { widening } from "../../lib/mcp/next_calls.ts";
+import { startRecordedUpstreams } from "../fakes/recorded.ts";
+import { startStdio } from "../fakes/server.ts";
+
+Deno.test("widening() names fewer words and every source for an empty first page only", () => {
+  const empty = { total: 0, count: 0, has_more: false };
+  assert.deepEqual(widening("t", { query: "a b", limit: 5 }, empty, "opendata_search"), [
+    { tool: "t", arguments: { query: "a", limit: 5 }, for: "fewer words" },
+    { tool: "opendata_search", arguments: { query: "a b" }, for: "every source" },
+  ]);
+  assert.deepEqual(
+    widening("t", { search_text: "one" }, { total: null, count: 0, has_more: false }, undefined),
+    [],
+  );
+  assert.deepEqual(widening("t", { search_text: "one" }, empty, "s"), [
+    { tool: "s", arguments: { query: "one" }, for: "every source" },
+  ]);
+  assert.deepEqual(widening("t", { query: "a b" }, { total: 3, count: 3, has_more: false }, "s"), [], "hits");
+  assert.deepEqual(
+    widening("t", { query: "a b", offset: 20 }, { count: 0, has_more: false }, "s"),
+    [],
+    "past the end",
+  );
+  assert.deepEqual(widening("t", { lat: 1 }, empty, "s"), [], "not a search by words");
+  assert.deepEqual(widening("s", { query: "a" }, empty, "s"), [], "opendata_search does not name itself");
+});
+
+Deno.test("an empty search answer reached through opendata_call names calls that widen it, which work as given", async () => {
+  await using upstreams = startRecordedUpstreams();
+  await using s = await startStdio({
+    args: ["--providers", "worldbank,snl,geonorge"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: upstreams.configYaml,
+  });
+  type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
+  for (const tool of ["worldbank_search_documents", "snl-search", "geonorge-datasets"]) {
+    const r = await s.client.callTool({
+      name: "opendata_call",
+      arguments: { tool, arguments: JSON.stringify({ query: "zzqx qqzz" }) },
+    });
+    assert.equal(r.isError, undefined, tool);
+    const next = (r.structuredContent as { next_calls: Call[] }).next_calls;
+    assert.deepEqual(next.map((c) => c.for), ["fewer words", "every source"], tool);
+    assert.deepEqual(next[0]!.arguments, { tool, arguments: JSON.stringify({ query: "zzqx" }) }, tool);
+    assert.deepEqual(next[1], {
+      tool: "opendata_search",
+      arguments: { query: "zzqx qqzz" },
+      for: "every source",
+    });
+    const text = (r.content as { text: string }[])[0]!.text;
+    assert.match(
+      text,
+      /\nNext:\n- fewer words: opendata_call [a-z_-]+ \{"query":"zzqx"\}\n- every source: opendata_search/,
+    );
+    // Each named call is callable exactly as given.
+    for (const c of next) {
+      const again = await s.client.callTool({ name: c.tool, arguments: c.arguments });
+      assert.equal(again.isError, undefined, `${tool} → ${c.tool}`);
+    }
+  }
+});
