@@ -99,7 +99,10 @@ export class Catalog {
       ),
       numFound: null,
       warnings: [
-        `The organization filter "${q.organization}" matched nothing; searched its name as text and kept entries whose organization contains it${
+        // The catalogue cannot tell a facet value it does not know from words it did not find.
+        `Nothing matched with the organization filter "${q.organization}"${
+          q.query ? ` and the words "${q.query}"` : ""
+        } (an organization is matched by its exact catalogue name); searched its name as text and kept entries whose organization contains it${
           words.length ? " and that mention a word of the query" : ""
         }`,
       ],
