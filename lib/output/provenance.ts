@@ -116,16 +116,23 @@ export async function buildProvenance(
   return out;
 }
 
+/** Whether `text` already says `value` word for word (letter case aside). */
+function says(text: string, value: string | null): boolean {
+  return value !== null && value !== "" && text.toLowerCase().includes(value.toLowerCase());
+}
+
 /**
- * The one text line that names an answer's provenance. The permalink and the licence are left out
- * of it when `text` (the answer it closes) already names them word for word: said once.
+ * The one text line that names an answer's provenance. The permalink, the licence and the as-of
+ * are left out of it when `text` (the answer it closes) already says them word for word: said once.
  */
 export function provenanceLine(p: Provenance, text = ""): string {
   const parts = [
-    `Provenance: ${p.source}${text.includes(p.permalink) ? "" : ` ${p.permalink}`}`,
-    p.licence && !text.includes(p.licence) ? `licence ${p.licence}` : "",
+    `Provenance: ${p.source}${says(text, p.permalink) ? "" : ` ${p.permalink}`}`,
+    p.licence && !says(text, p.licence) ? `licence ${p.licence}` : "",
     `retrieved ${p.retrieved_at}`,
-    p.as_of ? `as of ${p.as_of}` : "",
+    p.as_of && !says(text, p.as_of) && !says(text, p.as_of.replace(/^[a-z ]+: /i, ""))
+      ? `as of ${p.as_of}`
+      : "",
     `sha256 ${p.sha256}`,
     `replay ${p.citation}`,
     p.requests_total
@@ -176,11 +183,11 @@ export function withProvenance(
   }
   // `line` is returned too: what is added after the text later (a note, next calls) goes after it
   // whole, and what makes room cuts the text before it, never the line.
-  // The permalink and licence are said by the line only when the text kept does not say them.
+  // The permalink, licence and as-of are said by the line only when the text kept does not say them.
   let line = `\n\n${provenanceLine(provenance, text)}`;
   let kept = clamp(text, Math.max(0, limit - line.length));
-  const lost = (said: string | null) => said !== null && text.includes(said) && !kept.includes(said);
-  if (lost(provenance.permalink) || lost(provenance.licence)) {
+  const lost = (value: string | null) => says(text, value) && !says(kept, value);
+  if (lost(provenance.permalink) || lost(provenance.licence) || lost(provenance.as_of)) {
     line = `\n\n${provenanceLine(provenance)}`;
     kept = clamp(text, Math.max(0, limit - line.length));
   }

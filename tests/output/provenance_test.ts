@@ -154,6 +154,17 @@ Deno.test("withProvenance() puts the object inside a JSON text and a line under 
   );
   const linked = withProvenance("Source: https://example.org/x", structured, p, 25_000, clampText);
   assert.match(linked.line!, /^\n\nProvenance: Test API · licence CC BY 4\.0 · retrieved/);
+  const dated = withProvenance(
+    "Vintage: FRED's data as of 2013-08-14.",
+    structured,
+    {
+      ...p,
+      as_of: "vintage: FRED's data as of 2013-08-14",
+    },
+    25_000,
+    clampText,
+  );
+  assert.doesNotMatch(dated.line!, /as of/, "the as-of the text states, its label aside, is not repeated");
   // Unless the cut to make room for the line took them away: then the line says them.
   const tail = "Source: https://example.org/x Licence: CC BY 4.0";
   const cutAway = withProvenance(`${"x\n".repeat(1000)}${tail}`, structured, p, 1000, clampText);
