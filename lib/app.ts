@@ -267,6 +267,7 @@ export async function createApp(
       createServer(viewOf(serverOptions.toolsets ?? defaultToolsets), {
         logger,
         characterLimit: config.server.character_limit,
+        structuredContent: config.server.structured_content === "on",
         name: config.server.name,
         version: config.server.version,
         instructions: serverInstructions,

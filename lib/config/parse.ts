@@ -441,7 +441,10 @@ function normalizeServerValue(key: string, value: unknown): unknown {
     const lower = value.toLowerCase();
     return lower === "warning" ? "warn" : lower;
   }
-  if ((key === "transport" || key === "log_format" || key === "writes") && typeof value === "string") {
+  if (
+    (key === "transport" || key === "log_format" || key === "writes" || key === "structured_content") &&
+    typeof value === "string"
+  ) {
     return value.toLowerCase();
   }
   return value;

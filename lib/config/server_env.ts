@@ -62,6 +62,12 @@ export const SERVER_ENV: readonly Binding[] = [
     description: "URL clients reach the server at, without /mcp (behind a proxy)",
   },
   {
+    name: "MCP_STRUCTURED_CONTENT",
+    key: "structured_content",
+    kind: "string",
+    description: "on, or off for clients that give their model both the text and structuredContent",
+  },
+  {
     name: "MCP_WRITES",
     key: "writes",
     kind: "string",
@@ -342,6 +348,12 @@ export const SERVER_FLAGS: readonly Binding[] = [
   { name: "oauth-scopes", key: "oauth_scopes", kind: "list", description: "Scopes every token must hold" },
   { name: "public-url", key: "public_url", kind: "string", description: "URL clients reach the server at" },
   { name: "writes", key: "writes", kind: "string", description: "on, off or bounded" },
+  {
+    name: "structured-content",
+    key: "structured_content",
+    kind: "string",
+    description: "on, or off (answers in text only, except to clients that render views)",
+  },
   { name: "log-level", key: "log_level", kind: "string", description: "debug, info, warn or error" },
   { name: "data-dir", key: "data_dir", kind: "string", description: "Folder for files the server writes" },
   {

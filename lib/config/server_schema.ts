@@ -24,6 +24,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   oauth_client_secret: null,
   oauth_clock_skew: 60,
   public_url: null,
+  structured_content: "on",
   writes: "on",
   writes_max_projects: 3,
   writes_max_mb: 16,
@@ -112,6 +113,10 @@ function buildServerSchema() {
     ),
     public_url: z.url({ protocol: /^https?$/ }).nullable().default(SERVER_DEFAULTS.public_url).describe(
       "URL clients reach the server at, without /mcp (behind a proxy; null = from the request)",
+    ),
+    structured_content: z.enum(["on", "off"]).default(SERVER_DEFAULTS.structured_content).describe(
+      "structuredContent in answers and outputSchema in the tool list: on, or off for clients that pass " +
+        "both blocks to their model (the text says everything; clients that render views keep it)",
     ),
     writes: z.enum(["on", "off", "bounded"]).default(SERVER_DEFAULTS.writes).describe(
       "Files, projects and jobs: on, off (read-only), or bounded (owned and capped per client)",

@@ -29,6 +29,11 @@ export interface ServerSettings {
   oauth_clock_skew: number;
   /** The URL clients reach this server at (behind a proxy), without `/mcp`; null: from the request. */
   public_url: string | null;
+  /**
+   * Whether answers carry `structuredContent` (and tools their `outputSchema`) for clients that
+   * render no views: on, or off for clients that give their model both blocks (the text says all).
+   */
+  structured_content: "on" | "off";
   /** Whether callers may write (files, projects, jobs): on, off, or bounded per client. */
   writes: "on" | "off" | "bounded";
   /** With `writes: bounded`: most projects one client keeps. */

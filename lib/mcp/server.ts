@@ -93,7 +93,11 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   );
 
   // Listed in registration order, the same on every call: clients may cache the list.
+  // With structured content off, a client that renders no views gets text only: no outputSchema
+  // is declared, so none is owed (MCP: a tool with an outputSchema must return structuredContent).
+  const textOnly = (ctx: unknown): boolean => options.structuredContent === false && !viewsFor(ctx);
   server.server.setRequestHandler("tools/list", (_request, ctx) => {
+    if (textOnly(ctx)) return { tools: tools.map(describeTool).map(({ outputSchema: _, ...rest }) => rest) };
     if (!viewsFor(ctx)) return { tools: tools.map(describeTool) };
     const listed = tools.map((t) => t.view ? withViewMeta(describeTool(t), t.view.id) : describeTool(t));
     if (seriesTools.size) listed.push(chartTool([...seriesTools], viewUri("series")));
@@ -143,6 +147,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     if (tool.view && request.params.name !== CALL_TOOL && viewsFor(ctx)) {
       await addViewModel(projected, tool, args);
     }
+    if (textOnly(ctx)) delete projected.structuredContent;
     return projected;
   });
 

@@ -12,6 +12,11 @@ export interface CreateServerOptions {
   logger: Logger;
   /** Most characters in a result's text block, and in its serialized `structuredContent`. */
   characterLimit: number;
+  /**
+   * false: clients that render no views get answers without `structuredContent` and tools without
+   * `outputSchema` (server.structured_content off: the text block says everything, next calls included).
+   */
+  structuredContent?: boolean;
   name?: string;
   version?: string;
   /** Text sent with `initialize` / `server/discover` to orient the model. */

@@ -48,7 +48,7 @@ import {
   thisServer,
 } from "./startup.ts";
 import type { ServerCommand, Spread } from "./startup.ts";
-import { report, runSuite } from "./tasks.ts";
+import { report, runSuite, textOnlySummary } from "./tasks.ts";
 
 const { values: flags } = parseArgs({
   options: { baseline: { type: "string" }, only: { type: "string" } },
@@ -373,7 +373,12 @@ async function contextEconomy(): Promise<void> {
 /** Issue 23's task suite: realistic questions answered by following the next calls the server names. */
 const taskRows: string[] = [];
 async function taskSuite(): Promise<void> {
-  taskRows.push(report(await runSuite()));
+  const results = await runSuite();
+  taskRows.push(
+    report(results),
+    "",
+    textOnlySummary(await runSuite(undefined, { structured: false }), results),
+  );
 }
 
 /** --baseline DIR: start-up and a tools/call round trip of another checkout next to this one. */

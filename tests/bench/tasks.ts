@@ -332,6 +332,35 @@ export function namedCalls(structured: Record<string, unknown> | undefined): Cal
   return calls;
 }
 
+/**
+ * The next calls an answer's text names, in the order a reader meets them: the lines the server
+ * writes with `callLine` (after "→ " under a hit or a source, and under "Next:"), `for: tool {json}`
+ * or `for: opendata_call <tool> {json}`. For servers with structured content off (text only).
+ */
+export function textCalls(text: string): Call[] {
+  const calls: Call[] = [];
+  for (const raw of text.split("\n")) {
+    const arrow = raw.indexOf("→ ");
+    const line = arrow >= 0 ? raw.slice(arrow + 2) : raw.replace(/^(Next: |- )/, "");
+    if (arrow < 0 && line === raw) continue;
+    const m = line.match(/^(?:(.+?): )?(opendata_call ([\w-]+)|[\w-]+) (\{.*\})$/);
+    if (!m) continue;
+    let args: Record<string, unknown>;
+    try {
+      args = JSON.parse(m[4]!);
+    } catch {
+      continue;
+    }
+    const label = m[1] ? { for: m[1] } : {};
+    calls.push(
+      m[3]
+        ? { tool: "opendata_call", arguments: { tool: m[3], arguments: JSON.stringify(args) }, ...label }
+        : { tool: m[2]!, arguments: args, ...label },
+    );
+  }
+  return calls;
+}
+
 function textOf(r: Answer): string {
   return ((r.content ?? []) as { type: string; text?: string }[]).filter((c) => c.type === "text")
     .map((c) => c.text ?? "").join("\n");
@@ -368,7 +397,8 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
       return result;
     }
     followed.add(JSON.stringify(call));
-    const named = namedCalls(r.structuredContent).filter((c) => !followed.has(JSON.stringify(c)));
+    const named = (r.structuredContent ? namedCalls(r.structuredContent) : textCalls(text))
+      .filter((c) => !followed.has(JSON.stringify(c)));
     const label = (c: Call) => `${c.for ?? ""} ${c.tool} ${String(c.arguments["tool"] ?? "")}`;
     const next = (task.prefer ? named.find((c) => task.prefer!.test(label(c))) : undefined) ?? named[0];
     if (!next) {
@@ -381,15 +411,25 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
   return result;
 }
 
-/** Runs every task against one server with all eight providers on recorded bodies. */
-export async function runSuite(tasks: readonly Task[] = TASKS): Promise<TaskResult[]> {
+/**
+ * Runs every task against one server with all eight providers on recorded bodies; with
+ * `structured: false`, the server runs with structured content off and the agent reads the next
+ * calls from the text.
+ */
+export async function runSuite(
+  tasks: readonly Task[] = TASKS,
+  options: { structured?: boolean } = {},
+): Promise<TaskResult[]> {
   await using upstreams = startRecordedUpstreams();
   await using s = await startStdio({
     args: [
       "--providers",
       "worldbank,boj,fred,wikipedia,snl,riksantikvaren_ogc,riksantikvaren_arcgis,geonorge",
     ],
-    env: { OPENDATA_MCP_TOOLSETS: "" },
+    env: {
+      OPENDATA_MCP_TOOLSETS: "",
+      ...(options.structured === false ? { MCP_STRUCTURED_CONTENT: "off" } : {}),
+    },
     configYaml: upstreams.configYaml,
   });
   const results: TaskResult[] = [];
@@ -404,6 +444,27 @@ function median(xs: number[]): number {
 }
 
 /** The markdown table and summary of a run. */
+/**
+ * One paragraph on a run against a server with structured content off: what a client that
+ * forwards both blocks then pays (the text only), and whether the text alone still leads there.
+ */
+export function textOnlySummary(results: readonly TaskResult[], structured: readonly TaskResult[]): string {
+  const calls = results.map((r) => r.calls);
+  const text = results.map((r) => r.textTokens);
+  const both = results.reduce((a, r) => a + r.bothTokens, 0);
+  const usual = structured.reduce((a, r) => a + r.bothTokens, 0);
+  return `With \`structured_content: off\` (MCP_STRUCTURED_CONTENT=off; the agent reads the next calls from the ` +
+    `text): answered ${results.filter((r) => r.answered).length} of ${results.length}; calls median ${
+      median(calls)
+    }, max ${Math.max(...calls)}; tokens per task median ${median(text)}, max ${
+      Math.max(...text)
+    }; a client ` +
+    `that forwards both blocks pays ${both} tokens in all, ${
+      (both / Math.max(1, text.reduce((a, b) => a + b, 0))).toFixed(2)
+    }× ` +
+    `the text and ${(both / Math.max(1, usual)).toFixed(2)}× what it pays with structured content on.`;
+}
+
 export function report(results: readonly TaskResult[]): string {
   const lines = [
     "| Task | Source | Question | Calls | Tokens (text) | Tokens (text + structured) | Answered | Path |",
@@ -438,6 +499,7 @@ export function report(results: readonly TaskResult[]): string {
 if (import.meta.main) {
   const results = await runSuite();
   console.log(report(results));
+  console.log(`\n${textOnlySummary(await runSuite(undefined, { structured: false }), results)}`);
   for (const r of results.filter((x) => !x.answered)) console.log(`\n${r.task.id}: ${r.deadEnd}`);
   const show = Deno.env.get("TASK_SHOW");
   for (const r of results.filter((x) => show && x.task.id.startsWith(show))) {

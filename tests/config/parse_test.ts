@@ -248,6 +248,10 @@ Deno.test("parseConfig() reads the OAuth and write settings; the introspection s
   assert.ok(!JSON.stringify(redactConfig(config, SPECS)).includes("introspection-secret-1"));
   assert.deepEqual(configSecrets(config, SPECS), ["introspection-secret-1"]);
   assert.throws(() => parse({ env: { MCP_WRITES: "sometimes" } }), /server\.writes/);
+  assert.equal(parse({}).server.structured_content, "on");
+  assert.equal(parse({ env: { MCP_STRUCTURED_CONTENT: "Off" } }).server.structured_content, "off");
+  assert.equal(parse({ flags: { "structured-content": "off" } }).server.structured_content, "off");
+  assert.throws(() => parse({ env: { MCP_STRUCTURED_CONTENT: "half" } }), /server\.structured_content/);
   assert.throws(() => parse({ env: { MCP_OAUTH_ISSUER: "not a url" } }), /server\.oauth_issuer/);
 });
 
