@@ -602,6 +602,18 @@ machines scale.
 ${table}`);
 }
 sections.push(...observability);
+// Sections this run does not write (measured by hand or by another tool, e.g. issue 28's before and
+// after of the module splits) are kept as they are, after the written ones.
+const written = new Set(sections.map((sec) => sec.split("\n", 1)[0]!.trim()));
+try {
+  const current = await Deno.readTextFile(new URL("../../docs/BENCHMARKS.md", import.meta.url));
+  for (const part of current.split(/\n(?=## )/).slice(1)) {
+    const heading = part.split("\n", 1)[0]!.trim();
+    if (!written.has(heading)) sections.push(part.trim());
+  }
+} catch {
+  // No file yet: nothing to keep.
+}
 const doc = `# Benchmarks
 
 Written by \`deno task bench\` (tests/bench/bench.ts). ${header} Figures are for orientation on this
