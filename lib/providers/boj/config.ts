@@ -1,17 +1,5 @@
-import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
-import type { CommonSettings } from "../../config/provider_spec.ts";
-
-/** The keys of the `providers.boj` block beyond the common ones. */
-const BOJ_EXTRA = () => ({
-  file_max_requests: z.number().int().min(1).max(1000).default(20).describe(
-    'Most BOJ requests one output: "file" call makes, following NEXTPOSITION (each up to 250 series ' +
-      "and 60,000 points), within the call's deadline",
-  ),
-});
-
-/** The validated `providers.boj` block. */
-export type BojSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof BOJ_EXTRA>>>;
+import { BOJ_EXTRA } from "./settings.ts";
 
 /**
  * The Bank of Japan provider's spec (seed 001): the Time-Series Data Search API at
@@ -77,3 +65,5 @@ export const bojSpec = defineProvider({
   ],
   load: () => import("./mod.ts"),
 });
+
+export type { BojSettings } from "./settings.ts";

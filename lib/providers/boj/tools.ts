@@ -17,7 +17,7 @@ import {
   parameterCatalogPayload,
 } from "./catalog_view.ts";
 import type { BojClient, Fetched } from "./client.ts";
-import type { BojSettings } from "./config.ts";
+import type { BojSettings } from "./settings.ts";
 import type { DataResponse } from "./decode.ts";
 import { fileName, renderDataFile, renderMetadataFile, writeDataFile, writeMetadataFile } from "./files.ts";
 import { matchesQuery, renderData, renderMetadata } from "./format.ts";

@@ -43,7 +43,7 @@ import { OUTPUT_MODES } from "../../output/tokens.ts";
 import { FILE_FORMATS, openRowWriter } from "../../output/writers.ts";
 import type { FileFormat, RowWriter } from "../../output/writers.ts";
 import type { FredClient } from "./client.ts";
-import type { FredSettings } from "./config.ts";
+import type { FredSettings } from "./settings.ts";
 import { boundedMeta, clipValue, ITEM_CLIP, itemsTable, metaLine, sourceLines, sourceOf } from "./format.ts";
 import type { ClipCount, Source } from "./format.ts";
 import type { ItemKind, OperationSpec } from "./operations.ts";

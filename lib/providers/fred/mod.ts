@@ -4,7 +4,7 @@ import { JobManager } from "../../output/jobs.ts";
 import { fileResourceTemplate } from "../../output/resources.ts";
 import { ProjectStorage } from "../../output/storage.ts";
 import { FredClient, KEY_URL } from "./client.ts";
-import type { FredSettings } from "./config.ts";
+import type { FredSettings } from "./settings.ts";
 import { registerResumers } from "./deliver.ts";
 import { jobTools } from "./job_tools.ts";
 import { PROJECT_SUBDIRS, projectTools } from "./project_tools.ts";

@@ -1,15 +1,5 @@
-import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
-import type { CommonSettings } from "../../config/provider_spec.ts";
-
-const EXTRA = () => ({
-  organization: z.string().min(1).max(200).default("Riksantikvaren").describe(
-    "Organization whose datasets geonorge-datasets lists by default",
-  ),
-  file_max_entries: z.number().int().min(10).max(10_000).default(1000).describe(
-    'Most catalogue entries one output: "file" call of geonorge-datasets writes (read in one request)',
-  ),
-});
+import { EXTRA } from "./settings.ts";
 
 /**
  * GeoNorge's map catalogue (kartkatalog.geonorge.no), for discovering Riksantikvaren's datasets
@@ -34,5 +24,4 @@ export const geonorgeSpec = defineProvider({
   load: () => import("./mod.ts"),
 });
 
-/** The validated settings of this provider. */
-export type GeonorgeSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>;
+export type { GeonorgeSettings } from "./settings.ts";

@@ -5,7 +5,7 @@ import type { ToolDefinition } from "../../mcp/provider.ts";
 import { fitToLimit, jsonText, markdownTable, page, shorten, truncationNotice } from "../../mcp/output.ts";
 import type { Catalog } from "./catalog.ts";
 import type { CatalogEntry } from "./parse.ts";
-import type { GeonorgeSettings } from "./config.ts";
+import type { GeonorgeSettings } from "./settings.ts";
 import {
   fileName,
   fileSchema,

@@ -29,7 +29,7 @@ import { nextPageBudget } from "../../http/deadline.ts";
 import type { PageBudget } from "../../http/deadline.ts";
 import { mapLimit } from "../../http/map_limit.ts";
 import type { ArcgisClient, CallOptions, ServiceType } from "./client.ts";
-import type { RiksantikvarenArcgisSettings } from "./config.ts";
+import type { RiksantikvarenArcgisSettings } from "./settings.ts";
 import { asObject, esriToGeoJson, normalizeAttributes, objectId, parseFields } from "./esri.ts";
 import type { EsriField } from "./esri.ts";
 import {

@@ -1,19 +1,6 @@
-import { z } from "zod";
 import { defineProvider, hostOf } from "../../config/provider_spec.ts";
-import type { CommonSettings } from "../../config/provider_spec.ts";
 import { DEFAULT_BASE_URL, isDefaultBase, SITE_IDS, SITES } from "./sites.ts";
-
-const EXTRA = () => ({
-  file_max_results: z.number().int().min(10).max(1000).default(100).describe(
-    'Most search results one output: "file" call of snl-search writes (10 per request, page after page)',
-  ),
-  deadline_margin_ms: z.number().int().min(0).max(30_000).default(1500).describe(
-    "Time kept before the call's deadline: a file of search results starts no further page with under twice this left, and says it is partial",
-  ),
-});
-
-/** The validated `providers.snl` block. */
-export type SnlSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>;
+import { EXTRA } from "./settings.ts";
 
 /**
  * The SNL provider's spec. With the default base URL each sister site is reached on its own
@@ -37,3 +24,5 @@ export const snlSpec = defineProvider({
   allowNet: SITE_IDS.map((id) => SITES[id].host),
   load: () => import("./mod.ts"),
 });
+
+export type { SnlSettings } from "./settings.ts";

@@ -1,28 +1,5 @@
-import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
-import type { CommonSettings } from "../../config/provider_spec.ts";
-
-/** Where the World Bank Documents & Reports search API (WDS) answers. */
-export const WDS_BASE_URL = "https://search.worldbank.org/api/v3/wds";
-
-/** The World Bank's terms and conditions, which govern use of its documents. */
-export const WORLDBANK_TERMS_URL = "https://www.worldbank.org/en/about/legal/terms-and-conditions";
-
-/** The keys of the `providers.worldbank` block beyond the common ones. */
-const WORLDBANK_EXTRA = () => ({
-  abstract_chars: z.number().int().min(100).max(5000).default(500).describe(
-    "Most characters of an abstract shown in search and project results (details show it whole)",
-  ),
-  terms_url: z.string().url().default(WORLDBANK_TERMS_URL).describe(
-    "Terms cited in every result's attribution",
-  ),
-  file_max_documents: z.number().int().min(1).max(100_000).default(1000).describe(
-    'Most documents one output: "file" call writes (fetched 100 a request, within the call\'s deadline)',
-  ),
-});
-
-/** The validated `providers.worldbank` block. */
-export type WorldbankSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof WORLDBANK_EXTRA>>>;
+import { WDS_BASE_URL, WORLDBANK_EXTRA } from "./settings.ts";
 
 /**
  * The World Bank documents provider's spec (seed 000). The seed fixes the endpoint and a 30 s
@@ -79,3 +56,6 @@ export const worldbankSpec = defineProvider({
   ],
   load: () => import("./mod.ts"),
 });
+
+export { WDS_BASE_URL, WORLDBANK_TERMS_URL } from "./settings.ts";
+export type { WorldbankSettings } from "./settings.ts";

@@ -6,7 +6,7 @@ import { fitToLimit, formatText, page } from "../../mcp/output.ts";
 import type { ToolCallContext, ToolDefinition } from "../../mcp/provider.ts";
 import { buildQuery, DETAIL_FIELDS, SUMMARY_FIELDS } from "./client.ts";
 import type { SearchFilters, WdsClient } from "./client.ts";
-import type { WorldbankSettings } from "./config.ts";
+import type { WorldbankSettings } from "./settings.ts";
 import { partialFileOut } from "../../output/result_files.ts";
 import { FILE_PAGE_SIZE, fileName, writeDocumentsFile, writeFacetsFile } from "./files.ts";
 import type { DocumentsFile } from "./files.ts";

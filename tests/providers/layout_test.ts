@@ -1,0 +1,102 @@
+// The shape of lib/providers/, read from the module graph Deno itself builds (`deno info --json
+// main.ts`, which follows the registry's literal dynamic imports into every provider): no import
+// circle inside a provider folder and no provider importing another.
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../../", import.meta.url);
+const PROVIDERS_DIR = new URL("lib/providers/", ROOT).href;
+
+/** The file:// modules of main.ts's graph and the file:// modules each imports (code and types). */
+async function moduleGraph(): Promise<Map<string, string[]>> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "main.ts"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(code, 0, new TextDecoder().decode(stderr));
+  const info = JSON.parse(new TextDecoder().decode(stdout)) as {
+    modules: {
+      specifier: string;
+      dependencies?: { code?: { specifier: string }; type?: { specifier: string } }[];
+    }[];
+  };
+  const graph = new Map<string, string[]>();
+  for (const m of info.modules) {
+    if (!m.specifier.startsWith("file://")) continue;
+    const deps = (m.dependencies ?? []).flatMap((d) => [d.code?.specifier, d.type?.specifier])
+      .filter((s): s is string => s?.startsWith("file://") ?? false);
+    graph.set(m.specifier, [...new Set(deps)]);
+  }
+  return graph;
+}
+
+/** Strongly connected components of more than one module (Tarjan), each as a list of modules. */
+export function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+/** The provider folder a module lives in, or undefined outside lib/providers/<id>/. */
+function providerOf(specifier: string): string | undefined {
+  if (!specifier.startsWith(PROVIDERS_DIR)) return undefined;
+  const rest = specifier.slice(PROVIDERS_DIR.length);
+  return rest.includes("/") ? rest.slice(0, rest.indexOf("/")) : undefined;
+}
+
+const relative = (specifier: string) => specifier.slice(ROOT.href.length);
+
+Deno.test("circles() finds a two-module circle and a three-module one, and nothing in a chain", () => {
+  const graph = new Map([["a", ["b"]], ["b", ["a", "c"]], ["c", ["d"]], ["d", ["e"]], ["e", ["c"]], ["f", [
+    "a",
+  ]]]);
+  assert.deepEqual(circles(graph).map((c) => c.join(",")).sort(), ["a,b", "c,d,e"]);
+  assert.deepEqual(circles(new Map([["a", ["b"]], ["b", ["c"]], ["c", []]])), []);
+});
+
+Deno.test("lib/providers: no import circle inside a provider, no provider imports another", async () => {
+  const graph = await moduleGraph();
+  const providerModules = [...graph.keys()].filter((s) => providerOf(s) !== undefined);
+  // Every provider's code is in the graph (the registry's lazy imports are literal), so the
+  // checks below see all of it.
+  const folders = new Set(providerModules.map(providerOf));
+  for await (const entry of Deno.readDir(new URL("lib/providers/", ROOT))) {
+    if (entry.isDirectory) {
+      assert.ok(folders.has(entry.name), `lib/providers/${entry.name} is not in main.ts's graph`);
+    }
+  }
+  const inProviders = circles(graph).filter((c) => c.some((s) => providerOf(s) !== undefined));
+  assert.deepEqual(inProviders.map((c) => c.map(relative)), [], "import circles in lib/providers");
+  const across = providerModules.flatMap((from) =>
+    graph.get(from)!.filter((to) => providerOf(to) !== undefined && providerOf(to) !== providerOf(from))
+      .map((to) => `${relative(from)} -> ${relative(to)}`)
+  );
+  assert.deepEqual(across, [], "a provider imports another provider");
+});
