@@ -32,6 +32,7 @@ export const MAX_OPTIONS = 100;
 /** Article characters shown in the answer when the whole article goes to a file. */
 export const FILE_PREVIEW_CHARS = 2000;
 
+/** The `language` input field, defaulting to the configured language. */
 export function languageField(defaultLanguage: string) {
   // Checked with refinements, not schema keywords: the served schema stays short, and a bad
   // code still gets a message that names it.

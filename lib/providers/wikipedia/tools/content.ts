@@ -13,7 +13,7 @@ import { fileName, fileSchema, formatField, outputField, written } from "../../.
 import type { FileOut, Written } from "../../../output/result_files.ts";
 import { citeRevision } from "../format.ts";
 import { ANNOTATIONS, FILE_PREVIEW_CHARS, languageField, titleField, TOOLSET } from "../schemas.ts";
-import { isDisambiguation, locate } from "./summary.ts";
+import { isDisambiguation, locate } from "../locate.ts";
 
 const contentOutput = z.looseObject({
   text: z.string(),
@@ -57,6 +57,7 @@ interface ContentOut {
   file?: FileOut;
 }
 
+/** `wikipedia-content`. */
 export function contentTool(api: WikipediaApi): ToolDefinition {
   const input = z.strictObject({
     title: titleField,

@@ -60,6 +60,7 @@ type GeoOut = {
 /** Articles shown in the answer when no limit is given. */
 const GEO_DEFAULT_LIMIT = 10;
 
+/** `wikipedia-geosearch`. */
 export function geosearchTool(api: WikipediaApi): ToolDefinition {
   const input = z.strictObject({
     lat: z.number().refine((v) => v >= -90 && v <= 90, "must be between -90 and 90").describe(

@@ -73,6 +73,7 @@ function searchParams(query: string, offset: number, limit: number) {
   };
 }
 
+/** `wikipedia-search`. */
 export function searchTool(api: WikipediaApi): ToolDefinition {
   const input = z.strictObject({
     query: z.string().trim()

@@ -9,8 +9,8 @@ import { boundedUrl, clip } from "../../../html.ts";
 import { creditLine, SHORT_TEXT_MAX, source, sourceSchema, TITLE_MAX } from "../format.ts";
 import type { Source } from "../format.ts";
 import { formatField } from "../../../output/result_files.ts";
-import { hasContinue, interwikiOf, parsePages, resolveTitle } from "../parse.ts";
-import type { QueryPage } from "../parse.ts";
+import { hasContinue, parsePages } from "../parse.ts";
+import { isDisambiguation, locate } from "../locate.ts";
 import { citeRevision, fitPlainText, size } from "../format.ts";
 import {
   ANNOTATIONS,
@@ -51,68 +51,6 @@ interface SummaryOut {
   revision_id: number | null;
   last_modified: string | null;
   source: Source;
-}
-
-interface Located {
-  page: QueryPage;
-  redirectedFrom: string | null;
-  normalizedFrom: string | null;
-  fragment: string | null;
-}
-
-export function locate(body: unknown, asked: string, language: string, api: WikipediaApi): Located {
-  const resolution = resolveTitle(body, asked);
-  const page = parsePages(body)[0];
-  if (!page) {
-    const prefix = interwikiOf(body);
-    if (prefix !== null) {
-      throw new ToolError(
-        "VALIDATION_ERROR",
-        `"${asked}" is a link to another wiki ("${prefix}:"), not an article title on ${api.host(language)}`,
-        {
-          field: "title",
-          hint: `Leave out the "${prefix}:" prefix; for another language edition pass it as language`,
-        },
-      );
-    }
-    throw new ToolError("API_ERROR", `Wikipedia (${language}) sent no page for "${asked}"`, {
-      retryable: true,
-      hint: "Try again; if it persists, search for the title with wikipedia-search",
-    });
-  }
-  if (page.invalid) {
-    throw new ToolError(
-      "VALIDATION_ERROR",
-      `"${asked}" is not a valid Wikipedia title${
-        page.invalidReason ? `: ${clip(page.invalidReason, SHORT_TEXT_MAX)}` : ""
-      }`,
-      { field: "title", hint: "Use a title as wikipedia-search returns it" },
-    );
-  }
-  if (page.missing) {
-    throw new ToolError(
-      "NOT_FOUND",
-      `There is no article titled "${clip(page.title, TITLE_MAX)}" on ${api.host(language)}${
-        resolution.redirectedFrom ? ` (redirected from "${clip(resolution.redirectedFrom, TITLE_MAX)}")` : ""
-      }`,
-      {
-        messageId: "missingtitle",
-        hint: `Find the exact title with wikipedia-search (language "${language}"), then call again`,
-      },
-    );
-  }
-  // Fields that are short in any real answer are clipped, so a broken upstream cannot blow up
-  // a result; the article text itself is cut losslessly (wikipedia-content reads on).
-  return {
-    page: { ...page, title: clip(page.title, TITLE_MAX) },
-    redirectedFrom: resolution.redirectedFrom === null ? null : clip(resolution.redirectedFrom, TITLE_MAX),
-    normalizedFrom: resolution.normalizedFrom === null ? null : clip(resolution.normalizedFrom, TITLE_MAX),
-    fragment: resolution.fragment === null ? null : clip(resolution.fragment, TITLE_MAX),
-  };
-}
-
-export function isDisambiguation(page: QueryPage): boolean {
-  return "disambiguation" in page.pageprops;
 }
 
 /** What a disambiguation page's list of articles came to. */
@@ -159,6 +97,7 @@ async function disambiguationOptions(
   }
 }
 
+/** `wikipedia-summary`. */
 export function summaryTool(api: WikipediaApi): ToolDefinition {
   const input = z.strictObject({
     title: titleField,
