@@ -1,6 +1,7 @@
 // The shape of lib/providers/, read from the module graph Deno itself builds (`deno info --json
 // main.ts`, which follows the registry's literal dynamic imports into every provider): no import
-// circle inside a provider folder and no provider importing another.
+// circle inside a provider folder and no provider importing another; and no provider file over 500
+// lines unless it opens with a comment saying why ("// Long file: ...").
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -99,4 +100,23 @@ Deno.test("lib/providers: no import circle inside a provider, no provider import
       .map((to) => `${relative(from)} -> ${relative(to)}`)
   );
   assert.deepEqual(across, [], "a provider imports another provider");
+});
+Deno.test("lib/providers: no file over 500 lines unless its first comment says why it is long", async () => {
+  const long: string[] = [];
+  const walk = async (dir: URL) => {
+    for await (const entry of Deno.readDir(dir)) {
+      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+      if (entry.isDirectory) await walk(url);
+      else if (entry.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(url);
+        const lines = text.split("\n").length;
+        // The reason goes in the opening comment, starting "Long file:".
+        if (lines > 500 && !/^(\/\/|\/\*\*?) ?Long file: \S/.test(text)) {
+          long.push(`${relative(url.href)} (${lines})`);
+        }
+      }
+    }
+  };
+  await walk(new URL("lib/providers/", ROOT));
+  assert.deepEqual(long, [], "provider files over 500 lines without a first comment saying why");
 });
