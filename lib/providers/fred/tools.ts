@@ -1,5 +1,6 @@
-// The six FRED data tools (seed 003's `operation` design). Each lists its operations with the
-// parameters they need; the handler is shared (deliver.ts).
+// The FRED tools: the six data tools (seed 003's `operation` design; each lists its operations with
+// the parameters they need, and the handler is shared, deliver.ts), and the job and project tools,
+// one file each in tools/.
 import { fredSeriesView } from "./view.ts";
 import { z } from "zod";
 import { anyObject, nullableNumber } from "../../output/schema.ts";
@@ -9,6 +10,14 @@ import { toolInput } from "./params.ts";
 import { OPERATIONS } from "./operations.ts";
 import { runDataCall } from "./deliver.ts";
 import type { DataResult, FredDeps } from "./deliver.ts";
+import type { JobManager } from "../../output/jobs.ts";
+import type { ProjectStorage } from "../../output/storage.ts";
+import { jobCancelTool } from "./tools/job_cancel.ts";
+import { jobListTool } from "./tools/job_list.ts";
+import { jobStatusTool } from "./tools/job_status.ts";
+import { projectCreateTool } from "./tools/project_create.ts";
+import { projectFilesTool } from "./tools/project_files.ts";
+import { projectListTool } from "./tools/project_list.ts";
 
 // Not read-only: output "file" writes a project file (always a new one, never overwriting).
 const DATA_ANNOTATIONS = {
@@ -194,4 +203,16 @@ export function dataTools(deps: FredDeps): ToolDefinition<z.ZodObject, typeof da
         runDataCall(t.name, args as DataArgs, ctx, deps) as Promise<{ text: string; structured: DataResult }>,
     };
   });
+}
+
+/** The three job tools over one job manager. */
+// deno-lint-ignore no-explicit-any
+export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
+  return [jobStatusTool(jobs), jobListTool(jobs), jobCancelTool(jobs)];
+}
+
+/** The three project tools over one storage. */
+// deno-lint-ignore no-explicit-any
+export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[] {
+  return [projectListTool(storage), projectCreateTool(storage), projectFilesTool(storage)];
 }
