@@ -9,6 +9,8 @@ import { RED_PIXEL_PNG, silentWav } from "./_media.ts";
 
 // The names and texts below are the conformance suite's contract (@modelcontextprotocol/conformance
 // 0.2.0-alpha.12, server scenarios of both protocol eras): they must not change.
+// They are fixtures of a few lines each over fixture(), grouped by the suite's scenarios across
+// tools.ts, protocol_tools.ts and input_required.ts rather than one file per tool.
 
 /**
  * Asks the client something through a multi round-trip answer (written once, served in both
