@@ -1,5 +1,19 @@
 import { defineProvider } from "../../config/provider_spec.ts";
-import { BOJ_EXTRA } from "./settings.ts";
+import { z } from "zod";
+import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { BojSettings, Same } from "./settings.ts";
+
+/** The keys of the `providers.boj` block beyond the common ones. */
+const BOJ_EXTRA = () => ({
+  file_max_requests: z.number().int().min(1).max(1000).default(20).describe(
+    'Most BOJ requests one output: "file" call makes, following NEXTPOSITION (each up to 250 series ' +
+      "and 60,000 points), within the call's deadline",
+  ),
+});
+
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<BojSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof BOJ_EXTRA>>>> =
+  true;
 
 /**
  * The Bank of Japan provider's spec (seed 001): the Time-Series Data Search API at

@@ -1,5 +1,21 @@
 import { defineProvider } from "../../config/provider_spec.ts";
-import { EXTRA } from "./settings.ts";
+import { z } from "zod";
+import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { GeonorgeSettings, Same } from "./settings.ts";
+
+/** The keys of the `providers.geonorge` block beyond the common ones. */
+const EXTRA = () => ({
+  organization: z.string().min(1).max(200).default("Riksantikvaren").describe(
+    "Organization whose datasets geonorge-datasets lists by default",
+  ),
+  file_max_entries: z.number().int().min(10).max(10_000).default(1000).describe(
+    'Most catalogue entries one output: "file" call of geonorge-datasets writes (read in one request)',
+  ),
+});
+
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<GeonorgeSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>> =
+  true;
 
 /**
  * GeoNorge's map catalogue (kartkatalog.geonorge.no), for discovering Riksantikvaren's datasets

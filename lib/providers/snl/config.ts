@@ -1,6 +1,21 @@
 import { defineProvider, hostOf } from "../../config/provider_spec.ts";
 import { DEFAULT_BASE_URL, isDefaultBase, SITE_IDS, SITES } from "./sites.ts";
-import { EXTRA } from "./settings.ts";
+import { z } from "zod";
+import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { Same, SnlSettings } from "./settings.ts";
+
+/** The keys of the `providers.snl` block beyond the common ones. */
+const EXTRA = () => ({
+  file_max_results: z.number().int().min(10).max(1000).default(100).describe(
+    'Most search results one output: "file" call of snl-search writes (10 per request, page after page)',
+  ),
+  deadline_margin_ms: z.number().int().min(0).max(30_000).default(1500).describe(
+    "Time kept before the call's deadline: a file of search results starts no further page with under twice this left, and says it is partial",
+  ),
+});
+
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<SnlSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>> = true;
 
 /**
  * The SNL provider's spec. With the default base URL each sister site is reached on its own

@@ -1,6 +1,42 @@
 import { defineProvider, hostOf } from "../../config/provider_spec.ts";
-import { hostFor, isTemplate } from "./language.ts";
-import { DEFAULT_BASE_URL, extra } from "./settings.ts";
+import { baseUrlProblem, DEFAULT_BASE_URL, hostFor, isLanguage, isTemplate } from "./language.ts";
+import { z } from "zod";
+import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { Same, WikipediaSettings } from "./settings.ts";
+
+// Provider-specific keys. `base_url` is redeclared (it replaces the common key) so a template
+// is checked as a template: the common check alone would accept any braces.
+const extra = () => ({
+  base_url: z.string()
+    .superRefine((value, ctx) => {
+      const problem = baseUrlProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: `base_url ${problem}` });
+    })
+    .default(DEFAULT_BASE_URL)
+    .describe(
+      "MediaWiki origin; {lang} stands for the language code. Without {lang} every language goes to that one origin",
+    ),
+  default_language: z.string()
+    .refine(isLanguage, { message: 'must be a Wikipedia language code such as "no", "nn" or "en"' })
+    .default("no")
+    .describe('Language edition used when a call names none ("no" is Norwegian Bokmål)'),
+  maxlag: z.number().int().min(0).max(60).default(5).describe(
+    "Seconds of database lag at which Wikipedia may ask us to back off (maxlag); 0 = not sent",
+  ),
+  file_max_results: z.number().int().min(10).max(10_000).default(1000).describe(
+    'Most search results one output: "file" call writes (it reads page after page up to this)',
+  ),
+  deadline_margin_ms: z.number().int().min(0).max(30_000).default(1500).describe(
+    "Time kept before the call's deadline: a file of search results starts no further page with under twice this left, and says it is partial",
+  ),
+  user_agent: z.string().max(300).default("").describe(
+    "User-Agent sent to Wikipedia (Wikimedia asks for a name and contact); empty = the server's own",
+  ),
+});
+
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<WikipediaSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof extra>>>> =
+  true;
 
 /** The Wikipedia provider's spec: `{lang}` in `base_url` is filled in per call. */
 export const wikipediaSpec = defineProvider({
@@ -47,5 +83,6 @@ export const wikipediaSpec = defineProvider({
   load: () => import("./mod.ts"),
 });
 
-export { baseUrlProblem, DEFAULT_BASE_URL } from "./settings.ts";
+export { baseUrlProblem, DEFAULT_BASE_URL } from "./language.ts";
+
 export type { WikipediaSettings } from "./settings.ts";

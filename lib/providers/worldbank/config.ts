@@ -1,5 +1,27 @@
 import { defineProvider } from "../../config/provider_spec.ts";
-import { WDS_BASE_URL, WORLDBANK_EXTRA } from "./settings.ts";
+import { WDS_BASE_URL, WORLDBANK_TERMS_URL } from "./urls.ts";
+import { z } from "zod";
+import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { Same, WorldbankSettings } from "./settings.ts";
+
+/** The keys of the `providers.worldbank` block beyond the common ones. */
+const WORLDBANK_EXTRA = () => ({
+  abstract_chars: z.number().int().min(100).max(5000).default(500).describe(
+    "Most characters of an abstract shown in search and project results (details show it whole)",
+  ),
+  terms_url: z.string().url().default(WORLDBANK_TERMS_URL).describe(
+    "Terms cited in every result's attribution",
+  ),
+  file_max_documents: z.number().int().min(1).max(100_000).default(1000).describe(
+    'Most documents one output: "file" call writes (fetched 100 a request, within the call\'s deadline)',
+  ),
+});
+
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<
+  WorldbankSettings,
+  CommonSettings & z.output<z.ZodObject<ReturnType<typeof WORLDBANK_EXTRA>>>
+> = true;
 
 /**
  * The World Bank documents provider's spec (seed 000). The seed fixes the endpoint and a 30 s
@@ -57,5 +79,6 @@ export const worldbankSpec = defineProvider({
   load: () => import("./mod.ts"),
 });
 
-export { WDS_BASE_URL, WORLDBANK_TERMS_URL } from "./settings.ts";
+export { WDS_BASE_URL, WORLDBANK_TERMS_URL } from "./urls.ts";
+
 export type { WorldbankSettings } from "./settings.ts";
