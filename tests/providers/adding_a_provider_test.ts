@@ -1,5 +1,5 @@
 // Runs the README's "Adding a provider" worked example as it stands: its code blocks are written
-// into a copy of the repository and type-checked there, the registry entry is added, the tasks
+// into a copy of the repository, type-checked and linted there, the registry entry is added, the tasks
 // the README names are run, and the new tool is called through the MCP SDK's client over stdio
 // against a loopback fake of its upstream. The README is the only copy of the example, so it
 // cannot drift from what runs here.
@@ -145,8 +145,9 @@ Deno.test("README's Adding a provider: one folder and one registry entry serve a
       withRegistryEntry(Deno.readTextFileSync(registryPath), registryBlock.text),
     );
 
-    // The example type-checks as the README prints it.
+    // The example type-checks and lints clean as the README prints it.
     await runDeno(copy, ["check", "--node-modules-dir=manual", ...files.map((f) => f.path)]);
+    await runDeno(copy, ["lint", ...files.map((f) => f.path)]);
     await runTask(copy, "schemas");
     const before = JSON.parse(await Deno.readTextFile(join(ROOT, "lib/providers/listings.json")));
     const after = JSON.parse(await Deno.readTextFile(join(copy, "lib/providers/listings.json")));
