@@ -1,6 +1,7 @@
 // The shape of lib/providers/, read from the module graph Deno itself builds (`deno info --json
 // main.ts`, which follows the registry's literal dynamic imports into every provider): no import
-// circle inside a provider folder and no provider importing another; and no provider file over 500
+// circle inside a provider folder and no provider importing another; each tool in a file of its own
+// under tools/; and no provider file over 500
 // lines unless it opens with a comment saying why ("// Long file: ...").
 import assert from "node:assert/strict";
 
@@ -119,4 +120,41 @@ Deno.test("lib/providers: no file over 500 lines unless its first comment says w
   };
   await walk(new URL("lib/providers/", ROOT));
   assert.deepEqual(long, [], "provider files over 500 lines without a first comment saying why");
+});
+
+Deno.test("lib/providers: each tool of a provider is defined in a file of its own under tools/", async () => {
+  const file = JSON.parse(await Deno.readTextFile(new URL("lib/providers/listings.json", ROOT))) as {
+    providers: Record<
+      string,
+      {
+        variants: { listing: { tools: { tool: { name: string } }[]; unavailable?: { tools: string[] }[] } }[];
+      }
+    >;
+  };
+  // The conformance fixtures, a few lines each, stay grouped by the suite's scenarios (its tools.ts says so).
+  const exempt = new Set(["conformance"]);
+  const problems: string[] = [];
+  for (const [id, entry] of Object.entries(file.providers)) {
+    if (exempt.has(id)) continue;
+    const names = new Set(entry.variants.flatMap((v) => [
+      ...v.listing.tools.map((t) => t.tool.name),
+      ...(v.listing.unavailable ?? []).flatMap((u) => u.tools),
+    ]));
+    const dir = new URL(`lib/providers/${id}/tools/`, ROOT);
+    const files: [string, string][] = [];
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isFile && e.name.endsWith(".ts")) {
+        files.push([e.name, await Deno.readTextFile(new URL(e.name, dir))]);
+      }
+    }
+    for (const name of names) {
+      const homes = files.filter(([, text]) => text.includes(`name: "${name}"`)).map(([f]) => f);
+      if (homes.length !== 1) problems.push(`${id}: ${name} is defined in ${homes.length} files of tools/`);
+    }
+    for (const [f, text] of files) {
+      const defined = [...names].filter((name) => text.includes(`name: "${name}"`));
+      if (defined.length !== 1) problems.push(`${id}: tools/${f} defines ${defined.length} tools`);
+    }
+  }
+  assert.deepEqual(problems, []);
 });

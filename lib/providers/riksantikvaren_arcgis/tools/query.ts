@@ -34,8 +34,8 @@ import {
   TOOLSET,
   withTimeout,
 } from "../_common.ts";
-import { queryFile } from "./query_file.ts";
-import type { Collected } from "./query_file.ts";
+import { queryFile } from "../query_file.ts";
+import type { Collected } from "../query_file.ts";
 
 const SPATIAL_RELS = {
   intersects: "esriSpatialRelIntersects",

@@ -1,11 +1,11 @@
 // arcgis-query with output "file": every feature the query loop reads, as CSV rows or GeoJSON.
-import { COORDINATE_CONVENTION } from "../../../geo/coords.ts";
-import type { Geometry, LatLon } from "../../../geo/geojson.ts";
-import type { ToolCallContext } from "../../../mcp/provider.ts";
-import { fileName, written } from "../../../output/result_files.ts";
-import type { Written } from "../../../output/result_files.ts";
-import type { EsriField } from "../esri.ts";
-import { ARCGIS_LICENCE, arcgisFeature } from "../format.ts";
+import { COORDINATE_CONVENTION } from "../../geo/coords.ts";
+import type { Geometry, LatLon } from "../../geo/geojson.ts";
+import type { ToolCallContext } from "../../mcp/provider.ts";
+import { fileName, written } from "../../output/result_files.ts";
+import type { Written } from "../../output/result_files.ts";
+import type { EsriField } from "./esri.ts";
+import { ARCGIS_LICENCE, arcgisFeature } from "./format.ts";
 
 /**
  * output "file": every feature the query loop read (up to `file_max_features`), as attribute rows
