@@ -1,8 +1,8 @@
 // The shape of lib/providers/, read from the module graph Deno itself builds (`deno info --json
 // main.ts`, which follows the registry's literal dynamic imports into every provider): no import
-// circle inside a provider folder and no provider importing another; each tool in a file of its own
-// under tools/; and no provider file over 500
-// lines unless it opens with a comment saying why ("// Long file: ...").
+// circle inside a provider folder and no provider importing another; each tool in a file of its
+// own under tools/; and no provider file over 500 lines unless it opens with a comment saying why
+// ("// Long file: ...").
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../../", import.meta.url);
