@@ -1,3 +1,6 @@
+// Long file: most of it is the manual's tables as data (appendix A's databases, appendix B's
+// messages, the parameter list); kept in one file, as they are one source document.
+//
 // The static discovery catalog: databases (manual appendix A), parameters and limits
 // (manual II.3-II.4) and messages (appendix B) of the BOJ API manual of 2026-02-18. Japanese
 // names and messages are the manual's; the English labels are this project's own translations.

@@ -1,6 +1,7 @@
-import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
+import { z } from "zod";
 import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { BojSettings, Same } from "./settings.ts";
 
 /** The keys of the `providers.boj` block beyond the common ones. */
 const BOJ_EXTRA = () => ({
@@ -10,8 +11,9 @@ const BOJ_EXTRA = () => ({
   ),
 });
 
-/** The validated `providers.boj` block. */
-export type BojSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof BOJ_EXTRA>>>;
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<BojSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof BOJ_EXTRA>>>> =
+  true;
 
 /**
  * The Bank of Japan provider's spec (seed 001): the Time-Series Data Search API at
@@ -77,3 +79,5 @@ export const bojSpec = defineProvider({
   ],
   load: () => import("./mod.ts"),
 });
+
+export type { BojSettings } from "./settings.ts";

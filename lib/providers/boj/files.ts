@@ -12,7 +12,8 @@ import type { ResponseFormat } from "../../mcp/output.ts";
 import type { Rendered } from "../../mcp/output.ts";
 import type { Fetched } from "./client.ts";
 import type { DataResponse, MetadataEntry, MetadataResponse, Series } from "./decode.ts";
-import { boundMeta, boundParameter, clippedNotice, layerPath, sourceInfo, sourceLines } from "./format.ts";
+import { boundMeta, boundParameter, clippedNotice, sourceInfo, sourceLines } from "./format.ts";
+import { layerPath } from "./metadata_format.ts";
 import type { DataOutput, MetadataOutput } from "./schemas.ts";
 
 /** Columns of an observations file, in order (BOJ's CSV columns, in lower case). */

@@ -1,14 +1,14 @@
-// Shapes data and metadata answers into structured content and markdown that stay within the
+// Shapes data answers into structured content and markdown that stay within the
 // character limit: observations are cut oldest first (the latest value stays exact) down to a
 // floor, then whole series or rows, which the next call reaches (series_offset, offset); fields
 // BOJ sends are clipped, and an include_raw excerpt keeps up to 30% of the limit.
 import { clip } from "../../html.ts";
-import { fitToLimit, largestWhere, markdownTable, page, truncationNotice } from "../../mcp/output.ts";
+import { largestWhere, markdownTable } from "../../mcp/output.ts";
 import type { Rendered, ResponseFormat } from "../../mcp/output.ts";
 import { CREDIT_EN, CREDIT_JA, TERMS_URL } from "./catalog.ts";
 import { SERIES_FIELDS } from "./decode.ts";
-import type { DataResponse, Meta, MetadataEntry, MetadataResponse, Point, Series } from "./decode.ts";
-import type { DataOutput, EntryOut, MetadataOutput, SeriesOut, SourceOut } from "./schemas.ts";
+import type { DataResponse, Meta, MetadataEntry, Point, Series } from "./decode.ts";
+import type { DataOutput, SeriesOut, SourceOut } from "./schemas.ts";
 
 /** Where a result came from, with the credit the BOJ asks for. */
 export function sourceInfo(url: string): SourceOut {
@@ -64,7 +64,7 @@ export interface DataRenderOptions {
 export const MIN_POINTS = 12;
 
 /** The share of the limit an `include_raw` excerpt may take before the data is cut for it. */
-const RAW_SHARE = 0.3;
+export const RAW_SHARE = 0.3;
 
 /**
  * Builds a data tool's result within `limit` characters (text and structured content alike).
@@ -147,7 +147,7 @@ export function renderData(o: DataRenderOptions): Rendered<DataOutput> {
 }
 
 /** The first `max` characters of `raw` (never half a surrogate pair), and whether that is all. */
-function excerpt(raw: string, max: number): { text: string; cut: boolean } {
+export function excerpt(raw: string, max: number): { text: string; cut: boolean } {
   if (max >= raw.length) return { text: raw, cut: false };
   let end = Math.max(0, max);
   const code = raw.charCodeAt(end - 1);
@@ -165,12 +165,18 @@ export function fieldMax(limit: number): number {
 }
 
 const PARAMETER_KEYS_MAX = 20;
-const PARAMETER_KEY_MAX = 64;
-const PARAMETER_VALUE_MAX = 200;
-const MESSAGE_MAX = 500;
-const SHORT_MAX = 64;
 
-function bounded(value: string, max: number, what: string, clipped: Set<string>): string {
+const PARAMETER_KEY_MAX = 64;
+
+const PARAMETER_VALUE_MAX = 200;
+
+const MESSAGE_MAX = 500;
+
+/** Most characters of a short field (a code, a unit, the DB name). */
+export const SHORT_MAX = 64;
+
+/** `value`, clipped to `max` with `what` noted in `clipped` when it was longer. */
+export function bounded(value: string, max: number, what: string, clipped: Set<string>): string {
   if (value.length <= max) return value;
   clipped.add(what);
   return clip(value, max);
@@ -251,8 +257,6 @@ export function clippedNotice(clipped: ReadonlySet<string>): string | null {
   }); they were shortened (marked …) so the result stays within the size limit. Call with include_raw to see the body as sent.`;
 }
 
-// ---------------------------------------------------------------------------------------------
-
 function seriesOut(s: Series, latest: Point | null, k: number): SeriesOut {
   const { points, series_code, ...fields } = s;
   const shown = k >= points.length ? points : points.slice(points.length - k);
@@ -331,7 +335,8 @@ function dataNotices(o: DataRenderOptions, shown: readonly SeriesOut[], cut: Cut
   return notices;
 }
 
-function nameOf(
+/** A series' name in English when `lang` is EN, else in Japanese; the other when that one is missing. */
+export function nameOf(
   f: { name_of_time_series?: string | undefined; name_of_time_series_j?: string | undefined },
   lang?: string,
 ): string {
@@ -340,7 +345,8 @@ function nameOf(
     : f.name_of_time_series_j ?? f.name_of_time_series) ?? "";
 }
 
-function pick(en: string | undefined, ja: string | undefined, lang?: string): string | undefined {
+/** The English text when `lang` is EN, else the Japanese; the other when that one is missing. */
+export function pick(en: string | undefined, ja: string | undefined, lang?: string): string | undefined {
   return lang === "EN" ? en ?? ja : ja ?? en;
 }
 
@@ -408,173 +414,5 @@ function dataMarkdown(o: DataRenderOptions, d: DataOutput): string {
     lines.push("", `## Raw body${d.raw_truncated ? " (excerpt)" : ""}`, "", "```", d.raw, "```");
   }
   lines.push("", ...sourceLines(d.source));
-  return lines.join("\n");
-}
-
-/** The `layer` argument a metadata row corresponds to ("1,2"; trailing zero levels dropped). */
-export function layerPath(
-  e: Pick<MetadataEntry, "layer1" | "layer2" | "layer3" | "layer4" | "layer5">,
-): string {
-  const levels = [e.layer1, e.layer2, e.layer3, e.layer4, e.layer5];
-  while (levels.length > 1 && levels[levels.length - 1] === 0) levels.pop();
-  return levels.join(",");
-}
-
-function fold(s: string): string {
-  return s.normalize("NFKC").toLowerCase();
-}
-
-/** Whether every word of `query` occurs in the row's code, names, unit, category or notes. */
-export function matchesQuery(e: MetadataEntry, query: string): boolean {
-  const terms = fold(query).split(/\s+/).filter(Boolean);
-  if (terms.length === 0) return true;
-  const hay = fold(
-    [
-      e.series_code,
-      e.name_of_time_series,
-      e.name_of_time_series_j,
-      e.unit,
-      e.unit_j,
-      e.category,
-      e.category_j,
-      e.frequency,
-      e.notes,
-      e.notes_j,
-    ].filter(Boolean).join("\n"),
-  );
-  return terms.every((t) => hay.includes(t));
-}
-
-/** Options for {@linkcode renderMetadata}. */
-export interface MetadataRenderOptions {
-  response: MetadataResponse;
-  url: string;
-  raw?: string;
-  query?: string;
-  offset: number;
-  limit: number;
-  responseFormat: ResponseFormat;
-  characterLimit: number;
-  lang?: "JP" | "EN";
-}
-
-/** Builds boj_get_metadata's result: filter, page, then fit within the character limit. */
-export function renderMetadata(o: MetadataRenderOptions): Rendered<MetadataOutput> {
-  const matching = o.query ? o.response.entries.filter((e) => matchesQuery(e, o.query!)) : o.response.entries;
-  const clipped = new Set<string>();
-  const cap = fieldMax(o.characterLimit);
-  const meta = boundMeta(o.response.meta, clipped);
-  const db = bounded(o.response.db, SHORT_MAX, "DB", clipped);
-  const slice = matching.slice(o.offset, o.offset + o.limit).map((e): EntryOut => ({
-    ...boundEntry(e, cap, clipped),
-    layer: layerPath(e),
-  }));
-  const source = sourceInfo(o.url);
-
-  const build = (entries: EntryOut[], cut: boolean, raw?: { text: string; cut: boolean }) => {
-    const env = page(matching.length, o.offset, entries.length);
-    const notices: string[] = [];
-    if (cut) {
-      notices.push(
-        truncationNotice(entries.length, slice.length, {
-          limit: o.characterLimit,
-          nextOffset: env.next_offset,
-        })
-          .replace("items", "rows"),
-      );
-    } else if (env.has_more) {
-      notices.push(
-        `${
-          matching.length - o.offset - entries.length
-        } more rows match: call again with offset=${env.next_offset}.`,
-      );
-    }
-    if (matching.length === 0) {
-      notices.push(
-        o.query
-          ? `No row of ${
-            db || "this database"
-          } matches "${o.query}": try fewer or other words (English or Japanese), or no query to browse.`
-          : "BOJ returned no rows for this database.",
-      );
-    } else if (o.offset >= matching.length) {
-      notices.push(`offset ${o.offset} is past the last of ${matching.length} rows: use a smaller offset.`);
-    }
-    if (raw?.cut && o.raw !== undefined) {
-      notices.push(
-        `raw holds the first ${raw.text.length.toLocaleString("en-US")} of the ${
-          o.raw.length.toLocaleString("en-US")
-        } characters of the body, to stay within the size limit; the rows above are decoded from all of it.`,
-      );
-    }
-    const fieldsNotice = clippedNotice(clipped);
-    if (fieldsNotice) notices.push(fieldsNotice);
-    const structured: MetadataOutput = {
-      meta,
-      db,
-      entries_in_db: o.response.entries.length,
-      query: o.query ?? null,
-      ...env,
-      entries_count: entries.length,
-      entries,
-      truncated: cut || (raw?.cut ?? false) || clipped.size > 0,
-      notices,
-      ...(raw ? { raw: raw.text, raw_truncated: raw.cut } : {}),
-      source,
-    };
-    const text = o.responseFormat === "json"
-      ? JSON.stringify(structured)
-      : metadataMarkdown(structured, o.lang);
-    return { text, structured };
-  };
-
-  const reserve = o.raw === undefined ? undefined : excerpt(o.raw, Math.floor(o.characterLimit * RAW_SHARE));
-  const fitted = fitToLimit(slice, o.characterLimit, (f) => build(f.items, f.truncated, reserve));
-  if (o.raw === undefined) return { text: fitted.text, structured: fitted.structured };
-  const fits = (r: Rendered<MetadataOutput>) =>
-    r.text.length <= o.characterLimit && JSON.stringify(r.structured).length <= o.characterLimit;
-  const raw = o.raw;
-  const ok = (x: number) => fits(build(fitted.items, fitted.truncated, excerpt(raw, x)));
-  const len = ok(raw.length) ? raw.length : Math.max(0, largestWhere(0, raw.length, ok));
-  return build(fitted.items, fitted.truncated, excerpt(raw, len));
-}
-
-function metadataMarkdown(m: MetadataOutput, lang?: string): string {
-  const lines = [
-    `# BOJ metadata ${m.db}: rows ${
-      m.count ? `${m.offset + 1}–${m.offset + m.count}` : "none"
-    } of ${m.total}` +
-    (m.query ? ` matching "${m.query}"` : "") + ` (${m.entries_in_db} in the database)`,
-    "",
-    `Status ${m.meta.status} ${m.meta.message_id} "${m.meta.message}"${
-      m.meta.date ? ` · as of ${m.meta.date}` : ""
-    }`,
-    "Rows without a code are headings. Fetch series with boj_get_data_code (db + codes of one frequency) " +
-    "or boj_get_data_layer (db + frequency + the Layer column split at commas).",
-  ];
-  const entries = m.entries ?? [];
-  if (entries.length) {
-    lines.push(
-      "",
-      markdownTable(
-        ["Code", "Name", "Unit", "Frequency", "Layer", "From", "To", "Updated"],
-        entries.map((e) => [
-          e.series_code || "(heading)",
-          nameOf(e, lang),
-          pick(e.unit, e.unit_j, lang) ?? "",
-          e.frequency ?? "",
-          e.layer,
-          e.start_of_the_time_series ?? "",
-          e.end_of_the_time_series ?? "",
-          e.last_update ?? "",
-        ]),
-      ),
-    );
-  }
-  if (m.notices.length) lines.push("", ...m.notices.map((n) => `> ${n}`));
-  if (m.raw !== undefined) {
-    lines.push("", `## Raw body${m.raw_truncated ? " (excerpt)" : ""}`, "", "```", m.raw, "```");
-  }
-  lines.push("", ...sourceLines(m.source));
   return lines.join("\n");
 }

@@ -1,6 +1,6 @@
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { BojClient } from "./client.ts";
-import type { BojSettings } from "./config.ts";
+import type { BojSettings } from "./settings.ts";
 import { PROMPTS, RESOURCE_TEMPLATES, RESOURCES } from "./discovery.ts";
 import { createSearchSource } from "./search.ts";
 import { createTools, DATA_TOOLSET, DISCOVERY_TOOLSET } from "./tools.ts";

@@ -10,8 +10,6 @@ import type {
 import { inputRequired } from "../../mcp/sdk.ts";
 import { acceptedText, oneField } from "./_fixture.ts";
 import { RED_PIXEL_PNG } from "./_media.ts";
-import { inputRequiredTools } from "./input_required.ts";
-import { protocolTools } from "./protocol_tools.ts";
 import { conformanceTools } from "./tools.ts";
 
 function textResource(uri: string, name: string, mimeType: string, text: string): ResourceDefinition {
@@ -181,7 +179,7 @@ const PROMPTS: readonly PromptDefinition[] = [
 export function createProvider(context: ProviderContext<CommonSettings>): Provider {
   return {
     id: "conformance",
-    tools: [...conformanceTools(context.clock), ...protocolTools(), ...inputRequiredTools()],
+    tools: conformanceTools(context.clock),
     // A search source for the core's tests: "fail" fails, "slow" never answers in time.
     search: {
       name: "Conformance fixtures",

@@ -9,7 +9,7 @@ import type { HttpClient, QueryValue, RequestOptions } from "../../http/fetch_cl
 import type { RetryPolicy } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import { type Logger, maskSecrets } from "../../log.ts";
-import type { FredSettings } from "./config.ts";
+import type { FredSettings } from "./settings.ts";
 
 import { KEY_URL } from "./key.ts";
 

@@ -1,9 +1,11 @@
-import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
-import type { Binding, CommonSettings } from "../../config/provider_spec.ts";
+import type { Binding } from "../../config/provider_spec.ts";
+import { checkKeyFormat } from "./key.ts";
+import { z } from "zod";
+import type { CommonSettings } from "../../config/provider_spec.ts";
 import { OUTPUT_MODES } from "../../output/tokens.ts";
 import { FILE_FORMATS } from "../../output/writers.ts";
-import { checkKeyFormat } from "./key.ts";
+import type { FredSettings, Same } from "./settings.ts";
 
 /** Environment variables of seed 003 (and a few of this server's own), with the keys they set. */
 const ENV: readonly Binding[] = [
@@ -252,6 +254,10 @@ const FRED_EXTRA = () => ({
   ),
 });
 
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<FredSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof FRED_EXTRA>>>> =
+  true;
+
 /** The FRED provider's spec: seed 003's variables, defaults and the API host. */
 export const fredSpec = defineProvider({
   id: "fred",
@@ -292,5 +298,4 @@ export const fredSpec = defineProvider({
   },
 });
 
-/** The FRED provider's validated settings. */
-export type FredSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof FRED_EXTRA>>>;
+export type { FredSettings } from "./settings.ts";

@@ -4,12 +4,11 @@ import { JobManager } from "../../output/jobs.ts";
 import { fileResourceTemplate } from "../../output/resources.ts";
 import { ProjectStorage } from "../../output/storage.ts";
 import { FredClient, KEY_URL } from "./client.ts";
-import type { FredSettings } from "./config.ts";
+import type { FredSettings } from "./settings.ts";
 import { registerResumers } from "./deliver.ts";
-import { jobTools } from "./job_tools.ts";
-import { PROJECT_SUBDIRS, projectTools } from "./project_tools.ts";
+import { PROJECT_SUBDIRS } from "./project_fields.ts";
 import { seriesSearch } from "./search.ts";
-import { dataTools, FRED_TOOLSETS } from "./tools.ts";
+import { dataTools, FRED_TOOLSETS, jobTools, projectTools } from "./tools.ts";
 
 /**
  * The storage root: FRED_STORAGE_DIR when set, else `<per-user data folder>/fred`. Seed 003

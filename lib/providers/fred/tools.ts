@@ -1,14 +1,24 @@
-// The six FRED data tools (seed 003's `operation` design). Each lists its operations with the
-// parameters they need; the handler is shared (deliver.ts).
+// The FRED tools: the six data tools (seed 003's `operation` design; each lists its operations with
+// the parameters they need, and the handler is shared, deliver.ts), and the job and project tools,
+// one file each in tools/.
 import { fredSeriesView } from "./view.ts";
 import { z } from "zod";
 import { anyObject, nullableNumber } from "../../output/schema.ts";
 import type { ToolDefinition } from "../../mcp/provider.ts";
 import type { DataArgs } from "./params.ts";
 import { toolInput } from "./params.ts";
-import { OPERATIONS } from "./operations.ts";
+import { DATA_TOOLS } from "./operations.ts";
+import type { DataToolSpec } from "./operations.ts";
 import { runDataCall } from "./deliver.ts";
 import type { DataResult, FredDeps } from "./deliver.ts";
+import type { JobManager } from "../../output/jobs.ts";
+import type { ProjectStorage } from "../../output/storage.ts";
+import { jobCancelTool } from "./tools/job_cancel.ts";
+import { jobListTool } from "./tools/job_list.ts";
+import { jobStatusTool } from "./tools/job_status.ts";
+import { projectCreateTool } from "./tools/project_create.ts";
+import { projectFilesTool } from "./tools/project_files.ts";
+import { projectListTool } from "./tools/project_list.ts";
 
 // Not read-only: output "file" writes a project file (always a new one, never overwriting).
 const DATA_ANNOTATIONS = {
@@ -62,51 +72,6 @@ const COMMON: readonly (readonly string[])[] = [
   ["order_by"],
 ];
 
-interface ToolText {
-  name: string;
-  title: string;
-  summary: string;
-  /** A few words on operations whose name does not say enough. */
-  glosses?: Record<string, string>;
-}
-
-const TEXTS: ToolText[] = [
-  {
-    name: "fred_category",
-    title: "FRED categories",
-    summary: "FRED's category tree: categories, their series and tags.",
-  },
-  {
-    name: "fred_release",
-    title: "FRED releases",
-    summary: "FRED data releases: dates, series, sources, tags, tables.",
-  },
-  {
-    name: "fred_series",
-    title: "FRED series and observations",
-    summary: "FRED series: search, metadata, observations (the data).",
-    glosses: { get_updates: "recently updated series" },
-  },
-  {
-    name: "fred_source",
-    title: "FRED sources",
-    summary: "FRED data sources (agencies, banks) and their releases.",
-  },
-  {
-    name: "fred_tag",
-    title: "FRED tags",
-    summary: "FRED tags (geography, frequency, source...) and series by tag.",
-  },
-  {
-    name: "fred_maps",
-    title: "FRED Maps (regional data)",
-    summary: "FRED Maps: data by state, county, MSA..., and boundary shapes.",
-    glosses: {
-      get_shapes: "GeoJSON file via a background job; screen: properties only",
-    },
-  },
-];
-
 /** Parameter names joined by ", ", with an x_start/x_end pair written once as x_start/end. */
 function paramList(names: readonly string[]): string {
   const out: string[] = [];
@@ -123,8 +88,8 @@ function paramList(names: readonly string[]): string {
  * The operation lines of a tool (`operation: required [optional]`, leaving out the parameters
  * of COMMON) and one sentence per common group saying which operations take it.
  */
-function operationLines(t: ToolText): { lines: string[]; notes: string[] } {
-  const ops = OPERATIONS[t.name] ?? [];
+function operationLines(t: DataToolSpec): { lines: string[]; notes: string[] } {
+  const ops = t.operations;
   const common = new Set(COMMON.flat());
   // Operations with the same parameters and no gloss share a line.
   const rows: { names: string[]; gloss?: string; params: string }[] = [];
@@ -173,7 +138,7 @@ export function dataTools(deps: FredDeps): ToolDefinition<z.ZodObject, typeof da
   const jobs = `Over ${
     settings.job_row_threshold.toLocaleString("en-US")
   } rows: a background job (fred_job_status).`;
-  return TEXTS.map((t) => {
+  return DATA_TOOLS.map((t) => {
     const { lines, notes } = operationLines(t);
     return {
       name: t.name,
@@ -194,4 +159,16 @@ export function dataTools(deps: FredDeps): ToolDefinition<z.ZodObject, typeof da
         runDataCall(t.name, args as DataArgs, ctx, deps) as Promise<{ text: string; structured: DataResult }>,
     };
   });
+}
+
+/** The three job tools over one job manager. */
+// deno-lint-ignore no-explicit-any
+export function jobTools(jobs: JobManager): ToolDefinition<any, any>[] {
+  return [jobStatusTool(jobs), jobListTool(jobs), jobCancelTool(jobs)];
+}
+
+/** The three project tools over one storage. */
+// deno-lint-ignore no-explicit-any
+export function projectTools(storage: ProjectStorage): ToolDefinition<any, any>[] {
+  return [projectListTool(storage), projectCreateTool(storage), projectFilesTool(storage)];
 }

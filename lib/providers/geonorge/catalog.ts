@@ -5,7 +5,7 @@ import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import { originOf, ssrfGuard } from "../../http/ssrf.ts";
 import type { Logger } from "../../log.ts";
-import type { GeonorgeSettings } from "./config.ts";
+import type { GeonorgeSettings } from "./settings.ts";
 import { parseSearch } from "./parse.ts";
 import type { CatalogEntry } from "./parse.ts";
 

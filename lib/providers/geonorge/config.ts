@@ -1,7 +1,9 @@
-import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
+import { z } from "zod";
 import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { GeonorgeSettings, Same } from "./settings.ts";
 
+/** The keys of the `providers.geonorge` block beyond the common ones. */
 const EXTRA = () => ({
   organization: z.string().min(1).max(200).default("Riksantikvaren").describe(
     "Organization whose datasets geonorge-datasets lists by default",
@@ -10,6 +12,10 @@ const EXTRA = () => ({
     'Most catalogue entries one output: "file" call of geonorge-datasets writes (read in one request)',
   ),
 });
+
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<GeonorgeSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>> =
+  true;
 
 /**
  * GeoNorge's map catalogue (kartkatalog.geonorge.no), for discovering Riksantikvaren's datasets
@@ -34,5 +40,4 @@ export const geonorgeSpec = defineProvider({
   load: () => import("./mod.ts"),
 });
 
-/** The validated settings of this provider. */
-export type GeonorgeSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>;
+export type { GeonorgeSettings } from "./settings.ts";

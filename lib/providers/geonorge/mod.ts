@@ -1,6 +1,6 @@
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { Catalog } from "./catalog.ts";
-import type { GeonorgeSettings } from "./config.ts";
+import type { GeonorgeSettings } from "./settings.ts";
 import { geonorgeSearchSource } from "./search.ts";
 import { datasetsTool, TOOLSET } from "./tools.ts";
 

@@ -3,7 +3,7 @@
 import { shorten } from "../../mcp/output.ts";
 import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
 import type { Catalog } from "./catalog.ts";
-import type { GeonorgeSettings } from "./config.ts";
+import type { GeonorgeSettings } from "./settings.ts";
 
 /** The `opendata_search` source over the catalogue. */
 export function geonorgeSearchSource(settings: GeonorgeSettings, catalog: Catalog): SearchSource {

@@ -9,7 +9,7 @@ import type { HttpRuntime } from "../../http/runtime.ts";
 import { originOf, ssrfGuard } from "../../http/ssrf.ts";
 import type { HostResolver } from "../../http/ssrf.ts";
 import type { Logger } from "../../log.ts";
-import type { RiksantikvarenArcgisSettings } from "./config.ts";
+import type { RiksantikvarenArcgisSettings } from "./settings.ts";
 import { arcgisError, asObject, describeArcgisError } from "./esri.ts";
 import type { ArcgisErrorInfo } from "./esri.ts";
 

@@ -1,7 +1,9 @@
-import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
+import { z } from "zod";
 import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { RiksantikvarenArcgisSettings, Same } from "./settings.ts";
 
+/** The keys of the `providers.riksantikvaren_arcgis` block beyond the common ones. */
 const EXTRA = () => ({
   default_service: z.string().regex(/^[A-Za-z0-9_]{1,100}$/).default("Kulturminner20180301").describe(
     "Map service used when a tool call names none",
@@ -22,6 +24,12 @@ const EXTRA = () => ({
     "Time kept before the call's deadline: arcgis-query starts no further page with under twice this left, and answers with what it has",
   ),
 });
+
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<
+  RiksantikvarenArcgisSettings,
+  CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>
+> = true;
 
 /**
  * Riksantikvaren's ArcGIS REST services (kart.ra.no, folder Distribusjon). Seed 002 sets a 60 s
@@ -47,5 +55,4 @@ export const riksantikvarenArcgisSpec = defineProvider({
   load: () => import("./mod.ts"),
 });
 
-/** The validated settings of this provider. */
-export type RiksantikvarenArcgisSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>;
+export type { RiksantikvarenArcgisSettings } from "./settings.ts";

@@ -185,3 +185,16 @@ function positions(v: unknown): Position[] | undefined {
 export function asObject(v: unknown): Record<string, unknown> | undefined {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined;
 }
+
+/** Esri wants outer rings clockwise; a GeoJSON-style (counter-clockwise) ring is reversed. */
+export function esriRing(positions: Position[]): Position[] {
+  const ring = positions.slice();
+  const first = ring[0]!;
+  const last = ring[ring.length - 1]!;
+  if (first[0] !== last[0] || first[1] !== last[1]) ring.push([first[0], first[1]]);
+  let area = 0;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    area += ring[j]![0] * ring[i]![1] - ring[i]![0] * ring[j]![1];
+  }
+  return area > 0 ? ring.reverse() : ring;
+}

@@ -1,10 +1,14 @@
 // Output shapes (zod) and markdown of the arcgis-* tools, and readers of the service listings.
 import { z } from "zod";
-import { COORDINATE_CONVENTION, formatLatLon } from "../../geo/coords.ts";
+import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../geo/coords.ts";
 import { markdownTable, shorten } from "../../mcp/output.ts";
 import type { ArcgisHeritage } from "./heritage.ts";
-import { asObject, parseFields } from "./esri.ts";
+import { asObject, objectId, parseFields } from "./esri.ts";
 import type { EsriField } from "./esri.ts";
+import { distanceToGeometryM } from "../../geo/distance.ts";
+import { representativePoint } from "../../geo/geojson.ts";
+import type { Geometry, LatLon } from "../../geo/geojson.ts";
+import { arcgisHeritage } from "./heritage.ts";
 
 /** The licence line of kart.ra.no data. */
 export const ARCGIS_LICENCE = {
@@ -233,4 +237,37 @@ export function arcgisFooter(sourceUrl: string, copyright: string | null = null)
 
 function text(v: unknown): string | null {
   return typeof v === "string" && v.trim() !== "" ? v.trim() : null;
+}
+
+/** One feature as the arcgis-* tools return it: heritage fields, a representative point, the distance from `from`. */
+export function arcgisFeature(
+  attrs: Record<string, unknown>,
+  geometry: Geometry | null,
+  layerId: number,
+  layerName: string | null,
+  fields: readonly EsriField[],
+  displayValue: string | null,
+  from: LatLon | null,
+): ArcgisFeatureOut {
+  const h = arcgisHeritage(attrs, layerName);
+  const p = geometry ? representativePoint(geometry) : null;
+  const rp = p ? roundLatLon(p) : null;
+  const d = from && geometry ? distanceToGeometryM(from, geometry) : null;
+  return {
+    layer_id: layerId,
+    layer_name: layerName,
+    object_id: objectId(attrs, fields),
+    display_value: displayValue,
+    ...h,
+    description: h.description && h.description.length > 500
+      ? `${h.description.slice(0, 499)}…`
+      : h.description,
+    lat: rp?.lat ?? null,
+    lon: rp?.lon ?? null,
+    distance_m: d === null ? null : Math.round(d * 10) / 10,
+    geometry_type: geometry?.type ?? null,
+    geometry: null,
+    geometry_note: null,
+    attributes: attrs,
+  };
 }

@@ -1,6 +1,6 @@
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { ArcgisClient } from "./client.ts";
-import type { RiksantikvarenArcgisSettings } from "./config.ts";
+import type { RiksantikvarenArcgisSettings } from "./settings.ts";
 import { arcgisSearchSource } from "./search.ts";
 import { arcgisTools, TOOLSET } from "./tools.ts";
 

@@ -8,7 +8,7 @@ import { roundLatLon } from "../../geo/coords.ts";
 import { representativePoint } from "../../geo/geojson.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
 import type { CallOptions, OgcClient } from "./client.ts";
-import type { RiksantikvarenOgcSettings } from "./config.ts";
+import type { RiksantikvarenOgcSettings } from "./settings.ts";
 import type { FeatureOut, LicenceOut } from "./format.ts";
 import { compactProperties, defaultLicence, fallbackPoint, heritageFields } from "./heritage.ts";
 import type { FeaturePage, Licence, RawFeature } from "./parse.ts";

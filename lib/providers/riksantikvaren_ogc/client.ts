@@ -6,7 +6,7 @@ import type { HttpRuntime } from "../../http/runtime.ts";
 import { checkUrl, originOf, SsrfError, ssrfGuard } from "../../http/ssrf.ts";
 import type { HostResolver } from "../../http/ssrf.ts";
 import type { Logger } from "../../log.ts";
-import type { RiksantikvarenOgcSettings } from "./config.ts";
+import type { RiksantikvarenOgcSettings } from "./settings.ts";
 import { describe, parseCatalog, parseCollections, parseFeature, parseFeaturePage } from "./parse.ts";
 import type { CollectionEntry, DatasetEntry, FeaturePage, Licence, RawFeature } from "./parse.ts";
 

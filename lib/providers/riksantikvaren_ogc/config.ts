@@ -1,7 +1,9 @@
-import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
+import { z } from "zod";
 import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { RiksantikvarenOgcSettings, Same } from "./settings.ts";
 
+/** The keys of the `providers.riksantikvaren_ogc` block beyond the common ones. */
 const EXTRA = () => ({
   max_limit: z.number().int().min(1).max(1000).default(100).describe(
     "Largest limit a caller may give riksantikvaren-features (features listed per page)",
@@ -25,6 +27,12 @@ const EXTRA = () => ({
     "Time kept before the call's deadline: a scan starts no further page with under twice this left, and answers with a cursor",
   ),
 });
+
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<
+  RiksantikvarenOgcSettings,
+  CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>
+> = true;
 
 /**
  * Riksantikvaren's OGC API Features (api.ra.no). The host serves several APIs ("datasets"),
@@ -52,5 +60,4 @@ export const riksantikvarenOgcSpec = defineProvider({
   load: () => import("./mod.ts"),
 });
 
-/** The validated settings of this provider. */
-export type RiksantikvarenOgcSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>;
+export type { RiksantikvarenOgcSettings } from "./settings.ts";

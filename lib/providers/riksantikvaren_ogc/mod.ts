@@ -1,7 +1,7 @@
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { TOOLSET } from "./_common.ts";
 import { OgcClient } from "./client.ts";
-import type { RiksantikvarenOgcSettings } from "./config.ts";
+import type { RiksantikvarenOgcSettings } from "./settings.ts";
 import { ogcSearchSource } from "./search.ts";
 import { ogcTools } from "./tools.ts";
 

@@ -6,7 +6,7 @@ import { callDeadline, pageDeadline } from "../../http/deadline.ts";
 import { remainingMs } from "../../http/request_scope.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
-import type { SnlSettings } from "./config.ts";
+import type { SnlSettings } from "./settings.ts";
 import { errorMessageOf } from "./parse.ts";
 import { isDefaultBase, originFor, SITE_IDS, SITES } from "./sites.ts";
 import type { SiteId } from "./sites.ts";

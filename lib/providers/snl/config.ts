@@ -1,8 +1,10 @@
-import { z } from "zod";
 import { defineProvider, hostOf } from "../../config/provider_spec.ts";
-import type { CommonSettings } from "../../config/provider_spec.ts";
 import { DEFAULT_BASE_URL, isDefaultBase, SITE_IDS, SITES } from "./sites.ts";
+import { z } from "zod";
+import type { CommonSettings } from "../../config/provider_spec.ts";
+import type { Same, SnlSettings } from "./settings.ts";
 
+/** The keys of the `providers.snl` block beyond the common ones. */
 const EXTRA = () => ({
   file_max_results: z.number().int().min(10).max(1000).default(100).describe(
     'Most search results one output: "file" call of snl-search writes (10 per request, page after page)',
@@ -12,8 +14,8 @@ const EXTRA = () => ({
   ),
 });
 
-/** The validated `providers.snl` block. */
-export type SnlSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>;
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<SnlSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof EXTRA>>>> = true;
 
 /**
  * The SNL provider's spec. With the default base URL each sister site is reached on its own
@@ -37,3 +39,5 @@ export const snlSpec = defineProvider({
   allowNet: SITE_IDS.map((id) => SITES[id].host),
   load: () => import("./mod.ts"),
 });
+
+export type { SnlSettings } from "./settings.ts";

@@ -1,6 +1,6 @@
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { SnlApi } from "./client.ts";
-import type { SnlSettings } from "./config.ts";
+import type { SnlSettings } from "./settings.ts";
 import { snlSearchSource } from "./search.ts";
 import { snlTools, TOOLSET } from "./tools.ts";
 

@@ -7,7 +7,7 @@ import { remainingMs } from "../../http/request_scope.ts";
 import { parseRetryAfter } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
-import type { WikipediaSettings } from "./config.ts";
+import type { WikipediaSettings } from "./settings.ts";
 import { isTemplate, languageProblem, originFor } from "./language.ts";
 import { apiErrorOf, isQueryAnswer } from "./parse.ts";
 import type { ApiErrorInfo } from "./parse.ts";

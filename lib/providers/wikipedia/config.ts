@@ -1,26 +1,8 @@
-import { z } from "zod";
 import { defineProvider, hostOf } from "../../config/provider_spec.ts";
+import { baseUrlProblem, DEFAULT_BASE_URL, hostFor, isLanguage, isTemplate } from "./language.ts";
+import { z } from "zod";
 import type { CommonSettings } from "../../config/provider_spec.ts";
-import { hostFor, isLanguage, isTemplate } from "./language.ts";
-
-/** The default base URL: `{lang}` is replaced by the validated language code. */
-export const DEFAULT_BASE_URL = "https://{lang}.wikipedia.org";
-
-/** Why `value` is not a usable base URL (template or plain), or null. */
-export function baseUrlProblem(value: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value.replaceAll("{lang}", "xx"));
-  } catch {
-    return "must be an http(s) URL, optionally with {lang} where the language code goes";
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return "must use http or https";
-  if (url.username || url.password || url.search || url.hash) {
-    return "must not carry credentials, a query or a fragment";
-  }
-  if (/[{}]/.test(value.replaceAll("{lang}", ""))) return "may contain no placeholder other than {lang}";
-  return null;
-}
+import type { Same, WikipediaSettings } from "./settings.ts";
 
 // Provider-specific keys. `base_url` is redeclared (it replaces the common key) so a template
 // is checked as a template: the common check alone would accept any braces.
@@ -52,8 +34,9 @@ const extra = () => ({
   ),
 });
 
-/** The validated `providers.wikipedia` block. */
-export type WikipediaSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof extra>>>;
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<WikipediaSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof extra>>>> =
+  true;
 
 /** The Wikipedia provider's spec: `{lang}` in `base_url` is filled in per call. */
 export const wikipediaSpec = defineProvider({
@@ -99,3 +82,7 @@ export const wikipediaSpec = defineProvider({
   allowNet: ["*.wikipedia.org"],
   load: () => import("./mod.ts"),
 });
+
+export { baseUrlProblem, DEFAULT_BASE_URL } from "./language.ts";
+
+export type { WikipediaSettings } from "./settings.ts";

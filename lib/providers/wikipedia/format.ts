@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { cite } from "../../output/provenance.ts";
+import { cutPoint } from "./article_text.ts";
 
 /** Wikipedia's text licence (since June 2023; older revisions were CC BY-SA 3.0). */
 export const LICENSE = "CC BY-SA 4.0";
@@ -54,3 +56,49 @@ export function n(value: number): string {
 export const TITLE_MAX = 300;
 /** Most characters kept of a short upstream text: a snippet, a short description. */
 export const SHORT_TEXT_MAX = 1000;
+
+/** The larger of a result's text and its structured content, in characters. */
+export function size(r: { text: string; structured: unknown }): number {
+  return Math.max(r.text.length, JSON.stringify(r.structured).length);
+}
+
+/** Renders with all of `text`, or with less of it (cut at a boundary) until the result fits `limit`. */
+export function fitPlainText<S>(
+  text: string,
+  limit: number,
+  build: (text: string, truncated: boolean) => { text: string; structured: S },
+): { text: string; structured: S } {
+  let max = text.length;
+  for (let i = 0; i < 12; i++) {
+    const end = cutPoint(text, 0, text.length, max);
+    const r = build(text.slice(0, end), end < text.length);
+    const over = size(r) - limit;
+    if (over <= 0 || end === 0) return r;
+    max = Math.max(0, end - over - 64);
+  }
+  return build("", text.length > 0);
+}
+
+/**
+ * The provenance of an article answer: the permalink of the revision shown (`?oldid=`, which
+ * never changes) and its time, so a citation names exactly the text read.
+ */
+export function citeRevision(pageUrl: string, revisionId: number | null, touched: string | null): void {
+  let permalink: string | undefined;
+  if (revisionId !== null) {
+    try {
+      permalink = new URL(`/w/index.php?oldid=${revisionId}`, pageUrl).toString();
+    } catch {
+      permalink = undefined;
+    }
+  }
+  cite({
+    ...(permalink ? { permalink } : { permalink: pageUrl }),
+    ...(revisionId !== null || touched
+      ? {
+        as_of: [revisionId !== null ? `revision ${revisionId}` : "", touched ? `page touched ${touched}` : ""]
+          .filter(Boolean).join(", "),
+      }
+      : {}),
+  });
+}

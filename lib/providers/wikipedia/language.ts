@@ -1,5 +1,6 @@
-// The language code becomes part of a host name, so it is checked before any URL is built:
-// a code that passed here can only ever name one DNS label below the configured domain.
+// Language codes and the {lang} base URL template. The language code becomes part of a host name,
+// so it is checked before any URL is built: a code that passed here can only ever name one DNS
+// label below the configured domain.
 
 /**
  * Wikipedia language codes: lowercase letters, then up to three hyphenated parts of letters or
@@ -64,4 +65,23 @@ export function isTemplate(baseUrl: string): boolean {
 /** `host[:port]` that `language` is served from under `baseUrl`. */
 export function hostFor(baseUrl: string, language: string): string {
   return new URL(originFor(baseUrl, language)).host;
+}
+
+/** The default base URL: `{lang}` is replaced by the validated language code. */
+export const DEFAULT_BASE_URL = "https://{lang}.wikipedia.org";
+
+/** Why `value` is not a usable base URL (template or plain), or null. */
+export function baseUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value.replaceAll("{lang}", "xx"));
+  } catch {
+    return "must be an http(s) URL, optionally with {lang} where the language code goes";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "must use http or https";
+  if (url.username || url.password || url.search || url.hash) {
+    return "must not carry credentials, a query or a fragment";
+  }
+  if (/[{}]/.test(value.replaceAll("{lang}", ""))) return "may contain no placeholder other than {lang}";
+  return null;
 }

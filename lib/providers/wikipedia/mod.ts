@@ -1,6 +1,6 @@
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { WikipediaApi } from "./client.ts";
-import type { WikipediaSettings } from "./config.ts";
+import type { WikipediaSettings } from "./settings.ts";
 import { wikipediaSearchSource } from "./search.ts";
 import { TOOLSET, wikipediaTools } from "./tools.ts";
 

@@ -1,7 +1,7 @@
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient } from "../../http/fetch_client.ts";
 import type { Logger } from "../../log.ts";
-import { WDS_BASE_URL } from "./config.ts";
+import { WDS_BASE_URL } from "./urls.ts";
 import { parseWdsResponse } from "./parse.ts";
 import type { WdsPage } from "./parse.ts";
 

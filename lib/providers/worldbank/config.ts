@@ -1,12 +1,8 @@
-import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
+import { WDS_BASE_URL, WORLDBANK_TERMS_URL } from "./urls.ts";
+import { z } from "zod";
 import type { CommonSettings } from "../../config/provider_spec.ts";
-
-/** Where the World Bank Documents & Reports search API (WDS) answers. */
-export const WDS_BASE_URL = "https://search.worldbank.org/api/v3/wds";
-
-/** The World Bank's terms and conditions, which govern use of its documents. */
-export const WORLDBANK_TERMS_URL = "https://www.worldbank.org/en/about/legal/terms-and-conditions";
+import type { Same, WorldbankSettings } from "./settings.ts";
 
 /** The keys of the `providers.worldbank` block beyond the common ones. */
 const WORLDBANK_EXTRA = () => ({
@@ -21,8 +17,11 @@ const WORLDBANK_EXTRA = () => ({
   ),
 });
 
-/** The validated `providers.worldbank` block. */
-export type WorldbankSettings = CommonSettings & z.output<z.ZodObject<ReturnType<typeof WORLDBANK_EXTRA>>>;
+// settings.ts spells this block out for the provider's code; this fails to compile if the two differ.
+const _checked: Same<
+  WorldbankSettings,
+  CommonSettings & z.output<z.ZodObject<ReturnType<typeof WORLDBANK_EXTRA>>>
+> = true;
 
 /**
  * The World Bank documents provider's spec (seed 000). The seed fixes the endpoint and a 30 s
@@ -79,3 +78,7 @@ export const worldbankSpec = defineProvider({
   ],
   load: () => import("./mod.ts"),
 });
+
+export { WDS_BASE_URL, WORLDBANK_TERMS_URL } from "./urls.ts";
+
+export type { WorldbankSettings } from "./settings.ts";

@@ -1,7 +1,7 @@
 import { clientSettings } from "../../http/settings.ts";
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { WdsClient } from "./client.ts";
-import type { WorldbankSettings } from "./config.ts";
+import type { WorldbankSettings } from "./settings.ts";
 import { createSearchSource } from "./search.ts";
 import { createTools, TOOLSET } from "./tools.ts";
 

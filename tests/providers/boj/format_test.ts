@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import type { DataResponse, MetadataResponse } from "../../../lib/providers/boj/decode.ts";
 import { parseDataBody, parseMetadataBody } from "../../../lib/providers/boj/decode.ts";
-import {
-  latestPoint,
-  layerPath,
-  matchesQuery,
-  MIN_POINTS,
-  renderData,
-  renderMetadata,
-} from "../../../lib/providers/boj/format.ts";
+import { latestPoint, MIN_POINTS, renderData } from "../../../lib/providers/boj/format.ts";
+import { layerPath, matchesQuery, renderMetadata } from "../../../lib/providers/boj/metadata_format.ts";
 import { dataOutput, metadataOutput } from "../../../lib/providers/boj/schemas.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
 

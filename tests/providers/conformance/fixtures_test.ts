@@ -2,7 +2,7 @@
 // HTTP handler: as 2026-07-28 requests (the client answers `inputRequests` and retries) and, for
 // the same tools, through a 2025-era SDK client session (the SDK's shim asks the client).
 import assert from "node:assert/strict";
-import { JSON_SCHEMA_2020_12_INPUT } from "../../../lib/providers/conformance/protocol_tools.ts";
+import { JSON_SCHEMA_2020_12_INPUT } from "../../../lib/providers/conformance/protocol_schemas.ts";
 import {
   Client,
   CreateMessageRequestSchema,

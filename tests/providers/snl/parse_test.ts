@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { snlSpec } from "../../../lib/providers/snl/config.ts";
 import { bodyToText, parseArticle, parseSearch, slugOfPath } from "../../../lib/providers/snl/parse.ts";
 import { isDefaultBase, originFor, siteOfHost } from "../../../lib/providers/snl/sites.ts";
-import { licenseTerms } from "../../../lib/providers/snl/tools.ts";
+import { licenseTerms } from "../../../lib/providers/snl/format.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
 
 const fixture = (name: string) => JSON.parse(fixtureText(`snl/${name}`));
