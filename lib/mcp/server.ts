@@ -22,7 +22,8 @@ import type { CitationStore } from "../output/provenance.ts";
 import { boundStructured, clampText, requiredNames } from "./output.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
 import { didYouMean, nextCallsText, READ_TOOL, routeCall, takesNextCalls } from "./next_calls.ts";
-import type { ResultExports, ResultFiles } from "../output/exports.ts";
+import type { ResultFiles } from "../output/exports.ts";
+import type { ExportStore } from "../output/deferred_exports.ts";
 import type { McpExtra, NextCall, Provider, ToolCallContext, ToolDefinition } from "./provider.ts";
 import { listedTool, loadedTool } from "./lazy.ts";
 import {
@@ -76,7 +77,7 @@ export interface CreateServerOptions {
   /** The client the calls count against for per-client limits (see `ToolCallContext.client`). */
   client?: string;
   /** Where `output: "file"` results go; its resource template is served too. Absent: refused. */
-  exports?: ResultExports;
+  exports?: ExportStore;
   /** The User-Agent upstream requests carry, named in citations so a replay sends the same. */
   userAgent?: string;
   /** Where answers' citations are kept (shared by replicas with Redis); default: in process. */

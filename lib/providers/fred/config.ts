@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { defineProvider } from "../../config/provider_spec.ts";
 import type { Binding, CommonSettings } from "../../config/provider_spec.ts";
-import { OUTPUT_MODES } from "../../output/tokens.ts";
-import { FILE_FORMATS } from "../../output/writers.ts";
+import { FILE_FORMATS, OUTPUT_MODES } from "../../output/modes.ts";
 import { checkKeyFormat } from "./key.ts";
 
 /** Environment variables of seed 003 (and a few of this server's own), with the keys they set. */
