@@ -44,6 +44,15 @@ export function everyProviderConfig(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The variables the Dockerfile's `ENV` lines set, but the data folder (the bench gives one). */
+export function containerEnv(): Record<string, string> {
+  const dockerfile = Deno.readTextFileSync(join(ROOT, "Dockerfile"));
+  const env: Record<string, string> = {};
+  for (const m of dockerfile.matchAll(/^ENV ([A-Z_][A-Z0-9_]*)=(\S+)$/gm)) env[m[1]!] = m[2]!;
+  delete env["OPENDATA_MCP_DATA_DIR"];
+  return env;
+}
+
 /** The Dockerfile's CMD arguments (after `deno`), with the port made 0. */
 export function containerArgs(): string[] {
   const dockerfile = Deno.readTextFileSync(join(ROOT, "Dockerfile"));
@@ -146,7 +155,7 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
         label: "the container's command (Dockerfile CMD with this deno, in the checkout, over HTTP)",
         cmd: [Deno.execPath(), ...containerArgs()],
         cwd: ROOT,
-        env: { OPENDATA_MCP_DATA_DIR: data, MCP_ALLOWED_HOSTS: "127.0.0.1" },
+        env: { ...containerEnv(), OPENDATA_MCP_DATA_DIR: data, MCP_ALLOWED_HOSTS: "127.0.0.1" },
         http: true,
       },
     ];

@@ -2,6 +2,7 @@
 // permissions on 127.0.0.1 port 0, and reads the bound port from its start-up log line.
 import { childEnv, removeHome, scratchHome, startArgs } from "./server.ts";
 import type { SpawnOptions } from "./server.ts";
+import { START_ENV } from "../tools/permissions.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -73,7 +74,8 @@ export async function startHttpServer(
       "0",
       ...(options.args ?? []),
     ],
-    env: childEnv(home, options.env),
+    // As `deno task start` and the container run it (MALLOC_ARENA_MAX), unless `env` says otherwise.
+    env: childEnv(home, { ...START_ENV, ...options.env }),
     clearEnv: true,
     cwd: options.cwd ?? home,
     stdin: "null",
