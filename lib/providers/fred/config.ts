@@ -283,6 +283,9 @@ export const fredSpec = defineProvider({
     { name: "fred-output-mode", key: "output_mode", kind: "string", description: "auto, screen or file" },
   ],
   secrets: ["api_key"],
+  // FRED_API_KEY is set on most starts: any string is a key to its schema too (its format is a
+  // warning of `check`, never an error).
+  plain: { api_key: (v) => typeof v === "string" },
   load: () => import("./mod.ts"),
   // A doubtful key is worth a warning, never a failed start: calls explain what FRED says.
   check: (settings) => {
