@@ -86,6 +86,34 @@ const WAYS_NOTES = `Changed (issue 29):
   (the every-provider row sets a FRED API key) still builds that provider's schema.
 - \`opendata_chart\`'s input schema and its JSON Schema are built when first listed or called, not when the
   server starts (2.2 ms of a start's CPU profile).
+- lib/providers/listings.json, which every start imports, is indented down to one tool, toolset or resource a
+  line instead of every nested key (257 KB → 108 KB, the same value; \`deno fmt\` leaves the generated file
+  alone): 0.98× paired against the commit before (15 pairs).
+- The result exports' code (lib/output/exports.ts, storage.ts, resources.ts, paths.ts, writes.ts, the row
+  writers and the tokenizer's module, about 230 KB of the emitted JavaScript a start loaded) loads with the
+  first file written, listed or read: the server starts with \`DeferredExports\` (lib/output/deferred_exports.ts),
+  which serves the same resource template and hands out the same files
+  (tests/output/deferred_exports_test.ts). FRED's settings take the output modes and file formats from
+  lib/output/modes.ts instead of tokens.ts and writers.ts. With the listings: 0.97× paired (15 pairs).
+- FRED's \`api_key\`, set on most starts (\`FRED_API_KEY\`, or the file), is checked as plain code like the common
+  keys (a provider spec's \`plain\` checks, lib/config/provider_spec.ts): any string, as its schema takes it.
+  The every-provider configuration of the table, which sets one, no longer builds FRED's zod schema: its
+  \`parseConfig\` took 3.0–4.0 ms in-process against 7.6–10.8 ms before (3 runs each), the same as without
+  the key.
+- \`deno task start\` and the image (\`ENV\`) set \`MALLOC_ARENA_MAX=1\` (glibc: one malloc arena for all threads).
+  Over one Streamable HTTP session of 10,000 calls the live heap stays at 18.4–18.6 MiB after every
+  mark-compact (\`--trace-gc\`): no call leaves anything behind, so there was no growth to fix in the code.
+  What grows to a plateau within the first 1,000 calls is outside the live heap: with an empty Deno cache
+  (the first start after an install, where every function is compiled afresh), /proc/PID/smaps showed +9 MiB
+  of anonymous 1–64 MiB mappings, glibc's malloc arenas of V8's background compiler threads (they stay away
+  with \`--no-concurrent-recompilation\`: 105 MiB), 4–5 MiB of the deno binary's own pages (the optimizing
+  compiler) and 6 MiB more V8 heap committed; one arena took that case from 111–114 MiB to 97 MiB after the
+  calls, and 86–88 to 78–79 MiB after start. With the warm cache the bench uses the gain is a few MiB and the
+  spread wide: 95.0, 99.1, 101.6 and 103.1 MiB with it against 97.9, 102.7, 103.2 and 104.9 without (single
+  servers, alternating); the log level made no difference (101.3–104.3 MiB at info and warn). 50 sessions ×
+  40 \`opendata_describe\` calls made 662 and 693 calls/s with it against 614 and 707 without (empty caches). A release binary
+  cannot set it for itself (glibc reads it at process start): docs/DEPLOYMENT.md says to set it in its
+  environment.
 
 Tried and not kept:
 
@@ -99,12 +127,24 @@ Tried and not kept:
 - \`--max-old-space-size=512\`: RSS after 10,000 HTTP calls 98.6 against 103.9 MiB in the same session; too little
   for a halved heap cap. \`MALLOC_ARENA_MAX=2\`: no change (103.7 MiB).
 - Start-up without the V8 flags: paired ratio 1.31× against 1.31× with them (15 pairs, load 6).
+- \`"inlineSourceMap": false\` / \`"sourceMap": false\` / \`"inlineSources": false\` in deno.json's compilerOptions,
+  to shrink the emitted JavaScript Deno hands to V8 (every local module carries an inline source map, about
+  twice its code): Deno 2.9 ignores them ("Unsupported compiler options") and emits the same files.
+- Building the core tools' zod schemas on first use: they take 1.0 ms of a start (timed in-process), and
+  lib/mcp/core_tools.ts is being split by another change (issue 28): left for after it.
+- Deferring the HTTP client (lib/http/fetch_client.ts, ssrf.ts, breaker.ts, ...; about 230 KB emitted) or the
+  metrics registry: their entry points are synchronous (\`HttpRuntime.client()\`, \`enableMetrics()\`) and used
+  from many places; not done.
 
-Where the rest of the start goes: the minimal server loads the SDK and zod; this server also loads 65 modules
-of lib/ and the generated listings (252 KB of JSON) on its static path, builds its core tools' schemas and
-allocates about 4 MB more during start (17 MB against 13 MB by the last scavenge), which with its 2 MiB
-young generation means 10 scavenges against 4. Its own JavaScript during a start is 10–30 ms of CPU profile
-samples, much of it the SDK's request handling inside its wrappers.`;
+Where the rest of the start goes (markers at points of main.ts, lib/cli.ts and lib/mcp/stdio.ts, medians of
+11 starts, not committed): the minimal server's module graph is loaded and evaluated 65 ms after the process
+starts and its \`tools/list\` answered 37 ms later; this server's graph 84–86 ms after start (before the changes
+above), then 10 ms of configuration and \`createApp\`, then 34 ms to the answer. The time after serving is the
+same in both: most of it is the SDK building its request schemas on the first request (\`getRequestSchema\` →
+\`registryMaps\`, about 9 ms of CPU profile samples in each). What is left is loading and first running this
+server's own code (a bundle of the start path, tried by issue 17, saved 4.5 ms of it), spread over many
+functions of about 0.5 ms each in the CPU profiles (\`createServer\` registering prompts, resources and views,
+\`checkAllowlist\`, the listings' selection, the core tools' module).`;
 
 /** Measures and returns the section's Markdown. */
 export async function benchStartupWays(runs: number, calls: number): Promise<string> {
@@ -142,6 +182,12 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
       minimalHttp,
       { ...thisServer("`deno task start` in the checkout (its config/apis.yaml)"), cwd: ROOT },
       thisServer("`deno task start` in a folder without a config file"),
+      {
+        ...thisServer(
+          "`deno task start` in a folder without a config file, without the task's MALLOC_ARENA_MAX=1",
+        ),
+        env: {},
+      },
       {
         ...thisServer("`deno task start` with a config file setting keys for every provider"),
         cwd: configured,
@@ -198,18 +244,20 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
         `| ${c.label}, ${c.call.name} over stdio | ${mib(r.startRss)} | ${mib(r.rss)} | ${mib(r.peak)} |`,
       );
     }
-    {
+    // As the start task runs it (its variables: MALLOC_ARENA_MAX=1), then without them.
+    for (const withTaskEnv of [true, false]) {
       await using http = await startHttpServer({
         args: ["--providers", "example"],
         env: { OPENDATA_MCP_TOOLSETS: "", RATE_LIMIT_ENABLED: "false" },
+        withoutTaskEnv: !withTaskEnv,
       });
       const before = memoryMiB(http.child.pid);
       await httpSessions(http.origin, 1, calls, echo);
       const after = memoryMiB(http.child.pid);
       memory.push(
-        `| this server (\`--providers example\`), example-echo in one Streamable HTTP session | ${
-          mib(before?.rss ?? NaN)
-        } | ${mib(after?.rss ?? NaN)} | ${mib(after?.peak ?? NaN)} |`,
+        `| this server (\`--providers example\`), example-echo in one Streamable HTTP session${
+          withTaskEnv ? "" : ", without the start task's MALLOC_ARENA_MAX=1"
+        } | ${mib(before?.rss ?? NaN)} | ${mib(after?.rss ?? NaN)} | ${mib(after?.peak ?? NaN)} |`,
       );
     }
     return `## Start-up as users start it (issue 29)

@@ -37,6 +37,8 @@ export interface HttpServerProcess {
 export interface HttpServerOptions extends SpawnOptions {
   /** Runs the server under `prlimit --nofile=N:N` (Linux): at most N open file descriptors. */
   nofile?: number;
+  /** Leaves out the variables the start task sets (`START_ENV`), e.g. to measure what they change. */
+  withoutTaskEnv?: boolean;
 }
 
 /** Whether `prlimit` (util-linux) is there to cap a child's file descriptors. */
@@ -75,7 +77,7 @@ export async function startHttpServer(
       ...(options.args ?? []),
     ],
     // As `deno task start` and the container run it (MALLOC_ARENA_MAX), unless `env` says otherwise.
-    env: childEnv(home, { ...START_ENV, ...options.env }),
+    env: childEnv(home, { ...(options.withoutTaskEnv ? {} : START_ENV), ...options.env }),
     clearEnv: true,
     cwd: options.cwd ?? home,
     stdin: "null",

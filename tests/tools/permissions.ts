@@ -103,10 +103,10 @@ export const V8_FLAGS = "--v8-flags=--max-semi-space-size=2,--max-old-space-size
 /**
  * The environment `deno task start` sets for the server (the container sets it with `ENV`).
  * `MALLOC_ARENA_MAX=1`: glibc gives every thread that allocates an arena of its own, and V8's
- * background compiler threads (TurboFan) each kept 2-4 MiB of freed memory resident. With one
- * arena, one Streamable HTTP session of 10,000 calls ended at 97 MiB instead of 111-114 MiB and the
- * start at 78-79 MiB instead of 86-88; 50 concurrent sessions made as many calls a second (issue 29,
- * docs/BENCHMARKS.md). glibc reads it when the process starts: it cannot be set from main.ts.
+ * background compiler threads (TurboFan) kept freed memory resident. With one arena, one Streamable
+ * HTTP session of 10,000 calls on a first start (empty Deno cache) ended at 97 MiB instead of
+ * 111-114 MiB, and a few MiB lower with a warm cache; 50 concurrent sessions made as many calls a
+ * second (issue 29, docs/BENCHMARKS.md). glibc reads it when the process starts: not from main.ts.
  */
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "1" };
 
