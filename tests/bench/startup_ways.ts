@@ -94,12 +94,24 @@ const WAYS_NOTES = `Changed (issue 29):
   first file written, listed or read: the server starts with \`DeferredExports\` (lib/output/deferred_exports.ts),
   which serves the same resource template and hands out the same files
   (tests/output/deferred_exports_test.ts). FRED's settings take the output modes and file formats from
-  lib/output/modes.ts instead of tokens.ts and writers.ts. With the listings: 0.97× paired (15 pairs).
+  lib/output/modes.ts instead of tokens.ts and writers.ts. With the listings: 0.97× paired (15 pairs), but see
+  the stub experiment below: loading fewer modules gains little by itself.
 - FRED's \`api_key\`, set on most starts (\`FRED_API_KEY\`, or the file), is checked as plain code like the common
   keys (a provider spec's \`plain\` checks, lib/config/provider_spec.ts): any string, as its schema takes it.
   The every-provider configuration of the table, which sets one, no longer builds FRED's zod schema: its
   \`parseConfig\` took 3.0–4.0 ms in-process against 7.6–10.8 ms before (3 runs each), the same as without
   the key.
+- A config file in plain YAML (block mappings of plain keys, sequences of scalars, plain or simply quoted
+  scalars, comments: config/apis.yaml and the every-provider file are) is read without loading js-yaml
+  (lib/config/yaml.ts \`plainYaml\`); anything else goes to js-yaml as before, with its errors
+  (tests/config/plain_yaml_test.ts compares the two over 100 scalars in 6 layouts). The main thread's CPU time
+  to \`tools/list\` answered (/proc/PID/task/PID/schedstat, medians of 15 interleaved starts, far less
+  disturbed by the machine's load than wall time) with the checkout's config: 121.5 ms against 129.2 ms.
+- Masking secrets in log lines: a line that cannot hold a secret (no \`%\`, \`\\\` or \`&\`, and without white
+  space and \`+\` it does not contain the secret's first 8 characters) skips the secret's patterns, regular
+  expressions of some kilobytes V8 compiled on the first log line (lib/log.ts \`mayHoldSecret\`;
+  tests/log_test.ts checks the shortcut is never taken for a text the patterns change). A FRED key cost
+  3 ms of main-thread CPU at start (123.5 against 120.6 ms without one); now none (124.8 ms both).
 - \`deno task start\` and the image (\`ENV\`) set \`MALLOC_ARENA_MAX=1\` (glibc: one malloc arena for all threads).
   Over one Streamable HTTP session of 10,000 calls the live heap stays at 18.4–18.6 MiB after every
   mark-compact (\`--trace-gc\`): no call leaves anything behind, so there was no growth to fix in the code.
@@ -108,12 +120,14 @@ const WAYS_NOTES = `Changed (issue 29):
   of anonymous 1–64 MiB mappings, glibc's malloc arenas of V8's background compiler threads (they stay away
   with \`--no-concurrent-recompilation\`: 105 MiB), 4–5 MiB of the deno binary's own pages (the optimizing
   compiler) and 6 MiB more V8 heap committed; one arena took that case from 111–114 MiB to 97 MiB after the
-  calls, and 86–88 to 78–79 MiB after start. With the warm cache the bench uses the gain is a few MiB and the
-  spread wide: 95.0, 99.1, 101.6 and 103.1 MiB with it against 97.9, 102.7, 103.2 and 104.9 without (single
-  servers, alternating); the log level made no difference (101.3–104.3 MiB at info and warn). 50 sessions ×
-  40 \`opendata_describe\` calls made 662 and 693 calls/s with it against 614 and 707 without (empty caches). A release binary
-  cannot set it for itself (glibc reads it at process start): docs/DEPLOYMENT.md says to set it in its
-  environment.
+  calls, and 86–88 to 78–79 MiB after start. With the warm cache the bench uses there is no clear gain:
+  five servers each (three alternating pairs, two bench runs) ended at 95.0–103.1 MiB, median 101.6, with it
+  against 97.9–104.9 MiB, median 102.7, without; RSS after start is about 1 MiB lower with it. The log level
+  made no difference (101.3–104.3 MiB at info and warn). A heap snapshot after 3,000 calls held 18.2 MiB, 5.5
+  MiB of it strings, mostly the modules' sources; nothing grows with the calls. 50 sessions × 40
+  \`opendata_describe\` calls made 662 and 693 calls/s with it against 614 and 707 without (empty caches). A
+  release binary cannot set it for itself (glibc reads it at process start): docs/DEPLOYMENT.md says to set
+  it in its environment.
 
 Tried and not kept:
 
@@ -132,19 +146,29 @@ Tried and not kept:
   twice its code): Deno 2.9 ignores them ("Unsupported compiler options") and emits the same files.
 - Building the core tools' zod schemas on first use: they take 1.0 ms of a start (timed in-process), and
   lib/mcp/core_tools.ts is being split by another change (issue 28): left for after it.
-- Deferring the HTTP client (lib/http/fetch_client.ts, ssrf.ts, breaker.ts, ...; about 230 KB emitted) or the
-  metrics registry: their entry points are synchronous (\`HttpRuntime.client()\`, \`enableMetrics()\`) and used
-  from many places; not done.
+- Deferring more modules. As an upper bound, the HTTP client (lib/http/fetch_client.ts, ssrf.ts and five
+  more) and the views' HTML modules were cut from the start path with stubs (7 + 4 modules, 90 KB of source):
+  the main thread's CPU time to \`tools/list\` answered (/proc/PID/task/PID/schedstat, medians of 15
+  interleaved starts, which the machine's load disturbs far less than wall time) was 111.1 ms against 110.6 ms.
+  Not worth the change to their synchronous entry points (\`HttpRuntime.client()\`).
+- \`--no-lazy\` in the V8 flags (every function compiled when its module is, so the code cache holds them): main
+  thread CPU 117.5 against 122.9 ms (15 starts each), but it compiles all of zod and the SDK too: RSS after
+  start 73.2 against 68.3 MiB, over the 1.1× RSS target.
+- Sources in ASCII only (V8 keeps a module's source as two bytes a character when one character is not
+  ASCII; 63 files have one): main thread CPU 118.5 against 115.6 ms, no gain.
+- Without the V8 flags, measured by main thread CPU: 118.3 against 120.0 ms.
 
 Where the rest of the start goes (markers at points of main.ts, lib/cli.ts and lib/mcp/stdio.ts, medians of
 11 starts, not committed): the minimal server's module graph is loaded and evaluated 65 ms after the process
 starts and its \`tools/list\` answered 37 ms later; this server's graph 84–86 ms after start (before the changes
 above), then 10 ms of configuration and \`createApp\`, then 34 ms to the answer. The time after serving is the
 same in both: most of it is the SDK building its request schemas on the first request (\`getRequestSchema\` →
-\`registryMaps\`, about 9 ms of CPU profile samples in each). What is left is loading and first running this
-server's own code (a bundle of the start path, tried by issue 17, saved 4.5 ms of it), spread over many
-functions of about 0.5 ms each in the CPU profiles (\`createServer\` registering prompts, resources and views,
-\`checkAllowlist\`, the listings' selection, the core tools' module).`;
+\`registryMaps\`, about 9 ms of CPU profile samples in each). Measured as the main thread's CPU time, the
+minimal server needs 95–99 ms to its answer and this server 114–123 ms. The difference is this server's own
+JavaScript running once per start (CPU profiles: 17 ms of samples in lib/ against none, spread over many
+functions of 0.2–1.5 ms each: \`createServer\`, \`createApp\`, \`boot\`, \`parseConfig\`, the log lines, the
+listings' selection, \`checkAllowlist\`), whose functions V8 compiles lazily on every start, and 6 ms more
+garbage collection; not the loading of its modules (above).`;
 
 /** Measures and returns the section's Markdown. */
 export async function benchStartupWays(runs: number, calls: number): Promise<string> {
