@@ -72,7 +72,9 @@ function plainBlock(
     const list: unknown[] = [];
     while (at.i < lines.length && lines[at.i]!.indent === indent) {
       const item = PLAIN_ITEM.exec(lines[at.i]!.body);
-      if (!item || item[1] === undefined) return NOT_PLAIN;
+      // Another key at this indentation ends a sequence written at its key's own (`key:\n- a\nnext: 1`).
+      if (!item) break;
+      if (item[1] === undefined) return NOT_PLAIN;
       const value = plainScalar(item[1]);
       if (value === NOT_PLAIN) return NOT_PLAIN;
       list.push(value);

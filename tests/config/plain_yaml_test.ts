@@ -176,11 +176,14 @@ Deno.test("plainYaml() leaves what it does not read plainly to js-yaml (which gi
     "- a\n- b\n", // a sequence at the root is read plainly too
     "# only comments\n",
     "a:\n",
+    "a:\n- x\n- y\nb: 1\n", // a sequence at its key's indentation, then the next key
+    "- a\nb: 1\n", // a key after a sequence at the root
+    "a:\n  - x\n  b: 1\n", // a key after a nested sequence, at its indentation
   ];
   const read = cases.map((text) => agrees(text));
   assert.deepEqual(
     read,
-    [...Array(16).fill("js-yaml"), "plain", "js-yaml", "plain"],
+    [...Array(16).fill("js-yaml"), "plain", "js-yaml", "plain", "plain", "js-yaml", "js-yaml"],
     JSON.stringify(read),
   );
 });
