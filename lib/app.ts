@@ -18,7 +18,7 @@ import { collectTools, createServer, describeTool } from "./mcp/server.ts";
 import { CORE_TOOLSET, ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
 import type { RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
-import { ResultExports } from "./output/exports.ts";
+import { DeferredExports } from "./output/deferred_exports.ts";
 import type { WritePolicy } from "./output/writes.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 import type { SharedState } from "./redis/mod.ts";
@@ -197,7 +197,8 @@ export async function createApp(
     });
   }
   const searchTimeoutMs = Math.round(config.server.search_timeout * 1000);
-  const exports = new ResultExports({
+  // Its code (file writing, storage) loads with the first file written, listed or read.
+  const exports = new DeferredExports({
     dataDir,
     clock: http.clock,
     maxMb: config.server.export_max_mb,

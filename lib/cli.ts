@@ -286,7 +286,7 @@ async function loadConfig(
       );
     }
   }
-  if (text !== undefined) await loadYaml();
+  if (text !== undefined) await loadYaml(text);
   const config = parseConfig(
     {
       flags,

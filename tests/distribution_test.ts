@@ -15,7 +15,7 @@ import {
   REPOSITORY,
   USER_CONFIG,
 } from "./tools/distribution.ts";
-import { envGranted, envNames, permissionTasks } from "./tools/permissions.ts";
+import { envGranted, envNames, permissionTasks, splitStartTask, START_ENV } from "./tools/permissions.ts";
 import {
   releaseNotes,
   serverJsonTemplate,
@@ -202,11 +202,19 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
   assert.match(dockerfile, /^EXPOSE 8000$/m);
   assert.match(dockerfile, /^HEALTHCHECK .*\\\n\s+CMD \[.*http:\/\/127\.0\.0\.1:8000\/health/m);
   const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
-  const start = permissionTasks()["start"]!.split(" ");
+  const start = splitStartTask(permissionTasks()["start"]!)!;
+  for (const [name, value] of Object.entries(start.env)) {
+    assert.match(
+      dockerfile,
+      new RegExp(`^ENV ${name}=${value}$`, "m"),
+      `the image sets ${name} as the task does`,
+    );
+  }
   assert.deepEqual(
     cmd,
     [
-      ...start.slice(1, -1),
+      "run",
+      ...start.args.slice(0, -1),
       "--cached-only",
       "main.ts",
       "serve",
@@ -333,4 +341,17 @@ Deno.test("the release workflow pins mcp-publisher and can be re-run for a versi
   assert.match(text, /release\.ts notes "\$GITHUB_REF_NAME" release-notes\.md/);
   assert.match(text, /--notes-file notes\/release-notes\.md/);
   assert.doesNotMatch(text, /--generate-notes/);
+});
+
+Deno.test("splitStartTask() separates the variables a start task sets from its deno run arguments", () => {
+  assert.deepEqual(splitStartTask("MALLOC_ARENA_MAX=1 A_B= deno run -q -P main.ts"), {
+    env: { MALLOC_ARENA_MAX: "1", A_B: "" },
+    args: ["-q", "-P", "main.ts"],
+  });
+  assert.deepEqual(splitStartTask("deno run main.ts"), { env: {}, args: ["main.ts"] });
+  assert.equal(splitStartTask("deno run -q other.ts"), undefined);
+  assert.equal(splitStartTask("deno eval main.ts"), undefined);
+  assert.equal(splitStartTask("lower=1 deno run main.ts"), undefined, "only NAME=value words are variables");
+  const start = splitStartTask(permissionTasks()["start"]!)!;
+  assert.deepEqual(start.env, { ...START_ENV }, "deno task start sets START_ENV");
 });

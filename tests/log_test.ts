@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LineWriter, Logger, maskSecrets } from "../lib/log.ts";
+import { LineWriter, Logger, maskSecretFully, maskSecrets, mayHoldSecret } from "../lib/log.ts";
 
 Deno.test("Logger writes one JSON object per line with inherited fields and masks secrets", () => {
   const lines: string[] = [];
@@ -209,4 +209,62 @@ Deno.test("maskSecrets() masks a secret in any case, URL-encoded, escaped, space
   );
   assert.equal(maskSecrets(`${key.slice(0, 11)} in the middle`, [key]), `${key.slice(0, 11)} in the middle`);
   assert.equal(maskSecrets("a.b*c and a.b*c", ["a.b*c"]), "*** and ***", "regex characters are literal");
+});
+
+Deno.test("mayHoldSecret() is true for every text the masking patterns change, and false for lines without the secret", () => {
+  const hex = (c: string) => c.charCodeAt(0).toString(16);
+  const secrets = [
+    "0123456789abcdef0fedcba987654321",
+    "Sk-Test_9+zZ.key",
+    "short",
+    "with space 123456",
+    "nøkkel-123456789",
+  ];
+  let changed = 0;
+  for (const key of secrets) {
+    const echoes = [
+      key,
+      key.toUpperCase(),
+      key.toLowerCase(),
+      [...key].join(" "),
+      [...key].join("+"),
+      [...key].join("\n\t "),
+      [...key].map((c) => `%${hex(c).toUpperCase()}`).join(""),
+      [...key].map((c) => `\\u00${hex(c)}`).join(""),
+      [...key].map((c) => `&#${c.charCodeAt(0)};`).join(""),
+      key.slice(0, 9),
+      key.slice(0, 8),
+      key.slice(0, 7),
+      `${key.slice(0, 4)} ${key.slice(4)}`,
+      "",
+    ];
+    for (const echo of echoes) {
+      for (
+        const text of [
+          `key=${echo}`,
+          `{"level":"info","msg":"upstream said ${echo}"}`,
+          `${echo}… (cut)`,
+          `url https://api.example.org/x?api_key=${echo}&file_type=json`,
+          `GET /fred/series?api_key=${echo}`,
+          `a ${echo} b`,
+        ]
+      ) {
+        if (maskSecretFully(text, key) === text) continue;
+        changed++;
+        assert.ok(mayHoldSecret(text, key), `${JSON.stringify(text)} holds ${key}`);
+        assert.equal(maskSecrets(text, [key]), maskSecretFully(text, key));
+      }
+    }
+  }
+  assert.ok(changed > 100, `the corpus exercises the patterns (${changed})`);
+  const key = "0123456789abcdef0fedcba987654321";
+  for (
+    const line of [
+      `{"time":"2026-11-27T08:03:08.662Z","level":"info","msg":"configuration loaded","config_file":"config/apis.yaml"}`,
+      `{"time":"2026-11-27T08:03:08.670Z","level":"info","msg":"serving MCP over stdio","tools":3}`,
+    ]
+  ) {
+    assert.equal(mayHoldSecret(line, key), false, line);
+    assert.equal(maskSecrets(line, [key]), line);
+  }
 });

@@ -79,6 +79,8 @@ export interface ProviderSpec<S extends CommonSettings = CommonSettings> {
   listings?: ProviderListings;
   /** Common keys the provider's own keys redeclare with a schema of their own (wikipedia: `base_url`). */
   replaces: readonly string[];
+  /** Own keys checked as plain code at start-up, without building the schema (see {@linkcode plainSettings}). */
+  plain?: Readonly<Record<string, (value: unknown) => boolean>>;
 }
 
 /** Options for {@linkcode defineProvider}. */
@@ -100,6 +102,13 @@ export interface DefineProviderOptions<E extends z.ZodRawShape> {
    * the common ones (tests/config/provider_spec_test.ts keeps this list equal to `extra`'s keys).
    */
   replaces?: readonly (keyof CommonSettings)[];
+  /**
+   * Own keys a configuration often sets (an API key), checked as plain code at start-up: each
+   * check accepts only values the key's schema in `extra` accepts and leaves unchanged, so that
+   * setting them does not build the block's schema (tests/config/plain_settings_test.ts compares
+   * them with the schema). Any other value goes to the schema, whose error names the key.
+   */
+  plain?: Readonly<Record<string, (value: unknown) => boolean>>;
   env?: readonly Binding[];
   flags?: readonly Binding[];
   secrets?: readonly string[];
@@ -146,6 +155,7 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
     allowNet: options.allowNet ?? [hostOf(c.base_url)],
     load: options.load,
     replaces: options.replaces ?? [],
+    ...(options.plain ? { plain: options.plain } : {}),
     ...(options.check ? { check: options.check } : {}),
   };
 }
@@ -219,14 +229,14 @@ const PLAIN_COMMON: Record<string, (v: unknown) => boolean> = {
  * `defaults` are the block's settings when nothing is set (the generated listings' defaults).
  */
 export function plainSettings(
-  spec: Pick<ProviderSpec, "replaces">,
+  spec: Pick<ProviderSpec, "replaces" | "plain">,
   defaults: Record<string, unknown>,
   values: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
   const out = structuredClone(defaults);
   for (const [key, value] of Object.entries(values)) {
     if (!Object.hasOwn(defaults, key)) return undefined;
-    const check = spec.replaces.includes(key) ? undefined : PLAIN_COMMON[key];
+    const check = spec.plain?.[key] ?? (spec.replaces.includes(key) ? undefined : PLAIN_COMMON[key]);
     const plain = check ? check(value) : isPrimitive(value) && value === defaults[key];
     if (!plain) return undefined;
     out[key] = value;

@@ -3,7 +3,8 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { CitationStore } from "../output/provenance.ts";
-import type { ResultExports, ResultFiles } from "../output/exports.ts";
+import type { ResultFiles } from "../output/exports.ts";
+import type { ExportStore } from "../output/deferred_exports.ts";
 import type { McpExtra, ToolDefinition } from "./provider.ts";
 import type { ViewOptions } from "./views/mod.ts";
 
@@ -41,7 +42,7 @@ export interface CreateServerOptions {
   /** The client the calls count against for per-client limits (see `ToolCallContext.client`). */
   client?: string;
   /** Where `output: "file"` results go; its resource template is served too. Absent: refused. */
-  exports?: ResultExports;
+  exports?: ExportStore;
   /** The User-Agent upstream requests carry, named in citations so a replay sends the same. */
   userAgent?: string;
   /** Where answers' citations are kept (shared by replicas with Redis); default: in process. */

@@ -11,7 +11,7 @@
 export type OutputMode = "auto" | "screen" | "file";
 
 /** The output modes, for zod enums. */
-export const OUTPUT_MODES = ["auto", "screen", "file"] as const;
+export { OUTPUT_MODES } from "./modes.ts";
 
 /** The encodings the server counts with. */
 export type EncodingName = "cl100k_base" | "o200k_base";

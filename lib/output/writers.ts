@@ -10,7 +10,7 @@
 export type FileFormat = "csv" | "json";
 
 /** The file formats, for zod enums. */
-export const FILE_FORMATS = ["csv", "json"] as const;
+export { FILE_FORMATS } from "./modes.ts";
 
 /** MIME type of a stored file by its format or extension. */
 export function mimeTypeOf(format: string): string {

@@ -7,6 +7,7 @@
 // asserted.
 import { dirname, join } from "node:path";
 import { childEnv, lines, removeHome, scratchHome } from "../fakes/server.ts";
+import { splitStartTask } from "../tools/permissions.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -401,14 +402,20 @@ export async function stdioCalls(
  */
 export function checkoutCommand(dir: string, home: string, label: string): ServerCommand {
   const config = JSON.parse(Deno.readTextFileSync(join(dir, "deno.json")));
-  const task = String(config.tasks.start).replaceAll("$HOME", home);
-  if (!/^deno run .* main\.ts$/.test(task)) throw new Error(`Unexpected start task in ${dir}: ${task}`);
-  const flags = task.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
+  const task = splitStartTask(String(config.tasks.start).replaceAll("$HOME", home));
+  if (!task) throw new Error(`Unexpected start task in ${dir}: ${config.tasks.start}`);
   return {
     label,
-    cmd: [Deno.execPath(), "run", "--config", join(dir, "deno.json"), ...flags, join(dir, "main.ts")],
+    cmd: [
+      Deno.execPath(),
+      "run",
+      "--config",
+      join(dir, "deno.json"),
+      ...task.args.slice(0, -1),
+      join(dir, "main.ts"),
+    ],
     // The task's grants name this HOME: the child runs with it.
-    env: { HOME: home },
+    env: { ...task.env, HOME: home },
   };
 }
 
@@ -419,7 +426,8 @@ export function thisServer(
   env: Record<string, string> = {},
 ): ServerCommand {
   const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
-  const flags = String(config.tasks.start).replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ");
+  const task = splitStartTask(String(config.tasks.start));
+  if (!task) throw new Error(`Unexpected start task: ${config.tasks.start}`);
   return {
     label,
     cmd: [
@@ -427,11 +435,11 @@ export function thisServer(
       "run",
       "--config",
       join(ROOT, "deno.json"),
-      ...flags,
+      ...task.args.slice(0, -1),
       join(ROOT, "main.ts"),
       ...args,
     ],
-    env,
+    env: { ...task.env, ...env },
     call: { name: "opendata_describe", arguments: { tool: "worldbank_search_documents" } },
   };
 }

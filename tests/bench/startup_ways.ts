@@ -44,6 +44,15 @@ export function everyProviderConfig(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The variables the Dockerfile's `ENV` lines set, but the data folder (the bench gives one). */
+export function containerEnv(): Record<string, string> {
+  const dockerfile = Deno.readTextFileSync(join(ROOT, "Dockerfile"));
+  const env: Record<string, string> = {};
+  for (const m of dockerfile.matchAll(/^ENV ([A-Z_][A-Z0-9_]*)=(\S+)$/gm)) env[m[1]!] = m[2]!;
+  delete env["OPENDATA_MCP_DATA_DIR"];
+  return env;
+}
+
 /** The Dockerfile's CMD arguments (after `deno`), with the port made 0. */
 export function containerArgs(): string[] {
   const dockerfile = Deno.readTextFileSync(join(ROOT, "Dockerfile"));
@@ -77,6 +86,48 @@ const WAYS_NOTES = `Changed (issue 29):
   (the every-provider row sets a FRED API key) still builds that provider's schema.
 - \`opendata_chart\`'s input schema and its JSON Schema are built when first listed or called, not when the
   server starts (2.2 ms of a start's CPU profile).
+- lib/providers/listings.json, which every start imports, is indented down to one tool, toolset or resource a
+  line instead of every nested key (257 KB → 108 KB, the same value; \`deno fmt\` leaves the generated file
+  alone): 0.98× paired against the commit before (15 pairs).
+- The result exports' code (lib/output/exports.ts, storage.ts, resources.ts, paths.ts, writes.ts, the row
+  writers and the tokenizer's module, about 230 KB of the emitted JavaScript a start loaded) loads with the
+  first file written, listed or read: the server starts with \`DeferredExports\` (lib/output/deferred_exports.ts),
+  which serves the same resource template and hands out the same files
+  (tests/output/deferred_exports_test.ts). FRED's settings take the output modes and file formats from
+  lib/output/modes.ts instead of tokens.ts and writers.ts. With the listings: 0.97× paired (15 pairs), but see
+  the stub experiment below: loading fewer modules gains little by itself.
+- FRED's \`api_key\`, set on most starts (\`FRED_API_KEY\`, or the file), is checked as plain code like the common
+  keys (a provider spec's \`plain\` checks, lib/config/provider_spec.ts): any string, as its schema takes it.
+  The every-provider configuration of the table, which sets one, no longer builds FRED's zod schema: its
+  \`parseConfig\` took 3.0–4.0 ms in-process against 7.6–10.8 ms before (3 runs each), the same as without
+  the key.
+- A config file in plain YAML (block mappings of plain keys, sequences of scalars, plain or simply quoted
+  scalars, comments: config/apis.yaml and the every-provider file are) is read without loading js-yaml
+  (lib/config/yaml.ts \`plainYaml\`); anything else goes to js-yaml as before, with its errors
+  (tests/config/plain_yaml_test.ts compares the two over 100 scalars in 6 layouts). The main thread's CPU time
+  to \`tools/list\` answered (/proc/PID/task/PID/schedstat, medians of 15 interleaved starts, far less
+  disturbed by the machine's load than wall time) with the checkout's config: 121.5 ms against 129.2 ms.
+- Masking secrets in log lines: a line that cannot hold a secret (no \`%\`, \`\\\` or \`&\`, and without white
+  space and \`+\` it does not contain the secret's first 8 characters) skips the secret's patterns, regular
+  expressions of some kilobytes V8 compiled on the first log line (lib/log.ts \`mayHoldSecret\`;
+  tests/log_test.ts checks the shortcut is never taken for a text the patterns change). A FRED key cost
+  3 ms of main-thread CPU at start (123.5 against 120.6 ms without one); now none (124.8 ms both).
+- \`deno task start\` and the image (\`ENV\`) set \`MALLOC_ARENA_MAX=1\` (glibc: one malloc arena for all threads).
+  Over one Streamable HTTP session of 10,000 calls the live heap stays at 18.4–18.6 MiB after every
+  mark-compact (\`--trace-gc\`): no call leaves anything behind, so there was no growth to fix in the code.
+  What grows to a plateau within the first 1,000 calls is outside the live heap: with an empty Deno cache
+  (the first start after an install, where every function is compiled afresh), /proc/PID/smaps showed +9 MiB
+  of anonymous 1–64 MiB mappings, glibc's malloc arenas of V8's background compiler threads (they stay away
+  with \`--no-concurrent-recompilation\`: 105 MiB), 4–5 MiB of the deno binary's own pages (the optimizing
+  compiler) and 6 MiB more V8 heap committed; one arena took that case from 111–114 MiB to 97 MiB after the
+  calls, and 86–88 to 78–79 MiB after start. With the warm cache the bench uses there is no clear gain:
+  five servers each (three alternating pairs, two bench runs) ended at 95.0–103.1 MiB, median 101.6, with it
+  against 97.9–104.9 MiB, median 102.7, without; RSS after start is about 1 MiB lower with it. The log level
+  made no difference (101.3–104.3 MiB at info and warn). A heap snapshot after 3,000 calls held 18.2 MiB, 5.5
+  MiB of it strings, mostly the modules' sources; nothing grows with the calls. 50 sessions × 40
+  \`opendata_describe\` calls made 662 and 693 calls/s with it against 614 and 707 without (empty caches). A
+  release binary cannot set it for itself (glibc reads it at process start): docs/DEPLOYMENT.md says to set
+  it in its environment.
 
 Tried and not kept:
 
@@ -90,12 +141,34 @@ Tried and not kept:
 - \`--max-old-space-size=512\`: RSS after 10,000 HTTP calls 98.6 against 103.9 MiB in the same session; too little
   for a halved heap cap. \`MALLOC_ARENA_MAX=2\`: no change (103.7 MiB).
 - Start-up without the V8 flags: paired ratio 1.31× against 1.31× with them (15 pairs, load 6).
+- \`"inlineSourceMap": false\` / \`"sourceMap": false\` / \`"inlineSources": false\` in deno.json's compilerOptions,
+  to shrink the emitted JavaScript Deno hands to V8 (every local module carries an inline source map, about
+  twice its code): Deno 2.9 ignores them ("Unsupported compiler options") and emits the same files.
+- Building the core tools' zod schemas on first use: they take 1.0 ms of a start (timed in-process), and
+  lib/mcp/core_tools.ts is being split by another change (issue 28): left for after it.
+- Deferring more modules. As an upper bound, the HTTP client (lib/http/fetch_client.ts, ssrf.ts and five
+  more) and the views' HTML modules were cut from the start path with stubs (7 + 4 modules, 90 KB of source):
+  the main thread's CPU time to \`tools/list\` answered (/proc/PID/task/PID/schedstat, medians of 15
+  interleaved starts, which the machine's load disturbs far less than wall time) was 111.1 ms against 110.6 ms.
+  Not worth the change to their synchronous entry points (\`HttpRuntime.client()\`).
+- \`--no-lazy\` in the V8 flags (every function compiled when its module is, so the code cache holds them): main
+  thread CPU 117.5 against 122.9 ms (15 starts each), but it compiles all of zod and the SDK too: RSS after
+  start 73.2 against 68.3 MiB, over the 1.1× RSS target.
+- Sources in ASCII only (V8 keeps a module's source as two bytes a character when one character is not
+  ASCII; 63 files have one): main thread CPU 118.5 against 115.6 ms, no gain.
+- Without the V8 flags, measured by main thread CPU: 118.3 against 120.0 ms.
 
-Where the rest of the start goes: the minimal server loads the SDK and zod; this server also loads 65 modules
-of lib/ and the generated listings (252 KB of JSON) on its static path, builds its core tools' schemas and
-allocates about 4 MB more during start (17 MB against 13 MB by the last scavenge), which with its 2 MiB
-young generation means 10 scavenges against 4. Its own JavaScript during a start is 10–30 ms of CPU profile
-samples, much of it the SDK's request handling inside its wrappers.`;
+Where the rest of the start goes (markers at points of main.ts, lib/cli.ts and lib/mcp/stdio.ts, medians of
+11 starts, not committed): the minimal server's module graph is loaded and evaluated 65 ms after the process
+starts and its \`tools/list\` answered 37 ms later; this server's graph 84–86 ms after start (before the changes
+above), then 10 ms of configuration and \`createApp\`, then 34 ms to the answer. The time after serving is the
+same in both: most of it is the SDK building its request schemas on the first request (\`getRequestSchema\` →
+\`registryMaps\`, about 9 ms of CPU profile samples in each). Measured as the main thread's CPU time, the
+minimal server needs 95–99 ms to its answer and this server 114–123 ms. The difference is this server's own
+JavaScript running once per start (CPU profiles: 17 ms of samples in lib/ against none, spread over many
+functions of 0.2–1.5 ms each: \`createServer\`, \`createApp\`, \`boot\`, \`parseConfig\`, the log lines, the
+listings' selection, \`checkAllowlist\`), whose functions V8 compiles lazily on every start, and 6 ms more
+garbage collection; not the loading of its modules (above).`;
 
 /** Measures and returns the section's Markdown. */
 export async function benchStartupWays(runs: number, calls: number): Promise<string> {
@@ -134,6 +207,12 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
       { ...thisServer("`deno task start` in the checkout (its config/apis.yaml)"), cwd: ROOT },
       thisServer("`deno task start` in a folder without a config file"),
       {
+        ...thisServer(
+          "`deno task start` in a folder without a config file, without the task's MALLOC_ARENA_MAX=1",
+        ),
+        env: {},
+      },
+      {
         ...thisServer("`deno task start` with a config file setting keys for every provider"),
         cwd: configured,
       },
@@ -146,7 +225,7 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
         label: "the container's command (Dockerfile CMD with this deno, in the checkout, over HTTP)",
         cmd: [Deno.execPath(), ...containerArgs()],
         cwd: ROOT,
-        env: { OPENDATA_MCP_DATA_DIR: data, MCP_ALLOWED_HOSTS: "127.0.0.1" },
+        env: { ...containerEnv(), OPENDATA_MCP_DATA_DIR: data, MCP_ALLOWED_HOSTS: "127.0.0.1" },
         http: true,
       },
     ];
@@ -189,18 +268,37 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
         `| ${c.label}, ${c.call.name} over stdio | ${mib(r.startRss)} | ${mib(r.rss)} | ${mib(r.peak)} |`,
       );
     }
-    {
-      await using http = await startHttpServer({
+    // As the start task runs it (its variables: MALLOC_ARENA_MAX=1) and without them, two servers
+    // each in the order with, without, without, with: what the machine does meanwhile moves a single
+    // figure by several MiB.
+    const http: Record<"with" | "without", { before: number; after: number; peak: number }[]> = {
+      with: [],
+      without: [],
+    };
+    for (const withTaskEnv of [true, false, false, true]) {
+      await using server = await startHttpServer({
         args: ["--providers", "example"],
         env: { OPENDATA_MCP_TOOLSETS: "", RATE_LIMIT_ENABLED: "false" },
+        withoutTaskEnv: !withTaskEnv,
       });
-      const before = memoryMiB(http.child.pid);
-      await httpSessions(http.origin, 1, calls, echo);
-      const after = memoryMiB(http.child.pid);
+      const before = memoryMiB(server.child.pid);
+      await httpSessions(server.origin, 1, calls, echo);
+      const after = memoryMiB(server.child.pid);
+      http[withTaskEnv ? "with" : "without"].push({
+        before: before?.rss ?? NaN,
+        after: after?.rss ?? NaN,
+        peak: after?.peak ?? NaN,
+      });
+    }
+    const both = (xs: number[]): string => xs.map((x) => x.toFixed(1)).join(" / ") + " MiB";
+    for (const key of ["with", "without"] as const) {
+      const r = http[key];
       memory.push(
-        `| this server (\`--providers example\`), example-echo in one Streamable HTTP session | ${
-          mib(before?.rss ?? NaN)
-        } | ${mib(after?.rss ?? NaN)} | ${mib(after?.peak ?? NaN)} |`,
+        `| this server (\`--providers example\`), example-echo in one Streamable HTTP session${
+          key === "with" ? "" : ", without the start task's MALLOC_ARENA_MAX=1"
+        } (two servers) | ${both(r.map((x) => x.before))} | ${both(r.map((x) => x.after))} | ${
+          both(r.map((x) => x.peak))
+        } |`,
       );
     }
     return `## Start-up as users start it (issue 29)

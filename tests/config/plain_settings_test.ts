@@ -110,3 +110,31 @@ Deno.test("parseConfig() still names the key of a value out of range or of the w
   assert.match(fail("tools:\n  only: [a]\n"), /Unknown key "tools\.only"/);
   assert.match(fail("providers:\n  boj: [1]\n"), /Invalid "providers\.boj"/);
 });
+
+Deno.test("parseConfig() takes FRED's api_key from the file or FRED_API_KEY without building FRED's schema, as the schema gives it", () => {
+  const fred = PROVIDERS.find((s) => s.id === "fred")!;
+  let built = 0;
+  const counted = Object.create(
+    Object.getPrototypeOf(fred),
+    {
+      ...Object.getOwnPropertyDescriptors(fred),
+      schema: { get: () => (built++, fred.schema) },
+    },
+  ) as typeof fred;
+  const specs = PROVIDERS.map((s) => s === fred ? counted : s);
+  const key = "0123456789abcdef".repeat(2);
+  const fromFile = parseConfig({
+    fileText: `providers:\n  fred:\n    api_key: "${key}"\n`,
+    env: {},
+    flags: {},
+  }, specs);
+  const fromEnv = parseConfig({ env: { FRED_API_KEY: key }, flags: {} }, specs);
+  assert.equal(built, 0, "the schema was not built");
+  assert.deepEqual(fromFile.providers["fred"], fred.schema.parse({ api_key: key }));
+  assert.deepEqual(fromEnv.providers["fred"], fred.schema.parse({ api_key: key }));
+  assert.throws(
+    () => parseConfig({ fileText: "providers:\n  fred:\n    api_key: 123\n", env: {}, flags: {} }, specs),
+    (e: Error) => e instanceof ConfigError && /providers\.fred\.api_key/.test(e.message),
+  );
+  assert.equal(built, 1, "a value of another type goes to the schema");
+});

@@ -2,6 +2,7 @@
 // permissions on 127.0.0.1 port 0, and reads the bound port from its start-up log line.
 import { childEnv, removeHome, scratchHome, startArgs } from "./server.ts";
 import type { SpawnOptions } from "./server.ts";
+import { START_ENV } from "../tools/permissions.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -36,6 +37,8 @@ export interface HttpServerProcess {
 export interface HttpServerOptions extends SpawnOptions {
   /** Runs the server under `prlimit --nofile=N:N` (Linux): at most N open file descriptors. */
   nofile?: number;
+  /** Leaves out the variables the start task sets (`START_ENV`), e.g. to measure what they change. */
+  withoutTaskEnv?: boolean;
 }
 
 /** Whether `prlimit` (util-linux) is there to cap a child's file descriptors. */
@@ -73,7 +76,8 @@ export async function startHttpServer(
       "0",
       ...(options.args ?? []),
     ],
-    env: childEnv(home, options.env),
+    // As `deno task start` and the container run it (MALLOC_ARENA_MAX), unless `env` says otherwise.
+    env: childEnv(home, { ...(options.withoutTaskEnv ? {} : START_ENV), ...options.env }),
     clearEnv: true,
     cwd: options.cwd ?? home,
     stdin: "null",

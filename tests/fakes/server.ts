@@ -6,6 +6,7 @@
 // own config/apis.yaml is not read unless a test asks for it (`cwd`).
 import { dirname, join, resolve } from "node:path";
 import { Client, serializeMessage } from "./sdk_client.ts";
+import { splitStartTask } from "../tools/permissions.ts";
 import type { JSONRPCMessage, Transport } from "./sdk_client.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -54,13 +55,12 @@ export interface SpawnOptions {
 export function startArgs(home: string, options: SpawnOptions = {}): string[] {
   const configPath = options.main ? join(dirname(options.main), "deno.json") : `${ROOT}deno.json`;
   const config = JSON.parse(Deno.readTextFileSync(configPath));
-  const task = String(config.tasks.start);
-  if (!/^deno run .* main\.ts$/.test(task)) throw new Error(`Unexpected start task: ${task}`);
+  const task = splitStartTask(String(config.tasks.start));
+  if (!task) throw new Error(`Unexpected start task: ${config.tasks.start}`);
   const args = [
     "--config",
     configPath,
-    ...task.replace(/^deno run /, "").replace(/ main\.ts$/, "").split(" ")
-      .filter((a) => !(options.withoutV8Flags && a.startsWith("--v8-flags="))),
+    ...task.args.slice(0, -1).filter((a) => !(options.withoutV8Flags && a.startsWith("--v8-flags="))),
   ];
   if (options.extraNet?.length && !options.exactPermissions) {
     args.push(`--allow-net=${[...config.permissions.default.net, ...options.extraNet].join(",")}`);

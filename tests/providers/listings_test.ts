@@ -6,6 +6,7 @@ import {
   CORE_SCHEMAS_PATH,
   generateCoreSchemas,
   generateListings,
+  indentedJson,
   LISTINGS_PATH,
   renderCoreSchemas,
   renderListings,
@@ -129,4 +130,16 @@ Deno.test("isSet() counts empty strings, lists and null as not set", () => {
     true,
     true,
   ]);
+});
+
+Deno.test("indentedJson() indents down to the given depth, writes deeper values on one line, and parses back the same", () => {
+  const value = { a: [1, { b: { c: [2, 3] } }], d: {}, e: [], f: "x\ny", g: undefined };
+  assert.equal(
+    indentedJson(value, 2),
+    '{\n  "a": [\n    1,\n    {"b":{"c":[2,3]}}\n  ],\n  "d": {},\n  "e": [],\n  "f": "x\\ny"\n}',
+  );
+  assert.equal(indentedJson(value, 0), JSON.stringify(value));
+  for (const depth of [0, 1, 2, 3, 9]) {
+    assert.deepEqual(JSON.parse(indentedJson(value, depth)), JSON.parse(JSON.stringify(value)));
+  }
 });

@@ -3,8 +3,7 @@ import type { Binding } from "../../config/provider_spec.ts";
 import { checkKeyFormat } from "./key.ts";
 import { z } from "zod";
 import type { CommonSettings } from "../../config/provider_spec.ts";
-import { OUTPUT_MODES } from "../../output/tokens.ts";
-import { FILE_FORMATS } from "../../output/writers.ts";
+import { FILE_FORMATS, OUTPUT_MODES } from "../../output/modes.ts";
 import type { FredSettings, Same } from "./settings.ts";
 
 /** Environment variables of seed 003 (and a few of this server's own), with the keys they set. */
@@ -290,6 +289,9 @@ export const fredSpec = defineProvider({
     { name: "fred-output-mode", key: "output_mode", kind: "string", description: "auto, screen or file" },
   ],
   secrets: ["api_key"],
+  // FRED_API_KEY is set on most starts: any string is a key to its schema too (its format is a
+  // warning of `check`, never an error).
+  plain: { api_key: (v) => typeof v === "string" },
   load: () => import("./mod.ts"),
   // A doubtful key is worth a warning, never a failed start: calls explain what FRED says.
   check: (settings) => {

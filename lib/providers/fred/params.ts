@@ -4,8 +4,7 @@
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import type { QueryValue } from "../../http/fetch_client.ts";
-import { OUTPUT_MODES } from "../../output/tokens.ts";
-import { FILE_FORMATS } from "../../output/writers.ts";
+import { FILE_FORMATS, OUTPUT_MODES } from "../../output/modes.ts";
 import { ALL_RELEASE_DATES, operationNames, OPERATIONS } from "./operations.ts";
 import type { OperationSpec } from "./operations.ts";
 

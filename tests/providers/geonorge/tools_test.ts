@@ -91,7 +91,10 @@ Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) =
       const entries = r.structured["entries"] as Json[];
       assert.deepEqual(entries.map((e) => e["title"]), ["Kulturminner - Brannvern (synthetic entry)"]);
       assert.equal(r.structured["total_is_exact"], false);
-      assert.match((r.structured["warnings"] as string[])[0]!, /^Nothing matched with the organization filter "Direktoratet for kulturminneforvaltning" \(an organization is matched by its exact catalogue name\); searched its name as text/);
+      assert.match(
+        (r.structured["warnings"] as string[])[0]!,
+        /^Nothing matched with the organization filter "Direktoratet for kulturminneforvaltning" \(an organization is matched by its exact catalogue name\); searched its name as text/,
+      );
     },
   );
 
