@@ -55,6 +55,8 @@ Deno.test("manifest.json is an MCPB 0.3 binary bundle whose settings map to the 
     FRED_API_KEY: "${user_config.fred_api_key}",
     OPENDATA_MCP_DATA_DIR: "${user_config.data_dir}",
     OPENDATA_MCP_TOOLSETS: "${user_config.toolsets}",
+    // Read by glibc as the binary starts, not by the server: one malloc arena, as deno task start.
+    MALLOC_ARENA_MAX: "1",
   });
   const userConfig = manifest["user_config"] as Record<string, Record<string, unknown>>;
   assert.equal(userConfig["fred_api_key"]?.["sensitive"], true, "the FRED key is masked and stored securely");
@@ -64,6 +66,7 @@ Deno.test("manifest.json is an MCPB 0.3 binary bundle whose settings map to the 
     assert.ok(option["required"] === true || option["default"] !== undefined, `${key} needs a default`);
   }
   for (const [name, value] of Object.entries(server.mcp_config.env)) {
+    if (name === "MALLOC_ARENA_MAX") continue;
     const key = /^\$\{user_config\.(\w+)\}$/.exec(value)?.[1];
     assert.ok(key && key in userConfig, `${name} refers to a user_config key`);
     assert.ok(

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   BINARY_ENV,
+  binaryEnv,
   binaryPath,
   detectLibc,
   PLATFORMS,
@@ -67,6 +68,17 @@ Deno.test("binaryPath() finds the binary in the installed package, honours OPEND
   );
 });
 
+Deno.test("binaryEnv() sets MALLOC_ARENA_MAX=1 for the binary on Linux unless it is set, and leaves others alone", () => {
+  assert.deepEqual(binaryEnv({ PATH: "/bin" }, "linux"), { PATH: "/bin", MALLOC_ARENA_MAX: "1" });
+  assert.deepEqual(
+    binaryEnv({ MALLOC_ARENA_MAX: "4" }, "linux"),
+    { MALLOC_ARENA_MAX: "4" },
+    "the user's value",
+  );
+  assert.deepEqual(binaryEnv({ PATH: "/bin" }, "darwin"), { PATH: "/bin" });
+  assert.deepEqual(binaryEnv({ PATH: "C:\\" }, "win32"), { PATH: "C:\\" });
+});
+
 Deno.test("detectLibc() reads glibc or musl from Node's report on Linux only", () => {
   const report = (header: Record<string, unknown>) => ({ getReport: () => ({ header }) });
   assert.equal(detectLibc({ platform: "linux", report: report({ glibcVersionRuntime: "2.39" }) }), "glibc");
@@ -115,7 +127,7 @@ Deno.test({
       const bin = join(pkg, entry.bin);
       Deno.writeTextFileSync(
         bin,
-        `#!/bin/sh\nif [ "$1" = exit-7 ]; then exit 7; fi\nexec "${Deno.execPath()}" run -q -P --no-prompt --config "${
+        `#!/bin/sh\nif [ "$1" = exit-7 ]; then exit 7; fi\nif [ "$1" = arena ]; then echo "arena=$MALLOC_ARENA_MAX"; exit 0; fi\nexec "${Deno.execPath()}" run -q -P --no-prompt --config "${
           join(ROOT, "deno.json")
         }" "${join(ROOT, "main.ts")}" "$@"\n`,
       );
@@ -144,6 +156,18 @@ Deno.test({
         stderr: "null",
       }).output();
       assert.equal(code.code, 7, "the binary's exit code");
+
+      // On Linux the binary runs with one malloc arena, as deno task start does, unless the user set one.
+      for (const [set, seen] of [[undefined, Deno.build.os === "linux" ? "1" : ""], ["2", "2"]] as const) {
+        const arena = await new Deno.Command(NODE!, {
+          args: [join(launcher, "bin", "opendata-mcp.js"), "arena"],
+          env: set === undefined ? env : { ...env, MALLOC_ARENA_MAX: set },
+          clearEnv: true,
+          stdout: "piped",
+          stderr: "null",
+        }).output();
+        assert.equal(new TextDecoder().decode(arena.stdout), `arena=${seen}\n`);
+      }
 
       Deno.removeSync(pkg, { recursive: true });
       const missing = await new Deno.Command(NODE!, {

@@ -43,7 +43,8 @@ export function parseFullYaml(text: string): unknown {
  * this gives one (tests/config/plain_yaml_test.ts compares the two).
  */
 export function plainYaml(text: string): { value: unknown } | undefined {
-  if (text.includes("\t") || text.charCodeAt(0) === 0xfeff) return undefined;
+  // js-yaml refuses a null byte anywhere (a comment too) and control characters in quotes.
+  if (/[\t\0]/.test(text) || text.charCodeAt(0) === 0xfeff) return undefined;
   const lines: { indent: number; body: string }[] = [];
   for (const raw of text.split("\n")) {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
@@ -106,7 +107,8 @@ function plainBlock(
 
 /** One scalar (with its trailing comment, if any) as the core schema reads it. */
 function plainScalar(text: string): unknown {
-  const quoted = /^(?:"((?:[^"\\]|\\["\\])*)"|'((?:[^']|'')*)')(?: +#.*)?$/.exec(text);
+  // deno-lint-ignore no-control-regex -- js-yaml refuses control characters in quotes: they go to it
+  const quoted = /^(?:"((?:[^"\\\0-\x1f]|\\["\\])*)"|'((?:[^'\0-\x1f]|'')*)')(?: +#.*)?$/.exec(text);
   if (quoted) {
     return quoted[1] !== undefined ? quoted[1].replace(/\\(["\\])/g, "$1") : quoted[2]!.replaceAll("''", "'");
   }

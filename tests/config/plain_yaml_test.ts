@@ -197,3 +197,18 @@ Deno.test("parseYaml() reads plain text the same whether or not js-yaml is loade
   });
   assert.deepEqual(parseYaml(text), parseFullYaml(text));
 });
+
+Deno.test("plainYaml() leaves control characters in quotes and null bytes to js-yaml, which refuses them", () => {
+  for (
+    const text of [
+      "a: 'x\u0001y'\n",
+      'a: "x\u001fy"\n',
+      "- 'x\u0000'\n",
+      "a: 1 # \u0000\n",
+      "# \u0000\na: 1\n",
+    ]
+  ) {
+    assert.equal(plainYaml(text), undefined, JSON.stringify(text));
+    assert.ok("error" in full(text), JSON.stringify(text));
+  }
+});

@@ -72,7 +72,7 @@ async function runDeno(copy: string, args: string[]): Promise<void> {
   assert.equal(
     out.code,
     0,
-    `deno task ${name} failed:\n${dec.decode(out.stdout)}\n${dec.decode(out.stderr)}`,
+    `deno ${args.join(" ")} failed:\n${dec.decode(out.stdout)}\n${dec.decode(out.stderr)}`,
   );
 }
 

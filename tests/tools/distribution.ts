@@ -148,9 +148,12 @@ export function mcpbManifest(
   target?: ReleaseTarget,
 ): Record<string, unknown> {
   const exe = target?.os === "win32" ? ".exe" : "";
-  const env = Object.fromEntries(
+  const env: Record<string, string> = Object.fromEntries(
     Object.entries(USER_CONFIG).map(([key, c]) => [c.env, `\${user_config.${key}}`]),
   );
+  // As deno task start, the image and the npm launcher run it: one glibc malloc arena, which glibc
+  // reads only as a process starts (docs/DEPLOYMENT.md); other systems ignore it.
+  env["MALLOC_ARENA_MAX"] = "1";
   const mcpConfig: Record<string, unknown> = {
     command: `\${__dirname}/server/${SERVER_NAME}${exe}`,
     args: [],

@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import process from "node:process";
-import { binaryPath, detectLibc } from "../lib/platform.js";
+import { binaryEnv, binaryPath, detectLibc } from "../lib/platform.js";
 
 let bin;
 try {
@@ -20,7 +20,11 @@ try {
   process.exit(1);
 }
 
-const child = spawn(bin, process.argv.slice(2), { stdio: "inherit", windowsHide: true });
+const child = spawn(bin, process.argv.slice(2), {
+  stdio: "inherit",
+  windowsHide: true,
+  env: binaryEnv(process.env, process.platform),
+});
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => child.kill(signal));
 }

@@ -98,3 +98,17 @@ export function binaryPath(options) {
   }
   return join(dirname(manifest), entry.bin);
 }
+
+/**
+ * The binary's environment: the launcher's, with `MALLOC_ARENA_MAX=1` on Linux unless it is set,
+ * as `deno task start` and the image run the server (one glibc malloc arena, so V8's compiler
+ * threads keep no freed memory resident: docs/DEPLOYMENT.md). glibc reads it only as a process
+ * starts, so the binary cannot set it for itself.
+ * @param {Record<string, string | undefined>} env `process.env`
+ * @param {string} platform `process.platform`
+ * @returns {Record<string, string | undefined>}
+ */
+export function binaryEnv(env, platform) {
+  if (platform !== "linux" || env.MALLOC_ARENA_MAX !== undefined) return env;
+  return { ...env, MALLOC_ARENA_MAX: "1" };
+}
