@@ -116,9 +116,28 @@ export async function buildProvenance(
   return out;
 }
 
-/** Whether `text` already says `value` word for word (letter case aside). */
+/** A character that goes on a word, a number or a URL (so what ends before it is only its start). */
+const GOES_ON = /[\p{L}\p{N}_\-\/#?&=%~+@]/u;
+
+/**
+ * Whether `text` already says `value` word for word (letter case aside), as a whole: not only as
+ * the start or the end of a longer word or URL (`https://x.org/a` is not said by
+ * `https://x.org/a/b`, nor `2013-08-14` by `2013-08-14T10:00`). A full stop or comma followed by a
+ * space or the end closes a sentence, not the value.
+ */
 function says(text: string, value: string | null): boolean {
-  return value !== null && value !== "" && text.toLowerCase().includes(value.toLowerCase());
+  if (value === null || value === "") return false;
+  const hay = text.toLowerCase();
+  const needle = value.toLowerCase();
+  for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + 1)) {
+    const before = hay[at - 1] ?? " ";
+    const after = hay[at + needle.length] ?? " ";
+    const next = hay[at + needle.length + 1] ?? " ";
+    const startsWhole = !GOES_ON.test(before) && before !== ".";
+    const endsWhole = !GOES_ON.test(after) && !(/[.,:;]/.test(after) && GOES_ON.test(next));
+    if (startsWhole && endsWhole) return true;
+  }
+  return false;
 }
 
 /**

@@ -165,6 +165,44 @@ Deno.test("withProvenance() puts the object inside a JSON text and a line under 
     clampText,
   );
   assert.doesNotMatch(dated.line!, /as of/, "the as-of the text states, its label aside, is not repeated");
+  // Only a whole mention counts: a longer URL that starts with the permalink, or a date-time that
+  // starts with the as-of, does not say them; a sentence's full stop or a link's bracket after them does.
+  for (
+    const longer of ["https://example.org/x/y", "https://example.org/x2", "https://example.org/x?page=2"]
+  ) {
+    const line = withProvenance(`Source: ${longer}`, structured, p, 25_000, clampText).line!;
+    assert.match(line, /Test API https:\/\/example\.org\/x · /, longer);
+  }
+  assert.match(
+    withProvenance("See www.https://example.org/x", structured, p, 25_000, clampText).line!,
+    /Test API https:\/\/example\.org\/x · /,
+  );
+  for (
+    const whole of [
+      "See https://example.org/x.",
+      "[page](https://example.org/x)",
+      "<https://example.org/x>, ok",
+    ]
+  ) {
+    const line = withProvenance(whole, structured, p, 25_000, clampText).line!;
+    assert.match(line, /^\n\nProvenance: Test API · /, whole);
+  }
+  const stamped = withProvenance(
+    "Updated 2013-08-14T10:00:00Z",
+    structured,
+    { ...p, as_of: "2013-08-14" },
+    25_000,
+    clampText,
+  );
+  assert.match(stamped.line!, /as of 2013-08-14/);
+  assert.doesNotMatch(
+    withProvenance("Licence: CC BY 4.0.", structured, p, 25_000, clampText).line!,
+    /licence/,
+  );
+  assert.match(
+    withProvenance("Licence: CC BY 4.0.1", structured, p, 25_000, clampText).line!,
+    /licence CC BY 4\.0/,
+  );
   // Unless the cut to make room for the line took them away: then the line says them.
   const tail = "Source: https://example.org/x Licence: CC BY 4.0";
   const cutAway = withProvenance(`${"x\n".repeat(1000)}${tail}`, structured, p, 1000, clampText);
