@@ -230,8 +230,11 @@ export function createSearchSource(
         plan.set(db, { any: asks.filter((a) => a.dbs.includes(db)).flatMap((a) => a.words).map(fold) });
       }
       if (client && asks.length === 0 && terms.length) {
+        // A database whose names say every word is a hit of the catalogue (below): its series list,
+        // which no series name could narrow, is not read.
         for (const { code, said } of databasesFor(terms, MAX_DBS)) {
-          plan.set(code, { all: terms.filter((t) => !said.includes(t)) });
+          const rest = terms.filter((t) => !said.includes(t));
+          if (rest.length) plan.set(code, { all: rest });
         }
         for (const [key, at] of read) {
           const [db, l] = key.split(":") as [string, string];

@@ -53,3 +53,22 @@ Deno.test("opendata_search finds BOJ series from the metadata of the databases t
   await search("rate");
   assert.deepEqual(reads(), ["FM08"]);
 });
+
+Deno.test("opendata_search reads no BOJ series list whose database's names say every word of the query", async () => {
+  await using upstreams = startRecordedUpstreams();
+  await using s = await startStdio({
+    args: ["--providers", "boj"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: upstreams.configYaml,
+  });
+  const r = await s.client.callTool({
+    name: "opendata_search",
+    arguments: { query: "foreign exchange", sources: ["boj"] },
+  });
+  assert.equal(r.isError, undefined, JSON.stringify(r.content));
+  const hits = (r.structuredContent as { sources: Source[] }).sources.find((x) => x.id === "boj")?.hits ?? [];
+  // FM08 ("Foreign exchange rates") is the catalogue's database hit; no series name could narrow it.
+  assert.ok(hits.some((h) => h.title.startsWith("FM08")), JSON.stringify(hits.map((h) => h.title)));
+  const reads = upstreams.main.requestsTo("/api/v1/getMetadata").map((q) => q.url.searchParams.get("db"));
+  assert.ok(!reads.includes("FM08"), `FM08's series list was read: ${reads}`);
+});
