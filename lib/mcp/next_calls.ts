@@ -71,7 +71,8 @@ export function widening(
 ): NextCall[] {
   if (typeof structured !== "object" || structured === null) return [];
   const s = structured as Record<string, unknown>;
-  const first = (s["offset"] ?? 0) === 0 && args["offset"] === undefined && args["cursor"] === undefined;
+  // The first page: no offset, or offset 0 said outright; no cursor (which continues a listing).
+  const first = (s["offset"] ?? 0) === 0 && (args["offset"] ?? 0) === 0 && args["cursor"] === undefined;
   const empty = s["total"] === 0 || (s["count"] === 0 && s["has_more"] === false);
   if (!first || !empty) return [];
   const key = WORDS_ARGS.find((k) => typeof args[k] === "string" && (args[k] as string).trim() !== "");

@@ -24,6 +24,11 @@ Deno.test("widening() names fewer words and every source for an empty first page
     [],
     "past the end",
   );
+  assert.deepEqual(
+    widening("t", { query: "a", offset: 0 }, { offset: 0, count: 0, has_more: false }, "s"),
+    [{ tool: "s", arguments: { query: "a" }, for: "every source" }],
+    "offset 0 said outright is the first page",
+  );
   assert.deepEqual(widening("t", { lat: 1 }, empty, "s"), [], "not a search by words");
   assert.deepEqual(widening("s", { query: "a" }, empty, "s"), [], "opendata_search does not name itself");
 });
