@@ -92,7 +92,9 @@ export class Catalog {
     // The fallback's text holds the organization's name too, which every entry of it matches: an
     // entry is kept only when it also mentions a word of the query (else a search for "USD/JPY"
     // would answer with the organization's whole catalogue).
-    const words = queryWords(q.query ?? "");
+    // The organization's own words, which its entries' texts are likely to hold, pick none of them.
+    const named = new Set(queryWords(q.organization));
+    const words = queryWords(q.query ?? "").filter((w) => !named.has(w));
     return {
       entries: parseSearch(f.data).entries.filter((e) =>
         (e.organization ?? "").toLowerCase().includes(org) && mentionsAny(e, words)
