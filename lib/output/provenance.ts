@@ -272,7 +272,7 @@ export function citationTemplate(userAgent: string, citations: CitationStore): R
       const missing = () =>
         new ResourceNotFoundError(
           uri.href,
-          "No such citation here: it expired or was made by another deployment. The answer's provenance.request still names the request",
+          "No such citation here: it expired (citations are kept a day) or was made by another deployment. Call the tool again with the same arguments for a fresh answer and citation; the answer's provenance.permalink names the source",
         );
       if (!/^[0-9a-f]{20}$/.test(id)) throw missing();
       let entry;

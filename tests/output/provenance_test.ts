@@ -112,9 +112,15 @@ Deno.test("buildProvenance() keeps a citation that reads back the request; an un
     "curl -sS -A 'opendata-mcp/test (+https://example.org; ops@example.org)' 'https://api.example.org/obs?series_id=GNPCA&api_key=***'",
   );
   clock.advance(1_001);
+  // The answer no longer carries the request (its citation did): the error names what does work.
   await assert.rejects(
     Promise.resolve(template.read(new URL(p.citation), { provider: provider!, id: id! }, {} as never)),
-    /No such citation here/,
+    (e: Error) => {
+      assert.match(e.message, /No such citation here[\s\S]*Call the tool again with the same arguments/);
+      assert.doesNotMatch(e.message, /provenance\.request\b/);
+      assert.ok(!("request" in p), "the provenance object has no request");
+      return true;
+    },
   );
   await assert.rejects(
     Promise.resolve(
