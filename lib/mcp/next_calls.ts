@@ -77,9 +77,12 @@ export function widening(
   if (!first || !empty) return [];
   const key = WORDS_ARGS.find((k) => typeof args[k] === "string" && (args[k] as string).trim() !== "");
   if (!key) return [];
-  const words = (args[key] as string).trim().split(/\s+/);
+  // A quoted phrase counts as one word, and is given without its quotes (one quote alone is a
+  // phrase left open, which some upstreams refuse).
+  const words = (args[key] as string).trim().match(/"[^"]*"|\S+/g) ?? [];
+  const head = (words[0] ?? "").replaceAll('"', "").trim();
   const calls: NextCall[] = [];
-  if (words.length > 1) calls.push({ tool, arguments: { ...args, [key]: words[0] }, for: "fewer words" });
+  if (words.length > 1 && head) calls.push({ tool, arguments: { ...args, [key]: head }, for: "fewer words" });
   if (search && search !== tool) {
     calls.push({ tool: search, arguments: { query: (args[key] as string).trim() }, for: "every source" });
   }

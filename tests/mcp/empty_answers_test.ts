@@ -29,6 +29,16 @@ Deno.test("widening() names fewer words and every source for an empty first page
     [{ tool: "s", arguments: { query: "a" }, for: "every source" }],
     "offset 0 said outright is the first page",
   );
+  assert.deepEqual(
+    widening("t", { query: '"climate finance" Kenya' }, empty, undefined),
+    [{ tool: "t", arguments: { query: "climate finance" }, for: "fewer words" }],
+    "a quoted phrase is one word, given without its quotes",
+  );
+  assert.deepEqual(
+    widening("t", { query: '"solar Kenya' }, empty, undefined),
+    [{ tool: "t", arguments: { query: "solar" }, for: "fewer words" }],
+    "never a quote left open",
+  );
   assert.deepEqual(widening("t", { lat: 1 }, empty, "s"), [], "not a search by words");
   assert.deepEqual(widening("s", { query: "a" }, empty, "s"), [], "opendata_search does not name itself");
 });
