@@ -140,6 +140,11 @@ function says(text: string, value: string | null): boolean {
   return false;
 }
 
+/** Whether `text` says the as-of, whole or without its label ("vintage: "). */
+function saysAsOf(text: string, asOf: string | null): boolean {
+  return asOf !== null && (says(text, asOf) || says(text, asOf.replace(/^[a-z ]+: /i, "")));
+}
+
 /**
  * The one text line that names an answer's provenance. The permalink, the licence and the as-of
  * are left out of it when `text` (the answer it closes) already says them word for word: said once.
@@ -149,9 +154,7 @@ export function provenanceLine(p: Provenance, text = ""): string {
     `Provenance: ${p.source}${says(text, p.permalink) ? "" : ` ${p.permalink}`}`,
     p.licence && !says(text, p.licence) ? `licence ${p.licence}` : "",
     `retrieved ${p.retrieved_at}`,
-    p.as_of && !says(text, p.as_of) && !says(text, p.as_of.replace(/^[a-z ]+: /i, ""))
-      ? `as of ${p.as_of}`
-      : "",
+    p.as_of && !saysAsOf(text, p.as_of) ? `as of ${p.as_of}` : "",
     `sha256 ${p.sha256}`,
     `replay ${p.citation}`,
     p.requests_total
@@ -205,8 +208,8 @@ export function withProvenance(
   // The permalink, licence and as-of are said by the line only when the text kept does not say them.
   let line = `\n\n${provenanceLine(provenance, text)}`;
   let kept = clamp(text, Math.max(0, limit - line.length));
-  const lost = (value: string | null) => says(text, value) && !says(kept, value);
-  if (lost(provenance.permalink) || lost(provenance.licence) || lost(provenance.as_of)) {
+  const lost = (value: string | null, said = says) => said(text, value) && !said(kept, value);
+  if (lost(provenance.permalink) || lost(provenance.licence) || lost(provenance.as_of, saysAsOf)) {
     line = `\n\n${provenanceLine(provenance)}`;
     kept = clamp(text, Math.max(0, limit - line.length));
   }

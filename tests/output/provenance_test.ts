@@ -214,6 +214,17 @@ Deno.test("withProvenance() puts the object inside a JSON text and a line under 
   const cutAway = withProvenance(`${"x\n".repeat(1000)}${tail}`, structured, p, 1000, clampText);
   assert.match(cutAway.line!, /Test API https:\/\/example\.org\/x · licence CC BY 4\.0/);
   assert.ok(cutAway.text.length <= 1000);
+  // The as-of too, when the text said it without its label and the cut took that away.
+  const vintage = { ...p, as_of: "vintage: FRED's data as of 2013-08-14" };
+  const asOfCut = withProvenance(
+    `${"x\n".repeat(1000)}Values known: FRED's data as of 2013-08-14.`,
+    structured,
+    vintage,
+    1000,
+    clampText,
+  );
+  assert.match(asOfCut.line!, /as of vintage: FRED's data as of 2013-08-14/);
+  assert.doesNotMatch(asOfCut.text.slice(0, -asOfCut.line!.length), /2013-08-14/);
   // A text that fills the limit makes room: the line is never cut, the text ends within the limit.
   const long = withProvenance("x\n".repeat(3000), structured, p, 2000, clampText);
   assert.ok(long.text.length <= 2000, `${long.text.length}`);
