@@ -39,6 +39,34 @@ Deno.test("widening() names fewer words and every source for an empty first page
     [{ tool: "t", arguments: { query: "solar" }, for: "fewer words" }],
     "never a quote left open",
   );
+  // Filters the call set are dropped by one call; the words, required arguments and what only
+  // shapes, pages or places the search stay.
+  assert.deepEqual(
+    widening(
+      "t",
+      { query: "solar", countries: ["NO"], date_from: "2020-01-01", limit: 5, offset: 0, collection: "c" },
+      empty,
+      "s",
+      new Set(["db"]),
+    ),
+    [
+      {
+        tool: "t",
+        arguments: { query: "solar", limit: 5, offset: 0, collection: "c" },
+        for: "without filters",
+      },
+      { tool: "s", arguments: { query: "solar" }, for: "every source" },
+    ],
+  );
+  assert.deepEqual(
+    widening("t", { db: "FM08", query: "x", search_type: "full" }, empty, undefined, new Set(["db"])),
+    [{ tool: "t", arguments: { db: "FM08", query: "x" }, for: "without filters" }],
+    "a required argument is no filter",
+  );
+  assert.deepEqual(
+    widening("t", { db: "FM08", query: "x", limit: 3 }, empty, undefined, new Set(["db"])),
+    [],
+  );
   assert.deepEqual(widening("t", { lat: 1 }, empty, "s"), [], "not a search by words");
   assert.deepEqual(widening("s", { query: "a" }, empty, "s"), [], "opendata_search does not name itself");
 });
@@ -75,5 +103,24 @@ Deno.test("an empty search answer reached through opendata_call names calls that
       const again = await s.client.callTool({ name: c.tool, arguments: c.arguments });
       assert.equal(again.isError, undefined, `${tool} → ${c.tool}`);
     }
+  }
+  // A filtered search also names itself without the filters, which works as given.
+  for (
+    const [tool, args] of [
+      ["worldbank_search_documents", { query: "zzqx", countries: ["Norway"], limit: 5 }],
+      ["geonorge-datasets", { query: "zzqx", type: "service" }],
+    ] as const
+  ) {
+    const r = await s.client.callTool({
+      name: "opendata_call",
+      arguments: { tool, arguments: JSON.stringify(args) },
+    });
+    assert.equal(r.isError, undefined, `${tool}: ${JSON.stringify(r.content)}`);
+    const next = (r.structuredContent as { next_calls: Call[] }).next_calls;
+    const wide = next.find((c) => c.for === "without filters");
+    const { countries: _c, type: _t, ...rest } = args as Record<string, unknown>;
+    assert.deepEqual(wide?.arguments, { tool, arguments: JSON.stringify(rest) }, JSON.stringify(next));
+    const again = await s.client.callTool({ name: wide!.tool, arguments: wide!.arguments });
+    assert.equal(again.isError, undefined, `${tool} without filters: ${JSON.stringify(again.content)}`);
   }
 });
