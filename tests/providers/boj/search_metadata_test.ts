@@ -16,6 +16,11 @@ Deno.test("databasesFor() picks databases by the query's words, never by common 
   ]);
   assert.deepEqual(databasesFor(queryTerms("what is the rate"), 2), [], "'rate' alone names no database");
   assert.deepEqual(queryTerms("what is the latest money stock"), ["money", "stock"]);
+  // A word counts where a name's word starts with it: "us" is not in "business" (FM01) or "used"
+  // (LA04), "ex" not in "exchange"; "price" is in "prices".
+  assert.deepEqual(databasesFor(queryTerms("us gdp"), 2), [], "no series list read for words no name holds");
+  assert.deepEqual(databasesFor(queryTerms("ex ante"), 2).map((d) => d.code), []);
+  assert.deepEqual(databasesFor(queryTerms("import price"), 2).map((d) => d.said), [["price"], ["price"]]);
 });
 
 Deno.test("opendata_search finds BOJ series from the metadata of the databases the words name", async () => {
