@@ -140,6 +140,11 @@ Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) =
         response_format: "json",
       });
       assert.deepEqual(own.structured["entries"], [], JSON.stringify(own.structured["entries"]));
+      // A short word counts only whole: "set" is not in "Datasettet", "av" is a word of the abstract.
+      const short = (query: string) =>
+        call({ query, organization: "Direktoratet for kulturminneforvaltning", response_format: "json" });
+      assert.deepEqual((await short("Fredete bygninger set")).structured["entries"], []);
+      assert.equal(((await short("Fredete bygninger av")).structured["entries"] as Json[]).length, 1);
     },
   );
 
