@@ -83,8 +83,8 @@ const NOT_FILTERS = new Set([
  * The calls that widen an empty answer of a search by words (nothing found from the first page:
  * `total` 0, or `count` 0 with nothing more), for answers whose provider named no next call: the
  * same call with its first word only, when it had several; the same words without the filters
- * the call set (every argument but the words, the tool's `required` ones and those of
- * NOT_FILTERS), when it set any; and `search` (opendata_search, when the caller can reach it) over
+ * the call set (every argument but the words and those of NOT_FILTERS), when it set any and the
+ * tool requires no argument but the words (`required`); and `search` (opendata_search, when the caller can reach it) over
  * every source with the words as given. Not for other tools.
  */
 export function widening(
@@ -108,8 +108,10 @@ export function widening(
   const head = (words[0] ?? "").replaceAll('"', "").trim();
   const calls: NextCall[] = [];
   if (words.length > 1 && head) calls.push({ tool, arguments: { ...args, [key]: head }, for: "fewer words" });
-  const kept = Object.entries(args).filter(([k]) => k === key || required.has(k) || NOT_FILTERS.has(k));
-  if (kept.length < Object.keys(args).length) {
+  // Only where the words are all a call needs: a tool that requires more (FRED's `operation`) may
+  // require other arguments with it that no schema says (tag_names for get_related_tags).
+  const kept = Object.entries(args).filter(([k]) => k === key || NOT_FILTERS.has(k));
+  if ([...required].every((k) => k === key) && kept.length < Object.keys(args).length) {
     calls.push({ tool, arguments: Object.fromEntries(kept), for: "without filters" });
   }
   if (search && search !== tool) {
