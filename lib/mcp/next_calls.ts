@@ -58,27 +58,62 @@ export function nextCallsText(calls: readonly RoutedCall[]): string {
 const WORDS_ARGS = ["query", "search_text"] as const;
 
 /**
+ * Arguments that shape, order or page an answer, or say where it is searched (the language, the
+ * collection), rather than narrow what is found there: a search without filters keeps them.
+ */
+const NOT_FILTERS = new Set([
+  "limit",
+  "offset",
+  "sort_by",
+  "sort_order",
+  "order_by",
+  "response_format",
+  "output",
+  "fresh",
+  "format",
+  "lang",
+  "language",
+  "include_raw",
+  "include_geometry",
+  "dataset",
+  "collection",
+]);
+
+/**
  * The calls that widen an empty answer of a search by words (nothing found from the first page:
  * `total` 0, or `count` 0 with nothing more), for answers whose provider named no next call: the
- * same call with its first word only, when it had several, and `search` (opendata_search, when
- * the caller can reach it) over every source with the words as given. Not for other tools.
+ * same call with its first word only, when it had several; the same words without the filters
+ * the call set (every argument but the words and those of NOT_FILTERS), when it set any and the
+ * tool requires no argument but the words (`required`); and `search` (opendata_search, when the caller can reach it) over
+ * every source with the words as given. Not for other tools.
  */
 export function widening(
   tool: string,
   args: Record<string, unknown>,
   structured: unknown,
   search: string | undefined,
+  required: ReadonlySet<string> = new Set(),
 ): NextCall[] {
   if (typeof structured !== "object" || structured === null) return [];
   const s = structured as Record<string, unknown>;
-  const first = (s["offset"] ?? 0) === 0 && args["offset"] === undefined && args["cursor"] === undefined;
+  // The first page: no offset, or offset 0 said outright; no cursor (which continues a listing).
+  const first = (s["offset"] ?? 0) === 0 && (args["offset"] ?? 0) === 0 && args["cursor"] === undefined;
   const empty = s["total"] === 0 || (s["count"] === 0 && s["has_more"] === false);
   if (!first || !empty) return [];
   const key = WORDS_ARGS.find((k) => typeof args[k] === "string" && (args[k] as string).trim() !== "");
   if (!key) return [];
-  const words = (args[key] as string).trim().split(/\s+/);
+  // A quoted phrase counts as one word, and is given without its quotes (one quote alone is a
+  // phrase left open, which some upstreams refuse).
+  const words = (args[key] as string).trim().match(/"[^"]*"|\S+/g) ?? [];
+  const head = (words[0] ?? "").replaceAll('"', "").trim();
   const calls: NextCall[] = [];
-  if (words.length > 1) calls.push({ tool, arguments: { ...args, [key]: words[0] }, for: "fewer words" });
+  if (words.length > 1 && head) calls.push({ tool, arguments: { ...args, [key]: head }, for: "fewer words" });
+  // Only where the words are all a call needs: a tool that requires more (FRED's `operation`) may
+  // require other arguments with it that no schema says (tag_names for get_related_tags).
+  const kept = Object.entries(args).filter(([k]) => k === key || NOT_FILTERS.has(k));
+  if ([...required].every((k) => k === key) && kept.length < Object.keys(args).length) {
+    calls.push({ tool, arguments: Object.fromEntries(kept), for: "without filters" });
+  }
   if (search && search !== tool) {
     calls.push({ tool: search, arguments: { query: (args[key] as string).trim() }, for: "every source" });
   }

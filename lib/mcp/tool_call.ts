@@ -248,10 +248,13 @@ async function runToolCall(
       }
     }
     // An empty answer of a search by words is never a dead end: where the provider named nothing,
-    // the same search with fewer words, and opendata_search over every source.
+    // the same search with fewer words, without its filters, and opendata_search over every source.
     if (wanted.length === 0) {
       const reach = options.served === undefined || options.served.has(SEARCH_TOOL_NAME);
-      wanted.push(...widening(listed.name, sent, output.structured, reach ? SEARCH_TOOL_NAME : undefined));
+      const required = new Set(Array.isArray(inputSchema.required) ? inputSchema.required as string[] : []);
+      wanted.push(
+        ...widening(listed.name, sent, output.structured, reach ? SEARCH_TOOL_NAME : undefined, required),
+      );
     }
     // A paged answer's text already says how to go on ("call again with offset=..."): its
     // continuation goes to structured content only, so the text says it once.

@@ -116,9 +116,33 @@ export async function buildProvenance(
   return out;
 }
 
-/** Whether `text` already says `value` word for word (letter case aside). */
+/** A character that goes on a word, a number or a URL (so what ends before it is only its start). */
+const GOES_ON = /[\p{L}\p{N}_\-\/#?&=%~+@]/u;
+
+/**
+ * Whether `text` already says `value` word for word (letter case aside), as a whole: not only as
+ * the start or the end of a longer word or URL (`https://x.org/a` is not said by
+ * `https://x.org/a/b`, nor `2013-08-14` by `2013-08-14T10:00`). A full stop or comma followed by a
+ * space or the end closes a sentence, not the value.
+ */
 function says(text: string, value: string | null): boolean {
-  return value !== null && value !== "" && text.toLowerCase().includes(value.toLowerCase());
+  if (value === null || value === "") return false;
+  const hay = text.toLowerCase();
+  const needle = value.toLowerCase();
+  for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + 1)) {
+    const before = hay[at - 1] ?? " ";
+    const after = hay[at + needle.length] ?? " ";
+    const next = hay[at + needle.length + 1] ?? " ";
+    const startsWhole = !GOES_ON.test(before) && before !== ".";
+    const endsWhole = !GOES_ON.test(after) && !(/[.,:;]/.test(after) && GOES_ON.test(next));
+    if (startsWhole && endsWhole) return true;
+  }
+  return false;
+}
+
+/** Whether `text` says the as-of, whole or without its label ("vintage: "). */
+function saysAsOf(text: string, asOf: string | null): boolean {
+  return asOf !== null && (says(text, asOf) || says(text, asOf.replace(/^[a-z ]+: /i, "")));
 }
 
 /**
@@ -130,9 +154,7 @@ export function provenanceLine(p: Provenance, text = ""): string {
     `Provenance: ${p.source}${says(text, p.permalink) ? "" : ` ${p.permalink}`}`,
     p.licence && !says(text, p.licence) ? `licence ${p.licence}` : "",
     `retrieved ${p.retrieved_at}`,
-    p.as_of && !says(text, p.as_of) && !says(text, p.as_of.replace(/^[a-z ]+: /i, ""))
-      ? `as of ${p.as_of}`
-      : "",
+    p.as_of && !saysAsOf(text, p.as_of) ? `as of ${p.as_of}` : "",
     `sha256 ${p.sha256}`,
     `replay ${p.citation}`,
     p.requests_total
@@ -186,8 +208,8 @@ export function withProvenance(
   // The permalink, licence and as-of are said by the line only when the text kept does not say them.
   let line = `\n\n${provenanceLine(provenance, text)}`;
   let kept = clamp(text, Math.max(0, limit - line.length));
-  const lost = (value: string | null) => says(text, value) && !says(kept, value);
-  if (lost(provenance.permalink) || lost(provenance.licence) || lost(provenance.as_of)) {
+  const lost = (value: string | null, said = says) => said(text, value) && !said(kept, value);
+  if (lost(provenance.permalink) || lost(provenance.licence) || lost(provenance.as_of, saysAsOf)) {
     line = `\n\n${provenanceLine(provenance)}`;
     kept = clamp(text, Math.max(0, limit - line.length));
   }
@@ -253,7 +275,7 @@ export function citationTemplate(userAgent: string, citations: CitationStore): R
       const missing = () =>
         new ResourceNotFoundError(
           uri.href,
-          "No such citation here: it expired or was made by another deployment. The answer's provenance.request still names the request",
+          "No such citation here: it expired (citations are kept a day) or was made by another deployment. Call the tool again with the same arguments for a fresh answer and citation; the answer's provenance.permalink names the source",
         );
       if (!/^[0-9a-f]{20}$/.test(id)) throw missing();
       let entry;

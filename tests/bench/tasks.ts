@@ -443,7 +443,6 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** The markdown table and summary of a run. */
 /**
  * One paragraph on a run against a server with structured content off: what a client that
  * forwards both blocks then pays (the text only), and whether the text alone still leads there.
@@ -465,6 +464,7 @@ export function textOnlySummary(results: readonly TaskResult[], structured: read
     `the text and ${(both / Math.max(1, usual)).toFixed(2)}× what it pays with structured content on.`;
 }
 
+/** The markdown table and summary of a run. */
 export function report(results: readonly TaskResult[]): string {
   const lines = [
     "| Task | Source | Question | Calls | Tokens (text) | Tokens (text + structured) | Answered | Path |",

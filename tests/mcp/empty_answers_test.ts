@@ -24,6 +24,53 @@ Deno.test("widening() names fewer words and every source for an empty first page
     [],
     "past the end",
   );
+  assert.deepEqual(
+    widening("t", { query: "a", offset: 0 }, { offset: 0, count: 0, has_more: false }, "s"),
+    [{ tool: "s", arguments: { query: "a" }, for: "every source" }],
+    "offset 0 said outright is the first page",
+  );
+  assert.deepEqual(
+    widening("t", { query: '"climate finance" Kenya' }, empty, undefined),
+    [{ tool: "t", arguments: { query: "climate finance" }, for: "fewer words" }],
+    "a quoted phrase is one word, given without its quotes",
+  );
+  assert.deepEqual(
+    widening("t", { query: '"solar Kenya' }, empty, undefined),
+    [{ tool: "t", arguments: { query: "solar" }, for: "fewer words" }],
+    "never a quote left open",
+  );
+  // Filters the call set are dropped by one call; the words and what only shapes, pages or places
+  // the search stay.
+  assert.deepEqual(
+    widening(
+      "t",
+      { query: "solar", countries: ["NO"], date_from: "2020-01-01", limit: 5, offset: 0, collection: "c" },
+      empty,
+      "s",
+      new Set(["query"]),
+    ),
+    [
+      {
+        tool: "t",
+        arguments: { query: "solar", limit: 5, offset: 0, collection: "c" },
+        for: "without filters",
+      },
+      { tool: "s", arguments: { query: "solar" }, for: "every source" },
+    ],
+  );
+  assert.deepEqual(widening("t", { query: "x", limit: 3 }, empty, undefined), [], "no filter set");
+  // A tool that requires more than the words may need other arguments with it that no schema says
+  // (FRED's get_related_tags needs tag_names): no call without filters is guessed.
+  assert.deepEqual(
+    widening(
+      "fred_tag",
+      { operation: "get_related_tags", tag_names: "usa", search_text: "x" },
+      empty,
+      undefined,
+      new Set(["operation"]),
+    ),
+    [],
+  );
   assert.deepEqual(widening("t", { lat: 1 }, empty, "s"), [], "not a search by words");
   assert.deepEqual(widening("s", { query: "a" }, empty, "s"), [], "opendata_search does not name itself");
 });
@@ -60,5 +107,24 @@ Deno.test("an empty search answer reached through opendata_call names calls that
       const again = await s.client.callTool({ name: c.tool, arguments: c.arguments });
       assert.equal(again.isError, undefined, `${tool} → ${c.tool}`);
     }
+  }
+  // A filtered search also names itself without the filters, which works as given.
+  for (
+    const [tool, args] of [
+      ["worldbank_search_documents", { query: "zzqx", countries: ["Norway"], limit: 5 }],
+      ["geonorge-datasets", { query: "zzqx", type: "service" }],
+    ] as const
+  ) {
+    const r = await s.client.callTool({
+      name: "opendata_call",
+      arguments: { tool, arguments: JSON.stringify(args) },
+    });
+    assert.equal(r.isError, undefined, `${tool}: ${JSON.stringify(r.content)}`);
+    const next = (r.structuredContent as { next_calls: Call[] }).next_calls;
+    const wide = next.find((c) => c.for === "without filters");
+    const { countries: _c, type: _t, ...rest } = args as Record<string, unknown>;
+    assert.deepEqual(wide?.arguments, { tool, arguments: JSON.stringify(rest) }, JSON.stringify(next));
+    const again = await s.client.callTool({ name: wide!.tool, arguments: wide!.arguments });
+    assert.equal(again.isError, undefined, `${tool} without filters: ${JSON.stringify(again.content)}`);
   }
 });

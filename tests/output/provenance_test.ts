@@ -112,9 +112,15 @@ Deno.test("buildProvenance() keeps a citation that reads back the request; an un
     "curl -sS -A 'opendata-mcp/test (+https://example.org; ops@example.org)' 'https://api.example.org/obs?series_id=GNPCA&api_key=***'",
   );
   clock.advance(1_001);
+  // The answer no longer carries the request (its citation did): the error names what does work.
   await assert.rejects(
     Promise.resolve(template.read(new URL(p.citation), { provider: provider!, id: id! }, {} as never)),
-    /No such citation here/,
+    (e: Error) => {
+      assert.match(e.message, /No such citation here[\s\S]*Call the tool again with the same arguments/);
+      assert.doesNotMatch(e.message, /provenance\.request\b/);
+      assert.ok(!("request" in p), "the provenance object has no request");
+      return true;
+    },
   );
   await assert.rejects(
     Promise.resolve(
@@ -165,11 +171,60 @@ Deno.test("withProvenance() puts the object inside a JSON text and a line under 
     clampText,
   );
   assert.doesNotMatch(dated.line!, /as of/, "the as-of the text states, its label aside, is not repeated");
+  // Only a whole mention counts: a longer URL that starts with the permalink, or a date-time that
+  // starts with the as-of, does not say them; a sentence's full stop or a link's bracket after them does.
+  for (
+    const longer of ["https://example.org/x/y", "https://example.org/x2", "https://example.org/x?page=2"]
+  ) {
+    const line = withProvenance(`Source: ${longer}`, structured, p, 25_000, clampText).line!;
+    assert.match(line, /Test API https:\/\/example\.org\/x · /, longer);
+  }
+  assert.match(
+    withProvenance("See www.https://example.org/x", structured, p, 25_000, clampText).line!,
+    /Test API https:\/\/example\.org\/x · /,
+  );
+  for (
+    const whole of [
+      "See https://example.org/x.",
+      "[page](https://example.org/x)",
+      "<https://example.org/x>, ok",
+    ]
+  ) {
+    const line = withProvenance(whole, structured, p, 25_000, clampText).line!;
+    assert.match(line, /^\n\nProvenance: Test API · /, whole);
+  }
+  const stamped = withProvenance(
+    "Updated 2013-08-14T10:00:00Z",
+    structured,
+    { ...p, as_of: "2013-08-14" },
+    25_000,
+    clampText,
+  );
+  assert.match(stamped.line!, /as of 2013-08-14/);
+  assert.doesNotMatch(
+    withProvenance("Licence: CC BY 4.0.", structured, p, 25_000, clampText).line!,
+    /licence/,
+  );
+  assert.match(
+    withProvenance("Licence: CC BY 4.0.1", structured, p, 25_000, clampText).line!,
+    /licence CC BY 4\.0/,
+  );
   // Unless the cut to make room for the line took them away: then the line says them.
   const tail = "Source: https://example.org/x Licence: CC BY 4.0";
   const cutAway = withProvenance(`${"x\n".repeat(1000)}${tail}`, structured, p, 1000, clampText);
   assert.match(cutAway.line!, /Test API https:\/\/example\.org\/x · licence CC BY 4\.0/);
   assert.ok(cutAway.text.length <= 1000);
+  // The as-of too, when the text said it without its label and the cut took that away.
+  const vintage = { ...p, as_of: "vintage: FRED's data as of 2013-08-14" };
+  const asOfCut = withProvenance(
+    `${"x\n".repeat(1000)}Values known: FRED's data as of 2013-08-14.`,
+    structured,
+    vintage,
+    1000,
+    clampText,
+  );
+  assert.match(asOfCut.line!, /as of vintage: FRED's data as of 2013-08-14/);
+  assert.doesNotMatch(asOfCut.text.slice(0, -asOfCut.line!.length), /2013-08-14/);
   // A text that fills the limit makes room: the line is never cut, the text ends within the limit.
   const long = withProvenance("x\n".repeat(3000), structured, p, 2000, clampText);
   assert.ok(long.text.length <= 2000, `${long.text.length}`);

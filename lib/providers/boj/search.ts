@@ -137,6 +137,21 @@ const WEAK = new Set([
   "average",
 ]);
 
+/**
+ * Whether folded `hay` holds `term` at the start of one of its words ("price" in "prices", not
+ * "us" in "business"), a term of three characters or fewer as a whole word ("us" not in "used");
+ * a term in Japanese script anywhere, as Japanese has no spaces.
+ */
+export function holdsWord(hay: string, term: string): boolean {
+  if (isJapanese(term)) return hay.includes(term);
+  const wordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
+  for (let at = hay.indexOf(term); at !== -1; at = hay.indexOf(term, at + 1)) {
+    if (wordChar(hay[at - 1])) continue;
+    if (term.length > 3 || !wordChar(hay[at + term.length])) return true;
+  }
+  return false;
+}
+
 /** The words of a folded query that can name a series or a database. */
 export function queryTerms(folded: string): string[] {
   return [...new Set(folded.split(/[\s,;:()"'?!]+/).filter((t) => t.length >= 2 && !STOP.has(t)))];
@@ -150,7 +165,7 @@ export function queryTerms(folded: string): string[] {
 export function databasesFor(terms: readonly string[], max: number): { code: string; said: string[] }[] {
   const scored = DATABASES.map((d, order) => {
     const hay = fold([d.code, d.name_en, d.name_ja, d.category_en, d.category_ja].join("\n"));
-    const said = terms.filter((t) => hay.includes(t));
+    const said = terms.filter((t) => holdsWord(hay, t));
     return { code: d.code, said, strong: said.some((t) => !WEAK.has(t)), order };
   }).filter((x) => x.strong);
   scored.sort((a, b) => b.said.length - a.said.length || a.order - b.order);
@@ -230,8 +245,11 @@ export function createSearchSource(
         plan.set(db, { any: asks.filter((a) => a.dbs.includes(db)).flatMap((a) => a.words).map(fold) });
       }
       if (client && asks.length === 0 && terms.length) {
+        // A database whose names say every word is a hit of the catalogue (below): its series list,
+        // which no series name could narrow, is not read.
         for (const { code, said } of databasesFor(terms, MAX_DBS)) {
-          plan.set(code, { all: terms.filter((t) => !said.includes(t)) });
+          const rest = terms.filter((t) => !said.includes(t));
+          if (rest.length) plan.set(code, { all: rest });
         }
         for (const [key, at] of read) {
           const [db, l] = key.split(":") as [string, string];
@@ -252,7 +270,7 @@ export function createSearchSource(
           const names = fold(`${e.name_of_time_series ?? ""}\n${e.name_of_time_series_j ?? ""}`);
           const fits = "any" in want
             ? want.any.length === 0 || want.any.some((w) => names.includes(w))
-            : want.all.length > 0 && want.all.every((w) => names.includes(w));
+            : want.all.length > 0 && want.all.every((w) => holdsWord(names, w));
           if (!fits) continue;
           seen.add(`${db}'${e.series_code}`);
           hits.push(metadataHit(db, e, now, ja));

@@ -92,7 +92,9 @@ export class Catalog {
     // The fallback's text holds the organization's name too, which every entry of it matches: an
     // entry is kept only when it also mentions a word of the query (else a search for "USD/JPY"
     // would answer with the organization's whole catalogue).
-    const words = queryWords(q.query ?? "");
+    // The organization's own words, which its entries' texts are likely to hold, pick none of them.
+    const named = new Set(queryWords(q.organization));
+    const words = queryWords(q.query ?? "").filter((w) => !named.has(w));
     return {
       entries: parseSearch(f.data).entries.filter((e) =>
         (e.organization ?? "").toLowerCase().includes(org) && mentionsAny(e, words)
@@ -118,9 +120,18 @@ export function queryWords(query: string): string[] {
   ];
 }
 
-/** Whether an entry's title or abstract holds one of `words` (any entry when there are none). */
+/**
+ * Whether an entry's title or abstract holds one of `words` (any entry when there are none): a
+ * word of three letters or fewer only as a whole word ("og", "set" are in most texts' words).
+ */
 function mentionsAny(e: CatalogEntry, words: readonly string[]): boolean {
   if (words.length === 0) return true;
   const hay = `${e.title}\n${e.abstract ?? ""}`.normalize("NFKC").toLowerCase();
-  return words.some((w) => hay.includes(w));
+  const wordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
+  return words.some((w) => {
+    for (let at = hay.indexOf(w); at !== -1; at = hay.indexOf(w, at + 1)) {
+      if (w.length > 3 || (!wordChar(hay[at - 1]) && !wordChar(hay[at + w.length]))) return true;
+    }
+    return false;
+  });
 }

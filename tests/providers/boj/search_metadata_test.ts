@@ -16,6 +16,11 @@ Deno.test("databasesFor() picks databases by the query's words, never by common 
   ]);
   assert.deepEqual(databasesFor(queryTerms("what is the rate"), 2), [], "'rate' alone names no database");
   assert.deepEqual(queryTerms("what is the latest money stock"), ["money", "stock"]);
+  // A word counts where a name's word starts with it: "us" is not in "business" (FM01) or "used"
+  // (LA04), "ex" not in "exchange"; "price" is in "prices".
+  assert.deepEqual(databasesFor(queryTerms("us gdp"), 2), [], "no series list read for words no name holds");
+  assert.deepEqual(databasesFor(queryTerms("ex ante"), 2).map((d) => d.code), []);
+  assert.deepEqual(databasesFor(queryTerms("import price"), 2).map((d) => d.said), [["price"], ["price"]]);
 });
 
 Deno.test("opendata_search finds BOJ series from the metadata of the databases the words name", async () => {
@@ -52,4 +57,23 @@ Deno.test("opendata_search finds BOJ series from the metadata of the databases t
   // Common words alone read nothing.
   await search("rate");
   assert.deepEqual(reads(), ["FM08"]);
+});
+
+Deno.test("opendata_search reads no BOJ series list whose database's names say every word of the query", async () => {
+  await using upstreams = startRecordedUpstreams();
+  await using s = await startStdio({
+    args: ["--providers", "boj"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: upstreams.configYaml,
+  });
+  const r = await s.client.callTool({
+    name: "opendata_search",
+    arguments: { query: "foreign exchange", sources: ["boj"] },
+  });
+  assert.equal(r.isError, undefined, JSON.stringify(r.content));
+  const hits = (r.structuredContent as { sources: Source[] }).sources.find((x) => x.id === "boj")?.hits ?? [];
+  // FM08 ("Foreign exchange rates") is the catalogue's database hit; no series name could narrow it.
+  assert.ok(hits.some((h) => h.title.startsWith("FM08")), JSON.stringify(hits.map((h) => h.title)));
+  const reads = upstreams.main.requestsTo("/api/v1/getMetadata").map((q) => q.url.searchParams.get("db"));
+  assert.ok(!reads.includes("FM08"), `FM08's series list was read: ${reads}`);
 });

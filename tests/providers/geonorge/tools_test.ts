@@ -18,6 +18,21 @@ function search(req: Received): Reply {
   if (org === "Missing") return { json: { NumFound: 3 } };
   if (org !== null) return { json: { NumFound: 0, Results: [] } };
   // The catalogue's text search answers the organization's entries for its name in the text.
+  if ((q.get("text") ?? "").startsWith("Fredete bygninger")) {
+    // An entry whose abstract names the organization, as most of its entries' do.
+    return {
+      json: {
+        numFound: 1,
+        results: [{
+          uuid: "0d6c1f0e-0d3c-4c51-9f5e-6a1d7c1b2a10",
+          title: "Kulturmiljøer (synthetic entry)",
+          type: "dataset",
+          organization: "Riksantikvaren - Direktoratet for kulturminneforvaltning",
+          abstract: "Datasettet forvaltes av Direktoratet for kulturminneforvaltning.",
+        }],
+      },
+    };
+  }
   if ((q.get("text") ?? "").includes("Direktoratet")) {
     return { fixture: "geonorge/search_text_fallback_camelcase.json" };
   }
@@ -118,6 +133,18 @@ Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) =
       });
       assert.equal(miss.isError, false, miss.text);
       assert.deepEqual(miss.structured["entries"], []);
+      // A word the organization's name holds picks no entry: its entries are likely to say it.
+      const own = await call({
+        query: "Fredete bygninger Direktoratet",
+        organization: "Direktoratet for kulturminneforvaltning",
+        response_format: "json",
+      });
+      assert.deepEqual(own.structured["entries"], [], JSON.stringify(own.structured["entries"]));
+      // A short word counts only whole: "set" is not in "Datasettet", "av" is a word of the abstract.
+      const short = (query: string) =>
+        call({ query, organization: "Direktoratet for kulturminneforvaltning", response_format: "json" });
+      assert.deepEqual((await short("Fredete bygninger set")).structured["entries"], []);
+      assert.equal(((await short("Fredete bygninger av")).structured["entries"] as Json[]).length, 1);
     },
   );
 
