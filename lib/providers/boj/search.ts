@@ -2,9 +2,9 @@
 // a database, read once and cached: the BOJ asks users to avoid high-frequency access): questions
 // of the alias list ("USD/JPY", "policy rate", "CPI", "Tankan", in English or Japanese, ask.ts) in
 // the databases that answer them; other words in the databases whose names hold them (their
-// series' names holding the rest), and in every series list read earlier. Then series of the
-// local catalogue whose code, names, unit or frequency hold every word, and databases whose code or
-// names hold every word. A series hit's next call fetches its recent values, a database hit's
+// series' names holding the rest), so the same query finds the same series whatever was asked
+// before. Then series of the local catalogue whose code, names, unit or frequency hold every word,
+// and databases whose code or names hold every word. A series hit's next call fetches its recent values, a database hit's
 // lists its series.
 import type { Clock } from "../../clock.ts";
 import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
@@ -206,21 +206,17 @@ export function createSearchSource(
   client?: BojClient,
 ): SearchSource {
   const cache = new Map<string, { at: number; entries: Promise<MetadataEntry[]> }>();
-  // The series lists read (and still fresh), searched again for later questions without a request.
-  const read = new Map<string, number>();
   const metadata = (db: string, lang: "EN" | "JP", ctx: ToolCallContext): Promise<MetadataEntry[]> => {
     const key = `${db}:${lang}`;
     const hit = cache.get(key);
     if (hit && clock.now() - hit.at < METADATA_TTL_MS) return hit.entries;
-    if (hit) read.delete(key);
-    const at = clock.now();
     const entries = client!.getMetadata({ db, format: "JSON", lang }, {
       signal: ctx.signal,
       logger: ctx.logger,
     })
       .then((f) => f.data.entries);
-    cache.set(key, { at, entries });
-    entries.then(() => read.set(key, at), () => cache.delete(key));
+    cache.set(key, { at: clock.now(), entries });
+    entries.catch(() => cache.delete(key));
     return entries;
   };
   return {
@@ -238,7 +234,7 @@ export function createSearchSource(
       // Where the series are looked for in the metadata, and what their names must hold: for a
       // question of the alias list, the databases that answer it and its words (any of them); else
       // the databases whose names hold the query's words, and the words they do not say (all of
-      // them); and every database whose series list was read earlier, for every word of the query.
+      // them). The same query finds the same series whatever other callers asked before.
       const terms = queryTerms(folded);
       const plan = new Map<string, { any: string[] } | { all: string[] }>();
       for (const db of [...new Set(asks.flatMap((a) => a.dbs))].slice(0, MAX_DBS)) {
@@ -250,10 +246,6 @@ export function createSearchSource(
         for (const { code, said } of databasesFor(terms, MAX_DBS)) {
           const rest = terms.filter((t) => !said.includes(t));
           if (rest.length) plan.set(code, { all: rest });
-        }
-        for (const [key, at] of read) {
-          const [db, l] = key.split(":") as [string, string];
-          if (l === lang && !plan.has(db) && clock.now() - at < METADATA_TTL_MS) plan.set(db, { all: terms });
         }
       }
       for (const [db, want] of plan) {

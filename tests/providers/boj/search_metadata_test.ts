@@ -1,6 +1,6 @@
 // BOJ's part of opendata_search finds series by the words of their names in the API's own
 // metadata (getMetadata), beyond the alias list: the databases whose names hold the query's words
-// are read, and series lists read earlier are searched again without a request.
+// are read (once, cached), and an answer does not depend on what other callers asked before.
 import assert from "node:assert/strict";
 import { startRecordedUpstreams } from "../../fakes/recorded.ts";
 import { startStdio } from "../../fakes/server.ts";
@@ -39,6 +39,10 @@ Deno.test("opendata_search finds BOJ series from the metadata of the databases t
   const reads = () =>
     upstreams.main.requestsTo("/api/v1/getMetadata").map((r) => r.url.searchParams.get("db"));
 
+  // Words that name no database read nothing (asked first, and again below).
+  const central = await search("Tokyo central");
+  assert.deepEqual(reads(), []);
+
   // "spot" is in no alias and no database name: FM08 ("Foreign exchange rates") says the rest.
   const spot = await search("foreign exchange spot");
   assert.deepEqual(spot.slice(0, 3).map((h) => h.title.split(":")[0]), [
@@ -49,10 +53,13 @@ Deno.test("opendata_search finds BOJ series from the metadata of the databases t
   assert.deepEqual(spot[0]!.next_calls![0]!.arguments["tool"], "boj_get_data_code");
   assert.deepEqual(reads(), ["FM08"], "FM08 filled the hits: FM09, named second, was not read");
 
-  // A later question is answered from the series list read before, without a request.
-  const central = await search("Tokyo central");
-  assert.equal(central[0]!.title, "FM08 FXERD05: US.Dollar/Yen Central Rate, Tokyo Market");
+  // A question is answered the same whatever was asked before: the series list read for
+  // "foreign exchange spot" does not change what "Tokyo central" finds, and reads nothing more.
+  assert.deepEqual((await search("Tokyo central")).map((h) => h.title), central.map((h) => h.title));
   assert.deepEqual(reads(), ["FM08"], "no new metadata request");
+  // The cached series list serves the same question again without a request.
+  assert.deepEqual((await search("foreign exchange spot")).map((h) => h.title), spot.map((h) => h.title));
+  assert.deepEqual(reads(), ["FM08"]);
 
   // Common words alone read nothing.
   await search("rate");
