@@ -2,13 +2,16 @@
 // this machine, prints the figures and writes them to docs/BENCHMARKS.md. Figures are measured,
 // never asserted: they vary with the machine.
 //
-//   deno task bench [--baseline DIR] [--only startup|binary|observability]
+//   deno task bench [--baseline DIR] [--only startup|binary|observability|tasks]
 //
 // --only observability measures only what metrics and traces cost (tests/bench/observability.ts)
 // and replaces that section of docs/BENCHMARKS.md, leaving the others as they are.
 //
 // --only startup measures start-up and memory in each way users start the server (issue 29,
 // tests/bench/startup_ways.ts) and replaces only that section of docs/BENCHMARKS.md.
+//
+// --only tasks runs the task suite (issue 23, tests/bench/tasks.ts) both ways and replaces only that
+// section of docs/BENCHMARKS.md.
 //
 // --only binary measures the release binary's payload and its stand-in's start-up
 // (tests/bench/binary.ts) and replaces only that section of docs/BENCHMARKS.md.
@@ -381,6 +384,23 @@ async function taskSuite(): Promise<void> {
   );
 }
 
+/** The task suite's section of docs/BENCHMARKS.md, from `taskRows`. */
+function tasksSection(): string {
+  return `## Questions answered from the default surface (issue 23)
+
+tests/bench/tasks.ts asks realistic questions of the three default tools over stdio, with all eight
+providers on recorded bodies (tests/fakes/recorded.ts). A scripted agent types the question into
+\`opendata_search\` and then follows only the next calls the answers name (structuredContent.next_calls,
+preferring one whose \`for\` fits the question); it writes no call of its own. Tokens are o200k tokens of the
+answers a model reads: the text blocks, and the text blocks plus the serialized structured content (what a
+client that forwards both, such as Gemini's \`mcpToTool\`, pays). The tool list (567 tokens, once per
+conversation; "What the tool list costs an agent" below) is not included. Token counts do not depend on the
+machine. The suite runs a second time against the server with \`structured_content: off\`, where the agent
+reads the next calls from the text alone.
+
+${taskRows.join("\n")}`;
+}
+
 /** --baseline DIR: start-up and a tools/call round trip of another checkout next to this one. */
 const baselineRows: string[] = [];
 async function baseline(dir: string): Promise<void> {
@@ -452,6 +472,7 @@ if (only === "binary") {
   Deno.exit(0);
 }
 const WAYS_HEADING = "## Start-up as users start it (issue 29)";
+const TASKS_HEADING = "## Questions answered from the default surface (issue 23)";
 /** `doc` with the section under `heading` replaced by `section` (or added before the second section). */
 function withSection(doc: string, heading: string, section: string): string {
   const start = doc.indexOf(heading);
@@ -489,14 +510,25 @@ if (only === "observability") {
   console.log("Updated the observability section of docs/BENCHMARKS.md");
   Deno.exit(0);
 }
+if (only === "tasks") {
+  await taskSuite();
+  const section = tasksSection();
+  console.log(section);
+  const path = new URL("../../docs/BENCHMARKS.md", import.meta.url);
+  await Deno.writeTextFile(
+    path,
+    await denoFmt(withSection(Deno.readTextFileSync(path), TASKS_HEADING, section), "md"),
+  );
+  console.log("Wrote the task suite's section of docs/BENCHMARKS.md");
+  Deno.exit(0);
+}
 const observability: string[] = [];
 await startupAndMemory();
 const waysSection = await benchStartupWays(START_RUNS, MEMORY_CALLS);
 const binarySection = await benchBinary(START_RUNS);
 if (flags.baseline) await baseline(flags.baseline);
 const viewSizeRows: string[] = [];
-if (only === "tasks") await taskSuite();
-if (only !== "startup" && only !== "tasks") {
+if (only !== "startup") {
   await taskSuite();
   await contextEconomy();
   viewSizeRows.push(...await viewRows());
@@ -560,19 +592,7 @@ if (baselineRows.length) {
 
 ${baselineRows.join("\n")}`);
 }
-if (taskRows.length) {
-  sections.push(`## Questions answered from the default surface (issue 23)
-
-tests/bench/tasks.ts asks realistic questions of the three default tools over stdio, with all eight
-providers on recorded bodies (tests/fakes/recorded.ts). A scripted agent types the question into
-\`opendata_search\` and then follows only the next calls the answers name (structuredContent.next_calls,
-preferring one whose \`for\` fits the question); it writes no call of its own. Tokens are o200k tokens of the
-answers a model reads: the text blocks, and the text blocks plus the serialized structured content (what a
-client that forwards both, such as Gemini's \`mcpToTool\`, pays). The tool list (536 tokens, once per
-conversation) is not included. Token counts do not depend on the machine.
-
-${taskRows.join("\n")}`);
-}
+if (taskRows.length) sections.push(tasksSection());
 if (economyRows.length) {
   sections.push(`## What the tool list costs an agent (issue 14)
 
