@@ -447,32 +447,6 @@ advertises the extension also gets, per result, the view model in \`_meta\` (not
 per listed view-backed tool 141 to 147 bytes of \`_meta\` in \`tools/list\`; other clients get neither.`;
 
 const only = flags.only;
-const BINARY_HEADING = "## The release binary (issue 22)";
-/** `doc` with its release-binary section replaced by `section` (or added after the first section). */
-function withBinarySection(doc: string, section: string): string {
-  const start = doc.indexOf(BINARY_HEADING);
-  if (start >= 0) {
-    const next = doc.indexOf("\n## ", start + BINARY_HEADING.length);
-    return doc.slice(0, start) + section + (next >= 0 ? `\n${doc.slice(next)}` : "\n");
-  }
-  const second = doc.indexOf("\n## ", doc.indexOf("\n## ") + 1);
-  return second >= 0
-    ? `${doc.slice(0, second)}\n\n${section}\n${doc.slice(second)}`
-    : `${doc.trimEnd()}\n\n${section}\n`;
-}
-if (only === "binary") {
-  const section = await benchBinary(START_RUNS);
-  console.log(section);
-  const path = new URL("../../docs/BENCHMARKS.md", import.meta.url);
-  await Deno.writeTextFile(
-    path,
-    await denoFmt(withBinarySection(Deno.readTextFileSync(path), section), "md"),
-  );
-  console.log("Wrote the release binary's section of docs/BENCHMARKS.md");
-  Deno.exit(0);
-}
-const WAYS_HEADING = "## Start-up as users start it (issue 29)";
-const TASKS_HEADING = "## Questions answered from the default surface (issue 23)";
 /** `doc` with the section under `heading` replaced by `section` (or added before the second section). */
 function withSection(doc: string, heading: string, section: string): string {
   const start = doc.indexOf(heading);
@@ -485,41 +459,36 @@ function withSection(doc: string, heading: string, section: string): string {
     ? `${doc.slice(0, second)}\n\n${section}\n${doc.slice(second)}`
     : `${doc.trimEnd()}\n\n${section}\n`;
 }
-if (only === "startup") {
-  const section = await benchStartupWays(START_RUNS, MEMORY_CALLS);
+/** --only: what each measures, and the heading of the one section of docs/BENCHMARKS.md it replaces. */
+const ONLY: Record<string, { heading: string; measure: () => Promise<string> }> = {
+  binary: { heading: "## The release binary (issue 22)", measure: () => benchBinary(START_RUNS) },
+  startup: {
+    heading: "## Start-up as users start it (issue 29)",
+    measure: () => benchStartupWays(START_RUNS, MEMORY_CALLS),
+  },
+  observability: { heading: "## What metrics and traces cost", measure: () => benchObservability() },
+  tasks: {
+    heading: "## Questions answered from the default surface (issue 23)",
+    measure: async () => {
+      await taskSuite();
+      return tasksSection();
+    },
+  },
+};
+if (only !== undefined) {
+  const chosen = ONLY[only];
+  if (!chosen) {
+    console.error(`--only takes ${Object.keys(ONLY).join(", ")}`);
+    Deno.exit(2);
+  }
+  const section = await chosen.measure();
   console.log(section);
   const path = new URL("../../docs/BENCHMARKS.md", import.meta.url);
   await Deno.writeTextFile(
     path,
-    await denoFmt(withSection(Deno.readTextFileSync(path), WAYS_HEADING, section), "md"),
+    await denoFmt(withSection(Deno.readTextFileSync(path), chosen.heading, section), "md"),
   );
-  console.log("Wrote the start-up section of docs/BENCHMARKS.md");
-  Deno.exit(0);
-}
-if (only === "observability") {
-  const section = await benchObservability();
-  console.log(section);
-  const path = new URL("../../docs/BENCHMARKS.md", import.meta.url);
-  const current = await Deno.readTextFile(path);
-  const at = current.indexOf("## What metrics and traces cost");
-  const next = at < 0 ? -1 : current.indexOf("\n## ", at + 3);
-  const updated = at < 0
-    ? `${current.trimEnd()}\n\n${section}\n`
-    : `${current.slice(0, at)}${section}\n${next < 0 ? "" : current.slice(next)}`;
-  await Deno.writeTextFile(path, await denoFmt(updated, "md"));
-  console.log("Updated the observability section of docs/BENCHMARKS.md");
-  Deno.exit(0);
-}
-if (only === "tasks") {
-  await taskSuite();
-  const section = tasksSection();
-  console.log(section);
-  const path = new URL("../../docs/BENCHMARKS.md", import.meta.url);
-  await Deno.writeTextFile(
-    path,
-    await denoFmt(withSection(Deno.readTextFileSync(path), TASKS_HEADING, section), "md"),
-  );
-  console.log("Wrote the task suite's section of docs/BENCHMARKS.md");
+  console.log(`Wrote the section "${chosen.heading.slice(3)}" of docs/BENCHMARKS.md`);
   Deno.exit(0);
 }
 const observability: string[] = [];
@@ -528,22 +497,20 @@ const waysSection = await benchStartupWays(START_RUNS, MEMORY_CALLS);
 const binarySection = await benchBinary(START_RUNS);
 if (flags.baseline) await baseline(flags.baseline);
 const viewSizeRows: string[] = [];
-if (only !== "startup") {
-  await taskSuite();
-  await contextEconomy();
-  viewSizeRows.push(...await viewRows());
-  const defaults = PROVIDERS.filter((s) => s.defaultEnabled).map((s) => s.id).join(",");
-  await startup("example provider", "example");
-  if (defaults) await startup(`default providers: ${defaults}`, defaults);
-  await callLatency();
-  await httpLatency(false);
-  await httpLatency(true);
-  await clientOverhead();
-  rows.push(...await benchProvenance(RUNS * 20, 1024 * 1024));
-  rows.push(...await benchReplicas());
-  rows.push(...await benchOAuth());
-  observability.push(await benchObservability());
-}
+await taskSuite();
+await contextEconomy();
+viewSizeRows.push(...await viewRows());
+const defaults = PROVIDERS.filter((s) => s.defaultEnabled).map((s) => s.id).join(",");
+await startup("example provider", "example");
+if (defaults) await startup(`default providers: ${defaults}`, defaults);
+await callLatency();
+await httpLatency(false);
+await httpLatency(true);
+await clientOverhead();
+rows.push(...await benchProvenance(RUNS * 20, 1024 * 1024));
+rows.push(...await benchReplicas());
+rows.push(...await benchOAuth());
+observability.push(await benchObservability());
 
 const cpu = (() => {
   try {
