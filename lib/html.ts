@@ -1,5 +1,6 @@
 // Small helpers for upstream text (search snippets, article bodies): no DOM, no dependency,
-// just what turning markup into readable plain text, and keeping odd fields short, needs.
+// just what turning markup into readable plain text, keeping odd fields short, and finding a
+// query's words in it need.
 
 const ENTITIES: Record<string, string> = {
   amp: "&",
@@ -63,3 +64,18 @@ export function boundedUrl(url: string | null, max = 2048): string | null {
  */
 export const NOT_WELL_FORMED =
   "contains a lone surrogate (half of a UTF-16 pair), which is not valid Unicode text: send it again as valid UTF-8";
+
+const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}]/u.test(c);
+
+/**
+ * Whether `hay` holds `word` where a word of it starts (both folded alike by the caller); a word
+ * of three letters or fewer only whole ("og", "set" stand inside most texts' words). With
+ * `inside`, a longer word may also stand inside a word (compounds: "minner" in "kulturminner").
+ */
+export function holdsWord(hay: string, word: string, inside = false): boolean {
+  for (let at = hay.indexOf(word); at !== -1; at = hay.indexOf(word, at + 1)) {
+    const starts = !isWordChar(hay[at - 1]);
+    if (word.length <= 3 ? starts && !isWordChar(hay[at + word.length]) : inside || starts) return true;
+  }
+  return false;
+}

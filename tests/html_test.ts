@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { boundedUrl, clip, decodeEntities, inlineText } from "../lib/html.ts";
+import { boundedUrl, clip, decodeEntities, holdsWord, inlineText } from "../lib/html.ts";
 
 Deno.test("decodeEntities() decodes named and numeric references and leaves unknown ones", () => {
   assert.equal(
@@ -33,4 +33,19 @@ Deno.test("inlineText() strips tags in linear time: '<' without '>' is kept as t
   assert.equal(inlineText("<".repeat(200_000)).length, 200_000);
   assert.equal(inlineText("a <b <i>c</i> d"), "a <b c d");
   assert.equal(inlineText("<p>x &amp; y</p>"), "x & y");
+});
+
+Deno.test("holdsWord() finds a word where a word starts, short words only whole, longer ones inside with `inside`", () => {
+  assert.equal(holdsWord("consumer prices", "price"), true);
+  assert.equal(holdsWord("small business loans", "us"), false, "short words whole only");
+  assert.equal(holdsWord("loans used", "used"), true);
+  assert.equal(holdsWord("datasettet og kart", "set"), false);
+  assert.equal(holdsWord("datasettet og kart", "og"), true);
+  assert.equal(holdsWord("automatisk fredete kulturminner", "minner"), false, "not inside without `inside`");
+  assert.equal(holdsWord("automatisk fredete kulturminner", "minner", true), true);
+  assert.equal(
+    holdsWord("automatisk fredete kulturminner", "min", true),
+    false,
+    "short words whole, even inside",
+  );
 });

@@ -7,6 +7,7 @@
 // and databases whose code or names hold every word. A series hit's next call fetches its recent values, a database hit's
 // lists its series.
 import type { Clock } from "../../clock.ts";
+import { holdsWord } from "../../html.ts";
 import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
 import { asksOf, isJapanese } from "./ask.ts";
 import type { BojClient } from "./client.ts";
@@ -142,14 +143,8 @@ const WEAK = new Set([
  * "us" in "business"), a term of three characters or fewer as a whole word ("us" not in "used");
  * a term in Japanese script anywhere, as Japanese has no spaces.
  */
-export function holdsWord(hay: string, term: string): boolean {
-  if (isJapanese(term)) return hay.includes(term);
-  const wordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
-  for (let at = hay.indexOf(term); at !== -1; at = hay.indexOf(term, at + 1)) {
-    if (wordChar(hay[at - 1])) continue;
-    if (term.length > 3 || !wordChar(hay[at + term.length])) return true;
-  }
-  return false;
+export function holdsTerm(hay: string, term: string): boolean {
+  return isJapanese(term) ? hay.includes(term) : holdsWord(hay, term);
 }
 
 /** The words of a folded query that can name a series or a database. */
@@ -165,7 +160,7 @@ export function queryTerms(folded: string): string[] {
 export function databasesFor(terms: readonly string[], max: number): { code: string; said: string[] }[] {
   const scored = DATABASES.map((d, order) => {
     const hay = fold([d.code, d.name_en, d.name_ja, d.category_en, d.category_ja].join("\n"));
-    const said = terms.filter((t) => holdsWord(hay, t));
+    const said = terms.filter((t) => holdsTerm(hay, t));
     return { code: d.code, said, strong: said.some((t) => !WEAK.has(t)), order };
   }).filter((x) => x.strong);
   scored.sort((a, b) => b.said.length - a.said.length || a.order - b.order);
@@ -262,7 +257,7 @@ export function createSearchSource(
           const names = fold(`${e.name_of_time_series ?? ""}\n${e.name_of_time_series_j ?? ""}`);
           const fits = "any" in want
             ? want.any.length === 0 || want.any.some((w) => names.includes(w))
-            : want.all.length > 0 && want.all.every((w) => holdsWord(names, w));
+            : want.all.length > 0 && want.all.every((w) => holdsTerm(names, w));
           if (!fits) continue;
           seen.add(`${db}'${e.series_code}`);
           hits.push(metadataHit(db, e, now, ja));

@@ -5,6 +5,7 @@ import type { HttpClient, QueryValue } from "../../http/fetch_client.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import { originOf, ssrfGuard } from "../../http/ssrf.ts";
 import type { Logger } from "../../log.ts";
+import { holdsWord } from "../../html.ts";
 import type { GeonorgeSettings } from "./settings.ts";
 import { parseSearch } from "./parse.ts";
 import type { CatalogEntry } from "./parse.ts";
@@ -127,11 +128,5 @@ export function queryWords(query: string): string[] {
 function mentionsAny(e: CatalogEntry, words: readonly string[]): boolean {
   if (words.length === 0) return true;
   const hay = `${e.title}\n${e.abstract ?? ""}`.normalize("NFKC").toLowerCase();
-  const wordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
-  return words.some((w) => {
-    for (let at = hay.indexOf(w); at !== -1; at = hay.indexOf(w, at + 1)) {
-      if (w.length > 3 || (!wordChar(hay[at - 1]) && !wordChar(hay[at + w.length]))) return true;
-    }
-    return false;
-  });
+  return words.some((w) => holdsWord(hay, w, true));
 }
