@@ -64,6 +64,28 @@ Deno.test("opendata_search finds BOJ series from the metadata of the databases t
   // Common words alone read nothing.
   await search("rate");
   assert.deepEqual(reads(), ["FM08"]);
+
+  // A series list the BOJ refuses (FM09: the fake answers 400, as for an unknown database) leaves
+  // the others and the local catalogue: the source still answers, and names no failure.
+  const refused = await s.client.callTool({
+    name: "opendata_search",
+    arguments: { query: "effective exchange spot", sources: ["boj"] },
+  });
+  assert.equal(refused.isError, undefined, JSON.stringify(refused.content));
+  assert.deepEqual(reads(), ["FM08", "FM09"], "FM09 asked once, FM08 from the cache");
+  const boj = (refused.structuredContent as { sources: (Source & { status: string })[] }).sources
+    .find((x) => x.id === "boj")!;
+  assert.equal(boj.status, "ok");
+  assert.doesNotMatch((refused.content as { text: string }[])[0]!.text, /failed/);
+
+  // An empty query is a validation error naming the field, and asks the upstream nothing.
+  const empty = await s.client.callTool({
+    name: "opendata_search",
+    arguments: { query: "", sources: ["boj"] },
+  });
+  assert.equal(empty.isError, true);
+  assert.match((empty.content as { text: string }[])[0]!.text, /query/);
+  assert.deepEqual(reads(), ["FM08", "FM09"]);
 });
 
 Deno.test("opendata_search reads no BOJ series list whose database's names say every word of the query", async () => {
