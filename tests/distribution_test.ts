@@ -15,6 +15,7 @@ import {
   REPOSITORY,
   USER_CONFIG,
 } from "./tools/distribution.ts";
+import { BUNDLE_ENTRY } from "./tools/bundle.ts";
 import { envGranted, envNames, permissionTasks, splitStartTask, START_ENV } from "./tools/permissions.ts";
 import {
   releaseNotes,
@@ -219,7 +220,7 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
       "run",
       ...start.args.slice(0, -1),
       "--cached-only",
-      "main.ts",
+      start.entry,
       "serve",
       "--transport",
       "http",
@@ -235,8 +236,8 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
   );
   assert.deepEqual(
     ignore,
-    ["*", "!deno.json", "!deno.lock", "!main.ts", "!lib/", "!config/"],
-    ".env stays out",
+    ["*", "!deno.json", "!deno.lock", "!bundle/", "!config/"],
+    ".env stays out, and the sources: the image runs the bundle",
   );
 });
 
@@ -346,15 +347,19 @@ Deno.test("the release workflow pins mcp-publisher and can be re-run for a versi
   assert.doesNotMatch(text, /--generate-notes/);
 });
 
-Deno.test("splitStartTask() separates the variables a start task sets from its deno run arguments", () => {
-  assert.deepEqual(splitStartTask("MALLOC_ARENA_MAX=1 A_B= deno run -q -P main.ts"), {
+Deno.test("splitStartTask() separates the variables a start task sets from its deno run arguments and entry", () => {
+  assert.deepEqual(splitStartTask("MALLOC_ARENA_MAX=1 A_B= deno run -q -P bundle/main.js"), {
     env: { MALLOC_ARENA_MAX: "1", A_B: "" },
-    args: ["-q", "-P", "main.ts"],
+    args: ["-q", "-P", "bundle/main.js"],
+    entry: "bundle/main.js",
   });
-  assert.deepEqual(splitStartTask("deno run main.ts"), { env: {}, args: ["main.ts"] });
+  assert.deepEqual(splitStartTask("deno run main.ts"), { env: {}, args: ["main.ts"], entry: "main.ts" });
   assert.equal(splitStartTask("deno run -q other.ts"), undefined);
+  assert.equal(splitStartTask("deno run -q other/main.js"), undefined);
   assert.equal(splitStartTask("deno eval main.ts"), undefined);
   assert.equal(splitStartTask("lower=1 deno run main.ts"), undefined, "only NAME=value words are variables");
   const start = splitStartTask(permissionTasks()["start"]!)!;
   assert.deepEqual(start.env, { ...START_ENV }, "deno task start sets START_ENV");
+  assert.equal(start.entry, BUNDLE_ENTRY, "deno task start runs the bundle");
+  assert.equal(splitStartTask(permissionTasks()["dev"]!)?.entry, "main.ts", "deno task dev runs the sources");
 });

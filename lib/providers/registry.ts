@@ -39,5 +39,9 @@ export const PROVIDER_SPECS: readonly ProviderSpec[] = [
 export const PROVIDERS: readonly ProviderSpec[] = withListings(
   PROVIDER_SPECS,
   listings as unknown as ListingFile,
-  import.meta.url,
+  // From the sources, each provider's mod.ts is a file beside this one, and one that is missing is
+  // skipped at start. In bundle/ (`deno task build`) this module is inside a chunk and every
+  // provider's code inside the bundle: their modules get a URL of the "bundle:" scheme, which the
+  // start-up check leaves alone, as it does a compiled binary's.
+  import.meta.url.endsWith("/providers/registry.ts") ? import.meta.url : "bundle:/lib/providers/registry.ts",
 );

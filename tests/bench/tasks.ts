@@ -414,11 +414,11 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
 /**
  * Runs every task against one server with all eight providers on recorded bodies; with
  * `structured: false`, the server runs with structured content off and the agent reads the next
- * calls from the text.
+ * calls from the text. With `bundle`, the server runs from bundle/ (what `deno task start` runs).
  */
 export async function runSuite(
   tasks: readonly Task[] = TASKS,
-  options: { structured?: boolean } = {},
+  options: { structured?: boolean; bundle?: boolean } = {},
 ): Promise<TaskResult[]> {
   await using upstreams = startRecordedUpstreams();
   await using s = await startStdio({
@@ -431,6 +431,7 @@ export async function runSuite(
       ...(options.structured === false ? { MCP_STRUCTURED_CONTENT: "off" } : {}),
     },
     configYaml: upstreams.configYaml,
+    ...(options.bundle ? { bundle: true } : {}),
   });
   const results: TaskResult[] = [];
   for (const task of tasks) results.push(await runTask(s, task));

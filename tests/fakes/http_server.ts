@@ -1,10 +1,8 @@
 // Spawns the real server (`main.ts serve --transport http`) with the start task's scoped
 // permissions on 127.0.0.1 port 0, and reads the bound port from its start-up log line.
-import { childEnv, removeHome, scratchHome, startArgs } from "./server.ts";
+import { childEnv, entryOf, removeHome, scratchHome, startArgs } from "./server.ts";
 import type { SpawnOptions } from "./server.ts";
 import { START_ENV } from "../tools/permissions.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /**
  * The lines of `text` that have arrived whole: a serving process writes its log in batches, and
@@ -66,7 +64,7 @@ export async function startHttpServer(
       ...limit,
       "run",
       ...startArgs(home, options),
-      options.main ?? MAIN,
+      entryOf(options),
       "serve",
       "--transport",
       "http",

@@ -7,10 +7,12 @@
 import { dirname, join, resolve } from "node:path";
 import { Client, serializeMessage } from "./sdk_client.ts";
 import { splitStartTask } from "../tools/permissions.ts";
+import { BUNDLE_ENTRY } from "../tools/bundle.ts";
 import type { JSONRPCMessage, Transport } from "./sdk_client.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const ROOT = new URL("../../", import.meta.url).pathname;
+const BUNDLE_MAIN = `${ROOT}${BUNDLE_ENTRY}`;
 
 /** Options for spawning the server. */
 export interface SpawnOptions {
@@ -43,6 +45,11 @@ export interface SpawnOptions {
    * `deno.json` next to it supplies the permissions.
    */
   main?: string;
+  /**
+   * Runs the start bundle (bundle/main.js), what `deno task start`, the container and the binary
+   * run, instead of the sources' main.ts (which the other tests run, for their coverage of lib/).
+   */
+  bundle?: boolean;
   /** The capabilities the stdio client declares (e.g. the MCP Apps extension); default none. */
   clientCapabilities?: Record<string, unknown>;
 }
@@ -69,6 +76,11 @@ export function startArgs(home: string, options: SpawnOptions = {}): string[] {
     args.push(`--allow-write=${options.allowWrite.map((p) => p.replaceAll("$HOME", home)).join(",")}`);
   }
   return args;
+}
+
+/** The module a spawned server runs: `options.main`, the bundle's entry or the sources' main.ts. */
+export function entryOf(options: SpawnOptions): string {
+  return options.main ?? (options.bundle ? BUNDLE_MAIN : MAIN);
 }
 
 /** The child's whole environment: a scratch HOME, PATH, the Deno cache, coverage, and `env`. */
@@ -120,7 +132,7 @@ export async function runCli(
     Deno.writeTextFileSync(`${home}/.config/opendata-mcp/config.yaml`, options.configYaml);
   }
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...startArgs(home, options), options.main ?? MAIN, ...args],
+    args: ["run", ...startArgs(home, options), entryOf(options), ...args],
     env: childEnv(home, options.env),
     clearEnv: true,
     cwd: options.cwd ?? home,
@@ -223,7 +235,7 @@ export async function startStdio(options: SpawnOptions = {}): Promise<StdioSessi
   }
   const transport = new DenoStdioTransport(
     new Deno.Command(Deno.execPath(), {
-      args: ["run", ...startArgs(home, options), options.main ?? MAIN, ...(options.args ?? [])],
+      args: ["run", ...startArgs(home, options), entryOf(options), ...(options.args ?? [])],
       env: childEnv(home, options.env),
       clearEnv: true,
       cwd: options.cwd ?? home,

@@ -1,12 +1,14 @@
-// The release compile: `deno compile` of main.ts with the permission set and V8 flags of the run
-// tasks, embedding every module the server can load and, of the npm packages, only what runs.
+// The release compile: `deno compile` of the start bundle (bundle/main.js, `deno task build`,
+// what `deno task start` runs) with the permission set and V8 flags of the run tasks, embedding
+// every module the server can load and, of the npm packages, only what runs.
 //
 //   deno run --allow-read --allow-run --allow-env --allow-write=dist tests/tools/compile.ts TARGET [OUTPUT]
 //
 // What goes in, and why:
-// - Every module of main.ts's graph, the providers' dynamic imports included: deno.json sets no
+// - Every chunk of the bundle, the providers' dynamic imports included: deno.json sets no
 //   `lazy-dynamic-imports` (with it, `deno compile` skips every literal `import()`); the run tasks
-//   pass `--unstable-lazy-dynamic-imports` on their command line instead.
+//   pass `--unstable-lazy-dynamic-imports` on their command line instead. The MCP server SDK and
+//   zod are inside the bundle; the packages it leaves outside are embedded as packages.
 // - npm packages from Deno's global cache (`--node-modules-dir=none`), only those the module graph
 //   reaches (`--exclude-unused-npm`): the test-only ones (the client SDKs, the v1 SDK, @ai-sdk)
 //   and the docs generator's `yaml` stay out.
@@ -18,6 +20,7 @@
 import { join } from "node:path";
 import { V8_FLAGS } from "./permissions.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
+import { BUNDLE_ENTRY } from "./bundle.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -128,7 +131,7 @@ function versionOf(id: string): string {
 }
 
 /** The npm packages main.ts's graph imports (bare names) and the subpaths it imports of each. */
-export async function graphNpmImports(entry = join(ROOT, "main.ts")): Promise<Map<string, Set<string>>> {
+export async function graphNpmImports(entry = join(ROOT, BUNDLE_ENTRY)): Promise<Map<string, Set<string>>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
     cwd: ROOT,
@@ -210,7 +213,7 @@ export function excludes(cacheDir: string, packages: string[], imported: Map<str
 }
 
 /** The arguments of `deno compile` for `target`, writing `output`. */
-export async function compileArgs(target: string, output: string, entry = "main.ts"): Promise<string[]> {
+export async function compileArgs(target: string, output: string, entry = BUNDLE_ENTRY): Promise<string[]> {
   const lock = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.lock")));
   const imported = await graphNpmImports(join(ROOT, entry));
   const packages = npmClosure(lock, [...imported.keys()]);

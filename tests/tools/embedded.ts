@@ -10,6 +10,7 @@
 // npm snapshot, the remote modules, then the virtual file system's directory tree (JSON) and its
 // file data, the last two sections before the closing marker. A file entry's "o" is the
 // [offset, length] of its original bytes in the file data.
+import { BUNDLE_ENTRY } from "./bundle.ts";
 
 const MAGIC = new TextEncoder().encode("d3n0l4nd");
 
@@ -130,7 +131,7 @@ if (import.meta.main) {
 
 /** A folder to run the embedded files from, as `deno run` would run the binary. */
 export interface StandIn {
-  /** The extracted main.ts. */
+  /** The extracted entry the binary was compiled from (bundle/main.js, as `deno task start` runs). */
   main: string;
   /** The DENO_DIR whose npm cache holds exactly the embedded packages. */
   denoDir: string;
@@ -144,7 +145,12 @@ export interface StandIn {
  * DENO_DIR npm cache, and deno.json/deno.lock (`configDir`'s) narrowed to those packages, so a
  * module or package the binary lacks is missing here too (`--cached-only`: nothing downloads).
  */
-export function prepareStandIn(embedded: Embedded, folder: string, configDir: string): StandIn {
+export function prepareStandIn(
+  embedded: Embedded,
+  folder: string,
+  configDir: string,
+  entry: string = BUNDLE_ENTRY,
+): StandIn {
   const root = `${folder}/app`;
   const denoDir = `${folder}/deno_dir`;
   extractEmbedded(embedded, root);
@@ -190,7 +196,7 @@ export function prepareStandIn(embedded: Embedded, folder: string, configDir: st
   return {
     root,
     denoDir,
-    main: `${root}/main.ts`,
+    main: `${root}/${entry}`,
     // A binary loads a module when it is imported; `deno run` would read every literal import()
     // first without the lazy flag. Only the extracted files exist, so a module the binary lacks
     // fails here too, on first use as in the binary.

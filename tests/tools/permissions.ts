@@ -4,6 +4,7 @@
 import { knownEnvNames } from "../../lib/config/parse.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
+import { BUNDLE_ENTRY } from "./bundle.ts";
 
 /**
  * Hosts the HTTP transport may listen on, on any port (`--host`, `--port`): loopback and the
@@ -110,19 +111,26 @@ export const V8_FLAGS = "--v8-flags=--max-semi-space-size=2,--max-old-space-size
  */
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "1" };
 
+/** What a start task may run: the bundle (`deno task start`) or the sources (`deno task dev`). */
+const ENTRIES = [BUNDLE_ENTRY, "main.ts"];
+
 /**
- * A start task split into the variables it sets (`NAME=value` words before `deno`) and the
- * arguments after `deno run` (main.ts included); undefined when it is not `deno run ... main.ts`.
+ * A start task split into the variables it sets (`NAME=value` words before `deno`), the arguments
+ * after `deno run` (the entry included, last) and its entry; undefined when it is not
+ * `deno run ... bundle/main.js` or `deno run ... main.ts`.
  */
-export function splitStartTask(task: string): { env: Record<string, string>; args: string[] } | undefined {
+export function splitStartTask(
+  task: string,
+): { env: Record<string, string>; args: string[]; entry: string } | undefined {
   const words = task.split(" ");
   const env: Record<string, string> = {};
   while (/^[A-Z_][A-Z0-9_]*=\S*$/.test(words[0] ?? "")) {
     const [name, ...value] = words.shift()!.split("=");
     env[name!] = value.join("=");
   }
-  if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") return undefined;
-  return { env, args: words.slice(2) };
+  const entry = words.at(-1) ?? "";
+  if (words[0] !== "deno" || words[1] !== "run" || !ENTRIES.includes(entry)) return undefined;
+  return { env, args: words.slice(2), entry };
 }
 
 /** The tasks that run or compile the server, all with `-P` (the default set) and no prompts. */
@@ -132,7 +140,7 @@ export function permissionTasks(): Record<string, string> {
     // a manual node_modules/ is not checked against the lock on every start (deno install fills it).
     start: `${
       Object.entries(START_ENV).map(([k, v]) => `${k}=${v} `).join("")
-    }deno run -q --unstable-lazy-dynamic-imports -P --no-prompt --node-modules-dir=manual ${V8_FLAGS} main.ts`,
+    }deno run -q --unstable-lazy-dynamic-imports -P --no-prompt --node-modules-dir=manual ${V8_FLAGS} ${BUNDLE_ENTRY}`,
     dev: `deno run --watch --unstable-lazy-dynamic-imports -P --no-prompt ${V8_FLAGS} main.ts`,
   };
   // The release compile (tests/tools/compile.ts): `deno compile -P --no-prompt` with the V8 flags,

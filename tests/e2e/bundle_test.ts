@@ -1,0 +1,186 @@
+// The start bundle (bundle/, tests/tools/bundle.ts): what `deno task start`, the container and the
+// release binary run. The other end-to-end tests run the sources' main.ts (their coverage of lib/
+// is measured there); these prove the bundle is those sources, built, and serves as they do: the
+// same listings, every provider's answers through the task suite, bad input and a broken config
+// answered alike, and stdio, HTTP and a refused Redis as the release smoke test checks them.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { BUNDLE_ENTRY, bundledPackages, differences, isExternal, staleness } from "../tools/bundle.ts";
+import { runCli, startArgs, startStdio } from "../fakes/server.ts";
+import type { SpawnOptions } from "../fakes/server.ts";
+import { runSuite } from "../bench/tasks.ts";
+import { smokeServer } from "../tools/smoke.ts";
+import { splitStartTask } from "../tools/permissions.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+Deno.test("bundle/ is what `deno task build` makes of the sources now", async () => {
+  assert.deepEqual(await staleness(), [], "bundle/ is stale: run `deno task build` and commit bundle/");
+});
+
+Deno.test("differences() names the missing, stale and left-over files of a bundle", () => {
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  const want = new Map([["main.js", bytes("a")], ["chunk-1.js", bytes("b")], ["NOTICE.md", bytes("n")]]);
+  const have = new Map([["main.js", bytes("a")], ["chunk-1.js", bytes("c")], ["chunk-2.js", bytes("d")]]);
+  assert.deepEqual(differences(want, have), [
+    "left over chunk-2.js",
+    "missing NOTICE.md",
+    "stale chunk-1.js",
+  ]);
+  assert.deepEqual(differences(want, new Map(want)), []);
+});
+
+Deno.test("bundledPackages() follows the graph's npm imports and their dependencies, leaving the external ones out", () => {
+  const info = {
+    modules: [
+      { kind: "npm", npmPackage: "sdk@1" },
+      { kind: "npm", npmPackage: "jose@6" },
+      { kind: "esm" },
+    ],
+    npmPackages: {
+      "sdk@1": { name: "sdk", version: "1", dependencies: ["core@1", "@types/node@2"] },
+      "core@1": { name: "core", version: "1", dependencies: ["zod@4"] },
+      "zod@4": { name: "zod", version: "4" },
+      "@types/node@2": { name: "@types/node", version: "2" },
+      "jose@6": { name: "jose", version: "6", dependencies: ["zod@4"] },
+    },
+  };
+  assert.deepEqual(bundledPackages(info).map((p) => p.name), ["core", "sdk", "zod"]);
+  assert.ok(isExternal("@opentelemetry/api") && isExternal("gpt-tokenizer") && isExternal("jose"));
+  assert.ok(!isExternal("zod") && !isExternal("@modelcontextprotocol/server") && !isExternal("jose-x"));
+});
+
+Deno.test("bundle/NOTICE.md names every bundled package with its licence text", () => {
+  const notice = Deno.readTextFileSync(join(ROOT, "bundle/NOTICE.md"));
+  for (const name of ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "zod"]) {
+    assert.match(notice, new RegExp(`^### ${name.replace("/", "\\/")} \\d`, "m"), name);
+  }
+  assert.match(notice, /Apache License/);
+  assert.match(notice, /MIT License/i);
+});
+
+Deno.test("deno task start runs the bundle, with the permission set the tests run the sources with", () => {
+  const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+  const start = splitStartTask(String(config.tasks.start))!;
+  assert.equal(start.entry, BUNDLE_ENTRY);
+  assert.deepEqual(startArgs("/h", { bundle: true }).slice(2), start.args.slice(0, -1));
+});
+
+/** What a listing call returns, from the bundle and from the sources. */
+async function both<T>(
+  options: SpawnOptions,
+  read: (s: Awaited<ReturnType<typeof startStdio>>) => Promise<T>,
+) {
+  const out: T[] = [];
+  for (const bundle of [true, false]) {
+    await using s = await startStdio({ ...options, bundle });
+    out.push(await read(s));
+  }
+  return { bundle: out[0]!, sources: out[1]! };
+}
+
+Deno.test({
+  name: "the bundle lists the same tools, resource templates and prompts as the sources, every toolset",
+  sanitizeResources: false,
+  async fn() {
+    const { bundle, sources } = await both(
+      { env: { OPENDATA_MCP_TOOLSETS: "all", FRED_API_KEY: "0123456789abcdef0123456789abcdef" } },
+      async (s) => ({
+        server: s.client.getServerVersion(),
+        tools: (await s.client.listTools()).tools,
+        templates: (await s.client.listResourceTemplates()).resourceTemplates,
+        prompts: (await s.client.listPrompts()).prompts,
+      }),
+    );
+    assert.ok(bundle.tools.length >= 39, `every toolset: ${bundle.tools.length} tools`);
+    assert.deepEqual(bundle, sources);
+  },
+});
+
+/**
+ * An answer's text with what differs between two runs of the same server blanked: times, ids, the
+ * fakes' ports, scratch folders and file stamps, and the request a provenance line names.
+ */
+function steady(text: string): string {
+  return text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
+    .replace(/127\.0\.0\.1:\d+/g, "<fake>")
+    .replace(/(opendata:\/\/citation\/[\w-]+\/)[0-9a-f]+/g, "$1<id>")
+    .replace(/\/tmp\/opendata-mcp-test-\w+/g, "<home>")
+    .replace(/_\d{8}_\d{6}(_\d+)?\./g, "_<stamp>.")
+    // Which of parallel requests finished last (the one a provenance line names) varies by run.
+    .replace(/^(Provenance: [^·\n]*?) http\S+ ·/gm, "$1 ·")
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>");
+}
+
+Deno.test({
+  name:
+    "the bundle answers the task suite (every provider, recorded upstreams) as the sources do, word for word",
+  sanitizeResources: false,
+  async fn() {
+    const bundle = await runSuite(undefined, { bundle: true });
+    const sources = await runSuite();
+    assert.equal(bundle.length, sources.length);
+    assert.ok(bundle.length >= 30, `${bundle.length} tasks`);
+    for (const [i, r] of bundle.entries()) {
+      assert.ok(r.answered, `${r.task.id}: ${r.deadEnd}`);
+      assert.deepEqual(r.trail, sources[i]!.trail, r.task.id);
+      assert.deepEqual(r.texts.map(steady), sources[i]!.texts.map(steady), r.task.id);
+    }
+  },
+});
+
+Deno.test({
+  name: "the bundle refuses bad arguments, an unknown tool and a broken config as the sources do",
+  sanitizeResources: false,
+  async fn() {
+    const { bundle, sources } = await both({ args: ["--providers", "example,boj"] }, async (s) => {
+      const bad = await s.client.callTool({
+        name: "opendata_call",
+        arguments: { tool: "example-echo", arguments: "{" },
+      });
+      const unknown = await s.client.callTool({
+        name: "opendata_call",
+        arguments: { tool: "nope", arguments: "{}" },
+      });
+      const wrongType = await s.client.callTool({ name: "opendata_describe", arguments: { tool: 42 } });
+      return { bad, unknown, wrongType };
+    });
+    assert.equal(bundle.bad.isError, true);
+    assert.equal(bundle.unknown.isError, true);
+    assert.deepEqual(bundle, sources);
+
+    const config = "providers:\n  boj:\n    timeout: -3\n";
+    const cli = await Promise.all(
+      [true, false].map((b) => runCli(["tools"], { bundle: b, configYaml: config })),
+    );
+    assert.equal(cli[0]!.code, 2);
+    assert.match(cli[0]!.stderr, /providers\.boj\.timeout/);
+    assert.equal(cli[0]!.code, cli[1]!.code);
+    assert.equal(
+      steady(cli[0]!.stderr).replaceAll(cli[0]!.home, "~"),
+      steady(cli[1]!.stderr).replaceAll(cli[1]!.home, "~"),
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "the release smoke test passes on the bundle: stdio calls, a recorded upstream, HTTP and a refused Redis",
+  sanitizeResources: false,
+  async fn() {
+    const start = splitStartTask(JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json"))).tasks.start)!;
+    const result = await smokeServer(
+      [
+        Deno.execPath(),
+        "run",
+        "--config",
+        join(ROOT, "deno.json"),
+        ...start.args.slice(0, -1),
+        join(ROOT, BUNDLE_ENTRY),
+      ],
+      { env: { ...Deno.env.toObject(), ...start.env } },
+    );
+    assert.equal(result.serverInfo.name, "opendata-mcp");
+    assert.deepEqual(result.tools, ["opendata_search", "opendata_describe", "opendata_call"]);
+  },
+});
