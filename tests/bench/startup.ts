@@ -412,18 +412,22 @@ export function checkoutCommand(dir: string, home: string, label: string): Serve
       "--config",
       join(dir, "deno.json"),
       ...task.args.slice(0, -1),
-      join(dir, "main.ts"),
+      join(dir, task.entry),
     ],
     // The task's grants name this HOME: the child runs with it.
     env: { ...task.env, HOME: home },
   };
 }
 
-/** This checkout's server, as `deno task start` runs it, plus `args`. */
+/**
+ * This checkout's server, as `deno task start` runs it (bundle/main.js), plus `args`; with
+ * `entry` "main.ts", the same command on the sources.
+ */
 export function thisServer(
   label: string,
   args: string[] = [],
   env: Record<string, string> = {},
+  entry?: string,
 ): ServerCommand {
   const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
   const task = splitStartTask(String(config.tasks.start));
@@ -436,7 +440,7 @@ export function thisServer(
       "--config",
       join(ROOT, "deno.json"),
       ...task.args.slice(0, -1),
-      join(ROOT, "main.ts"),
+      join(ROOT, entry ?? task.entry),
       ...args,
     ],
     env: { ...task.env, ...env },

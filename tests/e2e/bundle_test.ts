@@ -107,8 +107,16 @@ function steady(text: string): string {
     .replace(/(opendata:\/\/citation\/[\w-]+\/)[0-9a-f]+/g, "$1<id>")
     .replace(/\/tmp\/opendata-mcp-test-\w+/g, "<home>")
     .replace(/_\d{8}_\d{6}(_\d+)?\./g, "_<stamp>.")
-    // Which of parallel requests finished last (the one a provenance line names) varies by run.
-    .replace(/^(Provenance: [^·\n]*?) http\S+ ·/gm, "$1 ·")
+    // Which of parallel requests finished last, the one a provenance line names (its URL and
+    // digest), varies by run.
+    .replace(
+      /^Provenance: .*\(last of \d+ upstream requests.*$/gm,
+      (line) =>
+        line.replace(/^(Provenance: [^·\n]*?) http\S+ ·/, "$1 ·").replace(
+          /sha256 [0-9a-f]{64}/,
+          "sha256 <last>",
+        ),
+    )
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>");
 }
 

@@ -169,21 +169,26 @@ export function differences(want: Map<string, Uint8Array>, have: Map<string, Uin
   return out.sort();
 }
 
-/** Builds into a scratch folder and lists how `bundle/` of `root` differs from it. */
-export async function staleness(root = ROOT): Promise<string[]> {
-  const scratch = Deno.makeTempDirSync({ prefix: "opendata-mcp-bundle-" });
+/**
+ * Builds into a scratch folder (`scratch`, removed afterwards; default a new temporary folder) and
+ * lists how `bundle/` of `root` differs from it.
+ */
+export async function staleness(
+  root = ROOT,
+  scratch = Deno.makeTempDirSync({ prefix: "opendata-mcp-bundle-" }),
+): Promise<string[]> {
   try {
     await buildBundle(join(scratch, "bundle"), root);
     return differences(filesOf(join(scratch, "bundle")), filesOf(join(root, BUNDLE_DIR)));
   } finally {
-    Deno.removeSync(scratch, { recursive: true });
+    removeIfThere(scratch);
   }
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({ args: Deno.args, options: { check: { type: "boolean" } } });
   if (values.check) {
-    const stale = await staleness();
+    const stale = await staleness(ROOT, join(ROOT, `${BUNDLE_DIR}.check`));
     if (stale.length) {
       console.error(
         `bundle/ is stale (${stale.slice(0, 5).join(", ")}${
