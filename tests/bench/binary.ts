@@ -92,8 +92,8 @@ export async function benchBinary(startRuns: number): Promise<string> {
         MB(
           embedded.entries.filter((e) => e.path.includes("/gpt-tokenizer/")).reduce((n, e) => n + e.size, 0),
         )
-      }) and lib/.`,
-      `Start-up: ${startRuns} starts of each, interleaved, after two unmeasured starts each; load average ${load} when it began. The stand-in runs the embedded TypeScript with \`deno run --unstable-lazy-dynamic-imports\` (a binary loads a module when it is imported), so it shows what the embedded files cost, not denort's own start (which only a real binary on GitHub's runners shows).`,
+      }) and our code (the start bundle).`,
+      `Start-up: ${startRuns} starts of each, interleaved, after two unmeasured starts each; load average ${load} when it began. The stand-in runs the embedded start bundle with \`deno run --unstable-lazy-dynamic-imports\` (a binary loads a module when it is imported), so it shows what the embedded files cost, not denort's own start (which only a real binary on GitHub's runners shows).`,
     ];
     return `## The release binary (issue 22)
 
