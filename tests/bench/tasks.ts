@@ -414,7 +414,8 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
 /**
  * Runs every task against one server with all eight providers on recorded bodies; with
  * `structured: false`, the server runs with structured content off and the agent reads the next
- * calls from the text. With `bundle`, the server runs from bundle/ (what `deno task start` runs).
+ * calls from the text. `bundle`: true runs the server from bundle/ (what `deno task start` runs), false
+ * from the sources (default: as tests/fakes/server.ts decides).
  */
 export async function runSuite(
   tasks: readonly Task[] = TASKS,
@@ -431,7 +432,7 @@ export async function runSuite(
       ...(options.structured === false ? { MCP_STRUCTURED_CONTENT: "off" } : {}),
     },
     configYaml: upstreams.configYaml,
-    ...(options.bundle ? { bundle: true } : {}),
+    ...(options.bundle !== undefined ? { bundle: options.bundle } : {}),
   });
   const results: TaskResult[] = [];
   for (const task of tasks) results.push(await runTask(s, task));

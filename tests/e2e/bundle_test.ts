@@ -126,7 +126,7 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     const bundle = await runSuite(undefined, { bundle: true });
-    const sources = await runSuite();
+    const sources = await runSuite(undefined, { bundle: false });
     assert.equal(bundle.length, sources.length);
     assert.ok(bundle.length >= 30, `${bundle.length} tasks`);
     for (const [i, r] of bundle.entries()) {

@@ -1,9 +1,19 @@
 import { providerTools } from "../fakes/results.ts";
 import assert from "node:assert/strict";
-import { childEnv, lines, removeHome, runCli, scratchHome, startArgs, startStdio } from "../fakes/server.ts";
+import {
+  childEnv,
+  entryOf,
+  lines,
+  removeHome,
+  runCli,
+  scratchHome,
+  startArgs,
+  startStdio,
+} from "../fakes/server.ts";
 import { Client, StdioClientTransport } from "../fakes/sdk_client.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
+const MAIN = entryOf({});
 
 Deno.test("stdio server answers initialize with protocol 2025-11-25 and serves the example tools", async () => {
   await using s = await startStdio({ args: ["--providers", "example"] });

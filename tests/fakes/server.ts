@@ -46,8 +46,9 @@ export interface SpawnOptions {
    */
   main?: string;
   /**
-   * Runs the start bundle (bundle/main.js), what `deno task start`, the container and the binary
-   * run, instead of the sources' main.ts (which the other tests run, for their coverage of lib/).
+   * true: runs the start bundle (bundle/main.js), what `deno task start`, the container and the
+   * binary run; false: the sources' main.ts. Default: the sources (where the tests' coverage of lib/
+   * is measured), or the bundle under `OPENDATA_MCP_TEST_ENTRY=bundle`.
    */
   bundle?: boolean;
   /** The capabilities the stdio client declares (e.g. the MCP Apps extension); default none. */
@@ -78,9 +79,16 @@ export function startArgs(home: string, options: SpawnOptions = {}): string[] {
   return args;
 }
 
+/**
+ * Whether servers run from the bundle unless a test says otherwise: `OPENDATA_MCP_TEST_ENTRY=bundle`
+ * runs the whole suite against what users run (.ci/run does, after the run on the sources that
+ * measures coverage).
+ */
+const BUNDLE_BY_DEFAULT = Deno.env.get("OPENDATA_MCP_TEST_ENTRY") === "bundle";
+
 /** The module a spawned server runs: `options.main`, the bundle's entry or the sources' main.ts. */
 export function entryOf(options: SpawnOptions): string {
-  return options.main ?? (options.bundle ? BUNDLE_MAIN : MAIN);
+  return options.main ?? ((options.bundle ?? BUNDLE_BY_DEFAULT) ? BUNDLE_MAIN : MAIN);
 }
 
 /** The child's whole environment: a scratch HOME, PATH, the Deno cache, coverage, and `env`. */

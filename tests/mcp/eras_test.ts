@@ -10,10 +10,18 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport as V1Http,
 } from "../fakes/sdk_client.ts";
-import { childEnv, DenoStdioTransport, removeHome, scratchHome, startArgs } from "../fakes/server.ts";
+import {
+  childEnv,
+  DenoStdioTransport,
+  entryOf,
+  removeHome,
+  scratchHome,
+  startArgs,
+} from "../fakes/server.ts";
 import { Client, MODERN, StreamableHTTPClientTransport } from "../fakes/sdk2_client.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
+const MAIN = entryOf({});
 
 function echoText(result: { content?: unknown }): string {
   const first = (result.content as { type: string; text?: string }[] | undefined)?.[0];

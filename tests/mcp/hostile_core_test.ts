@@ -3,10 +3,11 @@
 // URIs, and an HTTP/1.1 request without a Host header. Every request gets an answer; nothing hangs.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../fakes/http_server.ts";
-import { childEnv, removeHome, scratchHome, startArgs, startStdio } from "../fakes/server.ts";
+import { childEnv, entryOf, removeHome, scratchHome, startArgs, startStdio } from "../fakes/server.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
+const MAIN = entryOf({});
 
 /** A tools/call whose arguments nest `depth` objects (or arrays) deep. */
 function deepCall(id: number, depth: number, kind: "object" | "array"): string {

@@ -6,10 +6,11 @@
 import assert from "node:assert/strict";
 import { startHttpServer } from "../fakes/http_server.ts";
 import { errorOf } from "../fakes/results.ts";
-import { childEnv, lines, removeHome, scratchHome, startArgs, startStdio } from "../fakes/server.ts";
+import { childEnv, entryOf, lines, removeHome, scratchHome, startArgs, startStdio } from "../fakes/server.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
+const MAIN = entryOf({});
 const HEADERS = { "Content-Type": "application/json", "Accept": "application/json, text/event-stream" };
 const INIT = (id: number | string, version = "2025-03-26") => ({
   jsonrpc: "2.0",

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { startHttpServer } from "../fakes/http_server.ts";
 import type { HttpServerProcess } from "../fakes/http_server.ts";
-import { childEnv, removeHome, scratchHome, startArgs } from "../fakes/server.ts";
+import { childEnv, entryOf, removeHome, scratchHome, startArgs } from "../fakes/server.ts";
 import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
 import type { Received } from "../fakes/upstream.ts";
 import { errorOf, ok } from "../fakes/results.ts";
@@ -13,7 +13,8 @@ import { fredConfig, startFakeFred, syntheticObservations, TEST_KEY } from "../p
 import { startRedis } from "./_redis_server.ts";
 import type { RedisServer } from "./_redis_server.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
+const MAIN = entryOf({});
 
 async function connect(server: HttpServerProcess): Promise<Client> {
   const client = new Client({ name: "replicas-test", version: "0" }, { capabilities: {} });
