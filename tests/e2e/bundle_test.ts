@@ -5,7 +5,14 @@
 // answered alike, and stdio, HTTP and a refused Redis as the release smoke test checks them.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BUNDLE_ENTRY, bundledPackages, differences, isExternal, staleness } from "../tools/bundle.ts";
+import {
+  BUNDLE_ENTRY,
+  bundledPackages,
+  differences,
+  inlinedPackages,
+  isExternal,
+  staleness,
+} from "../tools/bundle.ts";
 import { runCli, startArgs, startStdio } from "../fakes/server.ts";
 import type { SpawnOptions } from "../fakes/server.ts";
 import { runSuite } from "../bench/tasks.ts";
@@ -50,13 +57,90 @@ Deno.test("bundledPackages() follows the graph's npm imports and their dependenc
   assert.ok(!isExternal("zod") && !isExternal("@modelcontextprotocol/server") && !isExternal("jose-x"));
 });
 
-Deno.test("bundle/NOTICE.md names every bundled package with its licence text", () => {
+Deno.test("inlinedPackages() finds the packages a bundled package's build carries, in the files its imports reach", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "opendata-mcp-inlined-" });
+  try {
+    const write = (path: string, text: string) => {
+      Deno.mkdirSync(join(dir, path, ".."), { recursive: true });
+      Deno.writeTextFileSync(join(dir, path), text);
+    };
+    const region = (folder: string, name: string) =>
+      `//#region ../../node_modules/.pnpm/${folder}/node_modules/${name}/dist/index.js\nconst x = 1;\n//#endregion\n`;
+    write(
+      "sdk/package.json",
+      JSON.stringify({
+        exports: {
+          ".": { import: "./dist/index.mjs" },
+          "./_shims": { browser: { import: "./dist/browser.mjs" }, node: { import: "./dist/node.mjs" } },
+        },
+      }),
+    );
+    write(
+      "sdk/dist/index.mjs",
+      'import { a } from "./a.mjs";\nimport "sdk/_shims";\nimport { c } from "core/x";\n',
+    );
+    write("sdk/dist/a.mjs", region("ajv-formats@3.0.1_ajv@8.18.0", "ajv-formats"));
+    write("sdk/dist/node.mjs", region("@scope+x@1.0.0", "@scope/x") + 'import("./late.mjs");\n');
+    write("sdk/dist/late.mjs", region("fast-uri@3.1.8", "fast-uri"));
+    // Only a browser imports it: not in the bundle.
+    write("sdk/dist/browser.mjs", region("@cfworker+json-schema@4.1.1", "@cfworker/json-schema"));
+    write("core/package.json", JSON.stringify({ exports: { "./*": "./dist/*.mjs" } }));
+    write("core/dist/x.mjs", region("content-type@1.0.5", "content-type"));
+    write("jose/package.json", JSON.stringify({ exports: { ".": "./index.mjs" } }));
+    write("jose/index.mjs", region("left-out@1.0.0", "left-out"));
+    const info = {
+      modules: [
+        { kind: "npm", specifier: "npm:/sdk@1.0.0", npmPackage: "sdk@1.0.0" },
+        { kind: "npm", specifier: "npm:/jose@6.0.0", npmPackage: "jose@6.0.0" },
+      ],
+      npmPackages: {
+        "sdk@1.0.0": {
+          name: "sdk",
+          version: "1.0.0",
+          dependencies: ["core@1.0.0"],
+          localPath: join(dir, "sdk"),
+        },
+        "core@1.0.0": { name: "core", version: "1.0.0", localPath: join(dir, "core") },
+        "jose@6.0.0": { name: "jose", version: "6.0.0", localPath: join(dir, "jose") },
+      },
+    };
+    assert.deepEqual(inlinedPackages(info).map((p) => `${p.name}@${p.version} in ${p.within}`), [
+      "@scope/x@1.0.0 in sdk",
+      "ajv-formats@3.0.1 in sdk",
+      "content-type@1.0.5 in core",
+      "fast-uri@3.1.8 in sdk",
+    ]);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("bundle/NOTICE.md names every bundled package, and every package their builds carry, with its licence text", () => {
   const notice = Deno.readTextFileSync(join(ROOT, "bundle/NOTICE.md"));
   for (const name of ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "zod"]) {
     assert.match(notice, new RegExp(`^### ${name.replace("/", "\\/")} \\d`, "m"), name);
   }
+  // The MCP server SDK's build carries these (its `//#region` markers); the bundle holds their code.
+  for (
+    const name of [
+      "ajv",
+      "ajv-formats",
+      "content-type",
+      "fast-deep-equal",
+      "fast-uri",
+      "json-schema-traverse",
+    ]
+  ) {
+    assert.match(
+      notice,
+      new RegExp(`^### ${name} \\d\\S* \\([^)]+\\), inside @modelcontextprotocol\\/server$`, "m"),
+      name,
+    );
+  }
   assert.match(notice, /Apache License/);
   assert.match(notice, /MIT License/i);
+  assert.match(notice, /^### fast-uri \S+ \(BSD-3-Clause\)/m);
+  assert.match(notice, /Redistribution and use in source and binary forms/, "fast-uri's licence text");
 });
 
 Deno.test("deno task start runs the bundle, with the permission set the tests run the sources with", () => {

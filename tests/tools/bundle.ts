@@ -14,6 +14,7 @@
 // plain, gpt-tokenizer's encodings of several MB).
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { exportTarget, RUNTIME_CONDITIONS } from "./npm_exports.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -33,8 +34,8 @@ export const EXTERNAL_PACKAGES = [
   "js-yaml",
 ];
 
-/** The file naming the bundled packages and their licences. */
-const NOTICE = "NOTICE.md";
+/** The file naming the bundled packages and their licences, in the bundle's folder. */
+export const NOTICE = "NOTICE.md";
 
 async function run(cmd: string[], cwd: string): Promise<string> {
   const out = await new Deno.Command(cmd[0]!, {
@@ -58,6 +59,12 @@ interface NpmPackage {
   localPath?: string;
 }
 
+/** What `deno info --json main.ts` says that the notice needs. */
+interface GraphInfo {
+  modules: { kind?: string; specifier?: string; npmPackage?: string }[];
+  npmPackages: Record<string, NpmPackage>;
+}
+
 /** True when the import specifier `name` (a package name) is left outside the bundle. */
 export function isExternal(name: string): boolean {
   return EXTERNAL_PACKAGES.some((p) =>
@@ -69,10 +76,7 @@ export function isExternal(name: string): boolean {
  * The npm packages whose code the bundle holds: those main.ts's graph imports that are not
  * external, with their dependencies (from `deno info --json`).
  */
-export function bundledPackages(info: {
-  modules: { kind?: string; npmPackage?: string }[];
-  npmPackages: Record<string, NpmPackage>;
-}): NpmPackage[] {
+export function bundledPackages(info: GraphInfo): NpmPackage[] {
   const roots = new Set(
     info.modules.filter((m) => m.kind === "npm" && m.npmPackage).map((m) => m.npmPackage!),
   );
@@ -88,23 +92,137 @@ export function bundledPackages(info: {
   return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** A package whose code a bundled package's own build carries in its files. */
+export interface InlinedPackage {
+  name: string;
+  version: string;
+  /** The bundled package whose files carry it. */
+  within: string;
+}
+
+/**
+ * The module markers of a rolldown build (the MCP server SDK's): `//#region` and the path of the
+ * module taken, which for a package is `.../node_modules/.pnpm/<name>@<version>[_peers]/node_modules/<name>/...`.
+ */
+const REGION = /^\/\/#region \S*?node_modules\/\.pnpm\/([^/\s]+)\/node_modules\/((?:@[^/\s]+\/)?[^/\s]+)\//gm;
+
+/** Import specifiers in a module's text (static, re-exports and literal dynamic imports). */
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g;
+
+/** The folder an npm package of the graph is installed in. */
+function folderOf(pkg: NpmPackage): string {
+  return pkg.localPath ?? join(ROOT, "node_modules", pkg.name);
+}
+
+/**
+ * The packages whose code the bundled packages' own builds carry inside their files (the MCP
+ * server SDK's has ajv, fast-uri, content-type, ...): found by the module markers in the files the
+ * server's imports reach, following each bundled package's imports as Deno resolves them. A file
+ * no import reaches (the SDK's Cloudflare Workers validator) is not in the bundle, and what it
+ * carries is not named.
+ */
+export function inlinedPackages(info: GraphInfo): InlinedPackage[] {
+  const queue: [id: string, file: string][] = [];
+  const enqueue = (id: string, subpath: string) => {
+    const pkg = info.npmPackages[id];
+    if (!pkg || isExternal(pkg.name) || pkg.name.startsWith("@types/")) return;
+    const manifest = JSON.parse(Deno.readTextFileSync(join(folderOf(pkg), "package.json")));
+    queue.push([id, exportTarget(manifest, subpath, RUNTIME_CONDITIONS)]);
+  };
+  for (const m of info.modules) {
+    if (m.kind !== "npm" || !m.npmPackage) continue;
+    // "npm:/@scope/name@1.2.3/sub/path" or "npm:name@1.2.3"
+    const subpath = /^npm:\/?(?:@[^/@]+\/)?[^/@]+@[^/]+(?:\/(.*))?$/.exec(m.specifier ?? "")?.[1] ?? "";
+    enqueue(m.npmPackage, subpath);
+  }
+  const seen = new Set<string>();
+  const found = new Map<string, InlinedPackage>();
+  while (queue.length) {
+    const [id, file] = queue.pop()!;
+    if (seen.has(`${id} ${file}`)) continue;
+    seen.add(`${id} ${file}`);
+    const pkg = info.npmPackages[id]!;
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(join(folderOf(pkg), file));
+    } catch (e) {
+      // A relative path in a comment or a string, not an import: no such file.
+      if (e instanceof Deno.errors.NotFound) continue;
+      throw e;
+    }
+    for (const [, folder, name] of text.matchAll(REGION)) {
+      const prefix = `${name!.replace("/", "+")}@`;
+      if (!folder!.startsWith(prefix)) {
+        throw new Error(
+          `${pkg.name}@${pkg.version} ${file}: no version for ${name} in the marker's folder ${folder}`,
+        );
+      }
+      const version = folder!.slice(prefix.length).split("_")[0]!;
+      found.set(`${name}@${version}`, { name: name!, version, within: pkg.name });
+    }
+    for (const [, specifier] of text.matchAll(IMPORT)) {
+      if (specifier!.startsWith("./") || specifier!.startsWith("../")) {
+        queue.push([id, new URL(specifier!, `file:///${file}`).pathname.slice(1)]);
+        continue;
+      }
+      const [, name, subpath] = /^((?:@[^/]+\/)?[^/:]+)(?:\/(.*))?$/.exec(specifier!) ?? [];
+      // A package itself (a self-reference) or one of its dependencies; anything else (a Node
+      // built-in, a package named in a comment) is not code of the bundle.
+      const target = name === pkg.name
+        ? id
+        : pkg.dependencies?.find((d) => info.npmPackages[d]?.name === name);
+      if (target) enqueue(target, subpath ?? "");
+    }
+  }
+  return [...found.values()].sort((a, b) =>
+    a.name.localeCompare(b.name) || a.version.localeCompare(b.version)
+  );
+}
+
+/**
+ * The licence of a package carried inside another's build: from its installed copy of that
+ * version, else of another version (the text names the version it was read from).
+ */
+function inlinedLicence(pkg: InlinedPackage): { id: string; text: string; from: string } {
+  const store = join(ROOT, "node_modules", ".deno");
+  const prefix = `${pkg.name.replace("/", "+")}@`;
+  // Folders "<name>@<version>", with "_<peer>@<version>" after it when a peer dependency is resolved.
+  const installed = [...Deno.readDirSync(store)].filter((e) => e.isDirectory && e.name.startsWith(prefix))
+    .map((e) => ({ folder: e.name, version: e.name.slice(prefix.length).split("_")[0]! }))
+    .sort((a, b) => a.folder.localeCompare(b.folder));
+  const copy = installed.find((i) => i.version === pkg.version) ?? installed.at(-1);
+  if (!copy) {
+    throw new Error(
+      `${pkg.name}@${pkg.version} (inside ${pkg.within}) is not installed under ${store}: its licence text ` +
+        "cannot be read for bundle/NOTICE.md",
+    );
+  }
+  const { id, text } = licenceOf({
+    name: pkg.name,
+    version: copy.version,
+    localPath: join(store, copy.folder, "node_modules", pkg.name),
+  });
+  return { id, text, from: copy.version };
+}
+
 function licenceOf(pkg: NpmPackage): { id: string; text: string } {
-  const dir = pkg.localPath ?? join(ROOT, "node_modules", pkg.name);
+  const dir = folderOf(pkg);
   const manifest = JSON.parse(Deno.readTextFileSync(join(dir, "package.json")));
-  const file = [...Deno.readDirSync(dir)].map((e) => e.name).find((n) =>
+  // Sorted: the order a folder lists its files in differs between file systems.
+  const file = [...Deno.readDirSync(dir)].map((e) => e.name).sort().find((n) =>
     /^(licen[cs]e|copying)(\.|$)/i.test(n)
   );
   if (!file) throw new Error(`${pkg.name}@${pkg.version} has no licence file in ${dir}`);
   return { id: String(manifest.license ?? "see below"), text: Deno.readTextFileSync(join(dir, file)).trim() };
 }
 
-function notice(packages: NpmPackage[]): string {
+function notice(packages: NpmPackage[], inlined: InlinedPackage[]): string {
   const lines = [
     "# bundle/",
     "",
     "Generated by `deno task build` (tests/tools/bundle.ts) from main.ts and lib/: do not edit. `deno task start`,",
     "the container and the release binary run it; `deno task dev` runs the sources. After changing lib/, run",
-    "`deno task build` (tests/tools/bundle_test.ts fails while this folder differs from what the sources give).",
+    "`deno task build` (tests/e2e/bundle_test.ts fails while this folder differs from what the sources give).",
     "",
     "## Packages bundled, with their licences",
     "",
@@ -112,6 +230,24 @@ function notice(packages: NpmPackage[]): string {
   for (const pkg of packages) {
     const { id, text } = licenceOf(pkg);
     lines.push(`### ${pkg.name} ${pkg.version} (${id})`, "", "```text", text, "```", "");
+  }
+  lines.push(
+    "## Packages inside the bundled packages' own builds, with their licences",
+    "",
+    "Their code came into the bundle with the package that carries it.",
+    "",
+  );
+  for (const pkg of inlined) {
+    const { id, text, from } = inlinedLicence(pkg);
+    lines.push(
+      `### ${pkg.name} ${pkg.version} (${id}), inside ${pkg.within}`,
+      "",
+      ...(from === pkg.version ? [] : [`The licence text of ${pkg.name} ${from}:`, ""]),
+      "```text",
+      text,
+      "```",
+      "",
+    );
   }
   return `${lines.join("\n").trimEnd()}\n`;
 }
@@ -140,7 +276,7 @@ export async function buildBundle(outDir: string, root = ROOT): Promise<void> {
   removeIfThere(work);
   await bundleModule("main.ts", work, root);
   const info = JSON.parse(await run([Deno.execPath(), "info", "--json", "main.ts"], root));
-  Deno.writeTextFileSync(join(work, NOTICE), notice(bundledPackages(info)));
+  Deno.writeTextFileSync(join(work, NOTICE), notice(bundledPackages(info), inlinedPackages(info)));
   removeIfThere(outDir);
   Deno.renameSync(work, outDir);
 }

@@ -21,6 +21,9 @@ import { join } from "node:path";
 import { V8_FLAGS } from "./permissions.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
 import { BUNDLE_ENTRY } from "./bundle.ts";
+import { exportTarget } from "./npm_exports.ts";
+
+export { exportTarget };
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -38,46 +41,6 @@ export const TRIMMED_PACKAGES = ["gpt-tokenizer"];
 export const BUNDLER_ONLY_BUILDS: Readonly<Record<string, readonly string[]>> = {
   "@opentelemetry/api": ["build/esm/", "build/esnext/"],
 };
-
-/**
- * The file a package subpath ("encoding/o200k_base", "" for the package itself) resolves to under
- * the "import" condition of the package's exports, with "*" patterns.
- */
-export function exportTarget(
-  packageJson: { exports?: unknown; module?: string; main?: string },
-  subpath: string,
-): string {
-  const key = subpath ? `./${subpath}` : ".";
-  const exportsField = packageJson.exports as Record<string, unknown> | undefined;
-  const pick = (value: unknown): string | undefined => {
-    if (typeof value === "string") return value;
-    if (value && typeof value === "object") {
-      const v = value as Record<string, unknown>;
-      return pick(v["import"] ?? v["default"]);
-    }
-    return undefined;
-  };
-  let target: string | undefined;
-  if (exportsField) {
-    target = pick(exportsField[key]);
-    if (!target) {
-      for (const [pattern, value] of Object.entries(exportsField)) {
-        const star = pattern.indexOf("*");
-        if (star < 0) continue;
-        const [before, after] = [pattern.slice(0, star), pattern.slice(star + 1)];
-        if (key.startsWith(before) && key.endsWith(after) && key.length >= before.length + after.length) {
-          const matched = key.slice(before.length, key.length - after.length);
-          target = pick(value)?.replaceAll("*", matched);
-          if (target) break;
-        }
-      }
-    }
-  } else if (!subpath) {
-    target = packageJson.module ?? packageJson.main;
-  }
-  if (!target) throw new Error(`"${key}" is not exported for import`);
-  return target.replace(/^\.\//, "");
-}
 
 /** Files of an embedded npm package that nothing reads at run time. */
 export function unusedAtRunTime(path: string): boolean {
@@ -130,7 +93,7 @@ function versionOf(id: string): string {
   return id.slice(id.indexOf("@", 1) + 1).split("_")[0]!;
 }
 
-/** The npm packages main.ts's graph imports (bare names) and the subpaths it imports of each. */
+/** The npm packages the entry's graph imports (bare names) and the subpaths it imports of each. */
 export async function graphNpmImports(entry = join(ROOT, BUNDLE_ENTRY)): Promise<Map<string, Set<string>>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
