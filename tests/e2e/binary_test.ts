@@ -4,7 +4,7 @@
 // for the whole file.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BUNDLE_DIR, BUNDLE_ENTRY } from "../tools/bundle.ts";
+import { BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "../tools/bundle.ts";
 import { compile, exportTarget } from "../tools/compile.ts";
 import { RELEASE_TARGETS } from "../tools/distribution.ts";
 import { type Embedded, prepareStandIn, readEmbedded, type StandIn } from "../tools/embedded.ts";
@@ -148,11 +148,17 @@ Deno.test({
     const otel = embedded.entries.map((e) => e.path).filter((p) => p.includes("/@opentelemetry/api/"));
     assert.ok(otel.some((p) => p.endsWith("/build/src/index.js")), "the build Deno loads is embedded");
     assert.deepEqual(otel.filter((p) => /\/build\/(esm|esnext)\//.test(p)), [], "no bundler-only builds");
-    // Licence texts stay (MIT and the like ask for the notice to travel with the code).
+    // Licence texts stay (MIT and the like ask for the notice to travel with the code): the
+    // packages' own, and bundle/NOTICE.md for those inside the bundle.
     const noise = embedded.entries.filter((e) =>
-      /\.(map|d\.ts|d\.mts|md)$/.test(e.path) && !/\/LICEN[CS]E[^/]*$/i.test(e.path)
+      /\.(map|d\.ts|d\.mts|md)$/.test(e.path) && !/\/LICEN[CS]E[^/]*$/i.test(e.path) &&
+      e.path !== `${BUNDLE_DIR}/${NOTICE}`
     );
     assert.deepEqual(noise.map((e) => e.path), [], "no source maps, declarations or docs of packages");
+    assert.ok(
+      embedded.entries.some((e) => e.path === `${BUNDLE_DIR}/${NOTICE}`),
+      "the licences of the bundled packages",
+    );
     assert.ok(
       embedded.payloadBytes <= PAYLOAD_BUDGET,
       `payload ${embedded.payloadBytes} bytes, budget ${PAYLOAD_BUDGET}`,

@@ -15,12 +15,14 @@
 // - Of those packages, no type declarations, source maps, TypeScript sources or Markdown (nothing
 //   at run time reads them), and of gpt-tokenizer only the modules the subpaths the server imports
 //   reach (tokens.ts loads two encodings of seven; the others and its CommonJS copy are ~23 MB).
+// - bundle/NOTICE.md: the licences of the packages the bundle holds (MIT, Apache-2.0 and BSD ask
+//   for them to travel with the code; the embedded packages keep their own licence files).
 //
 // tests/e2e/binary_test.ts compiles with exactly these arguments and runs the embedded files.
 import { join } from "node:path";
 import { V8_FLAGS } from "./permissions.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
-import { BUNDLE_ENTRY } from "./bundle.ts";
+import { BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "./bundle.ts";
 import { exportTarget } from "./npm_exports.ts";
 
 export { exportTarget };
@@ -189,6 +191,9 @@ export async function compileArgs(target: string, output: string, entry = BUNDLE
     "--node-modules-dir=none",
     "--exclude-unused-npm",
     ...excluded.flatMap((p) => ["--exclude", p]),
+    // The licences of the packages inside the bundle (theirs no longer come in as package files).
+    "--include",
+    `${BUNDLE_DIR}/${NOTICE}`,
     "--target",
     target,
     "--output",
