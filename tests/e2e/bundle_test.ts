@@ -8,6 +8,7 @@ import { join } from "node:path";
 import {
   BUNDLE_ENTRY,
   bundledPackages,
+  checkNodeModules,
   differences,
   inlinedPackages,
   isExternal,
@@ -141,6 +142,26 @@ Deno.test("bundle/NOTICE.md names every bundled package, and every package their
   assert.match(notice, /MIT License/i);
   assert.match(notice, /^### fast-uri \S+ \(BSD-3-Clause\)/m);
   assert.match(notice, /Redistribution and use in source and binary forms/, "fast-uri's licence text");
+});
+
+Deno.test("checkNodeModules() refuses a missing node_modules/ and one that leads to another checkout's", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "opendata-mcp-modules-" });
+  try {
+    Deno.mkdirSync(join(dir, "a/node_modules"), { recursive: true });
+    Deno.mkdirSync(join(dir, "b"));
+    assert.throws(
+      () => checkNodeModules(join(dir, "b")),
+      /node_modules is missing: run `deno install --frozen`/,
+    );
+    Deno.symlinkSync(join(dir, "a/node_modules"), join(dir, "b/node_modules"));
+    assert.throws(
+      () => checkNodeModules(join(dir, "b")),
+      /leads to .*a\/node_modules: the bundle's chunk names/,
+    );
+    checkNodeModules(join(dir, "a"));
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
 
 Deno.test("deno task start runs the bundle, with the permission set the tests run the sources with", () => {

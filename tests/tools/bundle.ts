@@ -253,6 +253,28 @@ function notice(packages: NpmPackage[], inlined: InlinedPackage[]): string {
 }
 
 /**
+ * Refuses a node_modules/ that is not the checkout's own folder (a link to another checkout's):
+ * esbuild reads the packages at their real path, and the chunks' names hash the inputs' paths
+ * relative to the checkout, so the same sources would give other file names than CI's.
+ */
+export function checkNodeModules(root = ROOT): void {
+  const own = join(Deno.realPathSync(root), "node_modules");
+  let real: string;
+  try {
+    real = Deno.realPathSync(join(root, "node_modules"));
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    throw new Error(`${own} is missing: run \`deno install --frozen\` first`);
+  }
+  if (real !== own) {
+    throw new Error(
+      `${own} leads to ${real}: the bundle's chunk names depend on where the packages are, so build ` +
+        "with the checkout's own node_modules/ (remove the link, run `deno install --frozen`)",
+    );
+  }
+}
+
+/**
  * `deno bundle` of `entry` (relative to `root`) as the start bundle is made: code splitting,
  * minified, the external packages left outside; into `outDir`.
  */
@@ -272,6 +294,7 @@ export async function bundleModule(entry: string, outDir: string, root = ROOT): 
 
 /** Builds the bundle into `outDir` (emptied first) from the repository at `root`. */
 export async function buildBundle(outDir: string, root = ROOT): Promise<void> {
+  checkNodeModules(root);
   const work = `${outDir}.partial`;
   removeIfThere(work);
   await bundleModule("main.ts", work, root);
@@ -332,6 +355,12 @@ export async function staleness(
 
 if (import.meta.main) {
   const { values } = parseArgs({ args: Deno.args, options: { check: { type: "boolean" } } });
+  try {
+    checkNodeModules();
+  } catch (e) {
+    console.error(e instanceof Error ? e.message : String(e));
+    Deno.exit(1);
+  }
   if (values.check) {
     const stale = await staleness(ROOT, join(ROOT, `${BUNDLE_DIR}.check`));
     if (stale.length) {
