@@ -9,6 +9,7 @@ import {
   BUNDLE_ENTRY,
   bundledPackages,
   checkNodeModules,
+  ciDenoVersion,
   differences,
   inlinedPackages,
   isExternal,
@@ -162,6 +163,11 @@ Deno.test("checkNodeModules() refuses a missing node_modules/ and one that leads
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
+});
+
+Deno.test("ciDenoVersion() reads the Deno version CI pins, which the staleness check names on a mismatch", () => {
+  assert.match(ciDenoVersion() ?? "", /^\d+\.\d+\.\d+$/);
+  assert.equal(ciDenoVersion("/nonexistent"), undefined);
 });
 
 Deno.test("deno task start runs the bundle, with the permission set the tests run the sources with", () => {

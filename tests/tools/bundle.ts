@@ -337,6 +337,16 @@ export function differences(want: Map<string, Uint8Array>, have: Map<string, Uin
   return out.sort();
 }
 
+/** The Deno version CI runs (`DENO_VERSION` in .ci/run), if it says one. */
+export function ciDenoVersion(root = ROOT): string | undefined {
+  try {
+    return /^DENO_VERSION=v?(\S+)$/m.exec(Deno.readTextFileSync(join(root, ".ci", "run")))?.[1];
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
+}
+
 /**
  * Builds into a scratch folder (`scratch`, removed afterwards; default a new temporary folder) and
  * lists how `bundle/` of `root` differs from it.
@@ -347,7 +357,16 @@ export async function staleness(
 ): Promise<string[]> {
   try {
     await buildBundle(join(scratch, "bundle"), root);
-    return differences(filesOf(join(scratch, "bundle")), filesOf(join(root, BUNDLE_DIR)));
+    const out = differences(filesOf(join(scratch, "bundle")), filesOf(join(root, BUNDLE_DIR)));
+    // deno bundle's output depends on the esbuild inside Deno: with another Deno than CI's, a
+    // difference may be the version's, not the sources'.
+    const ci = ciDenoVersion(root);
+    if (out.length && ci && ci !== Deno.version.deno) {
+      out.unshift(
+        `checked with Deno ${Deno.version.deno}, but CI builds with Deno ${ci} (.ci/run): use that`,
+      );
+    }
+    return out;
   } finally {
     removeIfThere(scratch);
   }
