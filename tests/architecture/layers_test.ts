@@ -1,6 +1,7 @@
 // The layer rules of docs/ARCHITECTURE.md, checked over the module graph of what ships: main.ts is
-// the only entry point (`deno task start`, and tests/tools/compile.ts embeds main.ts's graph, the
-// providers' literal dynamic imports included). One `deno info --json` call for the whole file.
+// the only entry point (`deno task build` bundles main.ts's graph, the providers' literal dynamic
+// imports included, into what `deno task start`, the image and the release compile run). One
+// `deno info --json` call for the whole file.
 import assert from "node:assert/strict";
 import {
   describeViolations,
