@@ -314,6 +314,8 @@ export interface TaskResult {
   trail: string[];
   /** The answers' texts, in order (for debugging a task). */
   texts: string[];
+  /** The answers' structuredContent, in order (undefined where an answer has none). */
+  structured: (Record<string, unknown> | undefined)[];
 }
 
 type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
@@ -380,6 +382,7 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
     answered: false,
     trail: [],
     texts: [],
+    structured: [],
   };
   const followed = new Set<string>();
   while (result.calls < maxCalls) {
@@ -387,6 +390,7 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
     result.calls++;
     const text = textOf(r);
     result.texts.push(text);
+    result.structured.push(r.structuredContent);
     const tokens = encode(text).length;
     result.textTokens += tokens;
     result.bothTokens += tokens +
