@@ -89,7 +89,12 @@ export function bundledPackages(info: GraphInfo): NpmPackage[] {
     seen.set(id, pkg);
     stack.push(...(pkg.dependencies ?? []));
   }
-  return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return [...seen.values()].sort((a, b) => byCodePoint(a.name, b.name));
+}
+
+/** Orders strings by their code points: the same on every machine (localeCompare follows the locale). */
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A package whose code a bundled package's own build carries in its files. */
@@ -123,11 +128,17 @@ function folderOf(pkg: NpmPackage): string {
  */
 export function inlinedPackages(info: GraphInfo): InlinedPackage[] {
   const queue: [id: string, file: string][] = [];
-  const enqueue = (id: string, subpath: string) => {
+  // `found`: a specifier read from a module's text, which may be a comment's, not an import; the
+  // graph's own imports must resolve.
+  const enqueue = (id: string, subpath: string, found = false) => {
     const pkg = info.npmPackages[id];
     if (!pkg || isExternal(pkg.name) || pkg.name.startsWith("@types/")) return;
     const manifest = JSON.parse(Deno.readTextFileSync(join(folderOf(pkg), "package.json")));
-    queue.push([id, exportTarget(manifest, subpath, RUNTIME_CONDITIONS)]);
+    try {
+      queue.push([id, exportTarget(manifest, subpath, RUNTIME_CONDITIONS)]);
+    } catch (e) {
+      if (!found) throw new Error(`${pkg.name}@${pkg.version}: ${e instanceof Error ? e.message : e}`);
+    }
   };
   for (const m of info.modules) {
     if (m.kind !== "npm" || !m.npmPackage) continue;
@@ -171,12 +182,10 @@ export function inlinedPackages(info: GraphInfo): InlinedPackage[] {
       const target = name === pkg.name
         ? id
         : pkg.dependencies?.find((d) => info.npmPackages[d]?.name === name);
-      if (target) enqueue(target, subpath ?? "");
+      if (target) enqueue(target, subpath ?? "", true);
     }
   }
-  return [...found.values()].sort((a, b) =>
-    a.name.localeCompare(b.name) || a.version.localeCompare(b.version)
-  );
+  return [...found.values()].sort((a, b) => byCodePoint(a.name, b.name) || byCodePoint(a.version, b.version));
 }
 
 /**
@@ -189,7 +198,7 @@ function inlinedLicence(pkg: InlinedPackage): { id: string; text: string; from: 
   // Folders "<name>@<version>", with "_<peer>@<version>" after it when a peer dependency is resolved.
   const installed = [...Deno.readDirSync(store)].filter((e) => e.isDirectory && e.name.startsWith(prefix))
     .map((e) => ({ folder: e.name, version: e.name.slice(prefix.length).split("_")[0]! }))
-    .sort((a, b) => a.folder.localeCompare(b.folder));
+    .sort((a, b) => byCodePoint(a.folder, b.folder));
   const copy = installed.find((i) => i.version === pkg.version) ?? installed.at(-1);
   if (!copy) {
     throw new Error(
