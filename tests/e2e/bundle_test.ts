@@ -175,7 +175,7 @@ Deno.test("deno task start runs the bundle, the file the tests spawn as the bund
   const start = splitStartTask(String(config.tasks.start))!;
   assert.equal(start.entry, BUNDLE_ENTRY);
   assert.equal(entryOf({ bundle: true }), join(ROOT, start.entry));
-  assert.equal(entryOf({}), join(ROOT, "main.ts"));
+  assert.equal(entryOf({ bundle: false }), join(ROOT, "main.ts"));
 });
 
 /** What a listing call returns, from the bundle and from the sources. */
