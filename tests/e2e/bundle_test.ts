@@ -217,7 +217,8 @@ function steady(text: string): string {
   return text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
     .replace(/127\.0\.0\.1:\d+/g, "<fake>")
     .replace(/(opendata:\/\/citation\/[\w-]+\/)[0-9a-f]+/g, "$1<id>")
-    .replace(/\/tmp\/opendata-mcp-test-\w+/g, "<home>")
+    // The scratch HOME under the system's temporary folder (/tmp here, elsewhere under TMPDIR).
+    .replace(/\/[^\s"'()]*\/opendata-mcp-test-\w+/g, "<home>")
     .replace(/_\d{8}_\d{6}(_\d+)?\./g, "_<stamp>.")
     // Which of parallel requests finished last, the one a provenance line names (its URL and
     // digest), varies by run.
