@@ -18,7 +18,8 @@ ARG DENO_VERSION=2.9.6
 ARG DENO_BUILD_DIGEST=
 ARG DENO_RUNTIME_DIGEST=
 
-# 1. Build: npm dependencies from the frozen lock, then the module graph, into /deno-dir.
+# 1. Build: npm dependencies from the frozen lock into /app/node_modules (Deno's own cache, /deno-dir,
+#    keeps a copy), then what the bundle's module graph needs into /deno-dir.
 FROM denoland/deno:${DENO_VERSION}${DENO_BUILD_DIGEST} AS build
 WORKDIR /app
 # Dependencies first, so this layer is rebuilt only when deno.json or deno.lock change.
