@@ -12,18 +12,12 @@ import {
   PROVIDER_LAYER,
 } from "./layers.ts";
 import type { Layer } from "./layers.ts";
+import { denoInfo } from "../tools/deno_info.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
 async function shippedGraph(entry = "main.ts"): Promise<Map<string, string[]>> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, `deno info --json ${entry} failed: ${new TextDecoder().decode(out.stderr)}`);
-  return graphFromDenoInfo(JSON.parse(new TextDecoder().decode(out.stdout)), ROOT.href);
+  return graphFromDenoInfo(await denoInfo(entry), ROOT.href);
 }
 
 /** The repository-relative paths of the TypeScript modules under `dir`. */

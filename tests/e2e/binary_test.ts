@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "../tools/bundle.ts";
 import { compile, exportTarget } from "../tools/compile.ts";
+import { denoInfo } from "../tools/deno_info.ts";
 import { RELEASE_TARGETS } from "../tools/distribution.ts";
 import { type Embedded, prepareStandIn, readEmbedded, type StandIn } from "../tools/embedded.ts";
 import { permissionSet, V8_FLAGS } from "../tools/permissions.ts";
@@ -82,17 +83,10 @@ Deno.test({
   ignore: !HOST,
   async fn() {
     const { embedded } = await binary();
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", BUNDLE_ENTRY],
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.ok(out.success, new TextDecoder().decode(out.stderr));
-    const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    const info = await denoInfo<{
       roots: string[];
       modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
-    };
+    }>(BUNDLE_ENTRY);
     // The code closure: modules reached by imports that run (static or dynamic).
     const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
     const closure = new Set<string>();

@@ -15,6 +15,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { exportTarget, RUNTIME_CONDITIONS } from "./npm_exports.ts";
+import { denoInfo } from "./deno_info.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -307,7 +308,7 @@ export async function buildBundle(outDir: string, root = ROOT): Promise<void> {
   const work = `${outDir}.partial`;
   removeIfThere(work);
   await bundleModule("main.ts", work, root);
-  const info = JSON.parse(await run([Deno.execPath(), "info", "--json", "main.ts"], root));
+  const info = await denoInfo<GraphInfo>("main.ts", root);
   Deno.writeTextFileSync(join(work, NOTICE), notice(bundledPackages(info), inlinedPackages(info)));
   removeIfThere(outDir);
   Deno.renameSync(work, outDir);

@@ -24,6 +24,7 @@ import { V8_FLAGS } from "./permissions.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
 import { BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "./bundle.ts";
 import { exportTarget } from "./npm_exports.ts";
+import { denoInfo } from "./deno_info.ts";
 
 export { exportTarget };
 
@@ -97,16 +98,7 @@ function versionOf(id: string): string {
 
 /** The npm packages the entry's graph imports (bare names) and the subpaths it imports of each. */
 export async function graphNpmImports(entry = join(ROOT, BUNDLE_ENTRY)): Promise<Map<string, Set<string>>> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) throw new Error(`deno info failed: ${new TextDecoder().decode(out.stderr)}`);
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    modules: { kind: string; specifier: string }[];
-  };
+  const info = await denoInfo<{ modules: { kind: string; specifier: string }[] }>(entry);
   const imports = new Map<string, Set<string>>();
   for (const m of info.modules) {
     if (m.kind !== "npm") continue;
