@@ -37,7 +37,7 @@ RUN deno cache --frozen bundle/main.js \
 
 # 2. Runtime: distroless (no shell, no package manager), as the unprivileged user 65532.
 FROM denoland/deno:distroless-${DENO_VERSION}${DENO_RUNTIME_DIGEST}
-# The server's version (lib/version.ts; tests/tools/release.ts check-version keeps the two equal).
+# The server's version (lib/version.ts; tools/release.ts check-version keeps the two equal).
 ARG VERSION=0.1.0
 LABEL org.opencontainers.image.title="opendata-mcp" \
       org.opencontainers.image.description="MCP server for public open data: World Bank, Bank of Japan, FRED, Wikipedia, Store norske leksikon, Riksantikvaren, GeoNorge" \

@@ -17,7 +17,7 @@ import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError, UsageError } from "./errors.ts";
 import { Logger } from "./log.ts";
 import type { LogLevel } from "./log.ts";
-import { firstSentence } from "./mcp/output.ts";
+import { firstSentence } from "./mcp/shaping.ts";
 import { callTool, describeTool } from "./mcp/server.ts";
 import type { McpExtra } from "./mcp/provider.ts";
 import { isInputRequiredResult } from "./mcp/sdk.ts";
@@ -341,7 +341,7 @@ async function boot(
 }
 
 /**
- * The response cache lives in the V8 heap, which the run tasks cap (tests/tools/permissions.ts):
+ * The response cache lives in the V8 heap, which the run tasks cap (tools/permissions.ts):
  * a cache that could take more than a quarter of it is said at start-up, not found out under load.
  */
 async function warnOfHeap(cacheMiB: number, io: CliIo, logger: Logger): Promise<void> {

@@ -1,5 +1,5 @@
 // The distribution files agree with the code and with each other: the MCP bundle manifest, the
-// release assembly (tests/tools/release.ts, run here with stand-in binaries), the container
+// release assembly (tools/release.ts, run here with stand-in binaries), the container
 // files, the npm launcher package and the workflows' runner matrix.
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -14,9 +14,9 @@ import {
   RELEASE_TARGETS,
   REPOSITORY,
   USER_CONFIG,
-} from "./tools/distribution.ts";
-import { BUNDLE_ENTRY } from "./tools/bundle.ts";
-import { envGranted, envNames, permissionTasks, splitStartTask, START_ENV } from "./tools/permissions.ts";
+} from "../tools/distribution.ts";
+import { BUNDLE_ENTRY } from "../tools/bundle.ts";
+import { envGranted, envNames, permissionTasks, splitStartTask, START_ENV } from "../tools/permissions.ts";
 import {
   releaseNotes,
   serverJsonTemplate,
@@ -26,7 +26,7 @@ import {
   writeNpmPackages,
   writeServerJson,
   writeSha256Sums,
-} from "./tools/release.ts";
+} from "../tools/release.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -287,7 +287,7 @@ Deno.test("server.json: the committed registry entry is this version's, its bund
   assert.deepEqual(
     committed,
     serverJsonTemplate(),
-    "stale: run deno run -A tests/tools/release.ts server-json-template",
+    "stale: run deno run -A tools/release.ts server-json-template",
   );
   assert.ok(
     String(committed["description"]).length <= 100,

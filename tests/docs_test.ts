@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
 import { parseConfig } from "../lib/config/parse.ts";
 import { PROVIDERS } from "../lib/providers/registry.ts";
-import { generated, GENERATED_FILES } from "./tools/docs.ts";
+import { generated, GENERATED_FILES } from "../tools/docs.ts";
 import {
   envAllowlist,
   envGranted,
@@ -11,7 +11,7 @@ import {
   OWNED_ENV_PREFIXES,
   permissionSet,
   permissionTasks,
-} from "./tools/permissions.ts";
+} from "../tools/permissions.ts";
 import { loadYaml } from "../lib/config/yaml.ts";
 
 // parseConfig() reads config text with the YAML parser, which loads on demand.
@@ -63,9 +63,9 @@ Deno.test("deno.json has one permission set, generated from the registry, and th
   assert.deepEqual(config.permissions, { default: permissionSet() }, "stale: run deno task permissions");
   for (const [name, task] of Object.entries(permissionTasks())) {
     assert.equal(config.tasks[name], task, `task "${name}" is stale: run deno task permissions`);
-    // The compile tasks run tests/tools/compile.ts, whose `deno compile -P` embeds the set
+    // The compile tasks run tools/compile.ts, whose `deno compile -P` embeds the set
     // (tests/e2e/binary_test.ts reads it back from the binary).
-    if (name.startsWith("compile:")) assert.match(task, /^deno run [^]*tests\/tools\/compile\.ts /, name);
+    if (name.startsWith("compile:")) assert.match(task, /^deno run [^]*tools\/compile\.ts /, name);
     else assert.match(task, / -P /, `${name} uses the permission set`);
   }
   for (const spec of PROVIDERS) {

@@ -1,4 +1,4 @@
-import { CORE_TOOLS } from "./fakes/results.ts";
+import { CORE_TOOLS } from "./harness/results.ts";
 // The npm launcher (npm/opendata-mcp): which platform package it picks for each OS and
 // architecture, its errors, and, under Node, a run through it as `npx opendata-mcp` would.
 import assert from "node:assert/strict";
@@ -11,8 +11,8 @@ import {
   PLATFORMS,
   resolvePlatform,
 } from "../npm/opendata-mcp/lib/platform.js";
-import { npmPlatformPackage, RELEASE_TARGETS } from "./tools/distribution.ts";
-import { smoke } from "./tools/smoke.ts";
+import { npmPlatformPackage, RELEASE_TARGETS } from "../tools/distribution.ts";
+import { smoke } from "../tools/smoke.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 

@@ -2,8 +2,8 @@
 // and the ones that run this checkout with deno start a real server that answers over stdio.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { childEnv, removeHome, scratchHome } from "./fakes/server.ts";
-import { smoke } from "./tools/smoke.ts";
+import { childEnv, removeHome, scratchHome } from "./harness/spawn.ts";
+import { smoke } from "../tools/smoke.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 

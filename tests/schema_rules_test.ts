@@ -2,9 +2,9 @@
 // whole list stays within the context budget. Checked once with the clients' own libraries
 // (docs/CLIENTS.md says how); this test keeps the rules from regressing.
 import assert from "node:assert/strict";
-import { CORE_TOOLS } from "./fakes/results.ts";
-import { measureTools } from "./tools/tool_budget.ts";
-import { schemaProblems } from "./tools/schema_rules.ts";
+import { CORE_TOOLS } from "./harness/results.ts";
+import { measureTools } from "../tools/tool_budget.ts";
+import { schemaProblems } from "../tools/schema_rules.ts";
 
 Deno.test("every tool of every toolset has a strict-client-safe input schema", async () => {
   const { app, costs } = await measureTools({ flags: { toolsets: "all" }, listed: true });

@@ -2,7 +2,7 @@ import { Buffer } from "node:buffer";
 import { writeAllSync } from "../log.ts";
 import type { SyncWriter } from "../log.ts";
 import { invalidMessage } from "./jsonrpc_errors.ts";
-import { nestingDepth } from "./output.ts";
+import { nestingDepth } from "./shaping.ts";
 import { parseJSONRPCMessage } from "./sdk.ts";
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
 

@@ -17,7 +17,7 @@ import {
   withProvenance,
 } from "../output/provenance.ts";
 import type { CitationStore } from "../output/provenance.ts";
-import { boundStructured, clampText, requiredNames } from "./output.ts";
+import { boundStructured, clampText, requiredNames } from "./shaping.ts";
 import {
   nextCallsText,
   READ_TOOL,

@@ -6,8 +6,8 @@ import type { Clock } from "../clock.ts";
 import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/protocol.ts";
 import { fileResourceTemplate, resourceLink } from "./resources.ts";
 import { ProjectStorage } from "./storage.ts";
-import { openRowWriter } from "./writers.ts";
-import type { FileFormat } from "./writers.ts";
+import { openRowWriter } from "./row_writers.ts";
+import type { FileFormat } from "./row_writers.ts";
 
 /** Formats a result file can take: rows as CSV or JSON, or one text document (markdown). */
 export type ExportFormat = FileFormat | "md";

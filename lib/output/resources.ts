@@ -6,7 +6,7 @@ import { ToolError } from "../errors.ts";
 import type { ContentBlock, McpExtra, ResourceTemplateDefinition } from "../mcp/protocol.ts";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "../mcp/sdk.ts";
 import type { ProjectStorage } from "./storage.ts";
-import { mimeTypeOf } from "./writers.ts";
+import { mimeTypeOf } from "./row_writers.ts";
 
 /** Options for {@linkcode fileResourceTemplate}. */
 export interface FileResourceOptions {

@@ -2,7 +2,6 @@ import type { ProviderSpec } from "../config/provider_spec.ts";
 import { withListings } from "../mcp/listing.ts";
 import type { ListingFile } from "../mcp/listing.ts";
 import { bojSpec } from "./boj/config.ts";
-import { conformanceSpec } from "./conformance/config.ts";
 import { exampleSpec } from "./example/config.ts";
 import { fredSpec } from "./fred/config.ts";
 import { geonorgeSpec } from "./geonorge/config.ts";
@@ -29,7 +28,6 @@ export const PROVIDER_SPECS: readonly ProviderSpec[] = [
   riksantikvarenArcgisSpec,
   geonorgeSpec,
   exampleSpec,
-  conformanceSpec,
 ];
 
 /**

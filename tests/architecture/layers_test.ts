@@ -12,7 +12,7 @@ import {
   PROVIDER_LAYER,
 } from "./layers.ts";
 import type { Layer } from "./layers.ts";
-import { denoInfo } from "../tools/deno_info.ts";
+import { denoInfo } from "../../tools/deno_info.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 

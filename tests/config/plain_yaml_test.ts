@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadYaml, parseFullYaml, parseYaml, plainYaml } from "../../lib/config/yaml.ts";
-import { everyProviderConfig } from "../bench/startup_ways.ts";
+import { everyProviderConfig } from "../../tools/bench/startup_ways.ts";
 
 await loadYaml();
 

@@ -13,9 +13,9 @@
 // from a scratch folder (so its npm packages never land in this project's node_modules).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { startHttpServer } from "../fakes/http_server.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
 
-/** The suite version the fixtures in lib/providers/conformance were written against. */
+/** The suite version the fixtures in tests/conformance/provider were written against. */
 export const CONFORMANCE_PACKAGE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
 
 /** The protocol revisions whose requirement sets are run. */

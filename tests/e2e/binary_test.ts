@@ -1,16 +1,16 @@
-// The release binary, proven on this machine: the release compile (tests/tools/compile.ts) with
+// The release binary, proven on this machine: the release compile (tools/compile.ts) with
 // DENORT_BIN pointing at this deno writes the payload a release embeds (it cannot run itself),
 // whose embedded files are read and run with `deno run` as a stand-in for the binary. One compile
 // for the whole file.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "../tools/bundle.ts";
-import { compile, exportTarget } from "../tools/compile.ts";
-import { denoInfo } from "../tools/deno_info.ts";
-import { RELEASE_TARGETS } from "../tools/distribution.ts";
-import { type Embedded, prepareStandIn, readEmbedded, type StandIn } from "../tools/embedded.ts";
-import { permissionSet, V8_FLAGS } from "../tools/permissions.ts";
-import { smoke, smokeServer } from "../tools/smoke.ts";
+import { BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "../../tools/bundle.ts";
+import { compile, exportTarget } from "../../tools/compile.ts";
+import { denoInfo } from "../../tools/deno_info.ts";
+import { RELEASE_TARGETS } from "../../tools/distribution.ts";
+import { type Embedded, prepareStandIn, readEmbedded, type StandIn } from "../../tools/embedded.ts";
+import { permissionSet, V8_FLAGS } from "../../tools/permissions.ts";
+import { smoke, smokeServer } from "../../tools/smoke.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -119,7 +119,7 @@ Deno.test({
   async fn() {
     const { embedded } = await binary();
     const packages = packagesOf(embedded);
-    // The MCP server SDK and zod are inside the bundle (tests/tools/bundle.ts).
+    // The MCP server SDK and zod are inside the bundle (tools/bundle.ts).
     assert.deepEqual(packages.map((p) => p.slice(0, p.lastIndexOf("@"))), [
       // Loaded only when tracing is on (OTEL_DENO=true).
       "@opentelemetry/api",

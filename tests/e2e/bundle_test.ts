@@ -1,4 +1,4 @@
-// The start bundle (bundle/, tests/tools/bundle.ts): what `deno task start`, the container and the
+// The start bundle (bundle/, tools/bundle.ts): what `deno task start`, the container and the
 // release binary run. The other end-to-end tests run the sources' main.ts (their coverage of lib/
 // is measured there); these prove the bundle is those sources, built, and serves as they do: the
 // same listings, every provider's answers through the task suite, bad input and a broken config
@@ -14,12 +14,12 @@ import {
   inlinedPackages,
   isExternal,
   staleness,
-} from "../tools/bundle.ts";
-import { entryOf, runCli, startStdio } from "../fakes/server.ts";
-import type { SpawnOptions } from "../fakes/server.ts";
-import { runSuite } from "../bench/tasks.ts";
-import { smokeServer } from "../tools/smoke.ts";
-import { splitStartTask } from "../tools/permissions.ts";
+} from "../../tools/bundle.ts";
+import { entryOf, runCli, startStdio } from "../harness/spawn.ts";
+import type { SpawnOptions } from "../harness/spawn.ts";
+import { runSuite } from "../../tools/bench/tasks.ts";
+import { smokeServer } from "../../tools/smoke.ts";
+import { splitStartTask } from "../../tools/permissions.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 

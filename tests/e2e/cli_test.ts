@@ -1,6 +1,6 @@
-import { providerTools } from "../fakes/results.ts";
+import { providerTools } from "../harness/results.ts";
 import assert from "node:assert/strict";
-import { runCli } from "../fakes/server.ts";
+import { runCli } from "../harness/spawn.ts";
 
 Deno.test("cli tools --json lists the served tools with their schemas", async () => {
   const r = await runCli(["tools", "--providers", "example", "--json"]);

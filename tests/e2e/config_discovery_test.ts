@@ -1,11 +1,11 @@
-import { CORE_TOOLS } from "../fakes/results.ts";
-import { providerTools } from "../fakes/results.ts";
+import { CORE_TOOLS } from "../harness/results.ts";
+import { providerTools } from "../harness/results.ts";
 // Which config file the real process reads (seed 002's config/apis.yaml, --config,
 // OPENDATA_MCP_CONFIG, the per-user file) and what it skips instead of stopping (an unknown
 // provider block, a provider whose module is missing).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { removeHome, runCli, startStdio } from "../fakes/server.ts";
+import { removeHome, runCli, startStdio } from "../harness/spawn.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

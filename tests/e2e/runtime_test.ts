@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runCli, startStdio } from "../fakes/server.ts";
+import { runCli, startStdio } from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 
 Deno.test("notifications/cancelled aborts the upstream fetch in flight", async () => {

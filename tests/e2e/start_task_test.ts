@@ -3,8 +3,8 @@
 // embeds: tests/e2e/binary_test.ts).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { completeLines } from "../fakes/http_server.ts";
-import { childEnv, removeHome, scratchHome } from "../fakes/server.ts";
+import { completeLines } from "../harness/spawn_http.ts";
+import { childEnv, removeHome, scratchHome } from "../harness/spawn.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

@@ -1,4 +1,4 @@
-import { providerTools } from "../fakes/results.ts";
+import { providerTools } from "../harness/results.ts";
 import assert from "node:assert/strict";
 import {
   childEnv,
@@ -9,8 +9,8 @@ import {
   scratchHome,
   startArgs,
   startStdio,
-} from "../fakes/server.ts";
-import { Client, StdioClientTransport } from "../fakes/sdk_client.ts";
+} from "../harness/spawn.ts";
+import { Client, StdioClientTransport } from "../harness/sdk_client.ts";
 
 /** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
 const MAIN = entryOf({});

@@ -7,7 +7,7 @@ import {
   representativePoint,
   roundGeometry,
 } from "../../lib/geo/geojson.ts";
-import { COORDINATE_CONVENTION, formatLatLon, parseLatLonText } from "../../lib/geo/coords.ts";
+import { COORDINATE_CONVENTION, formatLatLon, parseLatLonText } from "../../lib/geo/latlon.ts";
 
 Deno.test("parseGeometry() reads every GeoJSON type and drops z values", () => {
   assert.deepEqual(parseGeometry({ type: "Point", coordinates: [10.7, 59.9, 12] }), {

@@ -4,9 +4,9 @@
 // reset before the call (clear_refs) and RSS is sampled while the call runs.
 import assert from "node:assert/strict";
 import { brotliCompressSync, constants } from "node:zlib";
-import { startStdio } from "../fakes/server.ts";
+import { startStdio } from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
-import { errorOf, ok } from "../fakes/results.ts";
+import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, fredRoutes } from "../providers/fred/fake_fred.ts";
 
 const MIB = 1024 * 1024;

@@ -2,8 +2,8 @@
 // would start after the tool call's deadline fails at once with seed 003's RATE_LIMIT_EXCEEDED
 // and the real wait, instead of queueing until the deadline.
 import assert from "node:assert/strict";
-import { startStdio } from "../fakes/server.ts";
-import { errorOf, ok } from "../fakes/results.ts";
+import { startStdio } from "../harness/spawn.ts";
+import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
 
 Deno.test("FRED rate limit: past the call's deadline the call fails at once with RATE_LIMIT_EXCEEDED and the real wait", async () => {

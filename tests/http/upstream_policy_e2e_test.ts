@@ -2,9 +2,9 @@
 // real server over stdio with FRED, World Bank and BOJ pointed at loopback fakes, and a second
 // loopback fake ("elsewhere", another port) that a redirect must never reach.
 import assert from "node:assert/strict";
-import { startStdio } from "../fakes/server.ts";
+import { startStdio } from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
-import { errorOf, ok } from "../fakes/results.ts";
+import { errorOf, ok } from "../harness/results.ts";
 import { fredRoutes, TEST_KEY } from "../providers/fred/fake_fred.ts";
 
 const BOJ_CODE = "/api/v1/getDataCode";

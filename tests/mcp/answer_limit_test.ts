@@ -4,8 +4,8 @@
 // them, and a JSON text stays the structured content itself. Driven through the real server over
 // stdio against the recorded FRED fake.
 import assert from "node:assert/strict";
-import { ok, texts } from "../fakes/results.ts";
-import { startStdio } from "../fakes/server.ts";
+import { ok, texts } from "../harness/results.ts";
+import { startStdio } from "../harness/spawn.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
 
 function fred(args: Record<string, unknown>) {

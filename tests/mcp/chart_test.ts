@@ -3,8 +3,8 @@
 // failed. Real server over Streamable HTTP, a client that renders views, a loopback BOJ serving
 // recorded bodies (tests/fixtures/boj/, with their provenance in its README).
 import assert from "node:assert/strict";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 
 const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { widening } from "../../lib/mcp/next_calls.ts";
 import { startRecordedUpstreams } from "../fakes/recorded.ts";
-import { startStdio } from "../fakes/server.ts";
+import { startStdio } from "../harness/spawn.ts";
 
 Deno.test("widening() names fewer words and every source for an empty first page only", () => {
   const empty = { total: 0, count: 0, has_more: false };

@@ -1,15 +1,15 @@
-import { providerTools } from "../fakes/results.ts";
+import { providerTools } from "../harness/results.ts";
 // Both protocol eras on the same endpoints, end to end against the real server process: the
 // 2026-07-28 stateless core (SDK v2 client pinned to it, and @ai-sdk/mcp 2.x, which probes with
 // server/discover first), next to 2025-era clients (SDK v1 over Streamable HTTP and legacy SSE).
 import assert from "node:assert/strict";
 import { createMCPClient } from "@ai-sdk/mcp";
-import { startHttpServer } from "../fakes/http_server.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
 import {
   Client as V1Client,
   SSEClientTransport,
   StreamableHTTPClientTransport as V1Http,
-} from "../fakes/sdk_client.ts";
+} from "../harness/sdk_client.ts";
 import {
   childEnv,
   DenoStdioTransport,
@@ -17,8 +17,8 @@ import {
   removeHome,
   scratchHome,
   startArgs,
-} from "../fakes/server.ts";
-import { Client, MODERN, StreamableHTTPClientTransport } from "../fakes/sdk2_client.ts";
+} from "../harness/spawn.ts";
+import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 
 /** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
 const MAIN = entryOf({});

@@ -2,8 +2,8 @@
 // deep nesting, duplicate in-flight ids, a client that stops reading stdout, non-URL resource
 // URIs, and an HTTP/1.1 request without a Host header. Every request gets an answer; nothing hangs.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { childEnv, entryOf, removeHome, scratchHome, startArgs, startStdio } from "../fakes/server.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { childEnv, entryOf, removeHome, scratchHome, startArgs, startStdio } from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 
 /** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */

@@ -3,10 +3,10 @@
 // they cannot be loaded.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { errorOf, ok, providerTools } from "../fakes/results.ts";
-import { removeHome, startStdio } from "../fakes/server.ts";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
+import { errorOf, ok, providerTools } from "../harness/results.ts";
+import { removeHome, startStdio } from "../harness/spawn.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
 import { lazyProvider, loadedTool } from "../../lib/mcp/lazy.ts";
 import type { ProviderListing } from "../../lib/mcp/listing.ts";
 import { ToolError } from "../../lib/errors.ts";
@@ -94,7 +94,7 @@ Deno.test("lazyProvider: a provider that fails to load is a non-retryable error 
     );
     await using s = await startStdio({
       main: join(copy, "main.ts"),
-      args: ["--providers", "example,conformance"],
+      args: ["--providers", "example,boj"],
     });
     const tools = providerTools((await s.client.listTools()).tools).map((t) => t.name);
     assert.ok(tools.includes("example-ping"), "listed from its listing");
@@ -110,7 +110,8 @@ Deno.test("lazyProvider: a provider that fails to load is a non-retryable error 
       assert.equal(e["retryable"], false, "loading again would fail again");
       assert.match(String(e["hint"]), /Reinstall the server/);
     }
-    const fine = await s.client.callTool({ name: "test_simple_text", arguments: {} });
+    // A tool that answers from the provider's own catalogue, asking no upstream.
+    const fine = await s.client.callTool({ name: "boj_get_message_catalog", arguments: {} });
     assert.notEqual(fine.isError, true);
     await s.close();
     const failures = s.stderr().split("\n").filter((l) => l.includes('"provider failed to load"'));

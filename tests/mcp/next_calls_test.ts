@@ -2,12 +2,12 @@
 // names the call that widens it; the headline tells failed sources from sources without hits;
 // `sources` takes the ids opendata_describe lists, with "did you mean" for a near miss.
 import assert from "node:assert/strict";
-import { parseCoordinates } from "../../lib/geo/coordinates.ts";
+import { parseCoordinates } from "../../lib/geo/query_coordinates.ts";
 import { callLine, didYouMean, routeCall } from "../../lib/mcp/next_calls.ts";
 import { creditLine } from "../../lib/output/credit.ts";
-import { errorOf, ok, texts } from "../fakes/results.ts";
+import { errorOf, ok, texts } from "../harness/results.ts";
 import { startRecordedUpstreams } from "../fakes/recorded.ts";
-import { startStdio } from "../fakes/server.ts";
+import { startStdio } from "../harness/spawn.ts";
 
 type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
 

@@ -11,7 +11,7 @@ import {
   requiredNames,
   shorten,
   truncationNotice,
-} from "../../lib/mcp/output.ts";
+} from "../../lib/mcp/shaping.ts";
 
 Deno.test("page() builds the pagination envelope", () => {
   assert.deepEqual(page(95, 40, 20), { total: 95, count: 20, offset: 40, has_more: true, next_offset: 60 });

@@ -4,9 +4,17 @@
 // depth limit, stdio's era fixed by the first request, and calls in flight answered after the
 // client closes stdin.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { errorOf } from "../fakes/results.ts";
-import { childEnv, entryOf, lines, removeHome, scratchHome, startArgs, startStdio } from "../fakes/server.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { errorOf } from "../harness/results.ts";
+import {
+  childEnv,
+  entryOf,
+  lines,
+  removeHome,
+  scratchHome,
+  startArgs,
+  startStdio,
+} from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 
 /** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */

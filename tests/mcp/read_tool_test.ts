@@ -3,10 +3,10 @@
 // answer shows the server's file-system path.
 import assert from "node:assert/strict";
 import { csvRecords, sourceOf, sourceText } from "../../lib/mcp/tools/read.ts";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { errorOf, ok, texts } from "../fakes/results.ts";
-import { startStdio } from "../fakes/server.ts";
-import { Client, StreamableHTTPClientTransport } from "../fakes/sdk2_client.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { errorOf, ok, texts } from "../harness/results.ts";
+import { startStdio } from "../harness/spawn.ts";
+import { Client, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
 
 type Call = { tool: string; arguments: Record<string, unknown>; for?: string };

@@ -6,7 +6,7 @@ import { requestScope } from "../../lib/http/request_scope.ts";
 import { Logger } from "../../lib/log.ts";
 import type { ToolDefinition } from "../../lib/mcp/provider.ts";
 import { createServer } from "../../lib/mcp/server.ts";
-import { Client, InMemoryTransport } from "../fakes/sdk_client.ts";
+import { Client, InMemoryTransport } from "../harness/sdk_client.ts";
 
 const whoTool: ToolDefinition<z.ZodObject, z.ZodObject> = {
   name: "example-who",

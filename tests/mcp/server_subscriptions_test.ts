@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Logger } from "../../lib/log.ts";
 import type { Provider } from "../../lib/mcp/provider.ts";
 import { createServer } from "../../lib/mcp/server.ts";
-import { Client, InMemoryTransport } from "../fakes/sdk_client.ts";
+import { Client, InMemoryTransport } from "../harness/sdk_client.ts";
 
 function resource(uri: string, subscribable: boolean): NonNullable<Provider["resources"]>[number] {
   return {

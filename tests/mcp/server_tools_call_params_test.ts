@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { pingTool } from "../../lib/providers/example/tools.ts";
-import { CallToolResultSchema, Client, InMemoryTransport } from "../fakes/sdk_client.ts";
+import { CallToolResultSchema, Client, InMemoryTransport } from "../harness/sdk_client.ts";
 
 Deno.test("createServer() answers tools/call without a tool name with -32602, not -32603", async () => {
   const server = createServer([{ id: "example", tools: [pingTool] }], {

@@ -3,7 +3,7 @@
 // none is owed), and the text still names every next call. A client that renders views keeps both.
 import assert from "node:assert/strict";
 import { startRecordedUpstreams } from "../fakes/recorded.ts";
-import { startStdio } from "../fakes/server.ts";
+import { startStdio } from "../harness/spawn.ts";
 
 const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
 type Text = { type: string; text: string };

@@ -1,10 +1,10 @@
-// Issue 23's task suite as a test: every realistic question of tests/bench/tasks.ts, asked of the
+// Issue 23's task suite as a test: every realistic question of tools/bench/tasks.ts, asked of the
 // default surface against recorded bodies, is answered by following only the next calls the
 // server names: no dead end, at most three calls, two at the median. (Tokens are reported by
 // `deno task bench`, not asserted.) With structured content off, the agent reads the same calls
 // from the text alone.
 import assert from "node:assert/strict";
-import { runSuite, TASKS } from "../bench/tasks.ts";
+import { runSuite, TASKS } from "../../tools/bench/tasks.ts";
 
 Deno.test("task suite: every question answered by following the named next calls, within 3 calls, median 2", async () => {
   assert.ok(TASKS.length >= 30, `${TASKS.length} tasks`);

@@ -2,11 +2,11 @@
 // core tools reach every tool, --toolsets and OPENDATA_MCP_TOOLSETS widen the list, and over HTTP
 // each request may choose its own (path or header), in both protocol eras and in stateless mode.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { CORE_TOOLS, ok, texts } from "../fakes/results.ts";
-import { runCli, startStdio } from "../fakes/server.ts";
-import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../fakes/sdk_client.ts";
-import { Client, MODERN, StreamableHTTPClientTransport } from "../fakes/sdk2_client.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { CORE_TOOLS, ok, texts } from "../harness/results.ts";
+import { runCli, startStdio } from "../harness/spawn.ts";
+import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../harness/sdk_client.ts";
+import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 
 const DEFAULT = { OPENDATA_MCP_TOOLSETS: "" };

@@ -9,8 +9,8 @@ import { callWith, VIEW_IDS } from "../../lib/mcp/views/model.ts";
 import { earlierWindow, surveyDate } from "../../lib/providers/boj/view.ts";
 import { fredSeriesView } from "../../lib/providers/fred/view.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
-import { VIEW_BUDGET_BYTES } from "../bench/views.ts";
-import { schemaProblems } from "../tools/schema_rules.ts";
+import { VIEW_BUDGET_BYTES } from "../../tools/bench/views.ts";
+import { schemaProblems } from "../../tools/schema_rules.ts";
 import { chartTool } from "../../lib/mcp/tools/chart.ts";
 
 const OSM = "https://tile.openstreetmap.org/{z}/{x}/{y}.png";

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { McpUiResourceMetaSchema, McpUiToolMetaSchema } from "@modelcontextprotocol/ext-apps/app-bridge";
 import LISTINGS from "../../lib/providers/listings.json" with { type: "json" };
-import { startHttpServer } from "../fakes/http_server.ts";
-import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../fakes/sdk_client.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../harness/sdk_client.ts";
 import {
   childEnv,
   DenoStdioTransport,
@@ -15,9 +15,9 @@ import {
   scratchHome,
   startArgs,
   startStdio,
-} from "../fakes/server.ts";
+} from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
-import { Client, MODERN, StreamableHTTPClientTransport } from "../fakes/sdk2_client.ts";
+import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 
 type Json = Record<string, unknown>;
 

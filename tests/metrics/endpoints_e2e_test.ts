@@ -1,8 +1,8 @@
 // Where /metrics is reachable: over stdio only with --metrics-port (a listener serving /metrics
 // alone), and over HTTP unless MCP_METRICS=false; through the real server.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { runCli, startStdio } from "../fakes/server.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { runCli, startStdio } from "../harness/spawn.ts";
 
 const TOKEN = "metrics-token-for-stdio-tests-0123";
 

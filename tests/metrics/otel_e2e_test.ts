@@ -7,9 +7,9 @@
 // would carry it, are left unsampled).
 import assert from "node:assert/strict";
 import root from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
-import { ok } from "../fakes/results.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
+import { ok } from "../harness/results.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { fredRoutes, TEST_KEY } from "../providers/fred/fake_fred.ts";
 

@@ -4,9 +4,9 @@
 // 1 s interval) whose HTTP API must return the series after a run with retries, an open breaker
 // and cache hits. The Prometheus binary is looked up on PATH; .ci/run installs it.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
-import { errorOf, ok } from "../fakes/results.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
+import { errorOf, ok } from "../harness/results.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { fredRoutes, TEST_KEY } from "../providers/fred/fake_fred.ts";
 

@@ -8,7 +8,7 @@ import { requestScope } from "../../lib/http/request_scope.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
 import { HttpRuntime } from "../../lib/http/runtime.ts";
 import { Logger } from "../../lib/log.ts";
-import { clampText } from "../../lib/mcp/output.ts";
+import { clampText } from "../../lib/mcp/shaping.ts";
 import {
   buildProvenance,
   citationTemplate,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { csvCell, csvLine, flattenRow, mimeTypeOf, openRowWriter } from "../../lib/output/writers.ts";
+import { csvCell, csvLine, flattenRow, mimeTypeOf, openRowWriter } from "../../lib/output/row_writers.ts";
 
 function paths(): { path: string; tempPath: string } {
   const dir = Deno.makeTempDirSync();

@@ -9,10 +9,10 @@ import { Logger } from "../../lib/log.ts";
 import type { Provider, ProviderContext, ToolCallContext } from "../../lib/mcp/provider.ts";
 import type { ResultFiles } from "../../lib/output/exports.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
-import type { Client } from "../fakes/sdk_client.ts";
-import type { ToolResult } from "../fakes/results.ts";
-import { schemaProblems } from "../tools/schema_rules.ts";
-import { measureTools } from "../tools/tool_budget.ts";
+import type { Client } from "../harness/sdk_client.ts";
+import type { ToolResult } from "../harness/results.ts";
+import { schemaProblems } from "../../tools/schema_rules.ts";
+import { measureTools } from "../../tools/tool_budget.ts";
 
 /**
  * Checks a provider's served tools: each names `toolset`, the provider declares it, every input

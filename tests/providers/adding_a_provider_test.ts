@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FakeUpstream } from "../fakes/upstream.ts";
-import { errorOf, ok, providerTools, texts } from "../fakes/results.ts";
-import { removeHome, startStdio } from "../fakes/server.ts";
+import { errorOf, ok, providerTools, texts } from "../harness/results.ts";
+import { removeHome, startStdio } from "../harness/spawn.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -133,7 +133,7 @@ Deno.test("README's Adding a provider: one folder and one registry entry serve a
       Deno.copyFileSync(join(ROOT, file), join(copy, file));
     }
     copyTree(join(ROOT, "lib"), join(copy, "lib"));
-    copyTree(join(ROOT, "tests/tools"), join(copy, "tests/tools"));
+    copyTree(join(ROOT, "tools"), join(copy, "tools"));
     Deno.symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
     for (const file of files) {
       Deno.mkdirSync(join(copy, file.path, ".."), { recursive: true });

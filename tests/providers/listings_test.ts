@@ -11,7 +11,7 @@ import {
   renderCoreSchemas,
   renderListings,
   standaloneCoreTools,
-} from "../tools/listings.ts";
+} from "../../tools/listings.ts";
 import { describeTool, toJsonSchema } from "../../lib/mcp/server.ts";
 
 /** The first place two JSON values differ, as a path, for a readable failure. */

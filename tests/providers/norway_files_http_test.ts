@@ -2,11 +2,11 @@
 // tools belongs to the session that wrote it: another session neither lists nor reads it, and the
 // answer gives no path on the server's disk. One server process, one fake upstream for all five.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../fakes/http_server.ts";
-import { removeHome, scratchHome } from "../fakes/server.ts";
-import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { removeHome, scratchHome } from "../harness/spawn.ts";
+import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
 import { FakeUpstream, fixtureText } from "../fakes/upstream.ts";
-import { ok } from "../fakes/results.ts";
+import { ok } from "../harness/results.ts";
 
 const ARCGIS = "/arcgis/rest/services/Distribusjon";
 const LAYER7 = `${ARCGIS}/Kulturminner20180301/MapServer/7`;

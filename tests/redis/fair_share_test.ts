@@ -2,11 +2,11 @@
 // shared data folder. A client's project share and its per-client request budget (IPv6 by /64)
 // hold across both replicas; another client keeps its own.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../fakes/http_server.ts";
-import type { HttpServerProcess } from "../fakes/http_server.ts";
-import { removeHome, scratchHome } from "../fakes/server.ts";
-import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
-import { errorOf, ok } from "../fakes/results.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import type { HttpServerProcess } from "../harness/spawn_http.ts";
+import { removeHome, scratchHome } from "../harness/spawn.ts";
+import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
+import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
 import { startRedis } from "./_redis_server.ts";
 

@@ -4,8 +4,8 @@
 // a forged takeover recipe that points outside the storage folder fails the job and removes
 // nothing.
 import assert from "node:assert/strict";
-import { startStdio } from "../fakes/server.ts";
-import { errorOf, ok } from "../fakes/results.ts";
+import { startStdio } from "../harness/spawn.ts";
+import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "../providers/fred/fake_fred.ts";
 import { startRedis } from "./_redis_server.ts";
 

@@ -3,12 +3,12 @@
 // and cancelled from the other, a job whose replica is killed is taken over and finished by the
 // other, and Redis stopping mid-run leaves calls working on local fallbacks.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../fakes/http_server.ts";
-import type { HttpServerProcess } from "../fakes/http_server.ts";
-import { childEnv, entryOf, removeHome, scratchHome, startArgs } from "../fakes/server.ts";
-import { Client, StreamableHTTPClientTransport } from "../fakes/sdk_client.ts";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import type { HttpServerProcess } from "../harness/spawn_http.ts";
+import { childEnv, entryOf, removeHome, scratchHome, startArgs } from "../harness/spawn.ts";
+import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
 import type { Received } from "../fakes/upstream.ts";
-import { errorOf, ok } from "../fakes/results.ts";
+import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations, TEST_KEY } from "../providers/fred/fake_fred.ts";
 import { startRedis } from "./_redis_server.ts";
 import type { RedisServer } from "./_redis_server.ts";

@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import type { BrowserContext, FrameLocator, Page } from "playwright-core";
-import { startStdio } from "../fakes/server.ts";
-import type { StdioSession } from "../fakes/server.ts";
+import { startStdio } from "../harness/spawn.ts";
+import type { StdioSession } from "../harness/spawn.ts";
 import { viewResources } from "../../lib/mcp/views/mod.ts";
 import { startViewUpstreams, VIEW_PROVIDERS } from "./_upstreams.ts";
 

@@ -1,6 +1,6 @@
 // JSON-RPC framing on the HTTP side: the body cap, -32700 for bytes that are not JSON and
 // -32600 for JSON that is not a JSON-RPC message or nests too deeply, before the SDK sees anything.
-import { nestingDepth } from "../output.ts";
+import { nestingDepth } from "../shaping.ts";
 import { parseJSONRPCMessage } from "../sdk.ts";
 import type { JSONRPCMessage } from "../sdk.ts";
 import { invalidMessage } from "../jsonrpc_errors.ts";

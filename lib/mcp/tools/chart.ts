@@ -5,7 +5,7 @@
 // is the series view qualifies.
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
-import { clampText } from "../output.ts";
+import { clampText } from "../shaping.ts";
 import type { CallToolResult, Tool } from "../sdk.ts";
 import type { SeriesModel, ViewCall } from "../views/model.ts";
 import { VIEW_META_KEY } from "../views/model.ts";

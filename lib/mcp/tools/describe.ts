@@ -2,7 +2,7 @@
 // an agent that sees only the core tools learns the others' arguments.
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
-import { markdownTable, shorten } from "../output.ts";
+import { markdownTable, shorten } from "../shaping.ts";
 import type { ToolDefinition } from "../provider.ts";
 import { CORE_TOOLSET } from "../toolsets.ts";
 import {

@@ -6,7 +6,7 @@ import { requestScope } from "../../http/request_scope.ts";
 import { creditLine } from "../../output/credit.ts";
 import { callLine, didYouMean, nextCallsText } from "../next_calls.ts";
 import type { RoutedCall } from "../next_calls.ts";
-import { shorten } from "../output.ts";
+import { shorten } from "../shaping.ts";
 import type { Provider, SearchHit, ToolCallContext, ToolDefinition } from "../provider.ts";
 import { CORE_TOOLSET } from "../toolsets.ts";
 import {

@@ -1,6 +1,6 @@
 // The discovery payloads (databases, parameters, messages) shared by the tools and the
 // resources, and their markdown.
-import { markdownTable } from "../../mcp/output.ts";
+import { markdownTable } from "../../mcp/shaping.ts";
 import {
   DATABASES,
   ENDPOINT_NAMES,

@@ -3,8 +3,8 @@
 // floor, then whole series or rows, which the next call reaches (series_offset, offset); fields
 // BOJ sends are clipped, and an include_raw excerpt keeps up to 30% of the limit.
 import { clip } from "../../html.ts";
-import { largestWhere, markdownTable } from "../../mcp/output.ts";
-import type { Rendered, ResponseFormat } from "../../mcp/output.ts";
+import { largestWhere, markdownTable } from "../../mcp/shaping.ts";
+import type { Rendered, ResponseFormat } from "../../mcp/shaping.ts";
 import { CREDIT_EN, CREDIT_JA, TERMS_URL } from "./catalog.ts";
 import { SERIES_FIELDS } from "./decode.ts";
 import type { DataResponse, Meta, MetadataEntry, Point, Series } from "./decode.ts";

@@ -1,7 +1,7 @@
 // Shapes a metadata answer (getMetadata's series list, optionally filtered by a query) into
 // structured content and markdown within the character limit.
-import { fitToLimit, largestWhere, markdownTable, page, truncationNotice } from "../../mcp/output.ts";
-import type { Rendered, ResponseFormat } from "../../mcp/output.ts";
+import { fitToLimit, largestWhere, markdownTable, page, truncationNotice } from "../../mcp/shaping.ts";
+import type { Rendered, ResponseFormat } from "../../mcp/shaping.ts";
 import type { MetadataEntry, MetadataResponse } from "./decode.ts";
 import type { EntryOut, MetadataOutput } from "./schemas.ts";
 import {

@@ -1,5 +1,5 @@
 // Markdown for FRED results, and the source and terms line every result carries.
-import { markdownTable, shorten, truncationNotice } from "../../mcp/output.ts";
+import { markdownTable, shorten, truncationNotice } from "../../mcp/shaping.ts";
 import type { ItemKind } from "./operations.ts";
 import { isObservationValueKey } from "./parse.ts";
 

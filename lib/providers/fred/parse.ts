@@ -7,7 +7,7 @@
 // unchanged (1065.0 stays 1065.0), "." as null. Shapes the notes mark uncertain (maps values as
 // numbers or strings, the old title-keyed maps layout) are read either way.
 import { ToolError } from "../../errors.ts";
-import { shorten } from "../../mcp/output.ts";
+import { shorten } from "../../mcp/shaping.ts";
 import type { ItemKind } from "./operations.ts";
 
 /** A parsed answer. */

@@ -1,6 +1,6 @@
 // FRED's part of opendata_search: one series search (fred/series/search), a few hits, each with
 // the fred_series call that fetches the series' observations.
-import { shorten } from "../../mcp/output.ts";
+import { shorten } from "../../mcp/shaping.ts";
 import type { SearchHit, SearchSource } from "../../mcp/provider.ts";
 import type { FredClient } from "./client.ts";
 import { NOTICE, TERMS_URL } from "./format.ts";

@@ -3,7 +3,7 @@
 // and checks there that its schema validates exactly this type.
 import type { CommonSettings } from "../../config/provider_spec.ts";
 import type { OutputMode } from "../../output/tokens.ts";
-import type { FileFormat } from "../../output/writers.ts";
+import type { FileFormat } from "../../output/row_writers.ts";
 
 /** The validated `providers.fred` block. */
 export interface FredSettings extends CommonSettings {

@@ -1,6 +1,6 @@
 // GeoNorge's part of `opendata_search`: one catalogue search within the configured organization,
 // each hit with the geonorge-datasets call that finds it again with its distributions.
-import { shorten } from "../../mcp/output.ts";
+import { shorten } from "../../mcp/shaping.ts";
 import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
 import type { Catalog } from "./catalog.ts";
 import type { GeonorgeSettings } from "./settings.ts";

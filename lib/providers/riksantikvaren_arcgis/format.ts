@@ -1,7 +1,7 @@
 // Output shapes (zod) and markdown of the arcgis-* tools, and readers of the service listings.
 import { z } from "zod";
-import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../geo/coords.ts";
-import { markdownTable, shorten } from "../../mcp/output.ts";
+import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../geo/latlon.ts";
+import { markdownTable, shorten } from "../../mcp/shaping.ts";
 import type { ArcgisHeritage } from "./heritage.ts";
 import { asObject, objectId, parseFields } from "./esri.ts";
 import type { EsriField } from "./esri.ts";

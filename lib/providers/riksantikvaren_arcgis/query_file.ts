@@ -1,5 +1,5 @@
 // arcgis-query with output "file": every feature the query loop reads, as CSV rows or GeoJSON.
-import { COORDINATE_CONVENTION } from "../../geo/coords.ts";
+import { COORDINATE_CONVENTION } from "../../geo/latlon.ts";
 import type { Geometry, LatLon } from "../../geo/geojson.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
 import { fileName, written } from "../../output/result_files.ts";

@@ -2,7 +2,7 @@
 // query ("59.91N 10.75E") name the identify call at that point (what is registered exactly there,
 // on every layer of the default map service), and words about the map service or its layers
 // (kart, layer, fredete bygninger, sefrak, ...) name the layer listing or the layer to query.
-import { parseCoordinates } from "../../geo/coordinates.ts";
+import { parseCoordinates } from "../../geo/query_coordinates.ts";
 import type { SearchHit, SearchSource } from "../../mcp/provider.ts";
 import { ARCGIS_LICENCE } from "./format.ts";
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Clock } from "../../clock.ts";
 import { UpstreamError } from "../../errors.ts";
 import type { QueryValue } from "../../http/fetch_client.ts";
-import { roundLatLon } from "../../geo/coords.ts";
+import { roundLatLon } from "../../geo/latlon.ts";
 import { representativePoint } from "../../geo/geojson.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
 import type { CallOptions, OgcClient } from "./client.ts";

@@ -3,11 +3,11 @@
 // resumes at the exact record where it stopped; with output "file", the whole scan to a file.
 import { bboxesIntersect, formatBbox } from "../../geo/bbox.ts";
 import type { Bbox } from "../../geo/bbox.ts";
-import { COORDINATE_CONVENTION } from "../../geo/coords.ts";
+import { COORDINATE_CONVENTION } from "../../geo/latlon.ts";
 import { geometryBbox } from "../../geo/geojson.ts";
 import { pointInBbox, swappedBboxHint } from "../../geo/swap.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
-import { fitToLimit, jsonText, page, truncationNotice } from "../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../mcp/shaping.ts";
 import { licenceOut } from "./_common.ts";
 import type { OgcToolDeps } from "./_common.ts";
 import type { CallOptions } from "./client.ts";

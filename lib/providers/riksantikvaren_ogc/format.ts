@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { formatBbox } from "../../geo/bbox.ts";
 import type { Bbox } from "../../geo/bbox.ts";
-import { COORDINATE_CONVENTION, formatLatLon } from "../../geo/coords.ts";
-import { markdownTable, shorten } from "../../mcp/output.ts";
+import { COORDINATE_CONVENTION, formatLatLon } from "../../geo/latlon.ts";
+import { markdownTable, shorten } from "../../mcp/shaping.ts";
 import type { HeritageFields } from "./heritage.ts";
 
 // Output schemas are compact (issue 14): no descriptions (the tool description and the text say

@@ -2,7 +2,7 @@
 // municipality, dating and the Kulturminnesøk link. api.ra.no's datasets spell the same idea
 // differently (`navn` or `tittel`, `linkKulturminnesøk` or `linkkulturminnesok`), so keys are
 // matched case-insensitively with æ, ø, å folded.
-import { parseLatLonText } from "../../geo/coords.ts";
+import { parseLatLonText } from "../../geo/latlon.ts";
 import type { LatLon } from "../../geo/geojson.ts";
 import { parseGeometry, representativePoint } from "../../geo/geojson.ts";
 import type { Licence } from "./parse.ts";

@@ -1,6 +1,6 @@
 // Features as a result file holds them: GeoJSON properties as CSV rows (with the feature's id and
 // a representative point in front), or GeoJSON features for a FeatureCollection in JSON.
-import { roundLatLon } from "../../geo/coords.ts";
+import { roundLatLon } from "../../geo/latlon.ts";
 import { representativePoint } from "../../geo/geojson.ts";
 import { fallbackPoint, kulturminnesokUrl } from "./heritage.ts";
 import type { RawFeature } from "./parse.ts";

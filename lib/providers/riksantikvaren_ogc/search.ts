@@ -1,7 +1,7 @@
 // Riksantikvaren's part of `opendata_search`: heritage sites by name, one request to the main
 // dataset (lokaliteter of LokaliteterEnkeltminnerOgSikringssoner, the official register's sites)
 // with a CQL2 name filter, each hit with the riksantikvaren-feature call that reads it whole.
-import { parseCoordinates } from "../../geo/coordinates.ts";
+import { parseCoordinates } from "../../geo/query_coordinates.ts";
 import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
 import { callOptions, KNOWN_DATASETS, likeEscape } from "./_common.ts";
 import type { OgcToolDeps } from "./_common.ts";

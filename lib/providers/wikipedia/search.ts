@@ -1,6 +1,6 @@
 // Wikipedia's part of `opendata_search`: one full-text search of the default language edition,
 // each hit with the wikipedia-summary call that reads it.
-import { parseCoordinates } from "../../geo/coordinates.ts";
+import { parseCoordinates } from "../../geo/query_coordinates.ts";
 import type { SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
 import { clip } from "../../html.ts";
 import type { WikipediaApi } from "./client.ts";

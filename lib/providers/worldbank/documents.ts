@@ -1,6 +1,6 @@
 // Lists of documents as the search tools answer them: a page of summaries cut to the character
 // limit, or every document from an offset written to a CSV file.
-import { fitToLimit, page } from "../../mcp/output.ts";
+import { fitToLimit, page } from "../../mcp/shaping.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
 import { buildQuery, SUMMARY_FIELDS } from "./client.ts";
 import type { SearchFilters } from "./client.ts";

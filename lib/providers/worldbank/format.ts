@@ -1,4 +1,4 @@
-import { markdownTable, shorten } from "../../mcp/output.ts";
+import { markdownTable, shorten } from "../../mcp/shaping.ts";
 import type { ExportedFile } from "../../output/exports.ts";
 import { csvFileLine } from "../../output/result_files.ts";
 import { DOCUMENT_COLUMNS, FACET_COLUMNS } from "./files.ts";

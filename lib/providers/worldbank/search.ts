@@ -1,7 +1,7 @@
 // The World Bank's part of `opendata_search`: one WDS request for the query, a few documents,
 // each with the exact call that returns its whole record.
 import type { Logger } from "../../log.ts";
-import { shorten } from "../../mcp/output.ts";
+import { shorten } from "../../mcp/shaping.ts";
 import type { NextCall, SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
 import { buildQuery } from "./client.ts";
 import type { WdsClient } from "./client.ts";

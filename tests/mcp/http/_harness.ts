@@ -8,7 +8,7 @@ import type { ServerSettings } from "../../../lib/config/parse.ts";
 import { Logger } from "../../../lib/log.ts";
 import { createHttpHandler } from "../../../lib/mcp/http/mod.ts";
 import type { HttpHandler } from "../../../lib/mcp/http/mod.ts";
-import { PROVIDERS } from "../../../lib/providers/registry.ts";
+import { TEST_PROVIDERS as PROVIDERS } from "../../harness/providers.ts";
 
 /** The base URL requests are addressed to (no socket is opened). */
 export const BASE = "http://127.0.0.1:8000";

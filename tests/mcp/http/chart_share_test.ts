@@ -1,8 +1,8 @@
 // opendata_chart runs its calls as tools/call runs them: a call's `output: "file"` result counts
 // against the caller's per-client export share (OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT) there too.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 
 const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };

@@ -4,7 +4,7 @@ import {
   LoggingMessageNotificationSchema,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../../fakes/sdk_client.ts";
+} from "../../harness/sdk_client.ts";
 import { BASE, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 

@@ -1,9 +1,9 @@
-import { permissionSet } from "../../tools/permissions.ts";
+import { permissionSet } from "../../../tools/permissions.ts";
 // The connection guard against the real server process: connection floods past the process's
 // file-descriptor limit, the connection cap, head/body/idle deadlines and request framing.
 import assert from "node:assert/strict";
-import { completeLines, hasPrlimit, startHttpServer } from "../../fakes/http_server.ts";
-import { childEnv, removeHome, runCli, scratchHome } from "../../fakes/server.ts";
+import { completeLines, hasPrlimit, startHttpServer } from "../../harness/spawn_http.ts";
+import { childEnv, removeHome, runCli, scratchHome } from "../../harness/spawn.ts";
 import { initializeBody } from "./_harness.ts";
 
 const enc = new TextEncoder();

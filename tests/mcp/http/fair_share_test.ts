@@ -5,9 +5,9 @@
 // all. Clients are real: the SDK client, fetch, and sockets bound to chosen loopback addresses.
 import assert from "node:assert/strict";
 import net from "node:net";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
-import { ok } from "../../fakes/results.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
+import { ok } from "../../harness/results.ts";
 
 const INIT_PARAMS = {
   protocolVersion: "2025-11-25",

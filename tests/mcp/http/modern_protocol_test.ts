@@ -14,7 +14,7 @@ import {
   startHarness,
 } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
-import { CUSTOM_HEADER_INPUT } from "../../../lib/providers/conformance/protocol_schemas.ts";
+import { CUSTOM_HEADER_INPUT } from "../../conformance/provider/protocol_schemas.ts";
 
 const MODERN = "2026-07-28";
 

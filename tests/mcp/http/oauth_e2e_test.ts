@@ -5,25 +5,25 @@
 // token -> calls. Jobs, projects and files then belong to the user: in both protocol eras, in
 // stateless mode and across two replicas sharing Redis, and never to another user.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import type { HttpServerProcess } from "../../fakes/http_server.ts";
-import { childEnv, removeHome, scratchHome, startArgs } from "../../fakes/server.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import type { HttpServerProcess } from "../../harness/spawn_http.ts";
+import { childEnv, removeHome, scratchHome, startArgs } from "../../harness/spawn.ts";
 import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   UnauthorizedError,
-} from "../../fakes/sdk_client.ts";
-import type { OAuthClientProvider } from "../../fakes/sdk_client.ts";
+} from "../../harness/sdk_client.ts";
+import type { OAuthClientProvider } from "../../harness/sdk_client.ts";
 import {
   Client as Client2,
   MODERN,
   StreamableHTTPClientTransport as Http2,
   UnauthorizedError as Unauthorized2,
-} from "../../fakes/sdk2_client.ts";
-import type { OAuthClientProvider as OAuthClientProvider2 } from "../../fakes/sdk2_client.ts";
+} from "../../harness/sdk2_client.ts";
+import type { OAuthClientProvider as OAuthClientProvider2 } from "../../harness/sdk2_client.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { errorOf, ok } from "../../fakes/results.ts";
+import { errorOf, ok } from "../../harness/results.ts";
 import { PlayedUserProvider, startAuthServer } from "../../fakes/oidc.ts";
 import { auth as aiSdkAuth, createMCPClient, UnauthorizedError as AiSdkUnauthorized } from "@ai-sdk/mcp";
 import type { OAuthClientProvider as AiSdkProvider } from "@ai-sdk/mcp";

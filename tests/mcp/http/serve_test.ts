@@ -1,8 +1,8 @@
-import { providerTools } from "../../fakes/results.ts";
+import { providerTools } from "../../harness/results.ts";
 import assert from "node:assert/strict";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import { runCli } from "../../fakes/server.ts";
-import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import { runCli } from "../../harness/spawn.ts";
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 
 function newClient(): Client {
   return new Client({ name: "serve-tests", version: "0" }, { capabilities: {} });

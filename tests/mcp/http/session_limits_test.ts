@@ -1,7 +1,7 @@
 // Session exhaustion: a flood of idle sessions must not lock new clients out.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import { UNFINISHED_GRACE_MS } from "../../../lib/mcp/http/_sessions.ts";
 import { BASE, initializeBody, openSession, POST_HEADERS, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { Client, CreateMessageRequestSchema, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import {
+  Client,
+  CreateMessageRequestSchema,
+  StreamableHTTPClientTransport,
+} from "../../harness/sdk_client.ts";
 import { BASE, initializeBody, jsonRpcMessages, openSession, postMcp, startHarness } from "./_harness.ts";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

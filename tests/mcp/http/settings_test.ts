@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../../../lib/config/parse.ts";
-import { PROVIDERS } from "../../../lib/providers/registry.ts";
+import { TEST_PROVIDERS as PROVIDERS } from "../../harness/providers.ts";
 
 Deno.test("parseConfig() reads MCP_TRUST_PROXY into server.trust_proxy, default false", () => {
   const off = parseConfig({ flags: {}, env: {} }, PROVIDERS);

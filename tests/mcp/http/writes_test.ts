@@ -1,17 +1,17 @@
 // A public deployment without authentication: `--writes off` (read-only) and `--writes bounded`
 // (each client address owns a small share), on the real server with FRED on its fake.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import type { HttpServerProcess } from "../../fakes/http_server.ts";
-import { removeHome, scratchHome } from "../../fakes/server.ts";
-import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import type { HttpServerProcess } from "../../harness/spawn_http.ts";
+import { removeHome, scratchHome } from "../../harness/spawn.ts";
+import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import {
   Client as Client2,
   MODERN,
   StreamableHTTPClientTransport as Http2,
-} from "../../fakes/sdk2_client.ts";
+} from "../../harness/sdk2_client.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { errorOf, ok } from "../../fakes/results.ts";
+import { errorOf, ok } from "../../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "../../providers/fred/fake_fred.ts";
 
 type Result = Parameters<typeof ok>[0];

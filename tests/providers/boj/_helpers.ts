@@ -1,7 +1,7 @@
 // Shared pieces of the BOJ end-to-end tests.
 import assert from "node:assert/strict";
 import type { FakeUpstream } from "../../fakes/upstream.ts";
-import type { CallToolResult } from "../../fakes/sdk_client.ts";
+import type { CallToolResult } from "../../harness/sdk_client.ts";
 
 /** The config block pointing the boj provider at `fake`, with test-sized timings. */
 export function bojConfig(fake: FakeUpstream, extra: Record<string, string | number> = {}): string {

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../../../lib/config/parse.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
 import { bojSpec } from "../../../lib/providers/boj/config.ts";
-import { envGranted, envNames, netAllowlist } from "../../tools/permissions.ts";
-import { runCli, startStdio } from "../../fakes/server.ts";
+import { envGranted, envNames, netAllowlist } from "../../../tools/permissions.ts";
+import { runCli, startStdio } from "../../harness/spawn.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import { ok } from "./_helpers.ts";
 

@@ -3,18 +3,18 @@
 // (every page followed through NEXTPOSITION up to file_max_requests, partial files continued to
 // the end, files private to their HTTP session), and the local catalogue's opendata_search hits,
 // whose next calls work as given.
-import { parseCsv } from "../../fakes/results.ts";
+import { parseCsv } from "../../harness/results.ts";
 import assert from "node:assert/strict";
 import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { Logger } from "../../../lib/log.ts";
 import { recentStart, searchCatalog } from "../../../lib/providers/boj/search.ts";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import { startStdio } from "../../fakes/server.ts";
-import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { schemaProblems } from "../../tools/schema_rules.ts";
-import { measureTools } from "../../tools/tool_budget.ts";
+import { schemaProblems } from "../../../tools/schema_rules.ts";
+import { measureTools } from "../../../tools/tool_budget.ts";
 import { BOJ_ARGS, bojConfig, errorPayload, ok, texts } from "./_helpers.ts";
 
 const CODES = ["S1", "S2", "S3", "S4", "S5"];

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { parseDataBody } from "../../../lib/providers/boj/decode.ts";
 import { periodLabel } from "../../../lib/providers/boj/period.ts";
-import { startStdio } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { BOJ_ARGS, bojConfig, ok, texts } from "./_helpers.ts";

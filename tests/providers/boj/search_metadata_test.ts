@@ -3,7 +3,7 @@
 // are read (once, cached), and an answer does not depend on what other callers asked before.
 import assert from "node:assert/strict";
 import { startRecordedUpstreams } from "../../fakes/recorded.ts";
-import { startStdio } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
 import { databasesFor, queryTerms } from "../../../lib/providers/boj/search.ts";
 
 type Hit = { title: string; next_calls?: { arguments: Record<string, unknown> }[] };

@@ -1,7 +1,7 @@
 // Prompts, resources, resource templates and completions of seed 001, over stdio.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import { BOJ_ARGS, bojConfig } from "./_helpers.ts";
 

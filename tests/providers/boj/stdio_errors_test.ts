@@ -1,7 +1,7 @@
 // The error contract of seed 001 end to end: every error class, the retry policy and input
 // validation, through the real server over stdio against a fake BOJ API.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Route } from "../../fakes/upstream.ts";
 import { BOJ_ARGS, bojConfig, errorPayload, ok, texts } from "./_helpers.ts";

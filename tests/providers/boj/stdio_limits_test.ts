@@ -2,7 +2,7 @@
 // continue_with, no upstream field can push a result past the character limit, and include_raw
 // keeps a useful excerpt. The real server over stdio against a fake BOJ API.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { BOJ_ARGS, bojConfig, ok, texts } from "./_helpers.ts";

@@ -1,7 +1,7 @@
-import { providerTools } from "../../fakes/results.ts";
+import { providerTools } from "../../harness/results.ts";
 // The six BOJ tools end to end: the real server over stdio against a fake BOJ API.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { BOJ_ARGS, bojConfig, ok, texts } from "./_helpers.ts";

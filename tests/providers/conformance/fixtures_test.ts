@@ -2,15 +2,15 @@
 // HTTP handler: as 2026-07-28 requests (the client answers `inputRequests` and retries) and, for
 // the same tools, through a 2025-era SDK client session (the SDK's shim asks the client).
 import assert from "node:assert/strict";
-import { JSON_SCHEMA_2020_12_INPUT } from "../../../lib/providers/conformance/protocol_schemas.ts";
+import { JSON_SCHEMA_2020_12_INPUT } from "../../conformance/provider/protocol_schemas.ts";
 import {
   Client,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
   StreamableHTTPClientTransport,
-} from "../../fakes/sdk_client.ts";
-import { texts } from "../../fakes/results.ts";
+} from "../../harness/sdk_client.ts";
+import { texts } from "../../harness/results.ts";
 import { BASE, startHarness } from "../../mcp/http/_harness.ts";
 import type { Harness } from "../../mcp/http/_harness.ts";
 

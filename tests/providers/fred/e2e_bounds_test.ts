@@ -2,11 +2,11 @@
 // titles and answer fields are bounded in text and structuredContent alike, the answer says so,
 // and the whole values stay reachable in a file.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
-import { errorOf, ok, texts } from "../../fakes/results.ts";
+import { errorOf, ok, texts } from "../../harness/results.ts";
 import { fredConfig, fredError, startFakeFred } from "./fake_fred.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;

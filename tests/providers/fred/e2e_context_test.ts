@@ -9,13 +9,13 @@ import { Logger } from "../../../lib/log.ts";
 import type { Provider, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { OPERATIONS } from "../../../lib/providers/fred/operations.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
-import { errorOf, ok, providerTools, texts } from "../../fakes/results.ts";
-import { startStdio } from "../../fakes/server.ts";
-import { schemaProblems } from "../../tools/schema_rules.ts";
+import { errorOf, ok, providerTools, texts } from "../../harness/results.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import { schemaProblems } from "../../../tools/schema_rules.ts";
 
 // parseConfig() reads config text with the YAML parser, which loads on demand.
 await loadYaml();
-import { measureTools } from "../../tools/tool_budget.ts";
+import { measureTools } from "../../../tools/tool_budget.ts";
 import { fredConfig, GNPCA_OBS, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
 
 const TOOLSETS: Record<string, string[]> = {

@@ -1,10 +1,10 @@
 // The six FRED data tools end to end: the real server over stdio (scoped permissions, scratch
 // HOME) against a fake FRED serving the recorded fixtures.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { fredConfig, fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
-import { errorOf, ok, providerTools, texts } from "../../fakes/results.ts";
+import { errorOf, ok, providerTools, texts } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 type Text = { type: string; text: string };

@@ -3,11 +3,11 @@
 // projects, running jobs or stored bytes is refused with a clear error; another client's
 // session, job and files are untouched and it still gets its own share.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import { removeHome, scratchHome } from "../../fakes/server.ts";
-import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import { removeHome, scratchHome } from "../../harness/spawn.ts";
+import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { errorOf, ok } from "../../fakes/results.ts";
+import { errorOf, ok } from "../../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
 
 Deno.test("fred per-client shares: projects, running jobs and stored bytes stop one client, never another", async (t) => {

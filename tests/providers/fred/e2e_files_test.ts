@@ -1,9 +1,9 @@
 // Output modes, project files, resources and path checks, end to end over stdio.
 import assert from "node:assert/strict";
-import { removeHome, scratchHome, startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { removeHome, scratchHome, startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { fredConfig, startFakeFred, TEST_KEY } from "./fake_fred.ts";
-import { errorOf, ok } from "../../fakes/results.ts";
+import { errorOf, ok } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 type Block = { type: string; text?: string; uri?: string; mimeType?: string; size?: number; name?: string };

@@ -2,8 +2,8 @@
 // DECODE_ERROR that blames the upstream, never a stack overflow; text without spaces is counted
 // in linear time. Driven through the real MCP client over stdio against a loopback fake FRED.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import { errorOf, ok, texts } from "../../fakes/results.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import { errorOf, ok, texts } from "../../harness/results.ts";
 import { fredConfig, fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
 
 const deepArrays = (n: number) => `{"observations":${"[".repeat(n)}${"]".repeat(n)}}`;

@@ -1,11 +1,11 @@
 // Background jobs end to end: a 100,000-row series streamed to CSV with progress notifications
 // and bounded memory, a cancelled job, a shape file, a job that fails after its retries.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { fredConfig, fredError, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
-import { errorOf, ok } from "../../fakes/results.ts";
+import { errorOf, ok } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 type Block = { type: string; text?: string; uri?: string };

@@ -3,11 +3,11 @@
 // with what is missing, impossible dates are refused, files keep FRED's number text, and text
 // that is no number stays text in every output.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
-import { errorOf, ok, texts } from "../../fakes/results.ts";
+import { errorOf, ok, texts } from "../../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;

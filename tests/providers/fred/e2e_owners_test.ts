@@ -1,16 +1,16 @@
 // Over HTTP a FRED job, project and file belong to the session that made them: another session
 // cannot see, read the status of or cancel the job, nor list or read the projects and files.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import { removeHome, scratchHome } from "../../fakes/server.ts";
-import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import { removeHome, scratchHome } from "../../harness/spawn.ts";
+import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import {
   Client as Client2,
   MODERN,
   StreamableHTTPClientTransport as Http2,
-} from "../../fakes/sdk2_client.ts";
+} from "../../harness/sdk2_client.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { errorOf, ok } from "../../fakes/results.ts";
+import { errorOf, ok } from "../../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
 
 Deno.test("fred jobs and projects over HTTP belong to the session that made them", async (t) => {

@@ -2,9 +2,9 @@
 // writes with STORAGE_LIMIT, a job that reaches the byte limit fails and leaves no file, and
 // deleting files makes room again.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
-import { errorOf, ok } from "../../fakes/results.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
+import { errorOf, ok } from "../../harness/results.ts";
 import { fredConfig, startFakeFred } from "./fake_fred.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
-import { startStdio } from "../../fakes/server.ts";
-import { ok } from "../../fakes/results.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import { ok } from "../../harness/results.ts";
 import { fredConfig, startFakeFred } from "./fake_fred.ts";
 
 const GNPCA = { operation: "get_observations", series_id: "GNPCA" };

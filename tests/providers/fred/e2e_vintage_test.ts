@@ -3,7 +3,7 @@
 // vintage, the series page and the request with the api_key masked; against the recorded GNPCA
 // observations (FRED's documented example) over stdio.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
 import { fredConfig, startFakeFred, TEST_KEY } from "./fake_fred.ts";
 
 type Json = Record<string, unknown>;

@@ -3,11 +3,11 @@
 // output: "file" with every entry past the answer's paging window, and the opendata_search source
 // whose `next` call works as given. Against a fake catalogue with 250 synthetic entries.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { ok, texts } from "../../fakes/results.ts";
+import { ok, texts } from "../../harness/results.ts";
 import { assertLean, providerFor, readLinked, searchContext } from "../_norway.ts";
 
 const TOTAL = 250;

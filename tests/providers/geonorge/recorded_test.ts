@@ -2,7 +2,7 @@
 // GEONORGE:DOWNLOAD distributions, the WMS and WFS capabilities of each dataset, the Oslo calendar
 // date, and the operator's contact in the User-Agent.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,6 @@
 // geonorge-datasets end to end against a fake kartkatalog serving synthetic bodies.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 

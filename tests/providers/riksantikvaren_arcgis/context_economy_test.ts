@@ -3,11 +3,11 @@
 // transfer limit up to the cap and is continued from its offset to the end. Against a fake
 // kart.ra.no whose layer 7 holds 25 synthetic features and answers at most 3 per request.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { errorOf, ok, texts } from "../../fakes/results.ts";
+import { errorOf, ok, texts } from "../../harness/results.ts";
 import { assertLean, readLinked } from "../_norway.ts";
 
 const BASE = "/arcgis/rest/services/Distribusjon";

@@ -1,9 +1,9 @@
-import { providerTools } from "../../fakes/results.ts";
+import { providerTools } from "../../harness/results.ts";
 // The arcgis-* tools end to end: the real server over stdio against a fake kart.ra.no serving
 // the fixtures of tests/fixtures/ra_arcgis/ (synthetic bodies plus real ArcGIS error bodies).
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 

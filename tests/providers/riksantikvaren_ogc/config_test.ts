@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runCli } from "../../fakes/server.ts";
+import { runCli } from "../../harness/spawn.ts";
 
 Deno.test("riksantikvaren providers take GEO_API_TIMEOUT as their default timeout, 20 s otherwise (one request, well inside the 45 s call deadline)", async () => {
   const providers = "riksantikvaren_ogc,riksantikvaren_arcgis";

@@ -4,11 +4,11 @@
 // opendata_search source whose `next` call works as given. Against a fake api.ra.no that pages
 // 1,500 synthetic sites like the real one: a bbox answer also holds every record without geometry.
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { ok, texts } from "../../fakes/results.ts";
+import { ok, texts } from "../../harness/results.ts";
 import { assertLean, providerFor, readLinked, searchContext } from "../_norway.ts";
 
 const DS = "LokaliteterEnkeltminnerOgSikringssoner";

@@ -3,10 +3,10 @@
 // geometry, string and integer ids, filters, an empty answer; plus bodies of the wrong shape and
 // pages that do not come before the call's deadline (MCP_CALL_TIMEOUT is small here).
 import assert from "node:assert/strict";
-import { errorOf, ok, texts } from "../../fakes/results.ts";
-import type { ToolResult } from "../../fakes/results.ts";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { errorOf, ok, texts } from "../../harness/results.ts";
+import type { ToolResult } from "../../harness/results.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 

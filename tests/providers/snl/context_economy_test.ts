@@ -3,11 +3,11 @@
 // article with every link), and the opendata_search source whose `next` call works as given.
 import assert from "node:assert/strict";
 import { bodyToText } from "../../../lib/providers/snl/parse.ts";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { errorOf, ok, texts } from "../../fakes/results.ts";
+import { errorOf, ok, texts } from "../../harness/results.ts";
 import { assertLean, providerFor, readLinked, searchContext } from "../_norway.ts";
 
 const ARTICLE = "snl/article_fortolket_programmeringsspraak.json";

@@ -3,11 +3,11 @@
 // the recorded article JSON and synthetic search answers (tests/fixtures/snl/README.md).
 import assert from "node:assert/strict";
 import { bodyToText } from "../../../lib/providers/snl/parse.ts";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { errorOf as errorPayload, ok, providerTools, texts } from "../../fakes/results.ts";
+import { errorOf as errorPayload, ok, providerTools, texts } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 

@@ -3,11 +3,11 @@
 // opendata_search source whose `next` call works as given. Against a fake MediaWiki API that
 // pages synthetic search hits like CirrusSearch (`continue.sroffset`).
 import assert from "node:assert/strict";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { errorOf, ok, texts } from "../../fakes/results.ts";
+import { errorOf, ok, texts } from "../../harness/results.ts";
 import { assertLean, providerFor, readLinked, searchContext } from "../_norway.ts";
 import { articleText } from "../../../lib/providers/wikipedia/article_text.ts";
 import { fixtureText } from "../../fakes/upstream.ts";

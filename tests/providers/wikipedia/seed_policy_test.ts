@@ -8,9 +8,9 @@ import { SnlApi } from "../../../lib/providers/snl/client.ts";
 import { snlSpec } from "../../../lib/providers/snl/config.ts";
 import { WikipediaApi } from "../../../lib/providers/wikipedia/client.ts";
 import { wikipediaSpec } from "../../../lib/providers/wikipedia/config.ts";
-import { startStdio } from "../../fakes/server.ts";
+import { startStdio } from "../../harness/spawn.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
-import { errorOf } from "../../fakes/results.ts";
+import { errorOf } from "../../harness/results.ts";
 
 Deno.test("wikipediaSpec and snlSpec default to 2 retries: seed 002's 3 attempts in all", () => {
   assert.equal(wikipediaSpec.schema.parse({}).max_retries, 2);

@@ -3,11 +3,11 @@
 // serving recorded and synthetic bodies (tests/fixtures/wikipedia/README.md).
 import assert from "node:assert/strict";
 import { articleText } from "../../../lib/providers/wikipedia/article_text.ts";
-import { runCli, startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
+import { runCli, startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { errorOf as errorPayload, ok, providerTools, texts } from "../../fakes/results.ts";
+import { errorOf as errorPayload, ok, providerTools, texts } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 

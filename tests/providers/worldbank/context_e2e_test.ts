@@ -8,15 +8,15 @@ import { parseConfig } from "../../../lib/config/parse.ts";
 import { Logger } from "../../../lib/log.ts";
 import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
-import { startHttpServer } from "../../fakes/http_server.ts";
-import { errorOf, ok, parseCsv, providerTools, texts } from "../../fakes/results.ts";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
-import { Client, StreamableHTTPClientTransport } from "../../fakes/sdk_client.ts";
+import { startHttpServer } from "../../harness/spawn_http.ts";
+import { errorOf, ok, parseCsv, providerTools, texts } from "../../harness/results.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
+import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { schemaProblems } from "../../tools/schema_rules.ts";
-import { measureTools } from "../../tools/tool_budget.ts";
+import { schemaProblems } from "../../../tools/schema_rules.ts";
+import { measureTools } from "../../../tools/tool_budget.ts";
 import { loadYaml } from "../../../lib/config/yaml.ts";
 
 // parseConfig() reads config text with the YAML parser, which loads on demand.

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { startStdio } from "../../fakes/server.ts";
-import type { StdioSession } from "../../fakes/server.ts";
-import { errorOf as errorPayload, ok, providerTools } from "../../fakes/results.ts";
+import { startStdio } from "../../harness/spawn.ts";
+import type { StdioSession } from "../../harness/spawn.ts";
+import { errorOf as errorPayload, ok, providerTools } from "../../harness/results.ts";
 
 const PATH = "/api/v3/wds";
 const REAL_SEARCH = "worldbank/wds_v3_qterm-post-office_docty-PRWP_rows1_fl-list_observed_trimmed.json";

@@ -1,6 +1,6 @@
 // boj_list_databases: the databases of the API manual's appendix A, from the bundled catalog.
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { formatText } from "../../../mcp/output.ts";
+import { formatText } from "../../../mcp/shaping.ts";
 import { databasesMarkdown, databasesPayload } from "../catalog_view.ts";
 import { databasesOutput } from "../schemas.ts";
 import { type BojInputs, CATALOG_ANNOTATIONS, DISCOVERY_TOOLSET, EXECUTION } from "../_common.ts";

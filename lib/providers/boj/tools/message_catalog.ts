@@ -1,6 +1,6 @@
 // boj_get_message_catalog: the API's messages (appendix B), from the bundled catalog.
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { formatText } from "../../../mcp/output.ts";
+import { formatText } from "../../../mcp/shaping.ts";
 import { messageCatalogMarkdown, messageCatalogPayload } from "../catalog_view.ts";
 import { messageCatalogOutput } from "../schemas.ts";
 import { type BojInputs, CATALOG_ANNOTATIONS, DISCOVERY_TOOLSET, EXECUTION } from "../_common.ts";

@@ -1,6 +1,6 @@
 // boj_get_parameter_catalog: the API's parameters and limits, from the bundled catalog.
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { formatText } from "../../../mcp/output.ts";
+import { formatText } from "../../../mcp/shaping.ts";
 import { parameterCatalogMarkdown, parameterCatalogPayload } from "../catalog_view.ts";
 import { parameterCatalogOutput } from "../schemas.ts";
 import { type BojInputs, CATALOG_ANNOTATIONS, DISCOVERY_TOOLSET, EXECUTION } from "../_common.ts";

@@ -11,7 +11,7 @@ import type { JobManager } from "../../../output/jobs.ts";
 import type { ProjectStorage } from "../../../output/storage.ts";
 import { modelProfile, tokenBudget } from "../../../output/tokens.ts";
 import type { OutputFacts, OutputMode } from "../../../output/tokens.ts";
-import type { FileFormat } from "../../../output/writers.ts";
+import type { FileFormat } from "../../../output/row_writers.ts";
 import type { FredClient } from "../client.ts";
 import type { FredSettings } from "../settings.ts";
 import { clipValue, ITEM_CLIP } from "../format.ts";

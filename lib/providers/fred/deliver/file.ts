@@ -1,14 +1,14 @@
 // A FRED result written to a project file: its name, the row writer, and the answer with an
 // excerpt and a link.
-import { fitToLimit, jsonText } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText } from "../../../mcp/shaping.ts";
 import type { ContentBlock, ToolOutput } from "../../../mcp/provider.ts";
 import { renderFilenamePattern, stamp } from "../../../output/paths.ts";
 import { resourceLink } from "../../../output/resources.ts";
 import type { ReservedFile } from "../../../output/storage.ts";
 import { toMb } from "../../../output/storage.ts";
 import type { OutputDecision } from "../../../output/tokens.ts";
-import { openRowWriter } from "../../../output/writers.ts";
-import type { RowWriter } from "../../../output/writers.ts";
+import { openRowWriter } from "../../../output/row_writers.ts";
+import type { RowWriter } from "../../../output/row_writers.ts";
 import { boundedMeta, itemsTable, sourceLines } from "../format.ts";
 import type { ClipCount, Source } from "../format.ts";
 import { CSV_COLUMNS, itemFor } from "../parse.ts";

@@ -2,7 +2,7 @@
 // page by page with retries, and resumed after a restart from the recipe kept with the job.
 import * as nodePath from "node:path";
 import { ToolError } from "../../../errors.ts";
-import { jsonText, markdownTable } from "../../../mcp/output.ts";
+import { jsonText, markdownTable } from "../../../mcp/shaping.ts";
 import type { ToolCallContext, ToolOutput } from "../../../mcp/provider.ts";
 import type { JobHandle, JobOutcome, OwnerRef } from "../../../output/jobs.ts";
 import { checkProjectName, checkRelativePath } from "../../../output/paths.ts";
@@ -10,8 +10,8 @@ import type { ReservedFile } from "../../../output/storage.ts";
 import { toMb } from "../../../output/storage.ts";
 import type { OutputMode } from "../../../output/tokens.ts";
 import { OUTPUT_MODES } from "../../../output/tokens.ts";
-import { FILE_FORMATS } from "../../../output/writers.ts";
-import type { FileFormat, RowWriter } from "../../../output/writers.ts";
+import { FILE_FORMATS } from "../../../output/row_writers.ts";
+import type { FileFormat, RowWriter } from "../../../output/row_writers.ts";
 import { sourceLines, sourceOf } from "../format.ts";
 import type { Source } from "../format.ts";
 import { OPERATIONS } from "../operations.ts";

@@ -7,7 +7,7 @@ import type { JobHandle } from "../../../output/jobs.ts";
 import { JsonScanError, scanJsonList } from "../../../output/json_scan.ts";
 import { chooseOutput, countRowsTokens, modelProfile, tokenCounter } from "../../../output/tokens.ts";
 import type { OutputDecision } from "../../../output/tokens.ts";
-import type { RowWriter } from "../../../output/writers.ts";
+import type { RowWriter } from "../../../output/row_writers.ts";
 import type { FredSettings } from "../settings.ts";
 import { sourceOf } from "../format.ts";
 import type { Source } from "../format.ts";

@@ -1,5 +1,5 @@
 // A FRED result shown inline, cut to the response limit with a note on what was left out.
-import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
 import type { ToolOutput } from "../../../mcp/provider.ts";
 import type { OutputDecision } from "../../../output/tokens.ts";
 import { boundedMeta, itemsTable, metaLine, sourceLines } from "../format.ts";

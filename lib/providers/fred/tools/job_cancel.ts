@@ -1,7 +1,7 @@
 // fred_job_cancel: cancels a running background job and removes its partial file.
 import { z } from "zod";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { jsonText } from "../../../mcp/output.ts";
+import { jsonText } from "../../../mcp/shaping.ts";
 import { jobViewSchema } from "../../../output/jobs.ts";
 import type { JobManager } from "../../../output/jobs.ts";
 import { responseFormat } from "../params.ts";

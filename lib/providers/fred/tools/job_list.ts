@@ -1,7 +1,7 @@
 // fred_job_list: the caller's background jobs, newest first.
 import { z } from "zod";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, markdownTable } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, markdownTable } from "../../../mcp/shaping.ts";
 import { JOB_STATUSES, jobViewSchema } from "../../../output/jobs.ts";
 import type { JobManager } from "../../../output/jobs.ts";
 import { pageEnd } from "../format.ts";

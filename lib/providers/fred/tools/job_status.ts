@@ -3,7 +3,7 @@
 // stream progress for work that outlives the call which started it.
 import { z } from "zod";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { jsonText } from "../../../mcp/output.ts";
+import { jsonText } from "../../../mcp/shaping.ts";
 import { jobViewSchema } from "../../../output/jobs.ts";
 import type { JobManager } from "../../../output/jobs.ts";
 import { responseFormat } from "../params.ts";

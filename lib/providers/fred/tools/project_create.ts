@@ -1,7 +1,7 @@
 // fred_project_create: a project folder for output "file" (an existing one is kept).
 import { z } from "zod";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { jsonText } from "../../../mcp/output.ts";
+import { jsonText } from "../../../mcp/shaping.ts";
 import type { ProjectStorage } from "../../../output/storage.ts";
 import { responseFormat, text } from "../params.ts";
 import { LOCAL } from "../project_fields.ts";

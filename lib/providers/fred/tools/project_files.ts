@@ -1,7 +1,7 @@
 // fred_project_files: a project's files with their resource URIs, sorted and paged.
 import { z } from "zod";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, markdownTable } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, markdownTable } from "../../../mcp/shaping.ts";
 import { anyObject } from "../../../output/schema.ts";
 import type { ProjectStorage } from "../../../output/storage.ts";
 import { pageEnd } from "../format.ts";

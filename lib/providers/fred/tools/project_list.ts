@@ -2,7 +2,7 @@
 // sizes and dates.
 import { z } from "zod";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, markdownTable, truncationNotice } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, markdownTable, truncationNotice } from "../../../mcp/shaping.ts";
 import { anyObject } from "../../../output/schema.ts";
 import type { ProjectStorage } from "../../../output/storage.ts";
 import { integer, responseFormat } from "../params.ts";

@@ -2,7 +2,14 @@
 // GeoNorge's catalogue, with their distribution links; the whole list goes to a file on request.
 import { z } from "zod";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, markdownTable, page, shorten, truncationNotice } from "../../../mcp/output.ts";
+import {
+  fitToLimit,
+  jsonText,
+  markdownTable,
+  page,
+  shorten,
+  truncationNotice,
+} from "../../../mcp/shaping.ts";
 import type { Catalog } from "../catalog.ts";
 import type { CatalogEntry } from "../parse.ts";
 import type { GeonorgeSettings } from "../settings.ts";

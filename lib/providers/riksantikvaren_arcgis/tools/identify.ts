@@ -2,12 +2,12 @@
 import { arcgisPlacesView } from "../view.ts";
 import { z } from "zod";
 import { bboxAround } from "../../../geo/bbox.ts";
-import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../../geo/coords.ts";
+import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../../geo/latlon.ts";
 import type { Geometry, LatLon } from "../../../geo/geojson.ts";
 import { attachGeometries } from "../../../geo/simplify.ts";
 import { swappedPointHint } from "../../../geo/swap.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
 import { formatField, orDefault } from "../../../output/result_files.ts";
 import { asObject, esriToGeoJson, normalizeAttributes } from "../esri.ts";
 import {

@@ -6,12 +6,12 @@ import { ToolError } from "../../../errors.ts";
 import type { QueryValue } from "../../../http/fetch_client.ts";
 import { bboxProblem, formatBbox } from "../../../geo/bbox.ts";
 import type { Bbox } from "../../../geo/bbox.ts";
-import { COORDINATE_CONVENTION, formatLatLon } from "../../../geo/coords.ts";
+import { COORDINATE_CONVENTION, formatLatLon } from "../../../geo/latlon.ts";
 import type { Position } from "../../../geo/geojson.ts";
 import { attachGeometries } from "../../../geo/simplify.ts";
 import { swappedBboxHint, swappedPointHint, swappedRingHint } from "../../../geo/swap.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
 import { fileSchema, formatField, orDefault, outputField, withFile } from "../../../output/result_files.ts";
 import { asObject, esriRing, esriToGeoJson, normalizeAttributes, objectId, parseFields } from "../esri.ts";
 import {

@@ -1,7 +1,7 @@
 // arcgis-services: the folder's map services, one service's layers, or one layer's fields.
 import { z } from "zod";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
 import { formatField, orDefault } from "../../../output/result_files.ts";
 import { mapLimit } from "../../../http/map_limit.ts";
 import type { CallOptions, ServiceType } from "../client.ts";

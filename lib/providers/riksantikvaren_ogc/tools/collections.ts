@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
 import { nextPageBudget } from "../../../http/deadline.ts";
 import { mapLimit } from "../../../http/map_limit.ts";
 import { callOptions, datasetField, licenceOut, READ_ONLY, TOOLSET } from "../_common.ts";

@@ -2,10 +2,10 @@
 import { ogcPlacesView } from "../view.ts";
 import { cite } from "../../../output/provenance.ts";
 import { z } from "zod";
-import { COORDINATE_CONVENTION } from "../../../geo/coords.ts";
+import { COORDINATE_CONVENTION } from "../../../geo/latlon.ts";
 import { fitGeometry, simplificationNote } from "../../../geo/simplify.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { jsonText, shorten } from "../../../mcp/output.ts";
+import { jsonText, shorten } from "../../../mcp/shaping.ts";
 import {
   callOptions,
   collectionField,

@@ -7,9 +7,9 @@
 import { ogcPlacesView } from "../view.ts";
 import { z } from "zod";
 import { bboxProblem } from "../../../geo/bbox.ts";
-import { COORDINATE_CONVENTION } from "../../../geo/coords.ts";
+import { COORDINATE_CONVENTION } from "../../../geo/latlon.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
 import {
   callOptions,
   collectionField,

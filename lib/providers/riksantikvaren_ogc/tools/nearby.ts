@@ -8,13 +8,13 @@ import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
 import { bboxAround, bboxesIntersect } from "../../../geo/bbox.ts";
 import type { Bbox } from "../../../geo/bbox.ts";
-import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../../geo/coords.ts";
+import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../../geo/latlon.ts";
 import { distanceToGeometryM, haversineM } from "../../../geo/distance.ts";
 import type { Geometry, LatLon } from "../../../geo/geojson.ts";
 import { attachGeometries } from "../../../geo/simplify.ts";
 import { NORWAY_EXTENT, swappedPointHint } from "../../../geo/swap.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
-import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/output.ts";
+import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
 import { nextPageBudget } from "../../../http/deadline.ts";
 import { mapLimit } from "../../../http/map_limit.ts";
 import {

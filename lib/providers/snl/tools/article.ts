@@ -3,7 +3,7 @@
 import { cite } from "../../../output/provenance.ts";
 import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
-import { formatText } from "../../../mcp/output.ts";
+import { formatText } from "../../../mcp/shaping.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import { isNotFound } from "../client.ts";
 import type { SnlApi } from "../client.ts";

@@ -3,7 +3,7 @@
 import { snlSearchView } from "../view.ts";
 import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
-import { fitToLimit, formatText } from "../../../mcp/output.ts";
+import { fitToLimit, formatText } from "../../../mcp/shaping.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import type { SnlApi } from "../client.ts";
 import { clip, inlineText, NOT_WELL_FORMED } from "../../../html.ts";

@@ -1,7 +1,7 @@
 // wikipedia-content: a whole article, a section at a time, with its outline; or all of it to a file.
 import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
-import { formatText } from "../../../mcp/output.ts";
+import { formatText } from "../../../mcp/shaping.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import { articleText, cutPoint, safeIndex, sectionAt } from "../article_text.ts";
 import type { Section } from "../article_text.ts";

@@ -1,7 +1,7 @@
 // wikipedia-geosearch: articles near a point, nearest first.
 import { geosearchView } from "../view.ts";
 import { z } from "zod";
-import { fitToLimit, formatText } from "../../../mcp/output.ts";
+import { fitToLimit, formatText } from "../../../mcp/shaping.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import type { WikipediaApi } from "../client.ts";
 import { clip } from "../../../html.ts";

@@ -2,7 +2,7 @@
 // to a file.
 import { searchView } from "../view.ts";
 import { z } from "zod";
-import { fitToLimit, formatText } from "../../../mcp/output.ts";
+import { fitToLimit, formatText } from "../../../mcp/shaping.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import type { WikipediaApi } from "../client.ts";
 import { clip, NOT_WELL_FORMED } from "../../../html.ts";

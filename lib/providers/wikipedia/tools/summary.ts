@@ -2,7 +2,7 @@
 // credit.
 import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
-import { formatText, largestWhere } from "../../../mcp/output.ts";
+import { formatText, largestWhere } from "../../../mcp/shaping.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import type { WikipediaApi } from "../client.ts";
 import { boundedUrl, clip } from "../../../html.ts";

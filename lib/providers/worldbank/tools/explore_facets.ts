@@ -1,5 +1,5 @@
 // worldbank_explore_facets: the values of a facet (country, type, language...) with their counts.
-import { formatText } from "../../../mcp/output.ts";
+import { formatText } from "../../../mcp/shaping.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
 import { buildQuery } from "../client.ts";
 import { partialFileOut } from "../../../output/result_files.ts";

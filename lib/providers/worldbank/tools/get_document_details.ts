@@ -1,7 +1,7 @@
 // worldbank_get_document_details: one document's full record, its abstract read a part at a time.
 import { cite } from "../../../output/provenance.ts";
 import { ToolError } from "../../../errors.ts";
-import { formatText } from "../../../mcp/output.ts";
+import { formatText } from "../../../mcp/shaping.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
 import { buildQuery, DETAIL_FIELDS } from "../client.ts";
 import { details, detailsMarkdown, sourceOf } from "../format.ts";

@@ -1,5 +1,5 @@
 // worldbank_search_by_project: the documents of one World Bank project.
-import { formatText } from "../../../mcp/output.ts";
+import { formatText } from "../../../mcp/shaping.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
 import { buildQuery, SUMMARY_FIELDS } from "../client.ts";
 import type { SearchFilters } from "../client.ts";

@@ -1,7 +1,7 @@
 // worldbank_search_documents: documents by words and filters (WDS search), a page at a time or
 // all to a file.
 import { documentsView } from "../view.ts";
-import { formatText } from "../../../mcp/output.ts";
+import { formatText } from "../../../mcp/shaping.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
 import { buildQuery, SUMMARY_FIELDS } from "../client.ts";
 import { fileName } from "../files.ts";

@@ -1,0 +1,514 @@
+// The issue-23 task suite: realistic questions across the eight sources, asked of the default
+// surface (three tools) over stdio, against recorded bodies (tests/fakes/recorded.ts). A scripted
+// agent types the question into opendata_search and then follows only the next calls the answers
+// name (structuredContent.next_calls, as a model reads them from the text), preferring one whose
+// `for` says what the question wants; it never writes a call of its own. It stops when the answer
+// holds what the question asked for. Reported per task: calls, and o200k tokens of the answers
+// (text only, and text plus structured content, as clients that forward both pay).
+//
+//   deno run -A tools/bench/tasks.ts          prints the table
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { startRecordedUpstreams } from "../../tests/fakes/recorded.ts";
+import { startStdio } from "../../tests/harness/spawn.ts";
+import type { StdioSession } from "../../tests/harness/spawn.ts";
+
+/** One question. */
+export interface Task {
+  id: string;
+  source: string;
+  question: string;
+  /** What the agent types into opendata_search. */
+  query: string;
+  /** The sources it names, when the question names one. */
+  sources?: string[];
+  /**
+   * Which next call to prefer, by its `for` and tool (as a model picks the hit that fits the
+   * question); else the first one of the first hit.
+   */
+  prefer?: RegExp;
+  /** The answer's text holds what was asked. */
+  answer: RegExp;
+}
+
+export const TASKS: readonly Task[] = [
+  // FRED (the fake answers every series search with GNPCA, as recorded from the API docs).
+  {
+    id: "fred-latest",
+    source: "fred",
+    question: "US real GNP, latest value",
+    query: "real gross national product",
+    prefer: /latest/,
+    answer: /2012-01-01/,
+  },
+  {
+    id: "fred-id",
+    source: "fred",
+    question: "Latest GNPCA observation",
+    query: "GNPCA",
+    sources: ["fred"],
+    answer: /2012-01-01/,
+  },
+  {
+    id: "fred-history-file",
+    source: "fred",
+    question: "All of real GNP since 1929, as a file",
+    query: "real GNP annual",
+    sources: ["fred"],
+    prefer: /whole history/,
+    answer: /84 rows/,
+  },
+  {
+    id: "fred-history-read",
+    source: "fred",
+    question: "Real GNP in 1929 (read from the whole history)",
+    query: "real gross national product history",
+    sources: ["fred"],
+    prefer: /whole history|read the file/,
+    answer: /1929-01-01,1065\.9/,
+  },
+  // BOJ (metadata recorded from the API's getMetadata; observation values of the fake are illustrative).
+  {
+    id: "boj-usdjpy",
+    source: "boj",
+    question: "USD/JPY exchange rate, latest",
+    query: "USD/JPY",
+    answer: /FXERD01[\s\S]*153\.64/,
+  },
+  {
+    id: "boj-dollar-yen",
+    source: "boj",
+    question: "dollar yen exchange rate",
+    query: "dollar yen exchange rate",
+    sources: ["boj"],
+    answer: /153\.64/,
+  },
+  {
+    // No alias says "spot": the database FM08 is named by "foreign exchange", its series by "spot".
+    id: "boj-fx-spot",
+    source: "boj",
+    question: "Foreign exchange spot rate in Tokyo",
+    query: "foreign exchange spot Tokyo",
+    sources: ["boj"],
+    answer: /FXERD01[\s\S]*153\.64/,
+  },
+  {
+    id: "boj-yen",
+    source: "boj",
+    question: "What is the yen at?",
+    query: "yen",
+    sources: ["boj"],
+    answer: /153\.64/,
+  },
+  { id: "boj-ja", source: "boj", question: "ドル円の為替レート", query: "ドル円 為替", answer: /153\.64/ },
+  {
+    id: "boj-policy",
+    source: "boj",
+    question: "Bank of Japan policy rate",
+    query: "policy rate",
+    sources: ["boj"],
+    answer: /STRDCLUCON[\s\S]*0\.49/,
+  },
+  {
+    id: "boj-call",
+    source: "boj",
+    question: "Uncollateralized overnight call rate",
+    query: "uncollateralized overnight call rate",
+    sources: ["boj"],
+    answer: /0\.49/,
+  },
+  {
+    id: "boj-basic-loan",
+    source: "boj",
+    question: "Basic loan rate (discount rate)",
+    query: "basic loan rate",
+    sources: ["boj"],
+    answer: /MADR1Z@D[\s\S]*152\.91/,
+  },
+  {
+    id: "boj-cpi",
+    source: "boj",
+    question: "Japan CPI",
+    query: "CPI Japan",
+    sources: ["boj"],
+    answer: /Statistics Bureau/,
+  },
+  {
+    id: "boj-tankan",
+    source: "boj",
+    question: "Tankan survey",
+    query: "Tankan",
+    sources: ["boj"],
+    answer: /TANKAN/,
+  },
+  // World Bank (recorded WDS answer for "post office").
+  {
+    id: "wb-details",
+    source: "worldbank",
+    question: "The World Bank paper on post offices and financial inclusion",
+    query: "post office financial inclusion",
+    sources: ["worldbank"],
+    answer: /## Abstract/,
+  },
+  {
+    id: "wb-filtered",
+    source: "worldbank",
+    question: "Newest working papers like the post-office one",
+    query: "post office",
+    sources: ["worldbank"],
+    prefer: /newest/,
+    answer: /sorted by docdt desc/,
+  },
+  {
+    id: "wb-postal",
+    source: "worldbank",
+    question: "Postal financial services",
+    query: "postal",
+    answer: /## Abstract/,
+  },
+  {
+    id: "wb-empty",
+    source: "worldbank",
+    question: "Documents on a topic with no hits, widened",
+    query: "post office zzyzx",
+    sources: ["worldbank"],
+    answer: /Found \d+ documents/,
+  },
+  // Wikipedia (recorded en search for "meaning", geosearch around Cape Cod).
+  {
+    id: "wiki-summary",
+    source: "wikipedia",
+    question: "What does 'meaning' mean (Wikipedia)?",
+    query: "meaning",
+    sources: ["wikipedia"],
+    answer: /Christiania|Oslo/,
+  },
+  {
+    id: "wiki-geo",
+    source: "wikipedia",
+    question: "Wikipedia articles near 41.67N 70.30W",
+    query: "41.67N 70.30W",
+    sources: ["wikipedia"],
+    answer: /\*\*Cape Cod\*\*: \d+ m/,
+  },
+  {
+    id: "wiki-geo-plain",
+    source: "wikipedia",
+    question: "Articles near 41.6766, -70.2949",
+    query: "41.6766, -70.2949",
+    sources: ["wikipedia"],
+    answer: /Cape|Barnstable|Hyannis/,
+  },
+  // Store norske leksikon.
+  {
+    id: "snl-article",
+    source: "snl",
+    question: "Store norske leksikon on programming languages",
+    query: "programmeringsspråk",
+    sources: ["snl"],
+    answer: /Eksempler på fortolkede/,
+  },
+  {
+    id: "snl-search",
+    source: "snl",
+    question: "What is dansband?",
+    query: "dansband",
+    sources: ["snl"],
+    answer: /dansband/i,
+  },
+  {
+    id: "snl-first",
+    source: "snl",
+    question: "Programmering, kort",
+    query: "programmering",
+    prefer: /snl-article/,
+    answer: /Eksempler på fortolkede/,
+  },
+  // Riksantikvaren OGC API.
+  {
+    id: "ogc-name",
+    source: "riksantikvaren_ogc",
+    question: "Heritage site Mariakirken",
+    query: "Mariakirken",
+    sources: ["riksantikvaren_ogc"],
+    answer: /Kulturminnesøk: https/,
+  },
+  {
+    id: "ogc-coords",
+    source: "riksantikvaren_ogc",
+    question: "Heritage sites near 59.91N 10.75E",
+    query: "59.91N 10.75E",
+    prefer: /sites nearby/,
+    answer: /Bygdeborg/,
+  },
+  {
+    id: "ogc-coords-plain",
+    source: "riksantikvaren_ogc",
+    question: "Protected sites around 59.9110, 10.7634",
+    query: "59.9110, 10.7634",
+    sources: ["riksantikvaren_ogc"],
+    answer: /Bygdeborg/,
+  },
+  {
+    id: "ogc-name-city",
+    source: "riksantikvaren_ogc",
+    question: "Mariakirken in the register",
+    query: "Mariakirken",
+    prefer: /riksantikvaren-feature/,
+    answer: /Kulturminnesøk: https/,
+  },
+  // Riksantikvaren ArcGIS map services.
+  {
+    id: "arcgis-identify",
+    source: "riksantikvaren_arcgis",
+    question: "What is registered at 59.91N 10.75E (map layers)?",
+    query: "59.91N 10.75E",
+    sources: ["riksantikvaren_arcgis"],
+    answer: /Testgården/,
+  },
+  {
+    id: "arcgis-layers",
+    source: "riksantikvaren_arcgis",
+    question: "Which map layers does Riksantikvaren's ArcGIS have?",
+    query: "arcgis kartlag",
+    prefer: /its layers/,
+    answer: /Sikringssoner/,
+  },
+  {
+    id: "arcgis-listed",
+    source: "riksantikvaren_arcgis",
+    question: "Listed buildings on the map (fredete bygninger)",
+    query: "fredete bygninger kart",
+    sources: ["riksantikvaren_arcgis"],
+    answer: /OBJECTID|Lokalitet \d|features? \d/,
+  },
+  // GeoNorge.
+  {
+    id: "geonorge-datasets",
+    source: "geonorge",
+    question: "Riksantikvaren datasets on GeoNorge",
+    query: "kulturminner",
+    sources: ["geonorge"],
+    answer: /\| title \| type \| date \| distribution/,
+  },
+  {
+    id: "geonorge-listed",
+    source: "geonorge",
+    question: "Dataset of listed buildings",
+    query: "fredete bygninger",
+    sources: ["geonorge"],
+    answer: /\| title \| type \| date \| distribution/,
+  },
+];
+
+/** What one task cost. */
+export interface TaskResult {
+  task: Task;
+  calls: number;
+  /** o200k tokens of the answers' text blocks. */
+  textTokens: number;
+  /** ... plus their structuredContent, serialized. */
+  bothTokens: number;
+  answered: boolean;
+  /** Why it stopped without an answer: no next call named (a dead end), or too many calls. */
+  deadEnd?: string;
+  trail: string[];
+  /** The answers' texts, in order (for debugging a task). */
+  texts: string[];
+  /** The answers' structuredContent, in order (undefined where an answer has none). */
+  structured: (Record<string, unknown> | undefined)[];
+}
+
+type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
+type Answer = { content?: unknown; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+/** The next calls an answer names, in the order a reader meets them. */
+export function namedCalls(structured: Record<string, unknown> | undefined): Call[] {
+  if (!structured) return [];
+  const calls: Call[] = [];
+  const sources = structured["sources"] as
+    | { hits?: { next_calls?: Call[] }[]; next_calls?: Call[] }[]
+    | undefined;
+  for (const s of sources ?? []) for (const h of s.hits ?? []) calls.push(...(h.next_calls ?? []));
+  for (const s of sources ?? []) calls.push(...(s.next_calls ?? []));
+  calls.push(...((structured["next_calls"] as Call[] | undefined) ?? []));
+  return calls;
+}
+
+/**
+ * The next calls an answer's text names, in the order a reader meets them: the lines the server
+ * writes with `callLine` (after "→ " under a hit or a source, and under "Next:"), `for: tool {json}`
+ * or `for: opendata_call <tool> {json}`. For servers with structured content off (text only).
+ */
+export function textCalls(text: string): Call[] {
+  const calls: Call[] = [];
+  for (const raw of text.split("\n")) {
+    const arrow = raw.indexOf("→ ");
+    const line = arrow >= 0 ? raw.slice(arrow + 2) : raw.replace(/^(Next: |- )/, "");
+    if (arrow < 0 && line === raw) continue;
+    const m = line.match(/^(?:(.+?): )?(opendata_call ([\w-]+)|[\w-]+) (\{.*\})$/);
+    if (!m) continue;
+    let args: Record<string, unknown>;
+    try {
+      args = JSON.parse(m[4]!);
+    } catch {
+      continue;
+    }
+    const label = m[1] ? { for: m[1] } : {};
+    calls.push(
+      m[3]
+        ? { tool: "opendata_call", arguments: { tool: m[3], arguments: JSON.stringify(args) }, ...label }
+        : { tool: m[2]!, arguments: args, ...label },
+    );
+  }
+  return calls;
+}
+
+function textOf(r: Answer): string {
+  return ((r.content ?? []) as { type: string; text?: string }[]).filter((c) => c.type === "text")
+    .map((c) => c.text ?? "").join("\n");
+}
+
+/** Runs one task on a session: search, then the named next calls, at most `maxCalls`. */
+export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promise<TaskResult> {
+  let call: Call = {
+    tool: "opendata_search",
+    arguments: { query: task.query, ...(task.sources ? { sources: task.sources } : {}) },
+  };
+  const result: TaskResult = {
+    task,
+    calls: 0,
+    textTokens: 0,
+    bothTokens: 0,
+    answered: false,
+    trail: [],
+    texts: [],
+    structured: [],
+  };
+  const followed = new Set<string>();
+  while (result.calls < maxCalls) {
+    const r = await s.client.callTool({ name: call.tool, arguments: call.arguments }) as Answer;
+    result.calls++;
+    const text = textOf(r);
+    result.texts.push(text);
+    result.structured.push(r.structuredContent);
+    const tokens = encode(text).length;
+    result.textTokens += tokens;
+    result.bothTokens += tokens +
+      (r.structuredContent ? encode(JSON.stringify(r.structuredContent)).length : 0);
+    result.trail.push(`${call.tool}${call.tool === "opendata_call" ? `(${call.arguments["tool"]})` : ""}`);
+    if (!r.isError && task.answer.test(text)) {
+      result.answered = true;
+      return result;
+    }
+    followed.add(JSON.stringify(call));
+    const named = (r.structuredContent ? namedCalls(r.structuredContent) : textCalls(text))
+      .filter((c) => !followed.has(JSON.stringify(c)));
+    const label = (c: Call) => `${c.for ?? ""} ${c.tool} ${String(c.arguments["tool"] ?? "")}`;
+    const next = (task.prefer ? named.find((c) => task.prefer!.test(label(c))) : undefined) ?? named[0];
+    if (!next) {
+      result.deadEnd = r.isError ? `error without a next call: ${text.slice(0, 160)}` : "no next call named";
+      return result;
+    }
+    call = next;
+  }
+  result.deadEnd = `not answered within ${maxCalls} calls`;
+  return result;
+}
+
+/**
+ * Runs every task against one server with all eight providers on recorded bodies; with
+ * `structured: false`, the server runs with structured content off and the agent reads the next
+ * calls from the text. `bundle`: true runs the server from bundle/ (what `deno task start` runs), false
+ * from the sources (default: as tests/harness/spawn.ts decides).
+ */
+export async function runSuite(
+  tasks: readonly Task[] = TASKS,
+  options: { structured?: boolean; bundle?: boolean } = {},
+): Promise<TaskResult[]> {
+  await using upstreams = startRecordedUpstreams();
+  await using s = await startStdio({
+    args: [
+      "--providers",
+      "worldbank,boj,fred,wikipedia,snl,riksantikvaren_ogc,riksantikvaren_arcgis,geonorge",
+    ],
+    env: {
+      OPENDATA_MCP_TOOLSETS: "",
+      ...(options.structured === false ? { MCP_STRUCTURED_CONTENT: "off" } : {}),
+    },
+    configYaml: upstreams.configYaml,
+    ...(options.bundle !== undefined ? { bundle: options.bundle } : {}),
+  });
+  const results: TaskResult[] = [];
+  for (const task of tasks) results.push(await runTask(s, task));
+  return results;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * One paragraph on a run against a server with structured content off: what a client that
+ * forwards both blocks then pays (the text only), and whether the text alone still leads there.
+ */
+export function textOnlySummary(results: readonly TaskResult[], structured: readonly TaskResult[]): string {
+  const calls = results.map((r) => r.calls);
+  const text = results.map((r) => r.textTokens);
+  const both = results.reduce((a, r) => a + r.bothTokens, 0);
+  const usual = structured.reduce((a, r) => a + r.bothTokens, 0);
+  return `With \`structured_content: off\` (MCP_STRUCTURED_CONTENT=off; the agent reads the next calls from the ` +
+    `text): answered ${results.filter((r) => r.answered).length} of ${results.length}; calls median ${
+      median(calls)
+    }, max ${Math.max(...calls)}; tokens per task median ${median(text)}, max ${
+      Math.max(...text)
+    }; a client ` +
+    `that forwards both blocks pays ${both} tokens in all, ${
+      (both / Math.max(1, text.reduce((a, b) => a + b, 0))).toFixed(2)
+    }× ` +
+    `the text and ${(both / Math.max(1, usual)).toFixed(2)}× what it pays with structured content on.`;
+}
+
+/** The markdown table and summary of a run. */
+export function report(results: readonly TaskResult[]): string {
+  const lines = [
+    "| Task | Source | Question | Calls | Tokens (text) | Tokens (text + structured) | Answered | Path |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...results.map((r) =>
+      `| ${r.task.id} | ${r.task.source} | ${
+        r.task.question.replaceAll("|", "\\|")
+      } | ${r.calls} | ${r.textTokens} | ${r.bothTokens} | ${r.answered ? "yes" : `no: ${r.deadEnd}`} | ${
+        r.trail.join(" → ")
+      } |`
+    ),
+  ];
+  const calls = results.map((r) => r.calls);
+  const text = results.map((r) => r.textTokens);
+  const both = results.map((r) => r.bothTokens);
+  const ratio = both.reduce((a, b) => a + b, 0) / Math.max(1, text.reduce((a, b) => a + b, 0));
+  lines.push(
+    "",
+    `${results.length} tasks over ${new Set(results.map((r) => r.task.source)).size} sources; ` +
+      `answered ${results.filter((r) => r.answered).length}; dead ends ${
+        results.filter((r) => !r.answered).length
+      }; ` +
+      `calls median ${median(calls)}, max ${Math.max(...calls)}; tokens per task (text) median ${
+        median(text)
+      }, ` +
+      `max ${Math.max(...text)}; text + structured median ${median(both)}, max ${Math.max(...both)} ` +
+      `(${ratio.toFixed(2)}× the text in all).`,
+  );
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const results = await runSuite();
+  console.log(report(results));
+  console.log(`\n${textOnlySummary(await runSuite(undefined, { structured: false }), results)}`);
+  for (const r of results.filter((x) => !x.answered)) console.log(`\n${r.task.id}: ${r.deadEnd}`);
+  const show = Deno.env.get("TASK_SHOW");
+  for (const r of results.filter((x) => show && x.task.id.startsWith(show))) {
+    console.log(`\n=== ${r.task.id}\n${r.texts.join("\n---\n")}`);
+  }
+}
