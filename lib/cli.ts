@@ -23,6 +23,7 @@ import type { McpExtra } from "./mcp/provider.ts";
 import { isInputRequiredResult } from "./mcp/sdk.ts";
 import { CALL_TOOL, callInput, callTarget } from "./mcp/core_tools.ts";
 import { serveStdio } from "./mcp/stdio.ts";
+import type { StdioStreams } from "./mcp/stdio.ts";
 import { SERVER_NAME, VERSION } from "./version.ts";
 import { enableMetrics, metrics } from "./metrics/mod.ts";
 import { checkTracingEnv, enableTracing } from "./metrics/tracing.ts";
@@ -53,6 +54,8 @@ export interface CliIo {
    * asynchronously, so a line may reach stderr after the response it describes.
    */
   serving?(): void;
+  /** Where stdio's protocol messages come from and go (default the process's stdin and stdout). */
+  stdio?: StdioStreams;
 }
 
 const GLOBAL_OPTIONS = {
@@ -143,7 +146,11 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
           const { serveHttp } = await import("./mcp/http/mod.ts");
           await serveHttp(app, { logger, shutdown: io.shutdown, isNetAllowed: io.isNetAllowed, dataDir });
         } else {
-          await serveStdio(app, { logger, shutdown: io.shutdown });
+          await serveStdio(app, {
+            logger,
+            shutdown: io.shutdown,
+            ...(io.stdio ? { streams: io.stdio } : {}),
+          });
         }
       } finally {
         await metricsListener?.close();

@@ -2,12 +2,21 @@ import type { ServedApp } from "./served_app.ts";
 import type { Logger } from "../log.ts";
 import { serveSdkStdio } from "./sdk.ts";
 import { LineStdioTransport } from "./stdio_transport.ts";
+import type { ByteReader, ByteWriter } from "./stdio_transport.ts";
+
+/** The byte streams stdio serves on: the process's own, or a pair an in-process test holds. */
+export interface StdioStreams {
+  stdin: ByteReader;
+  stdout: ByteWriter;
+}
 
 /** Options for {@linkcode serveStdio}. */
 export interface ServeStdioOptions {
   logger: Logger;
   /** Aborted on SIGINT/SIGTERM. */
   shutdown: AbortSignal;
+  /** Default `Deno.stdin` and `Deno.stdout`. */
+  streams?: StdioStreams;
 }
 
 /**
@@ -20,6 +29,7 @@ export async function serveStdio(app: ServedApp, options: ServeStdioOptions): Pr
   const { logger } = options;
   // One message may be as large as an HTTP request body may be: the same cap on both transports.
   const transport = new LineStdioTransport({
+    ...options.streams,
     maxLineBytes: app.config.server.max_body_bytes,
     // A client that closes stdin mid-call still gets the answer, as a shutdown would give it.
     drainMs: Math.round(app.config.server.shutdown_grace * 1000),
