@@ -1,5 +1,5 @@
 /**
- * The error kinds a tool result can carry. Providers may add their own (seed 003's
+ * The error kinds a tool result can carry. Providers may add their own (FRED's
  * `INVALID_OPERATION`, `MISSING_PARAMETER`), so the type stays open.
  */
 export type ErrorType =
@@ -30,7 +30,7 @@ export interface ErrorPayload {
   field?: string;
   /** What to try next. */
   hint?: string;
-  /** The calls that would fix or get round the failure, ready to send (issue 23). */
+  /** The calls that would fix or get round the failure, ready to send (docs/CLIENTS.md). */
   next_calls?: { tool: string; arguments: Record<string, unknown>; for?: string }[];
 }
 

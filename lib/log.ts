@@ -146,7 +146,7 @@ export function maskSecretFully(text: string, secret: string): string {
  * white space and "+" (the gaps the patterns allow) taken out of both, the text, in lower case,
  * does not contain the secret's first characters (which its head and the whole secret start
  * with). Each pattern is a regular expression of some kilobytes: compiling and running them on
- * every log line of a start took about 3 ms when FRED_API_KEY was set (issue 29).
+ * every log line of a start took about 3 ms when FRED_API_KEY was set (docs/BENCHMARKS.md).
  */
 export function mayHoldSecret(text: string, secret: string): boolean {
   if (!/^[\x21-\x7e]+$/.test(secret) || /[%\\&]/.test(text)) return true;

@@ -1,5 +1,6 @@
 // The client configuration snippets in README.md: valid JSON in the shape each client documents,
-// and the ones that run this checkout with deno start a real server that answers over stdio.
+// the ones that run this checkout with deno start a real server that answers over stdio, and every
+// `claude mcp add` command in README.md and docs/ names the server where claude-code reads it.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { childEnv, removeHome, scratchHome } from "./harness/spawn.ts";
@@ -85,4 +86,47 @@ Deno.test("README's deno snippet starts this checkout's server, which answers in
   } finally {
     removeHome(home);
   }
+});
+
+/** Every `claude mcp add ...` command line in README.md and the Markdown files under docs/. */
+function claudeAddCommands(): string[] {
+  const files = [join(ROOT, "README.md")];
+  const walk = (dir: string): void => {
+    for (const e of Deno.readDirSync(dir)) {
+      if (e.isDirectory) walk(join(dir, e.name));
+      else if (e.name.endsWith(".md")) files.push(join(dir, e.name));
+    }
+  };
+  walk(join(ROOT, "docs"));
+  return files.flatMap((f) =>
+    [...Deno.readTextFileSync(f).matchAll(/claude mcp add [^`\n#]*/g)].map((m) => m[0].trim())
+  );
+}
+
+/**
+ * The server name `claude mcp add` would read: the first word after the single-value options. `-e`
+ * and `--header` take every word up to the next option or `--`, so a name after them is not a name.
+ */
+export function claudeAddName(command: string): string | undefined {
+  const words = command.split(/\s+/).slice(3);
+  let i = 0;
+  while (["--transport", "-t", "--scope", "-s"].includes(words[i] ?? "")) i += 2;
+  const name = words[i];
+  return name === undefined || name.startsWith("-") ? undefined : name;
+}
+
+Deno.test("claudeAddName() reads the name after --transport and --scope, never after a variadic -e", () => {
+  assert.equal(
+    claudeAddName("claude mcp add --transport stdio --scope user opendata -e A=b -- x"),
+    "opendata",
+  );
+  assert.equal(claudeAddName("claude mcp add --transport stdio --env A=b opendata -- x"), undefined);
+  assert.equal(claudeAddName("claude mcp add --transport http opendata https://host/mcp"), "opendata");
+});
+
+Deno.test("every claude mcp add command in README.md and docs/ names the server before -e and --header", () => {
+  const commands = claudeAddCommands();
+  assert.ok(commands.length >= 5, `found ${commands.length} commands`);
+  for (const command of commands) assert.equal(claudeAddName(command), "opendata", command);
+  assert.ok(commands.some((c) => / opendata -e FRED_API_KEY=\S+ -- /.test(c)), "one passes the FRED key");
 });

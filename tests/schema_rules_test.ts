@@ -1,4 +1,4 @@
-// Registry-wide: every served tool keeps the rules strict clients apply (issue 14), and the
+// Registry-wide: every served tool keeps the rules strict clients apply (docs/CLIENTS.md), and the
 // whole list stays within the context budget. Checked once with the clients' own libraries
 // (docs/CLIENTS.md says how); this test keeps the rules from regressing.
 import assert from "node:assert/strict";

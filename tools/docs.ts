@@ -1,5 +1,5 @@
-// Generates what must never drift from the code: the README's tools table, the configuration
-// reference in docs/CONFIGURATION.md, config/apis.example.yaml (every key with its default),
+// Generates what must never drift from the code: the README's sources table, the tools table in
+// docs/TOOLS.md, the configuration reference in docs/CONFIGURATION.md, config/apis.example.yaml (every key with its default),
 // .env.example and the MCP bundle manifest (manifest.json). `deno task docs` writes them;
 // tests/docs_test.ts fails when any is stale. It never writes config/apis.yaml: that file is the
 // user's.
@@ -83,10 +83,34 @@ export async function publicTools(specs: ProviderSpec[] = publicSpecs()): Promis
   }
 }
 
-/** The README's tools table, from the registry (every public provider enabled). */
-export async function toolsTable(): Promise<string> {
-  const rows = (await publicTools()).map((t) => [`\`${t.name}\``, `\`${t.toolset}\``, t.description]);
+/** docs/TOOLS.md's tools table, from the registry (every public provider enabled). */
+export async function toolsTable(tools?: ToolDoc[]): Promise<string> {
+  const rows = (tools ?? await publicTools()).map((
+    t,
+  ) => [`\`${t.name}\``, `\`${t.toolset}\``, t.description]);
   return markdownTable(["Tool", "Toolset", "What it does"], rows);
+}
+
+/**
+ * The README's sources table: each public provider with its page in docs/apis/, what it offers, the
+ * variable it cannot serve without, and its toolsets.
+ */
+export async function sourcesTable(tools?: ToolDoc[]): Promise<string> {
+  const all = tools ?? await publicTools();
+  const rows = publicSpecs().map((spec) => {
+    const keys = spec.env.filter((b) => spec.secrets.includes(b.key)).map((b) => `\`${b.name}\``);
+    const notes = [
+      ...(keys.length ? [`needs ${keys.join(", ")}`] : []),
+      ...(spec.defaultEnabled ? [] : ["not enabled by default"]),
+    ];
+    const toolsets = [...new Set(all.filter((t) => t.provider === spec.id).map((t) => t.toolset))];
+    return [
+      `[${spec.title}](docs/apis/${spec.id}.md)${notes.length ? ` (${notes.join("; ")})` : ""}`,
+      spec.description,
+      toolsets.map((s) => `\`${s}\``).join(", "),
+    ];
+  });
+  return markdownTable(["Source", "What it offers", "Toolsets"], rows);
 }
 
 /** `manifest.json`, the MCP bundle manifest: the tools a bundle serves by default. */
@@ -96,7 +120,7 @@ export async function manifestJson(): Promise<string> {
   return `${JSON.stringify(mcpbManifest(tools), null, 2)}\n`;
 }
 
-/** The README's configuration reference. */
+/** docs/CONFIGURATION.md's configuration reference. */
 export function configReference(): string {
   const specs = publicSpecs();
   const parts: string[] = [];
@@ -256,6 +280,7 @@ export async function denoFmt(text: string, ext: string): Promise<string> {
 /** The files `deno task docs` writes; `config/apis.yaml` is never one of them. */
 export const GENERATED_FILES = [
   "README.md",
+  "docs/TOOLS.md",
   "docs/CONFIGURATION.md",
   "config/apis.example.yaml",
   ".env.example",
@@ -265,9 +290,12 @@ export const GENERATED_FILES = [
 /** Every generated file with its wanted content. */
 export async function generated(): Promise<Record<string, string>> {
   const readme = await Deno.readTextFile(new URL("README.md", ROOT));
+  const toolsDoc = await Deno.readTextFile(new URL("docs/TOOLS.md", ROOT));
   const configuration = await Deno.readTextFile(new URL("docs/CONFIGURATION.md", ROOT));
+  const tools = await publicTools();
   const files: Record<(typeof GENERATED_FILES)[number], string> = {
-    "README.md": await denoFmt(replaceBetween(readme, "tools", await toolsTable()), "md"),
+    "README.md": await denoFmt(replaceBetween(readme, "sources", await sourcesTable(tools)), "md"),
+    "docs/TOOLS.md": await denoFmt(replaceBetween(toolsDoc, "tools", await toolsTable(tools)), "md"),
     "docs/CONFIGURATION.md": await denoFmt(replaceBetween(configuration, "config", configReference()), "md"),
     "config/apis.example.yaml": await denoFmt(apisExampleYaml(), "yaml"),
     ".env.example": envExample(),

@@ -191,7 +191,7 @@ export async function generateListings(
 /**
  * The file's text: one provider variant per block and one tool, toolset or resource per line,
  * stable for diffs. Indenting inside each tool's schemas too made the file 2.5 times as large,
- * and every start reads it (issue 29: 2-3 ms of a start).
+ * and every start reads it (2-3 ms of a start, docs/BENCHMARKS.md).
  */
 export function renderListings(file: ListingFile): string {
   return `${

@@ -1,4 +1,4 @@
-// The rules a served tool schema keeps so that strict clients take it as it is (issue 14):
+// The rules a served tool schema keeps so that strict clients take it as it is (docs/CLIENTS.md):
 // the OpenAI Agents SDK's strict conversion (`toOpenAIStrictToolSchema` /
 // `assertOpenAIStrictToolSchemaPreservesOpenObjects` in @openai/agents-core) and the LangChain MCP
 // adapters, which drop the type of `anyOf` properties. The rules are stricter than either client:

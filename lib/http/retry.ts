@@ -9,7 +9,7 @@ export interface RetryPolicy {
   maxRetries: number;
   /** HTTP statuses worth another try. */
   retryStatuses: readonly number[];
-  /** Per-status retry counts that override `maxRetries` (seed 003: 429 three times, 5xx twice). */
+  /** Per-status retry counts that override `maxRetries` (FRED: 429 three times, 5xx twice). */
   statusMaxRetries?: Readonly<Record<number, number>>;
   /** Whether connection errors, resets and cut-off bodies are retried. */
   retryNetworkErrors: boolean;

@@ -1,6 +1,7 @@
-// The next calls an answer names (issue 23): routed through opendata_call when the tool is not
-// listed on the caller's surface, written once into the text (compact) and once, machine-readable,
-// into structuredContent.next_calls. Providers say what is useful next; the core says how to reach it.
+// The next calls an answer names (docs/CLIENTS.md): routed through opendata_call when the tool is
+// not listed on the caller's surface, written once into the text (compact) and once,
+// machine-readable, into structuredContent.next_calls. Providers say what is useful next; the core
+// says how to reach it.
 import type { NextCall } from "./provider.ts";
 
 /** The name of the tool that calls any other tool (core_tools.ts re-exports it). */
@@ -82,10 +83,10 @@ const NOT_FILTERS = new Set([
 /**
  * The calls that widen an empty answer of a search by words (nothing found from the first page:
  * `total` 0, or `count` 0 with nothing more), for answers whose provider named no next call: the
- * same call with its first word only, when it had several; the same words without the filters
- * the call set (every argument but the words and those of NOT_FILTERS), when it set any and the
- * tool requires no argument but the words (`required`); and `search` (opendata_search, when the caller can reach it) over
- * every source with the words as given. Not for other tools.
+ * same call with its first word only, when it had several; the same words without the filters the
+ * call set (every argument but the words and those of NOT_FILTERS), when it set any and the tool
+ * requires no argument but the words (`required`); and `search` (opendata_search, when the caller
+ * can reach it) over every source with the words as given. Not for other tools.
  */
 export function widening(
   tool: string,

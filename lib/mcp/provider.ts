@@ -233,7 +233,7 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * result to the result's `_meta`. Other clients see none of it.
    */
   view?: ToolView<O extends z.ZodType ? z.output<O> : Record<string, unknown>, z.output<I>>;
-  /** MCP tasks support; providers that forbid tasks say so (seed 001). */
+  /** MCP tasks support; providers that forbid tasks say so (the BOJ's do). */
   execution?: { taskSupport?: "forbidden" | "optional" | "required" };
   /**
    * Runs the tool. It may return an `inputRequired(...)` result instead of an output to ask the

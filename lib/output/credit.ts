@@ -1,4 +1,5 @@
-// The one place a licence or credit line is written for an answer (issue 23: said once, compact).
+// The one place a licence or credit line is written for an answer: said once and compact,
+// since every line an agent reads costs it tokens.
 // opendata_search prints one per source that has hits; provenance lines of data answers build on it.
 
 /** Most characters of a credit line. */

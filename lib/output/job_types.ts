@@ -9,9 +9,10 @@ import type { WritePolicy } from "./writes.ts";
 import { anyObject } from "./schema.ts";
 
 /**
- * The states of a job. `cancelled` and `incomplete` are this server's additions to seed 003's
- * four: `incomplete` is a job that finished but could not produce everything asked for (its
- * result says what is missing, why, and how to get the rest).
+ * The states of a job. `cancelled` and `incomplete` are this server's additions to the four of
+ * FRED's job design (accepted, processing, completed, failed): `incomplete` is a job that finished
+ * but could not produce everything asked for (its result says what is missing, why, and how to get
+ * the rest).
  */
 export const JOB_STATUSES = [
   "accepted",
@@ -25,7 +26,7 @@ export const JOB_STATUSES = [
 /** One of {@linkcode JOB_STATUSES}. */
 export type JobStatus = typeof JOB_STATUSES[number];
 
-/** Progress as seed 003 reports it. */
+/** Progress as a FRED job reports it (docs/apis/fred.md, "Background jobs"). */
 export interface JobProgress {
   rows_fetched: number;
   estimated_total: number | null;
@@ -272,7 +273,7 @@ export interface JobOutcome {
 /** Options for {@linkcode JobManager}. */
 export interface JobManagerOptions {
   clock: Clock;
-  /** How long finished jobs are kept (seed 003: 24 hours). */
+  /** How long finished jobs are kept (24 hours by default). */
   retentionMs: number;
   /** Start of every job id, e.g. `fred-job`. */
   idPrefix: string;

@@ -16,7 +16,7 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set([
 
 const PROJECT_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const FILE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-// The characters seed 003 names, plus separators, control characters and whitespace.
+// The characters Windows forbids in file names, plus separators, control characters and whitespace.
 // deno-lint-ignore no-control-regex
 const FORBIDDEN = /[<>:"|?*\\/\x00-\x1f\s]/;
 

@@ -1,9 +1,10 @@
-// Replayable provenance (issue 26). The shared HTTP client writes down every upstream answer a
-// tool call uses (the request with secrets left out, and the SHA-256 of the body); providers add
-// what only they know (licence, a permalink for people, the upstream's own as-of or vintage) with
-// `cite()`; the core renders both into every data answer: a `provenance` object in the structured
-// content and one compact text line. A citation resource (`opendata://citation/<provider>/<id>`,
-// kept for a day in the shared store when replicas share Redis) gives the exact request to replay.
+// Replayable provenance (docs/ARCHITECTURE.md). The shared HTTP client writes down every upstream
+// answer a tool call uses (the request with secrets left out, and the SHA-256 of the body);
+// providers add what only they know (licence, a permalink for people, the upstream's own as-of or
+// vintage) with `cite()`; the core renders both into every data answer: a `provenance` object in
+// the structured content and one compact text line. A citation resource
+// (`opendata://citation/<provider>/<id>`, kept for a day in the shared store when replicas share
+// Redis) gives the exact request to replay.
 import { requestScope } from "../http/request_scope.ts";
 import type { CallRecord, ProvenanceNote, UpstreamCall } from "../http/request_scope.ts";
 import type { ResourceTemplateDefinition } from "../mcp/protocol.ts";
@@ -27,7 +28,7 @@ export interface Provenance {
   sha256: string;
   /**
    * `resources/read` this URI for the exact request (method and URL, secrets left out), ready to
-   * replay: the answer does not repeat it (said once, issue 23).
+   * replay: the answer does not repeat it (said once, to keep answers short).
    */
   citation: string;
   /** Every upstream answer the result used, when there were several (at most 10 listed; each citation holds its request). */
@@ -256,7 +257,8 @@ async function keepCitation(call: UpstreamCall, citations: CitationStore): Promi
       expiresAt: now + citations.ttlMs,
     });
   } catch {
-    // A store out of reach loses the citation, not the answer: its provenance still holds the request.
+    // A store out of reach loses the citation, not the answer: its provenance still holds the
+    // request.
   }
   return `${CITATION_PREFIX}${call.provider}/${id}`;
 }

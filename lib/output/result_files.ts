@@ -1,6 +1,6 @@
-// What data tools share for writing their result to a file (issue 14): a default that the
+// What data tools share for writing their result to a file: a default that the
 // served schema does not repeat, the `output` argument (`"screen"`, the default, or `"file"`, the
-// words FRED's seed uses), and the `file` block of a result written to a file.
+// words FRED's tools have always used), and the `file` block of a result written to a file.
 import { z } from "zod";
 import type { ContentBlock } from "../mcp/protocol.ts";
 import type { ExportedFile } from "./exports.ts";

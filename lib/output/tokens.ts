@@ -1,9 +1,9 @@
 // Token counting and the auto|screen|file decision for large results.
 //
-// Tokens are counted with a real byte-pair tokenizer (gpt-tokenizer, the tiktoken encodings seed
-// 003 names): o200k_base for the models that use it (gpt-4o, gpt-4.1, gpt-5, o-series), cl100k_base
-// for older GPT models and as the stand-in for models whose tokenizer is not public (Claude,
-// Gemini), as the seed does. An encoding's rank table is 1.2-2.4 MB of JavaScript, so it is
+// Tokens are counted with a real byte-pair tokenizer (gpt-tokenizer, the tiktoken encodings):
+// o200k_base for the models that use it (gpt-4o, gpt-4.1, gpt-5, o-series), cl100k_base for older
+// GPT models and as the stand-in for models whose tokenizer is not public (Claude, Gemini), as
+// FRED's file-output design does. An encoding's rank table is 1.2-2.4 MB of JavaScript, so it is
 // imported on first use, not at start-up. Large row sets are counted on a stratified sample and
 // extrapolated, so deciding about 100,000 rows costs the same as deciding about 400.
 
@@ -46,7 +46,7 @@ const UNKNOWN: ModelProfile = { family: "unknown", encoding: "cl100k_base", cont
 
 /**
  * The profile of a model name (`FRED_MODEL_NAME`): its encoding and context size. Unknown names
- * get cl100k_base and a 200,000-token context, the seed's default model (claude-sonnet-4).
+ * get cl100k_base and a 200,000-token context, the default model's (claude-sonnet-4).
  */
 export function modelProfile(modelName: string): ModelProfile {
   const name = modelName.trim();
@@ -232,7 +232,7 @@ export interface OutputFacts {
   estimatedTokens: number;
   /** Token budget from {@linkcode tokenBudget}. */
   budget: number;
-  /** Most rows shown inline (seed 003's `FRED_SCREEN_ROW_THRESHOLD`). */
+  /** Most rows shown inline (FRED's `FRED_SCREEN_ROW_THRESHOLD`). */
   rowThreshold: number;
   /** Whether the whole result fits within the response character limit. */
   fitsOnScreen: boolean;

@@ -169,7 +169,7 @@ Deno.test("parseConfig() rejects unknown keys with their path", () => {
   throwsAt(() => parse({ fileText: "tools:\n  only: [x]\n" }), "tools.only", /Unknown key "tools.only"/);
 });
 
-Deno.test("parseConfig() ignores an unknown providers.<name> block with a warning (seed 002: skip, do not stop)", () => {
+Deno.test("parseConfig() ignores an unknown providers.<name> block with a warning (skip, do not stop)", () => {
   const config = parse({
     fileText: "providers:\n  wikipedai:\n    timeout: 5\n  demo:\n    timeout: 7\n",
     filePath: "config/apis.yaml",

@@ -25,7 +25,7 @@ export const REVISIONS = ["2025-11-25", "2026-07-28"] as const;
 export const MODES = ["stateful", "stateless"] as const;
 
 /**
- * Scenarios the suite runs without scoring that this project requires all the same (issue 13:
+ * Scenarios the suite runs without scoring that this project requires all the same (docs/RUNNING.md:
  * JSON Schema 2020-12 keywords survive `tools/list`; the SEP-2243 routing headers, standard and
  * `Mcp-Param-*`, are checked against the body). Pending in the suite only because its own
  * reference server cannot pass them yet. Only those a revision's requirement set runs are

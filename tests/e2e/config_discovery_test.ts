@@ -1,6 +1,6 @@
 import { CORE_TOOLS } from "../harness/results.ts";
 import { providerTools } from "../harness/results.ts";
-// Which config file the real process reads (seed 002's config/apis.yaml, --config,
+// Which config file the real process reads (config/apis.yaml, --config,
 // OPENDATA_MCP_CONFIG, the per-user file) and what it skips instead of stopping (an unknown
 // provider block, a provider whose module is missing).
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
-// Circuit breakers per endpoint family that count failed calls, not attempts (seed 003: "Track
-// consecutive failures per endpoint. Open circuit after 5 consecutive failures"), and keep the
+// Circuit breakers per endpoint family that count failed calls, not attempts (FRED's design:
+// "Track consecutive failures per endpoint. Open circuit after 5 consecutive failures"), and keep the
 // last failure so an open circuit still says what the upstream answered.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";

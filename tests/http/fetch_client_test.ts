@@ -112,7 +112,7 @@ Deno.test("HttpClient.json() fails at once with retry_after_s when Retry-After p
   assert.equal(fake.requests.length, 1);
 });
 
-Deno.test("HttpClient honours per-status retry counts (seed 003: 429 three times, 5xx twice)", async () => {
+Deno.test("HttpClient honours per-status retry counts (FRED: 429 three times, 5xx twice)", async () => {
   await using fake = FakeUpstream.start([
     { path: "/429", reply: { status: 429 } },
     { path: "/500", reply: { status: 500 } },

@@ -1,5 +1,5 @@
 // FRED's client-side rate limit through the real server: a call whose slot in the 60 s window
-// would start after the tool call's deadline fails at once with seed 003's RATE_LIMIT_EXCEEDED
+// would start after the tool call's deadline fails at once with FRED's RATE_LIMIT_EXCEEDED
 // and the real wait, instead of queueing until the deadline.
 import assert from "node:assert/strict";
 import { startStdio } from "../harness/spawn.ts";

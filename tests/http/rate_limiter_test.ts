@@ -1,6 +1,6 @@
 // The sliding-window rate limiter, in process: many concurrent calls through HttpClient to a
 // loopback fake under virtual time (every wait overlaps as in real time), counting when each
-// request reaches the fake. Seed 003's numbers: 120 in any 60 s window, about 2 a second.
+// request reaches the fake. FRED's numbers (docs/apis/fred.md): 120 in any 60 s window, about 2 a second.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { UpstreamError } from "../../lib/errors.ts";

@@ -11,7 +11,7 @@ Deno.test("backoffDelay() doubles from the base, caps, and spreads by ±jitter",
   assert.equal(
     backoffDelay({ ...p, jitter: 0 }, 3, () => 0),
     800,
-    "seed 001: initial_backoff_ms * 2^n exactly",
+    "BOJ: initial_backoff_ms * 2^n exactly",
   );
 });
 

@@ -1,4 +1,4 @@
-// An answer's closing lines under a small character limit (issues 23 and 26 merged): the
+// An answer's closing lines under a small character limit: the
 // provenance line and the next calls are added after the provider's text; when the structured
 // content still has to be shortened, its note makes room by cutting the text before them, never
 // them, and a JSON text stays the structured content itself. Driven through the real server over

@@ -1,4 +1,4 @@
-// Issue 23: an empty answer of a search by words is never a dead end. Where the provider names no
+// An empty answer of a search by words is never a dead end. Where the provider names no
 // next call, the core names the same search with fewer words and opendata_search over every source.
 import assert from "node:assert/strict";
 import { widening } from "../../lib/mcp/next_calls.ts";

@@ -1,4 +1,4 @@
-// Red-team findings against the core (issue 11), each reproduced against the real server process:
+// Red-team findings against the core (docs/SECURITY.md), each reproduced against the real server process:
 // deep nesting, duplicate in-flight ids, a client that stops reading stdout, non-URL resource
 // URIs, and an HTTP/1.1 request without a Host header. Every request gets an answer; nothing hangs.
 import assert from "node:assert/strict";

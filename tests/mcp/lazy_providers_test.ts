@@ -1,4 +1,4 @@
-// Providers served from the generated listings (issue 17): listed without loading their code,
+// Providers served from the generated listings (docs/ARCHITECTURE.md): listed without loading their code,
 // loaded on first use, once for every server instance, and answered as an error naming them when
 // they cannot be loaded.
 import assert from "node:assert/strict";

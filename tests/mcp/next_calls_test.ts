@@ -1,4 +1,4 @@
-// Issue 23: every answer names its next calls, routed for the caller's surface; an empty answer
+// Every answer names its next calls (docs/CLIENTS.md), routed for the caller's surface; an empty answer
 // names the call that widens it; the headline tells failed sources from sources without hits;
 // `sources` takes the ids opendata_describe lists, with "did you mean" for a near miss.
 import assert from "node:assert/strict";

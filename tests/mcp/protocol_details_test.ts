@@ -1,4 +1,4 @@
-// Protocol details from the red team of issue 30, each against a real server process over the
+// Protocol details a red-team review found, each against a real server process over the
 // real transports: batches answered element by element, a second initialize refused with its
 // own id, a malformed progressToken as -32602, opendata_call's string arguments held to the
 // depth limit, stdio's era fixed by the first request, and calls in flight answered after the

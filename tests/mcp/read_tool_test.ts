@@ -1,4 +1,4 @@
-// Issue 23: a result file is read by a tool call (opendata_read, reached through opendata_call
+// A result file is read by a tool call (opendata_read, reached through opendata_call
 // from the default surface), page by page, as the answer that wrote it names; over HTTP no
 // answer shows the server's file-system path.
 import assert from "node:assert/strict";

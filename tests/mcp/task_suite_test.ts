@@ -1,4 +1,4 @@
-// Issue 23's task suite as a test: every realistic question of tools/bench/tasks.ts, asked of the
+// The task suite (docs/BENCHMARKS.md) as a test: every realistic question of tools/bench/tasks.ts, asked of the
 // default surface against recorded bodies, is answered by following only the next calls the
 // server names: no dead end, at most three calls, two at the median. (Tokens are reported by
 // `deno task bench`, not asserted.) With structured content off, the agent reads the same calls

@@ -1,4 +1,4 @@
-// The default surface and toolsets (issue 14), end to end against the real server process: the
+// The default surface and toolsets (docs/TOOLS.md), end to end against the real server process: the
 // core tools reach every tool, --toolsets and OPENDATA_MCP_TOOLSETS widen the list, and over HTTP
 // each request may choose its own (path or header), in both protocol eras and in stateless mode.
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
-// The log lines that tell an upstream's story (seed 003: "log retry attempts with backoff
-// times"), and the counters that go with them, through the real HttpClient against a loopback
+// The log lines that tell an upstream's story (FRED's design asks to "log retry
+// attempts with backoff times", docs/apis/fred.md), and the counters that go with them, through the real HttpClient against a loopback
 // fake with an injected clock: each retry at info, a breaker opening and closing at warn, a
 // rate-limit refusal at warn.
 import assert from "node:assert/strict";

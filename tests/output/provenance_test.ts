@@ -1,4 +1,4 @@
-// Replayable provenance (issue 26): the HTTP client records each upstream answer of a call in its
+// Replayable provenance (docs/ARCHITECTURE.md): the HTTP client records each upstream answer of a call in its
 // request scope (secrets masked, SHA-256 of the body, retrieval time); the core builds the
 // provenance, keeps citations and puts the object into JSON texts or a line under others.
 import assert from "node:assert/strict";

@@ -1,7 +1,7 @@
-// Runs the README's "Adding a provider" worked example as it stands: its code blocks are written
+// Runs docs/DEVELOPMENT.md's "Adding a provider" worked example as it stands: its code blocks are written
 // into a copy of the repository, type-checked and linted there, the registry entry is added, the tasks
-// the README names are run, and the new tool is called through the MCP SDK's client over stdio
-// against a loopback fake of its upstream. The README is the only copy of the example, so it
+// the page names are run, and the new tool is called through the MCP SDK's client over stdio
+// against a loopback fake of its upstream. That page is the only copy of the example, so it
 // cannot drift from what runs here.
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -18,19 +18,19 @@ interface ExampleFile {
 }
 
 /**
- * The code blocks of README.md's "Adding a provider" section that a line naming their file
+ * The code blocks of docs/DEVELOPMENT.md's "Adding a provider" section that a line naming their file
  * (`` `lib/providers/...`: ``) introduces, in order.
  */
 export function exampleFiles(readme: string): ExampleFile[] {
   const start = readme.indexOf("\n## Adding a provider\n");
-  assert.ok(start >= 0, 'README.md has a "## Adding a provider" section');
+  assert.ok(start >= 0, 'docs/DEVELOPMENT.md has a "## Adding a provider" section');
   const end = readme.indexOf("\n## ", start + 1);
   const section = readme.slice(start, end < 0 ? undefined : end);
   return [...section.matchAll(/^`(lib\/providers\/[^`]+)`[^\n]*\n\n```ts\n([\s\S]*?)^```$/gm)]
     .map((m) => ({ path: m[1]!, text: m[2]! }));
 }
 
-/** registry.ts with the README's two lines added: the import after the last spec import, the entry last. */
+/** registry.ts with docs/DEVELOPMENT.md's two lines added: the import after the last spec import, the entry last. */
 export function withRegistryEntry(registry: string, lines: string): string {
   const [importLine, entry, ...rest] = lines.trimEnd().split("\n");
   assert.ok(importLine?.startsWith("import ") && entry?.trim().endsWith(",") && rest.length === 0, lines);
@@ -99,7 +99,7 @@ const NORWAY_2026 = [
   { date: "2026-12-25", localName: "Første juledag", name: "Christmas Day", countryCode: "NO", global: true },
 ];
 
-Deno.test("exampleFiles() reads the README's blocks by the path line before each, and nothing else", () => {
+Deno.test("exampleFiles() reads docs/DEVELOPMENT.md's blocks by the path line before each, and nothing else", () => {
   const readme = "# X\n\n## Adding a provider\n\n`lib/providers/a/b.ts`:\n\n```ts\nconst a = 1;\n```\n\n" +
     "```sh\ndeno task schemas\n```\n\n## Next\n\n`lib/providers/c/d.ts`:\n\n```ts\nno\n```\n";
   assert.deepEqual(exampleFiles(readme), [{ path: "lib/providers/a/b.ts", text: "const a = 1;\n" }]);
@@ -115,11 +115,11 @@ Deno.test("withRegistryEntry() adds the import after the spec imports and the sp
   );
 });
 
-Deno.test("README's Adding a provider: one folder and one registry entry serve a new tool through MCP", async () => {
-  const blocks = exampleFiles(await Deno.readTextFile(join(ROOT, "README.md")));
+Deno.test("docs/DEVELOPMENT.md's Adding a provider: one folder and one registry entry serve a new tool through MCP", async () => {
+  const blocks = exampleFiles(await Deno.readTextFile(join(ROOT, "docs/DEVELOPMENT.md")));
   const registryBlock = blocks.find((b) => b.path === "lib/providers/registry.ts");
   const files = blocks.filter((b) => b !== registryBlock);
-  assert.ok(registryBlock, "the README shows the registry entry");
+  assert.ok(registryBlock, "the page shows the registry entry");
   assert.deepEqual(
     files.map((f) => f.path.split("/").slice(0, 3).join("/")),
     files.map(() => "lib/providers/holidays"),
@@ -145,7 +145,7 @@ Deno.test("README's Adding a provider: one folder and one registry entry serve a
       withRegistryEntry(Deno.readTextFileSync(registryPath), registryBlock.text),
     );
 
-    // The example type-checks and lints clean as the README prints it.
+    // The example type-checks and lints clean as the page prints it.
     await runDeno(copy, ["check", "--node-modules-dir=manual", ...files.map((f) => f.path)]);
     await runDeno(copy, ["lint", ...files.map((f) => f.path)]);
     await runTask(copy, "schemas");

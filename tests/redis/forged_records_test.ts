@@ -1,4 +1,4 @@
-// Nothing read back from Redis is trusted (issue 30): a real server process over stdio shares a
+// Nothing read back from Redis is trusted (docs/SECURITY.md): a real server process over stdio shares a
 // real redis-server in which records are forged. Broken job records are skipped and logged
 // (the owner's job list stands, a broken job is "not found", never "Redis is out of reach"), and
 // a forged takeover recipe that points outside the storage folder fails the job and removes

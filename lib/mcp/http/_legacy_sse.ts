@@ -1,5 +1,5 @@
-// The 2024-11-05 HTTP+SSE transport (seed 002): GET /sse opens a stream that first names the
-// POST endpoint, then carries every server message as `event: message`.
+// The 2024-11-05 HTTP+SSE transport, for clients that speak only it (docs/MCP.md): GET /sse opens a
+// stream that first names the POST endpoint, then carries every server message as `event: message`.
 import type { JSONRPCMessage, Transport } from "../sdk.ts";
 
 /** What the transport hands the SDK with each incoming message (headers, URL). */

@@ -1,4 +1,4 @@
-// opendata_read (issue 23): a result file read by a tool call, page by page, for clients that
+// opendata_read: a result file read by a tool call, page by page, for clients that
 // offer their model tools only (no resources/read, or one that cannot take a resource_link). It
 // reads through the same resource templates resources/read serves, as the same caller, so it
 // sees exactly the files that caller's resources/read would. Not listed by default: every

@@ -19,7 +19,7 @@ export const DATA_ANNOTATIONS = {
 /** The catalog tools read the bundled catalog: no upstream. */
 export const CATALOG_ANNOTATIONS = { ...DATA_ANNOTATIONS, openWorldHint: false } as const;
 
-/** Seed 001 forbids MCP tasks on BOJ tools. */
+/** BOJ tools forbid MCP tasks (docs/apis/boj.md): a call is one request a page, paged by the caller. */
 export const EXECUTION = { taskSupport: "forbidden" } as const;
 
 /** The toolset of the three data tools. */

@@ -1,4 +1,4 @@
-// What people ask for, in the words the BOJ's own metadata uses (issue 23): "USD/JPY", "yen",
+// What people ask for, in the words the BOJ's own metadata uses: "USD/JPY", "yen",
 // "policy rate", "CPI", "Tankan" point at the databases that hold them and at the words their
 // series names carry (in English and Japanese). The series themselves come from the API's
 // getMetadata of those databases (cached), so every series of the database is found, not only

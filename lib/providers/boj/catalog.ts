@@ -5,7 +5,7 @@
 // (manual II.3-II.4) and messages (appendix B) of the BOJ API manual of 2026-02-18. Japanese
 // names and messages are the manual's; the English labels are this project's own translations.
 
-/** Where the catalog comes from (seed 001: discovery results carry these). */
+/** Where the catalog comes from: discovery results carry it, so a model can cite the manual. */
 export const SOURCE_DOCUMENT = "api_manual.pdf (時系列統計データ検索サイト API 機能利用マニュアル)";
 /** Publication date of the manual the catalog follows. */
 export const SOURCE_DATE = "2026-02-18";

@@ -1,5 +1,6 @@
-// Calls the three BOJ endpoints through the shared HTTP client and maps every failure onto the
-// seed's four error classes: VALIDATION_ERROR, TRANSPORT_ERROR, DECODE_ERROR and API_ERROR.
+// Calls the three BOJ endpoints through the shared HTTP client and maps every failure onto the four
+// error classes docs/apis/boj.md lists: VALIDATION_ERROR, TRANSPORT_ERROR, DECODE_ERROR and
+// API_ERROR.
 import { clientSettings } from "../../http/settings.ts";
 import type { CommonSettings } from "../../config/provider_spec.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
@@ -22,10 +23,10 @@ import {
 } from "./decode.ts";
 import type { DataResponse, Meta, MetadataResponse } from "./decode.ts";
 
-/** BOJ statuses worth another try (seed 001, section 7). */
+/** BOJ statuses worth another try (docs/apis/boj.md, "Retries"). */
 export const RETRY_STATUSES: readonly number[] = [500, 503];
 
-/** The seed's retry policy as a configuration of the shared one: no jitter, doubling backoff. */
+/** The BOJ's retry policy (docs/apis/boj.md) as a configuration of the shared one: no jitter, doubling backoff. */
 export function bojRetryPolicy(
   settings: Pick<CommonSettings, "max_retries" | "retry_backoff_ms">,
 ): RetryPolicy {
@@ -138,7 +139,7 @@ export class BojClient {
   /**
    * Fetches and decodes one answer. The shared client retries HTTP 500/503 and transport
    * errors; a 500/503 STATUS the BOJ states inside an HTTP 200 body is retried here the same
-   * way (seed 001, section 7: the API error's status decides), within the same deadline.
+   * way (the API error's status decides, docs/apis/boj.md), within the same deadline.
    */
   async #call<T extends { meta: Meta }>(
     path: string,
@@ -273,7 +274,7 @@ export function apiError(meta: Meta, context: ErrorContext, retryAfterS?: number
 }
 
 /**
- * Maps a failure of the shared client onto the seed's classes: an HTTP error with a BOJ body
+ * Maps a failure of the shared client onto the BOJ's error classes: an HTTP error with a BOJ body
  * becomes API_ERROR with its MESSAGEID; timeouts, an open breaker and the client-side rate limit
  * count as TRANSPORT_ERROR (retryable), except a breaker opened by HTTP errors, which stays an
  * API_ERROR with the last status and MESSAGEID; decode errors stay DECODE_ERROR.

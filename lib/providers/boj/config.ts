@@ -16,8 +16,8 @@ const _checked: Same<BojSettings, CommonSettings & z.output<z.ZodObject<ReturnTy
   true;
 
 /**
- * The Bank of Japan provider's spec (seed 001): the Time-Series Data Search API at
- * stat-search.boj.or.jp. Defaults and variable names are the seed's: `BOJ_BASE_URL`,
+ * The Bank of Japan provider's spec: the Time-Series Data Search API at stat-search.boj.or.jp.
+ * Defaults and variable names are the provider's design contract (docs/apis/boj.md): `BOJ_BASE_URL`,
  * `BOJ_TIMEOUT_MS` (10,000 ms), `BOJ_RETRY_MAX` (2) and `BOJ_RETRY_BACKOFF_MS` (200 ms).
  */
 export const bojSpec = defineProvider({

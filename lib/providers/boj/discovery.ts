@@ -1,4 +1,4 @@
-// Prompts, resources, resource templates and completions (seed 001, section 5): procedural
+// Prompts, resources, resource templates and completions (docs/apis/boj.md): procedural
 // guidance a model with no BOJ knowledge can follow from a database to the latest value.
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition } from "../../mcp/provider.ts";
 import { ProtocolError, ProtocolErrorCode } from "../../mcp/sdk.ts";

@@ -1,8 +1,8 @@
 // The six tools' input schemas. Every agent pays for them on every turn, so descriptions are one
-// short sentence with the default; the longer guidance lives in the boj://guide resources and
-// the parameter catalog. Each property is served with one plain type: format, lang and frequency
-// are served in one case and still accept the other (seed 001's aliases), and checks that only
-// refuse bad values (lengths, the 1,250 codes) run in the handler or as refinements.
+// short sentence with the default; the longer guidance lives in the boj://guide resources and the
+// parameter catalog. Each property is served with one plain type: format, lang and frequency are
+// served in one case and still accept the other (the aliases docs/apis/boj.md lists), and checks
+// that only refuse bad values (lengths, the 1,250 codes) run in the handler or as refinements.
 import { z } from "zod";
 import { ENDPOINT_SCOPES, FREQUENCY_CODES } from "./catalog.ts";
 
@@ -32,7 +32,7 @@ export const responseFormatField = z.enum(["markdown", "json"]).default("markdow
 );
 
 const dbField = shortText(16, "a database code").describe("Database code, e.g. FM08");
-// Seed 001: format and lang take upper-case aliases (JSON, CSV, JP, EN).
+// format and lang take upper-case aliases too (JSON, CSV, JP, EN), as the BOJ's API writes them.
 const formatField = z.preprocess(lower, z.enum(["json", "csv"])).optional().describe("Default json");
 const langField = z.preprocess(lower, z.enum(["jp", "en"])).optional().describe("Default jp");
 const includeRawField = z.boolean().default(false).describe("Add the raw body");

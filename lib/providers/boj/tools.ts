@@ -1,5 +1,5 @@
-// The six tools of seed 001, one file each in tools/. Data tools call the API once per page
-// (paging is the caller's, through start_position/next_position), or follow every page into a
+// The six boj_* tools (docs/apis/boj.md), one file each in tools/. Data tools call the API once per
+// page (paging is the caller's, through start_position/next_position), or follow every page into a
 // file with output "file"; discovery tools answer from the bundled catalog.
 import { createInputs } from "./inputs.ts";
 import type { AnyTool, ToolDeps } from "./_common.ts";

@@ -1,8 +1,9 @@
-// FRED and FRED Maps (GeoFRED) requests through the shared HTTP client, configured with seed
-// 003's rules: 120 requests a minute and about 2 a second, HTTP 429 retried up to 3 times and
-// 5xx up to 2 (never 4xx, never transport errors), exponential backoff with ±25 % jitter, and
-// the circuit breaker. The API key rides in the query string, so it is declared a secret
-// parameter (redacted from every logged or reported URL) and scrubbed from upstream messages.
+// FRED and FRED Maps (GeoFRED) requests through the shared HTTP client, configured with FRED's
+// rules (docs/apis/fred.md, "Upstream discipline"): 120 requests a minute and about 2 a second,
+// HTTP 429 retried up to 3 times and 5xx up to 2 (never 4xx, never transport errors), exponential
+// backoff with ±25 % jitter, and the circuit breaker. The API key rides in the query string, so it
+// is declared a secret parameter (redacted from every logged or reported URL) and scrubbed from
+// upstream messages.
 import { clientSettings } from "../../http/settings.ts";
 import { ToolError, UpstreamError } from "../../errors.ts";
 import type { HttpClient, QueryValue, RequestOptions } from "../../http/fetch_client.ts";
@@ -15,7 +16,7 @@ import { KEY_URL } from "./key.ts";
 
 export { checkKeyFormat, DEMO_KEY, KEY_URL } from "./key.ts";
 
-/** Seed 003's retry strategy as a {@linkcode RetryPolicy}. */
+/** FRED's retry strategy (docs/apis/fred.md) as a {@linkcode RetryPolicy}. */
 export function fredRetryPolicy(settings: FredSettings): RetryPolicy {
   const for5xx = Math.min(settings.server_error_max_retries, settings.max_retries);
   return {
@@ -89,7 +90,7 @@ export class FredClient {
     return this.#http.url(endpoint, { ...params, file_type: "json" }).toString();
   }
 
-  /** GETs an endpoint as JSON; failures become seed 003's error codes. */
+  /** GETs an endpoint as JSON; failures become the error codes docs/apis/fred.md lists. */
   async get(
     endpoint: string,
     params: Record<string, QueryValue>,
@@ -169,7 +170,7 @@ function tidy(message: string): string {
     : text;
 }
 
-/** Maps a shared-client failure to seed 003's error codes, with FRED's own words when it sent some. */
+/** Maps a shared-client failure to FRED's error codes (docs/apis/fred.md), with FRED's own words when it sent some. */
 export function mapFredError(e: UpstreamError, settings: FredSettings): ToolError {
   // Masked before anything is cut or tidied, in any case or encoding FRED might echo it.
   const scrub = (text: string): string => settings.api_key ? maskSecrets(text, [settings.api_key]) : text;

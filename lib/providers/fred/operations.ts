@@ -1,5 +1,5 @@
-// The operations of the six data tools (seed 003's table), gathered from their files in tools/,
-// with the one reached without a tool of its own.
+// The operations of the six data tools (docs/apis/fred.md, "Data tools"), gathered from their files
+// in tools/, with the one reached without a tool of its own.
 import { fredCategory } from "./tools/category.ts";
 import { fredMaps } from "./tools/maps.ts";
 import { fredRelease } from "./tools/release.ts";
@@ -11,7 +11,7 @@ import type { DataToolSpec, OperationSpec } from "./operation_spec.ts";
 
 export type { DataToolSpec, ItemKind, OperationSpec } from "./operation_spec.ts";
 
-/** The six data tools, in seed 003's order. */
+/** The six data tools, in the order docs/apis/fred.md lists them. */
 export const DATA_TOOLS: readonly DataToolSpec[] = [
   fredCategory,
   fredRelease,
@@ -21,14 +21,14 @@ export const DATA_TOOLS: readonly DataToolSpec[] = [
   fredMaps,
 ];
 
-/** Every operation, by tool, in seed 003's order. */
+/** Every operation, by tool, in the order docs/apis/fred.md lists them. */
 export const OPERATIONS: Readonly<Record<string, readonly OperationSpec[]>> = Object.fromEntries(
   DATA_TOOLS.map((t) => [t.name, t.operations]),
 );
 
 /**
  * `fred_release` `get_dates` without a `release_id` covers every release (`releases/dates`),
- * so all v1 endpoints are reachable through seed 003's operation names.
+ * so all v1 endpoints are reachable through the tools' operation names.
  */
 export const ALL_RELEASE_DATES: OperationSpec = op("fred_release", "get_dates", {
   endpoint: "fred/releases/dates",

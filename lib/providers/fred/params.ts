@@ -1,6 +1,6 @@
 // Tool arguments: the zod field of every FRED parameter, each tool's input schema (the union of
 // its operations' parameters plus the output ones), and the per-operation checks that give
-// seed 003's INVALID_OPERATION and MISSING_PARAMETER errors.
+// INVALID_OPERATION and MISSING_PARAMETER errors (docs/apis/fred.md, "Errors").
 import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import type { QueryValue } from "../../http/fetch_client.ts";
@@ -26,7 +26,8 @@ export function isCalendarTime(text: string): boolean {
 }
 
 // Formats are checked with refinements rather than regex or length keywords: the model reads
-// the format in the description, and the served schema stays short (issue 14).
+// the format in the description, and the served schema, which every agent pays for on every
+// turn, stays short.
 const calendarDate = () =>
   z.string().refine(
     isCalendarDate,
@@ -219,7 +220,7 @@ export function toolInput(tool: string, defaults: InputDefaults = DEFAULTS): z.Z
     for (const p of [...o.required, ...o.optional]) names.add(p);
   }
   const shape: Record<string, z.ZodType> = {
-    // A string with the names as its enum, so an unknown operation gets seed 003's INVALID_OPERATION.
+    // A string with the names as its enum, so an unknown operation gets INVALID_OPERATION.
     operation: z.string().meta({ enum: operationNames(tool) }).describe("What to do"),
   };
   for (const name of names) {

@@ -1,6 +1,6 @@
-// The FRED tools: the six data tools (seed 003's `operation` design; each lists its operations with
-// the parameters they need, and the handler is shared, deliver.ts), and the job and project tools,
-// one file each in tools/.
+// The FRED tools: the six data tools (one `operation` argument each, docs/apis/fred.md; each lists
+// its operations with the parameters they need, and the handler is shared, deliver.ts), and the job
+// and project tools, one file each in tools/.
 import { fredSeriesView } from "./view.ts";
 import { z } from "zod";
 import { anyObject, nullableNumber } from "../../output/schema.ts";
@@ -97,7 +97,8 @@ function operationLines(t: DataToolSpec): { lines: string[]; notes: string[] } {
     const optional = o.optional.filter((n) => !common.has(n));
     let required = o.required;
     if (t.name === "fred_release" && o.operation === "get_dates") {
-      // Without release_id it is every release's dates (ALL_RELEASE_DATES), which also sort by order_by.
+      // Without release_id it is every release's dates (ALL_RELEASE_DATES), which also sort by
+      // order_by.
       required = [];
       optional.unshift("release_id (none: all releases, with order_by)");
     }

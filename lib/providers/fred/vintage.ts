@@ -1,4 +1,4 @@
-// Which vintage an observations answer shows (ALFRED, issue 26). FRED answers with the data as
+// Which vintage an observations answer shows (ALFRED). FRED answers with the data as
 // known in a real-time period (`realtime_start`..`realtime_end`, today's date by default), or by
 // vintage date (`vintage_dates`, `output_type` 2 or 3), or as first released (`output_type` 4).
 // Every observations answer names it, in its structured content and one line, and says how to ask

@@ -19,7 +19,7 @@ const _checked: Same<GeonorgeSettings, CommonSettings & z.output<z.ZodObject<Ret
 
 /**
  * GeoNorge's map catalogue (kartkatalog.geonorge.no), for discovering Riksantikvaren's datasets
- * and their WMS/WFS/download distributions (seed 002, 3c). Served by default like every real
+ * and their WMS/WFS/download distributions. Served by default like every real
  * provider; the response parsing is defensive because the API was not checked live (see
  * docs/apis/geonorge.md). A call may make two requests (the organization fallback), so one
  * request's `timeout` is 20 s, well inside the server's per-call deadline (45 s).

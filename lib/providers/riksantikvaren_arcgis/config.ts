@@ -32,11 +32,12 @@ const _checked: Same<
 > = true;
 
 /**
- * Riksantikvaren's ArcGIS REST services (kart.ra.no, folder Distribusjon). Seed 002 sets a 60 s
- * timeout; `timeout` bounds one upstream request, and 60 s is what common MCP clients wait for a
- * whole call, so the default is 20 s: every call answers by the server's per-call deadline
- * (45 s), and arcgis-query, which may read several pages, answers with what it has and
- * next_offset when time runs short. `GEO_API_TIMEOUT` replaces the default.
+ * Riksantikvaren's ArcGIS REST services (kart.ra.no, folder Distribusjon). The provider's design
+ * set a 60 s timeout (docs/apis/riksantikvaren_arcgis.md); `timeout` bounds one upstream request,
+ * and 60 s is what common MCP clients wait for a whole call, so the default is 20 s: every call
+ * answers by the server's per-call deadline (45 s), and arcgis-query, which may read several pages,
+ * answers with what it has and next_offset when time runs short. `GEO_API_TIMEOUT` replaces the
+ * default.
  */
 export const riksantikvarenArcgisSpec = defineProvider({
   id: "riksantikvaren_arcgis",

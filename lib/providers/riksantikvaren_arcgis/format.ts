@@ -17,8 +17,9 @@ export const ARCGIS_LICENCE = {
   note: "Credit: Riksantikvaren (the Norwegian Directorate for Cultural Heritage)",
 };
 
-// Output schemas are compact (issue 14): no descriptions (the tool description and the text say
-// what fields mean), open objects where only a few fields are worth declaring.
+// Output schemas are compact, since every agent pays for them on every turn: no descriptions (the
+// tool description and the text say what fields mean), open objects where only a few fields are
+// worth declaring.
 
 /** Output-schema shape of the licence line. */
 export const licenceSchema = z.looseObject({ name: z.string() });

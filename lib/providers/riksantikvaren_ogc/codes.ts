@@ -1,4 +1,4 @@
-// Labels of Riksantikvaren's code-list values (issue 26): api.ra.no returns codes ("UAV", "020",
+// Labels of Riksantikvaren's code-list values: api.ra.no returns codes ("UAV", "020",
 // "E-ARK", "3218") that are correct but unreadable. The published lists are kept as data in
 // codes/ with their source (codes/README.md); a code not in its list stays as it is.
 import kategori from "./codes/kulturminnekategori.json" with { type: "json" };

@@ -35,12 +35,12 @@ const _checked: Same<
 > = true;
 
 /**
- * Riksantikvaren's OGC API Features (api.ra.no). The host serves several APIs ("datasets"),
- * each with its own collections; there is no root `/collections`. Seed 002 sets a 60 s timeout
- * ("geo queries can be slow"); `timeout` bounds one upstream request, and 60 s is what common
- * MCP clients wait for a whole call, so the default is 20 s: a tool call answers by the server's
- * per-call deadline (45 s) and a scan that needs more pages continues with a cursor.
- * `GEO_API_TIMEOUT` replaces the default.
+ * Riksantikvaren's OGC API Features (api.ra.no). The host serves several APIs ("datasets"), each
+ * with its own collections; there is no root `/collections`. The provider's design set a 60 s
+ * timeout ("geo queries can be slow", docs/apis/riksantikvaren_ogc.md); `timeout` bounds one
+ * upstream request, and 60 s is what common MCP clients wait for a whole call, so the default is 20
+ * s: a tool call answers by the server's per-call deadline (45 s) and a scan that needs more pages
+ * continues with a cursor. `GEO_API_TIMEOUT` replaces the default.
  */
 export const riksantikvarenOgcSpec = defineProvider({
   id: "riksantikvaren_ogc",

@@ -6,8 +6,9 @@ import { COORDINATE_CONVENTION, formatLatLon } from "../../geo/latlon.ts";
 import { markdownTable, shorten } from "../../mcp/shaping.ts";
 import type { HeritageFields } from "./heritage.ts";
 
-// Output schemas are compact (issue 14): no descriptions (the tool description and the text say
-// what fields mean), open objects where only a few fields are worth declaring.
+// Output schemas are compact, since every agent pays for them on every turn: no descriptions (the
+// tool description and the text say what fields mean), open objects where only a few fields are
+// worth declaring.
 
 /** Output-schema shape of a licence line (results carry name, url and note). */
 export const licenceSchema = z.looseObject({ name: z.string() });

@@ -26,7 +26,7 @@ export const snlSpec = defineProvider({
   title: "Store norske leksikon",
   description:
     "Store norske leksikon and its sister encyclopedias (NBL, SML, NKL, Lille): search and full articles with licence",
-  // Seed 002: "retries with exponential backoff (3 attempts)", that is 2 retries after the first.
+  // "Retries with exponential backoff (3 attempts)" (docs/apis/snl.md): 2 retries after the first.
   common: {
     base_url: DEFAULT_BASE_URL,
     cache_ttl: 900,

@@ -44,7 +44,8 @@ export const wikipediaSpec = defineProvider({
   title: "Wikipedia",
   description:
     "Wikipedia in any language (Norwegian by default): search, summaries, whole articles in parts, articles near a point",
-  // Seed 002: "retries with exponential backoff (3 attempts)", that is 2 retries after the first.
+  // "Retries with exponential backoff (3 attempts)" (docs/apis/wikipedia.md): 2 retries after the
+  // first.
   common: {
     base_url: DEFAULT_BASE_URL,
     cache_ttl: 900,

@@ -20,8 +20,9 @@ export type Source = {
   attribution: string;
 };
 
-// Output schemas are compact (issue 14): no descriptions (the tool description, the input schema
-// and the text say what fields mean), open objects where only a few fields are worth declaring.
+// Output schemas are compact, since every agent pays for them on every turn: no descriptions (the
+// tool description, the input schema and the text say what fields mean), open objects where only a
+// few fields are worth declaring.
 
 /** Output-schema shape of `source`. */
 export const sourceSchema = z.looseObject({ license: z.string() });

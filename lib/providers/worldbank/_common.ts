@@ -5,8 +5,9 @@ import type { WdsClient } from "./client.ts";
 import type { WorldbankSettings } from "./settings.ts";
 import { createInputs } from "./inputs.ts";
 
-// Seed 000's annotations: every tool only reads a public, changing, external collection. (A file
-// written by output: "file" is a new file of the caller's own, never a change to anything there.)
+// The annotations of every World Bank tool: each only reads a public, changing, external
+// collection. (A file written by output: "file" is a new file of the caller's own, never a change
+// to anything there.)
 export const ANNOTATIONS = {
   readOnlyHint: true,
   destructiveHint: false,

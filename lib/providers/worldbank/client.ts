@@ -69,7 +69,7 @@ export interface BuildQueryOptions {
 }
 
 /**
- * Maps the tools' arguments to WDS query parameters (seed 000's mapping): `qterm`, `rows`, `os`,
+ * Maps the tools' arguments to WDS query parameters (docs/apis/worldbank.md): `qterm`, `rows`, `os`,
  * `count_exact` / `docty_exact` / `lang_exact` joined with `^`, `strdate`, `enddate`, `srt`,
  * `order`, `fct`, `fl`, `projectid`, and always `format=json`.
  */

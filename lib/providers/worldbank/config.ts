@@ -24,9 +24,9 @@ const _checked: Same<
 > = true;
 
 /**
- * The World Bank documents provider's spec (seed 000). The seed fixes the endpoint and a 30 s
- * request timeout but names no environment variables, so the variables and flags here follow the
- * project's `<PROVIDER>_<KEY>` convention.
+ * The World Bank documents provider's spec. Its design fixes the endpoint and a 30 s request
+ * timeout (docs/apis/worldbank.md) but names no environment variables, so the variables and flags
+ * here follow the project's `<PROVIDER>_<KEY>` convention.
  */
 export const worldbankSpec = defineProvider({
   id: "worldbank",

@@ -8,7 +8,7 @@ import { timeForAnotherRequest } from "../../http/deadline.ts";
 import type { ExportedFile, ResultFiles } from "../../output/exports.ts";
 import type { FacetValue, WdsDocument, WdsPage } from "./parse.ts";
 
-/** Documents asked for per request while writing a file (the seed's largest page). */
+/** Documents asked for per request while writing a file (the largest page the search takes, docs/apis/worldbank.md). */
 export const FILE_PAGE_SIZE = 100;
 
 /** Columns of a documents file, in order. */

@@ -88,8 +88,8 @@ export interface PageNoticeOptions {
 }
 
 /**
- * The notice of a result cut to fit the character limit: what was shown and the seed's three
- * ways to see more (offset, filters, smaller limit).
+ * The notice of a result cut to fit the character limit: what was shown and the three ways
+ * to see more (offset, filters, smaller limit).
  */
 export function pageNotice(options: PageNoticeOptions): string {
   const cap = options.limit.toLocaleString("en-US");

@@ -1,4 +1,4 @@
-// The four worldbank_* tools of seed 000, one file each in tools/.
+// The four worldbank_* tools (docs/apis/worldbank.md), one file each in tools/.
 import type { ToolDefinition } from "../../mcp/provider.ts";
 import { createInputs } from "./inputs.ts";
 import type { ToolDeps } from "./_common.ts";

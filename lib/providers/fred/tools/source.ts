@@ -1,5 +1,6 @@
-// fred_source: its operations (seed 003's table) with the FRED endpoints behind them, and the text
-// its description is built from; every data tool shares one handler (deliver.ts).
+// fred_source: its operations (docs/apis/fred.md, "Data tools") with the FRED endpoints behind
+// them, and the text its description is built from; every data tool shares one handler
+// (deliver.ts).
 import { LIST, op, PAGE, REALTIME, RELEASE_ORDER, SORT, SOURCE_ORDER } from "../operation_spec.ts";
 import type { DataToolSpec } from "../operation_spec.ts";
 

@@ -1,5 +1,5 @@
-// fred_tag: its operations (seed 003's table) with the FRED endpoints behind them, and the text
-// its description is built from; every data tool shares one handler (deliver.ts).
+// fred_tag: its operations (docs/apis/fred.md, "Data tools") with the FRED endpoints behind them,
+// and the text its description is built from; every data tool shares one handler (deliver.ts).
 import {
   LIST,
   op,
