@@ -6,6 +6,8 @@ import type { Binding, CommonSettings, ProviderSpec, ValueKind } from "./provide
 import type { ServerSettings } from "./server_settings.ts";
 import { SERVER_DEFAULTS, serverSchema } from "./server_schema.ts";
 import { OTHER_ENV, SERVER_ENV, SERVER_FLAGS } from "./server_env.ts";
+import { deprecatedEnvNames, resolveQuota, takeMovedSettings, takeServerAliases } from "./quota.ts";
+import type { AliasValue } from "./quota.ts";
 
 export type { ServerSettings } from "./server_settings.ts";
 export { SERVER_DEFAULTS, serverSchema } from "./server_schema.ts";
@@ -65,16 +67,24 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
   const fileLabel = input.filePath ? `config file ${input.filePath}` : "config file";
   const file = readFile(input.fileText, fileLabel);
 
-  const server = layered(serverSchema, "server", [
+  const fileServer = { ...file.server };
+  const aliases: AliasValue[] = takeServerAliases(fileServer, input.env, fileLabel);
+  const serverLayers = [
     {
       values: Object.fromEntries(
-        Object.entries(file.server ?? {}).map(([k, v]) => [k, normalizeServerValue(k, v)]),
+        Object.entries(fileServer).map(([k, v]) => [k, normalizeServerValue(k, v)]),
       ),
-      origin: (k) => `server.${k} in the ${fileLabel}`,
+      origin: (k: string) => `server.${k} in the ${fileLabel}`,
     },
     envLayer(SERVER_ENV, input.env, normalizeServerValue),
     flagLayer(SERVER_FLAGS, input.flags, normalizeServerValue),
-  ], () => structuredClone(SERVER_DEFAULTS) as ServerSettings);
+  ];
+  const server = layered(
+    serverSchema,
+    "server",
+    serverLayers,
+    () => structuredClone(SERVER_DEFAULTS) as ServerSettings,
+  );
 
   const known = new Map(specs.map((s) => [s.id, s]));
   for (const id of Object.keys(file.providers ?? {})) {
@@ -107,8 +117,9 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
 
   const providers: Config["providers"] = {};
   for (const spec of specs) {
-    const block = file.providers?.[spec.id] ?? {};
     const isEnabled = enabled.includes(spec.id);
+    const block = { ...file.providers?.[spec.id] };
+    aliases.push(...takeMovedSettings(spec, block, input.env, isEnabled, fileLabel));
     const layers: Layer[] = [{
       values: block,
       origin: (k) => `providers.${spec.id}.${k} in the ${fileLabel}`,
@@ -142,6 +153,9 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
       providers[spec.id] = settings;
     }
   }
+
+  const explicit = new Set(serverLayers.flatMap((l) => Object.keys(l.values)));
+  resolveQuota(server, explicit, aliases, warnings);
 
   const tools = {
     include: listValue(input.flags["tools"]) ?? file.tools?.include ?? [],
@@ -471,6 +485,8 @@ export function knownEnvNames(specs: readonly ProviderSpec[]): string[] {
     ...OTHER_ENV.map((e) => e.name),
     ...SERVER_ENV.map((b) => b.name),
     ...specs.flatMap((s) => [s.defaultTimeoutEnv, ...s.env.map((b) => b.name)]),
+    // Old names still read, with a deprecation warning (quota.ts).
+    ...deprecatedEnvNames(specs),
   ];
   return [...new Set(names)];
 }

@@ -108,30 +108,6 @@ const ENV: readonly Binding[] = [
     description: "Most projects in the storage folder (all users together)",
   },
   {
-    name: "FRED_MAX_PROJECTS_PER_CLIENT",
-    key: "max_projects_per_client",
-    kind: "int",
-    description: "Most projects one HTTP client holds (its sessions together)",
-  },
-  {
-    name: "FRED_MAX_STORAGE_MB_PER_CLIENT",
-    key: "max_storage_mb_per_client",
-    kind: "number",
-    description: "Most MiB one HTTP client stores",
-  },
-  {
-    name: "FRED_MAX_JOBS_PER_CLIENT",
-    key: "max_jobs_per_client",
-    kind: "int",
-    description: "Most background jobs one HTTP client runs at once",
-  },
-  {
-    name: "FRED_MAX_JOB_RECORDS_PER_CLIENT",
-    key: "max_job_records_per_client",
-    kind: "int",
-    description: "Most job records kept for one HTTP client (its oldest finished ones go first)",
-  },
-  {
     name: "FRED_MAX_STORAGE_MB",
     key: "max_storage_mb",
     kind: "number",
@@ -233,18 +209,6 @@ const FRED_EXTRA = () => ({
   max_projects: z.number().int().min(1).default(100).describe(
     "Most projects in the storage folder, all users together",
   ),
-  max_projects_per_client: z.number().int().min(1).default(10).describe(
-    "Most projects one HTTP client (address, IPv6 /64, or principal) holds, its sessions together",
-  ),
-  max_storage_mb_per_client: z.number().positive().default(100).describe(
-    "Most MiB one HTTP client stores (projects and job files), its sessions together",
-  ),
-  max_jobs_per_client: z.number().int().min(1).default(4).describe(
-    "Most background jobs one HTTP client runs at once; more are refused with JOB_LIMIT",
-  ),
-  max_job_records_per_client: z.number().int().min(1).default(100).describe(
-    "Most job records kept for one HTTP client; past it its own oldest finished jobs are dropped",
-  ),
   max_storage_mb: z.number().positive().default(1024).describe(
     "Most MiB stored in the storage folder (each file and folder counts at least 4 KiB)",
   ),
@@ -289,6 +253,29 @@ export const fredSpec = defineProvider({
     { name: "fred-output-mode", key: "output_mode", kind: "string", description: "auto, screen or file" },
   ],
   secrets: ["api_key"],
+  // The per-client limits are the server's one quota now (lib/config/quota.ts); the old names
+  // are read as deprecated aliases.
+  moved: [
+    {
+      key: "max_projects_per_client",
+      env: "FRED_MAX_PROJECTS_PER_CLIENT",
+      kind: "int",
+      to: "quota_projects",
+    },
+    {
+      key: "max_storage_mb_per_client",
+      env: "FRED_MAX_STORAGE_MB_PER_CLIENT",
+      kind: "number",
+      to: "quota_mb",
+    },
+    { key: "max_jobs_per_client", env: "FRED_MAX_JOBS_PER_CLIENT", kind: "int", to: "quota_jobs" },
+    {
+      key: "max_job_records_per_client",
+      env: "FRED_MAX_JOB_RECORDS_PER_CLIENT",
+      kind: "int",
+      to: "quota_job_records",
+    },
+  ],
   // FRED_API_KEY is set on most starts: any string is a key to its schema too (its format is a
   // warning of `check`, never an error).
   plain: { api_key: (v) => typeof v === "string" },
