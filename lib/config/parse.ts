@@ -2,16 +2,18 @@ import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { parseYaml } from "./yaml.ts";
 import { plainSettings } from "./provider_spec.ts";
-import type { Binding, CommonSettings, ProviderSpec, ValueKind } from "./provider_spec.ts";
+import type { Binding, CommonSettings, ProviderSpec } from "./provider_spec.ts";
 import type { ServerSettings } from "./server_settings.ts";
 import { SERVER_DEFAULTS, serverSchema } from "./server_schema.ts";
 import { OTHER_ENV, SERVER_ENV, SERVER_FLAGS } from "./server_env.ts";
+import { convert } from "./convert.ts";
 import { deprecatedEnvNames, resolveQuota, takeMovedSettings, takeServerAliases } from "./quota.ts";
 import type { AliasValue } from "./quota.ts";
 
 export type { ServerSettings } from "./server_settings.ts";
 export { SERVER_DEFAULTS, serverSchema } from "./server_schema.ts";
 export { OTHER_ENV, SERVER_ENV, SERVER_FLAGS } from "./server_env.ts";
+export { convert } from "./convert.ts";
 
 /** The whole validated configuration. */
 export interface Config {
@@ -422,32 +424,6 @@ function flagLayer(
     origins[b.key] = `flag --${b.name}`;
   }
   return { values, origin: (k) => origins[k] ?? "flags" };
-}
-
-/** Turns a variable's or flag's text into a value of `kind`, or throws naming `source`. */
-export function convert(raw: string, kind: ValueKind, source: string): unknown {
-  const text = raw.trim();
-  const fail = (expected: string): never => {
-    throw new ConfigError(source, `Cannot parse ${source}: expected ${expected}, got ${JSON.stringify(raw)}`);
-  };
-  switch (kind) {
-    case "string":
-      return text;
-    case "list":
-      return text.split(",").map((s) => s.trim()).filter(Boolean);
-    case "bool": {
-      const lower = text.toLowerCase();
-      if (["true", "1", "yes", "on"].includes(lower)) return true;
-      if (["false", "0", "no", "off"].includes(lower)) return false;
-      return fail("true or false");
-    }
-    case "int":
-      return /^-?\d+$/.test(text) ? Number(text) : fail("an integer");
-    case "number":
-      return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : fail("a number");
-    case "ms_to_s":
-      return /^\d+$/.test(text) ? Number(text) / 1000 : fail("a whole number of milliseconds");
-  }
 }
 
 function normalizeServerValue(key: string, value: unknown): unknown {

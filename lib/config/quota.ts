@@ -9,7 +9,7 @@
 // write had to fit every old limit at once, so where several apply the smallest is taken;
 // a new key that is set wins over every old one.
 import { ConfigError } from "../errors.ts";
-import { convert } from "./parse.ts";
+import { convert } from "./convert.ts";
 import type { MovedSetting, ProviderSpec } from "./provider_spec.ts";
 import type { ServerSettings } from "./server_settings.ts";
 
