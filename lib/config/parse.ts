@@ -90,7 +90,8 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
 
   const known = new Map(specs.map((s) => [s.id, s]));
   for (const id of Object.keys(file.providers ?? {})) {
-    // Seed 002: a provider that is not there is skipped with a warning, not a reason to stop.
+    // A provider that is not there is skipped with a warning, not a reason to stop
+    // (docs/CONFIGURATION.md, "Rules").
     if (!known.has(id)) {
       warnings.push(
         `Unknown provider "${id}" under "providers" in the ${fileLabel} was ignored; known providers: ${

@@ -75,7 +75,7 @@ export interface ProviderSpec<S extends CommonSettings = CommonSettings> {
   secrets: readonly string[];
   /** Old keys and variables now read as server settings (deprecated aliases). */
   moved: readonly MovedSetting[];
-  /** Environment variable that replaces the built-in default timeout (seed 002's `DEFAULT_TIMEOUT`). */
+  /** Environment variable that replaces the built-in default timeout (`DEFAULT_TIMEOUT`, docs/CONFIGURATION.md). */
   defaultTimeoutEnv: string;
   /** Host names (with port when not default) the provider connects to, for the allowlist check. */
   hosts(settings: S): string[];

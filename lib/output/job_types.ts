@@ -9,8 +9,8 @@ import type { QuotaLedger } from "./quota.ts";
 import { anyObject } from "./schema.ts";
 
 /**
- * The states of a job. `cancelled` and `incomplete` are this server's additions to seed 003's
- * four: `incomplete` is a job that finished but could not produce everything asked for (its
+ * The states of a job. `cancelled` and `incomplete` are this server's additions to the
+ * four FRED's job tools were designed with: `incomplete` is a job that finished but could not produce everything asked for (its
  * result says what is missing, why, and how to get the rest).
  */
 export const JOB_STATUSES = [
@@ -25,7 +25,7 @@ export const JOB_STATUSES = [
 /** One of {@linkcode JOB_STATUSES}. */
 export type JobStatus = typeof JOB_STATUSES[number];
 
-/** Progress as seed 003 reports it. */
+/** Progress as the job status tool reports it (docs/apis/fred.md). */
 export interface JobProgress {
   rows_fetched: number;
   estimated_total: number | null;
@@ -272,7 +272,7 @@ export interface JobOutcome {
 /** Options for {@linkcode JobManager}. */
 export interface JobManagerOptions {
   clock: Clock;
-  /** How long finished jobs are kept (seed 003: 24 hours). */
+  /** How long finished jobs are kept (FRED's default: 24 hours). */
   retentionMs: number;
   /** Start of every job id, e.g. `fred-job`. */
   idPrefix: string;

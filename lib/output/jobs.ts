@@ -1,5 +1,5 @@
-// Background jobs for requests too large to finish within one tool call (seed 003's "Async Job
-// Management"). A job outlives the call that started it, so it owns its AbortController: the
+// Background jobs for requests too large to finish within one tool call (FRED's large pulls,
+// docs/apis/fred.md). A job outlives the call that started it, so it owns its AbortController: the
 // call's signal is not used. Finished jobs are kept for the retention period and then dropped
 // on the next access, so no timer keeps the process alive.
 //

@@ -1,4 +1,4 @@
-// Project-based file storage under one root folder (seed 003's FRED_STORAGE_DIR layout):
+// Project-based file storage under one root folder (FRED_STORAGE_DIR's layout, docs/apis/fred.md):
 //
 //   {root}/{project}/{subdir}/{file}   and   {root}/{project}/.project.json
 //
@@ -88,7 +88,7 @@ interface Shared {
   quota: QuotaLedger;
 }
 
-/** Rounds bytes to MB with three decimals (seed 003 reports sizes in MB). */
+/** Rounds bytes to MB with three decimals (the project tools report sizes in MB). */
 export function toMb(bytes: number): number {
   return Math.round((bytes / 1_048_576) * 1000) / 1000;
 }

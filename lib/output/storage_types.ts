@@ -7,7 +7,7 @@ import type { QuotaLedger } from "./quota.ts";
 export interface ProjectStorageOptions {
   /** The storage root; made absolute against the working directory when relative. */
   root: string;
-  /** Folders every project gets (seed 003: series, maps, releases, categories, sources, tags). */
+  /** Folders every project gets (FRED's: series, maps, releases, categories, sources, tags). */
   subdirs: readonly string[];
   clock: Clock;
   /** Prefix of resource URIs for stored files, e.g. `fred://files/`. */

@@ -6,7 +6,7 @@ import type { CommonSettings } from "../../config/provider_spec.ts";
 import { FILE_FORMATS, OUTPUT_MODES } from "../../output/modes.ts";
 import type { FredSettings, Same } from "./settings.ts";
 
-/** Environment variables of seed 003 (and a few of this server's own), with the keys they set. */
+/** FRED's environment variables (docs/apis/fred.md), with the keys they set. */
 const ENV: readonly Binding[] = [
   {
     name: "FRED_API_KEY",
@@ -151,7 +151,7 @@ const ENV: readonly Binding[] = [
   },
 ];
 
-/** The FRED-specific config keys (seed 003's variables), each with its default. */
+/** The FRED-specific config keys, each with its default. */
 const FRED_EXTRA = () => ({
   api_key: z.string().default("").describe(
     "FRED API key (secret); get one free at https://fredaccount.stlouisfed.org/apikeys",
@@ -163,7 +163,7 @@ const FRED_EXTRA = () => ({
     "Longest single wait in seconds before a retry after HTTP 429; jobs wait this long before retrying a page",
   ),
   storage_dir: z.string().default("").describe(
-    "Folder for project files; empty means <per-user data folder>/fred (seed 003 used ./fred-data)",
+    "Folder for project files; empty means <per-user data folder>/fred, never the working directory",
   ),
   project_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/).default("default").describe(
     "Project used when a call names none",
@@ -221,7 +221,7 @@ const FRED_EXTRA = () => ({
 const _checked: Same<FredSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof FRED_EXTRA>>>> =
   true;
 
-/** The FRED provider's spec: seed 003's variables, defaults and the API host. */
+/** The FRED provider's spec: its variables, defaults and the API host. */
 export const fredSpec = defineProvider({
   id: "fred",
   title: "FRED",

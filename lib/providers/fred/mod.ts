@@ -11,8 +11,8 @@ import { seriesSearch } from "./search.ts";
 import { dataTools, FRED_TOOLSETS, jobTools, projectTools } from "./tools.ts";
 
 /**
- * The storage root: FRED_STORAGE_DIR when set, else `<per-user data folder>/fred`. Seed 003
- * defaults to `./fred-data`, but a desktop client may start the server in any folder, even `/`.
+ * The storage root: FRED_STORAGE_DIR when set, else `<per-user data folder>/fred`, not
+ * `./fred-data` in the working directory: a desktop client may start the server in any folder, even `/`.
  */
 export function storageRoot(settings: FredSettings, dataDir: string): string {
   return settings.storage_dir !== "" ? settings.storage_dir : nodePath.join(dataDir, "fred");

@@ -16,7 +16,7 @@ export interface FredSettings extends CommonSettings {
    * page
    */
   rate_limit_retry_delay: number;
-  /** Folder for project files; empty means <per-user data folder>/fred (seed 003 used ./fred-data) */
+  /** Folder for project files; empty means <per-user data folder>/fred, never the working directory */
   storage_dir: string;
   /** Project used when a call names none */
   project_name: string;
