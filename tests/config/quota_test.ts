@@ -1,6 +1,7 @@
 // The quota block of `server` (lib/config/quota.ts): defaults, the bounded preset, explicit keys
 // over it, and the old names read as deprecated aliases with one warning each.
 import assert from "node:assert/strict";
+import { quotaLedger } from "../../lib/app.ts";
 import { knownEnvNames, parseConfig } from "../../lib/config/parse.ts";
 import type { ConfigInput } from "../../lib/config/parse.ts";
 import type { ProviderSpec } from "../../lib/config/provider_spec.ts";
@@ -141,4 +142,13 @@ Deno.test("knownEnvNames() keeps the old quota variables readable", () => {
   ) {
     assert.ok(names.includes(n), n);
   }
+});
+
+Deno.test("quotaLedger() gives the server's ledger the parsed quota: bounded's preset in bytes, writes off refusing", () => {
+  const bounded = quotaLedger(parse({ env: { MCP_WRITES: "bounded", MCP_QUOTA_JOBS: "3" } }).server);
+  assert.equal(bounded.writes, "on");
+  assert.deepEqual({ ...bounded.limits }, { projects: 3, bytes: 16 * 1_048_576, jobs: 3, jobRecords: 20 });
+  const off = quotaLedger(parse({ env: { MCP_WRITES: "off" } }).server);
+  assert.equal(off.writes, "off");
+  assert.throws(() => off.checkJobs(undefined), /read-only \(MCP_WRITES=off\)/);
 });
