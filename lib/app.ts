@@ -19,7 +19,7 @@ import { CORE_TOOLSET, ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.t
 import type { RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
 import { DeferredExports } from "./output/deferred_exports.ts";
-import type { WritePolicy } from "./output/writes.ts";
+import { QuotaLedger } from "./output/quota.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 import type { SharedState } from "./redis/mod.ts";
 import type { NewServerOptions, ServedApp } from "./mcp/served_app.ts";
@@ -121,7 +121,7 @@ export async function createApp(
     skipped.push(message);
   };
   const dataDir = config.server.data_dir ?? options.dataDir;
-  const writes = writePolicy(config.server);
+  const quota = quotaLedger(config.server);
   const moduleExists = options.moduleExists ?? fileModuleExists;
   for (const spec of enabledSpecs) {
     const settings = config.providers[spec.id]!;
@@ -133,7 +133,7 @@ export async function createApp(
       clock: http.clock,
       limits: { characterLimit: config.server.character_limit },
       dataDir,
-      writes,
+      quota,
       ...(shared ? { sharedJobs: shared.jobs } : {}),
     });
     const create = async (creationLogger: Logger): Promise<Provider> =>
@@ -202,8 +202,7 @@ export async function createApp(
     dataDir,
     clock: http.clock,
     maxMb: config.server.export_max_mb,
-    maxMbPerClient: config.server.export_max_mb_per_client,
-    writes,
+    quota,
   });
   // Result files read by a tool call (clients without resources/read): not listed, reached with
   // opendata_call, named as the next call of every answer that writes a file.
@@ -391,12 +390,18 @@ function instructions(providers: readonly Provider[], specs: readonly ProviderSp
   ].join("\n");
 }
 
-/** What callers may write, from `server.writes` and its per-client caps. */
-export function writePolicy(server: Config["server"]): WritePolicy {
-  return {
-    mode: server.writes,
-    maxProjectsPerOwner: server.writes_max_projects,
-    maxBytesPerOwner: Math.round(server.writes_max_mb * 1_048_576),
-    maxJobsPerOwner: server.writes_max_jobs,
-  };
+/**
+ * The server's one quota ledger, from `server.writes` and `quota_*` (bounded's preset is already
+ * in them): every storage and job manager of the server asks it.
+ */
+export function quotaLedger(server: Config["server"]): QuotaLedger {
+  return new QuotaLedger({
+    writes: server.writes === "off" ? "off" : "on",
+    limits: {
+      projects: server.quota_projects,
+      bytes: Math.round(server.quota_mb * 1_048_576),
+      jobs: server.quota_jobs,
+      jobRecords: server.quota_job_records,
+    },
+  });
 }

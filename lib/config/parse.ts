@@ -2,14 +2,18 @@ import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { parseYaml } from "./yaml.ts";
 import { plainSettings } from "./provider_spec.ts";
-import type { Binding, CommonSettings, ProviderSpec, ValueKind } from "./provider_spec.ts";
+import type { Binding, CommonSettings, ProviderSpec } from "./provider_spec.ts";
 import type { ServerSettings } from "./server_settings.ts";
 import { SERVER_DEFAULTS, serverSchema } from "./server_schema.ts";
 import { OTHER_ENV, SERVER_ENV, SERVER_FLAGS } from "./server_env.ts";
+import { convert } from "./convert.ts";
+import { deprecatedEnvNames, resolveQuota, takeMovedSettings, takeServerAliases } from "./quota.ts";
+import type { AliasValue } from "./quota.ts";
 
 export type { ServerSettings } from "./server_settings.ts";
 export { SERVER_DEFAULTS, serverSchema } from "./server_schema.ts";
 export { OTHER_ENV, SERVER_ENV, SERVER_FLAGS } from "./server_env.ts";
+export { convert } from "./convert.ts";
 
 /** The whole validated configuration. */
 export interface Config {
@@ -65,20 +69,29 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
   const fileLabel = input.filePath ? `config file ${input.filePath}` : "config file";
   const file = readFile(input.fileText, fileLabel);
 
-  const server = layered(serverSchema, "server", [
+  const fileServer = { ...file.server };
+  const aliases: AliasValue[] = takeServerAliases(fileServer, input.env, fileLabel);
+  const serverLayers = [
     {
       values: Object.fromEntries(
-        Object.entries(file.server ?? {}).map(([k, v]) => [k, normalizeServerValue(k, v)]),
+        Object.entries(fileServer).map(([k, v]) => [k, normalizeServerValue(k, v)]),
       ),
-      origin: (k) => `server.${k} in the ${fileLabel}`,
+      origin: (k: string) => `server.${k} in the ${fileLabel}`,
     },
     envLayer(SERVER_ENV, input.env, normalizeServerValue),
     flagLayer(SERVER_FLAGS, input.flags, normalizeServerValue),
-  ], () => structuredClone(SERVER_DEFAULTS) as ServerSettings);
+  ];
+  const server = layered(
+    serverSchema,
+    "server",
+    serverLayers,
+    () => structuredClone(SERVER_DEFAULTS) as ServerSettings,
+  );
 
   const known = new Map(specs.map((s) => [s.id, s]));
   for (const id of Object.keys(file.providers ?? {})) {
-    // Seed 002: a provider that is not there is skipped with a warning, not a reason to stop.
+    // A provider that is not there is skipped with a warning, not a reason to stop
+    // (docs/CONFIGURATION.md, "Rules").
     if (!known.has(id)) {
       warnings.push(
         `Unknown provider "${id}" under "providers" in the ${fileLabel} was ignored; known providers: ${
@@ -107,8 +120,9 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
 
   const providers: Config["providers"] = {};
   for (const spec of specs) {
-    const block = file.providers?.[spec.id] ?? {};
     const isEnabled = enabled.includes(spec.id);
+    const block = { ...file.providers?.[spec.id] };
+    aliases.push(...takeMovedSettings(spec, block, input.env, isEnabled, fileLabel));
     const layers: Layer[] = [{
       values: block,
       origin: (k) => `providers.${spec.id}.${k} in the ${fileLabel}`,
@@ -142,6 +156,9 @@ export function parseConfig(input: ConfigInput, specs: readonly ProviderSpec[]):
       providers[spec.id] = settings;
     }
   }
+
+  const explicit = new Set(serverLayers.flatMap((l) => Object.keys(l.values)));
+  resolveQuota(server, explicit, aliases, warnings);
 
   const tools = {
     include: listValue(input.flags["tools"]) ?? file.tools?.include ?? [],
@@ -410,32 +427,6 @@ function flagLayer(
   return { values, origin: (k) => origins[k] ?? "flags" };
 }
 
-/** Turns a variable's or flag's text into a value of `kind`, or throws naming `source`. */
-export function convert(raw: string, kind: ValueKind, source: string): unknown {
-  const text = raw.trim();
-  const fail = (expected: string): never => {
-    throw new ConfigError(source, `Cannot parse ${source}: expected ${expected}, got ${JSON.stringify(raw)}`);
-  };
-  switch (kind) {
-    case "string":
-      return text;
-    case "list":
-      return text.split(",").map((s) => s.trim()).filter(Boolean);
-    case "bool": {
-      const lower = text.toLowerCase();
-      if (["true", "1", "yes", "on"].includes(lower)) return true;
-      if (["false", "0", "no", "off"].includes(lower)) return false;
-      return fail("true or false");
-    }
-    case "int":
-      return /^-?\d+$/.test(text) ? Number(text) : fail("an integer");
-    case "number":
-      return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : fail("a number");
-    case "ms_to_s":
-      return /^\d+$/.test(text) ? Number(text) / 1000 : fail("a whole number of milliseconds");
-  }
-}
-
 function normalizeServerValue(key: string, value: unknown): unknown {
   if (key === "log_level" && typeof value === "string") {
     const lower = value.toLowerCase();
@@ -471,6 +462,8 @@ export function knownEnvNames(specs: readonly ProviderSpec[]): string[] {
     ...OTHER_ENV.map((e) => e.name),
     ...SERVER_ENV.map((b) => b.name),
     ...specs.flatMap((s) => [s.defaultTimeoutEnv, ...s.env.map((b) => b.name)]),
+    // Old names still read, with a deprecation warning (quota.ts).
+    ...deprecatedEnvNames(specs),
   ];
   return [...new Set(names)];
 }

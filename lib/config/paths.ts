@@ -3,7 +3,7 @@ export type Os = "linux" | "darwin" | "windows" | (string & Record<never, never>
 
 const APP = "opendata-mcp";
 
-/** Seed 002's config file, relative to the working directory. */
+/** The project's config file, relative to the working directory (docs/CONFIGURATION.md). */
 export const PROJECT_CONFIG = "config/apis.yaml";
 
 /**
@@ -65,7 +65,7 @@ export interface ConfigCandidatesOptions {
   env: Record<string, string | undefined>;
   os: Os;
   /**
-   * The working directory's `config/apis.yaml` (seed 002's file), looked for only when running
+   * The working directory's `config/apis.yaml`, looked for only when running
    * from source; compiled binaries pass nothing, because desktop clients start them in any
    * folder, where a `config/apis.yaml` may belong to another project.
    */

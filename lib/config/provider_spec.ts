@@ -26,6 +26,20 @@ export interface Binding {
   description: string;
 }
 
+/**
+ * A provider setting that became a server setting: still read under its old key and variable
+ * when the provider is enabled, as a deprecated alias of the server key (lib/config/quota.ts).
+ */
+export interface MovedSetting {
+  /** The old key in the provider block (`max_projects_per_client`). */
+  key: string;
+  /** The old environment variable (`FRED_MAX_PROJECTS_PER_CLIENT`). */
+  env: string;
+  kind: ValueKind;
+  /** The server key it sets now (`quota_projects`). */
+  to: string;
+}
+
 /** Defaults for the common keys; `base_url` is required. */
 export type CommonDefaults = Partial<CommonSettings> & { base_url: string };
 
@@ -59,7 +73,9 @@ export interface ProviderSpec<S extends CommonSettings = CommonSettings> {
   flags: readonly Binding[];
   /** Keys whose values are secrets (masked in `config check`, logs and errors). */
   secrets: readonly string[];
-  /** Environment variable that replaces the built-in default timeout (seed 002's `DEFAULT_TIMEOUT`). */
+  /** Old keys and variables now read as server settings (deprecated aliases). */
+  moved: readonly MovedSetting[];
+  /** Environment variable that replaces the built-in default timeout (`DEFAULT_TIMEOUT`, docs/CONFIGURATION.md). */
   defaultTimeoutEnv: string;
   /** Host names (with port when not default) the provider connects to, for the allowlist check. */
   hosts(settings: S): string[];
@@ -112,6 +128,7 @@ export interface DefineProviderOptions<E extends z.ZodRawShape> {
   env?: readonly Binding[];
   flags?: readonly Binding[];
   secrets?: readonly string[];
+  moved?: readonly MovedSetting[];
   defaultTimeoutEnv?: string;
   hosts?: (settings: CommonSettings & z.output<z.ZodObject<E>>) => string[];
   /** Default: the host of the default `base_url`. */
@@ -150,6 +167,7 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
     env: options.env ?? [],
     flags: options.flags ?? [],
     secrets: options.secrets ?? [],
+    moved: options.moved ?? [],
     defaultTimeoutEnv: options.defaultTimeoutEnv ?? "DEFAULT_TIMEOUT",
     hosts: options.hosts ?? ((s: S) => [hostOf(s.base_url)]),
     allowNet: options.allowNet ?? [hostOf(c.base_url)],

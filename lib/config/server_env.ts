@@ -71,7 +71,31 @@ export const SERVER_ENV: readonly Binding[] = [
     name: "MCP_WRITES",
     key: "writes",
     kind: "string",
-    description: "on, off (read-only) or bounded (owned and capped per client)",
+    description: "on, off (read-only) or bounded (on with the smaller quota preset)",
+  },
+  {
+    name: "MCP_QUOTA_PROJECTS",
+    key: "quota_projects",
+    kind: "int",
+    description: "Most projects one HTTP client keeps",
+  },
+  {
+    name: "MCP_QUOTA_MB",
+    key: "quota_mb",
+    kind: "number",
+    description: "Most MiB of files one HTTP client keeps (projects and result files together)",
+  },
+  {
+    name: "MCP_QUOTA_JOBS",
+    key: "quota_jobs",
+    kind: "int",
+    description: "Most background jobs one HTTP client runs at once",
+  },
+  {
+    name: "MCP_QUOTA_JOB_RECORDS",
+    key: "quota_job_records",
+    kind: "int",
+    description: "Most job records kept for one HTTP client",
   },
   {
     name: "MCP_ALLOWED_ORIGINS",
@@ -256,12 +280,6 @@ export const SERVER_ENV: readonly Binding[] = [
     key: "export_max_mb",
     kind: "number",
     description: 'Most MiB of result files (output: "file")',
-  },
-  {
-    name: "OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT",
-    key: "export_max_mb_per_client",
-    kind: "number",
-    description: "Most MiB of result files one HTTP client may take",
   },
   {
     name: "OPENDATA_MCP_DATA_DIR",

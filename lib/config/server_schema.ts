@@ -4,6 +4,7 @@ import { z } from "zod";
 import { LOG_LEVELS } from "../log.ts";
 import { SERVER_NAME, VERSION } from "../version.ts";
 import type { ServerSettings } from "./server_settings.ts";
+import { QUOTA_BOUNDED, QUOTA_ON } from "./quota.ts";
 
 /**
  * The `server` block's defaults: what its schema fills in, and a start's server settings when
@@ -26,9 +27,10 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   public_url: null,
   structured_content: "on",
   writes: "on",
-  writes_max_projects: 3,
-  writes_max_mb: 16,
-  writes_max_jobs: 2,
+  quota_projects: QUOTA_ON.quota_projects,
+  quota_mb: QUOTA_ON.quota_mb,
+  quota_jobs: QUOTA_ON.quota_jobs,
+  quota_job_records: QUOTA_ON.quota_job_records,
   allowed_origins: [],
   allowed_hosts: [],
   cors_origins: [],
@@ -61,7 +63,6 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   log_format: "json",
   cache_max_mb: 64,
   export_max_mb: 1024,
-  export_max_mb_per_client: 100,
   data_dir: null,
   redis_url: null,
   redis_prefix: "opendata-mcp:",
@@ -119,16 +120,19 @@ function buildServerSchema() {
         "both blocks to their model (the text says everything; clients that render views keep it)",
     ),
     writes: z.enum(["on", "off", "bounded"]).default(SERVER_DEFAULTS.writes).describe(
-      "Files, projects and jobs: on, off (read-only), or bounded (owned and capped per client)",
+      "Files, projects and jobs: on, off (read-only), or bounded (on with the smaller quota preset)",
     ),
-    writes_max_projects: z.number().int().min(1).default(SERVER_DEFAULTS.writes_max_projects).describe(
-      "With writes: bounded, most projects one client keeps",
+    quota_projects: z.number().int().min(1).default(SERVER_DEFAULTS.quota_projects).describe(
+      `Most projects one HTTP client (principal, else address, IPv6 /64) keeps (bounded: ${QUOTA_BOUNDED.quota_projects})`,
     ),
-    writes_max_mb: z.number().positive().default(SERVER_DEFAULTS.writes_max_mb).describe(
-      "With writes: bounded, most MiB of files one client keeps",
+    quota_mb: z.number().positive().default(SERVER_DEFAULTS.quota_mb).describe(
+      `Most MiB of files one HTTP client keeps, projects and result files together (bounded: ${QUOTA_BOUNDED.quota_mb})`,
     ),
-    writes_max_jobs: z.number().int().min(1).default(SERVER_DEFAULTS.writes_max_jobs).describe(
-      "With writes: bounded, most background jobs one client runs at once",
+    quota_jobs: z.number().int().min(1).default(SERVER_DEFAULTS.quota_jobs).describe(
+      `Most background jobs one HTTP client runs at once on a replica (bounded: ${QUOTA_BOUNDED.quota_jobs})`,
+    ),
+    quota_job_records: z.number().int().min(1).default(SERVER_DEFAULTS.quota_job_records).describe(
+      `Most job records kept for one HTTP client, its oldest finished ones dropped first (bounded: ${QUOTA_BOUNDED.quota_job_records})`,
     ),
     allowed_origins: z.array(z.string()).default(SERVER_DEFAULTS.allowed_origins).describe(
       "Origins allowed to call over HTTP (requests without Origin are allowed)",
@@ -243,10 +247,6 @@ function buildServerSchema() {
     export_max_mb: z.number().positive().default(SERVER_DEFAULTS.export_max_mb).describe(
       'Most MiB the result files of output: "file" may take in the data folder (STORAGE_LIMIT past it)',
     ),
-    export_max_mb_per_client: z.number().positive().default(SERVER_DEFAULTS.export_max_mb_per_client)
-      .describe(
-        'Most MiB the output: "file" results of one HTTP client (address, IPv6 /64, or principal) may take',
-      ),
     data_dir: z.string().min(1).nullable().default(SERVER_DEFAULTS.data_dir).describe(
       "Folder for files the server writes (null = the per-user data folder)",
     ),

@@ -34,14 +34,16 @@ export interface ServerSettings {
    * render no views: on, or off for clients that give their model both blocks (the text says all).
    */
   structured_content: "on" | "off";
-  /** Whether callers may write (files, projects, jobs): on, off, or bounded per client. */
+  /** Whether callers may write (files, projects, jobs): on, off, or bounded (on, smaller quota). */
   writes: "on" | "off" | "bounded";
-  /** With `writes: bounded`: most projects one client keeps. */
-  writes_max_projects: number;
-  /** With `writes: bounded`: most MiB of files one client keeps. */
-  writes_max_mb: number;
-  /** With `writes: bounded`: most background jobs one client runs at once. */
-  writes_max_jobs: number;
+  /** Most projects one HTTP client keeps (the quota; lib/output/quota.ts). */
+  quota_projects: number;
+  /** Most MiB of files one HTTP client keeps, projects and result files together. */
+  quota_mb: number;
+  /** Most background jobs one HTTP client runs at once (on each replica). */
+  quota_jobs: number;
+  /** Most job records kept for one HTTP client; its oldest finished ones go first. */
+  quota_job_records: number;
   /** Origins allowed to call over HTTP (besides requests that send no Origin). */
   allowed_origins: string[];
   /** Host header values accepted; empty means loopback names when bound to loopback. */
@@ -111,8 +113,6 @@ export interface ServerSettings {
   cache_max_mb: number;
   /** Most MiB the result files of `output: "file"` may take, all callers together. */
   export_max_mb: number;
-  /** Most MiB of those one HTTP client's files may take. */
-  export_max_mb_per_client: number;
   /** Where providers write files; null means the per-user data folder. */
   data_dir: string | null;
   /** Redis (or Valkey) holding the state replicas share; null keeps everything in process. */

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { WritePolicy } from "../output/writes.ts";
+import type { QuotaLedger } from "../output/quota.ts";
 import type { Clock } from "../clock.ts";
 import type { HttpRuntime } from "../http/runtime.ts";
 import type { Logger } from "../log.ts";
@@ -38,10 +38,11 @@ export interface ProviderContext<S> {
   /** Where background jobs are shared with other replicas (Redis), when configured. */
   sharedJobs?: SharedJobsOptions;
   /**
-   * What callers may write (`server.writes`): hand it to the project storage and job manager a
-   * provider makes, which enforce it. Absent: on.
+   * The server's per-client quota and `server.writes`, one for the whole server: hand it to the
+   * project storage and job manager a provider makes, which ask it before every write and job.
+   * Absent: writes on, no quota.
    */
-  writes?: WritePolicy;
+  quota?: QuotaLedger;
 }
 
 /** Output limits every tool keeps. */

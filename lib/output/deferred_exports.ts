@@ -1,7 +1,8 @@
 // The result exports as the server starts with them: what a server instance needs to list the
 // exports' resource template and hand each call its `ResultFiles`, without loading the code that
 // writes and reads files (exports.ts, storage.ts, the row writers: about a seventh of the code a
-// start would load). That code loads when a file is first written, listed or read (issue 29).
+// start would load). That code loads when a file is first written, listed or read, or when the
+// quota counts a client's files.
 import type { McpExtra, ResourceTemplateDefinition } from "../mcp/protocol.ts";
 import type { ExportRequest, ResultExports, ResultExportsOptions, ResultFiles } from "./exports.ts";
 
@@ -39,6 +40,9 @@ export class DeferredExports implements ExportStore {
   ) {
     this.#options = options;
     this.#load = load;
+    // Files written by earlier runs count against their clients' quotas before anything loads
+    // the exports: a recount loads them, and their storage then counts itself.
+    options.quota?.addStorage({ bytesOf: () => 0, recount: async () => void (await this.#real()) });
   }
 
   /** The real store, made once (a failed load is tried again by the next use). */

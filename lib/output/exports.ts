@@ -1,7 +1,7 @@
 // Results written to a file instead of the answer (`output: "file"` on any provider's data tool):
 // uncut, below the data folder, owned by the caller, and readable over MCP as a resource, so a
 // remote client can fetch what does not fit into the character limit.
-import type { WritePolicy } from "./writes.ts";
+import type { QuotaLedger } from "./quota.ts";
 import type { Clock } from "../clock.ts";
 import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/protocol.ts";
 import { fileResourceTemplate, resourceLink } from "./resources.ts";
@@ -56,10 +56,8 @@ export interface ResultExportsOptions {
   clock: Clock;
   /** Most MiB all exports may take (default 1024). */
   maxMb?: number;
-  /** Most MiB one client's files may take (default: no per-client cap). */
-  maxMbPerClient?: number;
-  /** What callers may write (`server.writes`); default: on. */
-  writes?: WritePolicy;
+  /** The server's per-client quota and `server.writes` (default: writes on, no quota). */
+  quota?: QuotaLedger;
 }
 
 /** URI prefix of exported files: `opendata://files/<provider>/files/<name>`. */
@@ -84,18 +82,12 @@ export class ResultExports {
       uriPrefix: EXPORT_URI_PREFIX,
       settingName: "OPENDATA_MCP_DATA_DIR",
       maxBytes: Math.round((options.maxMb ?? 1024) * 1024 * 1024),
-      ...(options.maxMbPerClient === undefined
-        ? {}
-        : { maxBytesPerClient: Math.round(options.maxMbPerClient * 1024 * 1024) }),
       // One project per provider: only the bytes need a limit.
-      limitSettings: {
-        projects: "the number of providers",
-        bytes: "OPENDATA_MCP_EXPORT_MAX_MB",
-        bytesPerClient: "OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT",
-      },
-      // The folder per provider is the server's, not a project the caller made: with writes:
-      // bounded only the owner's bytes are capped here (writes_max_projects counts its projects).
-      ...(options.writes ? { writes: { ...options.writes, maxProjectsPerOwner: Infinity } } : {}),
+      limitSettings: { projects: "the number of providers", bytes: "OPENDATA_MCP_EXPORT_MAX_MB" },
+      // The folder per provider is the server's, not a project the caller made: the quota
+      // counts the caller's bytes here, not its projects.
+      callerProjects: false,
+      ...(options.quota ? { quota: options.quota } : {}),
     });
   }
 

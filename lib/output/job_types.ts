@@ -5,7 +5,7 @@ import { jsonTooDeepAt, MAX_JSON_DEPTH } from "../http/json_depth.ts";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import type { WritePolicy } from "./writes.ts";
+import type { QuotaLedger } from "./quota.ts";
 import { anyObject } from "./schema.ts";
 
 /**
@@ -280,22 +280,13 @@ export interface JobManagerOptions {
   logger?: Logger;
   /** Most finished jobs kept regardless of age, all clients together (default 1,000). */
   maxRetained?: number;
-  /** Most jobs one client runs at once on this replica (default: no cap); more get `JOB_LIMIT`. */
-  maxActivePerClient?: number;
-  /**
-   * Most job records kept for one client; past it that client's own oldest finished jobs are
-   * dropped first, so a client flooding jobs never pushes out another's (default: no cap).
-   */
-  maxRetainedPerClient?: number;
-  /** The settings named in the `JOB_LIMIT` hint. */
-  limitSettings?: { active?: string };
   /** Shares jobs with other replicas (Redis); default: this process only. */
   shared?: SharedJobsOptions;
   /**
-   * What callers may write (`server.writes`): off refuses every job; bounded caps the jobs one
-   * owner has running on this replica. Default: on.
+   * The server's per-client quota and `server.writes` (running jobs, job records kept; one
+   * ledger for every job manager and storage of the server). Default: writes on, no quota.
    */
-  writes?: WritePolicy;
+  quota?: QuotaLedger;
 }
 
 /** Options for {@linkcode JobManager.wait}. */

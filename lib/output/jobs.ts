@@ -1,5 +1,5 @@
-// Background jobs for requests too large to finish within one tool call (seed 003's "Async Job
-// Management"). A job outlives the call that started it, so it owns its AbortController: the
+// Background jobs for requests too large to finish within one tool call (FRED's large pulls,
+// docs/apis/fred.md). A job outlives the call that started it, so it owns its AbortController: the
 // call's signal is not used. Finished jobs are kept for the retention period and then dropped
 // on the next access, so no timer keeps the process alive.
 //
@@ -19,7 +19,7 @@ import { metrics } from "../metrics/mod.ts";
 import { ToolError } from "../errors.ts";
 import { stamp } from "./paths.ts";
 import { ownerHash } from "./owner_hash.ts";
-import { writesBounded, writesOff } from "./writes.ts";
+import { clientHash, QuotaLedger, UNLIMITED } from "./quota.ts";
 import type {
   JobHandle,
   JobManagerOptions,
@@ -68,11 +68,6 @@ interface Job extends JobRecord {
 /** Takeovers after which a job is failed rather than resumed again (it may be what kills replicas). */
 const MAX_TAKEOVERS = 3;
 
-/** The hash a client is counted under (never the raw address or principal). */
-function clientHash(client: string): string {
-  return ownerHash(`client:${client}`);
-}
-
 /** The key jobs are owned under: the owner's hash, "" for stdio. */
 function ownerKey(owner: string | undefined): string {
   return owner === undefined ? "" : ownerHash(owner);
@@ -90,9 +85,21 @@ export class JobManager {
   #stopScan: (() => void) | undefined;
   #unsubscribe: Promise<() => void> | undefined;
   #closed = false;
+  #quota: QuotaLedger;
 
   constructor(options: JobManagerOptions) {
     this.#o = options;
+    this.#quota = options.quota ?? new QuotaLedger({ writes: "on", limits: UNLIMITED });
+    // Jobs of this replica: with shared jobs each replica counts the jobs it runs.
+    this.#quota.addJobs({
+      runningOf: (client) => {
+        let running = 0;
+        for (const job of this.#jobs.values()) {
+          if (job.client === client && !FINISHED.has(job.status)) running++;
+        }
+        return running;
+      },
+    });
     metrics?.trackJobs(this);
     const shared = options.shared;
     if (shared) {
@@ -117,34 +124,16 @@ export class JobManager {
   }
 
   /**
-   * Throws `JOB_LIMIT` when `client` already runs its most jobs at once, and what `writes`
-   * refuses `owner` (off, or bounded and at its running jobs): call it before reserving what the
-   * job would use, so a refused caller leaves nothing reserved. Undefined (stdio) is never capped.
+   * Throws what the quota refuses `client` (writes off, or its most jobs running): call it
+   * before reserving what the job would use, so a refused caller leaves nothing reserved.
+   * Undefined (stdio) is never capped.
    */
-  checkCapacity(client: string | undefined, owner?: string): void {
-    this.#checkWritePolicy(owner);
-    const max = this.#o.maxActivePerClient;
-    if (client === undefined || max === undefined) return;
-    const key = clientHash(client);
-    let running = 0;
-    for (const job of this.#jobs.values()) if (job.client === key && !FINISHED.has(job.status)) running++;
-    if (running < max) return;
-    const setting = this.#o.limitSettings?.active ?? "the per-client job limit";
-    throw new ToolError(
-      "JOB_LIMIT",
-      `Your client runs ${running} background jobs, the most one client may run at once (${max}); no job was started`,
-      {
-        retryable: true,
-        retryAfterS: 30,
-        hint:
-          `Wait for one to finish (follow it with the job status tool, or list yours with the job list tool and status "running"), cancel one you no longer need, or ask the operator to raise ${setting}`,
-      },
-    );
+  checkCapacity(client: string | undefined): void {
+    this.#quota.checkJobs(client === undefined ? undefined : clientHash(client));
   }
 
   /** Starts a job and returns its `accepted` view at once; the work begins on the next tick. */
   start(options: StartJobOptions): JobView {
-    this.#checkWritePolicy(options.owner);
     this.checkCapacity(options.client);
     this.#sweep();
     const now = this.#o.clock.now();
@@ -178,8 +167,8 @@ export class JobManager {
 
   /** Drops `client`'s oldest finished jobs beyond its share of records (this replica's). */
   #trimClient(client: string): void {
-    const max = this.#o.maxRetainedPerClient;
-    if (max === undefined) return;
+    const max = this.#quota.limits.jobRecords;
+    if (max === Infinity) return;
     const mine = [...this.#jobs.values()].filter((j) => j.client === client);
     if (mine.length <= max) return;
     const finished = mine.filter((j) => j.finishedAt !== undefined).sort((a, b) =>
@@ -191,22 +180,6 @@ export class JobManager {
         job_id: job.id,
         max_records_per_client: max,
       });
-    }
-  }
-
-  /** Refuses a job `writes` does not allow the caller: jobs write their result to a file. */
-  #checkWritePolicy(owner: string | undefined): void {
-    const policy = this.#o.writes;
-    if (!policy || policy.mode === "on") return;
-    if (policy.mode === "off") throw writesOff("start background jobs (they write their results to files)");
-    if (owner === undefined) return;
-    const key = ownerKey(owner);
-    let running = 0;
-    for (const job of this.#jobs.values()) {
-      if (job.owner === key && (job.status === "accepted" || job.status === "processing")) running++;
-    }
-    if (running >= policy.maxJobsPerOwner) {
-      throw writesBounded(`you have ${running} jobs running`, `${policy.maxJobsPerOwner} running jobs`);
     }
   }
 

@@ -1,4 +1,4 @@
-// Project-based file storage under one root folder (seed 003's FRED_STORAGE_DIR layout):
+// Project-based file storage under one root folder (FRED_STORAGE_DIR's layout, docs/apis/fred.md):
 //
 //   {root}/{project}/{subdir}/{file}   and   {root}/{project}/.project.json
 //
@@ -14,7 +14,9 @@
 // Limits: at most `maxProjects` projects (all owners together) and `maxBytes` stored. Stored bytes
 // are counted as the disk uses them: every file and folder takes at least one 4 KiB block, so
 // many tiny files cannot exhaust inodes under the byte limit. Files being written count as they
-// grow; a write that would pass the limit fails with `STORAGE_LIMIT`.
+// grow; a write that would pass the limit fails with `STORAGE_LIMIT`. What one client may keep
+// is the server's quota (quota.ts): the storage tells the ledger what each client holds here and
+// asks it before a new project, a new file and every chunk written (`QUOTA_EXCEEDED`).
 //
 // Longer than the 500 lines the house keeps to, on purpose: ProjectStorage is one class whose
 // reservations, byte and project counts and owner views share private state (one serial chain per
@@ -23,7 +25,7 @@
 import * as nodePath from "node:path";
 import { ToolError } from "../errors.ts";
 import { checkFilename, checkProjectName, checkRelativePath } from "./paths.ts";
-import { writesBounded, writesOff } from "./writes.ts";
+import { QuotaLedger, UNLIMITED } from "./quota.ts";
 import { ownerHash } from "./owner_hash.ts";
 import type {
   FileInfo,
@@ -83,9 +85,10 @@ interface Shared {
   inflightClient: Map<string, string>;
   views: Map<string, ProjectStorage>;
   rootView: ProjectStorage;
+  quota: QuotaLedger;
 }
 
-/** Rounds bytes to MB with three decimals (seed 003 reports sizes in MB). */
+/** Rounds bytes to MB with three decimals (the project tools report sizes in MB). */
 export function toMb(bytes: number): number {
   return Math.round((bytes / 1_048_576) * 1000) / 1000;
 }
@@ -107,6 +110,7 @@ export class ProjectStorage {
   #client: string | undefined;
   /** Where this owner's projects live. */
   #base: string;
+  #quota: QuotaLedger;
 
   /** A storage; `view` is internal (see {@linkcode ProjectStorage.forOwner}). */
   constructor(options: ProjectStorageOptions, view?: { shared: Shared; owner: string; client?: string }) {
@@ -123,10 +127,21 @@ export class ProjectStorage {
       inflightClient: new Map(),
       views: new Map(),
       rootView: this,
+      quota: options.quota ?? new QuotaLedger({ writes: "on", limits: UNLIMITED }),
     };
     this.#owner = view?.owner;
     this.#client = view?.client;
     this.#base = this.#owner === undefined ? this.#root : nodePath.join(this.#root, OWNERS, this.#owner);
+    this.#quota = this.#s.quota;
+    if (view === undefined) {
+      this.#quota.addStorage({
+        bytesOf: (client) => (this.#s.committedBy.get(client) ?? 0) + this.#inflightBytes(client),
+        recount: () => this.#recount(),
+        ...(options.callerProjects === false
+          ? {}
+          : { projectsOf: (client: string) => this.#countClientProjects(client) }),
+      });
+    }
   }
 
   /**
@@ -216,7 +231,8 @@ export class ProjectStorage {
         await this.#confine(realRoot, dir);
         await this.#checkOwner(dir, project, field);
       } else {
-        await this.#checkWritePolicy("project");
+        if (this.#o.callerProjects === false) this.#quota.checkWrites("create projects");
+        else await this.#quota.checkProject(this.#client);
         await this.#checkProjectLimit();
       }
       await this.#fs("create", dir, () => Deno.mkdir(dir, { recursive: true }));
@@ -250,7 +266,8 @@ export class ProjectStorage {
   /**
    * Claims a new file in `project/subdir`. `filename` is the caller's name (checked, extension
    * added) or the server's own; a taken name gets `_1`, `_2`, ... so nothing is overwritten.
-   * Refused with `STORAGE_LIMIT` when the storage is full already.
+   * Refused with `STORAGE_LIMIT` when the storage is full already, `QUOTA_EXCEEDED` when the
+   * caller's quota is.
    */
   async reserve(
     project: string,
@@ -261,17 +278,16 @@ export class ProjectStorage {
   ): Promise<ReservedFile> {
     if (!this.#o.subdirs.includes(subdir)) throw new Error(`Unknown project folder "${subdir}"`);
     const base = checkFilename(filename, format, field);
-    if (this.#o.writes?.mode === "off") throw writesOff("write files");
+    this.#quota.checkWrites("write files");
     const { path: projectDir } = await this.ensureProject(project);
     const dir = nodePath.join(projectDir, subdir);
     return await this.#serial(async () => {
       await this.#confine(await this.#ensureRoot(), dir);
-      await this.#checkWritePolicy("file");
-      if (this.#o.maxBytes !== undefined || this.#perClientBytes() !== undefined) {
-        // Counted afresh for every file: the user may have deleted files meanwhile.
-        await this.#recount();
-        this.#checkBytes(0);
-      }
+      // Counted afresh for every file: the user may have deleted files meanwhile. The quota
+      // counts the client's files in every storage of the server, so they are all recounted.
+      if (this.#quotaApplies()) await this.#quota.recount();
+      else if (this.#o.maxBytes !== undefined) await this.#recount();
+      this.#checkBytes(0);
       const ext = nodePath.extname(base);
       const stem = base.slice(0, base.length - ext.length);
       for (let n = 0;; n++) {
@@ -468,9 +484,9 @@ export class ProjectStorage {
     return sum;
   }
 
-  /** The per-client byte limit that applies to this view, if any. */
-  #perClientBytes(): number | undefined {
-    return this.#client === undefined ? undefined : this.#o.maxBytesPerClient;
+  /** Whether this view's writes count against a client's byte quota (over HTTP, with one set). */
+  #quotaApplies(): boolean {
+    return this.#client !== undefined && this.#quota.limits.bytes !== Infinity;
   }
 
   async #recount(): Promise<void> {
@@ -481,31 +497,13 @@ export class ProjectStorage {
 
   #charge(tempPath: string, bytes: number): void {
     const before = this.#s.inflight.get(tempPath) ?? 0;
-    if (this.#o.maxBytes !== undefined || this.#perClientBytes() !== undefined) {
-      this.#checkBytes(blocks(before + bytes) - blocks(before));
-    }
-    if (this.#bounded()) this.#checkOwnBytes(blocks(before + bytes) - blocks(before));
+    this.#checkBytes(blocks(before + bytes) - blocks(before));
     this.#s.inflight.set(tempPath, before + bytes);
   }
 
+  /** Refuses `more` bytes past the caller's quota or the storage's own limit. */
   #checkBytes(more: number): void {
-    const mine = this.#perClientBytes();
-    if (mine !== undefined) {
-      const used = (this.#s.committedBy.get(this.#client!) ?? 0) + this.#inflightBytes(this.#client);
-      if (!(used + more <= mine && (more > 0 || used < mine))) {
-        const setting = this.#o.limitSettings?.bytesPerClient ?? "the per-client storage limit";
-        throw new ToolError(
-          "STORAGE_LIMIT",
-          `Your share of the storage is full: your files take ${toMb(used)} MB of the ${
-            toMb(mine)
-          } MB one client may store`,
-          {
-            hint:
-              `List your projects and files (the project list and project files tools) and ask the server's operator to remove those you no longer need, or to raise ${setting}; other clients' shares are not used for yours`,
-          },
-        );
-      }
-    }
+    this.#quota.checkBytes(this.#client, more);
     const max = this.#o.maxBytes;
     if (max === undefined) return;
     const used = this.#s.committed + this.#inflightBytes();
@@ -521,57 +519,7 @@ export class ProjectStorage {
     );
   }
 
-  /** Whether this owner's writes are capped (`writes: bounded`, over HTTP). */
-  #bounded(): boolean {
-    return this.#o.writes?.mode === "bounded" && this.#owner !== undefined;
-  }
-
-  /** Bytes this owner stored, counted when a file was last claimed. */
-  #ownCommitted = 0;
-
-  /** Refuses a new project or file that `writes` does not allow this owner. */
-  async #checkWritePolicy(what: "project" | "file"): Promise<void> {
-    const policy = this.#o.writes;
-    if (!policy || policy.mode === "on") return;
-    if (policy.mode === "off") throw writesOff(what === "project" ? "create projects" : "write files");
-    if (!this.#bounded()) return;
-    if (what === "project") {
-      const own = (await dirNames(this.#base, PROJECT_DIR)).length;
-      if (own >= policy.maxProjectsPerOwner) {
-        throw writesBounded(`you keep ${own} projects`, `${policy.maxProjectsPerOwner} projects`);
-      }
-      return;
-    }
-    this.#ownCommitted = await this.#countUnder(this.#base);
-    this.#checkOwnBytes(0);
-  }
-
-  #checkOwnBytes(more: number): void {
-    const max = this.#o.writes!.maxBytesPerOwner;
-    let used = this.#ownCommitted;
-    for (const [path, bytes] of this.#s.inflight) {
-      if (path.startsWith(this.#base + nodePath.sep)) used += blocks(bytes);
-    }
-    if (used + more <= max && (more > 0 || used < max)) return;
-    throw writesBounded(`your files take ${toMb(used)} MB`, `${toMb(max)} MB`);
-  }
-
   async #checkProjectLimit(): Promise<void> {
-    const mine = this.#client === undefined ? undefined : this.#o.maxProjectsPerClient;
-    if (mine !== undefined) {
-      const held = await this.#countClientProjects(this.#client!);
-      if (held >= mine) {
-        const setting = this.#o.limitSettings?.projectsPerClient ?? "the per-client project limit";
-        throw new ToolError(
-          "STORAGE_LIMIT",
-          `Your client holds ${held} projects, the most one client may (${mine}); no new project was created`,
-          {
-            hint:
-              `Save into one of your existing projects (list them with the project list tool; every session of your client counts together), or ask the server's operator to raise ${setting}`,
-          },
-        );
-      }
-    }
     const max = this.#o.maxProjects;
     if (max === undefined) return;
     const count = await this.#countProjects();
@@ -605,11 +553,6 @@ export class ProjectStorage {
     return count;
   }
 
-  /** Everything on disk under `top`, in 4 KiB blocks, except files being written now. */
-  async #countUnder(top: string): Promise<number> {
-    return (await this.#countStored(top)).total;
-  }
-
   /** Projects (of every owner) whose `.project.json` names client hash `client`. */
   async #countClientProjects(client: string): Promise<number> {
     const owners = nodePath.join(this.#root, OWNERS);
@@ -625,18 +568,16 @@ export class ProjectStorage {
   }
 
   /**
-   * Everything on disk under `top` (default: the root), in 4 KiB blocks, except files being written now; and the
-   * same by the client hash each owner's project names ("" for none).
+   * Everything on disk under the root, in 4 KiB blocks, except files being written now; and the
+   * same by the client hash each owner's project names.
    */
-  async #countStored(top: string = this.#root): Promise<{ total: number; byClient: Map<string, number> }> {
+  async #countStored(): Promise<{ total: number; byClient: Map<string, number> }> {
     let total = 0;
     const byClient = new Map<string, number>();
     const owners = nodePath.join(this.#root, OWNERS);
-    // What each owner's project folder holds is counted against the client its meta names (only
-    // for a count of the whole root: one owner's count, for writes: bounded, uses the total alone
-    // and need not read every owner's .project.json).
+    // What each owner's project folder holds is counted against the client its meta names.
     const projectClient = new Map<string, string>();
-    for (const owner of top === this.#root ? await subdirs(owners, /^[0-9a-f]{32}$/) : []) {
+    for (const owner of await subdirs(owners, /^[0-9a-f]{32}$/)) {
       const base = nodePath.join(owners, owner);
       for (const project of await subdirs(base, PROJECT_DIR)) {
         const meta = await readMeta(nodePath.join(base, project, META), project).catch(() => undefined);
@@ -672,7 +613,7 @@ export class ProjectStorage {
         }
       }
     };
-    await visit(top, 0);
+    await visit(this.#root, 0);
     return { total, byClient };
   }
 
@@ -802,16 +743,6 @@ function noProject(project: string, field: string): ToolError {
 }
 
 const PROJECT_DIR = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
-/** The folders in `path` whose names match `pattern` (none when it does not exist). */
-async function dirNames(path: string, pattern: RegExp): Promise<string[]> {
-  try {
-    const entries = await Array.fromAsync(Deno.readDir(path));
-    return entries.filter((e) => e.isDirectory && pattern.test(e.name)).map((e) => e.name);
-  } catch {
-    return [];
-  }
-}
 
 async function readMeta(path: string, project: string): Promise<ProjectMeta> {
   let text: string;

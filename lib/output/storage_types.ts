@@ -1,7 +1,7 @@
 // The shapes of project storage (storage.ts): its options, file and project records, listings
 // and reserved files.
 import type { Clock } from "../clock.ts";
-import type { WritePolicy } from "./writes.ts";
+import type { QuotaLedger } from "./quota.ts";
 
 /** Options for {@linkcode ProjectStorage}. */
 export interface ProjectStorageOptions {
@@ -18,20 +18,18 @@ export interface ProjectStorageOptions {
   maxProjects?: number;
   /** Most bytes stored under the root, counted in 4 KiB blocks (default: no limit). */
   maxBytes?: number;
-  /**
-   * Most projects one client holds, all its sessions together (default: no limit). A client is
-   * what `ToolCallContext.client` names (an address, IPv6 by prefix, or a principal).
-   */
-  maxProjectsPerClient?: number;
-  /** Most bytes one client stores, counted like `maxBytes` (default: no limit). */
-  maxBytesPerClient?: number;
   /** The settings that raise the limits, named in error hints. */
-  limitSettings?: { projects: string; bytes: string; projectsPerClient?: string; bytesPerClient?: string };
+  limitSettings?: { projects: string; bytes: string };
   /**
-   * What callers may write (`server.writes`): off refuses every new project and file; bounded
-   * caps each owner's projects and bytes. Default: on. Stdio (no owner) is never bounded.
+   * The server's per-client quota and `server.writes` (one ledger for every storage and job
+   * manager of the server). Default: writes on, no quota.
    */
-  writes?: WritePolicy;
+  quota?: QuotaLedger;
+  /**
+   * Whether the project folders are the callers' own projects, counted against the quota's
+   * projects (default true); false for folders the server makes (one per provider for exports).
+   */
+  callerProjects?: boolean;
 }
 
 /** One file's entry in `.project.json`. */

@@ -3,6 +3,7 @@ import { FakeClock } from "../../lib/clock.ts";
 import { ToolError } from "../../lib/errors.ts";
 import type { McpExtra } from "../../lib/mcp/provider.ts";
 import { ResultExports } from "../../lib/output/exports.ts";
+import { QuotaLedger, UNLIMITED } from "../../lib/output/quota.ts";
 
 Deno.test("ResultExports writes rows and documents uncut, per caller, and serves them as resources", async () => {
   const dataDir = Deno.makeTempDirSync({ prefix: "opendata-mcp-exports-" });
@@ -110,11 +111,15 @@ Deno.test("ResultExports refuses a file past OPENDATA_MCP_EXPORT_MAX_MB with STO
   }
 });
 
-Deno.test("ResultExports holds export_max_mb_per_client per client, its sessions together; another client still writes", async () => {
+Deno.test("ResultExports holds the byte quota per client, its sessions together; another client still writes", async () => {
   const dataDir = Deno.makeTempDirSync({ prefix: "opendata-mcp-exports-" });
   try {
     // 0.1 MiB: the project folders and a few files of 20 KB, then the share is full.
-    const exports = new ResultExports({ dataDir, clock: new FakeClock(), maxMbPerClient: 0.1 });
+    const quota = new QuotaLedger({
+      writes: "on",
+      limits: { ...UNLIMITED, bytes: Math.round(0.1 * 1_048_576) },
+    });
+    const exports = new ResultExports({ dataDir, clock: new FakeClock(), quota });
     const text = "x".repeat(20_000);
     const hog = [
       exports.forCaller("worldbank", "session:h1", "ip:203.0.113.9"),
@@ -130,9 +135,9 @@ Deno.test("ResultExports holds export_max_mb_per_client per client, its sessions
     }
     assert.ok(refused instanceof ToolError, "the client's share ends");
     const payload = refused.toPayload() as unknown as Record<string, unknown>;
-    assert.equal(payload["error_type"], "STORAGE_LIMIT");
-    assert.match(String(payload["message"]), /^Your share of the storage is full/);
-    assert.match(String(payload["hint"]), /OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT/);
+    assert.equal(payload["error_type"], "QUOTA_EXCEEDED");
+    assert.match(String(payload["message"]), /^Your quota on this server is full: your client's files take/);
+    assert.match(String(payload["hint"]), /MCP_QUOTA_MB/);
     const other = exports.forCaller("worldbank", "session:v", "ip:198.51.100.1");
     const kept = await other.save({ name: "mine", format: "md", text, description: "the victim's" });
     assert.equal(Deno.readTextFileSync(kept.path).length, 20_000, "another client still writes");

@@ -1,23 +1,26 @@
-// Per-client shares of the job manager: running jobs and kept records.
+// The job manager's part of the per-client quota: running jobs and kept records.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { ToolError } from "../../lib/errors.ts";
 import { JobManager } from "../../lib/output/jobs.ts";
+import { QuotaLedger, UNLIMITED } from "../../lib/output/quota.ts";
 
 function manager(clock = new FakeClock(Date.UTC(2026, 0, 1))): JobManager {
   return new JobManager({
     clock,
     retentionMs: 24 * 3_600_000,
     idPrefix: "t-job",
-    maxActivePerClient: 2,
-    maxRetainedPerClient: 3,
-    limitSettings: { active: "T_MAX_JOBS_PER_CLIENT" },
+    quota: new QuotaLedger({
+      writes: "on",
+      limits: { ...UNLIMITED, jobs: 2, jobRecords: 3 },
+      settings: { projects: "T_QUOTA_PROJECTS", bytes: "T_QUOTA_MB", jobs: "T_QUOTA_JOBS" },
+    }),
   });
 }
 
 const quick = { kind: "quick", request: {}, run: () => Promise.resolve({ result: {} }) };
 
-Deno.test("JobManager.start() refuses a client's job past max_jobs_per_client with JOB_LIMIT; other clients and stdio start theirs", async () => {
+Deno.test("JobManager.start() refuses a client's job past quota_jobs with QUOTA_EXCEEDED; other clients and stdio start theirs", async () => {
   const jobs = manager();
   const release = Promise.withResolvers<void>();
   const slow = { kind: "slow", request: {}, run: async () => (await release.promise, { result: {} }) };
@@ -32,13 +35,13 @@ Deno.test("JobManager.start() refuses a client's job past max_jobs_per_client wi
   })();
   assert.ok(refused instanceof ToolError);
   const payload = refused.toPayload();
-  assert.equal(payload.error_type, "JOB_LIMIT");
-  assert.equal(payload.retryable, true);
+  assert.equal(payload.error_type, "QUOTA_EXCEEDED");
+  assert.equal(payload.retryable, false);
   assert.match(
     payload.message,
-    /Your client runs 2 background jobs, the most one client may run at once \(2\)/,
+    /your client runs 2 background jobs, the most one client may run at once \(2\)/,
   );
-  assert.match(String(payload.hint), /T_MAX_JOBS_PER_CLIENT/);
+  assert.match(String(payload.hint), /T_QUOTA_JOBS/);
   assert.doesNotThrow(() => jobs.checkCapacity("ip:198.51.100.1"));
   jobs.start({ ...slow, owner: "session:b", client: "ip:198.51.100.1" });
   jobs.start({ ...slow });
@@ -48,7 +51,7 @@ Deno.test("JobManager.start() refuses a client's job past max_jobs_per_client wi
   await jobs.close();
 });
 
-Deno.test("JobManager keeps max_job_records_per_client records per client, dropping that client's own oldest finished first", async () => {
+Deno.test("JobManager keeps quota_job_records records per client, dropping that client's own oldest finished first", async () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const jobs = manager(clock);
   const victim = jobs.start({ ...quick, owner: "session:v", client: "ip:198.51.100.1" });

@@ -1,5 +1,5 @@
 // Fair share across replicas: two real server processes with one real redis-server and one
-// shared data folder. A client's project share and its per-client request budget (IPv6 by /64)
+// shared data folder. A client's project quota and its per-client request budget (IPv6 by /64)
 // hold across both replicas; another client keeps its own.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../harness/spawn_http.ts";
@@ -20,7 +20,7 @@ async function connect(server: HttpServerProcess, address: string): Promise<Clie
   return client;
 }
 
-Deno.test("replicas on one Redis hold one client's project share and its /64 request budget across both; another client keeps its own", async (t) => {
+Deno.test("replicas on one Redis hold one client's project quota and its /64 request budget across both; another client keeps its own", async (t) => {
   await using redis = await startRedis();
   await using fake = startFakeFred();
   const home = scratchHome(fredConfig(fake.origin));
@@ -33,7 +33,7 @@ Deno.test("replicas on one Redis hold one client's project share and its /64 req
       MCP_TRUST_PROXY: "true",
       RATE_LIMIT_ENABLED: "true",
       RATE_LIMIT_PER_MINUTE: "20",
-      FRED_MAX_PROJECTS_PER_CLIENT: "2",
+      MCP_QUOTA_PROJECTS: "2",
     },
   };
   const [a, b] = await Promise.all([startHttpServer(options), startHttpServer(options)]);
@@ -49,7 +49,7 @@ Deno.test("replicas on one Redis hold one client's project share and its /64 req
     c.callTool({ name: "fred_project_create", arguments: { project_name: name } });
   try {
     await t.step(
-      "projects: the hog's share is counted across replicas; the victim creates its own",
+      "projects: the hog's quota is counted across replicas; the victim creates its own",
       async () => {
         const hogA = await open(a, "203.0.113.5");
         const hogB = await open(b, "203.0.113.5");
@@ -57,10 +57,10 @@ Deno.test("replicas on one Redis hold one client's project share and its /64 req
         ok(await create(hogA, "hog-one"));
         ok(await create(hogB, "hog-two"));
         const e = errorOf(await create(hogA, "hog-three"));
-        assert.equal(e["error_type"], "STORAGE_LIMIT");
+        assert.equal(e["error_type"], "QUOTA_EXCEEDED");
         assert.equal(
           e["message"],
-          "Your client holds 2 projects, the most one client may (2); no new project was created",
+          "Your quota on this server is full: your client keeps 2 projects, the most one client may (2); no new project was created",
         );
         ok(await create(victimB, "victim-one"));
         const listed = ok(await victimB.callTool({ name: "fred_project_list", arguments: {} }));

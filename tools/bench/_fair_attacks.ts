@@ -296,7 +296,7 @@ async function quotaExhaustion(report: string[]): Promise<void> {
       );
       // Bytes: 9,000-row files (about 230 KB each) until refused.
       const files: string[] = [];
-      for (let i = 0; i < 400 && files.at(-1) !== "STORAGE_LIMIT"; i++) {
+      for (let i = 0; i < 400 && files.at(-1) !== "QUOTA_EXCEEDED" && files.at(-1) !== "STORAGE_LIMIT"; i++) {
         files.push(
           await outcome(hog[0]!, "fred_series", {
             operation: "get_observations",

@@ -6,7 +6,7 @@ import type { CommonSettings } from "../../config/provider_spec.ts";
 import { FILE_FORMATS, OUTPUT_MODES } from "../../output/modes.ts";
 import type { FredSettings, Same } from "./settings.ts";
 
-/** Environment variables of seed 003 (and a few of this server's own), with the keys they set. */
+/** FRED's environment variables (docs/apis/fred.md), with the keys they set. */
 const ENV: readonly Binding[] = [
   {
     name: "FRED_API_KEY",
@@ -108,30 +108,6 @@ const ENV: readonly Binding[] = [
     description: "Most projects in the storage folder (all users together)",
   },
   {
-    name: "FRED_MAX_PROJECTS_PER_CLIENT",
-    key: "max_projects_per_client",
-    kind: "int",
-    description: "Most projects one HTTP client holds (its sessions together)",
-  },
-  {
-    name: "FRED_MAX_STORAGE_MB_PER_CLIENT",
-    key: "max_storage_mb_per_client",
-    kind: "number",
-    description: "Most MiB one HTTP client stores",
-  },
-  {
-    name: "FRED_MAX_JOBS_PER_CLIENT",
-    key: "max_jobs_per_client",
-    kind: "int",
-    description: "Most background jobs one HTTP client runs at once",
-  },
-  {
-    name: "FRED_MAX_JOB_RECORDS_PER_CLIENT",
-    key: "max_job_records_per_client",
-    kind: "int",
-    description: "Most job records kept for one HTTP client (its oldest finished ones go first)",
-  },
-  {
     name: "FRED_MAX_STORAGE_MB",
     key: "max_storage_mb",
     kind: "number",
@@ -175,7 +151,7 @@ const ENV: readonly Binding[] = [
   },
 ];
 
-/** The FRED-specific config keys (seed 003's variables), each with its default. */
+/** The FRED-specific config keys, each with its default. */
 const FRED_EXTRA = () => ({
   api_key: z.string().default("").describe(
     "FRED API key (secret); get one free at https://fredaccount.stlouisfed.org/apikeys",
@@ -187,7 +163,7 @@ const FRED_EXTRA = () => ({
     "Longest single wait in seconds before a retry after HTTP 429; jobs wait this long before retrying a page",
   ),
   storage_dir: z.string().default("").describe(
-    "Folder for project files; empty means <per-user data folder>/fred (seed 003 used ./fred-data)",
+    "Folder for project files; empty means <per-user data folder>/fred, never the working directory",
   ),
   project_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/).default("default").describe(
     "Project used when a call names none",
@@ -233,18 +209,6 @@ const FRED_EXTRA = () => ({
   max_projects: z.number().int().min(1).default(100).describe(
     "Most projects in the storage folder, all users together",
   ),
-  max_projects_per_client: z.number().int().min(1).default(10).describe(
-    "Most projects one HTTP client (address, IPv6 /64, or principal) holds, its sessions together",
-  ),
-  max_storage_mb_per_client: z.number().positive().default(100).describe(
-    "Most MiB one HTTP client stores (projects and job files), its sessions together",
-  ),
-  max_jobs_per_client: z.number().int().min(1).default(4).describe(
-    "Most background jobs one HTTP client runs at once; more are refused with JOB_LIMIT",
-  ),
-  max_job_records_per_client: z.number().int().min(1).default(100).describe(
-    "Most job records kept for one HTTP client; past it its own oldest finished jobs are dropped",
-  ),
   max_storage_mb: z.number().positive().default(1024).describe(
     "Most MiB stored in the storage folder (each file and folder counts at least 4 KiB)",
   ),
@@ -257,7 +221,7 @@ const FRED_EXTRA = () => ({
 const _checked: Same<FredSettings, CommonSettings & z.output<z.ZodObject<ReturnType<typeof FRED_EXTRA>>>> =
   true;
 
-/** The FRED provider's spec: seed 003's variables, defaults and the API host. */
+/** The FRED provider's spec: its variables, defaults and the API host. */
 export const fredSpec = defineProvider({
   id: "fred",
   title: "FRED",
@@ -289,6 +253,29 @@ export const fredSpec = defineProvider({
     { name: "fred-output-mode", key: "output_mode", kind: "string", description: "auto, screen or file" },
   ],
   secrets: ["api_key"],
+  // The per-client limits are the server's one quota now (lib/config/quota.ts); the old names
+  // are read as deprecated aliases.
+  moved: [
+    {
+      key: "max_projects_per_client",
+      env: "FRED_MAX_PROJECTS_PER_CLIENT",
+      kind: "int",
+      to: "quota_projects",
+    },
+    {
+      key: "max_storage_mb_per_client",
+      env: "FRED_MAX_STORAGE_MB_PER_CLIENT",
+      kind: "number",
+      to: "quota_mb",
+    },
+    { key: "max_jobs_per_client", env: "FRED_MAX_JOBS_PER_CLIENT", kind: "int", to: "quota_jobs" },
+    {
+      key: "max_job_records_per_client",
+      env: "FRED_MAX_JOB_RECORDS_PER_CLIENT",
+      kind: "int",
+      to: "quota_job_records",
+    },
+  ],
   // FRED_API_KEY is set on most starts: any string is a key to its schema too (its format is a
   // warning of `check`, never an error).
   plain: { api_key: (v) => typeof v === "string" },

@@ -11,8 +11,8 @@ import { seriesSearch } from "./search.ts";
 import { dataTools, FRED_TOOLSETS, jobTools, projectTools } from "./tools.ts";
 
 /**
- * The storage root: FRED_STORAGE_DIR when set, else `<per-user data folder>/fred`. Seed 003
- * defaults to `./fred-data`, but a desktop client may start the server in any folder, even `/`.
+ * The storage root: FRED_STORAGE_DIR when set, else `<per-user data folder>/fred`, not
+ * `./fred-data` in the working directory: a desktop client may start the server in any folder, even `/`.
  */
 export function storageRoot(settings: FredSettings, dataDir: string): string {
   return settings.storage_dir !== "" ? settings.storage_dir : nodePath.join(dataDir, "fred");
@@ -37,26 +37,16 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
     settingName: "FRED_STORAGE_DIR",
     maxProjects: settings.max_projects,
     maxBytes: Math.round(settings.max_storage_mb * 1_048_576),
-    maxProjectsPerClient: settings.max_projects_per_client,
-    maxBytesPerClient: Math.round(settings.max_storage_mb_per_client * 1_048_576),
-    limitSettings: {
-      projects: "FRED_MAX_PROJECTS",
-      bytes: "FRED_MAX_STORAGE_MB",
-      projectsPerClient: "FRED_MAX_PROJECTS_PER_CLIENT",
-      bytesPerClient: "FRED_MAX_STORAGE_MB_PER_CLIENT",
-    },
-    ...(context.writes ? { writes: context.writes } : {}),
+    limitSettings: { projects: "FRED_MAX_PROJECTS", bytes: "FRED_MAX_STORAGE_MB" },
+    ...(context.quota ? { quota: context.quota } : {}),
   });
   const jobs = new JobManager({
     clock,
     retentionMs: settings.job_retention_hours * 3_600_000,
     idPrefix: "fred-job",
     logger,
-    maxActivePerClient: settings.max_jobs_per_client,
-    maxRetainedPerClient: settings.max_job_records_per_client,
-    limitSettings: { active: "FRED_MAX_JOBS_PER_CLIENT" },
     ...(context.sharedJobs ? { shared: context.sharedJobs } : {}),
-    ...(context.writes ? { writes: context.writes } : {}),
+    ...(context.quota ? { quota: context.quota } : {}),
   });
   const deps = { settings, client, storage, jobs, clock, logger };
   registerResumers(deps);

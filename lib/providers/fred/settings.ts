@@ -16,7 +16,7 @@ export interface FredSettings extends CommonSettings {
    * page
    */
   rate_limit_retry_delay: number;
-  /** Folder for project files; empty means <per-user data folder>/fred (seed 003 used ./fred-data) */
+  /** Folder for project files; empty means <per-user data folder>/fred, never the working directory */
   storage_dir: string;
   /** Project used when a call names none */
   project_name: string;
@@ -62,14 +62,6 @@ export interface FredSettings extends CommonSettings {
   max_rows: number;
   /** Most projects in the storage folder, all users together */
   max_projects: number;
-  /** Most projects one HTTP client (address, IPv6 /64, or principal) holds, its sessions together */
-  max_projects_per_client: number;
-  /** Most MiB one HTTP client stores (projects and job files), its sessions together */
-  max_storage_mb_per_client: number;
-  /** Most background jobs one HTTP client runs at once; more are refused with JOB_LIMIT */
-  max_jobs_per_client: number;
-  /** Most job records kept for one HTTP client; past it its own oldest finished jobs are dropped */
-  max_job_records_per_client: number;
   /** Most MiB stored in the storage folder (each file and folder counts at least 4 KiB) */
   max_storage_mb: number;
   /** Largest stored file served through resources/read, in MiB */

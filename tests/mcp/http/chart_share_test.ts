@@ -1,5 +1,5 @@
 // opendata_chart runs its calls as tools/call runs them: a call's `output: "file"` result counts
-// against the caller's per-client export share (OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT) there too.
+// against the caller's per-client quota (MCP_QUOTA_MB) there too.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
@@ -8,13 +8,12 @@ import { FakeUpstream } from "../../fakes/upstream.ts";
 const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
 const ARGS = { db: "CO", codes: ["TK99F1000601GCQ01000"], output: "file" };
 
-Deno.test("opendata_chart: a call's file output is held to the caller's per-client export share", async () => {
+Deno.test("opendata_chart: a call's file output is held to the caller's per-client quota", async () => {
   await using fake = FakeUpstream.start([
     { path: "/api/v1/getDataCode", reply: { fixture: "boj/json_success_code_api.json" } },
   ]);
-  // A share smaller than one 4 KiB block: every file is past it.
-  const configYaml =
-    `server:\n  export_max_mb_per_client: 0.001\nproviders:\n  boj:\n    base_url: ${fake.origin}\n` +
+  // A quota smaller than one 4 KiB block: every file is past it.
+  const configYaml = `server:\n  quota_mb: 0.001\nproviders:\n  boj:\n    base_url: ${fake.origin}\n` +
     "    cache_ttl: 0\n    max_retries: 0\n";
   await using server = await startHttpServer({ args: ["--providers", "boj"], configYaml });
   const client = new Client({ name: "chart-share", version: "0" }, { capabilities: UI });
@@ -22,14 +21,14 @@ Deno.test("opendata_chart: a call's file output is held to the caller's per-clie
   try {
     const direct = await client.callTool({ name: "boj_get_data_code", arguments: ARGS });
     assert.equal(direct.isError, true);
-    assert.match(JSON.stringify(direct.content), /STORAGE_LIMIT.*one client may store/);
+    assert.match(JSON.stringify(direct.content), /QUOTA_EXCEEDED.*one client may store/);
     const chart = await client.callTool({
       name: "opendata_chart",
       arguments: { calls: [{ tool: "boj_get_data_code", arguments: JSON.stringify(ARGS) }] },
     });
     const parts = (chart.structuredContent as { calls: { is_error: boolean }[] }).calls;
     assert.equal(parts[0]!.is_error, true, JSON.stringify(chart.content));
-    assert.match(JSON.stringify(chart.content), /STORAGE_LIMIT.*one client may store/);
+    assert.match(JSON.stringify(chart.content), /QUOTA_EXCEEDED.*one client may store/);
   } finally {
     await client.close().catch(() => {});
   }

@@ -249,7 +249,7 @@ Deno.test("serve with MCP_OAUTH_ISSUER: SDK v1 and v2 authorize from the 401; wo
   }
 });
 
-Deno.test("serve with MCP_OAUTH_ISSUER: each user, not their shared address, is one client for the fair shares", async () => {
+Deno.test("serve with MCP_OAUTH_ISSUER: each user, not their shared address, is one client for the quota", async () => {
   const as = await startAuthServer();
   const { fake, release } = stuckFred();
   const home = scratchHome(fredConfig(fake.origin));
@@ -259,7 +259,7 @@ Deno.test("serve with MCP_OAUTH_ISSUER: each user, not their shared address, is 
     server = await startHttpServer({
       args: ["--providers", "fred"],
       home,
-      env: { MCP_OAUTH_ISSUER: as.issuer, MCP_OAUTH_SCOPES: "mcp:tools", FRED_MAX_PROJECTS_PER_CLIENT: "1" },
+      env: { MCP_OAUTH_ISSUER: as.issuer, MCP_OAUTH_SCOPES: "mcp:tools", MCP_QUOTA_PROJECTS: "1" },
     });
     const url = new URL(`${server.origin}/mcp`);
     // Both users come from 127.0.0.1: by address they would be one client with one project.
@@ -267,8 +267,8 @@ Deno.test("serve with MCP_OAUTH_ISSUER: each user, not their shared address, is 
     clients.push(a1);
     ok(await call(a1, "fred_project_create", { project_name: "alpha" }));
     const full = errorOf(await call(a1, "fred_project_create", { project_name: "beta" }));
-    assert.equal(full["error_type"], "STORAGE_LIMIT");
-    assert.match(String(full["message"]), /Your client holds 1 projects/);
+    assert.equal(full["error_type"], "QUOTA_EXCEEDED");
+    assert.match(String(full["message"]), /your client keeps 1 projects/);
     const b2 = await connectV2(url, new PlayedUserProvider("bob"));
     clients.push(b2);
     ok(await call(b2, "fred_project_create", { project_name: "alpha" }));

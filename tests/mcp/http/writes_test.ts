@@ -1,5 +1,5 @@
 // A public deployment without authentication: `--writes off` (read-only) and `--writes bounded`
-// (each client address owns a small share), on the real server with FRED on its fake.
+// (each client address owns its work, with a small quota), on the real server with FRED on its fake.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import type { HttpServerProcess } from "../../harness/spawn_http.ts";
@@ -100,16 +100,16 @@ Deno.test("serve --writes off: reads answer, every write is refused with the way
   });
 });
 
-Deno.test("serve --writes bounded: a client address owns a capped share across its sessions and eras", async () => {
-  const yaml = "server:\n  writes_max_projects: 2\n  writes_max_jobs: 1\n";
+Deno.test("serve --writes bounded: a client address owns its work and one quota across its sessions and eras", async () => {
+  const yaml = "server:\n  quota_projects: 2\n  quota_jobs: 1\n";
   await withServer("bounded", yaml, async (server, connect, home) => {
     assert.equal((await (await fetch(`${server.origin}/health`)).json()).writes, "bounded");
     const first = await connect();
     ok(await call(first, "fred_project_create", { project_name: "one" }));
     ok(await call(first, "fred_project_create", { project_name: "two" }));
     const full = errorOf(await call(first, "fred_project_create", { project_name: "three" }));
-    assert.equal(full["error_type"], "STORAGE_LIMIT");
-    assert.match(String(full["message"]), /you keep 2 projects \(2 projects per client\)/);
+    assert.equal(full["error_type"], "QUOTA_EXCEEDED");
+    assert.match(String(full["message"]), /your client keeps 2 projects, the most one client may \(2\)/);
 
     // Another session from the same address is the same client: same projects, same share.
     const second = await connect();
@@ -130,8 +130,11 @@ Deno.test("serve --writes bounded: a client address owns a capped share across i
         project: "one",
       }),
     );
-    assert.equal(busy["error_type"], "STORAGE_LIMIT");
-    assert.match(String(busy["message"]), /1 jobs running \(1 running jobs per client\)/);
+    assert.equal(busy["error_type"], "QUOTA_EXCEEDED");
+    assert.match(
+      String(busy["message"]),
+      /your client runs 1 background jobs, the most one client may run at once \(1\)/,
+    );
     // Refused before anything was reserved: only the running job's file is being written.
     assert.equal(partialFiles(home).length, 1, partialFiles(home).join(", "));
 

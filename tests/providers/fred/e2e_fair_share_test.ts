@@ -1,7 +1,7 @@
-// Fair share of what outlives a call, through real SDK clients over the real HTTP server: one
-// client (an address, told by X-Forwarded-For behind a trusted proxy) that uses up its share of
-// projects, running jobs or stored bytes is refused with a clear error; another client's
-// session, job and files are untouched and it still gets its own share.
+// The per-client quota of what outlives a call, through real SDK clients over the real HTTP
+// server: one client (an address, told by X-Forwarded-For behind a trusted proxy) that uses up
+// its quota of projects, running jobs or stored bytes is refused with QUOTA_EXCEEDED; another client's
+// session, job and files are untouched and it still gets its own quota.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../harness/spawn.ts";
@@ -10,7 +10,7 @@ import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
 
-Deno.test("fred per-client shares: projects, running jobs and stored bytes stop one client, never another", async (t) => {
+Deno.test("fred per-client quota: projects, running jobs and stored bytes stop one client, never another", async (t) => {
   await using fake = startFakeFred();
   const gate = Promise.withResolvers<void>();
   // STUCK: 500,000 rows whose second page waits until the test ends, so its job keeps running.
@@ -42,9 +42,9 @@ Deno.test("fred per-client shares: projects, running jobs and stored bytes stop 
     home,
     env: {
       MCP_TRUST_PROXY: "true",
-      FRED_MAX_PROJECTS_PER_CLIENT: "3",
-      FRED_MAX_JOBS_PER_CLIENT: "1",
-      FRED_MAX_STORAGE_MB_PER_CLIENT: "1",
+      MCP_QUOTA_PROJECTS: "3",
+      MCP_QUOTA_JOBS: "1",
+      MCP_QUOTA_MB: "1",
       // BIG (60,000 rows) is then written by the call itself; STUCK (500,000) still by a job.
       FRED_JOB_ROW_THRESHOLD: "100000",
     },
@@ -77,24 +77,24 @@ Deno.test("fred per-client shares: projects, running jobs and stored bytes stop 
     });
 
     await t.step(
-      "projects: the hog's sessions share one quota; its newcomer gets STORAGE_LIMIT",
+      "projects: the hog's sessions share one quota; its newcomer gets QUOTA_EXCEEDED",
       async () => {
         ok(await call(hog, "fred_project_create", { project_name: "h1" }));
         ok(await call(hog2, "fred_project_create", { project_name: "h2" }));
         ok(await call(hog, "fred_project_create", { project_name: "h3" }));
         const e = errorOf(await call(hog2, "fred_project_create", { project_name: "h4" }));
-        assert.equal(e["error_type"], "STORAGE_LIMIT");
+        assert.equal(e["error_type"], "QUOTA_EXCEEDED");
         assert.equal(
           e["message"],
-          "Your client holds 3 projects, the most one client may (3); no new project was created",
+          "Your quota on this server is full: your client keeps 3 projects, the most one client may (3); no new project was created",
         );
         assert.match(String(e["hint"]), /Save into one of your existing projects/);
-        assert.match(String(e["hint"]), /FRED_MAX_PROJECTS_PER_CLIENT/);
+        assert.match(String(e["hint"]), /MCP_QUOTA_PROJECTS/);
         ok(await call(victim, "fred_project_create", { project_name: "mine2" }));
       },
     );
 
-    await t.step("stored bytes: the hog's write past its share fails; the victim still writes", async () => {
+    await t.step("stored bytes: the hog's write past its quota fails; the victim still writes", async () => {
       const e = errorOf(
         await call(hog, "fred_series", {
           operation: "get_observations",
@@ -103,10 +103,10 @@ Deno.test("fred per-client shares: projects, running jobs and stored bytes stop 
           project: "h1",
         }),
       );
-      assert.equal(e["error_type"], "STORAGE_LIMIT");
+      assert.equal(e["error_type"], "QUOTA_EXCEEDED");
       assert.match(
         String(e["message"]),
-        /^Your share of the storage is full: your files take [\d.]+ MB of the 1 MB/,
+        /^Your quota on this server is full: your client's files take [\d.]+ MiB of the 1 MiB/,
         JSON.stringify(e),
       );
       const written = ok(
@@ -125,7 +125,7 @@ Deno.test("fred per-client shares: projects, running jobs and stored bytes stop 
       assert.equal(files["total_files"], 1, "the victim's file is there");
     });
     await t.step(
-      "running jobs: the hog's second job is refused with JOB_LIMIT; the victim's runs on",
+      "running jobs: the hog's second job is refused with QUOTA_EXCEEDED; the victim's runs on",
       async () => {
         ok(
           await call(hog, "fred_series", {
@@ -141,11 +141,11 @@ Deno.test("fred per-client shares: projects, running jobs and stored bytes stop 
             project: "h2",
           }),
         );
-        assert.equal(e["error_type"], "JOB_LIMIT");
-        assert.equal(e["retryable"], true);
+        assert.equal(e["error_type"], "QUOTA_EXCEEDED");
+        assert.equal(e["retryable"], false);
         assert.match(
           String(e["message"]),
-          /Your client runs 1 background jobs, the most one client may run at once \(1\)/,
+          /your client runs 1 background jobs, the most one client may run at once \(1\)/,
         );
         assert.match(String(e["hint"]), /cancel one you no longer need/);
         const status = ok(await call(victim, "fred_job_status", { job_id: victimJob }));

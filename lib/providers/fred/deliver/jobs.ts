@@ -105,8 +105,8 @@ function jobMessage(written: Written): string {
 
 /** A job failure that keeps no file says so. */
 function withoutFile(e: unknown): unknown {
-  if (e instanceof ToolError && e.errorType === "STORAGE_LIMIT") {
-    return new ToolError("STORAGE_LIMIT", `${e.message}; the partial file was removed`, {
+  if (e instanceof ToolError && (e.errorType === "STORAGE_LIMIT" || e.errorType === "QUOTA_EXCEEDED")) {
+    return new ToolError(e.errorType, `${e.message}; the partial file was removed`, {
       retryable: false,
       ...(e.hint ? { hint: e.hint } : {}),
     });
@@ -122,7 +122,7 @@ export async function startPagedJob(
   source: Source,
 ): Promise<ToolOutput<DataResult>> {
   // Refused before anything is reserved: a client at its running-jobs share loses nothing.
-  call.deps.jobs.checkCapacity(call.ctx.client, call.ctx.owner);
+  call.deps.jobs.checkCapacity(call.ctx.client);
   const { file, writer } = await openFile(call, first.meta, source);
   const pages = Math.ceil(plan.target / pageSize(call));
   // The first page is written as soon as the job runs, then let go.
@@ -302,7 +302,7 @@ function checkRecipe(data: Record<string, unknown>): {
 /** Shape files and other single large answers: fetched and written by a background job. */
 export async function startSingleFetchJob(call: Call): Promise<ToolOutput<DataResult>> {
   const source = singleSource(call);
-  call.deps.jobs.checkCapacity(call.ctx.client, call.ctx.owner);
+  call.deps.jobs.checkCapacity(call.ctx.client);
   const file = await reserveFile(call);
   const view = call.deps.jobs.start({
     kind: `${call.tool} ${call.spec.operation}`,
