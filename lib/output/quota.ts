@@ -170,6 +170,8 @@ export class QuotaLedger {
       `your client runs ${running} background jobs, the most one client may run at once (${max}); no job was started`,
       'Wait for one to finish (follow it with the job status tool, or list yours with the job list tool and status "running"), or cancel one you no longer need with the job cancel tool',
       this.#settings.jobs,
+      // Running jobs end on their own: the same call goes through once one has.
+      { retryAfterS: JOB_RETRY_AFTER_S },
     );
   }
 }
@@ -186,12 +188,22 @@ export function writesOff(what: string): ToolError {
   );
 }
 
+/** When a client at its running-jobs quota may try again: jobs run for seconds to minutes. */
+const JOB_RETRY_AFTER_S = 30;
+
 /**
- * The one error of a full quota: `QUOTA_EXCEEDED`, not retryable (retrying the same call fails
- * the same way until the caller frees room), with what is full, the limit and the way on.
+ * The one error of a full quota: `QUOTA_EXCEEDED`, with what is full, the limit and the way on.
+ * Not retryable where only the caller frees room (projects, bytes); retryable after `retryAfterS`
+ * where room frees itself (a running job ends).
  */
-export function quotaExceeded(what: string, free: string, setting: string): ToolError {
+export function quotaExceeded(
+  what: string,
+  free: string,
+  setting: string,
+  options: { retryAfterS?: number } = {},
+): ToolError {
   return new ToolError("QUOTA_EXCEEDED", `Your quota on this server is full: ${what}`, {
+    ...(options.retryAfterS === undefined ? {} : { retryable: true, retryAfterS: options.retryAfterS }),
     hint:
       `${free}, or ask the server's operator to raise ${setting}; other clients' quotas are not used for yours`,
   });

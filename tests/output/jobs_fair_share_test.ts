@@ -36,7 +36,8 @@ Deno.test("JobManager.start() refuses a client's job past quota_jobs with QUOTA_
   assert.ok(refused instanceof ToolError);
   const payload = refused.toPayload();
   assert.equal(payload.error_type, "QUOTA_EXCEEDED");
-  assert.equal(payload.retryable, false);
+  assert.equal(payload.retryable, true);
+  assert.equal(payload.retry_after_s, 30);
   assert.match(
     payload.message,
     /your client runs 2 background jobs, the most one client may run at once \(2\)/,

@@ -167,7 +167,8 @@ Deno.test("QuotaLedger's one error says what is full, the limit and the way on, 
   s.jobs.start({ kind: "k", request: {}, owner: "session:h", client: HOG, run: s.running });
   const jobs = (await refusal(() => s.jobs.checkCapacity(HOG))).toPayload();
   assert.equal(jobs.error_type, "QUOTA_EXCEEDED");
-  assert.equal(jobs.retryable, false);
+  assert.equal(jobs.retryable, true, "a running job ends on its own");
+  assert.equal(jobs.retry_after_s, 30);
   assert.match(jobs.message, /your client runs 1 background jobs, the most one client may run at once \(1\)/);
   assert.match(String(jobs.hint), /job cancel tool.*raise MCP_QUOTA_JOBS/);
 });

@@ -142,7 +142,7 @@ Deno.test("fred per-client quota: projects, running jobs and stored bytes stop o
           }),
         );
         assert.equal(e["error_type"], "QUOTA_EXCEEDED");
-        assert.equal(e["retryable"], false);
+        assert.equal(e["retryable"], true, "a running job ends on its own");
         assert.match(
           String(e["message"]),
           /your client runs 1 background jobs, the most one client may run at once \(1\)/,
