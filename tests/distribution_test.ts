@@ -220,7 +220,7 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
       "run",
       ...start.args.slice(0, -1),
       "--cached-only",
-      start.entry,
+      BUNDLE_ENTRY,
       "serve",
       "--transport",
       "http",
@@ -229,15 +229,15 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
       "--port",
       "8000",
     ],
-    "the container runs deno task start's command",
+    "the container runs deno task start's command on the bundle its build stage built",
   );
   const ignore = Deno.readTextFileSync(join(ROOT, ".dockerignore")).split("\n").filter((l) =>
     l && !l.startsWith("#")
   );
   assert.deepEqual(
     ignore,
-    ["*", "!deno.json", "!deno.lock", "!bundle/", "!config/"],
-    ".env stays out, and the sources: the image runs the bundle",
+    ["*", "!deno.json", "!deno.lock", "!main.ts", "!lib/", "!tools/", "!config/"],
+    ".env stays out, tests and a local bundle/ too: the build stage builds the bundle from the sources",
   );
 });
 
@@ -348,18 +348,18 @@ Deno.test("the release workflow pins mcp-publisher and can be re-run for a versi
 });
 
 Deno.test("splitStartTask() separates the variables a start task sets from its deno run arguments and entry", () => {
-  assert.deepEqual(splitStartTask("MALLOC_ARENA_MAX=1 A_B= deno run -q -P bundle/main.js"), {
+  assert.deepEqual(splitStartTask("MALLOC_ARENA_MAX=1 A_B= deno run -q -P main.ts"), {
     env: { MALLOC_ARENA_MAX: "1", A_B: "" },
-    args: ["-q", "-P", "bundle/main.js"],
-    entry: "bundle/main.js",
+    args: ["-q", "-P", "main.ts"],
+    entry: "main.ts",
   });
   assert.deepEqual(splitStartTask("deno run main.ts"), { env: {}, args: ["main.ts"], entry: "main.ts" });
   assert.equal(splitStartTask("deno run -q other.ts"), undefined);
-  assert.equal(splitStartTask("deno run -q other/main.js"), undefined);
+  assert.equal(splitStartTask("deno run -q bundle/main.js"), undefined, "a start runs the sources");
   assert.equal(splitStartTask("deno eval main.ts"), undefined);
   assert.equal(splitStartTask("lower=1 deno run main.ts"), undefined, "only NAME=value words are variables");
   const start = splitStartTask(permissionTasks()["start"]!)!;
   assert.deepEqual(start.env, { ...START_ENV }, "deno task start sets START_ENV");
-  assert.equal(start.entry, BUNDLE_ENTRY, "deno task start runs the bundle");
+  assert.equal(start.entry, "main.ts", "deno task start runs the sources");
   assert.equal(splitStartTask(permissionTasks()["dev"]!)?.entry, "main.ts", "deno task dev runs the sources");
 });

@@ -1,8 +1,9 @@
-// The release compile: `deno compile` of the start bundle (bundle/main.js, `deno task build`,
-// what `deno task start` runs) with the permission set and V8 flags of the run tasks, embedding
-// every module the server can load and, of the npm packages, only what runs.
+// The release compile: builds the start bundle from the sources into bundle/ (tools/bundle.ts, as
+// `deno task build` does; never committed), then `deno compile`s it (bundle/main.js) with the
+// permission set and V8 flags of the run tasks, embedding every module the server can load and, of
+// the npm packages, only what runs.
 //
-//   deno run --allow-read --allow-run --allow-env --allow-write=dist tools/compile.ts TARGET [OUTPUT]
+//   deno run --allow-read --allow-write=bundle,bundle.partial --allow-run --allow-env tools/compile.ts TARGET [OUTPUT]
 //
 // What goes in, and why:
 // - Every chunk of the bundle, the providers' dynamic imports included: deno.json sets no
@@ -22,7 +23,7 @@
 import { join } from "node:path";
 import { V8_FLAGS } from "./permissions.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
-import { BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "./bundle.ts";
+import { buildBundle, BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "./bundle.ts";
 import { exportTarget } from "./npm_exports.ts";
 import { denoInfo } from "./deno_info.ts";
 
@@ -194,12 +195,16 @@ export async function compileArgs(target: string, output: string, entry = BUNDLE
   ];
 }
 
-/** Compiles; resolves to the output's path, or throws with deno's error output. */
+/**
+ * Builds the start bundle from the sources (unless `entry` names another module) and compiles it;
+ * resolves to the output's path, or throws with deno's error output.
+ */
 export async function compile(
   target: string,
   output: string,
   options: { entry?: string; env?: Record<string, string> } = {},
 ): Promise<string> {
+  if (options.entry === undefined) await buildBundle(join(ROOT, BUNDLE_DIR));
   const args = await compileArgs(target, output, options.entry);
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["--quiet", ...args.slice(0, 1), "--config", join(ROOT, "deno.json"), ...args.slice(1)],

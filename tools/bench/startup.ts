@@ -5,7 +5,7 @@
 // and a bare `deno run`, measured interleaved in one run; memory after 10,000 stdio calls; and
 // latency and memory under 200 HTTP sessions of 50 calls each. Figures are measured, never
 // asserted.
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { childEnv, lines, removeHome, scratchHome } from "../../tests/harness/spawn.ts";
 import { splitStartTask } from "../permissions.ts";
 
@@ -420,8 +420,8 @@ export function checkoutCommand(dir: string, home: string, label: string): Serve
 }
 
 /**
- * This checkout's server, as `deno task start` runs it (bundle/main.js), plus `args`; with
- * `entry` "main.ts", the same command on the sources.
+ * This checkout's server, as `deno task start` runs it (the sources' main.ts), plus `args`; with
+ * `entry` (e.g. a built bundle's main.js), the same command on that module.
  */
 export function thisServer(
   label: string,
@@ -440,7 +440,7 @@ export function thisServer(
       "--config",
       join(ROOT, "deno.json"),
       ...task.args.slice(0, -1),
-      join(ROOT, entry ?? task.entry),
+      resolve(ROOT, entry ?? task.entry),
       ...args,
     ],
     env: { ...task.env, ...env },

@@ -7,7 +7,7 @@
 // characters, over stdio and over HTTP. Figures are measured, never asserted.
 import { join } from "node:path";
 import { compile } from "../compile.ts";
-import { bundleModule } from "../bundle.ts";
+import { assembleRuntime, BUNDLE_ENTRY, bundleModule } from "../bundle.ts";
 import { prepareStandIn, readEmbedded } from "../embedded.ts";
 import { startHttpServer } from "../../tests/harness/spawn_http.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
@@ -206,6 +206,11 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
     const standIn = prepareStandIn(readEmbedded(Deno.readFileSync(binaryPath)), join(dir, "stand-in"), ROOT);
     Deno.removeSync(binaryPath);
 
+    // What the image runs: its /app as the Dockerfile's build stage lays it out (tools/bundle.ts
+    // --runtime): the bundle built from the sources now, deno.json and only the runtime packages.
+    const app = join(dir, "app");
+    await assembleRuntime(app);
+
     const minimal = minimalServer();
     const minimalHttp: ServerCommand = {
       label: "minimal SDK server over HTTP (Deno, 1 tool, `createMcpHandler`)",
@@ -221,29 +226,35 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
       ],
       http: true,
     };
-    // The yardstick bundled the way this server is (tools/bundle.ts: the SDK and zod inside,
-    // minified): what the same build step gives an empty server, for a reader to weigh the ratios.
+    // The yardsticks of the bundled ways: the empty server built the way this server ships
+    // (tools/bundle.ts: the SDK and zod inside, minified), so each ratio compares like with like.
     const minimalBundle = join(dir, "minimal-bundle");
     await bundleModule("tools/bench/minimal_server.ts", minimalBundle);
+    await bundleModule("tools/bench/minimal_http_server.ts", minimalBundle);
     const minimalBundled: ServerCommand = {
       ...minimal,
       label: "minimal SDK server bundled like this server (`deno bundle --minify`)",
       cmd: [...minimal.cmd.slice(0, -1), join(minimalBundle, "minimal_server.js")],
     };
+    const minimalHttpBundled: ServerCommand = {
+      ...minimalHttp,
+      label: "minimal SDK server over HTTP, bundled like this server",
+      cmd: [...minimalHttp.cmd.slice(0, -1), join(minimalBundle, "minimal_http_server.js")],
+    };
+    // The ways that run the built bundle, measured against the bundled yardsticks.
+    const bundledWays = new Set<ServerCommand>();
+    const bundled = (c: ServerCommand): ServerCommand => {
+      bundledWays.add(c);
+      return c;
+    };
+    const yardstickOf = (c: ServerCommand): ServerCommand =>
+      bundledWays.has(c) ? (c.http ? minimalHttpBundled : minimalBundled) : (c.http ? minimalHttp : minimal);
     const commands: ServerCommand[] = [
       minimal,
-      minimalHttp,
       minimalBundled,
-      { ...thisServer("`deno task start` in the checkout (its config/apis.yaml)"), cwd: ROOT },
-      {
-        ...thisServer(
-          "the same on the sources (main.ts instead of bundle/main.js, as `deno task start` ran before the bundle)",
-          [],
-          {},
-          "main.ts",
-        ),
-        cwd: ROOT,
-      },
+      minimalHttp,
+      minimalHttpBundled,
+      { ...thisServer("`deno task start` in the checkout (the sources, its config/apis.yaml)"), cwd: ROOT },
       thisServer("`deno task start` in a folder without a config file"),
       {
         ...thisServer(
@@ -255,30 +266,38 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
         ...thisServer("`deno task start` with a config file setting keys for every provider"),
         cwd: configured,
       },
-      {
+      bundled({
         label: "the release binary's stand-in, no config (its embedded files, `deno run`)",
         cmd: [Deno.execPath(), ...standIn.runArgs, standIn.main],
         env: { DENO_DIR: standIn.denoDir },
-      },
-      {
-        label: "the container's command (Dockerfile CMD with this deno, in the checkout, over HTTP)",
+      }),
+      bundled(
+        thisServer(
+          "the image's bundle (/app/bundle/main.js with the start flags, stdio)",
+          [],
+          {},
+          join(app, BUNDLE_ENTRY),
+        ),
+      ),
+      bundled({
+        label: "the container's command (Dockerfile CMD with this deno, in the image's /app, over HTTP)",
         cmd: [Deno.execPath(), ...containerArgs()],
-        cwd: ROOT,
+        cwd: app,
         env: { ...containerEnv(), OPENDATA_MCP_DATA_DIR: data, MCP_ALLOWED_HOSTS: "127.0.0.1" },
         http: true,
-      },
+      }),
     ];
     const load = loadAverage();
     const t0 = performance.now();
     const { starts } = await interleavedStarts(commands, runs);
     const minutes = (performance.now() - t0) / 60_000;
     const rows = [
-      "| Start-up to tools/list answered | Median (min–max) | Paired ratio to the minimal server of its transport: median (min–max) | RSS after start, median | RSS ratio (of medians) |",
+      "| Start-up to tools/list answered | Median (min–max) | Paired ratio to the minimal server of its transport, started the same way (sources or bundled): median (min–max) | RSS after start, median | RSS ratio (of medians) |",
       "| --- | --- | --- | --- | --- |",
     ];
     for (const c of commands) {
       const r = starts.get(c.label)!;
-      const yardstick = c.http ? minimalHttp : minimal;
+      const yardstick = yardstickOf(c);
       const base = starts.get(yardstick.label)!;
       rows.push(
         `| ${c.label} | ${ms(r.ms)} | ${
@@ -319,7 +338,6 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
         args: ["--providers", "example"],
         env: { OPENDATA_MCP_TOOLSETS: "", RATE_LIMIT_ENABLED: "false" },
         withoutTaskEnv: !withTaskEnv,
-        bundle: true,
       });
       const before = memoryMiB(server.child.pid);
       await httpSessions(server.origin, 1, calls, echo);
