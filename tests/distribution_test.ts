@@ -89,10 +89,18 @@ Deno.test("release.ts lays out bundles, server.json with each bundle's SHA-256, 
 
     const dirs = writeBundles(dist, join(dist, "bundles"));
     assert.equal(dirs.length, 5);
+    const identities = dirs.map((d) => JSON.parse(Deno.readTextFileSync(join(d, "manifest.json"))))
+      .map((m) => `${m.name} ${m.display_name}`);
+    assert.equal(new Set(identities).size, 5, `each bundle names its OS and architecture: ${identities}`);
     for (const [i, t] of RELEASE_TARGETS.entries()) {
       const manifest = JSON.parse(Deno.readTextFileSync(join(dirs[i]!, "manifest.json")));
       const exe = t.os === "win32" ? "opendata-mcp.exe" : "opendata-mcp";
       assert.deepEqual(manifest.compatibility, { platforms: [t.os] });
+      // The spec's compatibility has no architecture: the name and display name carry it.
+      assert.equal(manifest.name, `opendata-mcp-${t.label}`);
+      assert.match(manifest.display_name, new RegExp(` for (Linux|macOS|Windows) ${t.label.split("-")[0]}$`));
+      assert.ok(bundleFileName(t).endsWith(`-${t.label}.mcpb`), "the file name says OS and architecture");
+      assert.equal(manifest.version, VERSION);
       assert.equal(manifest.server.entry_point, `server/${exe}`);
       assert.equal(manifest.server.mcp_config.command, `\${__dirname}/server/${exe}`);
       assert.equal(manifest.server.mcp_config.platform_overrides, undefined);
@@ -327,6 +335,41 @@ Deno.test("releaseNotes() returns CHANGELOG.md's section of a version and refuse
   assert.throws(() => releaseNotes("2.0.0", "## [2.0.0] - 2026-12-02\n\n## [1.0.0]\n"), /is empty/);
   const real = Deno.readTextFileSync(join(ROOT, "CHANGELOG.md"));
   assert.match(real, /^## \[Unreleased\]$/m, "Keep a Changelog's Unreleased section");
+});
+
+Deno.test("release.ts notes writes CHANGELOG.md's section of lib/version.ts's VERSION, the notes a tag of it gets", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "opendata-mcp-notes-" });
+  try {
+    const out = join(dir, "release-notes.md");
+    // As release.yml runs it for a tag vX.Y.Z.
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-config",
+        "--allow-read",
+        "--allow-write",
+        "tools/release.ts",
+        "notes",
+        `v${VERSION}`,
+        out,
+      ],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+    const notes = Deno.readTextFileSync(out);
+    const changelog = Deno.readTextFileSync(join(ROOT, "CHANGELOG.md"));
+    assert.equal(notes, `${releaseNotes(VERSION, changelog)}\n`);
+    assert.match(
+      changelog,
+      new RegExp(`^## \\[${VERSION.replaceAll(".", "\\.")}\\] - \\d{4}-\\d{2}-\\d{2}$`, "m"),
+    );
+    assert.match(notes, /^### Added$/m, "the released version's own notes");
+    assert.doesNotMatch(notes, /^## /m, "one section only");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
 
 Deno.test("the release workflow pins mcp-publisher and can be re-run for a version already published", () => {
