@@ -35,8 +35,9 @@ COPY config/ config/
 # only the packages the bundle loads from it (OpenTelemetry's API, the Redis client, jose, js-yaml,
 # gpt-tokenizer, with their dependencies): the test-only ones (client SDKs, playwright-core,
 # oidc-provider, ...) stay in this stage. Then a Deno cache of its own for the server (module
-# analysis only: with a manual node_modules/, npm packages are read from /app/node_modules).
-RUN deno run --allow-read --allow-write=/runtime --allow-run --allow-env tools/bundle.ts --runtime /runtime \
+# analysis only: with a manual node_modules/, npm packages are read from /app/node_modules). Write
+# access is unscoped because Deno lets a program make symbolic links (node_modules/'s) only so.
+RUN deno run --allow-read --allow-write --allow-run --allow-env tools/bundle.ts --runtime /runtime \
   && cd /runtime \
   && DENO_DIR=/runtime-deno-dir deno cache --node-modules-dir=manual bundle/main.js \
   && mkdir -p /data

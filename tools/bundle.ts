@@ -348,7 +348,8 @@ function storeFolder(pkg: NpmPackage): string {
 /**
  * Copies `packages` from `from` (a node_modules/ that `deno install` filled) to `to`: each one's
  * folder under .deno/ with the links to its dependencies, and the top-level link of each that has
- * one. Links stay links (relative, as Deno made them), so `to` resolves as `from` does.
+ * one. Links stay links (relative, as Deno made them), so `to` resolves as `from` does; Deno
+ * grants making a link only with unscoped read and write permissions.
  */
 export function copyPackages(from: string, to: string, packages: NpmPackage[]): void {
   Deno.mkdirSync(join(to, ".deno"), { recursive: true });
