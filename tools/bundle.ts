@@ -15,9 +15,9 @@
 // packages only some starts load (OpenTelemetry, Redis, jose for OAuth, js-yaml for YAML beyond
 // plain, gpt-tokenizer's encodings of several MB).
 import { cpSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { exportTarget, RUNTIME_CONDITIONS } from "./npm_exports.ts";
+import { esmClosure, exportTarget, npmImports, RUNTIME_CONDITIONS, TRIMMED_PACKAGES } from "./npm_exports.ts";
 import { denoInfo } from "./deno_info.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
@@ -346,18 +346,46 @@ function storeFolder(pkg: NpmPackage): string {
 }
 
 /**
- * Copies `packages` from `from` (a node_modules/ that `deno install` filled) to `to`: each one's
- * folder under .deno/ with the links to its dependencies, and the top-level link of each that has
- * one. Links stay links (relative, as Deno made them), so `to` resolves as `from` does; Deno
- * grants making a link only with unscoped read and write permissions.
+ * The files of the package in `dir` that the server runs, for a package trimmed to them (of
+ * gpt-tokenizer, the modules its imported encodings reach, as the release compile embeds it);
+ * undefined for one copied whole.
  */
-export function copyPackages(from: string, to: string, packages: NpmPackage[]): void {
+function runFiles(dir: string, name: string, imported: Map<string, Set<string>>): Set<string> | undefined {
+  const subpaths = TRIMMED_PACKAGES.includes(name) ? imported.get(name) : undefined;
+  if (!subpaths) return undefined;
+  const manifest = JSON.parse(Deno.readTextFileSync(join(dir, "package.json")));
+  const keep = esmClosure(dir, [...subpaths].map((p) => exportTarget(manifest, p)));
+  keep.add("package.json");
+  for (const e of Deno.readDirSync(dir)) if (/^licen[cs]e/i.test(e.name)) keep.add(e.name);
+  return keep;
+}
+
+/**
+ * Copies `packages` from `from` (a node_modules/ that `deno install` filled) to `to`: each one's
+ * folder under .deno/ with the links to its dependencies (of a trimmed package, only the files its
+ * `imported` subpaths reach), and the top-level link of each that has one. Links stay links
+ * (relative, as Deno made them), so `to` resolves as `from` does; Deno grants making a link only
+ * with unscoped read and write permissions.
+ */
+export function copyPackages(
+  from: string,
+  to: string,
+  packages: NpmPackage[],
+  imported: Map<string, Set<string>> = new Map(),
+): void {
   Deno.mkdirSync(join(to, ".deno"), { recursive: true });
   for (const pkg of packages) {
-    cpSync(join(from, ".deno", storeFolder(pkg)), join(to, ".deno", storeFolder(pkg)), {
-      recursive: true,
-      verbatimSymlinks: true,
-    });
+    const store = join(".deno", storeFolder(pkg));
+    const own = join(store, "node_modules", pkg.name);
+    const keep = runFiles(join(from, own), pkg.name, imported);
+    if (keep) {
+      for (const file of keep) {
+        Deno.mkdirSync(dirname(join(to, own, file)), { recursive: true });
+        Deno.copyFileSync(join(from, own, file), join(to, own, file));
+      }
+    } else {
+      cpSync(join(from, store), join(to, store), { recursive: true, verbatimSymlinks: true });
+    }
     const link = join(from, pkg.name);
     let target: string;
     try {
@@ -383,8 +411,9 @@ export async function assembleRuntime(outDir: string, root = ROOT): Promise<stri
   await buildBundle(join(outDir, BUNDLE_DIR), root);
   for (const file of ["deno.json", "deno.lock"]) Deno.copyFileSync(join(root, file), join(outDir, file));
   cpSync(join(root, "config"), join(outDir, "config"), { recursive: true });
-  const packages = runtimePackages(await denoInfo<GraphInfo>(join(outDir, BUNDLE_ENTRY), root));
-  copyPackages(join(root, "node_modules"), join(outDir, "node_modules"), packages);
+  const info = await denoInfo<GraphInfo>(join(outDir, BUNDLE_ENTRY), root);
+  const packages = runtimePackages(info);
+  copyPackages(join(root, "node_modules"), join(outDir, "node_modules"), packages, npmImports(info));
   return packages.map((p) => `${p.name}@${p.version}`);
 }
 

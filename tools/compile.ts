@@ -24,18 +24,12 @@ import { join } from "node:path";
 import { V8_FLAGS } from "./permissions.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
 import { buildBundle, BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "./bundle.ts";
-import { exportTarget } from "./npm_exports.ts";
+import { esmClosure, exportTarget, npmImports, TRIMMED_PACKAGES } from "./npm_exports.ts";
 import { denoInfo } from "./deno_info.ts";
 
-export { exportTarget };
+export { esmClosure, exportTarget, TRIMMED_PACKAGES };
 
 const ROOT = new URL("../", import.meta.url).pathname;
-
-/**
- * Packages trimmed to the ES modules that the subpaths the server imports reach (relative imports
- * followed): of gpt-tokenizer, the encodings lib/output/tokens.ts imports.
- */
-export const TRIMMED_PACKAGES = ["gpt-tokenizer"];
 
 /**
  * Builds a package ships for bundlers only: its `exports` name them under the "module" and "esnext"
@@ -99,18 +93,7 @@ function versionOf(id: string): string {
 
 /** The npm packages the entry's graph imports (bare names) and the subpaths it imports of each. */
 export async function graphNpmImports(entry = join(ROOT, BUNDLE_ENTRY)): Promise<Map<string, Set<string>>> {
-  const info = await denoInfo<{ modules: { kind: string; specifier: string }[] }>(entry);
-  const imports = new Map<string, Set<string>>();
-  for (const m of info.modules) {
-    if (m.kind !== "npm") continue;
-    // "npm:/@scope/name@1.2.3/sub/path" or "npm:name@1.2.3"
-    const match = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@[^/]+(?:\/(.*))?$/.exec(m.specifier);
-    if (!match) continue;
-    const subpaths = imports.get(match[1]!) ?? new Set<string>();
-    subpaths.add(match[2] ?? "");
-    imports.set(match[1]!, subpaths);
-  }
-  return imports;
+  return npmImports(await denoInfo<{ modules: { kind: string; specifier: string }[] }>(entry));
 }
 
 /** Every file under `dir`, relative to it, with "/" separators. */
@@ -122,23 +105,6 @@ function filesUnder(dir: string, prefix = ""): string[] {
     else out.push(rel);
   }
   return out;
-}
-
-/** The files of an ES module package that `entries` import, following relative imports. */
-export function esmClosure(dir: string, entries: string[]): Set<string> {
-  const seen = new Set<string>();
-  const queue = [...entries];
-  while (queue.length) {
-    const file = queue.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const text = Deno.readTextFileSync(join(dir, file));
-    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g)) {
-      const target = new URL(m[1]!, `file:///${file}`).pathname.slice(1);
-      queue.push(target);
-    }
-  }
-  return seen;
 }
 
 /**

@@ -77,6 +77,13 @@ Deno.test("assembleRuntime() lays out the image's /app: the bundle, no sources, 
       `${name} is not in the runtime layout (test-only, or inside the bundle)`,
     );
   }
+  // gpt-tokenizer trimmed to what its two imported encodings reach, as in the release binary.
+  const tokenizer = join(app, "node_modules/gpt-tokenizer");
+  assert.deepEqual([...Deno.readDirSync(join(tokenizer, "esm/bpeRanks"))].map((e) => e.name).sort(), [
+    "cl100k_base.js",
+    "o200k_base.js",
+  ]);
+  assert.throws(() => Deno.statSync(join(tokenizer, "cjs")), Deno.errors.NotFound, "no CommonJS copy");
   // Every link leads to a package of the layout.
   for (const name of ["jose", "js-yaml", "gpt-tokenizer", "@redis/client", "@opentelemetry/api"]) {
     assert.ok(Deno.statSync(join(app, "node_modules", name, "package.json")).isFile, name);
