@@ -18,21 +18,28 @@ ARG DENO_VERSION=2.9.6
 ARG DENO_BUILD_DIGEST=
 ARG DENO_RUNTIME_DIGEST=
 
-# 1. Build: npm dependencies from the frozen lock into /app/node_modules (Deno's own cache, /deno-dir,
-#    keeps a copy), then what the bundle's module graph needs into /deno-dir.
+# 1. Build: npm dependencies from the frozen lock into /app/node_modules, then the start bundle
+#    built from the sources (`deno task build`'s tools/bundle.ts; bundle/ is never committed) and
+#    laid out in /runtime as the runtime stage's /app.
 FROM denoland/deno:${DENO_VERSION}${DENO_BUILD_DIGEST} AS build
 WORKDIR /app
 # Dependencies first, so this layer is rebuilt only when deno.json or deno.lock change.
 COPY deno.json deno.lock ./
 RUN deno install --frozen
-# The start bundle (committed, generated from main.ts and lib/ by `deno task build`; the tests fail
-# while it is stale), which deno task start runs too: the MCP SDK and zod are inside it.
-COPY bundle/ bundle/
+COPY main.ts ./
+COPY lib/ lib/
+COPY tools/ tools/
 COPY config/ config/
-# Every module of the server (providers load lazily, through literal imports deno cache follows)
-# and the packages the bundle leaves outside, so the container starts without network access to a
-# registry (--cached-only below).
-RUN deno cache --frozen bundle/main.js \
+# /runtime: bundle/ (main.ts, lib/, the MCP SDK and zod, built now from the sources above),
+# deno.json (the permission set, the import map), deno.lock, config/, and a node_modules/ holding
+# only the packages the bundle loads from it (OpenTelemetry's API, the Redis client, jose, js-yaml,
+# gpt-tokenizer, with their dependencies): the test-only ones (client SDKs, playwright-core,
+# oidc-provider, ...) stay in this stage. Then a Deno cache of its own for the server (module
+# analysis only: with a manual node_modules/, npm packages are read from /app/node_modules). Write
+# access is unscoped because Deno lets a program make symbolic links (node_modules/'s) only so.
+RUN deno run --allow-read --allow-write --allow-run --allow-env tools/bundle.ts --runtime /runtime \
+  && cd /runtime \
+  && DENO_DIR=/runtime-deno-dir deno cache --node-modules-dir=manual bundle/main.js \
   && mkdir -p /data
 
 # 2. Runtime: distroless (no shell, no package manager), as the unprivileged user 65532.
@@ -46,8 +53,9 @@ LABEL org.opencontainers.image.title="opendata-mcp" \
       io.modelcontextprotocol.server.name="io.github.opendata-mcp/opendata-mcp"
 WORKDIR /app
 # The code stays root-owned (read-only to the server); its Deno cache and the data folder are its own.
-COPY --from=build /app /app
-COPY --from=build --chown=65532:65532 /deno-dir /deno-dir
+# Only /runtime comes over: no sources, tools or test-only packages, no build cache.
+COPY --from=build /runtime /app
+COPY --from=build --chown=65532:65532 /runtime-deno-dir /deno-dir
 COPY --from=build --chown=65532:65532 /data /data
 USER 65532:65532
 # Files the server writes (FRED exports) go to /data, a volume in docker-compose.yml.
@@ -62,8 +70,9 @@ EXPOSE 8000
 # deno eval has every permission; the image has no shell and no curl.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["/bin/deno", "eval", "const r = await fetch('http://127.0.0.1:8000/health'); Deno.exit(r.ok ? 0 : 1);"]
-# The start task's command (deno.json: deno run -q --unstable-lazy-dynamic-imports -P --no-prompt --node-modules-dir=manual with its V8
-# flags, the one permission set, bundle/main.js) plus --cached-only; flags fix the transport and address, so a blank variable in an env file
-# cannot move them. tini (the image's entrypoint) forwards SIGTERM: the server finishes calls in
+# The start task's command (deno.json: deno run -q --unstable-lazy-dynamic-imports -P --no-prompt
+# --node-modules-dir=manual with its V8 flags and the one permission set) on the built bundle/main.js
+# instead of main.ts, plus --cached-only; flags fix the transport and address, so a blank variable in
+# an env file cannot move them. tini (the image's entrypoint) forwards SIGTERM: the server finishes calls in
 # flight for MCP_SHUTDOWN_GRACE (10 s), so give it ~15 s before SIGKILL (stop_grace_period).
 CMD ["run", "-q", "--unstable-lazy-dynamic-imports", "-P", "--no-prompt", "--node-modules-dir=manual", "--v8-flags=--max-semi-space-size=2,--max-old-space-size=1024", "--cached-only", "bundle/main.js", "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]

@@ -89,10 +89,18 @@ Deno.test("release.ts lays out bundles, server.json with each bundle's SHA-256, 
 
     const dirs = writeBundles(dist, join(dist, "bundles"));
     assert.equal(dirs.length, 5);
+    const identities = dirs.map((d) => JSON.parse(Deno.readTextFileSync(join(d, "manifest.json"))))
+      .map((m) => `${m.name} ${m.display_name}`);
+    assert.equal(new Set(identities).size, 5, `each bundle names its OS and architecture: ${identities}`);
     for (const [i, t] of RELEASE_TARGETS.entries()) {
       const manifest = JSON.parse(Deno.readTextFileSync(join(dirs[i]!, "manifest.json")));
       const exe = t.os === "win32" ? "opendata-mcp.exe" : "opendata-mcp";
       assert.deepEqual(manifest.compatibility, { platforms: [t.os] });
+      // The spec's compatibility has no architecture: the name and display name carry it.
+      assert.equal(manifest.name, `opendata-mcp-${t.label}`);
+      assert.match(manifest.display_name, new RegExp(` for (Linux|macOS|Windows) ${t.label.split("-")[0]}$`));
+      assert.ok(bundleFileName(t).endsWith(`-${t.label}.mcpb`), "the file name says OS and architecture");
+      assert.equal(manifest.version, VERSION);
       assert.equal(manifest.server.entry_point, `server/${exe}`);
       assert.equal(manifest.server.mcp_config.command, `\${__dirname}/server/${exe}`);
       assert.equal(manifest.server.mcp_config.platform_overrides, undefined);
@@ -220,7 +228,7 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
       "run",
       ...start.args.slice(0, -1),
       "--cached-only",
-      start.entry,
+      BUNDLE_ENTRY,
       "serve",
       "--transport",
       "http",
@@ -229,15 +237,15 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
       "--port",
       "8000",
     ],
-    "the container runs deno task start's command",
+    "the container runs deno task start's command on the bundle its build stage built",
   );
   const ignore = Deno.readTextFileSync(join(ROOT, ".dockerignore")).split("\n").filter((l) =>
     l && !l.startsWith("#")
   );
   assert.deepEqual(
     ignore,
-    ["*", "!deno.json", "!deno.lock", "!bundle/", "!config/"],
-    ".env stays out, and the sources: the image runs the bundle",
+    ["*", "!deno.json", "!deno.lock", "!main.ts", "!lib/", "!tools/", "!config/"],
+    ".env stays out, tests and a local bundle/ too: the build stage builds the bundle from the sources",
   );
 });
 
@@ -329,6 +337,41 @@ Deno.test("releaseNotes() returns CHANGELOG.md's section of a version and refuse
   assert.match(real, /^## \[Unreleased\]$/m, "Keep a Changelog's Unreleased section");
 });
 
+Deno.test("release.ts notes writes CHANGELOG.md's section of lib/version.ts's VERSION, the notes a tag of it gets", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "opendata-mcp-notes-" });
+  try {
+    const out = join(dir, "release-notes.md");
+    // As release.yml runs it for a tag vX.Y.Z.
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-config",
+        "--allow-read",
+        "--allow-write",
+        "tools/release.ts",
+        "notes",
+        `v${VERSION}`,
+        out,
+      ],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+    const notes = Deno.readTextFileSync(out);
+    const changelog = Deno.readTextFileSync(join(ROOT, "CHANGELOG.md"));
+    assert.equal(notes, `${releaseNotes(VERSION, changelog)}\n`);
+    assert.match(
+      changelog,
+      new RegExp(`^## \\[${VERSION.replaceAll(".", "\\.")}\\] - \\d{4}-\\d{2}-\\d{2}$`, "m"),
+    );
+    assert.match(notes, /^### Added$/m, "the released version's own notes");
+    assert.doesNotMatch(notes, /^## /m, "one section only");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
 Deno.test("the release workflow pins mcp-publisher and can be re-run for a version already published", () => {
   const text = Deno.readTextFileSync(join(ROOT, ".github/workflows/release.yml"));
   assert.match(text, /^ {2}MCP_PUBLISHER_VERSION: v\d+\.\d+\.\d+$/m);
@@ -348,18 +391,18 @@ Deno.test("the release workflow pins mcp-publisher and can be re-run for a versi
 });
 
 Deno.test("splitStartTask() separates the variables a start task sets from its deno run arguments and entry", () => {
-  assert.deepEqual(splitStartTask("MALLOC_ARENA_MAX=1 A_B= deno run -q -P bundle/main.js"), {
+  assert.deepEqual(splitStartTask("MALLOC_ARENA_MAX=1 A_B= deno run -q -P main.ts"), {
     env: { MALLOC_ARENA_MAX: "1", A_B: "" },
-    args: ["-q", "-P", "bundle/main.js"],
-    entry: "bundle/main.js",
+    args: ["-q", "-P", "main.ts"],
+    entry: "main.ts",
   });
   assert.deepEqual(splitStartTask("deno run main.ts"), { env: {}, args: ["main.ts"], entry: "main.ts" });
   assert.equal(splitStartTask("deno run -q other.ts"), undefined);
-  assert.equal(splitStartTask("deno run -q other/main.js"), undefined);
+  assert.equal(splitStartTask("deno run -q bundle/main.js"), undefined, "a start runs the sources");
   assert.equal(splitStartTask("deno eval main.ts"), undefined);
   assert.equal(splitStartTask("lower=1 deno run main.ts"), undefined, "only NAME=value words are variables");
   const start = splitStartTask(permissionTasks()["start"]!)!;
   assert.deepEqual(start.env, { ...START_ENV }, "deno task start sets START_ENV");
-  assert.equal(start.entry, BUNDLE_ENTRY, "deno task start runs the bundle");
+  assert.equal(start.entry, "main.ts", "deno task start runs the sources");
   assert.equal(splitStartTask(permissionTasks()["dev"]!)?.entry, "main.ts", "deno task dev runs the sources");
 });

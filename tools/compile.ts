@@ -1,8 +1,9 @@
-// The release compile: `deno compile` of the start bundle (bundle/main.js, `deno task build`,
-// what `deno task start` runs) with the permission set and V8 flags of the run tasks, embedding
-// every module the server can load and, of the npm packages, only what runs.
+// The release compile: builds the start bundle from the sources into bundle/ (tools/bundle.ts, as
+// `deno task build` does; never committed), then `deno compile`s it (bundle/main.js) with the
+// permission set and V8 flags of the run tasks, embedding every module the server can load and, of
+// the npm packages, only what runs.
 //
-//   deno run --allow-read --allow-run --allow-env --allow-write=dist tools/compile.ts TARGET [OUTPUT]
+//   deno run --allow-read --allow-write=bundle,bundle.partial --allow-run --allow-env tools/compile.ts TARGET [OUTPUT]
 //
 // What goes in, and why:
 // - Every chunk of the bundle, the providers' dynamic imports included: deno.json sets no
@@ -22,19 +23,13 @@
 import { join } from "node:path";
 import { V8_FLAGS } from "./permissions.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
-import { BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "./bundle.ts";
-import { exportTarget } from "./npm_exports.ts";
+import { buildBundle, BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "./bundle.ts";
+import { esmClosure, exportTarget, npmImports, TRIMMED_PACKAGES } from "./npm_exports.ts";
 import { denoInfo } from "./deno_info.ts";
 
-export { exportTarget };
+export { esmClosure, exportTarget, TRIMMED_PACKAGES };
 
 const ROOT = new URL("../", import.meta.url).pathname;
-
-/**
- * Packages trimmed to the ES modules that the subpaths the server imports reach (relative imports
- * followed): of gpt-tokenizer, the encodings lib/output/tokens.ts imports.
- */
-export const TRIMMED_PACKAGES = ["gpt-tokenizer"];
 
 /**
  * Builds a package ships for bundlers only: its `exports` name them under the "module" and "esnext"
@@ -98,18 +93,7 @@ function versionOf(id: string): string {
 
 /** The npm packages the entry's graph imports (bare names) and the subpaths it imports of each. */
 export async function graphNpmImports(entry = join(ROOT, BUNDLE_ENTRY)): Promise<Map<string, Set<string>>> {
-  const info = await denoInfo<{ modules: { kind: string; specifier: string }[] }>(entry);
-  const imports = new Map<string, Set<string>>();
-  for (const m of info.modules) {
-    if (m.kind !== "npm") continue;
-    // "npm:/@scope/name@1.2.3/sub/path" or "npm:name@1.2.3"
-    const match = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@[^/]+(?:\/(.*))?$/.exec(m.specifier);
-    if (!match) continue;
-    const subpaths = imports.get(match[1]!) ?? new Set<string>();
-    subpaths.add(match[2] ?? "");
-    imports.set(match[1]!, subpaths);
-  }
-  return imports;
+  return npmImports(await denoInfo<{ modules: { kind: string; specifier: string }[] }>(entry));
 }
 
 /** Every file under `dir`, relative to it, with "/" separators. */
@@ -121,23 +105,6 @@ function filesUnder(dir: string, prefix = ""): string[] {
     else out.push(rel);
   }
   return out;
-}
-
-/** The files of an ES module package that `entries` import, following relative imports. */
-export function esmClosure(dir: string, entries: string[]): Set<string> {
-  const seen = new Set<string>();
-  const queue = [...entries];
-  while (queue.length) {
-    const file = queue.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const text = Deno.readTextFileSync(join(dir, file));
-    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g)) {
-      const target = new URL(m[1]!, `file:///${file}`).pathname.slice(1);
-      queue.push(target);
-    }
-  }
-  return seen;
 }
 
 /**
@@ -194,12 +161,16 @@ export async function compileArgs(target: string, output: string, entry = BUNDLE
   ];
 }
 
-/** Compiles; resolves to the output's path, or throws with deno's error output. */
+/**
+ * Builds the start bundle from the sources (unless `entry` names another module) and compiles it;
+ * resolves to the output's path, or throws with deno's error output.
+ */
 export async function compile(
   target: string,
   output: string,
   options: { entry?: string; env?: Record<string, string> } = {},
 ): Promise<string> {
+  if (options.entry === undefined) await buildBundle(join(ROOT, BUNDLE_DIR));
   const args = await compileArgs(target, output, options.entry);
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["--quiet", ...args.slice(0, 1), "--config", join(ROOT, "deno.json"), ...args.slice(1)],

@@ -191,14 +191,33 @@ export function mcpbManifest(
   };
 }
 
-/** The manifest of `target`'s bundle, derived from the checked-in manifest. */
+/** How people name an OS, by its MCPB platform name. */
+const OS_TITLES: Readonly<Record<ReleaseTarget["os"], string>> = {
+  linux: "Linux",
+  darwin: "macOS",
+  win32: "Windows",
+};
+
+/**
+ * The manifest of `target`'s bundle, derived from the checked-in manifest. MCPB's `compatibility`
+ * names platforms (OSes) but no architecture, so the x86_64 and aarch64 bundles of one OS would
+ * look alike to a client: the name and display name carry the architecture (`opendata-mcp-aarch64-linux`,
+ * "... for Linux aarch64"), as the bundle's file name does.
+ */
 export function targetManifest(
   base: Record<string, unknown>,
   target: ReleaseTarget,
 ): Record<string, unknown> {
   const tools = base["tools"] as ManifestTool[];
   const wanted = mcpbManifest(tools, target);
-  return { ...base, server: wanted["server"], compatibility: wanted["compatibility"] };
+  const machine = target.label.split("-")[0];
+  return {
+    ...base,
+    name: `${base["name"]}-${target.label}`,
+    display_name: `${base["display_name"]} for ${OS_TITLES[target.os]} ${machine}`,
+    server: wanted["server"],
+    compatibility: wanted["compatibility"],
+  };
 }
 
 /** Variables the registry entry lists for clients that install a package. */

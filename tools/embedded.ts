@@ -131,7 +131,7 @@ if (import.meta.main) {
 
 /** A folder to run the embedded files from, as `deno run` would run the binary. */
 export interface StandIn {
-  /** The extracted entry the binary was compiled from (bundle/main.js, as `deno task start` runs). */
+  /** The extracted entry the binary was compiled from (bundle/main.js, as the container runs it). */
   main: string;
   /** The DENO_DIR whose npm cache holds exactly the embedded packages. */
   denoDir: string;

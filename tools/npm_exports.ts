@@ -1,5 +1,7 @@
-// How an npm package's `exports` map an import subpath to a file, as far as the release compile
-// (tools/compile.ts) and the start bundle's licence notice (tools/bundle.ts) need it.
+// How an npm package's `exports` map an import subpath to a file, and which files of a package the
+// server's imports reach, as far as the release compile (tools/compile.ts), the start bundle's
+// licence notice and the image's runtime packages (tools/bundle.ts) need it.
+import { join } from "node:path";
 
 /** The export conditions Deno resolves an ES module import of an npm package with. */
 export const RUNTIME_CONDITIONS: readonly string[] = ["deno", "node", "import", "default"];
@@ -49,4 +51,47 @@ export function exportTarget(
   }
   if (!target) throw new Error(`"${key}" is not exported for import`);
   return target.replace(/^\.\//, "");
+}
+
+/**
+ * Packages trimmed to the ES modules that the subpaths the server imports reach (relative imports
+ * followed): of gpt-tokenizer, the encodings lib/output/tokens.ts imports.
+ */
+export const TRIMMED_PACKAGES = ["gpt-tokenizer"];
+
+/** The files of an ES module package that `entries` import, following relative imports. */
+export function esmClosure(dir: string, entries: string[]): Set<string> {
+  const seen = new Set<string>();
+  const queue = [...entries];
+  while (queue.length) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = Deno.readTextFileSync(join(dir, file));
+    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g)) {
+      const target = new URL(m[1]!, `file:///${file}`).pathname.slice(1);
+      queue.push(target);
+    }
+  }
+  return seen;
+}
+
+/**
+ * The npm packages a module graph (`deno info --json`'s modules) imports, by bare name, with the
+ * subpaths it imports of each ("" for the package itself).
+ */
+export function npmImports(
+  info: { modules: { kind?: string; specifier?: string }[] },
+): Map<string, Set<string>> {
+  const imports = new Map<string, Set<string>>();
+  for (const m of info.modules) {
+    if (m.kind !== "npm") continue;
+    // "npm:/@scope/name@1.2.3/sub/path" or "npm:name@1.2.3"
+    const match = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@[^/]+(?:\/(.*))?$/.exec(m.specifier ?? "");
+    if (!match) continue;
+    const subpaths = imports.get(match[1]!) ?? new Set<string>();
+    subpaths.add(match[2] ?? "");
+    imports.set(match[1]!, subpaths);
+  }
+  return imports;
 }

@@ -4,7 +4,6 @@
 import { knownEnvNames } from "../lib/config/parse.ts";
 import { PROVIDERS } from "../lib/providers/registry.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
-import { BUNDLE_ENTRY } from "./bundle.ts";
 
 /**
  * Hosts the HTTP transport may listen on, on any port (`--host`, `--port`): loopback and the
@@ -111,13 +110,16 @@ export const V8_FLAGS = "--v8-flags=--max-semi-space-size=2,--max-old-space-size
  */
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "1" };
 
-/** What a start task may run: the bundle (`deno task start`) or the sources (`deno task dev`). */
-const ENTRIES = [BUNDLE_ENTRY, "main.ts"];
+/**
+ * What a start task runs: the sources, so no way of starting from a checkout runs code older than
+ * lib/ (the start bundle is built where it ships: the image and the release compile).
+ */
+const START_ENTRY = "main.ts";
 
 /**
  * A start task split into the variables it sets (`NAME=value` words before `deno`), the arguments
  * after `deno run` (the entry included, last) and its entry; undefined when it is not
- * `deno run ... bundle/main.js` or `deno run ... main.ts`.
+ * `deno run ... main.ts`.
  */
 export function splitStartTask(
   task: string,
@@ -129,24 +131,27 @@ export function splitStartTask(
     env[name!] = value.join("=");
   }
   const entry = words.at(-1) ?? "";
-  if (words[0] !== "deno" || words[1] !== "run" || !ENTRIES.includes(entry)) return undefined;
+  if (words[0] !== "deno" || words[1] !== "run" || entry !== START_ENTRY) return undefined;
   return { env, args: words.slice(2), entry };
 }
 
 /** The tasks that run or compile the server, all with `-P` (the default set) and no prompts. */
 export function permissionTasks(): Record<string, string> {
+  // -q keeps Deno's own notices (the permission set is "experimental") out of the JSON-lines log;
+  // a manual node_modules/ is not checked against the lock on every start (deno install fills it).
+  const env = Object.entries(START_ENV).map(([k, v]) => `${k}=${v} `).join("");
+  const flags = `-q --unstable-lazy-dynamic-imports -P --no-prompt --node-modules-dir=manual ${V8_FLAGS}`;
   const tasks: Record<string, string> = {
-    // -q keeps Deno's own notices (the permission set is "experimental") out of the JSON-lines log;
-    // a manual node_modules/ is not checked against the lock on every start (deno install fills it).
-    start: `${
-      Object.entries(START_ENV).map(([k, v]) => `${k}=${v} `).join("")
-    }deno run -q --unstable-lazy-dynamic-imports -P --no-prompt --node-modules-dir=manual ${V8_FLAGS} ${BUNDLE_ENTRY}`,
-    dev: `deno run --watch --unstable-lazy-dynamic-imports -P --no-prompt ${V8_FLAGS} main.ts`,
+    start: `${env}deno run ${flags} ${START_ENTRY}`,
+    // The same start, restarted when a source changes.
+    dev: `${env}deno run --watch ${flags} ${START_ENTRY}`,
   };
-  // The release compile (tools/compile.ts): `deno compile -P --no-prompt` with the V8 flags,
-  // npm packages from the global cache, only those main.ts reaches and only their run-time files.
+  // The release compile (tools/compile.ts): builds the start bundle into bundle/, then `deno compile
+  // -P --no-prompt` of it with the V8 flags, npm packages from the global cache, only those the
+  // bundle reaches and only their run-time files.
   for (const { target } of RELEASE_TARGETS) {
-    tasks[`compile:${target}`] = `deno run --allow-read --allow-run --allow-env tools/compile.ts ${target}`;
+    tasks[`compile:${target}`] =
+      `deno run --allow-read --allow-write=bundle,bundle.partial --allow-run --allow-env tools/compile.ts ${target}`;
   }
   return tasks;
 }

@@ -1,4 +1,4 @@
-// Runs the official MCP conformance suite (server mode) against this server's start bundle over HTTP: the
+// Runs the official MCP conformance suite (server mode) over HTTP against tests/conformance/server.ts: the
 // requirement sets of both protocol revisions (2025-11-25, with sessions; 2026-07-28, stateless by
 // design), each against the server in stateful and in stateless (--stateless) mode. A run may
 // have an expected-failures file (expected_failures.<revision>.<mode>.yml) for what the spec makes
@@ -277,11 +277,9 @@ if (import.meta.main) {
       requirements.set(revision, req);
     }
     for (const mode of modes) {
-      // One server per mode serves both revisions, as a deployment would, from the start bundle
-      // (what deno task start, the image and the binary run).
+      // One server per mode serves both revisions, as a deployment would.
       const server = await startHttpServer({
         args: ["--providers", "conformance", ...(mode === "stateless" ? ["--stateless"] : [])],
-        bundle: true,
       });
       try {
         for (const revision of revisions) {

@@ -1,21 +1,22 @@
-// The start bundle (bundle/, tools/bundle.ts): what `deno task start`, the container and the
-// release binary run. The other end-to-end tests run the sources' main.ts (their coverage of lib/
-// is measured there); these prove the bundle is those sources, built, and serves as they do: the
-// same listings, every provider's answers through the task suite, bad input and a broken config
-// answered alike, and stdio, HTTP and a refused Redis as the release smoke test checks them.
+// The start bundle (tools/bundle.ts): what the container and the release binary run, built where
+// they are built, never committed. The other end-to-end tests run the sources' main.ts, as
+// `deno task start` does; these build the bundle once, afresh into a scratch folder laid out as the
+// image's /app (tools/bundle.ts --runtime, what the Dockerfile runs), and prove it is those sources
+// and serves as they do: the same listings, every provider's answers through the task suite, bad
+// input and a broken config answered alike, and stdio, HTTP and a refused Redis as the release
+// smoke test checks them. This is the suite's one parity check: nothing else runs the bundle.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  assembleRuntime,
   BUNDLE_ENTRY,
   bundledPackages,
   checkNodeModules,
-  ciDenoVersion,
-  differences,
   inlinedPackages,
   isExternal,
-  staleness,
+  runtimePackages,
 } from "../../tools/bundle.ts";
-import { entryOf, runCli, startStdio } from "../harness/spawn.ts";
+import { runCli, startStdio } from "../harness/spawn.ts";
 import type { SpawnOptions } from "../harness/spawn.ts";
 import { runSuite } from "../../tools/bench/tasks.ts";
 import { smokeServer } from "../../tools/smoke.ts";
@@ -23,23 +24,73 @@ import { splitStartTask } from "../../tools/permissions.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
-Deno.test("bundle/ is what `deno task build` makes of the sources now", async () => {
-  assert.deepEqual(await staleness(), [], "bundle/ is stale: run `deno task build` and commit bundle/");
+/** The packages the runtime layout must not hold: only tests, the docs generator or the bench load them. */
+const TEST_ONLY = [
+  "@modelcontextprotocol/client",
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/ext-apps",
+  "@ai-sdk/mcp",
+  "playwright-core",
+  "oidc-provider",
+  "yaml",
+  "@types/node",
+  "@opentelemetry/otlp-transformer",
+];
+
+let runtime: Promise<string> | undefined;
+let runtimeDir: string | undefined;
+/** The runtime layout (bundle/, deno.json, node_modules/, ...), built once for the whole file. */
+function built(): Promise<string> {
+  runtime ??= (async () => {
+    const dir = runtimeDir = Deno.makeTempDirSync({ prefix: "opendata-mcp-runtime-" });
+    await assembleRuntime(join(dir, "app"));
+    return join(dir, "app");
+  })();
+  return runtime;
+}
+
+/** The built bundle's entry. */
+async function bundleEntry(): Promise<string> {
+  return join(await built(), BUNDLE_ENTRY);
+}
+
+// The scratch folder goes when the file's tests are done (unload runs after the last test).
+globalThis.addEventListener("unload", () => {
+  if (runtimeDir) Deno.removeSync(runtimeDir, { recursive: true });
 });
 
-Deno.test("differences() names the missing, stale and left-over files of a bundle", () => {
-  const bytes = (s: string) => new TextEncoder().encode(s);
-  const want = new Map([["main.js", bytes("a")], ["chunk-1.js", bytes("b")], ["NOTICE.md", bytes("n")]]);
-  const have = new Map([["main.js", bytes("a")], ["chunk-1.js", bytes("c")], ["chunk-2.js", bytes("d")]]);
-  assert.deepEqual(differences(want, have), [
-    "left over chunk-2.js",
-    "missing NOTICE.md",
-    "stale chunk-1.js",
+Deno.test("assembleRuntime() lays out the image's /app: the bundle, no sources, and only the npm packages the bundle loads", async () => {
+  const app = await built();
+  const top = [...Deno.readDirSync(app)].map((e) => e.name).sort();
+  assert.deepEqual(top, ["bundle", "config", "deno.json", "deno.lock", "node_modules"]);
+  const bundle = [...Deno.readDirSync(join(app, "bundle"))].map((e) => e.name);
+  assert.ok(bundle.includes("main.js") && bundle.includes("NOTICE.md"), bundle.join(", "));
+  assert.ok(bundle.every((n) => /\.(js|md)$/.test(n)), `only built files: ${bundle.join(", ")}`);
+  const store = [...Deno.readDirSync(join(app, "node_modules/.deno"))].map((e) => e.name).sort();
+  const names = store.map((f) => f.slice(0, f.lastIndexOf("@")).replace("+", "/"));
+  for (const name of ["@opentelemetry/api", "@redis/client", "jose", "js-yaml", "gpt-tokenizer"]) {
+    assert.ok(names.includes(name), `${name} is loaded by the bundle: ${names.join(", ")}`);
+  }
+  for (const name of [...TEST_ONLY, "zod", "@modelcontextprotocol/server"]) {
+    assert.ok(
+      !names.includes(name),
+      `${name} is not in the runtime layout (test-only, or inside the bundle)`,
+    );
+  }
+  // gpt-tokenizer trimmed to what its two imported encodings reach, as in the release binary.
+  const tokenizer = join(app, "node_modules/gpt-tokenizer");
+  assert.deepEqual([...Deno.readDirSync(join(tokenizer, "esm/bpeRanks"))].map((e) => e.name).sort(), [
+    "cl100k_base.js",
+    "o200k_base.js",
   ]);
-  assert.deepEqual(differences(want, new Map(want)), []);
+  assert.throws(() => Deno.statSync(join(tokenizer, "cjs")), Deno.errors.NotFound, "no CommonJS copy");
+  // Every link leads to a package of the layout.
+  for (const name of ["jose", "js-yaml", "gpt-tokenizer", "@redis/client", "@opentelemetry/api"]) {
+    assert.ok(Deno.statSync(join(app, "node_modules", name, "package.json")).isFile, name);
+  }
 });
 
-Deno.test("bundledPackages() follows the graph's npm imports and their dependencies, leaving the external ones out", () => {
+Deno.test("bundledPackages() and runtimePackages() follow the graph's npm imports and dependencies: the bundle's, the external ones", () => {
   const info = {
     modules: [
       { kind: "npm", npmPackage: "sdk@1" },
@@ -55,6 +106,8 @@ Deno.test("bundledPackages() follows the graph's npm imports and their dependenc
     },
   };
   assert.deepEqual(bundledPackages(info).map((p) => p.name), ["core", "sdk", "zod"]);
+  // What a built bundle's graph loads from node_modules/: all of its npm imports, no declarations.
+  assert.deepEqual(runtimePackages(info).map((p) => p.name), ["core", "jose", "sdk", "zod"]);
   assert.ok(isExternal("@opentelemetry/api") && isExternal("gpt-tokenizer") && isExternal("jose"));
   assert.ok(!isExternal("zod") && !isExternal("@modelcontextprotocol/server") && !isExternal("jose-x"));
 });
@@ -117,8 +170,8 @@ Deno.test("inlinedPackages() finds the packages a bundled package's build carrie
   }
 });
 
-Deno.test("bundle/NOTICE.md names every bundled package, and every package their builds carry, with its licence text", () => {
-  const notice = Deno.readTextFileSync(join(ROOT, "bundle/NOTICE.md"));
+Deno.test("bundle/NOTICE.md names every bundled package, and every package their builds carry, with its licence text", async () => {
+  const notice = Deno.readTextFileSync(join(await built(), "bundle/NOTICE.md"));
   for (const name of ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "zod"]) {
     assert.match(notice, new RegExp(`^### ${name.replace("/", "\\/")} \\d`, "m"), name);
   }
@@ -165,27 +218,14 @@ Deno.test("checkNodeModules() refuses a missing node_modules/ and one that leads
   }
 });
 
-Deno.test("ciDenoVersion() reads the Deno version CI pins, which the staleness check names on a mismatch", () => {
-  assert.match(ciDenoVersion() ?? "", /^\d+\.\d+\.\d+$/);
-  assert.equal(ciDenoVersion("/nonexistent"), undefined);
-});
-
-Deno.test("deno task start runs the bundle, the file the tests spawn as the bundle", () => {
-  const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
-  const start = splitStartTask(String(config.tasks.start))!;
-  assert.equal(start.entry, BUNDLE_ENTRY);
-  assert.equal(entryOf({ bundle: true }), join(ROOT, start.entry));
-  assert.equal(entryOf({ bundle: false }), join(ROOT, "main.ts"));
-});
-
 /** What a listing call returns, from the bundle and from the sources. */
 async function both<T>(
   options: SpawnOptions,
   read: (s: Awaited<ReturnType<typeof startStdio>>) => Promise<T>,
 ) {
   const out: T[] = [];
-  for (const bundle of [true, false]) {
-    await using s = await startStdio({ ...options, bundle });
+  for (const bundle of [await bundleEntry(), undefined]) {
+    await using s = await startStdio({ ...options, ...(bundle ? { bundle } : {}) });
     out.push(await read(s));
   }
   return { bundle: out[0]!, sources: out[1]! };
@@ -256,8 +296,8 @@ Deno.test({
     "the bundle answers the task suite (every provider, recorded upstreams) as the sources do, word for word",
   sanitizeResources: false,
   async fn() {
-    const bundle = await runSuite(undefined, { bundle: true });
-    const sources = await runSuite(undefined, { bundle: false });
+    const bundle = await runSuite(undefined, { bundle: await bundleEntry() });
+    const sources = await runSuite();
     assert.equal(bundle.length, sources.length);
     assert.ok(bundle.length >= 30, `${bundle.length} tasks`);
     for (const [i, r] of bundle.entries()) {
@@ -294,9 +334,11 @@ Deno.test({
     assert.deepEqual(bundle, sources);
 
     const config = "providers:\n  boj:\n    timeout: -3\n";
-    const cli = await Promise.all(
-      [true, false].map((b) => runCli(["tools"], { bundle: b, configYaml: config })),
-    );
+    const entry = await bundleEntry();
+    const cli = await Promise.all([
+      runCli(["tools"], { bundle: entry, configYaml: config }),
+      runCli(["tools"], { configYaml: config }),
+    ]);
     assert.equal(cli[0]!.code, 2);
     assert.match(cli[0]!.stderr, /providers\.boj\.timeout/);
     assert.equal(cli[0]!.code, cli[1]!.code);
@@ -320,7 +362,7 @@ Deno.test({
         "--config",
         join(ROOT, "deno.json"),
         ...start.args.slice(0, -1),
-        join(ROOT, BUNDLE_ENTRY),
+        await bundleEntry(),
       ],
       { env: { ...Deno.env.toObject(), ...start.env } },
     );

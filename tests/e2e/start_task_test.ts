@@ -1,10 +1,13 @@
 // The ways the server is started, run for real with deno.json's permission set: `deno task start`
-// on any port and the container's command with its health check (what the release compile
-// embeds: tests/e2e/binary_test.ts).
+// (the sources) on any port, and the container's command with its health check in the image's /app
+// as the Dockerfile's build stage lays it out (the bundle built now, only the runtime packages).
+// The release compile's payload: tests/e2e/binary_test.ts.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { completeLines } from "../harness/spawn_http.ts";
 import { childEnv, removeHome, scratchHome } from "../harness/spawn.ts";
+import { assembleRuntime } from "../../tools/bundle.ts";
+import { splitStartTask } from "../../tools/permissions.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -105,18 +108,65 @@ async function runHealthcheck(healthcheck: string[], port: number): Promise<numb
   return out.code;
 }
 
-Deno.test("the container's command serves on 0.0.0.0 with the permission set, and its health check needs 127.0.0.1 in MCP_ALLOWED_HOSTS", async () => {
+Deno.test("deno task start and deno task dev run the sources, so no start runs code older than lib/", () => {
+  const tasks = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json"))).tasks;
+  const start = splitStartTask(String(tasks.start))!;
+  const dev = splitStartTask(String(tasks.dev))!;
+  assert.equal(start.entry, "main.ts");
+  assert.deepEqual(dev, { ...start, args: ["--watch", ...start.args] }, "dev is start with --watch");
+  const ignored = Deno.readTextFileSync(join(ROOT, ".gitignore")).split("\n");
+  assert.ok(ignored.includes("bundle/"), "bundle/ is built where it ships, never committed");
+});
+
+/** The Dockerfile's stages: each `FROM` line with the lines up to the next. */
+function dockerStages(): { from: string; lines: string[] }[] {
+  const stages: { from: string; lines: string[] }[] = [];
+  for (const line of Deno.readTextFileSync(join(ROOT, "Dockerfile")).split("\n")) {
+    if (line.startsWith("FROM ")) stages.push({ from: line, lines: [] });
+    else stages.at(-1)?.lines.push(line);
+  }
+  return stages;
+}
+
+Deno.test("the Dockerfile builds the bundle in its build stage and its runtime stage copies only what runs", () => {
+  const [build, runtime, ...rest] = dockerStages();
+  assert.equal(rest.length, 0);
+  assert.match(build!.from, / AS build$/);
+  const buildText = build!.lines.join("\n");
+  assert.match(buildText, /^RUN deno install --frozen$/m);
+  assert.match(buildText, /tools\/bundle\.ts --runtime \/runtime/, "builds the bundle from the sources");
+  assert.match(buildText, /^COPY lib\/ lib\/$/m);
+  assert.doesNotMatch(buildText, /^COPY bundle\//m, "no bundle from the build context");
+  // Everything the runtime stage takes from the build: the runtime layout, an empty Deno cache, /data.
+  const copies = runtime!.lines.filter((l) => l.startsWith("COPY "));
+  assert.deepEqual(copies, [
+    "COPY --from=build /runtime /app",
+    "COPY --from=build --chown=65532:65532 /runtime-deno-dir /deno-dir",
+    "COPY --from=build --chown=65532:65532 /data /data",
+  ]);
+  const ignore = Deno.readTextFileSync(join(ROOT, ".dockerignore"));
+  assert.doesNotMatch(
+    ignore,
+    /^!(bundle|tests|node_modules)\//m,
+    "the build context holds no bundle, tests or packages",
+  );
+});
+
+Deno.test("the container's command serves on 0.0.0.0 with the permission set from the image's /app, and its health check needs 127.0.0.1 in MCP_ALLOWED_HOSTS", async () => {
   const { cmd, healthcheck } = dockerCommands();
   const home = scratchHome();
   const data = Deno.makeTempDirSync({ prefix: "opendata-mcp-data-" });
+  const image = Deno.makeTempDirSync({ prefix: "opendata-mcp-image-" });
   try {
+    const app = join(image, "app");
+    await assembleRuntime(app);
     for (const [hosts, healthy] of [["localhost,127.0.0.1", 0], ["mcp.example.org", 1]] as const) {
       const port = freePort();
       const args = cmd.map((a, i) => (cmd[i - 1] === "--port" ? String(port) : a));
-      // The container's working directory (/app) is the project: deno.json, main.ts, config/.
+      // The container's working directory: /app, with deno.json, bundle/, config/, node_modules/.
       const server = await spawnServing(args, {
         env: childEnv(home, { MCP_ALLOWED_HOSTS: hosts, OPENDATA_MCP_DATA_DIR: data }),
-        cwd: ROOT,
+        cwd: app,
       });
       try {
         assert.match(server.stderr(), new RegExp(`"host":"0\\.0\\.0\\.0","port":${port}`));
@@ -128,5 +178,6 @@ Deno.test("the container's command serves on 0.0.0.0 with the permission set, an
   } finally {
     removeHome(home);
     removeHome(data);
+    removeHome(image);
   }
 });

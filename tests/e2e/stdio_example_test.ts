@@ -12,7 +12,7 @@ import {
 } from "../harness/spawn.ts";
 import { Client, StdioClientTransport } from "../harness/sdk_client.ts";
 
-/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
+/** The server these tests spawn: the sources' main.ts. */
 const MAIN = entryOf({});
 
 Deno.test("stdio server answers initialize with protocol 2025-11-25 and serves the example tools", async () => {

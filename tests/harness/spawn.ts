@@ -7,14 +7,12 @@
 import { dirname, join, resolve } from "node:path";
 import { Client, serializeMessage } from "./sdk_client.ts";
 import { splitStartTask } from "../../tools/permissions.ts";
-import { BUNDLE_ENTRY } from "../../tools/bundle.ts";
 import type { JSONRPCMessage, Transport } from "./sdk_client.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 /** main.ts's process code with the conformance fixture provider added (it ships in no artefact). */
 const CONFORMANCE_MAIN = new URL("../conformance/server.ts", import.meta.url).pathname;
 const ROOT = new URL("../../", import.meta.url).pathname;
-const BUNDLE_MAIN = `${ROOT}${BUNDLE_ENTRY}`;
 
 /** Options for spawning the server. */
 export interface SpawnOptions {
@@ -48,11 +46,11 @@ export interface SpawnOptions {
    */
   main?: string;
   /**
-   * true: runs the start bundle (bundle/main.js), what `deno task start`, the container and the
-   * binary run; false: the sources' main.ts. Default: the sources (where the tests' coverage of lib/
-   * is measured), or the bundle under `OPENDATA_MCP_TEST_ENTRY=bundle`.
+   * The entry of a start bundle built for the test (tools/bundle.ts `buildBundle`, what the
+   * container and the release binary run), run with this repository's deno.json; default the
+   * sources' main.ts.
    */
-  bundle?: boolean;
+  bundle?: string;
   /** The capabilities the stdio client declares (e.g. the MCP Apps extension); default none. */
   clientCapabilities?: Record<string, unknown>;
 }
@@ -82,13 +80,6 @@ export function startArgs(home: string, options: SpawnOptions = {}): string[] {
 }
 
 /**
- * Whether servers run from the bundle unless a test says otherwise: `OPENDATA_MCP_TEST_ENTRY=bundle`
- * runs the whole suite against what users run (.ci/run does, after the run on the sources that
- * measures coverage).
- */
-const BUNDLE_BY_DEFAULT = Deno.env.get("OPENDATA_MCP_TEST_ENTRY") === "bundle";
-
-/**
  * The module a spawned server runs: `options.main`, the bundle's entry or the sources' main.ts;
  * a server whose `--providers` names the conformance fixtures runs their entry (main.ts with the
  * fixture provider added).
@@ -96,7 +87,7 @@ const BUNDLE_BY_DEFAULT = Deno.env.get("OPENDATA_MCP_TEST_ENTRY") === "bundle";
 export function entryOf(options: SpawnOptions): string {
   if (options.main) return options.main;
   if (namesConformance(options.args ?? [])) return CONFORMANCE_MAIN;
-  return (options.bundle ?? BUNDLE_BY_DEFAULT) ? BUNDLE_MAIN : MAIN;
+  return options.bundle ?? MAIN;
 }
 
 function namesConformance(args: readonly string[]): boolean {

@@ -5,7 +5,7 @@
 // and a bare `deno run`, measured interleaved in one run; memory after 10,000 stdio calls; and
 // latency and memory under 200 HTTP sessions of 50 calls each. Figures are measured, never
 // asserted.
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { childEnv, lines, removeHome, scratchHome } from "../../tests/harness/spawn.ts";
 import { splitStartTask } from "../permissions.ts";
 
@@ -47,6 +47,20 @@ export function spread(xs: readonly number[]): Spread {
 export function quantile(xs: readonly number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+}
+
+/**
+ * The CPU time a live process's main thread has run, in milliseconds (Linux: the first field of
+ * `/proc/PID/task/PID/schedstat`, nanoseconds); NaN where it cannot be read. Unlike wall time it
+ * leaves out the time the thread waited for a core, which on a shared machine is most of a start's
+ * spread.
+ */
+export function mainThreadCpuMs(pid: number): number {
+  try {
+    return Number(Deno.readTextFileSync(`/proc/${pid}/task/${pid}/schedstat`).split(" ")[0]) / 1e6;
+  } catch {
+    return NaN;
+  }
 }
 
 /** Resident and peak resident memory of a live process, in MiB (Linux `/proc`). */
@@ -166,8 +180,15 @@ export class StdioPeer {
   }
 }
 
+/** What one start measured: wall milliseconds to tools/list answered, memory and main-thread CPU then. */
+export interface StartSample {
+  ms: number;
+  rss: number;
+  cpuMs: number;
+}
+
 /** One start: milliseconds from spawn to the answer of tools/list, and resident memory then. */
-export async function startOnce(command: ServerCommand): Promise<{ ms: number; rss: number }> {
+export async function startOnce(command: ServerCommand): Promise<StartSample> {
   if (command.http) return await startHttpOnce(command);
   const home = scratchHome();
   const t0 = performance.now();
@@ -179,8 +200,9 @@ export async function startOnce(command: ServerCommand): Promise<{ ms: number; r
     if (!("result" in listed)) {
       throw new Error(`${command.label}: tools/list failed: ${JSON.stringify(listed)}`);
     }
+    const cpuMs = mainThreadCpuMs(peer.child.pid);
     const mem = memoryMiB(peer.child.pid);
-    return { ms, rss: mem?.rss ?? NaN };
+    return { ms, rss: mem?.rss ?? NaN, cpuMs };
   } finally {
     await peer.close();
     removeHome(home);
@@ -188,7 +210,7 @@ export async function startOnce(command: ServerCommand): Promise<{ ms: number; r
 }
 
 /** {@linkcode startOnce} of a server that serves HTTP: spawn to tools/list answered over HTTP. */
-async function startHttpOnce(command: ServerCommand): Promise<{ ms: number; rss: number }> {
+async function startHttpOnce(command: ServerCommand): Promise<StartSample> {
   const home = scratchHome();
   const [program, ...args] = command.cmd;
   const t0 = performance.now();
@@ -258,7 +280,7 @@ async function startHttpOnce(command: ServerCommand): Promise<{ ms: number; rss:
     if (!("result" in listed)) {
       throw new Error(`${command.label}: tools/list failed: ${JSON.stringify(listed)}`);
     }
-    return { ms, rss: memoryMiB(child.pid)?.rss ?? NaN };
+    return { ms, rss: memoryMiB(child.pid)?.rss ?? NaN, cpuMs: mainThreadCpuMs(child.pid) };
   } finally {
     try {
       child.kill("SIGKILL");
@@ -303,6 +325,16 @@ export function ownCaches(
   };
 }
 
+/** One command's starts: wall time, memory and main-thread CPU, with each round's figures for pairing. */
+export interface StartsOf {
+  ms: Spread;
+  rss: Spread;
+  /** Wall milliseconds, round by round. */
+  rounds: number[];
+  /** Main-thread CPU milliseconds to tools/list answered, round by round (NaN off Linux). */
+  cpuRounds: number[];
+}
+
 /**
  * Starts each command `runs` times, interleaved in rounds (each command once per round, in an
  * order that rotates from round to round), so the machine's other load hits all alike. Each
@@ -312,7 +344,7 @@ export async function interleavedStarts(
   given: readonly ServerCommand[],
   runs: number,
   bare?: string[],
-): Promise<{ starts: Map<string, { ms: Spread; rss: Spread; rounds: number[] }>; bare?: Spread }> {
+): Promise<{ starts: Map<string, StartsOf>; bare?: Spread }> {
   const cached = ownCaches(given);
   try {
     return await measureStarts(cached.commands, runs, bare);
@@ -325,9 +357,10 @@ async function measureStarts(
   commands: readonly ServerCommand[],
   runs: number,
   bare?: string[],
-): Promise<{ starts: Map<string, { ms: Spread; rss: Spread; rounds: number[] }>; bare?: Spread }> {
+): Promise<{ starts: Map<string, StartsOf>; bare?: Spread }> {
   const ms = new Map<string, number[]>(commands.map((c) => [c.label, []]));
   const rss = new Map<string, number[]>(commands.map((c) => [c.label, []]));
+  const cpu = new Map<string, number[]>(commands.map((c) => [c.label, []]));
   const bareMs: number[] = [];
   // Two unmeasured starts each: the first fills the command's own cache (transpiled code, V8
   // code cache), the second runs from it, as every start of an installed server does.
@@ -339,13 +372,19 @@ async function measureStarts(
       const r = await startOnce(c);
       ms.get(c.label)!.push(r.ms);
       rss.get(c.label)!.push(r.rss);
+      cpu.get(c.label)!.push(r.cpuMs);
     }
     if (bare) bareMs.push(await exitOnce(bare));
   }
   const starts = new Map(
     commands.map((c) => [
       c.label,
-      { ms: spread(ms.get(c.label)!), rss: spread(rss.get(c.label)!), rounds: ms.get(c.label)! },
+      {
+        ms: spread(ms.get(c.label)!),
+        rss: spread(rss.get(c.label)!),
+        rounds: ms.get(c.label)!,
+        cpuRounds: cpu.get(c.label)!,
+      },
     ]),
   );
   return bare ? { starts, bare: spread(bareMs) } : { starts };
@@ -420,8 +459,8 @@ export function checkoutCommand(dir: string, home: string, label: string): Serve
 }
 
 /**
- * This checkout's server, as `deno task start` runs it (bundle/main.js), plus `args`; with
- * `entry` "main.ts", the same command on the sources.
+ * This checkout's server, as `deno task start` runs it (the sources' main.ts), plus `args`; with
+ * `entry` (e.g. a built bundle's main.js), the same command on that module.
  */
 export function thisServer(
   label: string,
@@ -440,7 +479,7 @@ export function thisServer(
       "--config",
       join(ROOT, "deno.json"),
       ...task.args.slice(0, -1),
-      join(ROOT, entry ?? task.entry),
+      resolve(ROOT, entry ?? task.entry),
       ...args,
     ],
     env: { ...task.env, ...env },

@@ -418,12 +418,11 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
 /**
  * Runs every task against one server with all eight providers on recorded bodies; with
  * `structured: false`, the server runs with structured content off and the agent reads the next
- * calls from the text. `bundle`: true runs the server from bundle/ (what `deno task start` runs), false
- * from the sources (default: as tests/harness/spawn.ts decides).
+ * calls from the text. `bundle`: the entry of a built start bundle to run instead of the sources.
  */
 export async function runSuite(
   tasks: readonly Task[] = TASKS,
-  options: { structured?: boolean; bundle?: boolean } = {},
+  options: { structured?: boolean; bundle?: string } = {},
 ): Promise<TaskResult[]> {
   await using upstreams = startRecordedUpstreams();
   await using s = await startStdio({

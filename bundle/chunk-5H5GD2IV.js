@@ -1,1 +1,0 @@
-var o=["auto","screen","file"],e=["csv","json"];export{o as a,e as b};

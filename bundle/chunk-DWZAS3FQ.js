@@ -1,1 +1,0 @@
-var c=["series","places","documents"],i="opendata-mcp/view";function s(e,r){let t={};for(let[n,o]of Object.entries({...e,...r}))o!==void 0&&n!=="fresh"&&(t[n]=o);return t}function u(e){return typeof e=="number"&&Number.isFinite(e)?e:null}export{c as a,i as b,s as c,u as d};

@@ -1,1 +1,0 @@
-import n from"node:process";function c(o){let e=t.get(o);return e===void 0&&(e=i().createHash("sha256").update(o).digest("hex").slice(0,32),t.size>=s&&t.clear(),t.set(o,e)),e}var s=4096,t=new Map,r;function i(){return r??=n.getBuiltinModule("node:crypto")}export{c as a};

@@ -1,1 +1,0 @@
-import{AsyncLocalStorage as c}from"node:async_hooks";var t=new c;function s(n){let e=t.getStore()?.deadline;return e===void 0?1/0:e-n}function d(n){let e=t.getStore(),r=e?.client,o=e?.requestId;return t.run({fresh:e?.fresh??!1,...r===void 0?{}:{client:r},...o?{requestId:o}:{}},n)}export{t as a,s as b,d as c};

@@ -1,1 +1,0 @@
-import{b as a,c as b,d as c}from"./chunk-X4CU6JJA.js";import"./chunk-KYDRIVDT.js";import"./chunk-YXH3RY6G.js";import"./chunk-WOT6VMZA.js";export{b as metricsAuth,a as metricsResponse,c as serveMetrics};
