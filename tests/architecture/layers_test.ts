@@ -98,12 +98,8 @@ Deno.test("layerViolations: no provider imports another provider, no core module
 
 Deno.test("LAYERS: docs/ARCHITECTURE.md's layer table names every layer, its modules and what it may import", async () => {
   const doc = await Deno.readTextFile(new URL("docs/ARCHITECTURE.md", ROOT));
-  const start = doc.indexOf("\n## ");
-  assert.equal(
-    doc.slice(start + 1, start + 10),
-    "## Layers",
-    "docs/ARCHITECTURE.md's first section is ## Layers",
-  );
+  const start = doc.indexOf("\n## Layers\n");
+  assert.ok(start >= 0, "docs/ARCHITECTURE.md has a section ## Layers");
   const section = doc.slice(start, doc.indexOf("\n## ", start + 1));
   const rows = section.split("\n").filter((line) => /^\| [a-z]+ +\|/.test(line)).map(tableRow);
   assert.deepEqual(rows.map((r) => r.name), LAYERS.map((l) => l.name), "the table's rows, bottom to top");
