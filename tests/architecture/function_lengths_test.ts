@@ -13,8 +13,6 @@ const LONGER: ReadonlyMap<string, number> = new Map([
   // One closure over the transport's private state; its first comment says why.
   ["lib/mcp/http/handler.ts createHttpHandler", 962],
   ["lib/mcp/http/handler.ts route", 177],
-  ["lib/providers/riksantikvaren_arcgis/tools/query.ts queryTool", 342],
-  ["lib/providers/riksantikvaren_arcgis/tools/query.ts handler", 267],
   ["lib/providers/riksantikvaren_ogc/tools/nearby.ts nearbyTool", 215],
   ["lib/providers/riksantikvaren_ogc/tools/nearby.ts handler", 177],
   ["lib/config/server_schema.ts buildServerSchema", 212],
