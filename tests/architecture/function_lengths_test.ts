@@ -13,8 +13,6 @@ const LONGER: ReadonlyMap<string, number> = new Map([
   // One closure over the transport's private state; its first comment says why.
   ["lib/mcp/http/handler.ts createHttpHandler", 962],
   ["lib/mcp/http/handler.ts route", 177],
-  ["lib/providers/riksantikvaren_ogc/tools/nearby.ts nearbyTool", 215],
-  ["lib/providers/riksantikvaren_ogc/tools/nearby.ts handler", 177],
   ["lib/config/server_schema.ts buildServerSchema", 212],
   ["lib/http/fetch_client.ts HttpClient.#attempt", 208],
   ["lib/providers/snl/tools/article.ts articleTool", 185],
