@@ -16,7 +16,6 @@ const LONGER: ReadonlyMap<string, number> = new Map([
   ["lib/config/server_schema.ts buildServerSchema", 212],
   ["lib/http/fetch_client.ts HttpClient.#attempt", 208],
   ["lib/providers/snl/tools/article.ts articleTool", 185],
-  ["lib/mcp/tools/search.ts searchTool", 182],
   ["lib/metrics/mod.ts ServerMetrics.constructor", 178],
   ["lib/providers/riksantikvaren_arcgis/tools/services.ts servicesTool", 170],
   ["lib/providers/geonorge/tools/datasets.ts datasetsTool", 164],
