@@ -16,8 +16,6 @@ const LONGER: ReadonlyMap<string, number> = new Map([
   ["lib/config/server_schema.ts buildServerSchema", 212],
   ["lib/providers/snl/tools/article.ts articleTool", 185],
   ["lib/metrics/mod.ts ServerMetrics.constructor", 178],
-  ["lib/providers/riksantikvaren_arcgis/tools/services.ts servicesTool", 170],
-  ["lib/providers/geonorge/tools/datasets.ts datasetsTool", 164],
 ]);
 
 const ROOT = new URL("../../", import.meta.url);
