@@ -14,7 +14,6 @@ const LONGER: ReadonlyMap<string, number> = new Map([
   ["lib/mcp/http/handler.ts createHttpHandler", 962],
   ["lib/mcp/http/handler.ts route", 177],
   ["lib/config/server_schema.ts buildServerSchema", 212],
-  ["lib/metrics/mod.ts ServerMetrics.constructor", 178],
 ]);
 
 const ROOT = new URL("../../", import.meta.url);
