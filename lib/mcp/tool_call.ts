@@ -75,6 +75,7 @@ function traceCarrier(extra: McpExtra): TraceCarrier {
   };
 }
 
+/** callTool's steps, in order; `note` (when tracing) learns the request id, status and error type. */
 async function runToolCall(
   // deno-lint-ignore no-explicit-any
   listed: ToolDefinition<any, any>,
@@ -390,6 +391,7 @@ function raceDeadline<T>(work: Promise<T>, expired: AbortSignal): Promise<T> {
   });
 }
 
+/** The TIMEOUT of a call that reached the server's per-call deadline, with how to ask for less. */
 function deadlinePayload(callTimeoutMs: number): ErrorPayload {
   const s = Math.round(callTimeoutMs / 100) / 10;
   return {
