@@ -9,14 +9,16 @@ import { ResponseCache } from "./http/cache.ts";
 import { CITATION_TTL_MS } from "./output/provenance.ts";
 import type { CitationStore } from "./output/provenance.ts";
 import type { Logger } from "./log.ts";
-import type { Provider, ToolDefinition } from "./mcp/provider.ts";
+import type { Provider, ProviderContext, ToolDefinition } from "./mcp/provider.ts";
+import type { CommonSettings } from "./config/provider_spec.ts";
 import { lazyProvider } from "./mcp/lazy.ts";
 import { selectListing } from "./mcp/listing.ts";
-import { CALL_TOOL, coreTools, DESCRIBE_TOOL, SEARCH_TOOL } from "./mcp/core_tools.ts";
-import { readTool } from "./mcp/tools/read.ts";
-import { collectTools, createServer, describeTool } from "./mcp/server.ts";
-import { CORE_TOOLSET, ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
-import type { RequestStateSeal } from "./mcp/server.ts";
+import type { ProviderListing } from "./mcp/listing.ts";
+import { CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL } from "./mcp/core_tools.ts";
+import { fileReader, toolsetSurfaces } from "./mcp/surfaces.ts";
+import { collectTools, createServer } from "./mcp/server.ts";
+import { ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
+import type { CreateServerOptions, RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
 import { DeferredExports } from "./output/deferred_exports.ts";
 import { QuotaLedger } from "./output/quota.ts";
@@ -86,117 +88,34 @@ export async function createApp(
   const { logger } = options;
   const enabledSpecs = config.enabledProviders.map((id) => specs.find((s) => s.id === id)!);
   checkAllowlist(config, enabledSpecs, options.isNetAllowed ?? (() => true));
-
-  // Loaded only when REDIS_URL is set: one process without it needs nothing more.
-  const shared = config.server.redis_url
-    ? await (await import("./redis/mod.ts")).openSharedState(config.server, {
-      logger,
-      ...(options.isNetAllowed ? { isNetAllowed: options.isNetAllowed } : {}),
-    })
-    : undefined;
-  const http = new HttpRuntime({
-    clock: options.clock ?? systemClock,
-    random: options.random ?? Math.random,
-    logger,
-    cacheMaxBytes: Math.round(config.server.cache_max_mb * 1024 * 1024),
-    userAgent: userAgent(config.server.operator_contact),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(shared
-      ? { cacheStore: shared.cacheStore, rateStore: shared.rateStore, breakerStore: shared.breakerStore }
-      : {}),
-  });
-  // Citations live a day, in the store replicas share (Redis) or in process (4 MiB, LRU).
-  const citations: CitationStore = {
-    store: shared ? shared.cacheStore : new ResponseCache(4 * 1024 * 1024),
-    ttlMs: CITATION_TTL_MS,
-    now: () => http.clock.now(),
-  };
-  const providers: Provider[] = [];
-  const skipped: string[] = [];
-  const skip = (spec: ProviderSpec, reason: string): void => {
-    // Seed 002: a provider whose module is missing (or does not load) is skipped with a
-    // warning naming it; the others still serve.
-    const message = `Provider "${spec.id}" was skipped: its module could not be loaded (${reason})`;
-    logger.warn(message, { provider: spec.id });
-    skipped.push(message);
-  };
+  const shared = await openShared(config, options);
+  const http = httpRuntime(config, options, shared);
+  const citations = citationStore(http, shared);
   const dataDir = config.server.data_dir ?? options.dataDir;
   const quota = quotaLedger(config.server);
-  const moduleExists = options.moduleExists ?? fileModuleExists;
-  for (const spec of enabledSpecs) {
-    const settings = config.providers[spec.id]!;
-    const providerLogger = logger.child({ provider: spec.id });
-    const context = (creationLogger: Logger) => ({
-      settings,
-      http,
-      logger: creationLogger,
-      clock: http.clock,
-      limits: { characterLimit: config.server.character_limit },
-      dataDir,
-      quota,
-      ...(shared ? { sharedJobs: shared.jobs } : {}),
-    });
-    const create = async (creationLogger: Logger): Promise<Provider> =>
-      (await spec.load()).createProvider(context(creationLogger));
-    // With shared state a provider may have work to take over from other replicas (jobs): it
-    // is created at start-up, as it is when its configuration differs from its listings'.
-    const listing = spec.listings && !shared
-      ? selectListing(spec.listings, settings as unknown as Record<string, unknown>, {
-        $character_limit: config.server.character_limit,
-        $data_dir: dataDir,
-      })
-      : undefined;
-    if (listing && spec.listings) {
-      if (!moduleExists(spec.listings.module)) {
-        skip(spec, `Module not found "${spec.listings.module}"`);
-        continue;
-      }
-      for (const w of spec.check?.(settings) ?? []) providerLogger.warn(w);
-      for (const w of listing.warnings) providerLogger.warn(w);
-      // Its creation logs these warnings again: the start-up log already gave them.
-      const said = new Set(listing.warnings);
-      providers.push(lazyProvider(spec.id, listing, async () => {
-        const started = performance.now();
-        try {
-          const provider = await create(logger.child({ provider: spec.id }, said));
-          providerLogger.info("provider loaded", { duration_ms: Math.round(performance.now() - started) });
-          return provider;
-        } catch (e) {
-          providerLogger.error("provider failed to load", {
-            error: e instanceof Error ? e.message : String(e),
-          });
-          throw e;
-        }
-      }));
-      continue;
-    }
-    let module;
-    try {
-      module = await spec.load();
-    } catch (e) {
-      skip(spec, e instanceof Error ? e.message : String(e));
-      continue;
-    }
-    for (const w of spec.check?.(settings) ?? []) providerLogger.warn(w);
-    providers.push(await module.createProvider(context(providerLogger)));
-  }
-
+  const context = (settings: ProviderSettings, creationLogger: Logger): ProviderContext<CommonSettings> => ({
+    settings,
+    http,
+    logger: creationLogger,
+    clock: http.clock,
+    limits: { characterLimit: config.server.character_limit },
+    dataDir,
+    quota,
+    ...(shared ? { sharedJobs: shared.jobs } : {}),
+  });
+  const { providers, skipped } = await loadProviders(enabledSpecs, {
+    config,
+    logger,
+    dataDir,
+    shared,
+    moduleExists: options.moduleExists ?? fileModuleExists,
+    context,
+  });
   const filtered = filterTools(providers, config.tools, logger);
   const allTools = collectTools(filtered);
   const catalog = new ToolCatalog(filtered);
-  let defaultToolsets: Set<string>;
-  try {
-    defaultToolsets = catalog.resolve(config.toolsets);
-  } catch (e) {
-    if (!(e instanceof UnknownToolsetError)) throw e;
-    throw new ConfigError("toolsets", `${e.message} (from ${config.toolsetsFrom})`);
-  }
-  for (const u of catalog.unavailable) {
-    logger.warn(`Not served: ${u.tools.join(", ")} (toolset ${u.toolset}): ${u.reason}`, {
-      provider: u.provider,
-    });
-  }
-  const searchTimeoutMs = Math.round(config.server.search_timeout * 1000);
+  const defaultToolsets = configuredToolsets(catalog, config);
+  warnUnavailable(catalog, logger);
   // Its code (file writing, storage) loads with the first file written, listed or read.
   const exports = new DeferredExports({
     dataDir,
@@ -204,58 +123,26 @@ export async function createApp(
     maxMb: config.server.export_max_mb,
     quota,
   });
-  // Result files read by a tool call (clients without resources/read): not listed, reached with
-  // opendata_call, named as the next call of every answer that writes a file.
-  // Each page names its source: the template's provider (the exports: the one the file was
-  // written for) with the name and licence that provider declares for opendata_search.
-  const fileTemplates = [
-    ...filtered.flatMap((p) => (p.resourceTemplates ?? []).map((template) => ({ template, provider: p.id }))),
-    { template: exports.resourceTemplate() },
-  ];
-  const reader = readTool(() => fileTemplates, (id) => filtered.find((p) => p.id === id)?.search);
-  // deno-lint-ignore no-explicit-any
-  const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>([
-    ...filtered.flatMap((p) => p.tools.map((t) => [t.name, { tool: t, provider: p.id }] as const)),
-    [reader.name, { tool: reader, provider: "core" }],
-  ]);
-  /** What one toolset selection serves; built once per distinct selection (tool schemas are cached per tool). */
-  const views = new Map<string, Provider[]>();
-  const viewOf = (selected: ReadonlySet<string>): Provider[] => {
-    const key = [...selected].sort().join(",");
-    let view = views.get(key);
-    if (!view) {
-      const served = catalog.serve(filtered, selected);
-      const listed = new Set([...served.flatMap((p) => p.tools.map((t) => t.name)), ...CORE_TOOL_NAMES]);
-      const core: Provider = {
-        id: "core",
-        toolsets: [{ id: CORE_TOOLSET, description: "Search every source; describe and call any tool" }],
-        tools: coreTools({
-          catalog,
-          providers: filtered,
-          served: listed,
-          searchTimeoutMs,
-          clock: http.clock,
-          inputSchemaOf: (tool) => describeTool(tool).inputSchema as Record<string, unknown>,
-          unlisted: [reader],
-        }),
-      };
-      view = [core, ...served];
-      // Bounded: selections are subsets of a few dozen toolsets, but a client could send many.
-      if (views.size >= 256) views.delete(views.keys().next().value!);
-      views.set(key, view);
-    }
-    return view;
-  };
-  const tools = collectTools(viewOf(defaultToolsets));
-  const requestState = requestStateSeal(config.server.request_state_key);
-  const serverInstructions = instructions(filtered, specs);
-  const served = skipped.length === 0 ? config : {
-    ...config,
-    enabledProviders: providers.map((p) => p.id),
-    warnings: [...config.warnings, ...skipped],
-  };
+  const reader = fileReader(filtered, exports);
+  const surfaceOf = toolsetSurfaces({
+    catalog,
+    providers: filtered,
+    reader,
+    searchTimeoutMs: Math.round(config.server.search_timeout * 1000),
+    clock: http.clock,
+  });
+  const tools = collectTools(surfaceOf(defaultToolsets));
+  const serverOptions = newServerOptions(config, {
+    logger,
+    http,
+    exports,
+    citations,
+    callable: callableTools(filtered, reader),
+    requestState: requestStateSeal(config.server.request_state_key),
+    instructions: instructions(filtered, specs),
+  });
   return {
-    config: served,
+    config: servedConfig(config, providers, skipped),
     providers: filtered,
     http,
     catalog,
@@ -263,24 +150,11 @@ export async function createApp(
     tools,
     allTools,
     defaultToolsets,
-    newServer: (serverOptions = {}) =>
-      createServer(viewOf(serverOptions.toolsets ?? defaultToolsets), {
-        logger,
-        characterLimit: config.server.character_limit,
-        structuredContent: config.server.structured_content === "on",
-        name: config.server.name,
-        version: config.server.version,
-        instructions: serverInstructions,
-        callTimeoutMs: Math.round(config.server.call_timeout * 1000),
-        clock: http.clock,
-        requestState,
-        exports,
-        callable,
-        views: { tilesUrl: config.server.map_tiles_url },
-        userAgent: http.userAgent,
-        citations,
-        ...(serverOptions.owner === undefined ? {} : { owner: serverOptions.owner }),
-        ...(serverOptions.client === undefined ? {} : { client: serverOptions.client }),
+    newServer: (caller = {}) =>
+      createServer(surfaceOf(caller.toolsets ?? defaultToolsets), {
+        ...serverOptions,
+        ...(caller.owner === undefined ? {} : { owner: caller.owner }),
+        ...(caller.client === undefined ? {} : { client: caller.client }),
       }),
     async close() {
       for (const p of providers) await p.close?.().catch(() => {});
@@ -289,7 +163,216 @@ export async function createApp(
   };
 }
 
-const CORE_TOOL_NAMES = [SEARCH_TOOL, DESCRIBE_TOOL, CALL_TOOL];
+/** Opens the state replicas share when REDIS_URL is set: one process without it loads nothing more. */
+async function openShared(config: Config, options: AppOptions): Promise<SharedState | undefined> {
+  if (!config.server.redis_url) return undefined;
+  return await (await import("./redis/mod.ts")).openSharedState(config.server, {
+    logger: options.logger,
+    ...(options.isNetAllowed ? { isNetAllowed: options.isNetAllowed } : {}),
+  });
+}
+
+/** The HTTP runtime every provider's client is made from, on the shared stores where there are. */
+function httpRuntime(config: Config, options: AppOptions, shared: SharedState | undefined): HttpRuntime {
+  return new HttpRuntime({
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    logger: options.logger,
+    cacheMaxBytes: Math.round(config.server.cache_max_mb * 1024 * 1024),
+    userAgent: userAgent(config.server.operator_contact),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(shared
+      ? { cacheStore: shared.cacheStore, rateStore: shared.rateStore, breakerStore: shared.breakerStore }
+      : {}),
+  });
+}
+
+/** Citations live a day, in the store replicas share (Redis) or in process (4 MiB, LRU). */
+function citationStore(http: HttpRuntime, shared: SharedState | undefined): CitationStore {
+  return {
+    store: shared ? shared.cacheStore : new ResponseCache(4 * 1024 * 1024),
+    ttlMs: CITATION_TTL_MS,
+    now: () => http.clock.now(),
+  };
+}
+
+/** One provider's validated config block. */
+type ProviderSettings = Config["providers"][string];
+
+/** What loading the enabled providers needs. */
+interface ProviderLoading {
+  config: Config;
+  logger: Logger;
+  dataDir: string;
+  shared: SharedState | undefined;
+  moduleExists: (url: string) => boolean;
+  /** What a provider is created with, logging to `creationLogger`. */
+  context: (settings: ProviderSettings, creationLogger: Logger) => ProviderContext<CommonSettings>;
+}
+
+/**
+ * The enabled providers, in order, and the warnings of those skipped: a provider whose module is
+ * missing (or does not load) is skipped with a warning naming it; the others still serve.
+ */
+async function loadProviders(
+  specs: readonly ProviderSpec[],
+  loading: ProviderLoading,
+): Promise<{ providers: Provider[]; skipped: string[] }> {
+  const providers: Provider[] = [];
+  const skipped: string[] = [];
+  for (const spec of specs) {
+    const loaded = await loadProvider(spec, loading);
+    if ("skipped" in loaded) skipped.push(loaded.skipped);
+    else providers.push(loaded.provider);
+  }
+  return { providers, skipped };
+}
+
+/** The warning of a provider whose module could not be loaded, logged as it is returned. */
+function skip(spec: ProviderSpec, reason: string, logger: Logger): { skipped: string } {
+  const message = `Provider "${spec.id}" was skipped: its module could not be loaded (${reason})`;
+  logger.warn(message, { provider: spec.id });
+  return { skipped: message };
+}
+
+/**
+ * One enabled provider: from its generated listings, loaded on first use, where its
+ * configuration selects one; else created now.
+ */
+async function loadProvider(
+  spec: ProviderSpec,
+  loading: ProviderLoading,
+): Promise<{ provider: Provider } | { skipped: string }> {
+  const { config, logger } = loading;
+  const settings = config.providers[spec.id]!;
+  const providerLogger = logger.child({ provider: spec.id });
+  // With shared state a provider may have work to take over from other replicas (jobs): it
+  // is created at start-up, as it is when its configuration differs from its listings'.
+  const listing = spec.listings && !loading.shared
+    ? selectListing(spec.listings, settings as unknown as Record<string, unknown>, {
+      $character_limit: config.server.character_limit,
+      $data_dir: loading.dataDir,
+    })
+    : undefined;
+  if (listing && spec.listings) return listedProvider(spec, listing, loading);
+  let module;
+  try {
+    module = await spec.load();
+  } catch (e) {
+    return skip(spec, e instanceof Error ? e.message : String(e), logger);
+  }
+  for (const w of spec.check?.(settings) ?? []) providerLogger.warn(w);
+  return { provider: await module.createProvider(loading.context(settings, providerLogger)) };
+}
+
+/** A provider served from its listings, its code loaded (and the load logged) on first use. */
+function listedProvider(
+  spec: ProviderSpec,
+  listing: ProviderListing,
+  loading: ProviderLoading,
+): { provider: Provider } | { skipped: string } {
+  const { logger } = loading;
+  const module = spec.listings!.module;
+  if (!loading.moduleExists(module)) return skip(spec, `Module not found "${module}"`, logger);
+  const settings = loading.config.providers[spec.id]!;
+  const providerLogger = logger.child({ provider: spec.id });
+  for (const w of spec.check?.(settings) ?? []) providerLogger.warn(w);
+  for (const w of listing.warnings) providerLogger.warn(w);
+  // Its creation logs these warnings again: the start-up log already gave them.
+  const said = new Set(listing.warnings);
+  return {
+    provider: lazyProvider(spec.id, listing, async () => {
+      const started = performance.now();
+      try {
+        const creationLogger = logger.child({ provider: spec.id }, said);
+        const provider = await (await spec.load()).createProvider(loading.context(settings, creationLogger));
+        providerLogger.info("provider loaded", { duration_ms: Math.round(performance.now() - started) });
+        return provider;
+      } catch (e) {
+        providerLogger.error("provider failed to load", {
+          error: e instanceof Error ? e.message : String(e),
+        });
+        throw e;
+      }
+    }),
+  };
+}
+
+/** The toolsets listed by default, as configured; an unknown one is a configuration error. */
+function configuredToolsets(catalog: ToolCatalog, config: Config): Set<string> {
+  try {
+    return catalog.resolve(config.toolsets);
+  } catch (e) {
+    if (!(e instanceof UnknownToolsetError)) throw e;
+    throw new ConfigError("toolsets", `${e.message} (from ${config.toolsetsFrom})`);
+  }
+}
+
+/** Says at start-up which tools are not served for want of a key, and how to serve them. */
+function warnUnavailable(catalog: ToolCatalog, logger: Logger): void {
+  for (const u of catalog.unavailable) {
+    logger.warn(`Not served: ${u.tools.join(", ")} (toolset ${u.toolset}): ${u.reason}`, {
+      provider: u.provider,
+    });
+  }
+}
+
+/** Every tool of the enabled providers by name, with opendata_read: callable whatever is listed. */
+function callableTools(
+  providers: readonly Provider[],
+  // deno-lint-ignore no-explicit-any
+  reader: ToolDefinition<any, any>,
+): Map<string, CallableTool> {
+  return new Map<string, CallableTool>([
+    ...providers.flatMap((p) => p.tools.map((t) => [t.name, { tool: t, provider: p.id }] as const)),
+    [reader.name, { tool: reader, provider: "core" }],
+  ]);
+}
+
+/** A tool callable by name, with the provider whose files it writes. */
+// deno-lint-ignore no-explicit-any
+type CallableTool = { tool: ToolDefinition<any, any>; provider: string };
+
+/** The parts of the app every server instance shares. */
+interface ServerParts {
+  logger: Logger;
+  http: HttpRuntime;
+  exports: DeferredExports;
+  citations: CitationStore;
+  callable: ReadonlyMap<string, CallableTool>;
+  requestState: RequestStateSeal;
+  instructions: string;
+}
+
+/** What every server instance is made with (the caller's owner and client aside). */
+function newServerOptions(config: Config, parts: ServerParts): CreateServerOptions {
+  return {
+    logger: parts.logger,
+    characterLimit: config.server.character_limit,
+    structuredContent: config.server.structured_content === "on",
+    name: config.server.name,
+    version: config.server.version,
+    instructions: parts.instructions,
+    callTimeoutMs: Math.round(config.server.call_timeout * 1000),
+    clock: parts.http.clock,
+    requestState: parts.requestState,
+    exports: parts.exports,
+    callable: parts.callable,
+    views: { tilesUrl: config.server.map_tiles_url },
+    userAgent: parts.http.userAgent,
+    citations: parts.citations,
+  };
+}
+
+/** The configuration as served: without the providers skipped, whose warnings it carries. */
+function servedConfig(config: Config, providers: readonly Provider[], skipped: readonly string[]): Config {
+  if (skipped.length === 0) return config;
+  return {
+    ...config,
+    enabledProviders: providers.map((p) => p.id),
+    warnings: [...config.warnings, ...skipped],
+  };
+}
 
 /**
  * Whether a module's file is there. A compiled binary carries every module it was built with

@@ -146,6 +146,23 @@ type Attempt =
   | { ok: true; response: RawResponse }
   | { ok: false; error: UpstreamError; retryKey: string; retryAfterMs?: number };
 
+/** A failed attempt the retry loop may retry, counted under `retryKey` (a status, or "network"). */
+function failed(error: UpstreamError, retryKey: string, retryAfterMs?: number): Attempt {
+  return retryAfterMs === undefined
+    ? { ok: false as const, error, retryKey }
+    : { ok: false as const, error, retryKey, retryAfterMs };
+}
+
+/** What classifying how an attempt ended needs: its URL and options, its timeout, its log line. */
+interface AttemptEnding {
+  url: URL;
+  options: RequestOptions;
+  /** Aborts when the attempt's share of the deadline is used up. */
+  timeout: AbortSignal;
+  timeoutError: (url: URL) => UpstreamError;
+  log: (fields: Record<string, unknown>) => void;
+}
+
 /**
  * The one HTTP client every provider uses: deadline, retries with backoff and `Retry-After`,
  * a circuit breaker per endpoint, sliding-window rate limits, response cache, a body cap
@@ -521,6 +538,10 @@ export class HttpClient {
     });
   }
 
+  /**
+   * One request and its answer: a rate-limit slot, the request (redirects followed hop by hop),
+   * then the status and the body, each failure classified for the retry loop; one log line.
+   */
   async #attempt(
     url: URL,
     options: RequestOptions,
@@ -532,16 +553,35 @@ export class HttpClient {
     endpoint: string,
     span?: UpstreamSpan,
   ): Promise<Attempt> {
-    const clock = this.#o.runtime.clock;
-    const safeUrl = this.redact(url);
-    const fail = (error: UpstreamError, retryKey: string, retryAfterMs?: number): Attempt =>
-      retryAfterMs === undefined
-        ? { ok: false as const, error, retryKey }
-        : { ok: false as const, error, retryKey, retryAfterMs };
     if (options.signal?.aborted) throw this.#cancelled(url);
-
+    await this.#reserveSlot(url, deadline, { signal: options.signal, logger, endpoint, span });
+    const remaining = deadline - this.#o.runtime.clock.now();
+    if (remaining <= 0) throw timeoutError(url);
+    const timeout = AbortSignal.timeout(remaining);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const log = this.#attemptLog(url, options, { attempt, cacheState, endpoint, logger });
+    const ending: AttemptEnding = { url, options, timeout, timeoutError, log };
+    let sent: { response: Response; current: URL };
     try {
-      const waited = await this.#limiter.acquire(deadline, options.signal);
+      sent = await this.#fetchFollowing(url, options, signal, logger);
+    } catch (e) {
+      return this.#requestFailure(e, ending);
+    }
+    const { response, current } = sent;
+    if (response.status < 200 || response.status >= 300) {
+      return await this.#statusFailure(response, current, log);
+    }
+    return await this.#readAnswer(response, current, ending);
+  }
+
+  /** Waits for this provider's rate-limit slot; a slot past the deadline is refused at once (RATE_LIMITED). */
+  async #reserveSlot(
+    url: URL,
+    deadline: number,
+    at: { signal: AbortSignal | undefined; logger: Logger; endpoint: string; span: UpstreamSpan | undefined },
+  ): Promise<void> {
+    try {
+      const waited = await this.#limiter.acquire(deadline, at.signal);
       if (waited > 0 && metrics) {
         metrics.rateLimitWaits.inc(1, this.#o.provider);
         metrics.rateLimitWaitSeconds.inc(waited / 1000, this.#o.provider);
@@ -549,154 +589,182 @@ export class HttpClient {
     } catch (e) {
       if (e instanceof RateLimitWaitError) {
         metrics?.rateLimitRefusals.inc(1, this.#o.provider);
-        span?.fail("RATE_LIMITED");
-        logger.warn("rate limit refused an upstream request: its slot is past the call's deadline", {
+        at.span?.fail("RATE_LIMITED");
+        at.logger.warn("rate limit refused an upstream request: its slot is past the call's deadline", {
           provider: this.#o.provider,
-          endpoint,
+          endpoint: at.endpoint,
           wait_ms: e.waitMs,
         });
         throw this.#rateLimited(url, e.waitMs);
       }
       throw this.#cancelled(url);
     }
+  }
 
-    const remaining = deadline - clock.now();
-    if (remaining <= 0) throw timeoutError(url);
-    const timeout = AbortSignal.timeout(remaining);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  /** The attempt's one log line (and its metrics), timed from now: `fields` say how it ended. */
+  #attemptLog(
+    url: URL,
+    options: RequestOptions,
+    at: { attempt: number; cacheState: string; endpoint: string; logger: Logger },
+  ): (fields: Record<string, unknown>) => void {
+    const safeUrl = this.redact(url);
     const started = performance.now();
-    const log = (fields: Record<string, unknown>): void => {
+    return (fields) => {
       if (metrics) {
         const outcome = fields["status"] ?? fields["error"];
-        metrics.upstreamRequests.inc(1, this.#o.provider, endpoint, String(outcome));
-        metrics.upstreamDuration.observe((performance.now() - started) / 1000, this.#o.provider, endpoint);
+        metrics.upstreamRequests.inc(1, this.#o.provider, at.endpoint, String(outcome));
+        metrics.upstreamDuration.observe((performance.now() - started) / 1000, this.#o.provider, at.endpoint);
       }
       const line = {
         provider: this.#o.provider,
         upstream_url: safeUrl,
         method: options.method ?? "GET",
         duration_ms: Math.round(performance.now() - started),
-        attempt,
-        cache: cacheState,
+        attempt: at.attempt,
+        cache: at.cacheState,
         ...fields,
       };
-      if (fields["error"]) logger.warn("upstream", line);
-      else logger.info("upstream", line);
+      if (fields["error"]) at.logger.warn("upstream", line);
+      else at.logger.info("upstream", line);
     };
+  }
 
+  /**
+   * Sends the request and follows redirects by hand: each hop vetted (#checkHop), secrets kept
+   * from other origins, a 303 (or a 301/302 after POST) turned into a GET without the body.
+   */
+  async #fetchFollowing(
+    url: URL,
+    options: RequestOptions,
+    signal: AbortSignal,
+    logger: Logger,
+  ): Promise<{ response: Response; current: URL }> {
     let response: Response;
     let current = url;
-    try {
-      await this.#checkFirst(url);
-      let method: string = options.method ?? "GET";
-      let body = options.body;
-      let headers: Record<string, string> = {
-        "user-agent": this.#o.runtime.userAgent,
-        accept: "application/json, text/csv;q=0.9, */*;q=0.8",
-        ...this.#o.headers,
-        ...options.headers,
+    await this.#checkFirst(url);
+    let method: string = options.method ?? "GET";
+    let body = options.body;
+    let headers: Record<string, string> = {
+      "user-agent": this.#o.runtime.userAgent,
+      accept: "application/json, text/csv;q=0.9, */*;q=0.8",
+      ...this.#o.headers,
+      ...options.headers,
+    };
+    for (let redirects = 0;; redirects++) {
+      const init: RequestInit = {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        redirect: "manual",
+        signal,
       };
-      for (let redirects = 0;; redirects++) {
-        const init: RequestInit = {
-          method,
-          headers,
-          ...(body === undefined ? {} : { body }),
-          redirect: "manual",
-          signal,
-        };
-        const target = current;
-        response = await (tracing
-          ? tracing.quiet(() =>
-            this.#o.runtime.fetch(target, init)
-          )
-          : this.#o.runtime.fetch(current, init));
-        const location = response.headers.get("location");
-        if (!REDIRECTS.has(response.status) || location === null) break;
-        await response.body?.cancel().catch(() => {});
-        if (redirects >= (this.#o.maxRedirects ?? 5)) {
-          throw new UpstreamError("API_ERROR", `${this.#o.upstreamName} redirected too many times`, {
-            provider: this.#o.provider,
-            url: safeUrl,
-            status: response.status,
-          });
-        }
-        const next = await this.#checkHop(url, current, location, response.status);
-        if (next.origin !== current.origin) {
-          // Allowed, but elsewhere: secrets stay with the origin they were meant for.
-          for (const name of this.#o.secretParams ?? []) next.searchParams.delete(name);
-          headers = withoutHeaders(headers, [...CREDENTIAL_HEADERS, ...(this.#o.secretHeaders ?? [])]);
-        }
-        if (
-          response.status === 303 ||
-          ((response.status === 301 || response.status === 302) && method === "POST")
-        ) {
-          // As browsers and fetch do: the redirected request is a GET without the body.
-          method = "GET";
-          body = undefined;
-          headers = withoutHeaders(headers, ["content-type"]);
-        }
-        logger.debug("upstream redirect", {
+      const target = current;
+      response = await (tracing
+        ? tracing.quiet(() =>
+          this.#o.runtime.fetch(target, init)
+        )
+        : this.#o.runtime.fetch(current, init));
+      const location = response.headers.get("location");
+      if (!REDIRECTS.has(response.status) || location === null) break;
+      await response.body?.cancel().catch(() => {});
+      if (redirects >= (this.#o.maxRedirects ?? 5)) {
+        throw new UpstreamError("API_ERROR", `${this.#o.upstreamName} redirected too many times`, {
           provider: this.#o.provider,
-          upstream_url: this.redact(current),
+          url: this.redact(url),
           status: response.status,
-          location: this.redact(next),
-        });
-        current = next;
-      }
-    } catch (e) {
-      if (e instanceof UpstreamError) {
-        log({ error: e.errorType });
-        throw e;
-      }
-      if (options.signal?.aborted) {
-        log({ error: "CANCELLED" });
-        throw this.#cancelled(url);
-      }
-      // A URL refused by the SSRF guard or checkUrl: the upstream did nothing wrong, the URL did.
-      if (e instanceof Error && e.name === "SsrfError") {
-        log({ error: "URL_REFUSED" });
-        throw new UpstreamError("VALIDATION_ERROR", e.message, {
-          provider: this.#o.provider,
-          url: safeUrl,
-          cause: e,
         });
       }
-      if (timeout.aborted) {
-        log({ error: "TIMEOUT" });
-        throw timeoutError(url);
+      const next = await this.#checkHop(url, current, location, response.status);
+      if (next.origin !== current.origin) {
+        // Allowed, but elsewhere: secrets stay with the origin they were meant for.
+        for (const name of this.#o.secretParams ?? []) next.searchParams.delete(name);
+        headers = withoutHeaders(headers, [...CREDENTIAL_HEADERS, ...(this.#o.secretHeaders ?? [])]);
       }
-      log({ error: "TRANSPORT_ERROR" });
-      return fail(this.#transport(url, e), "network");
+      if (
+        response.status === 303 ||
+        ((response.status === 301 || response.status === 302) && method === "POST")
+      ) {
+        // As browsers and fetch do: the redirected request is a GET without the body.
+        method = "GET";
+        body = undefined;
+        headers = withoutHeaders(headers, ["content-type"]);
+      }
+      logger.debug("upstream redirect", {
+        provider: this.#o.provider,
+        upstream_url: this.redact(current),
+        status: response.status,
+        location: this.redact(next),
+      });
+      current = next;
     }
+    return { response, current };
+  }
 
+  /** A request that got no answer: thrown where no retry can help, else a network failure to retry. */
+  #requestFailure(e: unknown, ending: AttemptEnding): Attempt {
+    const { url, options, timeout, timeoutError, log } = ending;
+    if (e instanceof UpstreamError) {
+      log({ error: e.errorType });
+      throw e;
+    }
+    if (options.signal?.aborted) {
+      log({ error: "CANCELLED" });
+      throw this.#cancelled(url);
+    }
+    // A URL refused by the SSRF guard or checkUrl: the upstream did nothing wrong, the URL did.
+    if (e instanceof Error && e.name === "SsrfError") {
+      log({ error: "URL_REFUSED" });
+      throw new UpstreamError("VALIDATION_ERROR", e.message, {
+        provider: this.#o.provider,
+        url: this.redact(url),
+        cause: e,
+      });
+    }
+    if (timeout.aborted) {
+      log({ error: "TIMEOUT" });
+      throw timeoutError(url);
+    }
+    log({ error: "TRANSPORT_ERROR" });
+    return failed(this.#transport(url, e), "network");
+  }
+
+  /** An answer with a status outside 2xx: RATE_LIMITED (429) or API_ERROR, retryable as the policy says. */
+  async #statusFailure(
+    response: Response,
+    current: URL,
+    log: (fields: Record<string, unknown>) => void,
+  ): Promise<Attempt> {
+    const status = response.status;
+    const contentType = response.headers.get("content-type") ?? "";
+    const snippet = await readSnippet(response);
+    const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), this.#o.runtime.clock.now());
+    log({ status, error: status === 429 ? "RATE_LIMITED" : "API_ERROR" });
+    const retryable = this.#o.retry.retryStatuses.includes(status);
+    const messageId = snippet ? this.#messageId(snippet) : undefined;
+    const error = new UpstreamError(
+      status === 429 ? "RATE_LIMITED" : "API_ERROR",
+      `${this.#o.upstreamName} answered HTTP ${status}${reason(status)}`,
+      {
+        provider: this.#o.provider,
+        url: this.redact(current),
+        status,
+        retryable,
+        body: snippet,
+        contentType,
+        ...(messageId === undefined ? {} : { messageId }),
+        ...(retryAfterMs === undefined ? {} : { retryAfterS: Math.ceil(retryAfterMs / 1000) }),
+        hint: hintForStatus(status),
+      },
+    );
+    return failed(error, String(status), retryAfterMs);
+  }
+
+  /** A 2xx answer's body, read up to the cap (counted after decompression). */
+  async #readAnswer(response: Response, current: URL, ending: AttemptEnding): Promise<Attempt> {
+    const { url, options, timeout, timeoutError, log } = ending;
     const status = response.status;
     const contentType = response.headers.get("content-type") ?? "";
     const finalUrl = this.redact(current);
-
-    if (status < 200 || status >= 300) {
-      const snippet = await readSnippet(response);
-      const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), clock.now());
-      log({ status, error: status === 429 ? "RATE_LIMITED" : "API_ERROR" });
-      const retryable = this.#o.retry.retryStatuses.includes(status);
-      const messageId = snippet ? this.#messageId(snippet) : undefined;
-      const error = new UpstreamError(
-        status === 429 ? "RATE_LIMITED" : "API_ERROR",
-        `${this.#o.upstreamName} answered HTTP ${status}${reason(status)}`,
-        {
-          provider: this.#o.provider,
-          url: finalUrl,
-          status,
-          retryable,
-          body: snippet,
-          contentType,
-          ...(messageId === undefined ? {} : { messageId }),
-          ...(retryAfterMs === undefined ? {} : { retryAfterS: Math.ceil(retryAfterMs / 1000) }),
-          hint: hintForStatus(status),
-        },
-      );
-      return fail(error, String(status), retryAfterMs);
-    }
-
     const max = this.#o.maxBodyBytes ?? DEFAULT_MAX_BODY;
     let body: Uint8Array;
     try {
@@ -724,7 +792,7 @@ export class HttpClient {
         throw timeoutError(url);
       }
       log({ status, error: "TRANSPORT_ERROR" });
-      return fail(this.#transport(url, e, "while the body was being read"), "network");
+      return failed(this.#transport(url, e, "while the body was being read"), "network");
     }
     log({ status, bytes: body.byteLength });
     return { ok: true, response: { status, contentType, body, url: finalUrl, headers: response.headers } };

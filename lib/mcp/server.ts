@@ -1,22 +1,17 @@
 // One MCP server instance over the enabled providers: tools (listed and callable), resources,
 // templates, prompts, views and subscriptions, for both protocol eras. A tool call itself runs in
-// tool_call.ts; how tools are listed is tool_schemas.ts; the error contract is call_errors.ts.
+// tool_call.ts; how tools are listed is tool_schemas.ts; the error contract is call_errors.ts;
+// resources, prompts and subscriptions are registered by primitives.ts.
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { SERVER_NAME, USER_AGENT, VERSION } from "../version.ts";
 import { citationTemplate } from "../output/provenance.ts";
 import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
-import type { McpExtra, Provider, ToolDefinition } from "./provider.ts";
+import type { McpExtra, Provider, ToolDefinition, UnavailableTools } from "./provider.ts";
 import { loadedTool } from "./lazy.ts";
-import {
-  completable,
-  isInputRequiredResult,
-  McpServer,
-  ProtocolError,
-  ProtocolErrorCode,
-  ResourceTemplate,
-} from "./sdk.ts";
-import type { CacheHint, CallToolResult } from "./sdk.ts";
+import { isInputRequiredResult, McpServer, ProtocolError, ProtocolErrorCode } from "./sdk.ts";
+import type { CacheHint, CallToolResult, InputRequiredResult, Tool } from "./sdk.ts";
+import type { ResultFiles } from "../output/exports.ts";
 import {
   rendersViews,
   requestCapabilities,
@@ -29,7 +24,9 @@ import {
 import type { ViewId, ViewOptions } from "./views/mod.ts";
 import { CHART_TOOL, chartCalls, chartInput, chartResult, chartTool } from "./tools/chart.ts";
 import type { ChartPart } from "./tools/chart.ts";
-import { callTool, citationsOf, NO_FILES } from "./tool_call.ts";
+import { callTool, NO_FILES } from "./tool_call.ts";
+import { citationsOf } from "./tool_result.ts";
+import { registerPrimitives, registerSubscriptions } from "./primitives.ts";
 import type { CreateServerOptions } from "./server_options.ts";
 import { collectTools, describeTool, servedInput } from "./tool_schemas.ts";
 import { errorResult, validationError } from "./call_errors.ts";
@@ -53,20 +50,68 @@ const LIST_CACHE: CacheHint = { ttlMs: 5 * 60_000, cacheScope: "private" };
  * `providers`. The same instance serves both protocol eras; the serving entry binds the era.
  */
 export function createServer(providers: readonly Provider[], options: CreateServerOptions): McpServer {
-  const tools = collectTools(providers);
-  // Listed tools, and every other tool of the enabled providers: a client that listed another
-  // toolset selection earlier (toolsets may differ per HTTP request) can still call what it saw.
+  const tools = servedTools(providers, options);
+  const server = newMcpServer(options);
+  // Whether this request's client renders views (MCP Apps): only then do tools name their view
+  // and results carry view models; every other client gets the same bytes as without views.
+  const viewsFor = (ctx: unknown): boolean =>
+    rendersViews(requestCapabilities(ctx, server.server.getClientCapabilities()));
+  const scope: ServerScope = { server, tools, options, viewsFor };
+  server.server.setRequestHandler("tools/list", (_request, ctx) => listTools(scope, ctx));
+  server.server.setRequestHandler("tools/call", (request, ctx) => answerToolCall(scope, request.params, ctx));
+  registerPrimitives(server, [...providers, coreProvider(tools, options)], { owner: options.owner });
+  shareInputSchemas(server, tools.byName);
+  registerViews(server, [...tools.callable.values()].map((c) => c.tool), options.views, viewsFor);
+  registerSubscriptions(server, providers);
+  declareListsUnchanged(server);
+  answerMalformedParamsAsInvalidParams(server);
+  return server;
+}
+
+/** The tools one server instance lists, and those it calls by name. */
+interface ServedTools {
+  /** Listed in registration order, the same on every call: clients may cache the list. */
+  // deno-lint-ignore no-explicit-any
+  listed: ToolDefinition<any, any>[];
+  /**
+   * Listed tools, and every other tool of the enabled providers: a client that listed another
+   * toolset selection earlier (toolsets may differ per HTTP request) can still call what it saw.
+   */
+  // deno-lint-ignore no-explicit-any
+  callable: Map<string, { tool: ToolDefinition<any, any>; provider: string }>;
+  // deno-lint-ignore no-explicit-any
+  byName: Map<string, ToolDefinition<any, any>>;
+  /** The names of the listed tools. */
+  served: Set<string>;
+  /** Tools left out as configured (e.g. without an API key): calling one says how to enable it. */
+  unavailable: UnavailableTools[];
+  /** Tools whose view is the series chart: opendata_chart puts several of their calls on one chart. */
+  seriesTools: Set<string>;
+}
+
+function servedTools(providers: readonly Provider[], options: CreateServerOptions): ServedTools {
+  const listed = collectTools(providers);
   // deno-lint-ignore no-explicit-any
   const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>(
     options.callable ?? [],
   );
   for (const p of providers) for (const t of p.tools) callable.set(t.name, { tool: t, provider: p.id });
-  const byName = new Map([...callable].map(([name, c]) => [name, c.tool]));
-  const served = new Set(tools.map((t) => t.name));
-  // Tools left out as configured (e.g. without an API key): calling one says how to enable it.
-  const unavailable = providers.flatMap((p) => p.unavailable ?? []);
+  return {
+    listed,
+    callable,
+    byName: new Map([...callable].map(([name, c]) => [name, c.tool])),
+    served: new Set(listed.map((t) => t.name)),
+    unavailable: providers.flatMap((p) => p.unavailable ?? []),
+    seriesTools: new Set(
+      [...callable.values()].filter((c) => c.tool.view?.id === "series").map((c) => c.tool.name),
+    ),
+  };
+}
+
+/** The SDK's server with this server's identity, capabilities, list cache hints and state seal. */
+function newMcpServer(options: CreateServerOptions): McpServer {
   const seal = options.requestState;
-  const server = new McpServer(
+  return new McpServer(
     { name: options.name ?? SERVER_NAME, version: options.version ?? VERSION },
     {
       capabilities: { logging: {}, tools: { listChanged: false } },
@@ -81,193 +126,182 @@ export function createServer(providers: readonly Provider[], options: CreateServ
       ...(seal ? { requestState: { verify: (state: string, ctx: McpExtra) => seal.open(state, ctx) } } : {}),
     },
   );
+}
 
-  // Whether this request's client renders views (MCP Apps): only then do tools name their view
-  // and results carry view models; every other client gets the same bytes as without views.
-  const viewsFor = (ctx: unknown): boolean =>
-    rendersViews(requestCapabilities(ctx, server.server.getClientCapabilities()));
+/** What the tool handlers of one server instance share. */
+interface ServerScope {
+  server: McpServer;
+  tools: ServedTools;
+  options: CreateServerOptions;
+  /** Whether this request's client renders views (MCP Apps). */
+  viewsFor: (ctx: unknown) => boolean;
+}
 
-  // Tools whose view is the series chart: opendata_chart puts several of their calls on one chart.
-  const seriesTools = new Set(
-    [...callable.values()].filter((c) => c.tool.view?.id === "series").map((c) => c.tool.name),
+/**
+ * With structured content off, a client that renders no views gets text only: no outputSchema
+ * is declared, so none is owed (MCP: a tool with an outputSchema must return structuredContent).
+ */
+function textOnly(scope: ServerScope, ctx: unknown): boolean {
+  return scope.options.structuredContent === false && !scope.viewsFor(ctx);
+}
+
+/** `tools/list`: the listed tools, with their views and opendata_chart for clients that render views. */
+function listTools(scope: ServerScope, ctx: unknown): { tools: Tool[] } {
+  const { listed, seriesTools } = scope.tools;
+  if (textOnly(scope, ctx)) {
+    return { tools: listed.map(describeTool).map(({ outputSchema: _, ...rest }) => rest) };
+  }
+  if (!scope.viewsFor(ctx)) return { tools: listed.map(describeTool) };
+  const tools = listed.map((t) => t.view ? withViewMeta(describeTool(t), t.view.id) : describeTool(t));
+  if (seriesTools.size) tools.push(chartTool([...seriesTools], viewUri("series")));
+  return { tools };
+}
+
+/** `tools/call`: the tool named (opendata_call's target in its place), run, its result projected. */
+async function answerToolCall(
+  scope: ServerScope,
+  params: { name: string; arguments?: Record<string, unknown> | undefined },
+  ctx: McpExtra,
+): Promise<CallToolResult | InputRequiredResult> {
+  if (params.name === CHART_TOOL && scope.tools.seriesTools.size && scope.viewsFor(ctx)) {
+    return await chart(scope, params.arguments ?? {}, ctx);
+  }
+  const called = calledTool(scope.tools, params.name);
+  const target = resolveCall(called, params.arguments ?? {}, scope.tools);
+  if ("error" in target) return target.error;
+  const { tool, args } = target;
+  const files = filesFor(scope, tool.name);
+  const result = await callTool(tool, args, ctx, { ...scope.options, files, served: scope.tools.served });
+  if (isInputRequiredResult(result)) return result;
+  const projected = scope.server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
+  if (tool.view && params.name !== CALL_TOOL && scope.viewsFor(ctx)) {
+    await addViewModel(projected, tool, args);
+  }
+  if (textOnly(scope, ctx)) delete projected.structuredContent;
+  return projected;
+}
+
+/** The tool `name` calls; an unknown or unserved name is a protocol error (-32602) that says why. */
+// deno-lint-ignore no-explicit-any
+function calledTool(tools: ServedTools, name: string): ToolDefinition<any, any> {
+  const tool = tools.byName.get(name);
+  if (tool) return tool;
+  const left = tools.unavailable.find((u) => u.tools.includes(name));
+  if (left) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool "${name}" is not served: ${left.reason}`);
+  }
+  const names = tools.listed.map((t) => t.name);
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Unknown tool "${name}". Call tools/list to see the ${names.length} tools served${
+      names.length ? `, e.g. ${names.slice(0, 5).map((n) => `"${n}"`).join(", ")}` : ""
+    }`,
   );
+}
 
-  // Listed in registration order, the same on every call: clients may cache the list.
-  // With structured content off, a client that renders no views gets text only: no outputSchema
-  // is declared, so none is owed (MCP: a tool with an outputSchema must return structuredContent).
-  const textOnly = (ctx: unknown): boolean => options.structuredContent === false && !viewsFor(ctx);
-  server.server.setRequestHandler("tools/list", (_request, ctx) => {
-    if (textOnly(ctx)) return { tools: tools.map(describeTool).map(({ outputSchema: _, ...rest }) => rest) };
-    if (!viewsFor(ctx)) return { tools: tools.map(describeTool) };
-    const listed = tools.map((t) => t.view ? withViewMeta(describeTool(t), t.view.id) : describeTool(t));
-    if (seriesTools.size) listed.push(chartTool([...seriesTools], viewUri("series")));
-    return { tools: listed };
-  });
-  server.server.setRequestHandler("tools/call", async (request, ctx) => {
-    if (request.params.name === CHART_TOOL && seriesTools.size && viewsFor(ctx)) {
-      return await chart(request.params.arguments ?? {}, ctx);
-    }
-    let tool = byName.get(request.params.name);
-    if (!tool) {
-      const left = unavailable.find((u) => u.tools.includes(request.params.name));
-      if (left) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Tool "${request.params.name}" is not served: ${left.reason}`,
-        );
-      }
-      const names = tools.map((t) => t.name);
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool "${request.params.name}". Call tools/list to see the ${names.length} tools served${
-          names.length ? `, e.g. ${names.slice(0, 5).map((n) => `"${n}"`).join(", ")}` : ""
-        }`,
-      );
-    }
-    let args: unknown = request.params.arguments ?? {};
-    if (tool.name === CALL_TOOL) {
-      // opendata_call: the target runs exactly as if called directly (its own validation, files,
-      // deadline and log line), and its result goes back unchanged.
-      const parsed = servedInput(tool).schema.safeParse(args);
-      if (!parsed.success) return errorResult(validationError(parsed.error, args).toPayload());
-      try {
-        const target = callTarget(parsed.data as z.output<typeof callInput>, byName, unavailable);
-        tool = target.tool;
-        args = target.arguments;
-      } catch (e) {
-        if (e instanceof ToolError) return errorResult(e.toPayload());
-        throw e;
-      }
-    }
-    const provider = callable.get(tool.name)!.provider;
-    const files = options.exports?.forCaller(provider, options.owner, options.client) ?? NO_FILES;
-    const result = await callTool(tool, args, ctx, { ...options, files, served });
-    if (isInputRequiredResult(result)) return result;
-    const projected = server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
-    if (tool.view && request.params.name !== CALL_TOOL && viewsFor(ctx)) {
-      await addViewModel(projected, tool, args);
-    }
-    if (textOnly(ctx)) delete projected.structuredContent;
-    return projected;
-  });
+/**
+ * The tool that runs and its arguments: opendata_call's target runs exactly as if called directly
+ * (its own validation, files, deadline and log line), and its result goes back unchanged.
+ */
+function resolveCall(
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>,
+  args: unknown,
+  tools: ServedTools,
+  // deno-lint-ignore no-explicit-any
+): { tool: ToolDefinition<any, any>; args: unknown } | { error: CallToolResult } {
+  if (tool.name !== CALL_TOOL) return { tool, args };
+  const parsed = servedInput(tool).schema.safeParse(args);
+  if (!parsed.success) return { error: errorResult(validationError(parsed.error, args).toPayload()) };
+  try {
+    const target = callTarget(parsed.data as z.output<typeof callInput>, tools.byName, tools.unavailable);
+    return { tool: target.tool, args: target.arguments };
+  } catch (e) {
+    if (e instanceof ToolError) return { error: errorResult(e.toPayload()) };
+    throw e;
+  }
+}
 
-  /**
-   * opendata_chart: each call run as tools/call runs it, all at once (so the chart answers within
-   * one call's deadline), the series merged on one chart.
-   */
-  const chart = async (rawArgs: unknown, ctx: McpExtra): Promise<CallToolResult> => {
-    const parsed = chartInput().safeParse(rawArgs);
-    if (!parsed.success) return errorResult(validationError(parsed.error, rawArgs).toPayload());
-    let targets;
-    try {
-      targets = chartCalls(parsed.data, seriesTools).map((c) =>
-        callTarget({ tool: c.tool, arguments: c.arguments }, byName, unavailable)
-      );
-    } catch (e) {
-      if (e instanceof ToolError) return errorResult(e.toPayload());
-      throw e;
-    }
-    const parts = await Promise.all(targets.map(async (target): Promise<ChartPart> => {
-      const provider = callable.get(target.tool.name)!.provider;
-      const files = options.exports?.forCaller(provider, options.owner, options.client) ?? NO_FILES;
-      const answer = await callTool(target.tool, target.arguments, ctx, { ...options, files });
-      const result = isInputRequiredResult(answer)
-        ? errorResult(
-          new ToolError("VALIDATION_ERROR", `${target.tool.name} asks for input: call it alone`).toPayload(),
-        )
-        : server.server.projectCallToolResult(answer, describeTool(target.tool).outputSchema);
-      await addViewModel(result, target.tool, target.arguments);
-      return { tool: target.tool.name, arguments: target.arguments as Record<string, unknown>, result };
-    }));
-    return chartResult(parts, options.characterLimit);
-  };
+/** The result files of the tool's provider, as this server's caller writes them. */
+function filesFor(scope: ServerScope, toolName: string): ResultFiles {
+  const { options } = scope;
+  const provider = scope.tools.callable.get(toolName)!.provider;
+  return options.exports?.forCaller(provider, options.owner, options.client) ?? NO_FILES;
+}
 
-  // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).
-  const withOwner = (ctx: McpExtra): McpExtra =>
-    options.owner === undefined ? ctx : { ...ctx, owner: options.owner };
-  const core: Provider[] = [{
+/**
+ * opendata_chart: each call run as tools/call runs it, all at once (so the chart answers within
+ * one call's deadline), the series merged on one chart.
+ */
+async function chart(scope: ServerScope, rawArgs: unknown, ctx: McpExtra): Promise<CallToolResult> {
+  const parsed = chartInput().safeParse(rawArgs);
+  if (!parsed.success) return errorResult(validationError(parsed.error, rawArgs).toPayload());
+  let targets;
+  try {
+    targets = chartCalls(parsed.data, scope.tools.seriesTools).map((c) =>
+      callTarget({ tool: c.tool, arguments: c.arguments }, scope.tools.byName, scope.tools.unavailable)
+    );
+  } catch (e) {
+    if (e instanceof ToolError) return errorResult(e.toPayload());
+    throw e;
+  }
+  const parts = await Promise.all(targets.map((target) => chartPart(scope, target, ctx)));
+  return chartResult(parts, scope.options.characterLimit);
+}
+
+/** One call of a chart, run as tools/call runs it, with its view model. */
+async function chartPart(
+  scope: ServerScope,
+  // deno-lint-ignore no-explicit-any
+  target: { tool: ToolDefinition<any, any>; arguments: unknown },
+  ctx: McpExtra,
+): Promise<ChartPart> {
+  const files = filesFor(scope, target.tool.name);
+  const answer = await callTool(target.tool, target.arguments, ctx, { ...scope.options, files });
+  const result = isInputRequiredResult(answer)
+    ? errorResult(
+      new ToolError("VALIDATION_ERROR", `${target.tool.name} asks for input: call it alone`).toPayload(),
+    )
+    : scope.server.server.projectCallToolResult(answer, describeTool(target.tool).outputSchema);
+  await addViewModel(result, target.tool, target.arguments);
+  return { tool: target.tool.name, arguments: target.arguments as Record<string, unknown>, result };
+}
+
+/** The core's resource templates: citations (a server without tools makes no answers to cite) and result files. */
+function coreProvider(tools: ServedTools, options: CreateServerOptions): Provider {
+  return {
     id: "core",
     tools: [],
     resourceTemplates: [
-      // A server without tools makes no answers to cite.
-      ...(tools.length ? [citationTemplate(options.userAgent ?? USER_AGENT, citationsOf(options))] : []),
+      ...(tools.listed.length
+        ? [citationTemplate(options.userAgent ?? USER_AGENT, citationsOf(options))]
+        : []),
       ...(options.exports ? [options.exports.resourceTemplate()] : []),
     ],
-  }];
-  for (const provider of [...providers, ...core]) {
-    for (const resource of provider.resources ?? []) {
-      server.registerResource(
-        resource.name,
-        resource.uri,
-        {
-          ...(resource.title ? { title: resource.title } : {}),
-          description: resource.description,
-          mimeType: resource.mimeType,
-        },
-        (uri, ctx) => resource.read(uri, withOwner(ctx)),
-      );
-    }
-    for (const template of provider.resourceTemplates ?? []) {
-      const list = template.list;
-      server.registerResource(
-        template.name,
-        new ResourceTemplate(template.uriTemplate, {
-          list: list
-            ? async (ctx) => ({
-              resources: (await list(withOwner(ctx))).map((r) => ({ mimeType: template.mimeType, ...r })),
-            })
-            : undefined,
-          ...(template.complete ? { complete: template.complete } : {}),
-        }),
-        {
-          ...(template.title ? { title: template.title } : {}),
-          description: template.description,
-          mimeType: template.mimeType,
-        },
-        (uri, variables, ctx) => template.read(uri, variables, withOwner(ctx)),
-      );
-    }
-    for (const prompt of provider.prompts ?? []) {
-      const shape: Record<string, z.ZodType<string | undefined>> = {};
-      for (const arg of prompt.arguments) {
-        const complete = arg.complete;
-        const field = z.string().describe(arg.description);
-        const marked = complete
-          ? completable(field, (value: unknown) => complete(typeof value === "string" ? value : ""))
-          : field;
-        shape[arg.name] = arg.required ? marked : marked.optional();
-      }
-      server.registerPrompt(
-        prompt.name,
-        {
-          ...(prompt.title ? { title: prompt.title } : {}),
-          description: prompt.description,
-          argsSchema: z.object(shape),
-        },
-        (args: Record<string, string | undefined>, ctx: McpExtra) => {
-          const clean: Record<string, string> = {};
-          for (const [k, v] of Object.entries(args)) if (v !== undefined) clean[k] = v;
-          return prompt.render(clean, withOwner(ctx));
-        },
-      );
-    }
-  }
-  // The SDK checks SEP-2243 `Mcp-Param-*` headers against the `x-mcp-header` declarations of
-  // tools registered with registerTool(); this server lists its own tools, so it hands the SDK
-  // the schema it lists. An internal hook: tests/mcp/http/modern_protocol_test.ts pins it.
+  };
+}
+
+/**
+ * The SDK checks SEP-2243 `Mcp-Param-*` headers against the `x-mcp-header` declarations of
+ * tools registered with registerTool(); this server lists its own tools, so it hands the SDK
+ * the schema it lists. An internal hook: tests/mcp/http/modern_protocol_test.ts pins it.
+ */
+// deno-lint-ignore no-explicit-any
+function shareInputSchemas(server: McpServer, byName: ReadonlyMap<string, ToolDefinition<any, any>>): void {
   (server as unknown as { toolInputSchemaJson: (name: string) => unknown }).toolInputSchemaJson = (name) => {
     const tool = byName.get(name);
     return tool ? describeTool(tool).inputSchema : undefined;
   };
-  registerViews(server, [...callable.values()].map((c) => c.tool), options.views, viewsFor);
-  registerSubscriptions(server, providers);
-  // Prompts and resources are registered once, before the server connects, and never change, so
-  // no list_changed notification ever comes: say so, as for tools (the SDK defaults to `true`).
+}
+
+/**
+ * Prompts and resources are registered once, before the server connects, and never change, so
+ * no list_changed notification ever comes: say so, as for tools (the SDK defaults to `true`).
+ */
+function declareListsUnchanged(server: McpServer): void {
   const capabilities = server.server.getCapabilities();
   if (capabilities.prompts) server.server.registerCapabilities({ prompts: { listChanged: false } });
   if (capabilities.resources) server.server.registerCapabilities({ resources: { listChanged: false } });
-  answerMalformedParamsAsInvalidParams(server);
-  return server;
 }
 
 type RequestHandler = (request: unknown, ctx: unknown) => Promise<unknown>;
@@ -370,35 +404,4 @@ function paramIssues(e: unknown): { path: PropertyKey[]; message: string }[] | u
     typeof i.message === "string"
   );
   return ok ? issues as { path: PropertyKey[]; message: string }[] : undefined;
-}
-
-/**
- * Answers `resources/subscribe` and `resources/unsubscribe` (2025 era) for resources marked
- * `subscribable`, remembering this session's subscriptions. Without such resources the
- * capability stays off.
- */
-function registerSubscriptions(server: McpServer, providers: readonly Provider[]): void {
-  const subscribable = new Set(
-    providers.flatMap((p) => (p.resources ?? []).filter((r) => r.subscribable).map((r) => r.uri)),
-  );
-  if (subscribable.size === 0) return;
-  const subscribed = new Set<string>();
-  server.server.registerCapabilities({ resources: { subscribe: true } });
-  server.server.setRequestHandler("resources/subscribe", (request) => {
-    const { uri } = request.params;
-    if (!subscribable.has(uri)) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Resource "${uri}" does not take subscriptions; subscribable resources: ${
-          [...subscribable].map((u) => `"${u}"`).join(", ")
-        }`,
-      );
-    }
-    subscribed.add(uri);
-    return {};
-  });
-  server.server.setRequestHandler("resources/unsubscribe", (request) => {
-    subscribed.delete(request.params.uri);
-    return {};
-  });
 }

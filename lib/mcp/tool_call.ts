@@ -1,39 +1,27 @@
 // One tool call, from the raw arguments to the `CallToolResult`: validation, the handler under
-// the call's deadline, the error contract, the size limit, next calls, provenance and the log line.
-// Both `tools/call` (createServer in server.ts) and the CLI's `call` run tools through callTool().
+// the call's deadline, the error contract and the log line; tool_result.ts shapes a handler's
+// answer (next calls, provenance, the size limit). Both `tools/call` (createServer in server.ts)
+// and the CLI's `call` run tools through callTool().
 import { systemClock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
 import { requestScope } from "../http/request_scope.ts";
+import type { CallRecord } from "../http/request_scope.ts";
+import type { Logger } from "../log.ts";
 import { metrics } from "../metrics/mod.ts";
 import { tracing } from "../metrics/tracing.ts";
 import type { ToolCallNote, TraceCarrier } from "../metrics/tracing.ts";
-import { ResponseCache } from "../http/cache.ts";
-import {
-  buildProvenance,
-  CITATION_TTL_MS,
-  newRecord,
-  provenanceReserve,
-  withProvenance,
-} from "../output/provenance.ts";
-import type { CitationStore } from "../output/provenance.ts";
-import { boundStructured, clampText, requiredNames } from "./shaping.ts";
-import {
-  nextCallsText,
-  READ_TOOL,
-  routeCall,
-  SEARCH_TOOL_NAME,
-  takesNextCalls,
-  widening,
-} from "./next_calls.ts";
+import { newRecord, provenanceReserve } from "../output/provenance.ts";
+import { routeCall } from "./next_calls.ts";
 import type { ResultFiles } from "../output/exports.ts";
-import type { McpExtra, NextCall, ToolCallContext, ToolDefinition } from "./provider.ts";
+import type { McpExtra, NextCall, ToolCallContext, ToolDefinition, ToolOutput } from "./provider.ts";
 import { loadedTool } from "./lazy.ts";
 import { isInputRequiredResult } from "./sdk.ts";
 import type { CallToolResult, InputRequiredResult, Tool } from "./sdk.ts";
-import type { CallToolOptions, CreateServerOptions } from "./server_options.ts";
+import type { CallToolOptions } from "./server_options.ts";
 import { DEFAULT_CALL_TIMEOUT_MS } from "./server_options.ts";
 import { describeTool, servedInput, takesProvenance } from "./tool_schemas.ts";
+import { toolResult } from "./tool_result.ts";
 import { applyAliases, errorResult, toPayload, validationError } from "./call_errors.ts";
 
 /** Result files where none are configured (the CLI's `call`): saving is refused with the fix. */
@@ -45,32 +33,6 @@ export const NO_FILES: ResultFiles = {
       }),
     ),
 };
-
-/** Citations of servers made without a store (tests, the CLI's `call`): in process, 4 MiB. */
-let localCitations: CitationStore | undefined;
-
-export function citationsOf(options: CreateServerOptions): CitationStore {
-  if (options.citations) return options.citations;
-  localCitations ??= {
-    store: new ResponseCache(4 * 1024 * 1024),
-    ttlMs: CITATION_TTL_MS,
-    now: () => Date.now(),
-  };
-  return localCitations;
-}
-
-/** Per tool, the property names its output schema requires: never dropped to fit the limit. */
-const requiredCache = new WeakMap<object, ReadonlySet<string>>();
-
-// deno-lint-ignore no-explicit-any
-function requiredOf(tool: ToolDefinition<any, any>): ReadonlySet<string> {
-  let names = requiredCache.get(tool);
-  if (!names) {
-    names = requiredNames(describeTool(tool).outputSchema);
-    requiredCache.set(tool, names);
-  }
-  return names;
-}
 
 /**
  * Runs one tool call: validation, the handler under the call's deadline, the error contract,
@@ -113,6 +75,7 @@ function traceCarrier(extra: McpExtra): TraceCarrier {
   };
 }
 
+/** callTool's steps, in order; `note` (when tracing) learns the request id, status and error type. */
 async function runToolCall(
   // deno-lint-ignore no-explicit-any
   listed: ToolDefinition<any, any>,
@@ -121,44 +84,138 @@ async function runToolCall(
   options: CallToolOptions,
   note?: ToolCallNote,
 ): Promise<CallToolResult | InputRequiredResult> {
+  const log = openCallLog(listed.name, extra, options, note);
+  const loaded = await loadForCall(listed, extra, log.logger);
+  if (!loaded.ok) return closeCallLog(log, errorResult(loaded.payload), loaded.payload);
+  const input = parseInput(loaded.tool, listed, rawArgs, options);
+  if (!input.ok) return closeCallLog(log, errorResult(input.payload), input.payload);
+  const deadline = startDeadline(extra, options);
+  // Tools whose answers may carry a provenance (not those with a closed or core-only schema).
+  const cites = takesProvenance(describeTool(listed).outputSchema);
+  const context = callContext(extra, options, { log, signal: deadline.signal, cites });
+  try {
+    const record = newRecord();
+    const output = await runHandler(loaded.tool, input, context, { deadline, record, options });
+    if (isInputRequiredResult(output)) return output;
+    const result = await toolResult(output, {
+      listed,
+      inputSchema: input.inputSchema,
+      sent: input.sent,
+      notices: input.notices,
+      record,
+      cites,
+      options,
+      logger: log.logger,
+    });
+    return closeCallLog(log, result);
+  } catch (e) {
+    const payload = thrownPayload(e, deadline, extra, log.logger);
+    const routed = withNextCalls(payload, retryCall(payload, listed.name, input.sent), options);
+    return closeCallLog(log, errorResult(routed), routed);
+  } finally {
+    clearTimeout(deadline.timer);
+  }
+}
+
+/** One call as its log line sees it: which tool, since when, under which request id. */
+interface CallLog {
+  toolName: string;
+  started: number;
+  requestId: string;
+  logger: Logger;
+  note: ToolCallNote | undefined;
+}
+
+/** Starts the call's clock and names it: the client's `x-request-id`, else a new one. */
+function openCallLog(
+  toolName: string,
+  extra: McpExtra,
+  options: CallToolOptions,
+  note: ToolCallNote | undefined,
+): CallLog {
   const started = performance.now();
   const headerId = extra.http?.req?.headers.get("x-request-id");
   const requestId = headerId ?? crypto.randomUUID();
   if (note) note.requestId = requestId;
-  const logger = options.logger.child({ request_id: requestId, tool_name: listed.name });
-  const done = (result: CallToolResult, payload?: ErrorPayload): CallToolResult => {
-    const duration = performance.now() - started;
-    const status = result.isError ? "error" : "ok";
-    const fields: Record<string, unknown> = { duration_ms: Math.round(duration), status };
-    if (payload) fields["error_type"] = payload.error_type;
-    if (payload?.status) fields["upstream_status"] = payload.status;
-    logger.info("tool call", fields);
-    if (metrics) {
-      metrics.toolCalls.inc(1, listed.name, status, payload?.error_type ?? "");
-      metrics.toolDuration.observe(duration / 1000, listed.name, status);
-    }
-    if (note) {
-      note.status = status;
-      if (payload) note.errorType = payload.error_type;
-    }
-    return result;
-  };
+  const logger = options.logger.child({ request_id: requestId, tool_name: toolName });
+  return { toolName, started, requestId, logger, note };
+}
 
-  // A tool listed from the generated listings runs its provider's own definition, loaded now
-  // if this is the provider's first use.
+/** Ends the call: its one log line, its metrics and its trace note; returns `result`. */
+function closeCallLog(log: CallLog, result: CallToolResult, payload?: ErrorPayload): CallToolResult {
+  const duration = performance.now() - log.started;
+  const status = result.isError ? "error" : "ok";
+  const fields: Record<string, unknown> = { duration_ms: Math.round(duration), status };
+  if (payload) fields["error_type"] = payload.error_type;
+  if (payload?.status) fields["upstream_status"] = payload.status;
+  log.logger.info("tool call", fields);
+  if (metrics) {
+    metrics.toolCalls.inc(1, log.toolName, status, payload?.error_type ?? "");
+    metrics.toolDuration.observe(duration / 1000, log.toolName, status);
+  }
+  if (log.note) {
+    log.note.status = status;
+    if (payload) log.note.errorType = payload.error_type;
+  }
+  return result;
+}
+
+/** A step that either goes on with a value or ends the call with an error payload. */
+type Step<T> = ({ ok: true } & T) | { ok: false; payload: ErrorPayload };
+
+/**
+ * The tool the call runs: a tool listed from the generated listings runs its provider's own
+ * definition, loaded now if this is the provider's first use.
+ */
+async function loadForCall(
   // deno-lint-ignore no-explicit-any
-  let tool: ToolDefinition<any, any>;
+  listed: ToolDefinition<any, any>,
+  extra: McpExtra,
+  logger: Logger,
+  // deno-lint-ignore no-explicit-any
+): Promise<Step<{ tool: ToolDefinition<any, any> }>> {
   try {
-    tool = await loadedTool(listed);
+    return { ok: true, tool: await loadedTool(listed) };
   } catch (e) {
     const payload = toPayload(e, extra.mcpReq.signal);
     const cause = e instanceof Error && e.cause !== undefined ? e.cause : e;
     logger.error("provider not loaded", { error: cause instanceof Error ? cause.message : String(cause) });
-    return done(errorResult(payload), payload);
+    return { ok: false, payload };
   }
+}
+
+/** A call's arguments, validated. */
+interface CallInput {
+  /** The listed input schema. */
+  inputSchema: Tool["inputSchema"];
+  /** The arguments as sent, aliases applied: next calls and retries repeat them. */
+  sent: Record<string, unknown>;
+  /** Argument names corrected to the schema's. */
+  notices: string[];
+  /** What the handler gets: the validated arguments without the core's `fresh`. */
+  args: Record<string, unknown>;
+  /** Whether the caller asked to bypass the response cache. */
+  fresh: boolean;
+}
+
+/**
+ * Validates the arguments against the tool's schema, after correcting aliased names and dropping
+ * the `null`s of strict clients; a failure names the field and the call that describes the tool.
+ */
+function parseInput(
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>,
+  // deno-lint-ignore no-explicit-any
+  listed: ToolDefinition<any, any>,
+  rawArgs: unknown,
+  options: CallToolOptions,
+): Step<CallInput> {
   const served = servedInput(tool);
   const inputSchema = describeTool(listed).inputSchema;
   const aliased = applyAliases(rawArgs, inputSchema);
+  const sent = typeof aliased.args === "object" && aliased.args !== null
+    ? aliased.args as Record<string, unknown>
+    : {};
   const parsed = served.schema.safeParse(withoutNullOptionals(aliased.args, inputSchema));
   if (!parsed.success) {
     const err = validationError(parsed.error, aliased.args, inputSchema).toPayload();
@@ -167,28 +224,59 @@ async function runToolCall(
       arguments: { tool: listed.name },
       for: "its arguments",
     }], options);
-    return done(errorResult(payload), payload);
+    return { ok: false, payload };
   }
-  const progressToken = extra.mcpReq._meta?.progressToken;
-  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  let args = parsed.data as Record<string, unknown>;
+  let fresh = false;
+  if (served.addsFresh) {
+    const { fresh: wanted, ...rest } = args;
+    fresh = wanted === true;
+    args = rest;
+  }
+  return { ok: true, inputSchema, sent, notices: aliased.notices, args, fresh };
+}
+
+/** The call's deadline: when it falls, the signal the handler gets, and what ends it. */
+interface CallDeadline {
+  timeoutMs: number;
+  /** The clock time upstream requests must end by. */
+  at: number;
+  /** Aborts at the deadline. */
+  expired: AbortSignal;
+  /** Aborts at the deadline or when the client cancels. */
+  signal: AbortSignal;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** Starts the call's one deadline, covering every retry and upstream request the call makes. */
+function startDeadline(extra: McpExtra, options: CallToolOptions): CallDeadline {
+  const timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const clock = options.clock ?? systemClock;
-  const deadline = clock.now() + callTimeoutMs;
+  const at = clock.now() + timeoutMs;
   const expired = new AbortController();
   const timer = setTimeout(
     () => expired.abort(new DOMException("The call reached its deadline", "TimeoutError")),
-    callTimeoutMs,
+    timeoutMs,
   );
   const signal = AbortSignal.any([extra.mcpReq.signal, expired.signal]);
+  return { timeoutMs, at, expired: expired.signal, signal, timer };
+}
+
+/** What the handler gets: the signal, its logger, its share of the limit, progress, state and files. */
+function callContext(
+  extra: McpExtra,
+  options: CallToolOptions,
+  call: { log: CallLog; signal: AbortSignal; cites: boolean },
+): ToolCallContext {
+  const progressToken = extra.mcpReq._meta?.progressToken;
   const seal = options.requestState;
-  // Tools whose answers may carry a provenance (not those with a closed or core-only schema).
-  const cites = takesProvenance(describeTool(listed).outputSchema);
-  const context: ToolCallContext = {
-    signal,
-    logger,
-    requestId,
-    // The answer's provenance (added by the core below) takes the last part of the limit.
+  return {
+    signal: call.signal,
+    logger: call.log.logger,
+    requestId: call.log.requestId,
+    // The answer's provenance (added by the core after the handler) takes the last part of the limit.
     limits: {
-      characterLimit: options.characterLimit - (cites ? provenanceReserve(options.characterLimit) : 0),
+      characterLimit: options.characterLimit - (call.cites ? provenanceReserve(options.characterLimit) : 0),
     },
     async progress(progress, total, message) {
       if (progressToken === undefined) return;
@@ -215,182 +303,51 @@ async function runToolCall(
     ...(options.owner === undefined ? {} : { owner: options.owner }),
     ...(options.client === undefined ? {} : { client: options.client }),
   };
-  try {
-    let args = parsed.data as Record<string, unknown>;
-    let fresh = false;
-    if (served.addsFresh) {
-      const { fresh: wanted, ...rest } = args;
-      fresh = wanted === true;
-      args = rest;
-    }
-    const record = newRecord();
-    const output = await requestScope.run(
-      {
-        fresh,
-        deadline,
-        requestId,
-        record,
-        ...(options.client === undefined ? {} : { client: options.client }),
-      },
-      () => raceDeadline(tool.handler(args, context), expired.signal),
-    );
-    if (isInputRequiredResult(output)) return output;
-    const sent = typeof aliased.args === "object" && aliased.args !== null
-      ? aliased.args as Record<string, unknown>
-      : {};
-    const wanted = [...(output.next ?? [])];
-    // A file the answer wrote is read by a tool call too, for clients without resources/read.
-    if (options.callable?.has(READ_TOOL)) {
-      for (const block of output.content ?? []) {
-        if (block.type === "resource_link" && !wanted.some((c) => c.tool === READ_TOOL)) {
-          wanted.push({ tool: READ_TOOL, arguments: { uri: block.uri }, for: "read the file" });
-        }
-      }
-    }
-    // An empty answer of a search by words is never a dead end: where the provider named nothing,
-    // the same search with fewer words, without its filters, and opendata_search over every source.
-    if (wanted.length === 0) {
-      const reach = options.served === undefined || options.served.has(SEARCH_TOOL_NAME);
-      const required = new Set(Array.isArray(inputSchema.required) ? inputSchema.required as string[] : []);
-      wanted.push(
-        ...widening(listed.name, sent, output.structured, reach ? SEARCH_TOOL_NAME : undefined, required),
-      );
-    }
-    // A paged answer's text already says how to go on ("call again with offset=..."): its
-    // continuation goes to structured content only, so the text says it once.
-    const more = wanted.some((c) => c.tool === listed.name)
-      ? []
-      : continuation(listed, sent, output.structured);
-    const everything = options.served
-      ? undefined
-      : new Set([listed.name, ...wanted.map((c) => c.tool), ...more.map((c) => c.tool)]);
-    const routeAll = (calls: NextCall[]) => calls.map((c) => routeCall(c, options.served ?? everything!));
-    const shownNext = routeAll(wanted);
-    const next = [...shownNext, ...routeAll(more)];
-    // The provider fitted its text to the limit: the next calls and the alias notice are added
-    // only where they fit, never by cutting it (structured content carries the next calls anyway,
-    // and a cut answer's text already says how to continue).
-    let body = clampText(output.text, options.characterLimit);
-    // Where the data came from (issue 26): one line in the text, an object in structured content.
-    const provenance = output.replaceContent || !cites
-      ? undefined
-      : await buildProvenance(record, citationsOf(options));
-    // The provenance line closing `body` (none in a JSON text): kept whole below.
-    let line = "";
-    if (provenance) {
-      const cited = withProvenance(
-        output.text,
-        output.structured as Record<string, unknown> | undefined,
-        provenance,
-        options.characterLimit,
-        clampText,
-      );
-      body = cited.text;
-      line = cited.line ?? "";
-      if (cited.structured) output.structured = cited.structured;
-    }
-    // A JSON text block is the structured content itself (response_format "json"): nothing is
-    // added to it, so it stays parseable and equal to structuredContent.
-    const jsonText = body.trimStart().startsWith("{");
-    const tail = shownNext.length && !jsonText ? `\n\n${nextCallsText(shownNext)}` : "";
-    const head = aliased.notices.length && !jsonText ? `(${aliased.notices.join("; ")})\n` : "";
-    const room = options.characterLimit - body.length;
-    const shownHead = head.length + tail.length <= room ? head : "";
-    const shownTail = head.length + tail.length <= room || tail.length <= room ? tail : "";
-    const text = `${shownHead}${body}${shownTail}`;
-    const content: CallToolResult["content"] = output.replaceContent
-      ? [...(output.content ?? [])]
-      : [{ type: "text", text }, ...(output.content ?? [])];
-    const result: CallToolResult = { content };
-    let structured = output.structured as Record<string, unknown> | undefined;
-    if (
-      structured !== undefined && next.length && !jsonText &&
-      takesNextCalls(describeTool(listed).outputSchema)
-    ) {
-      // Only where it fits: the provider fitted its structured content to the limit, and a cut
-      // to make room would shorten its data.
-      const withNext = { ...structured, next_calls: next };
-      if (JSON.stringify(withNext).length <= options.characterLimit) structured = withNext;
-    } else if (
-      structured !== undefined && next.length && jsonText && content[0]?.type === "text" &&
-      takesNextCalls(describeTool(listed).outputSchema)
-    ) {
-      // A JSON text that is the structured content gets the next calls inside it, on one line
-      // before its closing brace, and the structured content the same (where both fit): a JSON
-      // answer names what to call next too (e.g. opendata_read for a file it wrote).
-      const first = content[0];
-      const json = sameJson(first.text, structured)
-        ? `${first.text.trimEnd().slice(0, -1).trimEnd()},\n  "next_calls": ${JSON.stringify(next)}\n}`
-        : undefined;
-      const withNext = { ...structured, next_calls: next };
-      if (
-        json !== undefined && json.length <= options.characterLimit &&
-        JSON.stringify(withNext).length <= options.characterLimit
-      ) {
-        first.text = json;
-        structured = withNext;
-      }
-    }
-    if (structured !== undefined) {
-      let bounded = boundStructured(
-        structured,
-        options.characterLimit,
-        requiredOf(listed),
-      );
-      const note = `\n\n[structuredContent was shortened to fit the ${options.characterLimit}-character ` +
-        "limit: long texts end with …, long lists lost their last items and large maps their last entries. " +
-        "Ask for less per call (a smaller limit, an offset, or file output where the tool offers it) to get " +
-        "every field whole.]";
-      const first = content[0];
-      if (bounded.cut && jsonText && first?.type === "text") {
-        // A JSON text stays the structured content itself, as shortened, with the note in a block
-        // of its own: both within the limit (the structured content gives up the note's room).
-        bounded = boundStructured(structured, options.characterLimit - note.length, requiredOf(listed));
-        const pretty = JSON.stringify(bounded.value, null, 2);
-        const room = options.characterLimit - note.length;
-        first.text = pretty.length <= room ? pretty : JSON.stringify(bounded.value);
-        content.splice(1, 0, { type: "text", text: note.trim() });
-      }
-      result.structuredContent = bounded.value;
-      if (bounded.cut) {
-        logger.warn("structured content cut to the character limit", { limit: options.characterLimit });
-        if (first?.type === "text" && !jsonText) {
-          // The text may already fill the limit: the text before the provenance line makes room
-          // (the next calls go first where it cannot), so the note, the line and the next calls
-          // are never cut mid-line.
-          const ending = (withTail: boolean) => `${line}${withTail ? shownTail : ""}`;
-          const keepTail = options.characterLimit - note.length - ending(true).length >= MIN_TEXT_ROOM;
-          const end = ending(keepTail);
-          const start = first.text.slice(0, first.text.length - ending(true).length);
-          first.text = `${
-            clampText(start, Math.max(0, options.characterLimit - note.length - end.length))
-          }${note}${end}`;
-        }
-      }
-    }
-    return done(result);
-  } catch (e) {
-    const payload = expired.signal.aborted && !extra.mcpReq.signal.aborted
-      ? deadlinePayload(callTimeoutMs)
-      : toPayload(e, extra.mcpReq.signal);
-    if (payload.error_type === "INTERNAL_ERROR") {
-      logger.error("tool failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
-    }
-    const sent = typeof aliased.args === "object" && aliased.args !== null
-      ? aliased.args as Record<string, unknown>
-      : {};
-    const retry = payload.retryable && payload.error_type !== "CANCELLED"
-      ? [{
-        tool: listed.name,
-        arguments: sent,
-        for: payload.retry_after_s ? `retry after ${payload.retry_after_s} s` : "retry",
-      }]
-      : [];
-    const routed = withNextCalls(payload, retry, options);
-    return done(errorResult(routed), routed);
-  } finally {
-    clearTimeout(timer);
+}
+
+/**
+ * Runs the handler in the call's request scope (the deadline, `fresh`, the client and the record
+ * of upstream requests reach the HTTP client through it); rejects as soon as the deadline falls.
+ */
+function runHandler(
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>,
+  input: CallInput,
+  context: ToolCallContext,
+  scope: { deadline: CallDeadline; record: CallRecord; options: CallToolOptions },
+): Promise<ToolOutput | InputRequiredResult> {
+  const { deadline, record, options } = scope;
+  return requestScope.run(
+    {
+      fresh: input.fresh,
+      deadline: deadline.at,
+      requestId: context.requestId,
+      record,
+      ...(options.client === undefined ? {} : { client: options.client }),
+    },
+    () => raceDeadline(tool.handler(input.args, context), deadline.expired),
+  );
+}
+
+/** The error a handler's failure answers with: the call's own deadline, else what it threw. */
+function thrownPayload(e: unknown, deadline: CallDeadline, extra: McpExtra, logger: Logger): ErrorPayload {
+  const payload = deadline.expired.aborted && !extra.mcpReq.signal.aborted
+    ? deadlinePayload(deadline.timeoutMs)
+    : toPayload(e, extra.mcpReq.signal);
+  if (payload.error_type === "INTERNAL_ERROR") {
+    logger.error("tool failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
   }
+  return payload;
+}
+
+/** The same call again, where the failure says a retry may succeed. */
+function retryCall(payload: ErrorPayload, toolName: string, sent: Record<string, unknown>): NextCall[] {
+  if (!payload.retryable || payload.error_type === "CANCELLED") return [];
+  return [{
+    tool: toolName,
+    arguments: sent,
+    for: payload.retry_after_s ? `retry after ${payload.retry_after_s} s` : "retry",
+  }];
 }
 
 /**
@@ -413,19 +370,6 @@ function withoutNullOptionals(args: unknown, schema: Tool["inputSchema"]): unkno
   return out ?? args;
 }
 
-/** Whether `text` is `value` as JSON (an object with at least one entry, nothing else around it). */
-function sameJson(text: string, value: Record<string, unknown>): boolean {
-  try {
-    const parsed = JSON.parse(text);
-    return Object.keys(value).length > 0 && JSON.stringify(parsed) === JSON.stringify(value);
-  } catch {
-    return false;
-  }
-}
-
-/** Fewest characters of an answer's own text kept when a note and its closing lines must fit too. */
-const MIN_TEXT_ROOM = 200;
-
 /** The tool that describes any tool's arguments (tools/describe.ts), named after a validation error. */
 const DESCRIBE_TOOL_NAME = "opendata_describe";
 
@@ -435,29 +379,6 @@ function withNextCalls(payload: ErrorPayload, extra: NextCall[], options: CallTo
   if (calls.length === 0) return payload;
   const served = options.served ?? new Set(calls.map((c) => c.tool));
   return { ...payload, next_calls: calls.map((c) => routeCall(c, new Set([...served, DESCRIBE_TOOL_NAME]))) };
-}
-
-/**
- * The call that continues a paged answer, when the answer says there is more (`has_more` with
- * `next_offset`, or `next_cursor`) and the tool takes `offset` or `cursor`: the same call with
- * the next offset or cursor. Any tool that pages gets it, without saying it itself.
- */
-function continuation(
-  // deno-lint-ignore no-explicit-any
-  tool: ToolDefinition<any, any>,
-  args: Record<string, unknown>,
-  structured: unknown,
-): NextCall[] {
-  if (typeof structured !== "object" || structured === null) return [];
-  const s = structured as Record<string, unknown>;
-  const takes = (describeTool(tool).inputSchema.properties ?? {}) as Record<string, unknown>;
-  if (typeof s["next_cursor"] === "string" && s["next_cursor"] && "cursor" in takes) {
-    return [{ tool: tool.name, arguments: { ...args, cursor: s["next_cursor"] }, for: "more (cursor)" }];
-  }
-  if (s["has_more"] === true && typeof s["next_offset"] === "number" && "offset" in takes) {
-    return [{ tool: tool.name, arguments: { ...args, offset: s["next_offset"] }, for: "next page" }];
-  }
-  return [];
 }
 
 /** Settles with `work`, or rejects as soon as `expired` aborts (the handler is told through its signal). */
@@ -470,6 +391,7 @@ function raceDeadline<T>(work: Promise<T>, expired: AbortSignal): Promise<T> {
   });
 }
 
+/** The TIMEOUT of a call that reached the server's per-call deadline, with how to ask for less. */
 function deadlinePayload(callTimeoutMs: number): ErrorPayload {
   const s = Math.round(callTimeoutMs / 100) / 10;
   return {

@@ -14,6 +14,30 @@ const TOOL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 2
 /** Bounds of the upstream latency histogram, in seconds. */
 const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** The process's own series: start time, resident memory and V8 heap. */
+function registerProcessSeries(r: Registry): void {
+  r.collected(
+    "opendata_process_start_time_seconds",
+    "When the process started, in seconds since the epoch",
+    "gauge",
+    () => [{ value: Math.round(performance.timeOrigin / 1000) }],
+  );
+  r.collected(
+    "opendata_process_resident_memory_bytes",
+    "Resident set size of the process in bytes",
+    "gauge",
+    () => [{ value: Deno.memoryUsage().rss }],
+  );
+  r.collected("opendata_process_heap_bytes", "V8 heap in bytes, by kind (used, total)", "gauge", () => {
+    const m = Deno.memoryUsage();
+    return [
+      { labels: { kind: "used" }, value: m.heapUsed },
+      { labels: { kind: "total" }, value: m.heapTotal },
+      { labels: { kind: "external" }, value: m.external },
+    ];
+  });
+}
+
 /** What the HTTP server reports at scrape time (set by the handler and the connection guard). */
 export interface HttpSources {
   sessions?: () => { streamable: number; sse: number };
@@ -67,26 +91,7 @@ export class ServerMetrics {
     const r = this.registry;
     this.buildInfo = r.gauge("opendata_build_info", "The server's version (always 1)", ["version"]);
     this.buildInfo.labels(VERSION).set(1);
-    r.collected(
-      "opendata_process_start_time_seconds",
-      "When the process started, in seconds since the epoch",
-      "gauge",
-      () => [{ value: Math.round(performance.timeOrigin / 1000) }],
-    );
-    r.collected(
-      "opendata_process_resident_memory_bytes",
-      "Resident set size of the process in bytes",
-      "gauge",
-      () => [{ value: Deno.memoryUsage().rss }],
-    );
-    r.collected("opendata_process_heap_bytes", "V8 heap in bytes, by kind (used, total)", "gauge", () => {
-      const m = Deno.memoryUsage();
-      return [
-        { labels: { kind: "used" }, value: m.heapUsed },
-        { labels: { kind: "total" }, value: m.heapTotal },
-        { labels: { kind: "external" }, value: m.external },
-      ];
-    });
+    registerProcessSeries(r);
 
     this.toolCalls = r.counter(
       "opendata_tool_calls_total",
@@ -120,19 +125,7 @@ export class ServerMetrics {
       "Circuit breakers that hold state (failures counted, open or on trial): 1 for the breaker's current state; " +
         "an endpoint that answers well is not listed",
       "gauge",
-      async () => {
-        const snaps = this.breakers ? await this.breakers() : {};
-        const out: Sample[] = [];
-        for (const [key, snap] of Object.entries(snaps)) {
-          const space = key.indexOf(" ");
-          const provider = space > 0 ? key.slice(0, space) : key;
-          const endpoint = space > 0 ? key.slice(space + 1) : "";
-          for (const state of ["closed", "open", "half_open"]) {
-            out.push({ labels: { provider, endpoint, state }, value: snap.state === state ? 1 : 0 });
-          }
-        }
-        return out;
-      },
+      () => this.#breakerSamples(),
     );
     this.breakerTransitions = r.counter(
       "opendata_circuit_breaker_transitions_total",
@@ -181,13 +174,12 @@ export class ServerMetrics {
       const size = this.cacheSize?.();
       return size ? [{ value: size.entries }] : [];
     });
-    r.collected("opendata_jobs", "Background jobs this replica knows, by state", "gauge", () => {
-      const totals: Record<string, number> = {};
-      for (const source of this.#jobs) {
-        for (const [state, n] of Object.entries(source.counts())) totals[state] = (totals[state] ?? 0) + n;
-      }
-      return Object.entries(totals).map(([state, value]) => ({ labels: { state }, value }));
-    });
+    r.collected(
+      "opendata_jobs",
+      "Background jobs this replica knows, by state",
+      "gauge",
+      () => this.#jobSamples(),
+    );
     this.jobTransitions = r.counter(
       "opendata_job_transitions_total",
       "Background job state changes on this replica, by the state entered",
@@ -222,24 +214,51 @@ export class ServerMetrics {
       "Connection guard events: accepted, refused (every slot busy), refused_per_client (the client's own share " +
         "busy), evicted (idle ones closed to make room), timed_out, malformed",
       "counter",
-      () => {
-        const g = this.http.guard?.();
-        if (!g) return [];
-        return [
-          { labels: { event: "accepted" }, value: g.accepted },
-          { labels: { event: "refused" }, value: g.refused - g.refusedPerClient },
-          { labels: { event: "refused_per_client" }, value: g.refusedPerClient },
-          { labels: { event: "evicted" }, value: g.evicted },
-          { labels: { event: "timed_out" }, value: g.timedOut },
-          { labels: { event: "malformed" }, value: g.malformed },
-        ];
-      },
+      () => this.#connectionEvents(),
     );
     this.httpRequests = r.counter(
       "opendata_http_requests_total",
       "HTTP requests answered, by path (/mcp, /sse, /message, /health, /metrics, other) and status code",
       ["path", "code"],
     );
+  }
+
+  /** `opendata_circuit_breaker_state`: per breaker that holds state, 1 for its state and 0 for the others. */
+  async #breakerSamples(): Promise<Sample[]> {
+    const snaps = this.breakers ? await this.breakers() : {};
+    const out: Sample[] = [];
+    for (const [key, snap] of Object.entries(snaps)) {
+      const space = key.indexOf(" ");
+      const provider = space > 0 ? key.slice(0, space) : key;
+      const endpoint = space > 0 ? key.slice(space + 1) : "";
+      for (const state of ["closed", "open", "half_open"]) {
+        out.push({ labels: { provider, endpoint, state }, value: snap.state === state ? 1 : 0 });
+      }
+    }
+    return out;
+  }
+
+  /** `opendata_jobs`: the tracked job managers' jobs, summed by state. */
+  #jobSamples(): Sample[] {
+    const totals: Record<string, number> = {};
+    for (const source of this.#jobs) {
+      for (const [state, n] of Object.entries(source.counts())) totals[state] = (totals[state] ?? 0) + n;
+    }
+    return Object.entries(totals).map(([state, value]) => ({ labels: { state }, value }));
+  }
+
+  /** `opendata_http_connection_events_total`: the connection guard's counts, by event. */
+  #connectionEvents(): Sample[] {
+    const g = this.http.guard?.();
+    if (!g) return [];
+    return [
+      { labels: { event: "accepted" }, value: g.accepted },
+      { labels: { event: "refused" }, value: g.refused - g.refusedPerClient },
+      { labels: { event: "refused_per_client" }, value: g.refusedPerClient },
+      { labels: { event: "evicted" }, value: g.evicted },
+      { labels: { event: "timed_out" }, value: g.timedOut },
+      { labels: { event: "malformed" }, value: g.malformed },
+    ];
   }
 
   /** Counts the jobs of `source` in `opendata_jobs` from now on. */

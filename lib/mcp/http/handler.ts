@@ -366,6 +366,69 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     fields: Record<string, unknown>,
     conn: ConnectionInfo | undefined,
   ): Promise<Response> {
+    const refused = admission(req, url, path, fields);
+    if (refused) return refused;
+    if (req.method === "OPTIONS") {
+      const cors = corsHeaders(req.headers.get("origin"), settings.cors_origins);
+      return new Response(null, {
+        status: 204,
+        headers: Object.keys(cors).length ? preflightHeaders() : { "Allow": allowOf(path) },
+      });
+    }
+    if (path === "/health") return methodIs(req, ["GET", "HEAD"]) ?? await healthPage(req);
+
+    if (limiter) {
+      const wait = await limiter.take(client);
+      if (wait > 0) {
+        fields["refused"] = "rate_limit";
+        served?.clientRateLimitRefusals.inc(1);
+        return jsonRpcError(
+          429,
+          SERVER_ERROR,
+          `Too many requests: the limit is ${settings.rate_limit_per_minute} per minute per client; retry after ${wait} s`,
+          { headers: { "Retry-After": String(wait) } },
+        );
+      }
+    }
+    if (path === "/metrics" && served) return await metricsRoute(req, served, { path, reqLogger, fields });
+    if (path === "/") return methodIs(req, ["GET", "HEAD"]) ?? rootPage();
+    if (path === PRM_PATH || path.startsWith(`${PRM_PATH}/`)) {
+      if (!oauth) return notFound(path);
+      return methodIs(req, ["GET", "HEAD"]) ?? Response.json(
+        resourceMetadata(resourceOf(url), {
+          issuer: oauth.options.issuer,
+          scopes: settings.oauth_scopes,
+          name: settings.name,
+          docs: `${CONTACT_URL}/blob/main/docs/DEPLOYMENT.md`,
+        }),
+        { headers: { "Cache-Control": "public, max-age=3600" } },
+      );
+    }
+    // `/mcp/<toolsets>` is /mcp listing those toolsets (e.g. /mcp/fred-data,wikipedia).
+    const pathToolsets = path.startsWith("/mcp/") ? decodeURIComponentSafe(path.slice(5)) : undefined;
+    if (pathToolsets !== undefined) path = "/mcp";
+    if (!MCP_PATHS.has(path)) return notFound(path);
+
+    const caller = await authenticate(req, url, { path, client, reqLogger, fields });
+    if (caller instanceof Response) return caller;
+    const toolsets = requestToolsets(req, url, { path, pathToolsets, fields });
+    if (toolsets instanceof Response) return toolsets;
+    const forwarded = withRequestId(req, requestId, toolsets, ownerOf(caller), url.href, caller.clientKey);
+    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, caller, toolsets, conn);
+    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, caller, toolsets);
+    return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url, conn, caller);
+  }
+
+  /**
+   * Refuses what no route serves: new requests while draining, an over-long URL or header block,
+   * a missing or foreign Host, a foreign Origin (DNS rebinding).
+   */
+  function admission(
+    req: Request,
+    url: URL,
+    path: string,
+    fields: Record<string, unknown>,
+  ): Response | undefined {
     // While draining, only POSTs into live sessions pass (they may carry a client's answer to
     // a call in flight); any new request among them is refused after parsing.
     if (closing && !(req.method === "POST" && (path === "/message" || req.headers.has("mcp-session-id")))) {
@@ -389,76 +452,55 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       fields["refused"] = "host";
       return jsonRpcError(403, SERVER_ERROR, `Forbidden: ${hostProblem}`);
     }
-    const origin = req.headers.get("origin");
-    const originProblem = originRefusal(origin, policy);
+    const originProblem = originRefusal(req.headers.get("origin"), policy);
     if (originProblem) {
       fields["refused"] = "origin";
       return jsonRpcError(403, SERVER_ERROR, `Forbidden: ${originProblem}`);
     }
-    if (req.method === "OPTIONS") {
-      const cors = corsHeaders(origin, settings.cors_origins);
-      return new Response(null, {
-        status: 204,
-        headers: Object.keys(cors).length ? preflightHeaders() : { "Allow": allowOf(path) },
-      });
-    }
-    if (path === "/health") return methodIs(req, ["GET", "HEAD"]) ?? await healthPage(req);
+    return undefined;
+  }
 
-    if (limiter) {
-      const wait = await limiter.take(client);
-      if (wait > 0) {
-        fields["refused"] = "rate_limit";
-        served?.clientRateLimitRefusals.inc(1);
-        return jsonRpcError(
-          429,
-          SERVER_ERROR,
-          `Too many requests: the limit is ${settings.rate_limit_per_minute} per minute per client; retry after ${wait} s`,
-          { headers: { "Retry-After": String(wait) } },
-        );
-      }
-    }
-    if (path === "/metrics" && served) {
-      if (oauth && !scrapeAuth) {
-        // /mcp takes OAuth access tokens, which are not scrape credentials: without a metrics
-        // token /metrics would be the one open path of a server that requires authentication.
-        fields["refused"] = "auth";
-        return new Response(
-          "Unauthorized: with MCP_OAUTH_ISSUER, /metrics on this port needs MCP_METRICS_TOKEN; set it and " +
-            "scrape with Authorization: Bearer <that token>, or scrape the metrics_port listener\n",
-          {
-            status: 401,
-            headers: {
-              "Content-Type": "text/plain; charset=utf-8",
-              "WWW-Authenticate": `Bearer realm="${settings.name}"`,
-            },
+  /** /metrics on this port: the scrape token's check, and OAuth's tokens never taken for one. */
+  async function metricsRoute(
+    req: Request,
+    registry: NonNullable<typeof served>,
+    at: { path: string; reqLogger: Logger; fields: Record<string, unknown> },
+  ): Promise<Response> {
+    const { path, reqLogger, fields } = at;
+    if (oauth && !scrapeAuth) {
+      // /mcp takes OAuth access tokens, which are not scrape credentials: without a metrics
+      // token /metrics would be the one open path of a server that requires authentication.
+      fields["refused"] = "auth";
+      return new Response(
+        "Unauthorized: with MCP_OAUTH_ISSUER, /metrics on this port needs MCP_METRICS_TOKEN; set it and " +
+          "scrape with Authorization: Bearer <that token>, or scrape the metrics_port listener\n",
+        {
+          status: 401,
+          headers: {
+            "Content-Type": "text/plain; charset=utf-8",
+            "WWW-Authenticate": `Bearer realm="${settings.name}"`,
           },
-        );
-      }
-      const res = await metricsResponse(req, served, scrapeAuth, settings.name);
-      if (res.status === 401) {
-        fields["refused"] = "auth";
-        reqLogger.warn("unauthorized request", { path, client_ip: fields["client_ip"] });
-      }
-      return res;
-    }
-    if (path === "/") return methodIs(req, ["GET", "HEAD"]) ?? rootPage();
-    if (path === PRM_PATH || path.startsWith(`${PRM_PATH}/`)) {
-      if (!oauth) return notFound(path);
-      return methodIs(req, ["GET", "HEAD"]) ?? Response.json(
-        resourceMetadata(resourceOf(url), {
-          issuer: oauth.options.issuer,
-          scopes: settings.oauth_scopes,
-          name: settings.name,
-          docs: `${CONTACT_URL}/blob/main/docs/DEPLOYMENT.md`,
-        }),
-        { headers: { "Cache-Control": "public, max-age=3600" } },
+        },
       );
     }
-    // `/mcp/<toolsets>` is /mcp listing those toolsets (e.g. /mcp/fred-data,wikipedia).
-    const pathToolsets = path.startsWith("/mcp/") ? decodeURIComponentSafe(path.slice(5)) : undefined;
-    if (pathToolsets !== undefined) path = "/mcp";
-    if (!MCP_PATHS.has(path)) return notFound(path);
+    const res = await metricsResponse(req, registry, scrapeAuth, settings.name);
+    if (res.status === 401) {
+      fields["refused"] = "auth";
+      reqLogger.warn("unauthorized request", { path, client_ip: fields["client_ip"] });
+    }
+    return res;
+  }
 
+  /**
+   * Who calls: the OAuth principal (its id is then the client key) or the bearer token's holder;
+   * a request without valid credentials is answered 401 or 403 with the challenge.
+   */
+  async function authenticate(
+    req: Request,
+    url: URL,
+    at: { path: string; client: string; reqLogger: Logger; fields: Record<string, unknown> },
+  ): Promise<Caller | Response> {
+    const { path, client, reqLogger, fields } = at;
     const caller: Caller = { clientKey: client };
     if (oauth) {
       const verdict = await oauth.verify(req.headers.get("authorization"), resourceOf(url));
@@ -491,7 +533,6 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       fields["user"] = ownerHash(verdict.principal.id);
       if (verdict.principal.clientId) fields["oauth_client"] = verdict.principal.clientId;
     }
-
     if (auth) {
       const verdict = await auth.check(req.headers.get("authorization"));
       if (verdict !== "ok") {
@@ -513,9 +554,19 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
         );
       }
     }
+    return caller;
+  }
 
-    // Which toolsets this request's server lists: the path, else the header (or, for legacy
-    // SSE, the query), else the configured default.
+  /**
+   * Which toolsets this request's server lists: the path, else the header (or, for legacy SSE,
+   * the query), else the configured default; unknown toolsets are refused.
+   */
+  function requestToolsets(
+    req: Request,
+    url: URL,
+    at: { path: string; pathToolsets: string | undefined; fields: Record<string, unknown> },
+  ): ReadonlySet<string> | Response {
+    const { path, pathToolsets, fields } = at;
     const asked = pathToolsets ?? req.headers.get("x-mcp-toolsets") ??
       (path === "/sse" ? url.searchParams.get("toolsets") : null);
     let toolsets = app.defaultToolsets;
@@ -528,10 +579,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
         return jsonRpcError(400, INVALID_PARAMS, `Invalid toolsets: ${e.message}`);
       }
     }
-    const forwarded = withRequestId(req, requestId, toolsets, ownerOf(caller), url.href, caller.clientKey);
-    if (path === "/mcp") return await mcp(req, forwarded, reqLogger, caller, toolsets, conn);
-    if (path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(url, reqLogger, caller, toolsets);
-    return methodIs(req, ["POST"]) ?? await sseMessage(req, forwarded, url, conn, caller);
+    return toolsets;
   }
 
   /** Reads a POST body within `body_timeout`, so a client that trickles it cannot pin memory. */

@@ -7,7 +7,7 @@ import { creditLine } from "../../output/credit.ts";
 import { callLine, didYouMean, nextCallsText } from "../next_calls.ts";
 import type { RoutedCall } from "../next_calls.ts";
 import { shorten } from "../shaping.ts";
-import type { Provider, SearchHit, ToolCallContext, ToolDefinition } from "../provider.ts";
+import type { NextCall, Provider, SearchHit, ToolCallContext, ToolDefinition } from "../provider.ts";
 import { CORE_TOOLSET } from "../toolsets.ts";
 import {
   CORE_ANNOTATIONS,
@@ -52,32 +52,18 @@ export const searchOutput = z.object({
 
 /** opendata_search for one server instance. */
 export function searchTool(scope: CoreScope): ToolDefinition<typeof searchInput, typeof searchOutput> {
-  const { options, catalog, searchable, sourceIds, route } = scope;
-  const search: ToolDefinition<typeof searchInput, typeof searchOutput> = {
+  const { options, searchable } = scope;
+  return {
     name: SEARCH_TOOL,
     title: "Search all open-data sources",
     toolset: CORE_TOOLSET,
-    description:
-      `Searches every source at once (${
-        searchable.map((p) => p.search!.name).join("; ") || "none enabled"
-      }) and lists a few hits per source with next_calls (tool and arguments, ready to send): the ` +
-      "record, and e.g. a series' latest values or places nearby. Start here; coordinates like \"59.91N " +
-      '10.75E" find places nearby. A source that fails or is slow is reported, the others still answer.' +
-      (catalog.unavailable.length
-        ? ` Not enabled: ${
-          [...new Set(catalog.unavailable.map((u) => u.provider))].filter((id) => !sourceIds.includes(id))
-            .map((id) =>
-              `${id} (${catalog.unavailable.find((u) => u.provider === id)!.reason.split(":")[0]})`
-            )
-            .join(", ")
-        }.`
-        : ""),
+    description: searchDescription(scope),
     input: searchInput,
     output: searchOutput,
     ...generatedSchemas(SEARCH_TOOL),
     annotations: { ...CORE_ANNOTATIONS, idempotentHint: false },
     async handler(args, ctx) {
-      const picked = pickSources(args.sources);
+      const picked = pickSources(scope, args.sources);
       const chosen = picked.ids.length
         ? searchable.filter((p) => picked.ids.includes(sourceId(p)))
         : searchable;
@@ -87,151 +73,195 @@ export function searchTool(scope: CoreScope): ToolDefinition<typeof searchInput,
       for (const u of picked.unavailable) {
         sources.push({ id: u.id, name: u.id, licence: "", status: "unavailable", error: u.reason, hits: [] });
       }
-      const widen = new Map(chosen.map((p) => [sourceId(p), p.search!.widen?.(args.query) ?? []]));
-      // A source without hits names its widening call when the answer would otherwise be empty, or
-      // when the caller asked for it by name; beside other sources' hits it would only cost tokens.
-      const anyHits = sources.some((s) => s.hits.length > 0);
-      const render = (per: number) => {
-        const cutSources = sources.filter((s) => s.hits.length > per).map((s) => s.id);
-        const shown = sources.map((s) => {
-          const hits = s.hits.slice(0, per).map((h) => ({
-            title: h.title,
-            ...(h.snippet ? { snippet: h.snippet } : {}),
-            ...(h.url ? { url: h.url } : {}),
-            ...(h.date ? { date: h.date } : {}),
-            next_calls: [h.next, ...(h.also ?? []).slice(0, 2)].map(route),
-          }));
-          const empty = s.status === "ok" && hits.length === 0 && (!anyHits || picked.ids.length > 0)
-            ? (widen.get(s.id) ?? []).map(route)
-            : [];
-          return { ...s, hits, ...(empty.length ? { next_calls: empty } : {}) };
-        });
-        const total = shown.reduce((n, s) => n + s.hits.length, 0);
-        const next: RoutedCall[] = [];
-        if (cutSources.length) {
-          next.push(route({
-            tool: SEARCH_TOOL,
-            arguments: { query: args.query, sources: [cutSources[0]], limit: args.limit },
-            for: `all ${args.limit} hits of ${cutSources[0]}`,
-          }));
-        }
-        if (total === 0) next.push(...emptyCalls(args.query, shown, picked.ids.length > 0));
-        const cut = cutSources.length
-          ? `At most ${per} hits per source to stay within the ${ctx.limits.characterLimit}-character ` +
-            `limit (cut: ${cutSources.join(", ")})`
-          : undefined;
-        const text = searchMarkdown(args.query, shown, total, next, cut, picked.notices);
-        const quiet = (s: ShownSource) => s.status === "ok" && s.hits.length === 0 && !s.next_calls?.length;
-        const structured = {
-          query: args.query,
-          // Said once: the licence line and snippets are in the text; a source without hits and
-          // without a call to name is only its id.
-          sources: shown.filter((s) => !quiet(s)).map((s) => ({
-            id: s.id,
-            status: s.status,
-            ...(s.error ? { error: s.error } : {}),
-            hits: s.hits.map((h) => ({
-              title: h.title,
-              ...(h.url ? { url: h.url } : {}),
-              next_calls: h.next_calls,
-            })),
-            ...(s.next_calls ? { next_calls: s.next_calls } : {}),
-          })),
-          ...(shown.some(quiet) ? { no_hits: shown.filter(quiet).map((s) => s.id) } : {}),
-          total_hits: total,
-          ...(next.length ? { next_calls: next } : {}),
-          ...(cutSources.length ? { cut: cutSources.join(", ") } : {}),
-        };
-        return { text, structured };
+      const answer: SearchAnswer = {
+        args,
+        sources,
+        picked,
+        widen: new Map(chosen.map((p) => [sourceId(p), p.search!.widen?.(args.query) ?? []])),
+        // A source without hits names its widening call when the answer would otherwise be empty, or
+        // when the caller asked for it by name; beside other sources' hits it would only cost tokens.
+        anyHits: sources.some((s) => s.hits.length > 0),
+        route: scope.route,
+        characterLimit: ctx.limits.characterLimit,
       };
       // Fewer hits from every source rather than losing whole sources to the last-guard cut.
       const fits = (r: { text: string; structured: unknown }) =>
         r.text.length <= ctx.limits.characterLimit &&
         JSON.stringify(r.structured).length <= ctx.limits.characterLimit;
       let per = args.limit;
-      let rendered = render(per);
-      while (!fits(rendered) && per > 1) rendered = render(--per);
+      let rendered = renderSearch(per, answer);
+      while (!fits(rendered) && per > 1) rendered = renderSearch(--per, answer);
       return rendered;
     },
   };
+}
 
-  /**
-   * The sources a search names, by the ids opendata_describe lists (toolset ids of a source's
-   * provider are taken too, with a notice); a source left out as configured says what enables it.
-   */
-  function pickSources(requested: readonly string[]): {
-    ids: string[];
-    unavailable: { id: string; reason: string }[];
-    notices: string[];
-  } {
-    const ids: string[] = [];
-    const unavailable: { id: string; reason: string }[] = [];
-    const notices: string[] = [];
-    const unknown: string[] = [];
-    for (const raw of requested) {
-      const id = raw.trim().toLowerCase();
-      if (sourceIds.includes(id)) {
-        if (!ids.includes(id)) ids.push(id);
-        continue;
-      }
-      const owner = catalog.toolsets.find((t) => t.id === id)?.provider;
-      if (owner && sourceIds.includes(owner)) {
-        if (!ids.includes(owner)) ids.push(owner);
-        notices.push(`"${raw}" is a toolset; searched its source "${owner}"`);
-        continue;
-      }
-      const left = catalog.unavailable.find((u) => u.provider === id || u.toolset === id);
-      if (left) {
-        if (!unavailable.some((u) => u.id === left.provider)) {
-          unavailable.push({ id: left.provider, reason: left.reason });
-        }
-        continue;
-      }
-      unknown.push(raw);
+/** What opendata_search says of itself: the sources it searches, and those not enabled and why. */
+function searchDescription(scope: CoreScope): string {
+  const { catalog, searchable, sourceIds } = scope;
+  return `Searches every source at once (${
+    searchable.map((p) => p.search!.name).join("; ") || "none enabled"
+  }) and lists a few hits per source with next_calls (tool and arguments, ready to send): the ` +
+    "record, and e.g. a series' latest values or places nearby. Start here; coordinates like \"59.91N " +
+    '10.75E" find places nearby. A source that fails or is slow is reported, the others still answer.' +
+    (catalog.unavailable.length
+      ? ` Not enabled: ${
+        [...new Set(catalog.unavailable.map((u) => u.provider))].filter((id) => !sourceIds.includes(id))
+          .map((id) => `${id} (${catalog.unavailable.find((u) => u.provider === id)!.reason.split(":")[0]})`)
+          .join(", ")
+      }.`
+      : "");
+}
+
+/**
+ * The sources a search names, by the ids opendata_describe lists (toolset ids of a source's
+ * provider are taken too, with a notice); a source left out as configured says what enables it.
+ */
+function pickSources(scope: CoreScope, requested: readonly string[]): {
+  ids: string[];
+  unavailable: { id: string; reason: string }[];
+  notices: string[];
+} {
+  const { catalog, sourceIds } = scope;
+  const ids: string[] = [];
+  const unavailable: { id: string; reason: string }[] = [];
+  const notices: string[] = [];
+  const unknown: string[] = [];
+  for (const raw of requested) {
+    const id = raw.trim().toLowerCase();
+    if (sourceIds.includes(id)) {
+      if (!ids.includes(id)) ids.push(id);
+      continue;
     }
-    if (unknown.length) {
-      const guess = didYouMean(unknown[0]!, [...sourceIds, ...catalog.unavailable.map((u) => u.provider)]);
-      throw new ToolError("VALIDATION_ERROR", `Unknown source ${unknown.map((s) => `"${s}"`).join(", ")}`, {
-        field: "sources",
-        hint: `${guess ? `Did you mean "${guess}"? ` : ""}Sources: ${
-          sourceIds.join(", ")
-        }; or leave sources out`,
-      });
+    const owner = catalog.toolsets.find((t) => t.id === id)?.provider;
+    if (owner && sourceIds.includes(owner)) {
+      if (!ids.includes(owner)) ids.push(owner);
+      notices.push(`"${raw}" is a toolset; searched its source "${owner}"`);
+      continue;
     }
-    if (requested.length && ids.length === 0 && unavailable.length) {
-      throw new ToolError("CONFIGURATION_ERROR", `Not enabled: ${unavailable.map((u) => u.id).join(", ")}`, {
-        field: "sources",
-        hint: unavailable[0]!.reason,
-      });
+    const left = catalog.unavailable.find((u) => u.provider === id || u.toolset === id);
+    if (left) {
+      if (!unavailable.some((u) => u.id === left.provider)) {
+        unavailable.push({ id: left.provider, reason: left.reason });
+      }
+      continue;
     }
-    return { ids, unavailable, notices };
+    unknown.push(raw);
   }
-
-  /** What to call when nothing matched: fewer words, then every source, then the tool list. */
-  function emptyCalls(query: string, shown: readonly ShownSource[], narrowed: boolean): RoutedCall[] {
-    const calls: RoutedCall[] = [];
-    const words = query.trim().split(/\s+/);
-    if (words.length > 1) {
-      calls.push(route({
-        tool: SEARCH_TOOL,
-        arguments: { query: words.slice(0, Math.max(1, words.length - 1)).join(" ") },
-        for: "fewer words",
-      }));
-    }
-    if (narrowed) calls.push(route({ tool: SEARCH_TOOL, arguments: { query }, for: "every source" }));
-    if (shown.some((s) => s.status === "failed" || s.status === "timeout")) {
-      const failed = shown.filter((s) => s.status === "failed" || s.status === "timeout").map((s) => s.id);
-      calls.push(
-        route({ tool: SEARCH_TOOL, arguments: { query, sources: failed }, for: "retry failed sources" }),
-      );
-    }
-    if (calls.length === 0) {
-      calls.push(route({ tool: DESCRIBE_TOOL, arguments: {}, for: "browse the tools" }));
-    }
-    return calls;
+  if (unknown.length) {
+    const guess = didYouMean(unknown[0]!, [...sourceIds, ...catalog.unavailable.map((u) => u.provider)]);
+    throw new ToolError("VALIDATION_ERROR", `Unknown source ${unknown.map((s) => `"${s}"`).join(", ")}`, {
+      field: "sources",
+      hint: `${guess ? `Did you mean "${guess}"? ` : ""}Sources: ${
+        sourceIds.join(", ")
+      }; or leave sources out`,
+    });
   }
+  if (requested.length && ids.length === 0 && unavailable.length) {
+    throw new ToolError("CONFIGURATION_ERROR", `Not enabled: ${unavailable.map((u) => u.id).join(", ")}`, {
+      field: "sources",
+      hint: unavailable[0]!.reason,
+    });
+  }
+  return { ids, unavailable, notices };
+}
 
-  return search;
+/** What to call when nothing matched: fewer words, then every source, then the tool list. */
+function emptyCalls(
+  route: CoreScope["route"],
+  query: string,
+  shown: readonly ShownSource[],
+  narrowed: boolean,
+): RoutedCall[] {
+  const calls: RoutedCall[] = [];
+  const words = query.trim().split(/\s+/);
+  if (words.length > 1) {
+    calls.push(route({
+      tool: SEARCH_TOOL,
+      arguments: { query: words.slice(0, Math.max(1, words.length - 1)).join(" ") },
+      for: "fewer words",
+    }));
+  }
+  if (narrowed) calls.push(route({ tool: SEARCH_TOOL, arguments: { query }, for: "every source" }));
+  if (shown.some((s) => s.status === "failed" || s.status === "timeout")) {
+    const failed = shown.filter((s) => s.status === "failed" || s.status === "timeout").map((s) => s.id);
+    calls.push(
+      route({ tool: SEARCH_TOOL, arguments: { query, sources: failed }, for: "retry failed sources" }),
+    );
+  }
+  if (calls.length === 0) {
+    calls.push(route({ tool: DESCRIBE_TOOL, arguments: {}, for: "browse the tools" }));
+  }
+  return calls;
+}
+
+/** What every rendering of one search answer is made of. */
+interface SearchAnswer {
+  args: z.output<typeof searchInput>;
+  sources: SourceResult[];
+  picked: ReturnType<typeof pickSources>;
+  /** Per source, the calls that widen a search without hits. */
+  widen: Map<string, NextCall[]>;
+  anyHits: boolean;
+  route: CoreScope["route"];
+  characterLimit: number;
+}
+
+/** The answer with at most `per` hits from each source. */
+function renderSearch(per: number, answer: SearchAnswer) {
+  const { args, sources, picked, widen, anyHits, route } = answer;
+
+  const cutSources = sources.filter((s) => s.hits.length > per).map((s) => s.id);
+  const shown = sources.map((s) => {
+    const hits = s.hits.slice(0, per).map((h) => ({
+      title: h.title,
+      ...(h.snippet ? { snippet: h.snippet } : {}),
+      ...(h.url ? { url: h.url } : {}),
+      ...(h.date ? { date: h.date } : {}),
+      next_calls: [h.next, ...(h.also ?? []).slice(0, 2)].map(route),
+    }));
+    const empty = s.status === "ok" && hits.length === 0 && (!anyHits || picked.ids.length > 0)
+      ? (widen.get(s.id) ?? []).map(route)
+      : [];
+    return { ...s, hits, ...(empty.length ? { next_calls: empty } : {}) };
+  });
+  const total = shown.reduce((n, s) => n + s.hits.length, 0);
+  const next: RoutedCall[] = [];
+  if (cutSources.length) {
+    next.push(route({
+      tool: SEARCH_TOOL,
+      arguments: { query: args.query, sources: [cutSources[0]], limit: args.limit },
+      for: `all ${args.limit} hits of ${cutSources[0]}`,
+    }));
+  }
+  if (total === 0) next.push(...emptyCalls(route, args.query, shown, picked.ids.length > 0));
+  const cut = cutSources.length
+    ? `At most ${per} hits per source to stay within the ${answer.characterLimit}-character ` +
+      `limit (cut: ${cutSources.join(", ")})`
+    : undefined;
+  const text = searchMarkdown(args.query, shown, total, next, cut, picked.notices);
+  const quiet = (s: ShownSource) => s.status === "ok" && s.hits.length === 0 && !s.next_calls?.length;
+  const structured = {
+    query: args.query,
+    // Said once: the licence line and snippets are in the text; a source without hits and
+    // without a call to name is only its id.
+    sources: shown.filter((s) => !quiet(s)).map((s) => ({
+      id: s.id,
+      status: s.status,
+      ...(s.error ? { error: s.error } : {}),
+      hits: s.hits.map((h) => ({
+        title: h.title,
+        ...(h.url ? { url: h.url } : {}),
+        next_calls: h.next_calls,
+      })),
+      ...(s.next_calls ? { next_calls: s.next_calls } : {}),
+    })),
+    ...(shown.some(quiet) ? { no_hits: shown.filter(quiet).map((s) => s.id) } : {}),
+    total_hits: total,
+    ...(next.length ? { next_calls: next } : {}),
+    ...(cutSources.length ? { cut: cutSources.join(", ") } : {}),
+  };
+  return { text, structured };
 }
 
 interface SourceResult {

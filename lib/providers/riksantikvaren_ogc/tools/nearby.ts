@@ -10,10 +10,10 @@ import { bboxAround, bboxesIntersect } from "../../../geo/bbox.ts";
 import type { Bbox } from "../../../geo/bbox.ts";
 import { COORDINATE_CONVENTION, formatLatLon, roundLatLon } from "../../../geo/latlon.ts";
 import { distanceToGeometryM, haversineM } from "../../../geo/distance.ts";
-import type { Geometry, LatLon } from "../../../geo/geojson.ts";
+import type { LatLon } from "../../../geo/geojson.ts";
 import { attachGeometries } from "../../../geo/simplify.ts";
 import { NORWAY_EXTENT, swappedPointHint } from "../../../geo/swap.ts";
-import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
+import type { ToolCallContext, ToolDefinition, ToolOutput } from "../../../mcp/provider.ts";
 import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
 import { nextPageBudget } from "../../../http/deadline.ts";
 import { mapLimit } from "../../../http/map_limit.ts";
@@ -30,24 +30,16 @@ import {
   resolveDataset,
   TOOLSET,
 } from "../_common.ts";
-import {
-  fileName,
-  fileSchema,
-  formatField,
-  orDefault,
-  outputField,
-  withFile,
-  written,
-} from "../../../output/result_files.ts";
-import type { FileOut, Written } from "../../../output/result_files.ts";
-import type { RawFeature } from "../parse.ts";
-import { featureRows, geoJsonFeature } from "../rows.ts";
+import { fileSchema, formatField, orDefault, outputField, withFile } from "../../../output/result_files.ts";
+import type { FileOut } from "../../../output/result_files.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import type { CallOptions } from "../client.ts";
 import { decodeNearbyCursor, encodeNearbyCursor } from "../cursor.ts";
 import { featureMarkdown, featureSchema, footer, formatDistance, licenceSchema } from "../format.ts";
 import type { FeatureOut, LicenceOut } from "../format.ts";
 import { scanItems } from "../scan.ts";
+import { nearbyFile } from "../nearby_file.ts";
+import type { Ranked } from "../nearby_file.ts";
 import type { ScanResult } from "../scan.ts";
 
 /** Nearest features a cursor carries to the next call. */
@@ -92,19 +84,29 @@ type Output = {
   coordinate_convention: string;
   file?: FileOut;
 };
-type Ranked = {
-  id: string | null;
-  d: number;
-  out: FeatureOut | null;
-  geometry: Geometry | null;
-  /** The record as read, for features found by this call's scan (not for carried ones). */
-  record?: RawFeature;
-};
 
 /** The riksantikvaren-nearby tool. */
 export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof nearbyOutput> {
-  const { settings } = deps;
-  const input = z.strictObject({
+  const input = nearbyInput(deps.settings);
+  return {
+    name: "riksantikvaren-nearby",
+    title: "Riksantikvaren nearby",
+    toolset: TOOLSET,
+    description:
+      "Cultural-heritage features within radius_m of a point, nearest first, with distances in metres. An unfinished scan ranks what it read; next_cursor goes on.",
+    input,
+    output: nearbyOutput,
+    view: ogcPlacesView,
+    annotations: READ_ONLY,
+    handler(args, ctx) {
+      return answerNearby(args as NearbyArgs, ctx, deps);
+    },
+  };
+}
+
+/** The tool's arguments, with the radius the settings allow. */
+function nearbyInput(settings: OgcToolDeps["settings"]) {
+  return z.strictObject({
     lat: z.number().refine((v) => v >= -90 && v <= 90, "must be between -90 and 90").describe(
       "Latitude (WGS 84)",
     ),
@@ -127,257 +129,290 @@ export function nearbyTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof 
     response_format: formatField,
     output: outputField("all features found"),
   });
-  type Args = z.output<typeof input>;
+}
+
+type NearbyArgs = z.output<ReturnType<typeof nearbyInput>>;
+
+/**
+ * One nearby search: the box around the circle scanned (from where a cursor left off), what it
+ * found ranked by true distance with what the cursor carried, one page of it shown, and a
+ * cursor while the scan is incomplete.
+ */
+async function answerNearby(
+  a: NearbyArgs,
+  ctx: ToolCallContext,
+  deps: OgcToolDeps,
+): Promise<ToolOutput<z.output<typeof nearbyOutput>>> {
+  const { settings } = deps;
+  const call = callOptions(ctx);
+  const search = searchOf(a);
+  const { center, radius, dataset, collection } = search;
+  const box = bboxAround(center, radius).map((v) => Math.round(v * 1e6) / 1e6) as Bbox;
+  const warnings: string[] = [];
+  const scan = await scanBox(deps, search, { box, call, warnings });
+  const complete = scan === null || scan.stop === "end";
+  const { ranked, foundHere } = rankFound(deps, scan, search);
+  const total = ranked.length;
+  const withoutLocation = search.withoutBefore + (scan?.passed["none"] ?? 0);
+  const scanned = search.readBefore + (scan?.read ?? 0);
+  const stopNote = scan ? incompleteNote(scan, scanned) : null;
+  if (stopNote) warnings.push(stopNote);
+  const slice = ranked.slice(a.offset, a.offset + a.limit);
+  await fillCarried(deps, slice, dataset, collection, call, warnings);
+  const features = slice.map((r) => ({ ...r.out!, distance_m: Math.round(r.d * 10) / 10 }));
+  if (a.include_geometry) {
+    attachGeometries(features, slice.map((r) => r.geometry), {
+      format: a.response_format,
+      characterLimit: ctx.limits.characterLimit,
+      leftOutHint: "use riksantikvaren-feature",
+    });
+  }
+  const next_cursor = complete ? null : encodeNearbyCursor({
+    dataset,
+    collection,
+    lat: center.lat,
+    lon: center.lon,
+    radiusM: radius,
+    position: scan!.next,
+    read: scanned,
+    withoutLocation,
+    candidates: ranked.filter((r) => r.id !== null).slice(0, CARRY).map((r) => [r.id!, r.d]),
+  });
+  if (!complete && ranked.length > CARRY) {
+    warnings.push(
+      `Only the nearest ${CARRY} features found so far are carried on by the cursor; a later page past them may miss some`,
+    );
+  }
+  const sourceUrl = scan?.sourceUrl ||
+    deps.client.url(`${dataset}/collections/${collection}/items`, { bbox: box.join(","), f: "json" });
+  const licence = licenceOut(scan?.licence ?? null, dataset, collection);
+  const file = a.output === "file"
+    ? await nearbyFile(ranked, {
+      center,
+      radius,
+      dataset,
+      collection,
+      next_cursor,
+      sourceUrl,
+      licence,
+      a,
+      cap: settings.file_max_features,
+    }, ctx)
+    : null;
+  const rendered = renderNearby(features, {
+    a,
+    search,
+    box,
+    total,
+    complete,
+    scanned,
+    withoutLocation,
+    foundHere,
+    next_cursor,
+    warnings,
+    sourceUrl,
+    licence,
+    fileLine: file?.line ?? null,
+  }, ctx);
+  const wider = Math.min(radius * 4, settings.max_radius_m);
+  const next = total === 0 && !next_cursor && wider > radius
+    ? [{
+      tool: "riksantikvaren-nearby",
+      arguments: { lat: a.lat, lon: a.lon, radius_m: wider, collection, limit: a.limit },
+      for: "a wider radius",
+    }]
+    : [];
+  return { ...withFile({ text: rendered.text, structured: rendered.structured }, file), next };
+}
+
+/** Where a search stands: fresh from the arguments, or where the cursor's scan left off. */
+interface NearbySearch {
+  center: LatLon;
+  radius: number;
+  dataset: string;
+  collection: string;
+  /** The scan's next record. */
+  start: number;
+  /** Records the earlier calls of the scan read. */
+  readBefore: number;
+  /** Records without a location the earlier calls passed. */
+  withoutBefore: number;
+  /** The nearest features found so far, by id and distance. */
+  carried: [string, number][];
+}
+
+/** The search the arguments ask for: a new one, or the cursor's (for the same point only). */
+function searchOf(a: NearbyArgs): NearbySearch {
+  const search: NearbySearch = {
+    center: { lat: a.lat, lon: a.lon },
+    radius: a.radius_m,
+    dataset: resolveDataset(a.dataset, a.collection),
+    collection: a.collection,
+    start: 0,
+    readBefore: 0,
+    withoutBefore: 0,
+    carried: [],
+  };
+  if (a.cursor === undefined) return search;
+  const state = decodeNearbyCursor(a.cursor);
+  if (!state || !DATASET_RE.test(state.dataset) || !COLLECTION_RE.test(state.collection)) {
+    throw new ToolError("VALIDATION_ERROR", "The cursor is not one this tool issued", {
+      field: "cursor",
+      hint: "Pass next_cursor exactly as an earlier riksantikvaren-nearby result gave it",
+    });
+  }
+  if (Math.abs(state.lat - a.lat) > 1e-9 || Math.abs(state.lon - a.lon) > 1e-9) {
+    throw new ToolError(
+      "VALIDATION_ERROR",
+      `The cursor continues a search around lat ${state.lat}, lon ${state.lon}, not lat ${a.lat}, lon ${a.lon}`,
+      { field: "cursor", hint: "Pass the same lat and lon as the call that gave the cursor" },
+    );
+  }
   return {
-    name: "riksantikvaren-nearby",
-    title: "Riksantikvaren nearby",
-    toolset: TOOLSET,
-    description:
-      "Cultural-heritage features within radius_m of a point, nearest first, with distances in metres. An unfinished scan ranks what it read; next_cursor goes on.",
-    input,
-    output: nearbyOutput,
-    view: ogcPlacesView,
-    annotations: READ_ONLY,
-    async handler(args, ctx) {
-      const a = args as Args;
-      const call = callOptions(ctx);
-      let center: LatLon = { lat: a.lat, lon: a.lon };
-      let radius = a.radius_m;
-      let dataset = resolveDataset(a.dataset, a.collection);
-      let collection = a.collection;
-      let start = 0;
-      let readBefore = 0;
-      let withoutBefore = 0;
-      let carried: [string, number][] = [];
-      if (a.cursor !== undefined) {
-        const state = decodeNearbyCursor(a.cursor);
-        if (!state || !DATASET_RE.test(state.dataset) || !COLLECTION_RE.test(state.collection)) {
-          throw new ToolError("VALIDATION_ERROR", "The cursor is not one this tool issued", {
-            field: "cursor",
-            hint: "Pass next_cursor exactly as an earlier riksantikvaren-nearby result gave it",
-          });
-        }
-        if (Math.abs(state.lat - a.lat) > 1e-9 || Math.abs(state.lon - a.lon) > 1e-9) {
-          throw new ToolError(
-            "VALIDATION_ERROR",
-            `The cursor continues a search around lat ${state.lat}, lon ${state.lon}, not lat ${a.lat}, lon ${a.lon}`,
-            { field: "cursor", hint: "Pass the same lat and lon as the call that gave the cursor" },
-          );
-        }
-        center = { lat: state.lat, lon: state.lon };
-        [radius, dataset, collection] = [state.radiusM, state.dataset, state.collection];
-        [start, readBefore, withoutBefore, carried] = [
-          state.position,
-          state.read,
-          state.withoutLocation,
-          state.candidates,
-        ];
-      }
-      const box = bboxAround(center, radius).map((v) => Math.round(v * 1e6) / 1e6) as Bbox;
-      const warnings: string[] = [];
-      let scan: ScanResult | null = null;
-      if (bboxesIntersect(box, NORWAY_EXTENT)) {
-        scan = await scanItems(
-          deps,
-          {
-            dataset,
-            collection,
-            query: { bbox: box.join(",") },
-            start,
-            firstLimit: settings.scan_page_size,
-            pageSize: settings.scan_page_size,
-            want: Infinity,
-            maxRecords: settings.max_scan,
-            classify: (r) => hasLocation(r) ? "keep" : "none",
-          },
-          call,
-          warnings,
-        );
-      } else {
-        // Nothing of Riksantikvaren's lies there: say why instead of reading the upstream.
-        warnings.push(
-          swappedPointHint(center) ??
-            `lat ${center.lat}, lon ${center.lon} is outside Norway, where this data is: nothing to search`,
-        );
-      }
-      const complete = scan === null || scan.stop === "end";
-      const ranked: Ranked[] = [];
-      const seen = new Set<string>();
-      for (const { record } of scan?.kept ?? []) {
-        const out = featureOut(record, deps, dataset, collection, false);
-        let d: number | null = null;
-        if (record.geometry) d = distanceToGeometryM(center, record.geometry);
-        else if (out.lat !== null && out.lon !== null) d = haversineM(center, { lat: out.lat, lon: out.lon });
-        if (d === null || d > radius) continue;
-        if (record.id !== null) seen.add(record.id);
-        ranked.push({ id: record.id, d, out, geometry: record.geometry, record });
-      }
-      const foundHere = ranked.length;
-      for (const [id, d] of carried) if (!seen.has(id)) ranked.push({ id, d, out: null, geometry: null });
-      ranked.sort((x, y) => x.d - y.d || (x.out?.name ?? "").localeCompare(y.out?.name ?? ""));
-      const total = ranked.length;
-      const withoutLocation = withoutBefore + (scan?.passed["none"] ?? 0);
-      const scanned = readBefore + (scan?.read ?? 0);
-      const stopNote = scan ? incompleteNote(scan, scanned) : null;
-      if (stopNote) warnings.push(stopNote);
-      const slice = ranked.slice(a.offset, a.offset + a.limit);
-      await fillCarried(deps, slice, dataset, collection, call, warnings);
-      const features = slice.map((r) => ({ ...r.out!, distance_m: Math.round(r.d * 10) / 10 }));
-      if (a.include_geometry) {
-        attachGeometries(features, slice.map((r) => r.geometry), {
-          format: a.response_format,
-          characterLimit: ctx.limits.characterLimit,
-          leftOutHint: "use riksantikvaren-feature",
-        });
-      }
-      const next_cursor = complete ? null : encodeNearbyCursor({
-        dataset,
-        collection,
-        lat: center.lat,
-        lon: center.lon,
-        radiusM: radius,
-        position: scan!.next,
-        read: scanned,
-        withoutLocation,
-        candidates: ranked.filter((r) => r.id !== null).slice(0, CARRY).map((r) => [r.id!, r.d]),
-      });
-      if (!complete && ranked.length > CARRY) {
-        warnings.push(
-          `Only the nearest ${CARRY} features found so far are carried on by the cursor; a later page past them may miss some`,
-        );
-      }
-      const sourceUrl = scan?.sourceUrl ||
-        deps.client.url(`${dataset}/collections/${collection}/items`, { bbox: box.join(","), f: "json" });
-      const licence = licenceOut(scan?.licence ?? null, dataset, collection);
-      const file = a.output === "file"
-        ? await nearbyFile(
-          ranked,
-          { center, radius, dataset, collection, next_cursor, sourceUrl, licence },
-          a,
-          deps,
-          ctx,
-        )
-        : null;
-      const room = ctx.limits.characterLimit - 600 - (file ? 2 * file.line.length : 0);
-      const rendered = fitToLimit(features, room, ({ items, truncated }) => {
-        const env = page(total, a.offset, items.length);
-        const structured: Output = {
-          center: roundLatLon(center),
-          radius_m: radius,
-          dataset,
-          collection,
-          search_bbox: box,
-          features: items,
-          ...env,
-          total_is_exact: complete,
-          scanned,
-          scan_complete: complete,
-          without_location: withoutLocation,
-          next_cursor,
-          warnings,
-          source_url: sourceUrl,
-          licence,
-          coordinate_convention: COORDINATE_CONVENTION,
-        };
-        if (a.response_format === "json") return { text: jsonText(structured), structured };
-        const lines = [
-          `# ${collection} within ${formatDistance(radius)} of ${formatLatLon(center)}`,
-          `${total} found${complete ? "" : " so far (scan incomplete)"}; showing ${
-            items.length ? `${a.offset + 1}–${a.offset + items.length}` : "none"
-          }, nearest first.`,
-          "",
-        ];
-        items.forEach((f, i) => lines.push(featureMarkdown(f, a.offset + i + 1), ""));
-        for (const w of warnings) lines.push(`Note: ${w}`);
-        if (truncated) {
-          lines.push(truncationNotice(items.length, total - a.offset, {
-            nextOffset: env.next_offset,
-            limit: ctx.limits.characterLimit,
-          }));
-        } else if (env.has_more) lines.push(`More: call again with offset=${env.next_offset}.`);
-        if (next_cursor) {
-          lines.push(
-            `Read on: call again with the same lat and lon and cursor="${next_cursor}"; the scan continues where it stopped and ranks these ${
-              foundHere ? "features " : ""
-            }with the rest.`,
-          );
-        }
-        lines.push("", footer(sourceUrl, licence));
-        return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
-      });
-      const wider = Math.min(radius * 4, settings.max_radius_m);
-      const next = total === 0 && !next_cursor && wider > radius
-        ? [{
-          tool: "riksantikvaren-nearby",
-          arguments: { lat: a.lat, lon: a.lon, radius_m: wider, collection, limit: a.limit },
-          for: "a wider radius",
-        }]
-        : [];
-      return { ...withFile({ text: rendered.text, structured: rendered.structured }, file), next };
-    },
+    center: { lat: state.lat, lon: state.lon },
+    radius: state.radiusM,
+    dataset: state.dataset,
+    collection: state.collection,
+    start: state.position,
+    readBefore: state.read,
+    withoutBefore: state.withoutLocation,
+    carried: state.candidates,
   };
 }
 
-/**
- * output "file": the features this call's scan found within the radius, nearest first, up to
- * `file_max_features` (features carried by a cursor were in the earlier call's file). When the
- * scan did not reach the end of the box, the file says which cursor writes the rest.
- */
-async function nearbyFile(
-  ranked: readonly Ranked[],
-  search: {
-    center: LatLon;
-    radius: number;
-    dataset: string;
-    collection: string;
-    next_cursor: string | null;
-    sourceUrl: string;
-    licence: LicenceOut;
-  },
-  a: { lat: number; lon: number; response_format: "markdown" | "json" },
+/** Scans the box for records with a location; a box outside Norway is not read (null), and a warning says why. */
+async function scanBox(
   deps: OgcToolDeps,
+  search: NearbySearch,
+  scope: { box: Bbox; call: CallOptions; warnings: string[] },
+): Promise<ScanResult | null> {
+  const { settings } = deps;
+  const { box, warnings } = scope;
+  if (bboxesIntersect(box, NORWAY_EXTENT)) {
+    return await scanItems(
+      deps,
+      {
+        dataset: search.dataset,
+        collection: search.collection,
+        query: { bbox: box.join(",") },
+        start: search.start,
+        firstLimit: settings.scan_page_size,
+        pageSize: settings.scan_page_size,
+        want: Infinity,
+        maxRecords: settings.max_scan,
+        classify: (r) => hasLocation(r) ? "keep" : "none",
+      },
+      scope.call,
+      warnings,
+    );
+  }
+  // Nothing of Riksantikvaren's lies there: say why instead of reading the upstream.
+  warnings.push(
+    swappedPointHint(search.center) ??
+      `lat ${search.center.lat}, lon ${search.center.lon} is outside Norway, where this data is: nothing to search`,
+  );
+  return null;
+}
+
+/** The features within the radius, nearest first: those the scan found, then those carried and not found again. */
+function rankFound(
+  deps: OgcToolDeps,
+  scan: ScanResult | null,
+  search: NearbySearch,
+): { ranked: Ranked[]; foundHere: number } {
+  const { center, radius, dataset, collection } = search;
+  const ranked: Ranked[] = [];
+  const seen = new Set<string>();
+  for (const { record } of scan?.kept ?? []) {
+    const out = featureOut(record, deps, dataset, collection, false);
+    let d: number | null = null;
+    if (record.geometry) d = distanceToGeometryM(center, record.geometry);
+    else if (out.lat !== null && out.lon !== null) d = haversineM(center, { lat: out.lat, lon: out.lon });
+    if (d === null || d > radius) continue;
+    if (record.id !== null) seen.add(record.id);
+    ranked.push({ id: record.id, d, out, geometry: record.geometry, record });
+  }
+  const foundHere = ranked.length;
+  for (const [id, d] of search.carried) if (!seen.has(id)) ranked.push({ id, d, out: null, geometry: null });
+  ranked.sort((x, y) => x.d - y.d || (x.out?.name ?? "").localeCompare(y.out?.name ?? ""));
+  return { ranked, foundHere };
+}
+
+/** What a nearby answer says beyond its features. */
+interface NearbyFacts {
+  a: NearbyArgs;
+  search: NearbySearch;
+  box: Bbox;
+  total: number;
+  complete: boolean;
+  scanned: number;
+  withoutLocation: number;
+  /** Features this call's scan found (the rest were carried by the cursor). */
+  foundHere: number;
+  next_cursor: string | null;
+  warnings: string[];
+  sourceUrl: string;
+  licence: LicenceOut;
+  /** The file's sentence, when the features went to a file too. */
+  fileLine: string | null;
+}
+
+/** The page of features shown, as many as fit the limit, in markdown or JSON. */
+function renderNearby(
+  features: (FeatureOut & { distance_m: number })[],
+  facts: NearbyFacts,
   ctx: ToolCallContext,
-): Promise<Written> {
-  const cap = deps.settings.file_max_features;
-  const found = ranked.filter((r) => r.record !== undefined);
-  const inFile = found.slice(0, cap);
-  const records = inFile.map((r) => r.record!);
-  const distance = (i: number) => Math.round(inFile[i]!.d * 10) / 10;
-  const json = a.response_format === "json";
-  const partial = [
-    found.length > cap
-      ? `it holds the nearest ${cap} of ${found.length} (file_max_features): shrink radius_m for the rest`
-      : null,
-    search.next_cursor
-      ? `the scan did not reach the end of the search box; call again with the same lat and lon, cursor="${search.next_cursor}" and output "file" for the features of the rest`
-      : null,
-  ].filter((x): x is string => x !== null).join("; ");
-  const saved = await ctx.files.save({
-    name: fileName(`nearby_${search.collection}`, `${a.lat}_${a.lon}_${search.radius}m`),
-    format: json ? "json" : "csv",
-    rows: [
-      json
-        ? records.map((r, i) => ({ ...geoJsonFeature(r), distance_m: distance(i) }))
-        : featureRows(records, (_r, i) => ({ distance_m: distance(i) })),
-    ],
-    head: {
-      type: "FeatureCollection",
-      center: roundLatLon(search.center),
-      radius_m: search.radius,
-      dataset: search.dataset,
-      collection: search.collection,
-      complete: partial === "",
-      next_cursor: search.next_cursor,
-      source_url: search.sourceUrl,
-      licence: search.licence,
+) {
+  const { a, box, total, complete, scanned, withoutLocation, foundHere, next_cursor, warnings } = facts;
+  const { center, radius, dataset, collection } = facts.search;
+  const { sourceUrl, licence } = facts;
+  const room = ctx.limits.characterLimit - 600 - (facts.fileLine !== null ? 2 * facts.fileLine.length : 0);
+  return fitToLimit(features, room, ({ items, truncated }) => {
+    const env = page(total, a.offset, items.length);
+    const structured: Output = {
+      center: roundLatLon(center),
+      radius_m: radius,
+      dataset,
+      collection,
+      search_bbox: box,
+      features: items,
+      ...env,
+      total_is_exact: complete,
+      scanned,
+      scan_complete: complete,
+      without_location: withoutLocation,
+      next_cursor,
+      warnings,
+      source_url: sourceUrl,
+      licence,
       coordinate_convention: COORDINATE_CONVENTION,
-    },
-    itemsKey: "features",
-    description: `${search.collection} within ${search.radius} m of ${
-      formatLatLon(search.center)
-    }: ${records.length} features, nearest first; ${search.licence.name}`,
+    };
+    if (a.response_format === "json") return { text: jsonText(structured), structured };
+    const lines = [
+      `# ${collection} within ${formatDistance(radius)} of ${formatLatLon(center)}`,
+      `${total} found${complete ? "" : " so far (scan incomplete)"}; showing ${
+        items.length ? `${a.offset + 1}–${a.offset + items.length}` : "none"
+      }, nearest first.`,
+      "",
+    ];
+    items.forEach((f, i) => lines.push(featureMarkdown(f, a.offset + i + 1), ""));
+    for (const w of warnings) lines.push(`Note: ${w}`);
+    if (truncated) {
+      lines.push(truncationNotice(items.length, total - a.offset, {
+        nextOffset: env.next_offset,
+        limit: ctx.limits.characterLimit,
+      }));
+    } else if (env.has_more) lines.push(`More: call again with offset=${env.next_offset}.`);
+    if (next_cursor) {
+      lines.push(
+        `Read on: call again with the same lat and lon and cursor="${next_cursor}"; the scan continues where it stopped and ranks these ${
+          foundHere ? "features " : ""
+        }with the rest.`,
+      );
+    }
+    lines.push("", footer(sourceUrl, licence));
+    return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
   });
-  return written(saved, `${records.length} features, nearest first`, ctx, partial || undefined);
 }
 
 /** What an incomplete scan read, and how to go on; null when there is nothing to add to the scan's own warnings. */

@@ -4,6 +4,8 @@ import { cite } from "../../../output/provenance.ts";
 import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
 import { formatText } from "../../../mcp/shaping.ts";
+import { fitLists, fitPart, safeIndex } from "../article_parts.ts";
+import type { Lists } from "../article_parts.ts";
 import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import { isNotFound } from "../client.ts";
 import type { SnlApi } from "../client.ts";
@@ -93,7 +95,27 @@ function slugProblem(slug: string): string | null {
 
 /** `snl-article`. */
 export function articleTool(api: SnlApi): ToolDefinition {
-  const input = z.strictObject({
+  const input = articleInput();
+  return {
+    name: "snl-article",
+    title: "Read SNL article",
+    toolset: TOOLSET,
+    description:
+      'Reads an SNL article by slug, url or id: text in parts (offset=next_offset), authors, links and licence ("fri" = CC BY-SA 3.0, "begrenset" = no reuse).',
+    input,
+    output: articleOutput,
+    annotations: ANNOTATIONS,
+    async handler(args: ArticleArgs, ctx: ToolCallContext) {
+      const target = articleTarget(args);
+      const { answer, parsed } = await fetchArticle(api, target, args, ctx);
+      return await articlePart(parsed, { site: target.site, answerUrl: answer.url }, args, ctx);
+    },
+  };
+}
+
+/** The tool's arguments. */
+function articleInput() {
+  return z.strictObject({
     slug: z.string().trim()
       .superRefine((s, ctx) => {
         const problem = s.length < 1 || s.length > 200
@@ -119,163 +141,184 @@ export function articleTool(api: SnlApi): ToolDefinition {
     message: 'give exactly one of "slug", "url" or "id"',
     path: ["slug"],
   });
-  return {
-    name: "snl-article",
-    title: "Read SNL article",
-    toolset: TOOLSET,
-    description:
-      'Reads an SNL article by slug, url or id: text in parts (offset=next_offset), authors, links and licence ("fri" = CC BY-SA 3.0, "begrenset" = no reuse).',
-    input,
-    output: articleOutput,
-    annotations: ANNOTATIONS,
-    async handler(args: z.output<typeof input>, ctx: ToolCallContext) {
-      let site: SiteId = args.site ?? "snl";
-      let path: string;
-      let wanted: string;
-      if (args.url !== undefined) {
-        const parsed = parseArticleUrl(args.url);
-        if (args.site !== undefined && args.site !== parsed.site) {
-          throw new ToolError(
-            "VALIDATION_ERROR",
-            `The url is on ${SITES[parsed.site].host} but site is "${args.site}"`,
-            { field: "site", hint: "Leave site out when you give a url: the url decides" },
-          );
-        }
-        site = parsed.site;
-        path = `${encodeURIComponent(parsed.slug)}.json`;
-        wanted = `"${parsed.slug}"`;
-      } else if (args.slug !== undefined) {
-        const slug = args.slug.replace(/ /g, "_");
-        path = `${encodeURIComponent(slug)}.json`;
-        wanted = `"${slug}"`;
-      } else {
-        path = `api/v1/article/${args.id}`;
-        wanted = `with id ${args.id}`;
-      }
-      let answer;
-      try {
-        answer = await api.get(site, path, ctx, api.deadline());
-      } catch (e) {
-        if (isNotFound(e)) {
-          throw new ToolError(
-            "NOT_FOUND",
-            `${SITES[site].name} has no article ${wanted} (HTTP ${e.status})`,
-            {
-              status: e.status!,
-              hint: args.id !== undefined
-                ? "Lookup by id uses a route SNL does not document; call snl-search and pass the result's slug or url instead"
-                : `Find the article with snl-search (site "${site}") and pass its slug or url`,
-            },
-          );
-        }
-        throw e;
-      }
-      const parsed = parseArticle(answer.data);
-      const refusal = parsed === null ? errorMessageOf(answer.data) : null;
-      if (refusal !== null) {
-        throw new ToolError(
-          "API_ERROR",
-          `${SITES[site].name} answered for ${wanted} with an error: "${refusal}"`,
-          {
-            hint: `Check the slug or url (snl-search, site "${site}", gives valid ones), or try again later`,
-          },
-        );
-      }
-      if (!parsed) {
-        throw new ToolError(
-          "DECODE_ERROR",
-          `${SITES[site].name} answered for ${wanted}, but not with article JSON`,
-          { hint: `Check the slug or url; snl-search (site "${site}") gives valid ones` },
-        );
-      }
-      const article = shortFields(parsed, ctx.limits.characterLimit);
-      const body = article.xhtmlBody !== null
-        ? bodyToText(article.xhtmlBody)
-        : { text: article.plainBody ?? "", links: [] };
-      const text = body.text;
-      if (args.offset > 0 && args.offset >= text.length) {
-        throw new ToolError(
-          "VALIDATION_ERROR",
-          `Offset ${args.offset} is past the end of the article (${n(text.length)} characters)`,
-          { field: "offset", hint: "Use next_offset from the previous part, or leave offset out" },
-        );
-      }
-      const url = canonicalUrl(article.url) ?? answer.url.replace(/\.json(?=$|\?)/, "");
-      const terms = licenseTerms(article.licenseName);
-      const authors = article.authors.length
-        ? article.authors.slice(0, CREDITED_AUTHORS).join(", ") +
-          (article.authorsTotal > CREDITED_AUTHORS ? " et al." : "")
-        : "the editors";
-      const src: Source = {
-        name: `${SITES[site].name} (${SITES[site].host})`,
-        url,
-        license: terms.name,
-        license_url: terms.url ?? (article.licenseName === "fri" ? REUSE_TERMS_URL : null),
-        attribution: `${authors}: "${article.title}" in ${SITES[site].name}, ${url} (licence: ${
-          article.licenseName ?? "not stated"
-        })`,
-      };
-      const start = safeIndex(text, args.offset);
-      const links = body.links.slice(0, MAX_LINKS).map((l) => ({
-        text: l.text,
-        url: canonicalUrl(l.url) ?? l.url,
-      }));
-      const file = args.output === "file"
-        ? await articleFile(parsed, site, url, body, terms, src, ctx)
-        : null;
-      const all: Lists = {
-        authors: article.authors.length,
-        images: article.images.length,
-        links: links.length,
-      };
-      // The article's own licence and last change, for the answer's provenance.
-      cite({
-        ...(url ? { permalink: url } : {}),
-        licence: `${terms.name}${article.licenseName ? ` (SNL: "${article.licenseName}")` : ""}`,
-        ...(article.changedAt ? { as_of: `changed ${article.changedAt}` } : {}),
-      });
-      const render = (end: number, k: Lists = all): { text: string; structured: ArticleOut } => {
-        const hasMore = end < text.length;
-        const structured: ArticleOut = {
-          site,
-          encyclopedia: SITES[site].name,
-          title: article.title,
-          headword: article.headword,
-          url,
-          subject: article.subjectTitle === null && article.subjectUrl === null
-            ? null
-            : { title: article.subjectTitle, url: canonicalUrl(article.subjectUrl) },
-          authors: article.authors.slice(0, k.authors),
-          authors_total: article.authorsTotal,
-          created_at: article.createdAt,
-          changed_at: article.changedAt,
-          license_name: article.licenseName,
-          metadata_license_name: article.metadataLicenseName,
-          license: terms,
-          images: article.images.slice(0, k.images),
-          images_total: article.imagesTotal,
-          links: links.slice(0, k.links),
-          links_total: body.links.length,
-          text: text.slice(start, end),
-          total: text.length,
-          count: end - start,
-          offset: start,
-          has_more: hasMore,
-          next_offset: hasMore ? end : null,
-          source: src,
-          ...(file ? { file: file.out } : {}),
-        };
-        const md = formatText(args.response_format, structured, () => articleMarkdown(structured));
-        return { text: file ? `${md}\n\n${file.line}` : md, structured };
-      };
-      const limit = ctx.limits.characterLimit;
-      const k = fitLists(all, limit, (lists) => render(start, lists));
-      // With a file the answer previews the first part; the file holds the whole article.
-      const maxChars = args.max_chars ?? (file ? FILE_PREVIEW_CHARS : undefined);
-      const part = fitPart(text, start, maxChars, limit, (end) => render(end, k));
-      return file ? { ...part, content: [file.link] } : part;
-    },
+}
+
+type ArticleArgs = z.output<ReturnType<typeof articleInput>>;
+
+/** Which article: its site, its path on the API, and how an error names it. */
+interface ArticleTarget {
+  site: SiteId;
+  path: string;
+  wanted: string;
+}
+
+/** The article the arguments name: by url (its site decides), slug or id. */
+function articleTarget(args: ArticleArgs): ArticleTarget {
+  let site: SiteId = args.site ?? "snl";
+  let path: string;
+  let wanted: string;
+  if (args.url !== undefined) {
+    const parsed = parseArticleUrl(args.url);
+    if (args.site !== undefined && args.site !== parsed.site) {
+      throw new ToolError(
+        "VALIDATION_ERROR",
+        `The url is on ${SITES[parsed.site].host} but site is "${args.site}"`,
+        { field: "site", hint: "Leave site out when you give a url: the url decides" },
+      );
+    }
+    site = parsed.site;
+    path = `${encodeURIComponent(parsed.slug)}.json`;
+    wanted = `"${parsed.slug}"`;
+  } else if (args.slug !== undefined) {
+    const slug = args.slug.replace(/ /g, "_");
+    path = `${encodeURIComponent(slug)}.json`;
+    wanted = `"${slug}"`;
+  } else {
+    path = `api/v1/article/${args.id}`;
+    wanted = `with id ${args.id}`;
+  }
+  return { site, path, wanted };
+}
+
+/** The article's JSON, parsed; a missing article, an error answer or other JSON each say what to do. */
+async function fetchArticle(
+  api: SnlApi,
+  target: ArticleTarget,
+  args: ArticleArgs,
+  ctx: ToolCallContext,
+): Promise<{ answer: { url: string }; parsed: SnlArticle }> {
+  const { site, path, wanted } = target;
+  let answer;
+  try {
+    answer = await api.get(site, path, ctx, api.deadline());
+  } catch (e) {
+    if (isNotFound(e)) {
+      throw new ToolError(
+        "NOT_FOUND",
+        `${SITES[site].name} has no article ${wanted} (HTTP ${e.status})`,
+        {
+          status: e.status!,
+          hint: args.id !== undefined
+            ? "Lookup by id uses a route SNL does not document; call snl-search and pass the result's slug or url instead"
+            : `Find the article with snl-search (site "${site}") and pass its slug or url`,
+        },
+      );
+    }
+    throw e;
+  }
+  const parsed = parseArticle(answer.data);
+  const refusal = parsed === null ? errorMessageOf(answer.data) : null;
+  if (refusal !== null) {
+    throw new ToolError(
+      "API_ERROR",
+      `${SITES[site].name} answered for ${wanted} with an error: "${refusal}"`,
+      {
+        hint: `Check the slug or url (snl-search, site "${site}", gives valid ones), or try again later`,
+      },
+    );
+  }
+  if (!parsed) {
+    throw new ToolError(
+      "DECODE_ERROR",
+      `${SITES[site].name} answered for ${wanted}, but not with article JSON`,
+      { hint: `Check the slug or url; snl-search (site "${site}") gives valid ones` },
+    );
+  }
+  return { answer, parsed };
+}
+
+/** The part of the article from `offset` that fits the limit, with its lists, credit and file. */
+async function articlePart(
+  parsed: SnlArticle,
+  from: { site: SiteId; answerUrl: string },
+  args: ArticleArgs,
+  ctx: ToolCallContext,
+) {
+  const { site } = from;
+  const article = shortFields(parsed, ctx.limits.characterLimit);
+  const body = article.xhtmlBody !== null
+    ? bodyToText(article.xhtmlBody)
+    : { text: article.plainBody ?? "", links: [] };
+  const text = body.text;
+  if (args.offset > 0 && args.offset >= text.length) {
+    throw new ToolError(
+      "VALIDATION_ERROR",
+      `Offset ${args.offset} is past the end of the article (${n(text.length)} characters)`,
+      { field: "offset", hint: "Use next_offset from the previous part, or leave offset out" },
+    );
+  }
+  const url = canonicalUrl(article.url) ?? from.answerUrl.replace(/\.json(?=$|\?)/, "");
+  const terms = licenseTerms(article.licenseName);
+  const authors = article.authors.length
+    ? article.authors.slice(0, CREDITED_AUTHORS).join(", ") +
+      (article.authorsTotal > CREDITED_AUTHORS ? " et al." : "")
+    : "the editors";
+  const src: Source = {
+    name: `${SITES[site].name} (${SITES[site].host})`,
+    url,
+    license: terms.name,
+    license_url: terms.url ?? (article.licenseName === "fri" ? REUSE_TERMS_URL : null),
+    attribution: `${authors}: "${article.title}" in ${SITES[site].name}, ${url} (licence: ${
+      article.licenseName ?? "not stated"
+    })`,
   };
+  const start = safeIndex(text, args.offset);
+  const links = body.links.slice(0, MAX_LINKS).map((l) => ({
+    text: l.text,
+    url: canonicalUrl(l.url) ?? l.url,
+  }));
+  const file = args.output === "file" ? await articleFile(parsed, site, url, body, terms, src, ctx) : null;
+  const all: Lists = {
+    authors: article.authors.length,
+    images: article.images.length,
+    links: links.length,
+  };
+  // The article's own licence and last change, for the answer's provenance.
+  cite({
+    ...(url ? { permalink: url } : {}),
+    licence: `${terms.name}${article.licenseName ? ` (SNL: "${article.licenseName}")` : ""}`,
+    ...(article.changedAt ? { as_of: `changed ${article.changedAt}` } : {}),
+  });
+  const render = (end: number, k: Lists = all): { text: string; structured: ArticleOut } => {
+    const hasMore = end < text.length;
+    const structured: ArticleOut = {
+      site,
+      encyclopedia: SITES[site].name,
+      title: article.title,
+      headword: article.headword,
+      url,
+      subject: article.subjectTitle === null && article.subjectUrl === null
+        ? null
+        : { title: article.subjectTitle, url: canonicalUrl(article.subjectUrl) },
+      authors: article.authors.slice(0, k.authors),
+      authors_total: article.authorsTotal,
+      created_at: article.createdAt,
+      changed_at: article.changedAt,
+      license_name: article.licenseName,
+      metadata_license_name: article.metadataLicenseName,
+      license: terms,
+      images: article.images.slice(0, k.images),
+      images_total: article.imagesTotal,
+      links: links.slice(0, k.links),
+      links_total: body.links.length,
+      text: text.slice(start, end),
+      total: text.length,
+      count: end - start,
+      offset: start,
+      has_more: hasMore,
+      next_offset: hasMore ? end : null,
+      source: src,
+      ...(file ? { file: file.out } : {}),
+    };
+    const md = formatText(args.response_format, structured, () => articleMarkdown(structured));
+    return { text: file ? `${md}\n\n${file.line}` : md, structured };
+  };
+  const limit = ctx.limits.characterLimit;
+  const k = fitLists(all, limit, (lists) => render(start, lists));
+  // With a file the answer previews the first part; the file holds the whole article.
+  const maxChars = args.max_chars ?? (file ? FILE_PREVIEW_CHARS : undefined);
+  const part = fitPart(text, start, maxChars, limit, (end) => render(end, k));
+  return file ? { ...part, content: [file.link] } : part;
 }
 
 /** Writes the whole article as one markdown document: text, every link, authors and licence. */
@@ -403,23 +446,6 @@ function canonicalUrl(url: string | null): string | null {
   }
 }
 
-function safeIndex(text: string, i: number): number {
-  if (i <= 0 || i >= text.length) return Math.max(0, Math.min(i, text.length));
-  const code = text.charCodeAt(i);
-  return code >= 0xdc00 && code <= 0xdfff ? i - 1 : i;
-}
-
-function cutPoint(text: string, start: number, max: number): number {
-  if (text.length - start <= max) return text.length;
-  const limit = start + max;
-  const floor = start + Math.floor(max / 2);
-  for (const sep of ["\n\n", "\n", ". ", " "]) {
-    const at = text.lastIndexOf(sep, limit - sep.length);
-    if (at >= floor) return at + sep.length;
-  }
-  return safeIndex(text, limit);
-}
-
 /**
  * The article with its names (title, headword, subject, authors, captions) clipped in proportion
  * to the limit: they repeat in every part, so each part must leave room for text.
@@ -437,62 +463,5 @@ function shortFields(a: SnlArticle, limit: number): SnlArticle {
   };
 }
 
-/** How many authors, images and links a part shows. */
-interface Lists {
-  authors: number;
-  images: number;
-  links: number;
-}
-
 /** Authors named in the credit line; the rest are in `authors`. */
 const CREDITED_AUTHORS = 5;
-
-function size(r: { text: string; structured: unknown }): number {
-  return Math.max(r.text.length, JSON.stringify(r.structured).length);
-}
-
-/**
- * Shortens the lists around the text (images first, then links, then authors, keeping one) until
- * a part without text takes at most two thirds of the limit, so every part carries text.
- */
-function fitLists(
-  all: Lists,
-  limit: number,
-  render: (lists: Lists) => { text: string; structured: unknown },
-): Lists {
-  const room = Math.floor(limit * 2 / 3);
-  let k = { ...all };
-  for (const key of ["images", "links", "authors"] as const) {
-    if (size(render(k)) <= room) break;
-    const min = key === "authors" ? Math.min(1, all.authors) : 0;
-    let lo = min;
-    let hi = all[key];
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (size(render({ ...k, [key]: mid })) <= room) lo = mid;
-      else hi = mid - 1;
-    }
-    k = { ...k, [key]: lo };
-  }
-  return k;
-}
-
-/** The longest part from `start`, cut at a boundary, whose rendering fits `limit` in both formats. */
-function fitPart(
-  text: string,
-  start: number,
-  maxChars: number | undefined,
-  limit: number,
-  render: (end: number) => { text: string; structured: ArticleOut },
-): { text: string; structured: ArticleOut } {
-  let max = Math.min(maxChars ?? limit, limit);
-  for (let i = 0; i < 16; i++) {
-    const end = cutPoint(text, start, Math.max(1, max));
-    const r = render(end);
-    const over = size(r) - limit;
-    if (over <= 0) return r;
-    max = end - start - over - 32;
-    if (max < 1) break;
-  }
-  return render(start);
-}

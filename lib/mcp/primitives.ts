@@ -1,0 +1,137 @@
+// The resources, resource templates, prompts and subscriptions of one server instance
+// (createServer in server.ts), registered from the providers' definitions.
+import { z } from "zod";
+import { completable, ProtocolError, ProtocolErrorCode, ResourceTemplate } from "./sdk.ts";
+import type {
+  McpExtra,
+  PromptDefinition,
+  Provider,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+} from "./provider.ts";
+import type { McpServer } from "./sdk.ts";
+
+/** Options for {@linkcode registerPrimitives}. */
+export interface PrimitiveOptions {
+  /** Who calls over HTTP (see `ToolCallContext.owner`); absent over stdio. */
+  owner?: string | undefined;
+}
+
+/** Registers each provider's resources, resource templates and prompts, provider by provider. */
+export function registerPrimitives(
+  server: McpServer,
+  providers: readonly Provider[],
+  options: PrimitiveOptions,
+): void {
+  // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).
+  const withOwner = (ctx: McpExtra): McpExtra =>
+    options.owner === undefined ? ctx : { ...ctx, owner: options.owner };
+  for (const provider of providers) {
+    for (const resource of provider.resources ?? []) registerResource(server, resource, withOwner);
+    for (const template of provider.resourceTemplates ?? []) registerTemplate(server, template, withOwner);
+    for (const prompt of provider.prompts ?? []) registerPrompt(server, prompt, withOwner);
+  }
+}
+
+function registerResource(
+  server: McpServer,
+  resource: ResourceDefinition,
+  withOwner: (ctx: McpExtra) => McpExtra,
+): void {
+  server.registerResource(
+    resource.name,
+    resource.uri,
+    {
+      ...(resource.title ? { title: resource.title } : {}),
+      description: resource.description,
+      mimeType: resource.mimeType,
+    },
+    (uri, ctx) => resource.read(uri, withOwner(ctx)),
+  );
+}
+
+function registerTemplate(
+  server: McpServer,
+  template: ResourceTemplateDefinition,
+  withOwner: (ctx: McpExtra) => McpExtra,
+): void {
+  const list = template.list;
+  server.registerResource(
+    template.name,
+    new ResourceTemplate(template.uriTemplate, {
+      list: list
+        ? async (ctx) => ({
+          resources: (await list(withOwner(ctx))).map((r) => ({ mimeType: template.mimeType, ...r })),
+        })
+        : undefined,
+      ...(template.complete ? { complete: template.complete } : {}),
+    }),
+    {
+      ...(template.title ? { title: template.title } : {}),
+      description: template.description,
+      mimeType: template.mimeType,
+    },
+    (uri, variables, ctx) => template.read(uri, variables, withOwner(ctx)),
+  );
+}
+
+/** Registers a prompt with its arguments as strings (completable where the prompt completes them). */
+function registerPrompt(
+  server: McpServer,
+  prompt: PromptDefinition,
+  withOwner: (ctx: McpExtra) => McpExtra,
+): void {
+  const shape: Record<string, z.ZodType<string | undefined>> = {};
+  for (const arg of prompt.arguments) {
+    const complete = arg.complete;
+    const field = z.string().describe(arg.description);
+    const marked = complete
+      ? completable(field, (value: unknown) => complete(typeof value === "string" ? value : ""))
+      : field;
+    shape[arg.name] = arg.required ? marked : marked.optional();
+  }
+  server.registerPrompt(
+    prompt.name,
+    {
+      ...(prompt.title ? { title: prompt.title } : {}),
+      description: prompt.description,
+      argsSchema: z.object(shape),
+    },
+    (args: Record<string, string | undefined>, ctx: McpExtra) => {
+      const clean: Record<string, string> = {};
+      for (const [k, v] of Object.entries(args)) if (v !== undefined) clean[k] = v;
+      return prompt.render(clean, withOwner(ctx));
+    },
+  );
+}
+
+/**
+ * Answers `resources/subscribe` and `resources/unsubscribe` (2025 era) for resources marked
+ * `subscribable`, remembering this session's subscriptions. Without such resources the
+ * capability stays off.
+ */
+export function registerSubscriptions(server: McpServer, providers: readonly Provider[]): void {
+  const subscribable = new Set(
+    providers.flatMap((p) => (p.resources ?? []).filter((r) => r.subscribable).map((r) => r.uri)),
+  );
+  if (subscribable.size === 0) return;
+  const subscribed = new Set<string>();
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.server.setRequestHandler("resources/subscribe", (request) => {
+    const { uri } = request.params;
+    if (!subscribable.has(uri)) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Resource "${uri}" does not take subscriptions; subscribable resources: ${
+          [...subscribable].map((u) => `"${u}"`).join(", ")
+        }`,
+      );
+    }
+    subscribed.add(uri);
+    return {};
+  });
+  server.server.setRequestHandler("resources/unsubscribe", (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+}
