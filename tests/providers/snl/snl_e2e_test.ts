@@ -1,22 +1,24 @@
-// snl-search and snl-article end to end: the real server over stdio (scoped permissions), the
-// SDK Client (which checks structuredContent against each outputSchema), and a fake SNL serving
-// the recorded article JSON and synthetic search answers (tests/fixtures/snl/README.md).
+// snl-search and snl-article end to end: the real server in process (the search test spawns the
+// real process, scoped permissions and all, as the provider's smoke test), the SDK Client (which
+// checks structuredContent against each outputSchema), and a fake SNL serving the recorded
+// article JSON and synthetic search answers (tests/fixtures/snl/README.md).
 import assert from "node:assert/strict";
 import { bodyToText } from "../../../lib/providers/snl/parse.ts";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { withProvider } from "../../harness/provider.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
-import type { Received } from "../../fakes/upstream.ts";
+import type { Received, Route } from "../../fakes/upstream.ts";
 import { errorOf as errorPayload, ok, providerTools, texts } from "../../harness/results.ts";
+import type { ToolResult } from "../../harness/results.ts";
 
-type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
+type Result = ToolResult;
 
 const query = (r: Received) => r.url.searchParams.get("query");
 const ARTICLE = "snl/article_fortolket_programmeringsspraak.json";
 const ARTICLE_PATH = "/fortolket_programmeringsspr%C3%A5k.json";
 
-function snlFake(): FakeUpstream {
-  return FakeUpstream.start([
+function snlRoutes(): Route[] {
+  return [
     {
       path: "/api/v1/search",
       match: (r) => query(r) === "programmering",
@@ -40,26 +42,23 @@ function snlFake(): FakeUpstream {
       path: "/finnes_ikke.json",
       reply: { status: 404, body: "<html><body>Ikke funnet</body></html>", contentType: "text/html" },
     },
-  ]);
+  ];
 }
 
-async function withServer(fn: (s: StdioSession, fake: FakeUpstream) => Promise<void>): Promise<void> {
-  await using fake = snlFake();
-  const configYaml = [
-    "server:",
-    // 3,600: a fifth of it is kept for each answer's provenance (issue 26).
-    "  character_limit: 3600",
-    "providers:",
-    "  snl:",
-    `    base_url: ${fake.origin}`,
-    "    max_retries: 1",
-    "    retry_backoff_ms: 1",
-    "    timeout: 5",
+/** Runs `fn` against the snl provider and its fake (in process; `spawn`: the real process). */
+function withServer(
+  fn: (s: ProviderSession, fake: FakeUpstream) => Promise<void>,
+  spawn = false,
+): Promise<void> {
+  return withProvider({
+    provider: "snl",
+    routes: snlRoutes(),
+    spawn,
+    // 3,600: a fifth of it is kept for each answer's provenance.
+    server: { character_limit: 3600 },
     // Room for the synthetic 5 MB article below; the default cap (4 MiB) is sized to real articles.
-    "    max_body_mb: 16",
-  ].join("\n");
-  await using s = await startStdio({ args: ["--providers", "snl"], configYaml });
-  await fn(s, fake);
+    settings: { max_retries: 1, max_body_mb: 16 },
+  }, fn);
 }
 
 Deno.test("snl tools are listed with annotations, output schemas and the site choices", async () => {
@@ -122,7 +121,7 @@ Deno.test("snl-search reads first_sentences, licences and pages with the envelop
       ((all["results"] as Record<string, unknown>[])[2]!)["license_name"],
       "begrenset",
     );
-  });
+  }, true);
 });
 
 Deno.test("snl-search reads the older first_two_sentences name and a sister site", async () => {
