@@ -50,7 +50,12 @@ export interface ProviderSetup extends Omit<InProcessOptions, "configYaml"> {
 export interface ProviderSession {
   client: Client;
   home: string;
-  transport: { readonly stdoutLines: string[]; readonly stderr: string };
+  /** What the server wrote; `child` is the spawned process (none in process). */
+  transport: {
+    readonly stdoutLines: string[];
+    readonly stderr: string;
+    readonly child?: Deno.ChildProcess | undefined;
+  };
   /** The server's log (stderr) so far. */
   stderr(): string;
   close(): Promise<void>;
