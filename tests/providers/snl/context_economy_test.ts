@@ -3,10 +3,10 @@
 // article with every link), and the opendata_search source whose `next` call works as given.
 import assert from "node:assert/strict";
 import { bodyToText } from "../../../lib/providers/snl/parse.ts";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider, withProvider } from "../../harness/provider.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
-import type { Received, Reply } from "../../fakes/upstream.ts";
+import type { Received, Reply, Route } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
 import { assertLean, providerFor, readLinked, searchContext } from "../_norway.ts";
 
@@ -36,29 +36,21 @@ function searchPage(r: Received): Reply {
   return { json: hits };
 }
 
-function fake(): FakeUpstream {
-  return FakeUpstream.start([
+function snlRoutes(): Route[] {
+  return [
     { path: "/api/v1/search", reply: searchPage },
     { path: "/fortolket_programmeringsspr%C3%A5k.json", reply: { fixture: ARTICLE } },
-  ]);
+  ];
 }
 
-async function withServer(fn: (s: StdioSession, f: FakeUpstream) => Promise<void>): Promise<void> {
-  await using f = fake();
-  await using s = await startStdio({
-    args: ["--providers", "snl"],
-    configYaml: [
-      "server:",
-      "  character_limit: 3000",
-      "providers:",
-      "  snl:",
-      `    base_url: ${f.origin}`,
-      "    max_retries: 0",
-      "    cache_ttl: 0",
-      "    file_max_results: 20",
-    ].join("\n"),
-  });
-  await fn(s, f);
+/** Runs `fn` against the snl provider and its fake, in process. */
+function withServer(fn: (s: ProviderSession, f: FakeUpstream) => Promise<void>): Promise<void> {
+  return withProvider({
+    provider: "snl",
+    routes: snlRoutes(),
+    server: { character_limit: 3000 },
+    settings: { max_retries: 0, cache_ttl: 0, file_max_results: 20 },
+  }, fn);
 }
 
 Deno.test("snl tools belong to the snl toolset and keep the strict-client rules within budget", async () => {
@@ -128,7 +120,7 @@ Deno.test("snl-article output file holds the whole text and every link; a file n
 });
 
 Deno.test("snl search source: hits from snl.no, each next call works as given", async () => {
-  await using f = fake();
+  await using f = FakeUpstream.start(snlRoutes());
   const provider = await providerFor("snl", { base_url: f.origin, cache_ttl: 0, max_retries: 0 });
   const hits = await provider.search!.search("programmering", { limit: 2 }, searchContext());
   assert.equal(hits.length, 2);
@@ -141,10 +133,7 @@ Deno.test("snl search source: hits from snl.no, each next call works as given", 
   assert.equal(f.requests.at(-1)!.url.searchParams.get("limit"), "2");
   await provider.close?.();
 
-  await using s = await startStdio({
-    args: ["--providers", "snl"],
-    configYaml: `providers:\n  snl:\n    base_url: ${f.origin}\n    cache_ttl: 0\n`,
-  });
+  await using s = await openProvider({ provider: "snl", fake: f, settings: { cache_ttl: 0 } });
   const article = ok(
     await s.client.callTool({ name: hits[0]!.next.tool, arguments: hits[0]!.next.arguments }),
   );

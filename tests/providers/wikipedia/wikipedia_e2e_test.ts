@@ -1,22 +1,25 @@
-// The four Wikipedia tools end to end: the real server over stdio (scoped permissions), the SDK
-// Client (which checks structuredContent against each outputSchema), and a fake MediaWiki API
-// serving recorded and synthetic bodies (tests/fixtures/wikipedia/README.md).
+// The four Wikipedia tools end to end: the real server in process (the search test spawns the real
+// process as the provider's smoke test, and the allowlist tests run the CLI), the SDK Client
+// (which checks structuredContent against each outputSchema), and a fake MediaWiki API serving
+// recorded and synthetic bodies (tests/fixtures/wikipedia/README.md).
 import assert from "node:assert/strict";
 import { articleText } from "../../../lib/providers/wikipedia/article_text.ts";
-import { runCli, startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { runCli } from "../../harness/spawn.ts";
+import { withProvider } from "../../harness/provider.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
-import type { Received } from "../../fakes/upstream.ts";
+import type { Received, Route } from "../../fakes/upstream.ts";
 import { errorOf as errorPayload, ok, providerTools, texts } from "../../harness/results.ts";
+import type { ToolResult } from "../../harness/results.ts";
 
-type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
+type Result = ToolResult;
 
 const param = (r: Received, name: string) => r.url.searchParams.get(name);
 
-function wikiFake(): FakeUpstream {
+function wikiRoutes(): Route[] {
   const api = "/w/api.php";
   const titles = (t: string) => (r: Received) => param(r, "titles") === t && param(r, "prop") !== "links";
-  return FakeUpstream.start([
+  return [
     {
       path: api,
       match: (r) => param(r, "list") === "search" && param(r, "srsearch") === "meaning",
@@ -92,27 +95,21 @@ function wikiFake(): FakeUpstream {
       match: titles("Vedlikehold"),
       reply: { body: "<!DOCTYPE html><html><body>Wikimedia Error</body></html>", contentType: "text/html" },
     },
-  ]);
+  ];
 }
 
-function config(fake: FakeUpstream, extra = ""): string {
-  return [
-    "server:",
-    "  character_limit: 4000",
-    "providers:",
-    "  wikipedia:",
-    `    base_url: ${fake.origin}`,
-    "    max_retries: 1",
-    "    retry_backoff_ms: 1",
-    "    timeout: 5",
-    extra,
-  ].join("\n");
-}
-
-async function withServer(fn: (s: StdioSession, fake: FakeUpstream) => Promise<void>): Promise<void> {
-  await using fake = wikiFake();
-  await using s = await startStdio({ args: ["--providers", "wikipedia"], configYaml: config(fake) });
-  await fn(s, fake);
+/** Runs `fn` against the wikipedia provider and its fake (in process; `spawn`: the real process). */
+function withServer(
+  fn: (s: ProviderSession, fake: FakeUpstream) => Promise<void>,
+  spawn = false,
+): Promise<void> {
+  return withProvider({
+    provider: "wikipedia",
+    routes: wikiRoutes(),
+    spawn,
+    server: { character_limit: 4000 },
+    settings: { max_retries: 1 },
+  }, fn);
 }
 
 Deno.test("wikipedia tools are listed with annotations, output schemas and the default language", async () => {
@@ -180,7 +177,7 @@ Deno.test("wikipedia-search returns cleaned hits, the paging envelope and the li
     const empty = ok(none);
     assert.deepEqual([empty["count"], empty["has_more"], empty["next_offset"]], [0, false, null]);
     assert.match(texts(none)[0]!, /No articles matched/);
-  });
+  }, true);
 });
 
 Deno.test("wikipedia tools refuse hostile or malformed language codes before any request", async () => {
