@@ -3,8 +3,8 @@
 // output: "file" with every entry past the answer's paging window, and the opendata_search source
 // whose `next` call works as given. Against a fake catalogue with 250 synthetic entries.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider, withProvider } from "../../harness/provider.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { ok, texts } from "../../harness/results.ts";
@@ -42,13 +42,12 @@ function entry(i: number, organization: string): Record<string, unknown> {
   };
 }
 
-async function withServer(fn: (s: StdioSession, f: FakeUpstream) => Promise<void>): Promise<void> {
-  await using f = FakeUpstream.start([{ path: "/api/search", reply: search }]);
-  await using s = await startStdio({
-    args: ["--providers", "geonorge"],
-    configYaml: `providers:\n  geonorge:\n    base_url: ${f.origin}\n    max_retries: 0\n    cache_ttl: 0\n`,
-  });
-  await fn(s, f);
+function withServer(fn: (s: ProviderSession, f: FakeUpstream) => Promise<void>): Promise<void> {
+  return withProvider({
+    provider: "geonorge",
+    routes: [{ path: "/api/search", reply: search }],
+    settings: { max_retries: 0, cache_ttl: 0 },
+  }, fn);
 }
 
 Deno.test("geonorge-datasets belongs to the geonorge toolset and keeps the strict-client rules within budget", async () => {
@@ -111,10 +110,7 @@ Deno.test("geonorge search source: the organization's entries, each next call wo
   assert.match(hits[1]!.url!, /kartkatalog\.geonorge\.no\/metadata\/uuid\//);
   await provider.close?.();
 
-  await using s = await startStdio({
-    args: ["--providers", "geonorge"],
-    configYaml: `providers:\n  geonorge:\n    base_url: ${f.origin}\n    cache_ttl: 0\n`,
-  });
+  await using s = await openProvider({ provider: "geonorge", fake: f, settings: { cache_ttl: 0 } });
   const found = ok(await s.client.callTool({ name: hits[1]!.next.tool, arguments: hits[1]!.next.arguments }));
   const entries = found["entries"] as Record<string, unknown>[];
   assert.equal(entries[0]!["title"], "Datasett 1");

@@ -3,8 +3,8 @@
 // transfer limit up to the cap and is continued from its offset to the end. Against a fake
 // kart.ra.no whose layer 7 holds 25 synthetic features and answers at most 3 per request.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { withProvider } from "../../harness/provider.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
@@ -56,24 +56,17 @@ function query(r: Received): Reply {
   };
 }
 
-async function withServer(fn: (s: StdioSession, f: FakeUpstream) => Promise<void>): Promise<void> {
-  await using f = FakeUpstream.start([]);
-  f.route({ path: `${SVC}/7`, reply: { json: LAYER } })
-    .route({ path: `${SVC}/7/query`, reply: query })
-    .route({ method: "POST", path: `${SVC}/7/query`, reply: query });
-  await using s = await startStdio({
-    args: ["--providers", "riksantikvaren_arcgis"],
-    configYaml: [
-      "providers:",
-      "  riksantikvaren_arcgis:",
-      `    base_url: ${f.origin}${BASE}`,
-      "    max_retries: 0",
-      "    cache_ttl: 0",
-      "    max_pages: 2",
-      "    file_max_features: 10",
-    ].join("\n"),
-  });
-  await fn(s, f);
+function withServer(fn: (s: ProviderSession, f: FakeUpstream) => Promise<void>): Promise<void> {
+  return withProvider({
+    provider: "riksantikvaren_arcgis",
+    routes: [
+      { path: `${SVC}/7`, reply: { json: LAYER } },
+      { path: `${SVC}/7/query`, reply: query },
+      { method: "POST", path: `${SVC}/7/query`, reply: query },
+    ],
+    basePath: BASE,
+    settings: { max_retries: 0, cache_ttl: 0, max_pages: 2, file_max_features: 10 },
+  }, fn);
 }
 
 function csvIds(text: string): string[] {
