@@ -37,8 +37,6 @@ export interface ProviderSetup extends Omit<InProcessOptions, "configYaml"> {
   basePath?: string;
   /** The config file's `server:` block. */
   server?: Record<string, SettingValue>;
-  /** Further top-level config blocks (`providers` merges with the provider's own). */
-  config?: Record<string, SettingValue>;
   /**
    * Runs the real process (./spawn.ts) with these options, for a test whose point is the process:
    * the smoke test of a provider's entry point, permissions, signals, stdout.
@@ -73,16 +71,12 @@ export function preset(base: ProviderSetup): (more?: Partial<ProviderSetup>) => 
   };
 }
 
-/** The config YAML of `setup`: the provider's block pointing at `origin`, plus `server` and `config`. */
+/** The config YAML of `setup`: its `server` block and the provider's block pointing at `origin`. */
 export function providerConfig(setup: ProviderSetup, origin: string): string {
-  const { providers, ...rest } = (setup.config ?? {}) as Record<string, SettingValue> & {
-    providers?: Record<string, SettingValue>;
-  };
   const block = { base_url: `${origin}${setup.basePath ?? ""}`, ...FAST_SETTINGS, ...setup.settings };
   return stringify({
     ...(setup.server ? { server: setup.server } : {}),
-    ...rest,
-    providers: { ...providers, [setup.provider]: block },
+    providers: { [setup.provider]: block },
   });
 }
 
@@ -95,7 +89,6 @@ export function startProvider(setup: ProviderSetup, origin: string): Promise<Pro
     settings: _settings,
     basePath: _basePath,
     server: _server,
-    config: _config,
     spawn,
     ...options
   } = setup;
