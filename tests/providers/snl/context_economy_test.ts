@@ -3,8 +3,7 @@
 // article with every link), and the opendata_search source whose `next` call works as given.
 import assert from "node:assert/strict";
 import { bodyToText } from "../../../lib/providers/snl/parse.ts";
-import { openProvider, withProvider } from "../../harness/provider.ts";
-import type { ProviderSession } from "../../harness/provider.ts";
+import { openProvider, preset, withProvider } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply, Route } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
@@ -43,22 +42,20 @@ function snlRoutes(): Route[] {
   ];
 }
 
-/** Runs `fn` against the snl provider and its fake, in process. */
-function withServer(fn: (s: ProviderSession, f: FakeUpstream) => Promise<void>): Promise<void> {
-  return withProvider({
-    provider: "snl",
-    routes: snlRoutes(),
-    server: { character_limit: 3000 },
-    settings: { max_retries: 0, cache_ttl: 0, file_max_results: 20 },
-  }, fn);
-}
+/** The snl provider against its fake, in process (`spawn: true`: the real process). */
+const snl = preset({
+  provider: "snl",
+  routes: snlRoutes(),
+  server: { character_limit: 3000 },
+  settings: { max_retries: 0, cache_ttl: 0, file_max_results: 20 },
+});
 
 Deno.test("snl tools belong to the snl toolset and keep the strict-client rules within budget", async () => {
   await assertLean("snl", "snl", { tokens: 600, chars: 4000 });
 });
 
 Deno.test("snl-search output file pages ten at a time to the cap, and a second call writes the rest", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(snl(), async (s, f) => {
     const first = await s.client.callTool({
       name: "snl-search",
       arguments: { query: "treff", limit: 3, output: "file" },
@@ -99,7 +96,7 @@ Deno.test("snl-search output file pages ten at a time to the cap, and a second c
 });
 
 Deno.test("snl-article output file holds the whole text and every link; a file needs a server", async () => {
-  await withServer(async (s) => {
+  await withProvider(snl(), async (s) => {
     const r = await s.client.callTool({
       name: "snl-article",
       arguments: { slug: "fortolket_programmeringsspråk", output: "file" },

@@ -3,8 +3,7 @@
 // opendata_search source whose `next` call works as given. Against a fake MediaWiki API that
 // pages synthetic search hits like CirrusSearch (`continue.sroffset`).
 import assert from "node:assert/strict";
-import { openProvider, withProvider } from "../../harness/provider.ts";
-import type { ProviderSession } from "../../harness/provider.ts";
+import { openProvider, preset, withProvider } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply, Route } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
@@ -63,22 +62,20 @@ function wikiRoutes(): Route[] {
   ];
 }
 
-/** Runs `fn` against the wikipedia provider and its fake, in process. */
-function withServer(fn: (s: ProviderSession, f: FakeUpstream) => Promise<void>): Promise<void> {
-  return withProvider({
-    provider: "wikipedia",
-    routes: wikiRoutes(),
-    server: { character_limit: 6000 },
-    settings: { max_retries: 0, cache_ttl: 0, file_max_results: 600 },
-  }, fn);
-}
+/** The wikipedia provider against its fake, in process (`spawn: true`: the real process). */
+const wikipedia = preset({
+  provider: "wikipedia",
+  routes: wikiRoutes(),
+  server: { character_limit: 6000 },
+  settings: { max_retries: 0, cache_ttl: 0, file_max_results: 600 },
+});
 
 Deno.test("wikipedia tools belong to the wikipedia toolset and keep the strict-client rules within budget", async () => {
   await assertLean("wikipedia", "wikipedia", { tokens: 900, chars: 6500 });
 });
 
 Deno.test("wikipedia-search output file follows pages to the cap, says where to go on, and the rest ends it", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(wikipedia(), async (s, f) => {
     const first = await s.client.callTool({
       name: "wikipedia-search",
       arguments: { query: "treff", limit: 5, output: "file" },
@@ -126,7 +123,7 @@ Deno.test("wikipedia-search output file follows pages to the cap, says where to 
 });
 
 Deno.test("wikipedia-content output file holds the whole article as markdown; the answer previews it", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     const r = await s.client.callTool({
       name: "wikipedia-content",
       arguments: { title: "Oslo", output: "file" },
@@ -147,7 +144,7 @@ Deno.test("wikipedia-content output file holds the whole article as markdown; th
 });
 
 Deno.test("wikipedia-geosearch output file writes every article found; a bad output value is refused", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(wikipedia(), async (s, f) => {
     const r = await s.client.callTool({
       name: "wikipedia-geosearch",
       arguments: { lat: 41.68, lon: -70.19, radius_m: 10_000, output: "file" },

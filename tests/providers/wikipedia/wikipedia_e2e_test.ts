@@ -5,9 +5,8 @@
 import assert from "node:assert/strict";
 import { articleText } from "../../../lib/providers/wikipedia/article_text.ts";
 import { runCli } from "../../harness/spawn.ts";
-import { withProvider } from "../../harness/provider.ts";
-import type { ProviderSession } from "../../harness/provider.ts";
-import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
+import { preset, withProvider } from "../../harness/provider.ts";
+import { fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Route } from "../../fakes/upstream.ts";
 import { errorOf as errorPayload, ok, providerTools, texts } from "../../harness/results.ts";
 import type { ToolResult } from "../../harness/results.ts";
@@ -98,22 +97,16 @@ function wikiRoutes(): Route[] {
   ];
 }
 
-/** Runs `fn` against the wikipedia provider and its fake (in process; `spawn`: the real process). */
-function withServer(
-  fn: (s: ProviderSession, fake: FakeUpstream) => Promise<void>,
-  spawn = false,
-): Promise<void> {
-  return withProvider({
-    provider: "wikipedia",
-    routes: wikiRoutes(),
-    spawn,
-    server: { character_limit: 4000 },
-    settings: { max_retries: 1 },
-  }, fn);
-}
+/** The wikipedia provider against its fake, in process (`spawn: true`: the real process). */
+const wikipedia = preset({
+  provider: "wikipedia",
+  routes: wikiRoutes(),
+  server: { character_limit: 4000 },
+  settings: { max_retries: 1 },
+});
 
 Deno.test("wikipedia tools are listed with annotations, output schemas and the default language", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     const tools = providerTools((await s.client.listTools()).tools);
     assert.deepEqual(tools.map((t) => t.name), [
       "wikipedia-search",
@@ -133,7 +126,7 @@ Deno.test("wikipedia tools are listed with annotations, output schemas and the d
 });
 
 Deno.test("wikipedia-search returns cleaned hits, the paging envelope and the licence in both formats", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia({ spawn: true }), async (s, fake) => {
     const md = await s.client.callTool({
       name: "wikipedia-search",
       arguments: { query: "meaning", limit: 2 },
@@ -177,11 +170,11 @@ Deno.test("wikipedia-search returns cleaned hits, the paging envelope and the li
     const empty = ok(none);
     assert.deepEqual([empty["count"], empty["has_more"], empty["next_offset"]], [0, false, null]);
     assert.match(texts(none)[0]!, /No articles matched/);
-  }, true);
+  });
 });
 
 Deno.test("wikipedia tools refuse hostile or malformed language codes before any request", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const hostile = [
       "en.evil.example",
       "evil.example#",
@@ -215,7 +208,7 @@ Deno.test("wikipedia tools refuse hostile or malformed language codes before any
 });
 
 Deno.test("wikipedia tools reject each out-of-range argument with a VALIDATION_ERROR naming it", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const cases: [string, Record<string, unknown>, string, RegExp?][] = [
       ["wikipedia-search", { query: "x", limit: 0 }, "limit"],
       ["wikipedia-search", { query: "x", limit: 51 }, "limit"],
@@ -254,7 +247,7 @@ Deno.test("wikipedia tools reject each out-of-range argument with a VALIDATION_E
 });
 
 Deno.test("wikipedia-summary follows a redirect and reports it, with coordinates, Wikidata id and credit", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const r = await s.client.callTool({
       name: "wikipedia-summary",
       arguments: { title: "Christiania", sentences: 2 },
@@ -298,7 +291,7 @@ Deno.test("wikipedia-summary follows a redirect and reports it, with coordinates
 });
 
 Deno.test("wikipedia-summary says when a title is a disambiguation page and lists its options", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     const r = await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "merkur" } });
     const data = ok(r);
     assert.equal(data["is_disambiguation"], true);
@@ -318,7 +311,7 @@ Deno.test("wikipedia-summary says when a title is a disambiguation page and list
 });
 
 Deno.test("wikipedia-summary still answers a disambiguation page whose list of articles cannot be fetched", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const links = (r: Received) => param(r, "prop") === "links";
     // Two 503s (max_retries 1), then a body that is no API answer at all.
     fake.route({
@@ -373,7 +366,7 @@ Deno.test("wikipedia-summary still answers a disambiguation page whose list of a
 });
 
 Deno.test("wikipedia tools answer DECODE_ERROR for bodies that are not API answers, API_ERROR for an error string", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const bodies: unknown[] = [null, [], "text", { batchcomplete: true }, { query: "x" }, {
       query: { search: "x", geosearch: 5, pages: "x" },
     }, { query: { search: [1, 2], geosearch: [{}], pages: [null, 3] } }];
@@ -426,7 +419,7 @@ Deno.test("wikipedia tools answer DECODE_ERROR for bodies that are not API answe
 });
 
 Deno.test("wikipedia-summary and wikipedia-content report a missing page as NOT_FOUND in both API formats", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     for (
       const [name, title] of [
         ["wikipedia-summary", "Finnes ikke"],
@@ -445,7 +438,7 @@ Deno.test("wikipedia-summary and wikipedia-content report a missing page as NOT_
 });
 
 Deno.test("wikipedia-geosearch returns nearby articles nearest first and maps an API error", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const r = await s.client.callTool({
       name: "wikipedia-geosearch",
       arguments: { lat: 41.68, lon: -70.19, radius_m: 10_000, limit: 10, language: "en" },
@@ -487,7 +480,7 @@ Deno.test("wikipedia-geosearch returns nearby articles nearest first and maps an
 });
 
 Deno.test("wikipedia-content delivers a long article in parts that fit the limit and lose nothing", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const extract =
       JSON.parse(fixtureText("wikipedia/synthetic_content_oslo_fv2.json")).query.pages[0].extract;
     const whole = articleText(extract).text;
@@ -536,7 +529,7 @@ Deno.test("wikipedia-content delivers a long article in parts that fit the limit
 });
 
 Deno.test("wikipedia-content reads one section with its subsections and refuses a bad section or offset", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     const extract =
       JSON.parse(fixtureText("wikipedia/synthetic_content_oslo_fv2.json")).query.pages[0].extract;
     const { text: whole, sections } = articleText(extract);
@@ -595,7 +588,7 @@ Deno.test("wikipedia-content reads one section with its subsections and refuses 
 });
 
 Deno.test("wikipedia api waits as Retry-After says on maxlag, then retries without the cached error", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const r = await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "Etterslep" } });
     assert.equal(ok(r)["title"], "Oslo");
     const sent = fake.requestsTo("/w/api.php");
@@ -610,7 +603,7 @@ Deno.test("wikipedia api waits as Retry-After says on maxlag, then retries witho
 });
 
 Deno.test("wikipedia api reports maxlag with retry_after_s when Retry-After is past the deadline", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const p = errorPayload(
       await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "Treg" } }),
     );
@@ -624,7 +617,7 @@ Deno.test("wikipedia api reports maxlag with retry_after_s when Retry-After is p
 });
 
 Deno.test("wikipedia api maps upstream failures: HTTP 503 after retries, an HTML page, an off-site redirect", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const down = errorPayload(
       await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "Nede" } }),
     );
