@@ -10,7 +10,7 @@ import { startInProcess } from "./in_process.ts";
 import type { InProcessOptions } from "./in_process.ts";
 import { startStdio } from "./spawn.ts";
 import type { SpawnOptions } from "./spawn.ts";
-import type { Client } from "./sdk_client.ts";
+import { Client, StreamableHTTPClientTransport } from "./sdk_client.ts";
 
 /** A config value: a scalar, a list or a nested block. */
 export type SettingValue = string | number | boolean | null | SettingValue[] | {
@@ -139,4 +139,18 @@ export async function withProvider(
 ): Promise<void> {
   await using run = await openProvider(setup);
   await fn(run, run.fake);
+}
+
+/**
+ * Connects a new client to a spawned HTTP server's `/mcp` (each client is its own session);
+ * `headers` go with every request (e.g. `X-Forwarded-For` behind a trusted proxy).
+ */
+export async function connectHttp(
+  origin: string,
+  headers: Record<string, string> = {},
+): Promise<{ client: Client; sessionId: string }> {
+  const client = new Client({ name: "opendata-mcp-tests", version: "0.0.0" }, { capabilities: {} });
+  const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers } });
+  await client.connect(transport);
+  return { client, sessionId: transport.sessionId ?? "" };
 }

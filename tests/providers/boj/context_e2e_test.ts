@@ -9,8 +9,8 @@ import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { Logger } from "../../../lib/log.ts";
 import { recentStart, searchCatalog } from "../../../lib/providers/boj/search.ts";
 import { startHttpServer } from "../../harness/spawn_http.ts";
-import { openProvider } from "../../harness/provider.ts";
-import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
+import { connectHttp, openProvider } from "../../harness/provider.ts";
+import { Client } from "../../harness/sdk_client.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { schemaProblems } from "../../../tools/schema_rules.ts";
@@ -356,13 +356,8 @@ Deno.test("boj_get_metadata output file holds every matching row", async () => {
 Deno.test("boj result files over HTTP belong to the session that wrote them", async () => {
   await using fake = startFake({ failing: false });
   await using server = await startHttpServer({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
-  const connect = async (): Promise<Client> => {
-    const client = new Client({ name: "boj-files-test", version: "0" }, { capabilities: {} });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
-    return client;
-  };
-  const a = await connect();
-  const b = await connect();
+  const { client: a } = await connectHttp(server.origin);
+  const { client: b } = await connectHttp(server.origin);
   try {
     const written = await a.callTool({
       name: "boj_get_metadata",

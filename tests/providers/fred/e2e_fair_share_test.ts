@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../harness/spawn.ts";
-import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
+import { Client } from "../../harness/sdk_client.ts";
+import { connectHttp } from "../../harness/provider.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
@@ -51,11 +52,7 @@ Deno.test("fred per-client shares: projects, running jobs and stored bytes stop 
   });
   const clients: Client[] = [];
   const connect = async (address: string): Promise<Client> => {
-    const client = new Client({ name: "fair-share-test", version: "0" }, { capabilities: {} });
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
-      requestInit: { headers: { "X-Forwarded-For": address } },
-    });
-    await client.connect(transport);
+    const { client } = await connectHttp(server.origin, { "X-Forwarded-For": address });
     clients.push(client);
     return client;
   };

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../harness/spawn.ts";
-import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
+import type { Client } from "../../harness/sdk_client.ts";
+import { connectHttp } from "../../harness/provider.ts";
 import {
   Client as Client2,
   MODERN,
@@ -29,11 +30,9 @@ Deno.test("fred jobs and projects over HTTP belong to the session that made them
   const home = scratchHome(fredConfig(fake.origin));
   await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
   await using server = await startHttpServer({ args: ["--providers", "fred"], home });
-  const connect = async (): Promise<{ client: Client; session: string }> => {
-    const client = new Client({ name: "owners-test", version: "0" }, { capabilities: {} });
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`));
-    await client.connect(transport);
-    return { client, session: transport.sessionId! };
+  const connect = async () => {
+    const { client, sessionId } = await connectHttp(server.origin);
+    return { client, session: sessionId };
   };
   const a = await connect();
   const b = await connect();

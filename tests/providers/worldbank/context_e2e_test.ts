@@ -10,8 +10,8 @@ import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import { errorOf, ok, parseCsv, providerTools, texts } from "../../harness/results.ts";
-import { openProvider, preset, providerConfig } from "../../harness/provider.ts";
-import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
+import { connectHttp, openProvider, preset, providerConfig } from "../../harness/provider.ts";
+import { Client } from "../../harness/sdk_client.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { schemaProblems } from "../../../tools/schema_rules.ts";
@@ -343,13 +343,8 @@ Deno.test("worldbank result files over HTTP belong to the session that wrote the
     args: ["--providers", "worldbank"],
     configYaml: config(fake.origin),
   });
-  const connect = async (): Promise<Client> => {
-    const client = new Client({ name: "wb-files-test", version: "0" }, { capabilities: {} });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
-    return client;
-  };
-  const a = await connect();
-  const b = await connect();
+  const { client: a } = await connectHttp(server.origin);
+  const { client: b } = await connectHttp(server.origin);
   try {
     const written = await a.callTool({
       name: "worldbank_search_by_project",
