@@ -5,10 +5,9 @@
 // whose next calls work as given.
 import { parseCsv } from "../../harness/results.ts";
 import assert from "node:assert/strict";
-import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
-import { Logger } from "../../../lib/log.ts";
 import { recentStart, searchCatalog } from "../../../lib/providers/boj/search.ts";
 import { startHttpServer } from "../../harness/spawn_http.ts";
+import { searchContext } from "../_norway.ts";
 import { connectHttp, openProvider } from "../../harness/provider.ts";
 import { Client } from "../../harness/sdk_client.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
@@ -380,17 +379,7 @@ Deno.test("boj search source answers from the local catalogue; a hit's next call
     const source = app.providers.find((p) => p.id === "boj")!.search!;
     assert.match(source.name, /Bank of Japan/);
     assert.match(source.licence, /not guaranteed by the Bank of Japan/);
-    const context = {
-      signal: new AbortController().signal,
-      logger: new Logger({ write: () => {} }),
-      requestId: "search-test",
-      limits: { characterLimit: 25_000 },
-      progress: () => Promise.resolve(),
-      sealState: () => Promise.resolve(""),
-      files: { save: () => Promise.reject(new Error("no files here")) },
-      mcp: {} as McpExtra,
-    } satisfies ToolCallContext;
-    hits = await source.search("call rate average", { limit: 5 }, context);
+    hits = await source.search("call rate average", { limit: 5 }, searchContext());
   } finally {
     await app.close();
   }

@@ -9,21 +9,12 @@ import { Client } from "../../harness/sdk_client.ts";
 import { connectHttp } from "../../harness/provider.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../harness/results.ts";
-import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
+import { fredConfig, routeStuckSeries, startFakeFred, syntheticObservations } from "./fake_fred.ts";
 
 Deno.test("fred per-client shares: projects, running jobs and stored bytes stop one client, never another", async (t) => {
   await using fake = startFakeFred();
-  const gate = Promise.withResolvers<void>();
   // STUCK: 500,000 rows whose second page waits until the test ends, so its job keeps running.
-  fake.route({
-    path: "/fred/series/observations",
-    match: (r: Received) => r.url.searchParams.get("series_id") === "STUCK",
-    reply: async (r: Received) => {
-      const offset = Number(r.url.searchParams.get("offset") ?? 0);
-      if (offset > 0) await gate.promise;
-      return { json: syntheticObservations(500_000, offset, Number(r.url.searchParams.get("limit"))) };
-    },
-  });
+  const stuck = routeStuckSeries(fake, 500_000);
   // BIG: 60,000 rows, written by the call itself (under the job threshold), about 1.5 MB as CSV.
   fake.route({
     path: "/fred/series/observations",
@@ -150,7 +141,7 @@ Deno.test("fred per-client shares: projects, running jobs and stored bytes stop 
       },
     );
   } finally {
-    gate.resolve();
+    stuck.release();
     for (const c of clients) await c.close().catch(() => {});
   }
 });

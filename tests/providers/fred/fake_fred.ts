@@ -231,6 +231,24 @@ export function fredRoutes(): Route[] {
   ];
 }
 
+/**
+ * Adds a series `STUCK` of `rows` observations whose second page waits until `release()`, so a
+ * job that pulls it keeps running for as long as a test needs.
+ */
+export function routeStuckSeries(fake: FakeUpstream, rows: number): { release: () => void } {
+  const gate = Promise.withResolvers<void>();
+  fake.route({
+    path: "/fred/series/observations",
+    match: (r: Received) => r.url.searchParams.get("series_id") === "STUCK",
+    reply: async (r: Received) => {
+      const offset = Number(r.url.searchParams.get("offset") ?? 0);
+      if (offset > 0) await gate.promise;
+      return { json: syntheticObservations(rows, offset, Number(r.url.searchParams.get("limit"))) };
+    },
+  });
+  return { release: () => gate.resolve() };
+}
+
 /** Starts a fake FRED with every route. */
 export function startFakeFred(): FakeUpstream {
   return FakeUpstream.start(fredRoutes());

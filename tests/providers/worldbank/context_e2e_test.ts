@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { createApp } from "../../../lib/app.ts";
 import { parseConfig } from "../../../lib/config/parse.ts";
 import { Logger } from "../../../lib/log.ts";
-import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
 import { startHttpServer } from "../../harness/spawn_http.ts";
+import { searchContext } from "../_norway.ts";
 import { errorOf, ok, parseCsv, providerTools, texts } from "../../harness/results.ts";
 import { connectHttp, openProvider, preset, providerConfig } from "../../harness/provider.ts";
 import { Client } from "../../harness/sdk_client.ts";
@@ -375,16 +375,7 @@ Deno.test("worldbank search source: one request, a few documents, each with a ne
     const source = app.providers.find((p) => p.id === "worldbank")!.search!;
     assert.equal(source.name, "World Bank Documents & Reports");
     assert.match(source.licence, /terms-and-conditions/);
-    const context = {
-      signal: new AbortController().signal,
-      logger: new Logger({ write: () => {} }),
-      requestId: "search-test",
-      limits: { characterLimit: 25_000 },
-      progress: () => Promise.resolve(),
-      sealState: () => Promise.resolve(""),
-      files: { save: () => Promise.reject(new Error("no files here")) },
-      mcp: {} as McpExtra,
-    } satisfies ToolCallContext;
+    const context = searchContext();
     hits = await source.search("post office", { limit: 3 }, context);
     const sent = fake.requests.map((r) => r.url.searchParams);
     assert.equal(sent.length, 1, "one upstream request");
