@@ -7,7 +7,8 @@ import type { Received } from "../../fakes/upstream.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
 import { openProvider } from "../../harness/provider.ts";
-import { fred, fredError, startFakeFred } from "./fake_fred.ts";
+import { fredError, startFakeFred } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 

@@ -17,7 +17,8 @@ await loadYaml();
 import { measureTools } from "../../../tools/tool_budget.ts";
 import { startInProcess } from "../../harness/in_process.ts";
 import { openProvider, providerConfig } from "../../harness/provider.ts";
-import { fred, GNPCA_OBS, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
+import { GNPCA_OBS, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 const TOOLSETS: Record<string, string[]> = {
   "fred-data": ["fred_category", "fred_release", "fred_series", "fred_source", "fred_tag", "fred_maps"],

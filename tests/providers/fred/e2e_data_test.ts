@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import type { StdioSession } from "../../harness/spawn.ts";
 import { startInProcess } from "../../harness/in_process.ts";
 import { openProvider } from "../../harness/provider.ts";
-import { fred, fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 import { errorOf, ok, providerTools, texts } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;

@@ -4,7 +4,8 @@ import { removeHome, scratchHome } from "../../harness/spawn.ts";
 import type { StdioSession } from "../../harness/spawn.ts";
 import { startInProcess } from "../../harness/in_process.ts";
 import { openProvider } from "../../harness/provider.ts";
-import { fred, fredConfig, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fredConfig, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 import { errorOf, ok } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;

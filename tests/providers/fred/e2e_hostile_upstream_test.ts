@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { errorOf, ok, texts } from "../../harness/results.ts";
 import { openProvider } from "../../harness/provider.ts";
-import { fred, fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 const deepArrays = (n: number) => `{"observations":${"[".repeat(n)}${"]".repeat(n)}}`;
 const deepObject = (n: number) => `${'{"seriess":'.repeat(n)}1${"}".repeat(n)}`;

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import type { StdioSession } from "../../harness/spawn.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { openProvider } from "../../harness/provider.ts";
-import { fred, fredError, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
+import { fredError, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 import { errorOf, ok } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import type { StdioSession } from "../../harness/spawn.ts";
 import { errorOf, ok } from "../../harness/results.ts";
 import { openProvider } from "../../harness/provider.ts";
-import { fred, startFakeFred } from "./fake_fred.ts";
+import { startFakeFred } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 

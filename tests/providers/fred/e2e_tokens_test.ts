@@ -6,7 +6,8 @@ import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { ok } from "../../harness/results.ts";
 import { openProvider } from "../../harness/provider.ts";
-import { fred, startFakeFred } from "./fake_fred.ts";
+import { startFakeFred } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 const GNPCA = { operation: "get_observations", series_id: "GNPCA" };
 

@@ -4,7 +4,8 @@
 // observations (FRED's documented example) over stdio.
 import assert from "node:assert/strict";
 import { openProvider } from "../../harness/provider.ts";
-import { fred, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 type Json = Record<string, unknown>;
 

@@ -2,8 +2,6 @@
 // for what is recorded and what is built here from recorded items in the documented envelopes).
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply, Route } from "../../fakes/upstream.ts";
-import { preset } from "../../harness/provider.ts";
-import type { ProviderSetup, SettingValue } from "../../harness/provider.ts";
 
 /** A key in FRED's documented format (32 lower-case letters and digits); tests grep for it. */
 export const TEST_KEY = "0123456789abcdef0fedcba987654321";
@@ -255,7 +253,7 @@ export function startFakeFred(): FakeUpstream {
 }
 
 /** FRED's settings in tests: no pacing, small backoffs, no cache, the test key. */
-export const FRED_SETTINGS: Readonly<Record<string, SettingValue>> = {
+export const FRED_SETTINGS: Readonly<Record<string, string | number>> = {
   api_key: TEST_KEY,
   rate_limit_per_minute: 0,
   rate_limit_per_second: 0,
@@ -264,13 +262,6 @@ export const FRED_SETTINGS: Readonly<Record<string, SettingValue>> = {
   timeout: 10,
   cache_ttl: 0,
 };
-
-/** The fred provider against a fake FRED (`fake`, or one with every route) with FRED_SETTINGS. */
-export const fred: (more?: Partial<ProviderSetup>) => ProviderSetup = preset({
-  provider: "fred",
-  routes: fredRoutes(),
-  settings: FRED_SETTINGS,
-});
 
 /** The provider block for a config file: FRED_SETTINGS, then `extra`. */
 export function fredConfig(origin: string, extra: Record<string, unknown> = {}): string {
