@@ -1,7 +1,8 @@
-// Shared by the tests of the Wikipedia, SNL, Riksantikvaren and GeoNorge providers (issue 14):
-// the served schemas against the strict-client rules, the cost of a provider's tools, result files
-// read back over MCP, and a call context for running a provider's `opendata_search` source
-// in-process (as the core's `opendata_search` does) against a loopback fake.
+// Shared by the tests of the Wikipedia, SNL, Riksantikvaren and GeoNorge providers: the served
+// schemas against the strict-client rules, the cost of a provider's tools, result files read back
+// over MCP, and a call context for running a provider's `opendata_search` source in-process (as
+// the core's `opendata_search` does) against a loopback fake, which the BOJ and World Bank tests
+// use too.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { HttpRuntime } from "../../lib/http/runtime.ts";

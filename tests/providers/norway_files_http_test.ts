@@ -2,9 +2,10 @@
 // tools belongs to the session that wrote it: another session neither lists nor reads it, and the
 // answer gives no path on the server's disk. One server process, one fake upstream for all five.
 import assert from "node:assert/strict";
+import { connectHttp } from "../harness/provider.ts";
 import { startHttpServer } from "../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../harness/spawn.ts";
-import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
+
 import { FakeUpstream, fixtureText } from "../fakes/upstream.ts";
 import { ok } from "../harness/results.ts";
 
@@ -55,13 +56,8 @@ Deno.test("result files over HTTP belong to the session that wrote them", async 
     args: ["--providers", "wikipedia,snl,geonorge,riksantikvaren_ogc,riksantikvaren_arcgis"],
     home,
   });
-  const connect = async (): Promise<Client> => {
-    const client = new Client({ name: "files-test", version: "0" }, { capabilities: {} });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
-    return client;
-  };
-  const a = await connect();
-  const b = await connect();
+  const { client: a } = await connectHttp(server.origin);
+  const { client: b } = await connectHttp(server.origin);
   try {
     const calls: [string, Record<string, unknown>][] = [
       ["wikipedia-content", { title: "Oslo", output: "file" }],

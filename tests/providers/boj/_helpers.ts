@@ -1,6 +1,8 @@
 // Shared pieces of the BOJ end-to-end tests.
 import assert from "node:assert/strict";
 import type { FakeUpstream } from "../../fakes/upstream.ts";
+import { preset } from "../../harness/provider.ts";
+import type { ProviderSetup } from "../../harness/provider.ts";
 import type { CallToolResult } from "../../harness/sdk_client.ts";
 
 /** The config block pointing the boj provider at `fake`, with test-sized timings. */
@@ -15,6 +17,15 @@ export function bojConfig(fake: FakeUpstream, extra: Record<string, string | num
   };
   return `providers:\n  boj:\n${Object.entries(settings).map(([k, v]) => `    ${k}: ${v}`).join("\n")}\n`;
 }
+
+/**
+ * The boj provider against a fake upstream (tests/harness/provider.ts), with the timings of
+ * bojConfig(): no cache, and a breaker that never opens between a test's calls.
+ */
+export const boj: (more?: Partial<ProviderSetup>) => ProviderSetup = preset({
+  provider: "boj",
+  settings: { cache_ttl: 0, breaker_threshold: 100 },
+});
 
 /** Spawn arguments serving only the boj provider. */
 export const BOJ_ARGS = ["--providers", "boj"];

@@ -5,17 +5,16 @@
 // whose next calls work as given.
 import { parseCsv } from "../../harness/results.ts";
 import assert from "node:assert/strict";
-import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
-import { Logger } from "../../../lib/log.ts";
 import { recentStart, searchCatalog } from "../../../lib/providers/boj/search.ts";
 import { startHttpServer } from "../../harness/spawn_http.ts";
-import { startStdio } from "../../harness/spawn.ts";
-import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
+import { searchContext } from "../_norway.ts";
+import { connectHttp, openProvider } from "../../harness/provider.ts";
+import { Client } from "../../harness/sdk_client.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { schemaProblems } from "../../../tools/schema_rules.ts";
 import { measureTools } from "../../../tools/tool_budget.ts";
-import { BOJ_ARGS, bojConfig, errorPayload, ok, texts } from "./_helpers.ts";
+import { boj, BOJ_ARGS, bojConfig, errorPayload, ok, texts } from "./_helpers.ts";
 
 const CODES = ["S1", "S2", "S3", "S4", "S5"];
 const POINTS = 30;
@@ -132,7 +131,7 @@ Deno.test("boj tools: two toolsets, strict-client-safe schemas within the budget
   }
 
   await using fake = startFake({ failing: false });
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({ fake }));
   const { tools } = await s.client.listTools();
   for (const tool of tools) {
     assert.deepEqual(schemaProblems(tool.inputSchema as Record<string, unknown>), [], tool.name);
@@ -168,7 +167,7 @@ Deno.test("boj tools: two toolsets, strict-client-safe schemas within the budget
 Deno.test("boj_get_data_code output file follows NEXTPOSITION up to file_max_requests; start_position goes on", async (t) => {
   const state = { failing: true };
   await using fake = startFake(state);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake, { file_max_requests: 2 }) });
+  await using s = await openProvider(boj({ fake, settings: { file_max_requests: 2 } }));
   const header = [
     "series_code",
     "name",
@@ -271,10 +270,11 @@ Deno.test("boj_get_data_code output file follows NEXTPOSITION up to file_max_req
 
 Deno.test("boj output file stops before the call's deadline and names start_position", async () => {
   await using fake = startFake({ failing: false });
-  await using s = await startStdio({
-    args: BOJ_ARGS,
-    configYaml: `${bojConfig(fake, { file_max_requests: 1000 })}server:\n  call_timeout: 2\n`,
-  });
+  await using s = await openProvider(boj({
+    fake,
+    settings: { file_max_requests: 1000 },
+    server: { call_timeout: 2 },
+  }));
   const out = ok(
     await s.client.callTool({
       name: "boj_get_data_layer",
@@ -296,11 +296,11 @@ Deno.test("boj output file stops before the call's deadline and names start_posi
 
 Deno.test("boj data cut to the size limit names output file, which holds every observation", async () => {
   await using fake = startFake({ failing: false });
-  await using s = await startStdio({
-    args: BOJ_ARGS,
-    // 4,000: a quarter of it is kept for the answer's provenance (issue 26).
-    configYaml: `${bojConfig(fake)}server:\n  character_limit: 4000\n`,
-  });
+  await using s = await openProvider(boj({
+    fake,
+    // 4,000: a quarter of it is kept for the answer's provenance.
+    server: { character_limit: 4000 },
+  }));
   const args = { db: "FM08", codes: ["FXERD01"], lang: "en" };
   const screen = ok(await s.client.callTool({ name: "boj_get_data_code", arguments: args }));
   const series = screen.series[0];
@@ -321,7 +321,7 @@ Deno.test("boj data cut to the size limit names output file, which holds every o
 
 Deno.test("boj_get_metadata output file holds every matching row", async () => {
   await using fake = startFake({ failing: false });
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({ fake }));
   const all = await s.client.callTool({
     name: "boj_get_metadata",
     arguments: { db: "fm01", lang: "en", limit: 1, output: "file" },
@@ -355,13 +355,8 @@ Deno.test("boj_get_metadata output file holds every matching row", async () => {
 Deno.test("boj result files over HTTP belong to the session that wrote them", async () => {
   await using fake = startFake({ failing: false });
   await using server = await startHttpServer({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
-  const connect = async (): Promise<Client> => {
-    const client = new Client({ name: "boj-files-test", version: "0" }, { capabilities: {} });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
-    return client;
-  };
-  const a = await connect();
-  const b = await connect();
+  const { client: a } = await connectHttp(server.origin);
+  const { client: b } = await connectHttp(server.origin);
   try {
     const written = await a.callTool({
       name: "boj_get_metadata",
@@ -384,17 +379,7 @@ Deno.test("boj search source answers from the local catalogue; a hit's next call
     const source = app.providers.find((p) => p.id === "boj")!.search!;
     assert.match(source.name, /Bank of Japan/);
     assert.match(source.licence, /not guaranteed by the Bank of Japan/);
-    const context = {
-      signal: new AbortController().signal,
-      logger: new Logger({ write: () => {} }),
-      requestId: "search-test",
-      limits: { characterLimit: 25_000 },
-      progress: () => Promise.resolve(),
-      sealState: () => Promise.resolve(""),
-      files: { save: () => Promise.reject(new Error("no files here")) },
-      mcp: {} as McpExtra,
-    } satisfies ToolCallContext;
-    hits = await source.search("call rate average", { limit: 5 }, context);
+    hits = await source.search("call rate average", { limit: 5 }, searchContext());
   } finally {
     await app.close();
   }
@@ -435,7 +420,7 @@ Deno.test("boj search source answers from the local catalogue; a hit's next call
   assert.equal(searchCatalog("yen", 2).length, 2, "at most limit hits");
 
   await using fake = startFake({ failing: false });
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({ fake }));
   for (
     const hit of [hits[0]!, searchCatalog("uncollateralized overnight call rate business day", 5).at(-1)!]
   ) {

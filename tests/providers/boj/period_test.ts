@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import { parseDataBody } from "../../../lib/providers/boj/decode.ts";
 import { periodLabel } from "../../../lib/providers/boj/period.ts";
-import { startStdio } from "../../harness/spawn.ts";
-import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { BOJ_ARGS, bojConfig, ok, texts } from "./_helpers.ts";
+import { boj, ok, texts } from "./_helpers.ts";
 
 Deno.test("periodLabel() names each frequency's periods and leaves what does not fit raw", () => {
   const cases: [string, string, string][] = [
@@ -39,8 +39,7 @@ function bodies(r: Received): Reply {
 }
 
 Deno.test("boj_get_data_code labels quarters and days by frequency and keeps survey_date raw", async () => {
-  await using fake = FakeUpstream.start([{ path: "/api/v1/getDataCode", reply: bodies }]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({ routes: [{ path: "/api/v1/getDataCode", reply: bodies }] }));
 
   const quarterly = await s.client.callTool({
     name: "boj_get_data_code",

@@ -3,7 +3,7 @@
 // are read (once, cached), and an answer does not depend on what other callers asked before.
 import assert from "node:assert/strict";
 import { startRecordedUpstreams } from "../../fakes/recorded.ts";
-import { startStdio } from "../../harness/spawn.ts";
+import { startInProcess } from "../../harness/in_process.ts";
 import { databasesFor, queryTerms } from "../../../lib/providers/boj/search.ts";
 
 type Hit = { title: string; next_calls?: { arguments: Record<string, unknown> }[] };
@@ -25,7 +25,7 @@ Deno.test("databasesFor() picks databases by the query's words, never by common 
 
 Deno.test("opendata_search finds BOJ series from the metadata of the databases the words name", async () => {
   await using upstreams = startRecordedUpstreams();
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "boj"],
     env: { OPENDATA_MCP_TOOLSETS: "" },
     configYaml: upstreams.configYaml,
@@ -90,7 +90,7 @@ Deno.test("opendata_search finds BOJ series from the metadata of the databases t
 
 Deno.test("opendata_search reads no BOJ series list whose database's names say every word of the query", async () => {
   await using upstreams = startRecordedUpstreams();
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "boj"],
     env: { OPENDATA_MCP_TOOLSETS: "" },
     configYaml: upstreams.configYaml,

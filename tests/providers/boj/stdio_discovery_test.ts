@@ -1,15 +1,14 @@
 // Prompts, resources, resource templates and completions of seed 001, over stdio.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
-import { FakeUpstream } from "../../fakes/upstream.ts";
-import { BOJ_ARGS, bojConfig } from "./_helpers.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { boj } from "./_helpers.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 
 function promptText(result: { messages: { content: { type: string; text?: string } }[] }): string {
   return result.messages.map((m) => m.content.text ?? "").join("\n");
 }
 
-async function read(s: StdioSession, uri: string): Promise<{ mimeType?: string; text: string }> {
+async function read(s: ProviderSession, uri: string): Promise<{ mimeType?: string; text: string }> {
   const { contents } = await s.client.readResource({ uri });
   assert.equal(contents.length, 1);
   const c = contents[0]! as { uri: string; mimeType?: string; text?: string };
@@ -18,8 +17,7 @@ async function read(s: StdioSession, uri: string): Promise<{ mimeType?: string; 
 }
 
 Deno.test("boj prompts list and render the three flows with the arguments filled in", async () => {
-  await using fake = FakeUpstream.start();
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj());
   const { prompts } = await s.client.listPrompts();
   assert.deepEqual(prompts.map((p) => p.name), [
     "boj_discovery_flow",
@@ -91,8 +89,8 @@ Deno.test("boj prompts list and render the three flows with the arguments filled
 });
 
 Deno.test("boj resources and templates list and read the guides and catalogs", async () => {
-  await using fake = FakeUpstream.start();
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj());
+  const { fake } = s;
   const { resources } = await s.client.listResources();
   const uris = resources.map((r) => r.uri);
   for (
@@ -147,8 +145,7 @@ Deno.test("boj resources and templates list and read the guides and catalogs", a
 });
 
 Deno.test("boj completion/complete completes db, format, lang, endpoint, status and frequency by prefix", async () => {
-  await using fake = FakeUpstream.start();
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj());
   assert.ok(s.client.getServerCapabilities()?.completions, "the completions capability is announced");
   const prompt = async (name: string, arg: string, value: string) =>
     (await s.client.complete({ ref: { type: "ref/prompt", name }, argument: { name: arg, value } }))
@@ -191,11 +188,13 @@ Deno.test("boj completion/complete completes db, format, lang, endpoint, status 
 });
 
 Deno.test("boj flow: a model goes from a topic to a database, a series and its latest value", async () => {
-  await using fake = FakeUpstream.start([
-    { path: "/api/v1/getMetadata", reply: { fixture: "boj/constructed_getMetadata_FM01_en.json" } },
-    { path: "/api/v1/getDataCode", reply: { fixture: "boj/observed_getDataCode_FM01_STRDCLUCON_en.json" } },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [
+      { path: "/api/v1/getMetadata", reply: { fixture: "boj/constructed_getMetadata_FM01_en.json" } },
+      { path: "/api/v1/getDataCode", reply: { fixture: "boj/observed_getDataCode_FM01_STRDCLUCON_en.json" } },
+    ],
+  }));
+  const { fake } = s;
   const guide = promptText(
     await s.client.getPrompt({ name: "boj_discovery_flow", arguments: { topic: "call rate" } }),
   );

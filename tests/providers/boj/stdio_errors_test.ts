@@ -1,10 +1,10 @@
 // The error contract of seed 001 end to end: every error class, the retry policy and input
 // validation, through the real server over stdio against a fake BOJ API.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
+import { openProvider } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Route } from "../../fakes/upstream.ts";
-import { BOJ_ARGS, bojConfig, errorPayload, ok, texts } from "./_helpers.ts";
+import { boj, errorPayload, ok, texts } from "./_helpers.ts";
 
 const byDb = (db: string) => (r: Received) => r.url.searchParams.get("db") === db;
 const CODE = "/api/v1/getDataCode";
@@ -50,12 +50,12 @@ const ROUTES: Route[] = [
 const sentTo = (fake: FakeUpstream, db: string) => fake.requests.filter(byDb(db)).length;
 
 Deno.test("boj tools report each error class with the seed's payload and retry only transport errors and 500/503", async () => {
-  await using fake = FakeUpstream.start(ROUTES);
-  await using s = await startStdio({
-    args: BOJ_ARGS,
-    configYaml: bojConfig(fake, { max_retries: 2, retry_backoff_ms: 5 }),
+  await using s = await openProvider(boj({
+    routes: ROUTES,
+    settings: { max_retries: 2, retry_backoff_ms: 5 },
     env: { LOG_LEVEL: "debug" },
-  });
+  }));
+  const { fake } = s;
   const seen: string[] = [];
   const fail = (result: unknown) => {
     seen.push(...texts(result));
@@ -141,11 +141,13 @@ Deno.test("boj tools report each error class with the seed's payload and retry o
 });
 
 Deno.test("boj tools turn a timeout into a retryable TRANSPORT_ERROR within the configured deadline", async () => {
-  await using fake = FakeUpstream.start([{
-    path: CODE,
-    reply: { delayMs: 1500, fixture: "boj/json_success_code_api.json" },
-  }]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake, { timeout: 0.3 }) });
+  await using s = await openProvider(boj({
+    routes: [{
+      path: CODE,
+      reply: { delayMs: 1500, fixture: "boj/json_success_code_api.json" },
+    }],
+    settings: { timeout: 0.3 },
+  }));
   const started = performance.now();
   const p = errorPayload(
     await s.client.callTool({
@@ -160,8 +162,8 @@ Deno.test("boj tools turn a timeout into a retryable TRANSPORT_ERROR within the 
 });
 
 Deno.test("boj tools refuse invalid input with a VALIDATION_ERROR naming the field and call no upstream", async () => {
-  await using fake = FakeUpstream.start();
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj());
+  const { fake } = s;
   const cases: [string, Record<string, unknown>, string, RegExp][] = [
     [
       "boj_get_data_code",
@@ -245,11 +247,13 @@ Deno.test("boj tools refuse invalid input with a VALIDATION_ERROR naming the fie
 });
 
 Deno.test("boj tools abort the upstream request when the client cancels the call", async () => {
-  await using fake = FakeUpstream.start([{
-    path: CODE,
-    reply: { delayMs: 1200, fixture: "boj/json_success_code_api.json" },
-  }]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [{
+      path: CODE,
+      reply: { delayMs: 1200, fixture: "boj/json_success_code_api.json" },
+    }],
+  }));
+  const { fake } = s;
   const controller = new AbortController();
   const pending = s.client.callTool(
     { name: "boj_get_data_code", arguments: { db: "CO", codes: ["TK99F1000601GCQ01000"] } },
@@ -274,20 +278,20 @@ const MAINTENANCE = {
 };
 
 Deno.test("boj tools never cache an HTTP 200 answer whose body is not STATUS 200", async () => {
-  await using fake = FakeUpstream.start([
-    { path: CODE, match: byDb("P503"), reply: IN_BODY_503 },
-    {
-      path: CODE,
-      match: byDb("B200"),
-      reply: { status: 200, fixture: "boj/json_error_400_invalid_db.json" },
-    },
-    { path: CODE, match: byDb("MAINT"), reply: MAINTENANCE },
-    { path: CODE, match: byDb("CO"), reply: { fixture: "boj/json_success_code_api.json" } },
-  ]);
-  await using s = await startStdio({
-    args: BOJ_ARGS,
-    configYaml: bojConfig(fake, { cache_ttl: 60, max_retries: 0 }),
-  });
+  await using s = await openProvider(boj({
+    routes: [
+      { path: CODE, match: byDb("P503"), reply: IN_BODY_503 },
+      {
+        path: CODE,
+        match: byDb("B200"),
+        reply: { status: 200, fixture: "boj/json_error_400_invalid_db.json" },
+      },
+      { path: CODE, match: byDb("MAINT"), reply: MAINTENANCE },
+      { path: CODE, match: byDb("CO"), reply: { fixture: "boj/json_success_code_api.json" } },
+    ],
+    settings: { cache_ttl: 60, max_retries: 0 },
+  }));
+  const { fake } = s;
   const call = (db: string) =>
     s.client.callTool({ name: "boj_get_data_code", arguments: { db, codes: ["TK99F1000601GCQ01000"] } });
   for (const db of ["P503", "B200", "MAINT"]) {
@@ -301,20 +305,24 @@ Deno.test("boj tools never cache an HTTP 200 answer whose body is not STATUS 200
 });
 
 Deno.test("boj tools retry a 500/503 STATUS inside an HTTP 200 body like an HTTP 500/503", async () => {
-  await using fake = FakeUpstream.start([
-    { path: CODE, match: byDb("P503"), reply: IN_BODY_503 },
-    { path: CODE, match: byDb("R503"), reply: [IN_BODY_503, { fixture: "boj/json_success_code_api.json" }] },
-    {
-      path: CODE,
-      match: byDb("B200"),
-      reply: { status: 200, fixture: "boj/json_error_400_invalid_db.json" },
-    },
-  ]);
-  await using s = await startStdio({
-    args: BOJ_ARGS,
-    configYaml: bojConfig(fake, { max_retries: 2, retry_backoff_ms: 5 }),
+  await using s = await openProvider(boj({
+    routes: [
+      { path: CODE, match: byDb("P503"), reply: IN_BODY_503 },
+      {
+        path: CODE,
+        match: byDb("R503"),
+        reply: [IN_BODY_503, { fixture: "boj/json_success_code_api.json" }],
+      },
+      {
+        path: CODE,
+        match: byDb("B200"),
+        reply: { status: 200, fixture: "boj/json_error_400_invalid_db.json" },
+      },
+    ],
+    settings: { max_retries: 2, retry_backoff_ms: 5 },
     env: { LOG_LEVEL: "debug" },
-  });
+  }));
+  const { fake } = s;
   const call = (db: string) =>
     s.client.callTool({ name: "boj_get_data_code", arguments: { db, codes: ["TK99F1000601GCQ01000"] } });
 
@@ -336,43 +344,48 @@ Deno.test("boj tools retry a 500/503 STATUS inside an HTTP 200 body like an HTTP
 Deno.test("boj tools: a 429 is retryable with retry_after_s, M181013E names the code, errors in STATUS 200 and garbage bodies are errors", async () => {
   const base = JSON.parse(fixtureText("boj/json_success_code_api.json"));
   let current: unknown = null;
-  await using fake = FakeUpstream.start([
-    {
-      path: CODE,
-      match: byDb("SLOW"),
-      reply: {
-        status: 429,
-        headers: { "retry-after": "30" },
-        body: "Too Many Requests",
-        contentType: "text/plain",
-      },
-    },
-    {
-      path: CODE,
-      match: byDb("NOPE"),
-      reply: {
-        status: 400,
-        json: {
-          STATUS: 400,
-          MESSAGEID: "M181013E",
-          MESSAGE: "指定した系列コードは存在しません。:2番目のコード",
-          DATE: "2026-02-19T12:38:21.000+09:00",
+  await using s = await openProvider(boj({
+    routes: [
+      {
+        path: CODE,
+        match: byDb("SLOW"),
+        reply: {
+          status: 429,
+          headers: { "retry-after": "30" },
+          body: "Too Many Requests",
+          contentType: "text/plain",
         },
       },
-    },
-    {
-      path: CODE,
-      match: byDb("E200"),
-      reply: { json: { ...base, MESSAGEID: "M181005E", MESSAGE: "DB名が正しくありません。", RESULTSET: [] } },
-    },
-    {
-      path: /^\/api\/v1\/get/,
-      match: byDb("JUNK"),
-      reply: () =>
-        typeof current === "string" ? { body: current, contentType: "text/csv" } : { json: current },
-    },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake, { max_retries: 2 }) });
+      {
+        path: CODE,
+        match: byDb("NOPE"),
+        reply: {
+          status: 400,
+          json: {
+            STATUS: 400,
+            MESSAGEID: "M181013E",
+            MESSAGE: "指定した系列コードは存在しません。:2番目のコード",
+            DATE: "2026-02-19T12:38:21.000+09:00",
+          },
+        },
+      },
+      {
+        path: CODE,
+        match: byDb("E200"),
+        reply: {
+          json: { ...base, MESSAGEID: "M181005E", MESSAGE: "DB名が正しくありません。", RESULTSET: [] },
+        },
+      },
+      {
+        path: /^\/api\/v1\/get/,
+        match: byDb("JUNK"),
+        reply: () =>
+          typeof current === "string" ? { body: current, contentType: "text/csv" } : { json: current },
+      },
+    ],
+    settings: { max_retries: 2 },
+  }));
+  const { fake } = s;
   const call = (db: string, codes = ["TK99F1000601GCQ01000"]) =>
     s.client.callTool({ name: "boj_get_data_code", arguments: { db, codes } });
 

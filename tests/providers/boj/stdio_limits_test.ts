@@ -2,10 +2,10 @@
 // continue_with, no upstream field can push a result past the character limit, and include_raw
 // keeps a useful excerpt. The real server over stdio against a fake BOJ API.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { BOJ_ARGS, bojConfig, ok, texts } from "./_helpers.ts";
+import { boj, ok, texts } from "./_helpers.ts";
 
 const LAYER = "/api/v1/getDataLayer";
 const q = (r: Received, name: string) => r.url.searchParams.get(name);
@@ -51,10 +51,12 @@ function layerAnswer(startPosition: number): Record<string, unknown> {
 }
 
 Deno.test("boj_get_data_layer delivers all 300 series of a layer exactly once by following continue_with", async () => {
-  await using fake = FakeUpstream.start([
-    { path: LAYER, reply: (r) => ({ json: layerAnswer(Number(q(r, "startPosition") ?? "1")) }) },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [
+      { path: LAYER, reply: (r) => ({ json: layerAnswer(Number(q(r, "startPosition") ?? "1")) }) },
+    ],
+  }));
+  const { fake } = s;
   const expected = Array.from({ length: 300 }, (_, i) => `SYNTH${String(i).padStart(4, "0")}`);
   for (const format of ["markdown", "json"]) {
     const delivered: string[] = [];
@@ -124,11 +126,12 @@ Deno.test("boj tools keep text and structuredContent within the limit when BOJ s
   const metadata = JSON.parse(fixtureText("boj/observed_getMetadata_FM01_en.json"));
   metadata.DB = huge;
   metadata.RESULTSET[0].NOTES = "N".repeat(2_000_000);
-  await using fake = FakeUpstream.start([
-    { path: "/api/v1/getDataCode", reply: { json: code } },
-    { path: "/api/v1/getMetadata", reply: { json: metadata } },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [
+      { path: "/api/v1/getDataCode", reply: { json: code } },
+      { path: "/api/v1/getMetadata", reply: { json: metadata } },
+    ],
+  }));
   for (const format of ["markdown", "json"]) {
     for (const include_raw of [false, true]) {
       for (
@@ -171,8 +174,9 @@ Deno.test("boj include_raw keeps an excerpt of the body next to a large answer, 
     ...JSON.parse(fixtureText("boj/json_success_code_api.json")),
     RESULTSET: Array.from({ length: 40 }, (_, i) => series(i, 200)),
   };
-  await using fake = FakeUpstream.start([{ path: "/api/v1/getDataCode", reply: { json: answer } }]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(
+    boj({ routes: [{ path: "/api/v1/getDataCode", reply: { json: answer } }] }),
+  );
   const codes = Array.from({ length: 40 }, (_, i) => `SYNTH${String(i).padStart(4, "0")}`);
   const r = await s.client.callTool({
     name: "boj_get_data_code",

@@ -1,10 +1,10 @@
-import { providerTools } from "../../harness/results.ts";
 // The six BOJ tools end to end: the real server over stdio against a fake BOJ API.
+import { providerTools } from "../../harness/results.ts";
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { BOJ_ARGS, bojConfig, ok, texts } from "./_helpers.ts";
+import { boj, ok, texts } from "./_helpers.ts";
 
 const TOOLS = [
   "boj_get_data_code",
@@ -18,8 +18,8 @@ const TOOLS = [
 const q = (r: Received, key: string) => r.url.searchParams.get(key);
 
 Deno.test("boj tools/list shows six tools with outputSchema, read-only annotations and forbidden tasks", async () => {
-  await using fake = FakeUpstream.start();
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj());
+  const { fake } = s;
   const tools = providerTools((await s.client.listTools()).tools);
   assert.deepEqual(tools.map((t) => t.name), TOOLS);
   for (const t of tools) {
@@ -47,10 +47,14 @@ Deno.test("boj tools/list shows six tools with outputSchema, read-only annotatio
 });
 
 Deno.test("boj_get_data_code returns the series in markdown and json, raw only with include_raw", async () => {
-  await using fake = FakeUpstream.start([
-    { path: "/api/v1/getDataCode", reply: { fixture: "boj/json_success_code_api.json" } },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  // The provider's smoke test through the real process (the others run the server in process).
+  await using s = await openProvider(boj({
+    spawn: true,
+    routes: [
+      { path: "/api/v1/getDataCode", reply: { fixture: "boj/json_success_code_api.json" } },
+    ],
+  }));
+  const { fake } = s;
   const args = { db: "CO", codes: ["TK99F1000601GCQ01000"], start_date: "202401", end_date: "202401" };
 
   const md = await s.client.callTool({ name: "boj_get_data_code", arguments: args });
@@ -108,11 +112,13 @@ Deno.test("boj_get_data_code sends several codes comma-separated and continues w
     PARAMETER: { ...page1.PARAMETER, STARTPOSITION: "2" },
     RESULTSET: [{ SERIES_CODE: "TK99F2000601GCQ01000", VALUES: { SURVEY_DATES: [202401], VALUES: [5] } }],
   };
-  await using fake = FakeUpstream.start([
-    { path: "/api/v1/getDataCode", match: (r) => q(r, "startPosition") === "2", reply: { json: page2 } },
-    { path: "/api/v1/getDataCode", reply: { json: page1 } },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [
+      { path: "/api/v1/getDataCode", match: (r) => q(r, "startPosition") === "2", reply: { json: page2 } },
+      { path: "/api/v1/getDataCode", reply: { json: page1 } },
+    ],
+  }));
+  const { fake } = s;
   const codes = ["TK99F1000601GCQ01000", "TK99F2000601GCQ01000"];
   const first = await s.client.callTool({ name: "boj_get_data_code", arguments: { db: "CO", codes } });
   const sc1 = ok(first);
@@ -135,12 +141,14 @@ Deno.test("boj_get_data_code sends several codes comma-separated and continues w
 });
 
 Deno.test("boj tools normalise format, lang, db and frequency aliases before calling BOJ", async () => {
-  await using fake = FakeUpstream.start([
-    { path: "/api/v1/getDataCode", reply: { fixture: "boj/csv_success_en_utf8.csv" } },
-    { path: "/api/v1/getDataLayer", reply: { fixture: "boj/constructed_getDataLayer_FM01_D_en.json" } },
-    { path: "/api/v1/getMetadata", reply: { fixture: "boj/json_success_metadata_api.json" } },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [
+      { path: "/api/v1/getDataCode", reply: { fixture: "boj/csv_success_en_utf8.csv" } },
+      { path: "/api/v1/getDataLayer", reply: { fixture: "boj/constructed_getDataLayer_FM01_D_en.json" } },
+      { path: "/api/v1/getMetadata", reply: { fixture: "boj/json_success_metadata_api.json" } },
+    ],
+  }));
+  const { fake } = s;
   ok(
     await s.client.callTool({
       name: "boj_get_data_code",
@@ -173,25 +181,26 @@ Deno.test("boj tools normalise format, lang, db and frequency aliases before cal
 
 Deno.test("boj_get_data_code decodes CSV in English UTF-8 and Japanese Shift_JIS or UTF-8 with BOM", async () => {
   const jp = (date: string) => (r: Received) => q(r, "lang") === "JP" && q(r, "startDate") === date;
-  await using fake = FakeUpstream.start([
-    {
-      path: "/api/v1/getDataCode",
-      match: jp("202401"),
-      reply: { fixture: "boj/csv_success_jp_shiftjis.csv" },
-    },
-    {
-      path: "/api/v1/getDataCode",
-      match: jp("202402"),
-      reply: { fixture: "boj/csv_success_jp_shiftjis.csv", contentType: "text/csv; charset=Shift_JIS" },
-    },
-    {
-      path: "/api/v1/getDataCode",
-      match: jp("202403"),
-      reply: { fixture: "boj/csv_success_jp_utf8_bom.csv" },
-    },
-    { path: "/api/v1/getDataCode", reply: { fixture: "boj/csv_success_en_utf8.csv" } },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [
+      {
+        path: "/api/v1/getDataCode",
+        match: jp("202401"),
+        reply: { fixture: "boj/csv_success_jp_shiftjis.csv" },
+      },
+      {
+        path: "/api/v1/getDataCode",
+        match: jp("202402"),
+        reply: { fixture: "boj/csv_success_jp_shiftjis.csv", contentType: "text/csv; charset=Shift_JIS" },
+      },
+      {
+        path: "/api/v1/getDataCode",
+        match: jp("202403"),
+        reply: { fixture: "boj/csv_success_jp_utf8_bom.csv" },
+      },
+      { path: "/api/v1/getDataCode", reply: { fixture: "boj/csv_success_en_utf8.csv" } },
+    ],
+  }));
   const call = (lang: string, start: string) =>
     s.client.callTool({
       name: "boj_get_data_code",
@@ -242,16 +251,18 @@ Deno.test("boj_get_data_layer returns the series below a layer from JSON and CSV
     ...JSON.parse(fixtureText("boj/constructed_getDataLayer_FM01_D_en.json")),
     NEXTPOSITION: 255,
   };
-  await using fake = FakeUpstream.start([
-    {
-      path: "/api/v1/getDataLayer",
-      match: (r) => q(r, "format") === "CSV",
-      reply: { fixture: "boj/constructed_getDataLayer_FM01_D_en_utf8.csv" },
-    },
-    { path: "/api/v1/getDataLayer", match: (r) => q(r, "db") === "MD10", reply: { json: paged } },
-    { path: "/api/v1/getDataLayer", reply: { fixture: "boj/constructed_getDataLayer_FM01_D_en.json" } },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [
+      {
+        path: "/api/v1/getDataLayer",
+        match: (r) => q(r, "format") === "CSV",
+        reply: { fixture: "boj/constructed_getDataLayer_FM01_D_en_utf8.csv" },
+      },
+      { path: "/api/v1/getDataLayer", match: (r) => q(r, "db") === "MD10", reply: { json: paged } },
+      { path: "/api/v1/getDataLayer", reply: { fixture: "boj/constructed_getDataLayer_FM01_D_en.json" } },
+    ],
+  }));
+  const { fake } = s;
   const args = {
     db: "FM01",
     frequency: "D",
@@ -298,10 +309,11 @@ Deno.test("boj_get_data_layer returns the series below a layer from JSON and CSV
 });
 
 Deno.test("boj_get_data_code explains an answer without data (M181030I)", async () => {
-  await using fake = FakeUpstream.start([
-    { path: "/api/v1/getDataCode", reply: { fixture: "boj/json_success_no_data.json" } },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [
+      { path: "/api/v1/getDataCode", reply: { fixture: "boj/json_success_no_data.json" } },
+    ],
+  }));
   const result = await s.client.callTool({
     name: "boj_get_data_code",
     arguments: { db: "CO", codes: ["TK99F1000601GCQ01000"], start_date: "2050" },
@@ -313,15 +325,16 @@ Deno.test("boj_get_data_code explains an answer without data (M181030I)", async 
 });
 
 Deno.test("boj_get_metadata filters and pages rows from JSON and reads Japanese Shift_JIS CSV", async () => {
-  await using fake = FakeUpstream.start([
-    {
-      path: "/api/v1/getMetadata",
-      match: (r) => q(r, "format") === "CSV",
-      reply: { fixture: "boj/constructed_getMetadata_FM01_jp_shiftjis.csv" },
-    },
-    { path: "/api/v1/getMetadata", reply: { fixture: "boj/constructed_getMetadata_FM01_en.json" } },
-  ]);
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj({
+    routes: [
+      {
+        path: "/api/v1/getMetadata",
+        match: (r) => q(r, "format") === "CSV",
+        reply: { fixture: "boj/constructed_getMetadata_FM01_jp_shiftjis.csv" },
+      },
+      { path: "/api/v1/getMetadata", reply: { fixture: "boj/constructed_getMetadata_FM01_en.json" } },
+    ],
+  }));
   const all = await s.client.callTool({ name: "boj_get_metadata", arguments: { db: "FM01", lang: "en" } });
   const sc = ok(all);
   assert.equal(sc.db, "FM01");
@@ -366,8 +379,8 @@ Deno.test("boj_get_metadata filters and pages rows from JSON and reads Japanese 
 });
 
 Deno.test("boj discovery tools answer from the catalog in markdown and json without calling BOJ", async () => {
-  await using fake = FakeUpstream.start();
-  await using s = await startStdio({ args: BOJ_ARGS, configYaml: bojConfig(fake) });
+  await using s = await openProvider(boj());
+  const { fake } = s;
   const dbs = await s.client.callTool({ name: "boj_list_databases", arguments: {} });
   const dsc = ok(dbs);
   assert.equal(dsc.count, 50);

@@ -2,12 +2,13 @@
 // titles and answer fields are bounded in text and structuredContent alike, the answer says so,
 // and the whole values stay reachable in a file.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
 import type { StdioSession } from "../../harness/spawn.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
-import { fredConfig, fredError, startFakeFred } from "./fake_fred.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { fredError, startFakeFred } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 
@@ -53,7 +54,7 @@ Deno.test("fred bounds every field copied from FRED and keeps the whole value re
     // The shared client keeps 4 KB of an error body; of that, FRED's message is cut to 500 characters.
     reply: fredError(400, `Bad Request.  ${words(3000)}`),
   });
-  await using s = await startStdio({ args: ["--providers", "fred"], configYaml: fredConfig(fake.origin) });
+  await using s = await openProvider(fred({ fake }));
   const call = (args: Record<string, unknown>): Promise<Result> =>
     s.client.callTool({ name: "fred_series", arguments: args });
 

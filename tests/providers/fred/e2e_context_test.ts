@@ -10,13 +10,15 @@ import type { Provider, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { OPERATIONS } from "../../../lib/providers/fred/operations.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
 import { errorOf, ok, providerTools, texts } from "../../harness/results.ts";
-import { startStdio } from "../../harness/spawn.ts";
 import { schemaProblems } from "../../../tools/schema_rules.ts";
 
 // parseConfig() reads config text with the YAML parser, which loads on demand.
 await loadYaml();
 import { measureTools } from "../../../tools/tool_budget.ts";
-import { fredConfig, GNPCA_OBS, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
+import { startInProcess } from "../../harness/in_process.ts";
+import { openProvider, providerConfig } from "../../harness/provider.ts";
+import { GNPCA_OBS, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 const TOOLSETS: Record<string, string[]> = {
   "fred-data": ["fred_category", "fred_release", "fred_series", "fred_source", "fred_tag", "fred_maps"],
@@ -108,7 +110,7 @@ Deno.test("fred without a key lists its data and job tools as unavailable, with 
 });
 
 Deno.test("fred without a key, end to end: the start-up log, opendata_search, opendata_describe and opendata_call say how to enable it", async () => {
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "example,fred"],
     env: { OPENDATA_MCP_TOOLSETS: "all" },
   });
@@ -180,13 +182,14 @@ Deno.test("fred without a key, end to end: the start-up log, opendata_search, op
 
 Deno.test("fred answers end to end: search hits that work as given, lossless cuts, whole files, decode errors never cached", async (t) => {
   await using fake = startFakeFred();
-  // The cache is on here (fredConfig turns it off), so "not cached" can be seen.
-  const configYaml = fredConfig(fake.origin, { cache_ttl: 300, page_size: 1000 });
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
-    configYaml,
+  const setup = fred({
+    fake,
+    // The cache is on here (the preset turns it off), so "not cached" can be seen.
+    settings: { cache_ttl: 300, page_size: 1000 },
     env: { MCP_CHARACTER_LIMIT: "2000" },
   });
+  const configYaml = providerConfig(setup, fake.origin);
+  await using s = await openProvider(setup);
   const { tools } = await s.client.listTools();
   const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args });
 
@@ -422,11 +425,7 @@ Deno.test("fred answers end to end: search hits that work as given, lossless cut
 
 Deno.test("fred_project_list, fred_project_files and fred_job_list cut to the limit name the offset that lists the rest", async () => {
   await using fake = startFakeFred();
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
-    configYaml: fredConfig(fake.origin),
-    env: { MCP_CHARACTER_LIMIT: "2500" },
-  });
+  await using s = await openProvider(fred({ fake, env: { MCP_CHARACTER_LIMIT: "2500" } }));
   const call = (name: string, args: Record<string, unknown>) => s.client.callTool({ name, arguments: args });
   /** Follows next_offset from 0 and collects `key` of every item, checking the text names each offset. */
   const walkAll = async (name: string, args: Record<string, unknown>, list: string, key: string) => {

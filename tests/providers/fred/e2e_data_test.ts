@@ -1,9 +1,11 @@
 // The six FRED data tools end to end: the real server over stdio (scoped permissions, scratch
 // HOME) against a fake FRED serving the recorded fixtures.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
 import type { StdioSession } from "../../harness/spawn.ts";
-import { fredConfig, fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { startInProcess } from "../../harness/in_process.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 import { errorOf, ok, providerTools, texts } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
@@ -251,12 +253,12 @@ function first(s: Record<string, unknown>): Record<string, unknown> {
 
 Deno.test("fred data tools answer every operation, refuse bad input, map upstream failures and never leak the key", async (t) => {
   await using fake = startFakeFred();
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
+  await using s = await openProvider(fred({
+    fake,
     // The breaker would open after the fault steps' failures; its wiring is tested in client_test.ts.
-    configYaml: fredConfig(fake.origin, { breaker_threshold: 100 }),
+    settings: { breaker_threshold: 100 },
     env: { LOG_LEVEL: "debug" },
-  });
+  }));
   const outputs: string[] = [];
   const call = async (name: string, args: Record<string, unknown>): Promise<Result> => {
     const r = await s.client.callTool({ name, arguments: args });
@@ -582,7 +584,7 @@ Deno.test("fred data tools answer every operation, refuse bad input, map upstrea
 });
 
 Deno.test("fred without a key serves only the project tools and says in the log what the key would add", async () => {
-  await using s = await startStdio({ args: ["--providers", "fred"] });
+  await using s = await startInProcess({ args: ["--providers", "fred"] });
   const tools = providerTools((await s.client.listTools()).tools);
   assert.deepEqual(tools.map((t) => t.name), [
     "fred_project_list",
@@ -616,7 +618,7 @@ Deno.test("fred without a key serves only the project tools and says in the log 
 
 Deno.test("fred with a malformed key starts with a warning that does not show the key", async () => {
   const badKey = "NOT-A-REAL-FRED-KEY-0123456789";
-  await using s = await startStdio({ args: ["--providers", "fred"], env: { FRED_API_KEY: badKey } });
+  await using s = await startInProcess({ args: ["--providers", "fred"], env: { FRED_API_KEY: badKey } });
   const tools = providerTools((await s.client.listTools()).tools);
   assert.equal(tools.length, 12);
   await s.close();

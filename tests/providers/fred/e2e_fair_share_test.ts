@@ -5,24 +5,16 @@
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../harness/spawn.ts";
-import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
+import { Client } from "../../harness/sdk_client.ts";
+import { connectHttp } from "../../harness/provider.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../harness/results.ts";
-import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
+import { fredConfig, routeStuckSeries, startFakeFred, syntheticObservations } from "./fake_fred.ts";
 
 Deno.test("fred per-client quota: projects, running jobs and stored bytes stop one client, never another", async (t) => {
   await using fake = startFakeFred();
-  const gate = Promise.withResolvers<void>();
   // STUCK: 500,000 rows whose second page waits until the test ends, so its job keeps running.
-  fake.route({
-    path: "/fred/series/observations",
-    match: (r: Received) => r.url.searchParams.get("series_id") === "STUCK",
-    reply: async (r: Received) => {
-      const offset = Number(r.url.searchParams.get("offset") ?? 0);
-      if (offset > 0) await gate.promise;
-      return { json: syntheticObservations(500_000, offset, Number(r.url.searchParams.get("limit"))) };
-    },
-  });
+  const stuck = routeStuckSeries(fake, 500_000);
   // BIG: 60,000 rows, written by the call itself (under the job threshold), about 1.5 MB as CSV.
   fake.route({
     path: "/fred/series/observations",
@@ -51,11 +43,7 @@ Deno.test("fred per-client quota: projects, running jobs and stored bytes stop o
   });
   const clients: Client[] = [];
   const connect = async (address: string): Promise<Client> => {
-    const client = new Client({ name: "fair-share-test", version: "0" }, { capabilities: {} });
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
-      requestInit: { headers: { "X-Forwarded-For": address } },
-    });
-    await client.connect(transport);
+    const { client } = await connectHttp(server.origin, { "X-Forwarded-For": address });
     clients.push(client);
     return client;
   };
@@ -153,7 +141,7 @@ Deno.test("fred per-client quota: projects, running jobs and stored bytes stop o
       },
     );
   } finally {
-    gate.resolve();
+    stuck.release();
     for (const c of clients) await c.close().catch(() => {});
   }
 });

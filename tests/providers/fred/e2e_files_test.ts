@@ -1,8 +1,11 @@
 // Output modes, project files, resources and path checks, end to end over stdio.
 import assert from "node:assert/strict";
-import { removeHome, scratchHome, startStdio } from "../../harness/spawn.ts";
+import { removeHome, scratchHome } from "../../harness/spawn.ts";
 import type { StdioSession } from "../../harness/spawn.ts";
+import { startInProcess } from "../../harness/in_process.ts";
+import { openProvider } from "../../harness/provider.ts";
 import { fredConfig, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 import { errorOf, ok } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
@@ -26,7 +29,7 @@ function walk(dir: string): string[] {
 
 Deno.test("fred output modes write project files that are served as resources, inside the storage folder only", async (t) => {
   await using fake = startFakeFred();
-  await using s = await startStdio({ args: ["--providers", "fred"], configYaml: fredConfig(fake.origin) });
+  await using s = await openProvider(fred({ fake }));
   await s.client.listTools();
   const store = `${s.home}/${DATA}/fred`;
   const outputs: string[] = [];
@@ -330,11 +333,7 @@ Deno.test("fred output modes write project files that are served as resources, i
 
 Deno.test("fred screen output is cut to the character limit with a notice suggesting output file, and auto then writes a file", async () => {
   await using fake = startFakeFred();
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
-    configYaml: fredConfig(fake.origin),
-    env: { MCP_CHARACTER_LIMIT: "2000" },
-  });
+  await using s = await openProvider(fred({ fake, env: { MCP_CHARACTER_LIMIT: "2000" } }));
   await s.client.listTools();
   const screen = await s.client.callTool({
     name: "fred_series",
@@ -367,11 +366,12 @@ Deno.test("fred screen output is cut to the character limit with a notice sugges
 
 Deno.test("fred reads FRED_* variables: token limit, project and format drive auto output", async () => {
   await using fake = startFakeFred();
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
-    configYaml: fredConfig(fake.origin),
-    env: { FRED_SAFE_TOKEN_LIMIT: "100", FRED_OUTPUT_FORMAT: "json", FRED_PROJECT_NAME: "env-project" },
-  });
+  await using s = await openProvider(
+    fred({
+      fake,
+      env: { FRED_SAFE_TOKEN_LIMIT: "100", FRED_OUTPUT_FORMAT: "json", FRED_PROJECT_NAME: "env-project" },
+    }),
+  );
   await s.client.listTools();
   const r = ok(
     await s.client.callTool({
@@ -391,7 +391,7 @@ Deno.test("fred writes to FRED_STORAGE_DIR, streaming pages with progress notifi
   const home = scratchHome(fredConfig(fake.origin, { page_size: 20 }));
   await using _cleanup = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
   const storage = `${home}/${DATA}/custom-store`;
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "fred"],
     home,
     env: { FRED_STORAGE_DIR: storage },
@@ -433,14 +433,13 @@ Deno.test("fred writes to FRED_STORAGE_DIR, streaming pages with progress notifi
 Deno.test("fred reports a storage folder the process may not write as PERMISSION_ERROR", async () => {
   await using fake = startFakeFred();
   const outside = Deno.makeTempDirSync({ prefix: "fred-outside-" });
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
-    configYaml: fredConfig(fake.origin),
+  await using s = await openProvider(fred({
+    fake,
     env: { FRED_STORAGE_DIR: `${outside}/store` },
-    // The permission set lets the server write anywhere; narrow it to the data folder so the
-    // storage folder outside it is refused.
-    allowWrite: ["$HOME/.local/share/opendata-mcp"],
-  });
+    // A refused write is the process's permission: the set lets the server write anywhere, so
+    // it is narrowed to the data folder and the storage folder outside it is refused.
+    spawn: { allowWrite: ["$HOME/.local/share/opendata-mcp"] },
+  }));
   await s.client.listTools();
   const e = errorOf(
     await s.client.callTool({

@@ -2,9 +2,10 @@
 // DECODE_ERROR that blames the upstream, never a stack overflow; text without spaces is counted
 // in linear time. Driven through the real MCP client over stdio against a loopback fake FRED.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
-import { fredConfig, fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { fredError, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 const deepArrays = (n: number) => `{"observations":${"[".repeat(n)}${"]".repeat(n)}}`;
 const deepObject = (n: number) => `${'{"seriess":'.repeat(n)}1${"}".repeat(n)}`;
@@ -20,7 +21,7 @@ Deno.test("fred refuses an upstream body nested 100,000 or 20,000 deep with DECO
       match: (r) => r.url.searchParams.get("series_id") === "DEEP",
       reply: { body: deepObject(20_000), contentType: "application/json" },
     });
-  await using s = await startStdio({ args: ["--providers", "fred"], configYaml: fredConfig(fake.origin) });
+  await using s = await openProvider(fred({ fake }));
   for (
     const args of [
       { operation: "get_observations", series_id: "GNPCA" },
@@ -48,7 +49,7 @@ Deno.test("fred counts a 100 KB title without spaces and answers with an estimat
     match: (r) => r.url.searchParams.get("series_id") === "LONG",
     reply: { json: { seriess: [{ id: "LONG", title, frequency: "Annual" }] } },
   });
-  await using s = await startStdio({ args: ["--providers", "fred"], configYaml: fredConfig(fake.origin) });
+  await using s = await openProvider(fred({ fake }));
   const r = ok(
     await s.client.callTool({ name: "fred_series", arguments: { operation: "get", series_id: "LONG" } }),
   );
@@ -92,7 +93,7 @@ Deno.test("fred masks its key in upstream errors before cutting them, in any cas
     reply: (r) =>
       fredError(400, `Bad Request.  ${echoes[r.url.searchParams.get("series_id") as keyof typeof echoes]}`),
   });
-  await using s = await startStdio({ args: ["--providers", "fred"], configYaml: fredConfig(fake.origin) });
+  await using s = await openProvider(fred({ fake }));
   for (const id of Object.keys(echoes)) {
     const r = await s.client.callTool({
       name: "fred_series",

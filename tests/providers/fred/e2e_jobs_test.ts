@@ -1,10 +1,11 @@
 // Background jobs end to end: a 100,000-row series streamed to CSV with progress notifications
 // and bounded memory, a cancelled job, a shape file, a job that fails after its retries.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
 import type { StdioSession } from "../../harness/spawn.ts";
 import type { Received } from "../../fakes/upstream.ts";
-import { fredConfig, fredError, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { fredError, startFakeFred, syntheticObservations, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 import { errorOf, ok } from "../../harness/results.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
@@ -63,10 +64,11 @@ Deno.test("fred background jobs stream large pulls to files, report progress, ca
         : { json: syntheticObservations(20_000, offsetOf(r), limitOf(r)) },
   });
 
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
-    configYaml: fredConfig(fake.origin, { job_retries: 2, breaker_threshold: 100 }),
-  });
+  // Spawned: the job's memory is measured on the server's own process (and this is FRED's smoke
+  // test of the real entry point).
+  await using s = await openProvider(
+    fred({ fake, settings: { job_retries: 2, breaker_threshold: 100 }, spawn: true }),
+  );
   const outputs: string[] = [];
   const call = async (name: string, args: Record<string, unknown>): Promise<Result> => {
     const r = await s.client.callTool({ name, arguments: args });

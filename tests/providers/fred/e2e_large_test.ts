@@ -3,12 +3,13 @@
 // with what is missing, impossible dates are refused, files keep FRED's number text, and text
 // that is no number stays text in every output.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
 import type { StdioSession } from "../../harness/spawn.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
-import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { startFakeFred, syntheticObservations } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 
@@ -71,15 +72,15 @@ Deno.test("fred large pulls: every page saved, jobs by row count, incomplete res
   });
 
   // One page could hold 100,000 rows; the job threshold is 500 rows; a file holds at most 2,000.
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
-    configYaml: fredConfig(fake.origin, {
+  await using s = await openProvider(fred({
+    fake,
+    settings: {
       job_row_threshold: 500,
       page_size: 100_000,
       max_rows: 2000,
       screen_row_threshold: 100,
-    }),
-  });
+    },
+  }));
   const call = (name: string, args: Record<string, unknown>): Promise<Result> =>
     s.client.callTool({ name, arguments: args });
   const finished = async (accepted: Record<string, unknown>): Promise<Record<string, unknown>> => {
@@ -296,11 +297,9 @@ Deno.test("fred sends a pull whose pages would not finish well within the call's
   await using fake = startFakeFred();
   // 84 rows in pages of 20: four pages after the first, about four seconds by the server's
   // reckoning, more than half of a 6 s call deadline (the most a call's pages may take).
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
-    configYaml: fredConfig(fake.origin, { page_size: 20 }),
-    env: { MCP_CALL_TIMEOUT: "6" },
-  });
+  await using s = await openProvider(
+    fred({ fake, settings: { page_size: 20 }, env: { MCP_CALL_TIMEOUT: "6" } }),
+  );
   const accepted = ok(
     await s.client.callTool({
       name: "fred_series",

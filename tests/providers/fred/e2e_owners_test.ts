@@ -3,37 +3,26 @@
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../harness/spawn.ts";
-import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
+import type { Client } from "../../harness/sdk_client.ts";
+import { connectHttp } from "../../harness/provider.ts";
 import {
   Client as Client2,
   MODERN,
   StreamableHTTPClientTransport as Http2,
 } from "../../harness/sdk2_client.ts";
-import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../harness/results.ts";
-import { fredConfig, startFakeFred, syntheticObservations } from "./fake_fred.ts";
+import { fredConfig, routeStuckSeries, startFakeFred } from "./fake_fred.ts";
 
 Deno.test("fred jobs and projects over HTTP belong to the session that made them", async (t) => {
   await using fake = startFakeFred();
-  const gate = Promise.withResolvers<void>();
   // STUCK: 50,000 rows; the second page waits until the test ends, so the job stays running.
-  fake.route({
-    path: "/fred/series/observations",
-    match: (r: Received) => r.url.searchParams.get("series_id") === "STUCK",
-    reply: async (r: Received) => {
-      const offset = Number(r.url.searchParams.get("offset") ?? 0);
-      if (offset > 0) await gate.promise;
-      return { json: syntheticObservations(50_000, offset, Number(r.url.searchParams.get("limit"))) };
-    },
-  });
+  const stuck = routeStuckSeries(fake, 50_000);
   const home = scratchHome(fredConfig(fake.origin));
   await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
   await using server = await startHttpServer({ args: ["--providers", "fred"], home });
-  const connect = async (): Promise<{ client: Client; session: string }> => {
-    const client = new Client({ name: "owners-test", version: "0" }, { capabilities: {} });
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`));
-    await client.connect(transport);
-    return { client, session: transport.sessionId! };
+  const connect = async () => {
+    const { client, sessionId } = await connectHttp(server.origin);
+    return { client, session: sessionId };
   };
   const a = await connect();
   const b = await connect();
@@ -157,7 +146,7 @@ Deno.test("fred jobs and projects over HTTP belong to the session that made them
       assert.equal(cancelled["status"], "cancelled");
     });
   } finally {
-    gate.resolve();
+    stuck.release();
     await a.client.close().catch(() => {});
     await b.client.close().catch(() => {});
   }

@@ -2,10 +2,11 @@
 // writes with STORAGE_LIMIT, a job that reaches the byte limit fails and leaves no file, and
 // deleting files makes room again.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
 import type { StdioSession } from "../../harness/spawn.ts";
 import { errorOf, ok } from "../../harness/results.ts";
-import { fredConfig, startFakeFred } from "./fake_fred.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { startFakeFred } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 
@@ -22,11 +23,13 @@ function walk(dir: string): string[] {
 
 Deno.test("fred storage limits refuse new projects and writes with STORAGE_LIMIT and keep no partial file", async (t) => {
   await using fake = startFakeFred();
-  await using s = await startStdio({
-    args: ["--providers", "fred"],
-    configYaml: fredConfig(fake.origin, { job_row_threshold: 20_000 }),
-    env: { FRED_MAX_PROJECTS: "2", FRED_MAX_STORAGE_MB: "0.5" },
-  });
+  await using s = await openProvider(
+    fred({
+      fake,
+      settings: { job_row_threshold: 20_000 },
+      env: { FRED_MAX_PROJECTS: "2", FRED_MAX_STORAGE_MB: "0.5" },
+    }),
+  );
   const store = `${s.home}/.local/share/opendata-mcp/fred`;
   const call = (name: string, args: Record<string, unknown>): Promise<Result> =>
     s.client.callTool({ name, arguments: args });

@@ -3,14 +3,15 @@
 // vintage, the series page and the request with the api_key masked; against the recorded GNPCA
 // observations (FRED's documented example) over stdio.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import { fredConfig, startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { openProvider } from "../../harness/provider.ts";
+import { startFakeFred, TEST_KEY } from "./fake_fred.ts";
+import { fred } from "./_helpers.ts";
 
 type Json = Record<string, unknown>;
 
 Deno.test("fred_series get_observations names its vintage and reaches ALFRED's", async (t) => {
   await using fake = startFakeFred();
-  await using s = await startStdio({ args: ["--providers", "fred"], configYaml: fredConfig(fake.origin) });
+  await using s = await openProvider(fred({ fake }));
   const call = async (args: Json) => {
     const r = await s.client.callTool({ name: "fred_series", arguments: { output: "screen", ...args } });
     const text = (r.content as { text: string }[])[0]!.text;

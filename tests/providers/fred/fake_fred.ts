@@ -229,24 +229,43 @@ export function fredRoutes(): Route[] {
   ];
 }
 
+/**
+ * Adds a series `STUCK` of `rows` observations whose second page waits until `release()`, so a
+ * job that pulls it keeps running for as long as a test needs.
+ */
+export function routeStuckSeries(fake: FakeUpstream, rows: number): { release: () => void } {
+  const gate = Promise.withResolvers<void>();
+  fake.route({
+    path: "/fred/series/observations",
+    match: (r: Received) => r.url.searchParams.get("series_id") === "STUCK",
+    reply: async (r: Received) => {
+      const offset = Number(r.url.searchParams.get("offset") ?? 0);
+      if (offset > 0) await gate.promise;
+      return { json: syntheticObservations(rows, offset, Number(r.url.searchParams.get("limit"))) };
+    },
+  });
+  return { release: () => gate.resolve() };
+}
+
 /** Starts a fake FRED with every route. */
 export function startFakeFred(): FakeUpstream {
   return FakeUpstream.start(fredRoutes());
 }
 
-/** The provider block for a config file: fast pacing, small backoffs, the test key. */
+/** FRED's settings in tests: no pacing, small backoffs, no cache, the test key. */
+export const FRED_SETTINGS: Readonly<Record<string, string | number>> = {
+  api_key: TEST_KEY,
+  rate_limit_per_minute: 0,
+  rate_limit_per_second: 0,
+  retry_backoff_ms: 5,
+  rate_limit_retry_delay: 0.05,
+  timeout: 10,
+  cache_ttl: 0,
+};
+
+/** The provider block for a config file: FRED_SETTINGS, then `extra`. */
 export function fredConfig(origin: string, extra: Record<string, unknown> = {}): string {
-  const block: Record<string, unknown> = {
-    base_url: origin,
-    api_key: TEST_KEY,
-    rate_limit_per_minute: 0,
-    rate_limit_per_second: 0,
-    retry_backoff_ms: 5,
-    rate_limit_retry_delay: 0.05,
-    timeout: 10,
-    cache_ttl: 0,
-    ...extra,
-  };
+  const block: Record<string, unknown> = { base_url: origin, ...FRED_SETTINGS, ...extra };
   const lines = Object.entries(block).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`);
   return `providers:\n  fred:\n${lines.join("\n")}\n`;
 }

@@ -3,8 +3,7 @@
 // output: "file" with every entry past the answer's paging window, and the opendata_search source
 // whose `next` call works as given. Against a fake catalogue with 250 synthetic entries.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider, preset, withProvider } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { ok, texts } from "../../harness/results.ts";
@@ -42,21 +41,19 @@ function entry(i: number, organization: string): Record<string, unknown> {
   };
 }
 
-async function withServer(fn: (s: StdioSession, f: FakeUpstream) => Promise<void>): Promise<void> {
-  await using f = FakeUpstream.start([{ path: "/api/search", reply: search }]);
-  await using s = await startStdio({
-    args: ["--providers", "geonorge"],
-    configYaml: `providers:\n  geonorge:\n    base_url: ${f.origin}\n    max_retries: 0\n    cache_ttl: 0\n`,
-  });
-  await fn(s, f);
-}
+/** The geonorge provider against its fake kartkatalog, in process (`spawn: true`: the real process). */
+const geonorge = preset({
+  provider: "geonorge",
+  routes: [{ path: "/api/search", reply: search }],
+  settings: { max_retries: 0, cache_ttl: 0 },
+});
 
 Deno.test("geonorge-datasets belongs to the geonorge toolset and keeps the strict-client rules within budget", async () => {
   await assertLean("geonorge", "geonorge", { tokens: 250, chars: 1800 });
 });
 
 Deno.test("geonorge-datasets organization: null keeps the default, all lifts it, a name filters", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(geonorge(), async (s, f) => {
     const facet = () => f.requests.at(-1)!.url.searchParams.get("facets[0].value");
     ok(await s.client.callTool({ name: "geonorge-datasets", arguments: { organization: null, limit: 1 } }));
     assert.equal(facet(), "Riksantikvaren", "null is what strict clients send for a field left out");
@@ -75,7 +72,7 @@ Deno.test("geonorge-datasets organization: null keeps the default, all lifts it,
 });
 
 Deno.test("geonorge-datasets pages to its window, then output file holds every entry", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(geonorge(), async (s, f) => {
     const last = await s.client.callTool({
       name: "geonorge-datasets",
       arguments: { offset: 190, limit: 10 },
@@ -111,10 +108,7 @@ Deno.test("geonorge search source: the organization's entries, each next call wo
   assert.match(hits[1]!.url!, /kartkatalog\.geonorge\.no\/metadata\/uuid\//);
   await provider.close?.();
 
-  await using s = await startStdio({
-    args: ["--providers", "geonorge"],
-    configYaml: `providers:\n  geonorge:\n    base_url: ${f.origin}\n    cache_ttl: 0\n`,
-  });
+  await using s = await openProvider({ provider: "geonorge", fake: f, settings: { cache_ttl: 0 } });
   const found = ok(await s.client.callTool({ name: hits[1]!.next.tool, arguments: hits[1]!.next.arguments }));
   const entries = found["entries"] as Record<string, unknown>[];
   assert.equal(entries[0]!["title"], "Datasett 1");

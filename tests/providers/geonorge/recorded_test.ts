@@ -2,7 +2,7 @@
 // GEONORGE:DOWNLOAD distributions, the WMS and WFS capabilities of each dataset, the Oslo calendar
 // date, and the operator's contact in the User-Agent.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
+import { openProvider } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 
 type Json = Record<string, unknown>;
@@ -11,11 +11,13 @@ const PAGE = "geonorge/real_search_page_limit25.json";
 
 Deno.test("geonorge-datasets reads the services, downloads and dates of a real catalogue page", async (t) => {
   await using fake = FakeUpstream.start([{ path: "/api/search", reply: () => ({ fixture: PAGE }) }]);
-  await using s = await startStdio({
-    args: ["--providers", "geonorge"],
+  // The provider's smoke test through the real process (the others run the server in process).
+  await using s = await openProvider({
+    spawn: true,
+    provider: "geonorge",
+    fake,
+    settings: { max_retries: 0, cache_ttl: 0 },
     env: { OPENDATA_MCP_CONTACT: "ops@example.org" },
-    configYaml:
-      `providers:\n  geonorge:\n    base_url: ${fake.origin}\n    max_retries: 0\n    cache_ttl: 0\n`,
   });
   const call = async (args: Json) => {
     const r = await s.client.callTool({ name: "geonorge-datasets", arguments: args });

@@ -1,6 +1,6 @@
 // geonorge-datasets end to end against a fake kartkatalog serving synthetic bodies.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
+import { openProvider } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 
@@ -41,10 +41,10 @@ function search(req: Received): Reply {
 
 Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) => {
   await using fake = FakeUpstream.start([{ path: "/api/search", reply: search }]);
-  await using s = await startStdio({
-    args: ["--providers", "geonorge"],
-    configYaml:
-      `providers:\n  geonorge:\n    base_url: ${fake.origin}\n    max_retries: 0\n    cache_ttl: 0\n`,
+  await using s = await openProvider({
+    provider: "geonorge",
+    fake,
+    settings: { max_retries: 0, cache_ttl: 0 },
   });
   const call = async (args: Json) => {
     const r = await s.client.callTool({ name: "geonorge-datasets", arguments: args });

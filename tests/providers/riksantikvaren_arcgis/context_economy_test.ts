@@ -3,9 +3,8 @@
 // transfer limit up to the cap and is continued from its offset to the end. Against a fake
 // kart.ra.no whose layer 7 holds 25 synthetic features and answers at most 3 per request.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
-import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
+import { preset, withProvider } from "../../harness/provider.ts";
+import { fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
 import { assertLean, readLinked } from "../_norway.ts";
@@ -56,25 +55,17 @@ function query(r: Received): Reply {
   };
 }
 
-async function withServer(fn: (s: StdioSession, f: FakeUpstream) => Promise<void>): Promise<void> {
-  await using f = FakeUpstream.start([]);
-  f.route({ path: `${SVC}/7`, reply: { json: LAYER } })
-    .route({ path: `${SVC}/7/query`, reply: query })
-    .route({ method: "POST", path: `${SVC}/7/query`, reply: query });
-  await using s = await startStdio({
-    args: ["--providers", "riksantikvaren_arcgis"],
-    configYaml: [
-      "providers:",
-      "  riksantikvaren_arcgis:",
-      `    base_url: ${f.origin}${BASE}`,
-      "    max_retries: 0",
-      "    cache_ttl: 0",
-      "    max_pages: 2",
-      "    file_max_features: 10",
-    ].join("\n"),
-  });
-  await fn(s, f);
-}
+/** The riksantikvaren_arcgis provider against its fake layer 7, in process (`spawn: true`: the real process). */
+const arcgis = preset({
+  provider: "riksantikvaren_arcgis",
+  routes: [
+    { path: `${SVC}/7`, reply: { json: LAYER } },
+    { path: `${SVC}/7/query`, reply: query },
+    { method: "POST", path: `${SVC}/7/query`, reply: query },
+  ],
+  basePath: BASE,
+  settings: { max_retries: 0, cache_ttl: 0, max_pages: 2, file_max_features: 10 },
+});
 
 function csvIds(text: string): string[] {
   const [head, ...rows] = text.trim().split(/\r?\n/);
@@ -87,7 +78,7 @@ Deno.test("arcgis tools belong to the arcgis toolset and keep the strict-client 
 });
 
 Deno.test("arcgis-query output file pages past the transfer limit to the cap; its offset writes the rest", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(arcgis(), async (s, f) => {
     const ids: string[] = [];
     let offset = 0;
     const files: Json[] = [];
@@ -118,7 +109,7 @@ Deno.test("arcgis-query output file pages past the transfer limit to the cap; it
 });
 
 Deno.test("arcgis-query output file in JSON is a GeoJSON FeatureCollection with whole geometries", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(arcgis(), async (s, f) => {
     const r = await s.client.callTool({
       name: "arcgis-query",
       arguments: { layer: 7, output: "file", response_format: "json", where: "kommune='0301'" },
@@ -138,7 +129,7 @@ Deno.test("arcgis-query output file in JSON is a GeoJSON FeatureCollection with 
 });
 
 Deno.test("arcgis-query polygon: an array of [lon, lat] arrays is served and checked", async () => {
-  await withServer(async (s) => {
+  await withProvider(arcgis(), async (s) => {
     const ring = [[10.69, 59.89], [10.75, 59.89], [10.75, 59.92], [10.69, 59.92]];
     const r = ok(await s.client.callTool({ name: "arcgis-query", arguments: { layer: 7, polygon: ring } }));
     assert.equal((r["features"] as Json[])[0]!["name"], "Lokalitet 0");

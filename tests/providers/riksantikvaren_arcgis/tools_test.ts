@@ -2,8 +2,8 @@ import { providerTools } from "../../harness/results.ts";
 // The arcgis-* tools end to end: the real server over stdio against a fake kart.ra.no serving
 // the fixtures of tests/fixtures/ra_arcgis/ (synthetic bodies plus real ArcGIS error bodies).
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider } from "../../harness/provider.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 
@@ -15,7 +15,7 @@ const MAX_RECORDS = 3;
 
 type Json = Record<string, unknown>;
 
-async function call(s: StdioSession, name: string, args: Json) {
+async function call(s: ProviderSession, name: string, args: Json) {
   const r = await s.client.callTool({ name, arguments: args });
   const content = r.content as { type: string; text: string }[];
   return {
@@ -132,11 +132,13 @@ Deno.test("riksantikvaren_arcgis tools over stdio against a fake kart.ra.no", as
           ? { json: { results: [] } }
           : { json: json("identify_point.json") },
     });
-  await using s = await startStdio({
-    args: ["--providers", "riksantikvaren_arcgis"],
-    configYaml:
-      `providers:\n  riksantikvaren_arcgis:\n    base_url: ${fake.origin}${BASE}\n    timeout: 5\n` +
-      `    max_retries: 0\n    retry_backoff_ms: 1\n    cache_ttl: 0\n`,
+  // The provider's smoke test through the real process (the others run the server in process).
+  await using s = await openProvider({
+    spawn: true,
+    provider: "riksantikvaren_arcgis",
+    fake,
+    basePath: BASE,
+    settings: { max_retries: 0, cache_ttl: 0 },
   });
 
   await t.step(
@@ -557,12 +559,12 @@ Deno.test("arcgis-* with the cache on and a small call deadline: fresh, odd bodi
           : { json: { features: [{ attributes: { OBJECTID: 9, navn: "Nå riktig" } }] } },
     })
     .route({ path: `${BASE}/Odd/MapServer/4/query`, reply: { json: [] } });
-  await using s = await startStdio({
-    args: ["--providers", "riksantikvaren_arcgis"],
+  await using s = await openProvider({
+    provider: "riksantikvaren_arcgis",
+    fake,
+    basePath: BASE,
+    settings: { timeout: 10, max_retries: 0, cache_ttl: 600, breaker_threshold: 50, deadline_margin_ms: 300 },
     env: { MCP_CALL_TIMEOUT: "1.5" },
-    configYaml:
-      `providers:\n  riksantikvaren_arcgis:\n    base_url: ${fake.origin}${BASE}\n    timeout: 10\n` +
-      `    max_retries: 0\n    cache_ttl: 600\n    breaker_threshold: 50\n    deadline_margin_ms: 300\n`,
   });
 
   try {

@@ -4,8 +4,8 @@
 // opendata_search source whose `next` call works as given. Against a fake api.ra.no that pages
 // 1,500 synthetic sites like the real one: a bbox answer also holds every record without geometry.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider, withProvider } from "../../harness/provider.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { ok, texts } from "../../harness/results.ts";
@@ -108,21 +108,13 @@ function fake(): FakeUpstream {
   return f;
 }
 
-async function withServer(fn: (s: StdioSession, f: FakeUpstream) => Promise<void>): Promise<void> {
+async function withServer(fn: (s: ProviderSession, f: FakeUpstream) => Promise<void>): Promise<void> {
   await using f = fake();
-  await using s = await startStdio({
-    args: ["--providers", "riksantikvaren_ogc"],
-    configYaml: [
-      "providers:",
-      "  riksantikvaren_ogc:",
-      `    base_url: ${f.origin}`,
-      "    max_retries: 0",
-      "    cache_ttl: 0",
-      "    scan_page_size: 500",
-      "    file_max_features: 1000",
-    ].join("\n"),
-  });
-  await fn(s, f);
+  await withProvider({
+    provider: "riksantikvaren_ogc",
+    fake: f,
+    settings: { max_retries: 0, cache_ttl: 0, scan_page_size: 500, file_max_features: 1000 },
+  }, fn);
 }
 
 function csvIds(text: string): string[] {
@@ -255,10 +247,7 @@ Deno.test("riksantikvaren search source: sites by name, each next call works as 
   assert.match(hits[1]!.snippet!, /Arkeologisk lokalitet/);
   await provider.close?.();
 
-  await using s = await startStdio({
-    args: ["--providers", "riksantikvaren_ogc"],
-    configYaml: `providers:\n  riksantikvaren_ogc:\n    base_url: ${f.origin}\n    cache_ttl: 0\n`,
-  });
+  await using s = await openProvider({ provider: "riksantikvaren_ogc", fake: f, settings: { cache_ttl: 0 } });
   const feature = ok(
     await s.client.callTool({ name: hits[1]!.next.tool, arguments: hits[1]!.next.arguments }),
   );

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { errorOf, ok, texts } from "../../harness/results.ts";
 import type { ToolResult } from "../../harness/results.ts";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider } from "../../harness/provider.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 
@@ -59,7 +59,7 @@ function featureOf(path: string, id: string, origin: string): Reply {
   return f ? { json: f, contentType: "application/geo+json" } : { status: 404, json: { code: "NotFound" } };
 }
 
-async function call(s: StdioSession, name: string, args: Json): Promise<ToolResult> {
+async function call(s: ProviderSession, name: string, args: Json): Promise<ToolResult> {
   return await s.client.callTool({ name, arguments: args });
 }
 
@@ -154,12 +154,13 @@ Deno.test("riksantikvaren_ogc tools against recorded api.ra.no bodies, odd bodie
           ? { json: null }
           : { json: { type: "FeatureCollection", numberMatched: 0, features: [] } },
     });
-  await using s = await startStdio({
-    args: ["--providers", "riksantikvaren_ogc"],
+  // The provider's smoke test through the real process (the others run the server in process).
+  await using s = await openProvider({
+    spawn: true,
+    provider: "riksantikvaren_ogc",
+    fake,
+    settings: { timeout: 10, max_retries: 0, cache_ttl: 600, breaker_threshold: 50, deadline_margin_ms: 300 },
     env: { MCP_CALL_TIMEOUT: "1.5" },
-    configYaml:
-      `providers:\n  riksantikvaren_ogc:\n    base_url: ${o}\n    timeout: 10\n    max_retries: 0\n` +
-      `    retry_backoff_ms: 1\n    cache_ttl: 600\n    breaker_threshold: 50\n    deadline_margin_ms: 300\n`,
   });
 
   try {

@@ -2,8 +2,8 @@ import { providerTools } from "../../harness/results.ts";
 // The riksantikvaren-* tools end to end: the real server over stdio (scoped permissions) against
 // a fake api.ra.no serving the synthetic fixtures of tests/fixtures/ra_ogc/.
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider } from "../../harness/provider.ts";
+import type { ProviderSession } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 
@@ -19,7 +19,7 @@ interface Called {
   payload: Json;
 }
 
-async function call(s: StdioSession, name: string, args: Json): Promise<Called> {
+async function call(s: ProviderSession, name: string, args: Json): Promise<Called> {
   const r = await s.client.callTool({ name, arguments: args });
   const content = r.content as { type: string; text: string }[];
   return {
@@ -110,11 +110,10 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
       path: "/brukerminner/collections/brukerminner/items",
       reply: fixture("items_brukerminner_p1.json", o),
     });
-  await using s = await startStdio({
-    args: ["--providers", "riksantikvaren_ogc"],
-    configYaml:
-      `providers:\n  riksantikvaren_ogc:\n    base_url: ${o}\n    timeout: 5\n    max_retries: 0\n` +
-      `    retry_backoff_ms: 1\n    cache_ttl: 0\n`,
+  await using s = await openProvider({
+    provider: "riksantikvaren_ogc",
+    fake,
+    settings: { max_retries: 0, cache_ttl: 0 },
   });
 
   await t.step("tools/list serves the four tools with read-only annotations and output schemas", async () => {

@@ -3,10 +3,9 @@
 // article with every link), and the opendata_search source whose `next` call works as given.
 import assert from "node:assert/strict";
 import { bodyToText } from "../../../lib/providers/snl/parse.ts";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider, preset, withProvider } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
-import type { Received, Reply } from "../../fakes/upstream.ts";
+import type { Received, Reply, Route } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
 import { assertLean, providerFor, readLinked, searchContext } from "../_norway.ts";
 
@@ -36,37 +35,27 @@ function searchPage(r: Received): Reply {
   return { json: hits };
 }
 
-function fake(): FakeUpstream {
-  return FakeUpstream.start([
+function snlRoutes(): Route[] {
+  return [
     { path: "/api/v1/search", reply: searchPage },
     { path: "/fortolket_programmeringsspr%C3%A5k.json", reply: { fixture: ARTICLE } },
-  ]);
+  ];
 }
 
-async function withServer(fn: (s: StdioSession, f: FakeUpstream) => Promise<void>): Promise<void> {
-  await using f = fake();
-  await using s = await startStdio({
-    args: ["--providers", "snl"],
-    configYaml: [
-      "server:",
-      "  character_limit: 3000",
-      "providers:",
-      "  snl:",
-      `    base_url: ${f.origin}`,
-      "    max_retries: 0",
-      "    cache_ttl: 0",
-      "    file_max_results: 20",
-    ].join("\n"),
-  });
-  await fn(s, f);
-}
+/** The snl provider against its fake, in process (`spawn: true`: the real process). */
+const snl = preset({
+  provider: "snl",
+  routes: snlRoutes(),
+  server: { character_limit: 3000 },
+  settings: { max_retries: 0, cache_ttl: 0, file_max_results: 20 },
+});
 
 Deno.test("snl tools belong to the snl toolset and keep the strict-client rules within budget", async () => {
   await assertLean("snl", "snl", { tokens: 600, chars: 4000 });
 });
 
 Deno.test("snl-search output file pages ten at a time to the cap, and a second call writes the rest", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(snl(), async (s, f) => {
     const first = await s.client.callTool({
       name: "snl-search",
       arguments: { query: "treff", limit: 3, output: "file" },
@@ -107,7 +96,7 @@ Deno.test("snl-search output file pages ten at a time to the cap, and a second c
 });
 
 Deno.test("snl-article output file holds the whole text and every link; a file needs a server", async () => {
-  await withServer(async (s) => {
+  await withProvider(snl(), async (s) => {
     const r = await s.client.callTool({
       name: "snl-article",
       arguments: { slug: "fortolket_programmeringsspråk", output: "file" },
@@ -128,7 +117,7 @@ Deno.test("snl-article output file holds the whole text and every link; a file n
 });
 
 Deno.test("snl search source: hits from snl.no, each next call works as given", async () => {
-  await using f = fake();
+  await using f = FakeUpstream.start(snlRoutes());
   const provider = await providerFor("snl", { base_url: f.origin, cache_ttl: 0, max_retries: 0 });
   const hits = await provider.search!.search("programmering", { limit: 2 }, searchContext());
   assert.equal(hits.length, 2);
@@ -141,10 +130,7 @@ Deno.test("snl search source: hits from snl.no, each next call works as given", 
   assert.equal(f.requests.at(-1)!.url.searchParams.get("limit"), "2");
   await provider.close?.();
 
-  await using s = await startStdio({
-    args: ["--providers", "snl"],
-    configYaml: `providers:\n  snl:\n    base_url: ${f.origin}\n    cache_ttl: 0\n`,
-  });
+  await using s = await openProvider({ provider: "snl", fake: f, settings: { cache_ttl: 0 } });
   const article = ok(
     await s.client.callTool({ name: hits[0]!.next.tool, arguments: hits[0]!.next.arguments }),
   );

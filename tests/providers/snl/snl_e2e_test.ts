@@ -1,22 +1,23 @@
-// snl-search and snl-article end to end: the real server over stdio (scoped permissions), the
-// SDK Client (which checks structuredContent against each outputSchema), and a fake SNL serving
-// the recorded article JSON and synthetic search answers (tests/fixtures/snl/README.md).
+// snl-search and snl-article end to end: the real server in process (the search test spawns the
+// real process, scoped permissions and all, as the provider's smoke test), the SDK Client (which
+// checks structuredContent against each outputSchema), and a fake SNL serving the recorded
+// article JSON and synthetic search answers (tests/fixtures/snl/README.md).
 import assert from "node:assert/strict";
 import { bodyToText } from "../../../lib/providers/snl/parse.ts";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
-import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
-import type { Received } from "../../fakes/upstream.ts";
+import { preset, withProvider } from "../../harness/provider.ts";
+import { fixtureText } from "../../fakes/upstream.ts";
+import type { Received, Route } from "../../fakes/upstream.ts";
 import { errorOf as errorPayload, ok, providerTools, texts } from "../../harness/results.ts";
+import type { ToolResult } from "../../harness/results.ts";
 
-type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
+type Result = ToolResult;
 
 const query = (r: Received) => r.url.searchParams.get("query");
 const ARTICLE = "snl/article_fortolket_programmeringsspraak.json";
 const ARTICLE_PATH = "/fortolket_programmeringsspr%C3%A5k.json";
 
-function snlFake(): FakeUpstream {
-  return FakeUpstream.start([
+function snlRoutes(): Route[] {
+  return [
     {
       path: "/api/v1/search",
       match: (r) => query(r) === "programmering",
@@ -40,30 +41,21 @@ function snlFake(): FakeUpstream {
       path: "/finnes_ikke.json",
       reply: { status: 404, body: "<html><body>Ikke funnet</body></html>", contentType: "text/html" },
     },
-  ]);
+  ];
 }
 
-async function withServer(fn: (s: StdioSession, fake: FakeUpstream) => Promise<void>): Promise<void> {
-  await using fake = snlFake();
-  const configYaml = [
-    "server:",
-    // 3,600: a fifth of it is kept for each answer's provenance (issue 26).
-    "  character_limit: 3600",
-    "providers:",
-    "  snl:",
-    `    base_url: ${fake.origin}`,
-    "    max_retries: 1",
-    "    retry_backoff_ms: 1",
-    "    timeout: 5",
-    // Room for the synthetic 5 MB article below; the default cap (4 MiB) is sized to real articles.
-    "    max_body_mb: 16",
-  ].join("\n");
-  await using s = await startStdio({ args: ["--providers", "snl"], configYaml });
-  await fn(s, fake);
-}
+/** The snl provider against its fake, in process (`spawn: true`: the real process). */
+const snl = preset({
+  provider: "snl",
+  routes: snlRoutes(),
+  // 3,600: a fifth of it is kept for each answer's provenance.
+  server: { character_limit: 3600 },
+  // Room for the synthetic 5 MB article below; the default cap (4 MiB) is sized to real articles.
+  settings: { max_retries: 1, max_body_mb: 16 },
+});
 
 Deno.test("snl tools are listed with annotations, output schemas and the site choices", async () => {
-  await withServer(async (s) => {
+  await withProvider(snl(), async (s) => {
     const tools = providerTools((await s.client.listTools()).tools);
     assert.deepEqual(tools.map((t) => t.name), ["snl-search", "snl-article"]);
     for (const t of tools) {
@@ -77,7 +69,7 @@ Deno.test("snl tools are listed with annotations, output schemas and the site ch
 });
 
 Deno.test("snl-search reads first_sentences, licences and pages with the envelope in both formats", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(snl({ spawn: true }), async (s, fake) => {
     const r = await s.client.callTool({
       name: "snl-search",
       arguments: { query: "programmering", limit: 2 },
@@ -126,7 +118,7 @@ Deno.test("snl-search reads first_sentences, licences and pages with the envelop
 });
 
 Deno.test("snl-search reads the older first_two_sentences name and a sister site", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(snl(), async (s, fake) => {
     const r = await s.client.callTool({ name: "snl-search", arguments: { query: "dansband", site: "nbl" } });
     const data = ok(r);
     assert.equal(data["site"], "nbl");
@@ -145,7 +137,7 @@ Deno.test("snl-search reads the older first_two_sentences name and a sister site
 });
 
 Deno.test("snl tools reject bad arguments with a VALIDATION_ERROR naming the field, before any request", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(snl(), async (s, fake) => {
     const cases: [string, Record<string, unknown>, string][] = [
       ["snl-search", { query: "x", site: "evil.example" }, "site"],
       ["snl-search", { query: "x", limit: 11 }, "limit"],
@@ -183,7 +175,7 @@ Deno.test("snl tools reject bad arguments with a VALIDATION_ERROR naming the fie
 });
 
 Deno.test("snl-article reads an article by slug, url and id with text, links, authors and licence", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(snl(), async (s, fake) => {
     const bySlug = await s.client.callTool({
       name: "snl-article",
       arguments: { slug: "fortolket programmeringsspråk" },
@@ -255,7 +247,7 @@ Deno.test("snl-article reads an article by slug, url and id with text, links, au
 });
 
 Deno.test("snl-article gives a long article in parts that join up to the whole text", async () => {
-  await withServer(async (s) => {
+  await withProvider(snl(), async (s) => {
     const whole = bodyToText(JSON.parse(fixtureText(ARTICLE)).xhtml_body).text;
     const parts: string[] = [];
     let offset = 0;
@@ -285,7 +277,7 @@ Deno.test("snl-article gives a long article in parts that join up to the whole t
 });
 
 Deno.test("snl tools answer DECODE_ERROR for bodies that are not SNL answers, API_ERROR for an error object", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(snl(), async (s, fake) => {
     let current: unknown = null;
     fake.route({
       path: /^\/api\/v1\/search$/,
@@ -332,7 +324,7 @@ Deno.test("snl tools answer DECODE_ERROR for bodies that are not SNL answers, AP
 });
 
 Deno.test("snl-article keeps every part within the limit when the upstream sends huge fields", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(snl(), async (s, fake) => {
     const body = Array.from({ length: 12 }, (_, i) => `<p>Avsnitt ${i}: ${"syntetisk tekst ".repeat(20)}</p>`)
       .join("");
     const huge = {
@@ -378,7 +370,7 @@ Deno.test("snl-article keeps every part within the limit when the upstream sends
 });
 
 Deno.test("snl-article reports a missing article as NOT_FOUND, refuses an off-site redirect, and snl-search a failure", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(snl(), async (s, fake) => {
     const missing = errorPayload(
       await s.client.callTool({ name: "snl-article", arguments: { slug: "finnes_ikke" } }),
     );

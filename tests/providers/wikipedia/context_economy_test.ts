@@ -3,10 +3,9 @@
 // opendata_search source whose `next` call works as given. Against a fake MediaWiki API that
 // pages synthetic search hits like CirrusSearch (`continue.sroffset`).
 import assert from "node:assert/strict";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider, preset, withProvider } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
-import type { Received, Reply } from "../../fakes/upstream.ts";
+import type { Received, Reply, Route } from "../../fakes/upstream.ts";
 import { errorOf, ok, texts } from "../../harness/results.ts";
 import { assertLean, providerFor, readLinked, searchContext } from "../_norway.ts";
 import { articleText } from "../../../lib/providers/wikipedia/article_text.ts";
@@ -41,9 +40,9 @@ function searchPage(r: Received): Reply {
   };
 }
 
-function fake(): FakeUpstream {
+function wikiRoutes(): Route[] {
   const api = "/w/api.php";
-  return FakeUpstream.start([
+  return [
     { path: api, match: (r) => param(r, "list") === "search", reply: searchPage },
     {
       path: api,
@@ -60,33 +59,23 @@ function fake(): FakeUpstream {
       match: (r) => (param(r, "titles") ?? "").startsWith("Treff "),
       reply: { fixture: "wikipedia/synthetic_summary_christiania_redirect_fv2.json" },
     },
-  ]);
+  ];
 }
 
-async function withServer(fn: (s: StdioSession, f: FakeUpstream) => Promise<void>): Promise<void> {
-  await using f = fake();
-  await using s = await startStdio({
-    args: ["--providers", "wikipedia"],
-    configYaml: [
-      "server:",
-      "  character_limit: 6000",
-      "providers:",
-      "  wikipedia:",
-      `    base_url: ${f.origin}`,
-      "    max_retries: 0",
-      "    cache_ttl: 0",
-      "    file_max_results: 600",
-    ].join("\n"),
-  });
-  await fn(s, f);
-}
+/** The wikipedia provider against its fake, in process (`spawn: true`: the real process). */
+const wikipedia = preset({
+  provider: "wikipedia",
+  routes: wikiRoutes(),
+  server: { character_limit: 6000 },
+  settings: { max_retries: 0, cache_ttl: 0, file_max_results: 600 },
+});
 
 Deno.test("wikipedia tools belong to the wikipedia toolset and keep the strict-client rules within budget", async () => {
   await assertLean("wikipedia", "wikipedia", { tokens: 900, chars: 6500 });
 });
 
 Deno.test("wikipedia-search output file follows pages to the cap, says where to go on, and the rest ends it", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(wikipedia(), async (s, f) => {
     const first = await s.client.callTool({
       name: "wikipedia-search",
       arguments: { query: "treff", limit: 5, output: "file" },
@@ -134,7 +123,7 @@ Deno.test("wikipedia-search output file follows pages to the cap, says where to 
 });
 
 Deno.test("wikipedia-content output file holds the whole article as markdown; the answer previews it", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     const r = await s.client.callTool({
       name: "wikipedia-content",
       arguments: { title: "Oslo", output: "file" },
@@ -155,7 +144,7 @@ Deno.test("wikipedia-content output file holds the whole article as markdown; th
 });
 
 Deno.test("wikipedia-geosearch output file writes every article found; a bad output value is refused", async () => {
-  await withServer(async (s, f) => {
+  await withProvider(wikipedia(), async (s, f) => {
     const r = await s.client.callTool({
       name: "wikipedia-geosearch",
       arguments: { lat: 41.68, lon: -70.19, radius_m: 10_000, output: "file" },
@@ -175,7 +164,7 @@ Deno.test("wikipedia-geosearch output file writes every article found; a bad out
 });
 
 Deno.test("wikipedia search source: hits from the default edition, each next call works as given", async () => {
-  await using f = fake();
+  await using f = FakeUpstream.start(wikiRoutes());
   const provider = await providerFor("wikipedia", { base_url: f.origin, cache_ttl: 0, max_retries: 0 });
   const hits = await provider.search!.search("treff", { limit: 3 }, searchContext());
   assert.equal(hits.length, 3);
@@ -189,10 +178,7 @@ Deno.test("wikipedia search source: hits from the default edition, each next cal
   assert.equal(param(f.requests.at(-1)!, "srlimit"), "3", "one request for the hits asked for");
   await provider.close?.();
 
-  await using s = await startStdio({
-    args: ["--providers", "wikipedia"],
-    configYaml: `providers:\n  wikipedia:\n    base_url: ${f.origin}\n    cache_ttl: 0\n`,
-  });
+  await using s = await openProvider({ provider: "wikipedia", fake: f, settings: { cache_ttl: 0 } });
   const { tool, arguments: args } = hits[0]!.next;
   const summary = ok(await s.client.callTool({ name: tool, arguments: args }));
   assert.equal(summary["title"], "Oslo");

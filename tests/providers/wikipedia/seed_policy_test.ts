@@ -8,7 +8,7 @@ import { SnlApi } from "../../../lib/providers/snl/client.ts";
 import { snlSpec } from "../../../lib/providers/snl/config.ts";
 import { WikipediaApi } from "../../../lib/providers/wikipedia/client.ts";
 import { wikipediaSpec } from "../../../lib/providers/wikipedia/config.ts";
-import { startStdio } from "../../harness/spawn.ts";
+import { startInProcess } from "../../harness/in_process.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import { errorOf } from "../../harness/results.ts";
 
@@ -67,7 +67,7 @@ Deno.test("wikipedia and snl tools make 3 attempts by default and wait for maxla
     // Both providers share the fake's host, and so its breaker.
     "    breaker_threshold: 100",
   ].join("\n");
-  await using s = await startStdio({ args: ["--providers", "wikipedia,snl"], configYaml });
+  await using s = await startInProcess({ args: ["--providers", "wikipedia,snl"], configYaml });
 
   const wiki = errorOf(await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "Nede" } }));
   assert.deepEqual([wiki["error_type"], wiki["status"]], ["API_ERROR", 503]);

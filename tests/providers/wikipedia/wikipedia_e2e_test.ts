@@ -1,22 +1,24 @@
-// The four Wikipedia tools end to end: the real server over stdio (scoped permissions), the SDK
-// Client (which checks structuredContent against each outputSchema), and a fake MediaWiki API
-// serving recorded and synthetic bodies (tests/fixtures/wikipedia/README.md).
+// The four Wikipedia tools end to end: the real server in process (the search test spawns the real
+// process as the provider's smoke test, and the allowlist tests run the CLI), the SDK Client
+// (which checks structuredContent against each outputSchema), and a fake MediaWiki API serving
+// recorded and synthetic bodies (tests/fixtures/wikipedia/README.md).
 import assert from "node:assert/strict";
 import { articleText } from "../../../lib/providers/wikipedia/article_text.ts";
-import { runCli, startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
-import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
-import type { Received } from "../../fakes/upstream.ts";
+import { runCli } from "../../harness/spawn.ts";
+import { preset, withProvider } from "../../harness/provider.ts";
+import { fixtureText } from "../../fakes/upstream.ts";
+import type { Received, Route } from "../../fakes/upstream.ts";
 import { errorOf as errorPayload, ok, providerTools, texts } from "../../harness/results.ts";
+import type { ToolResult } from "../../harness/results.ts";
 
-type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
+type Result = ToolResult;
 
 const param = (r: Received, name: string) => r.url.searchParams.get(name);
 
-function wikiFake(): FakeUpstream {
+function wikiRoutes(): Route[] {
   const api = "/w/api.php";
   const titles = (t: string) => (r: Received) => param(r, "titles") === t && param(r, "prop") !== "links";
-  return FakeUpstream.start([
+  return [
     {
       path: api,
       match: (r) => param(r, "list") === "search" && param(r, "srsearch") === "meaning",
@@ -92,31 +94,19 @@ function wikiFake(): FakeUpstream {
       match: titles("Vedlikehold"),
       reply: { body: "<!DOCTYPE html><html><body>Wikimedia Error</body></html>", contentType: "text/html" },
     },
-  ]);
+  ];
 }
 
-function config(fake: FakeUpstream, extra = ""): string {
-  return [
-    "server:",
-    "  character_limit: 4000",
-    "providers:",
-    "  wikipedia:",
-    `    base_url: ${fake.origin}`,
-    "    max_retries: 1",
-    "    retry_backoff_ms: 1",
-    "    timeout: 5",
-    extra,
-  ].join("\n");
-}
-
-async function withServer(fn: (s: StdioSession, fake: FakeUpstream) => Promise<void>): Promise<void> {
-  await using fake = wikiFake();
-  await using s = await startStdio({ args: ["--providers", "wikipedia"], configYaml: config(fake) });
-  await fn(s, fake);
-}
+/** The wikipedia provider against its fake, in process (`spawn: true`: the real process). */
+const wikipedia = preset({
+  provider: "wikipedia",
+  routes: wikiRoutes(),
+  server: { character_limit: 4000 },
+  settings: { max_retries: 1 },
+});
 
 Deno.test("wikipedia tools are listed with annotations, output schemas and the default language", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     const tools = providerTools((await s.client.listTools()).tools);
     assert.deepEqual(tools.map((t) => t.name), [
       "wikipedia-search",
@@ -136,7 +126,7 @@ Deno.test("wikipedia tools are listed with annotations, output schemas and the d
 });
 
 Deno.test("wikipedia-search returns cleaned hits, the paging envelope and the licence in both formats", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia({ spawn: true }), async (s, fake) => {
     const md = await s.client.callTool({
       name: "wikipedia-search",
       arguments: { query: "meaning", limit: 2 },
@@ -184,7 +174,7 @@ Deno.test("wikipedia-search returns cleaned hits, the paging envelope and the li
 });
 
 Deno.test("wikipedia tools refuse hostile or malformed language codes before any request", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const hostile = [
       "en.evil.example",
       "evil.example#",
@@ -218,7 +208,7 @@ Deno.test("wikipedia tools refuse hostile or malformed language codes before any
 });
 
 Deno.test("wikipedia tools reject each out-of-range argument with a VALIDATION_ERROR naming it", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const cases: [string, Record<string, unknown>, string, RegExp?][] = [
       ["wikipedia-search", { query: "x", limit: 0 }, "limit"],
       ["wikipedia-search", { query: "x", limit: 51 }, "limit"],
@@ -257,7 +247,7 @@ Deno.test("wikipedia tools reject each out-of-range argument with a VALIDATION_E
 });
 
 Deno.test("wikipedia-summary follows a redirect and reports it, with coordinates, Wikidata id and credit", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const r = await s.client.callTool({
       name: "wikipedia-summary",
       arguments: { title: "Christiania", sentences: 2 },
@@ -301,7 +291,7 @@ Deno.test("wikipedia-summary follows a redirect and reports it, with coordinates
 });
 
 Deno.test("wikipedia-summary says when a title is a disambiguation page and lists its options", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     const r = await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "merkur" } });
     const data = ok(r);
     assert.equal(data["is_disambiguation"], true);
@@ -321,7 +311,7 @@ Deno.test("wikipedia-summary says when a title is a disambiguation page and list
 });
 
 Deno.test("wikipedia-summary still answers a disambiguation page whose list of articles cannot be fetched", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const links = (r: Received) => param(r, "prop") === "links";
     // Two 503s (max_retries 1), then a body that is no API answer at all.
     fake.route({
@@ -376,7 +366,7 @@ Deno.test("wikipedia-summary still answers a disambiguation page whose list of a
 });
 
 Deno.test("wikipedia tools answer DECODE_ERROR for bodies that are not API answers, API_ERROR for an error string", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const bodies: unknown[] = [null, [], "text", { batchcomplete: true }, { query: "x" }, {
       query: { search: "x", geosearch: 5, pages: "x" },
     }, { query: { search: [1, 2], geosearch: [{}], pages: [null, 3] } }];
@@ -429,7 +419,7 @@ Deno.test("wikipedia tools answer DECODE_ERROR for bodies that are not API answe
 });
 
 Deno.test("wikipedia-summary and wikipedia-content report a missing page as NOT_FOUND in both API formats", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     for (
       const [name, title] of [
         ["wikipedia-summary", "Finnes ikke"],
@@ -448,7 +438,7 @@ Deno.test("wikipedia-summary and wikipedia-content report a missing page as NOT_
 });
 
 Deno.test("wikipedia-geosearch returns nearby articles nearest first and maps an API error", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const r = await s.client.callTool({
       name: "wikipedia-geosearch",
       arguments: { lat: 41.68, lon: -70.19, radius_m: 10_000, limit: 10, language: "en" },
@@ -490,7 +480,7 @@ Deno.test("wikipedia-geosearch returns nearby articles nearest first and maps an
 });
 
 Deno.test("wikipedia-content delivers a long article in parts that fit the limit and lose nothing", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const extract =
       JSON.parse(fixtureText("wikipedia/synthetic_content_oslo_fv2.json")).query.pages[0].extract;
     const whole = articleText(extract).text;
@@ -539,7 +529,7 @@ Deno.test("wikipedia-content delivers a long article in parts that fit the limit
 });
 
 Deno.test("wikipedia-content reads one section with its subsections and refuses a bad section or offset", async () => {
-  await withServer(async (s) => {
+  await withProvider(wikipedia(), async (s) => {
     const extract =
       JSON.parse(fixtureText("wikipedia/synthetic_content_oslo_fv2.json")).query.pages[0].extract;
     const { text: whole, sections } = articleText(extract);
@@ -598,7 +588,7 @@ Deno.test("wikipedia-content reads one section with its subsections and refuses 
 });
 
 Deno.test("wikipedia api waits as Retry-After says on maxlag, then retries without the cached error", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const r = await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "Etterslep" } });
     assert.equal(ok(r)["title"], "Oslo");
     const sent = fake.requestsTo("/w/api.php");
@@ -613,7 +603,7 @@ Deno.test("wikipedia api waits as Retry-After says on maxlag, then retries witho
 });
 
 Deno.test("wikipedia api reports maxlag with retry_after_s when Retry-After is past the deadline", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const p = errorPayload(
       await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "Treg" } }),
     );
@@ -627,7 +617,7 @@ Deno.test("wikipedia api reports maxlag with retry_after_s when Retry-After is p
 });
 
 Deno.test("wikipedia api maps upstream failures: HTTP 503 after retries, an HTML page, an off-site redirect", async () => {
-  await withServer(async (s, fake) => {
+  await withProvider(wikipedia(), async (s, fake) => {
     const down = errorPayload(
       await s.client.callTool({ name: "wikipedia-summary", arguments: { title: "Nede" } }),
     );

@@ -6,13 +6,12 @@ import assert from "node:assert/strict";
 import { createApp } from "../../../lib/app.ts";
 import { parseConfig } from "../../../lib/config/parse.ts";
 import { Logger } from "../../../lib/log.ts";
-import type { McpExtra, ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
 import { startHttpServer } from "../../harness/spawn_http.ts";
+import { searchContext } from "../_norway.ts";
 import { errorOf, ok, parseCsv, providerTools, texts } from "../../harness/results.ts";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
-import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
+import { connectHttp, openProvider, preset, providerConfig } from "../../harness/provider.ts";
+import { Client } from "../../harness/sdk_client.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
 import { schemaProblems } from "../../../tools/schema_rules.ts";
@@ -88,17 +87,16 @@ function startFake(): { fake: FakeUpstream; state: { failing: boolean } } {
   return { fake, state };
 }
 
-function config(origin: string, cap = 200): string {
-  return [
-    "providers:",
-    "  worldbank:",
-    `    base_url: ${origin}${PATH}`,
-    "    max_retries: 0",
-    "    retry_backoff_ms: 1",
-    "    rate_limit_per_second: 0",
-    "    cache_ttl: 0",
-    `    file_max_documents: ${cap}`,
-  ].join("\n");
+/** The worldbank provider against a fake WDS: no retries, no pacing, no cache, files of 200. */
+const worldbank = preset({
+  provider: "worldbank",
+  basePath: PATH,
+  settings: { max_retries: 0, rate_limit_per_second: 0, cache_ttl: 0, file_max_documents: 200 },
+});
+
+/** The config file of `worldbank()` at `origin`. */
+function config(origin: string): string {
+  return providerConfig(worldbank(), origin);
 }
 
 async function readFile(s: { client: Client }, uri: string): Promise<string[][]> {
@@ -136,7 +134,7 @@ Deno.test("worldbank tools: one toolset, strict-client-safe schemas within the p
   // As a client receives them: every input schema keeps the strict clients' rules.
   const { fake } = startFake();
   await using _fake = fake;
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
   const { tools } = await s.client.listTools();
   assert.equal(providerTools(tools).length, 4);
   for (const tool of tools) {
@@ -147,7 +145,7 @@ Deno.test("worldbank tools: one toolset, strict-client-safe schemas within the p
 Deno.test("worldbank_search_documents output file: every match from offset up to the cap, abstracts whole", async (t) => {
   const { fake, state } = startFake();
   await using _fake = fake;
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
 
   await t.step("230 matches from offset 10, cap 200: two requests, 200 rows, the rest named", async () => {
     const result = await s.client.callTool({
@@ -276,7 +274,7 @@ Deno.test("worldbank_search_documents output file: every match from offset up to
 Deno.test("worldbank output file: project documents and every facet value", async () => {
   const { fake } = startFake();
   await using _fake = fake;
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
 
   const project = await s.client.callTool({
     name: "worldbank_search_by_project",
@@ -320,10 +318,11 @@ Deno.test("worldbank output file stops before the call's deadline and says where
   const { fake } = startFake();
   await using _fake = fake;
   // A 3 s call deadline against pages that take 400 ms each: 500 pages cannot all come.
-  await using s = await startStdio({
-    args: ["--providers", "worldbank"],
-    configYaml: `${config(fake.origin, 50_000)}\nserver:\n  call_timeout: 3\n`,
-  });
+  await using s = await openProvider(worldbank({
+    fake,
+    settings: { file_max_documents: 50_000 },
+    server: { call_timeout: 3 },
+  }));
   const result = await s.client.callTool({
     name: "worldbank_search_documents",
     arguments: { query: "slow", output: "file", response_format: "json" },
@@ -344,13 +343,8 @@ Deno.test("worldbank result files over HTTP belong to the session that wrote the
     args: ["--providers", "worldbank"],
     configYaml: config(fake.origin),
   });
-  const connect = async (): Promise<Client> => {
-    const client = new Client({ name: "wb-files-test", version: "0" }, { capabilities: {} });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
-    return client;
-  };
-  const a = await connect();
-  const b = await connect();
+  const { client: a } = await connectHttp(server.origin);
+  const { client: b } = await connectHttp(server.origin);
   try {
     const written = await a.callTool({
       name: "worldbank_search_by_project",
@@ -381,16 +375,7 @@ Deno.test("worldbank search source: one request, a few documents, each with a ne
     const source = app.providers.find((p) => p.id === "worldbank")!.search!;
     assert.equal(source.name, "World Bank Documents & Reports");
     assert.match(source.licence, /terms-and-conditions/);
-    const context = {
-      signal: new AbortController().signal,
-      logger: new Logger({ write: () => {} }),
-      requestId: "search-test",
-      limits: { characterLimit: 25_000 },
-      progress: () => Promise.resolve(),
-      sealState: () => Promise.resolve(""),
-      files: { save: () => Promise.reject(new Error("no files here")) },
-      mcp: {} as McpExtra,
-    } satisfies ToolCallContext;
+    const context = searchContext();
     hits = await source.search("post office", { limit: 3 }, context);
     const sent = fake.requests.map((r) => r.url.searchParams);
     assert.equal(sent.length, 1, "one upstream request");
@@ -424,10 +409,7 @@ Deno.test("worldbank search source: one request, a few documents, each with a ne
     Deno.removeSync(dataDir, { recursive: true });
   }
 
-  await using s: StdioSession = await startStdio({
-    args: ["--providers", "worldbank"],
-    configYaml: config(fake.origin),
-  });
+  await using s = await openProvider(worldbank({ fake }));
   const next = hits[0]!.next;
   const record = ok(await s.client.callTool({ name: next.tool, arguments: next.arguments }));
   assert.equal((record["document"] as Record<string, unknown>)["id"], "18419181");

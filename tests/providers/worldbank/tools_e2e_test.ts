@@ -1,18 +1,19 @@
-// The four World Bank tools end to end: the real server over stdio with its scoped permissions,
-// the SDK Client (which checks structuredContent against each outputSchema), and a fake WDS
-// upstream serving the recorded fixtures, synthetic replies and faults.
+// The four World Bank tools end to end: the real server in process (one search test spawns the
+// real process with its scoped permissions, the provider's smoke test), the SDK Client (which
+// checks structuredContent against each outputSchema), and a fake WDS upstream serving the
+// recorded fixtures, synthetic replies and faults.
 import assert from "node:assert/strict";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
-import { startStdio } from "../../harness/spawn.ts";
-import type { StdioSession } from "../../harness/spawn.ts";
+import { openProvider, preset } from "../../harness/provider.ts";
 import { errorOf as errorPayload, ok, providerTools } from "../../harness/results.ts";
+import type { ToolResult } from "../../harness/results.ts";
 
 const PATH = "/api/v3/wds";
 const REAL_SEARCH = "worldbank/wds_v3_qterm-post-office_docty-PRWP_rows1_fl-list_observed_trimmed.json";
 const REAL_FACETS = "worldbank/wds_v3_qterm-financial-inclusion_rows0_fct-lang_exact_observed_trimmed.json";
 
-type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
+type Result = ToolResult;
 type Structured = Record<string, unknown>;
 interface Doc {
   id: string;
@@ -160,17 +161,12 @@ function startFake(): FakeUpstream {
   return fake;
 }
 
-function config(origin: string, extra = ""): string {
-  return [
-    "providers:",
-    "  worldbank:",
-    `    base_url: ${origin}${PATH}`,
-    "    max_retries: 2",
-    "    retry_backoff_ms: 1",
-    "    rate_limit_per_second: 0",
-    extra,
-  ].join("\n");
-}
+/** The worldbank provider against a fake WDS: two retries, no pacing. */
+const worldbank = preset({
+  provider: "worldbank",
+  basePath: PATH,
+  settings: { max_retries: 2, rate_limit_per_second: 0 },
+});
 
 function today(): string {
   return new Date().toISOString().slice(0, 10);
@@ -178,7 +174,7 @@ function today(): string {
 
 Deno.test("worldbank tools/list serves four read-only tools with output schemas and described inputs", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
   const tools = providerTools((await s.client.listTools()).tools);
   assert.deepEqual(tools.map((t) => t.name), [
     "worldbank_search_documents",
@@ -215,7 +211,8 @@ Deno.test("worldbank tools/list serves four read-only tools with output schemas 
 
 Deno.test("worldbank_search_documents maps arguments to WDS parameters and pages the recorded reply", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  // The provider's smoke test through the real process (the others run the server in process).
+  await using s = await openProvider(worldbank({ fake, spawn: true }));
 
   const md = await s.client.callTool({
     name: "worldbank_search_documents",
@@ -306,7 +303,7 @@ Deno.test("worldbank_search_documents maps arguments to WDS parameters and pages
 
 Deno.test("worldbank_search_documents reads list, string and fallback field shapes", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
   const result = await s.client.callTool({
     name: "worldbank_search_documents",
     arguments: { query: "shapes", response_format: "json" },
@@ -331,7 +328,7 @@ Deno.test("worldbank_search_documents reads list, string and fallback field shap
 
 Deno.test("worldbank_search_documents answers an empty result and an offset past the end without error", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
   const empty = await s.client.callTool({
     name: "worldbank_search_documents",
     arguments: { query: "nothing matches this" },
@@ -365,7 +362,7 @@ Deno.test("worldbank_search_documents answers an empty result and an offset past
 
 Deno.test("worldbank tools reject every constraint violation with a VALIDATION_ERROR naming the field", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
   const many = (n: number) => Array.from({ length: n }, (_, i) => `Value ${i}`);
   const cases: [string, Record<string, unknown>, string | null, RegExp?][] = [
     ["worldbank_search_documents", {}, "query", /required/],
@@ -430,7 +427,7 @@ Deno.test("worldbank tools reject every constraint violation with a VALIDATION_E
 
 Deno.test("worldbank_get_document_details returns a full record, by id or guid, and NOT_FOUND otherwise", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
 
   const md = await s.client.callTool({
     name: "worldbank_get_document_details",
@@ -504,7 +501,7 @@ Deno.test("worldbank_get_document_details returns a full record, by id or guid, 
 
 Deno.test("worldbank_explore_facets counts values as tables and caps values per facet", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
 
   const real = await s.client.callTool({
     name: "worldbank_explore_facets",
@@ -565,7 +562,7 @@ Deno.test("worldbank_explore_facets counts values as tables and caps values per 
 
 Deno.test("worldbank_search_by_project validates the id, upper-cases it and lists documents newest first", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
   const md = await s.client.callTool({
     name: "worldbank_search_by_project",
     arguments: { project_id: "p123365", limit: 10 },
@@ -594,7 +591,7 @@ Deno.test("worldbank_search_by_project validates the id, upper-cases it and list
 
 Deno.test("worldbank upstream failures: 500 retried, HTML page, cut-off JSON, 400 and 503 explained", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
   const search = (query: string) =>
     s.client.callTool({ name: "worldbank_search_documents", arguments: { query } });
 
@@ -635,12 +632,11 @@ Deno.test("worldbank upstream failures: 500 retried, HTML page, cut-off JSON, 40
 
 Deno.test("worldbank results stay within the character limit with the guidance notice; cache and timeout apply", async () => {
   await using fake = startFake();
-  await using s = await startStdio({
-    args: ["--providers", "worldbank"],
-    configYaml: `${
-      config(fake.origin, "    timeout: 0.3\n    cache_ttl: 60")
-    }\nserver:\n  character_limit: 4000\n`,
-  });
+  await using s = await openProvider(worldbank({
+    fake,
+    settings: { timeout: 0.3, cache_ttl: 60 },
+    server: { character_limit: 4000 },
+  }));
   for (const format of ["markdown", "json"]) {
     const result = await s.client.callTool({
       name: "worldbank_search_documents",
@@ -730,10 +726,7 @@ Deno.test("worldbank results stay within the character limit with the guidance n
 
 Deno.test("worldbank_explore_facets shares the limit among facets and continues each with next_offset", async () => {
   await using fake = startFake();
-  await using s = await startStdio({
-    args: ["--providers", "worldbank"],
-    configYaml: `${config(fake.origin)}\nserver:\n  character_limit: 4000\n`,
-  });
+  await using s = await openProvider(worldbank({ fake, server: { character_limit: 4000 } }));
   for (const format of ["markdown", "json"]) {
     const seen: Record<string, string[]> = { count: [], lang: [], docty: [] };
     let offset = 0;
@@ -789,7 +782,7 @@ Deno.test("worldbank_explore_facets shares the limit among facets and continues 
 
 Deno.test("worldbank tools: a 404 is explained, error objects in HTTP 200 are errors, garbage is DECODE_ERROR", async () => {
   await using fake = startFake();
-  await using s = await startStdio({ args: ["--providers", "worldbank"], configYaml: config(fake.origin) });
+  await using s = await openProvider(worldbank({ fake }));
   const search = (query: string) =>
     s.client.callTool({ name: "worldbank_search_documents", arguments: { query } });
 
