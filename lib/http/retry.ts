@@ -1,7 +1,7 @@
 import type { Random } from "../clock.ts";
 
 /**
- * When and how a failed upstream call is tried again. The seeds' policies are configurations of
+ * When and how a failed upstream call is tried again. The providers' documented policies (docs/apis/<id>.md) are configurations of
  * this one shape (see `docs/ARCHITECTURE.md`).
  */
 export interface RetryPolicy {
