@@ -106,7 +106,8 @@ export const V8_FLAGS = "--v8-flags=--max-semi-space-size=2,--max-old-space-size
  * background compiler threads (TurboFan) kept freed memory resident. With one arena, one Streamable
  * HTTP session of 10,000 calls on a first start (empty Deno cache) ended at 97 MiB instead of
  * 111-114 MiB, and a few MiB lower with a warm cache; 50 concurrent sessions made as many calls a
- * second (issue 29, docs/BENCHMARKS.md). glibc reads it when the process starts: not from main.ts.
+ * second (docs/BENCHMARKS.md, "Start-up as users start it"). glibc reads it when the process starts:
+ * not from main.ts.
  */
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "1" };
 

@@ -40,8 +40,8 @@ export interface SettingsClientOptions {
 /**
  * Turns a provider's common settings (seconds, MiB, per-minute and per-second rates) into
  * client options (milliseconds, bytes, sliding windows), so every common key takes effect the
- * same way in every provider. Spread it first and override what the provider's design fixes,
- * e.g. `{ ...clientSettings(s), retry: seedPolicy }`.
+ * same way in every provider. Spread it first and override what the provider's contract fixes
+ * (docs/apis/<provider>.md), e.g. `{ ...clientSettings(s), retry: providerPolicy }`.
  */
 export function clientSettings(settings: CommonSettings): SettingsClientOptions {
   return {

@@ -1,5 +1,5 @@
 // All eight real providers served from recorded bodies (tests/fixtures/<provider>/, with their
-// provenance notes) on loopback fakes, for the issue-23 task suite (tools/bench/tasks.ts) and
+// provenance notes) on loopback fakes, for the task suite (tools/bench/tasks.ts) and
 // tests that search across sources. One fake serves seven providers (their paths differ); FRED
 // keeps its own fake (tests/providers/fred/fake_fred.ts). Requests no recording answers get the
 // provider's own "nothing found" shape or its error body, as the upstream would send.

@@ -7,10 +7,10 @@
 // --only observability measures only what metrics and traces cost (tools/bench/observability.ts)
 // and replaces that section of docs/BENCHMARKS.md, leaving the others as they are.
 //
-// --only startup measures start-up and memory in each way users start the server (issue 29,
-// tools/bench/startup_ways.ts) and replaces only that section of docs/BENCHMARKS.md.
+// --only startup measures start-up and memory in each way users start the server
+// (tools/bench/startup_ways.ts) and replaces only that section of docs/BENCHMARKS.md.
 //
-// --only tasks runs the task suite (issue 23, tools/bench/tasks.ts) both ways and replaces only that
+// --only tasks runs the task suite (tools/bench/tasks.ts) both ways and replaces only that
 // section of docs/BENCHMARKS.md.
 //
 // --only binary measures the release binary's payload and its stand-in's start-up
@@ -207,7 +207,7 @@ const mib = (x: number): string => `${x.toFixed(1)} MiB`;
 const range = (s: Spread, unit: (x: number) => string): string =>
   `${unit(s.median)} (${s.min.toFixed(0)}–${s.max.toFixed(0)})`;
 
-/** Rows of the start-up and memory section (issue 17), and the lines of its text. */
+/** Rows of the start-up and memory section, and the lines of its text. */
 const startupRows: string[] = [];
 
 /** The same command without the start task's V8 flags, to show what they trade. */
@@ -349,7 +349,7 @@ async function startupAndMemory(): Promise<void> {
   }
 }
 
-/** Issue 14's figures: what the tool list costs an agent, default and with every toolset. */
+/** What the tool list costs an agent, default and with every toolset. */
 const economyRows: string[] = [];
 async function contextEconomy(): Promise<void> {
   const measure = async (toolsets?: string) => {
@@ -373,7 +373,7 @@ async function contextEconomy(): Promise<void> {
   );
 }
 
-/** Issue 23's task suite: realistic questions answered by following the next calls the server names. */
+/** The task suite: realistic questions answered by following the next calls the server names. */
 const taskRows: string[] = [];
 async function taskSuite(): Promise<void> {
   const results = await runSuite();
@@ -386,7 +386,7 @@ async function taskSuite(): Promise<void> {
 
 /** The task suite's section of docs/BENCHMARKS.md, from `taskRows`. */
 function tasksSection(): string {
-  return `## Questions answered from the default surface (issue 23)
+  return `## Questions answered from the default surface
 
 tools/bench/tasks.ts asks realistic questions of the three default tools over stdio, with all eight
 providers on recorded bodies (tests/fakes/recorded.ts). A scripted agent types the question into
@@ -461,14 +461,14 @@ function withSection(doc: string, heading: string, section: string): string {
 }
 /** --only: what each measures, and the heading of the one section of docs/BENCHMARKS.md it replaces. */
 const ONLY: Record<string, { heading: string; measure: () => Promise<string> }> = {
-  binary: { heading: "## The release binary (issue 22)", measure: () => benchBinary(START_RUNS) },
+  binary: { heading: "## The release binary", measure: () => benchBinary(START_RUNS) },
   startup: {
-    heading: "## Start-up as users start it (issue 29)",
+    heading: "## Start-up as users start it",
     measure: () => benchStartupWays(START_RUNS, MEMORY_CALLS),
   },
   observability: { heading: "## What metrics and traces cost", measure: () => benchObservability() },
   tasks: {
-    heading: "## Questions answered from the default surface (issue 23)",
+    heading: "## Questions answered from the default surface",
     measure: async () => {
       await taskSuite();
       return tasksSection();
@@ -530,7 +530,7 @@ const table = [
   ...rows.map((r) => `| ${r.what} | ${r.median} | ${r.p95} | ${r.note} |`),
 ].join("\n");
 const sections = [
-  `## Start-up and memory (issue 17)
+  `## Start-up and memory
 
 What a desktop client pays to keep the server resident. Each server is spawned as a client spawns it
 (this one exactly as \`deno task start\` runs it, with the default providers and toolsets, in a scratch
@@ -561,12 +561,12 @@ ${baselineRows.join("\n")}`);
 }
 if (taskRows.length) sections.push(tasksSection());
 if (economyRows.length) {
-  sections.push(`## What the tool list costs an agent (issue 14)
+  sections.push(`## What the tool list costs an agent
 
 ${economyRows.join("\n")}`);
 }
 if (viewSizeRows.length) {
-  sections.push(`## Interactive views (issue 24)
+  sections.push(`## Interactive views
 
 ${VIEW_SECTION_TEXT}
 
@@ -589,7 +589,7 @@ machines scale.
 ${table}`);
 }
 sections.push(...observability);
-// Sections this run does not write (measured by hand or by another tool, e.g. issue 28's before and
+// Sections this run does not write (measured by hand or by another tool, e.g. the before and
 // after of the module splits) are kept as they are, after the written ones.
 const written = new Set(sections.map((sec) => sec.split("\n", 1)[0]!.trim()));
 try {

@@ -1,7 +1,7 @@
-// The release binary's figures (issue 22): what each compile embeds (the payload `deno compile`
-// adds to the runtime, read from binaries written with DENORT_BIN set to this deno), beside a
-// minimal SDK v2 server compiled the same ways, and the start-up of the binary's stand-in (its
-// embedded files run with `deno run`) beside `deno task start`'s.
+// The release binary's figures (docs/BENCHMARKS.md): what each compile embeds (the payload `deno compile`
+// adds to the runtime, read from binaries written with DENORT_BIN set to this deno), beside a minimal SDK v2
+// server compiled the same ways, and the start-up of the binary's stand-in (its embedded files run with `deno
+// run`) beside `deno task start`'s.
 import { join } from "node:path";
 import { compile } from "../compile.ts";
 import { prepareStandIn, readEmbedded } from "../embedded.ts";
@@ -84,7 +84,7 @@ export async function benchBinary(startRuns: number): Promise<string> {
       } MiB |`,
     );
     const notes = [
-      `Payload target: ≤ 1.0× a minimal SDK v2 server compiled with \`--node-modules-dir=none --exclude-unused-npm\` (the way the issue measured it, 14 MB): ${
+      `Payload target: ≤ 1.0× a minimal SDK v2 server compiled with \`--node-modules-dir=none --exclude-unused-npm\` (which comes to 14 MB): ${
         ratio(minimalUnused)
       }. The minimal server put through the same trimming (no declarations, maps, sources or docs of packages) is smaller still: this server's payload is ${
         ratio(minimalRelease)
@@ -95,7 +95,7 @@ export async function benchBinary(startRuns: number): Promise<string> {
       }) and our code (the start bundle).`,
       `Start-up: ${startRuns} starts of each, interleaved, after two unmeasured starts each; load average ${load} when it began. The stand-in runs the embedded start bundle with \`deno run --unstable-lazy-dynamic-imports\` (a binary loads a module when it is imported), so it shows what the embedded files cost, not denort's own start (which only a real binary on GitHub's runners shows).`,
     ];
-    return `## The release binary (issue 22)
+    return `## The release binary
 
 Written by \`deno task bench --only binary\` (tools/bench/binary.ts). Binaries are written with \`DENORT_BIN\`
 set to this deno (this machine cannot download denort); the payload is the same a release build embeds.

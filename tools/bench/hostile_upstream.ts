@@ -1,10 +1,10 @@
-// Part of `deno task hostile` (issue 30): a hostile upstream and forged Redis records against a
-// real stateful HTTP server sharing a real redis-server, each attack with a victim. While an
-// attacker's call makes the server read a hostile body (deep nesting, long unspaced text, a huge
-// title), a victim on another session polls /health and calls example-ping: the report gives the
-// attacker's answer and the victim's worst and median latency. Forged job records go into the
-// victim's own job index in Redis: the report says what the victim's job list, status and the
-// takeover of a forged recipe did. Traffic stays on 127.0.0.1; every phase is bounded.
+// Part of `deno task hostile` (docs/SECURITY.md): a hostile upstream and forged Redis records against a real
+// stateful HTTP server sharing a real redis-server, each attack with a victim. While an attacker's call makes
+// the server read a hostile body (deep nesting, long unspaced text, a huge title), a victim on another
+// session polls /health and calls example-ping: the report gives the attacker's answer and the victim's worst
+// and median latency. Forged job records go into the victim's own job index in Redis: the report says what
+// the victim's job list, status and the takeover of a forged recipe did. Traffic stays on 127.0.0.1; every
+// phase is bounded.
 import { startHttpServer } from "../../tests/harness/spawn_http.ts";
 import type { HttpServerProcess } from "../../tests/harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../tests/harness/spawn.ts";

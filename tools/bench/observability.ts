@@ -1,6 +1,6 @@
-// What metrics and traces cost (issue 27): tool calls per second over Streamable HTTP, each
-// call making one upstream request (fred_series with fresh: true against a loopback fake FRED),
-// for four servers run side by side and measured in interleaved rounds:
+// What metrics and traces cost (docs/OBSERVABILITY.md): tool calls per second over Streamable HTTP, each call
+// making one upstream request (fred_series with fresh: true against a loopback fake FRED), for four servers
+// run side by side and measured in interleaved rounds:
 //
 //   before   the commit before observability (BENCH_OBS_BASE, default 18965c7), extracted with
 //            `git archive` into a temp folder: what the code cost without any of it
@@ -167,7 +167,7 @@ export async function benchObservability(): Promise<string> {
         } % |`,
     );
   }
-  return `## What metrics and traces cost (issue 27)
+  return `## What metrics and traces cost
 
 Tool calls per second over Streamable HTTP (one stateful session per server, calls one after
 another), each call a \`fred_series\` \`get\` with \`fresh: true\`, so it makes one upstream request to a

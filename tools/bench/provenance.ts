@@ -1,6 +1,6 @@
-// What replayable provenance (issue 26) costs per upstream request: the same loopback GETs with and
-// without a call record (the SHA-256 of the body and one entry), interleaved so drift hits both, and
-// what building the provenance of an answer costs (hashing the citation and keeping it).
+// What replayable provenance (docs/ARCHITECTURE.md, "Replayable provenance") costs per upstream request: the
+// same loopback GETs with and without a call record (the SHA-256 of the body and one entry), interleaved so
+// drift hits both, and what building the provenance of an answer costs (hashing the citation and keeping it).
 //
 //   deno run -A tools/bench/provenance.ts
 import { FakeClock } from "../../lib/clock.ts";

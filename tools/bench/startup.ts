@@ -1,4 +1,4 @@
-// Part of `deno task bench` (issue 17): what a desktop client pays to keep this server
+// Part of `deno task bench`: what a desktop client pays to keep this server
 // resident, next to the yardsticks: start-up to the answer of tools/list and resident memory,
 // of this server, a minimal SDK server under Deno (tools/bench/minimal_server.ts),
 // `@modelcontextprotocol/server-everything` on Node (installed from npm into a scratch folder)

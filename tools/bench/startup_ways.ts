@@ -1,4 +1,4 @@
-// Part of `deno task bench` (issue 29): start-up and memory in each way users start the server,
+// Part of `deno task bench`: start-up and memory in each way users start the server,
 // side by side with the minimal SDK v2 server (tools/bench/minimal_server.ts), all interleaved in
 // one run: `deno task start` in the checkout (which reads config/apis.yaml), in a folder without
 // a config file, with a config file that sets keys for every provider (all on the sources), the
@@ -73,10 +73,10 @@ const mib = (x: number): string => `${x.toFixed(1)} MiB`;
 const ratio = (s: Spread): string => `${s.median.toFixed(2)}× (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
 
 /**
- * What issue 29 changed and tried, with the figures of the one-off runs that decided it (2026-11-27,
+ * What the start-up work changed and tried, with the figures of the one-off runs that decided it (2026-11-27,
  * this machine, shared: load average 2–6); the tables above are measured afresh by every run.
  */
-const WAYS_NOTES = `Changed (issue 29):
+const WAYS_NOTES = `Changed to reach the start-up targets:
 
 - Where the bundle runs: only sources are committed, and \`deno task start\` runs them (main.ts), so
   no way of starting from a checkout runs code older than lib/. The bundle (tools/bundle.ts: \`deno bundle\`,
@@ -112,8 +112,8 @@ const WAYS_NOTES = `Changed (issue 29):
   at another value such as a FRED API key) is validated by the zod schemas as before, so errors and values
   are unchanged (tests/config/plain_settings_test.ts compares the two over edge values for every provider).
   The first \`parseConfig\` of config/apis.yaml took 14–17 ms in-process before, 2–3 ms after (3 runs each);
-  in the runs of this issue the checkout's paired ratio came out 0.01–0.05× above the start without a config
-  file (issue 29 had measured it 0.14–0.22× above). A config that sets a provider's own key to another value
+  in the runs after this change the checkout's paired ratio came out 0.01–0.05× above the start without a
+  config file (0.14–0.22× above before it). A config that sets a provider's own key to another value
   (the every-provider row sets a FRED API key) still builds that provider's schema.
 - \`opendata_chart\`'s input schema and its JSON Schema are built when first listed or called, not when the
   server starts (2.2 ms of a start's CPU profile).
@@ -176,7 +176,8 @@ Tried and not kept:
   to shrink the emitted JavaScript Deno hands to V8 (every local module carries an inline source map, about
   twice its code): Deno 2.9 ignores them ("Unsupported compiler options") and emits the same files.
 - Building the core tools' zod schemas on first use: they take 1.0 ms of a start (timed in-process), and
-  lib/mcp/core_tools.ts is being split by another change (issue 28): left for after it.
+  lib/mcp/core_tools.ts is being split by another change (see "Layers and module splits" below): left for
+  after it.
 - Deferring more modules. As an upper bound, the HTTP client (lib/http/fetch_client.ts, ssrf.ts and five
   more) and the views' HTML modules were cut from the start path with stubs (7 + 4 modules, 90 KB of source):
   the main thread's CPU time to \`tools/list\` answered (/proc/PID/task/PID/schedstat, medians of 15
@@ -189,7 +190,7 @@ Tried and not kept:
   ASCII; 63 files have one): main thread CPU 118.5 against 115.6 ms, no gain.
 - Without the V8 flags, measured by main thread CPU: 118.3 against 120.0 ms.
 
-Where the rest of a start from the sources went (issue 29) (markers at points of main.ts, lib/cli.ts and lib/mcp/stdio.ts, medians of
+Where the rest of a start from the sources went (markers at points of main.ts, lib/cli.ts and lib/mcp/stdio.ts, medians of
 11 starts, not committed): the minimal server's module graph is loaded and evaluated 65 ms after the process
 starts and its \`tools/list\` answered 37 ms later; this server's graph 84–86 ms after start (before the changes
 above), then 10 ms of configuration and \`createApp\`, then 34 ms to the answer. The time after serving is the
@@ -372,7 +373,7 @@ export async function benchStartupWays(runs: number, calls: number): Promise<str
         } |`,
       );
     }
-    return `## Start-up as users start it (issue 29)
+    return `## Start-up as users start it
 
 Written by \`deno task bench --only startup\` (tools/bench/startup_ways.ts). Each way is timed from spawn to
 the answer of \`tools/list\` after the \`initialize\` handshake, with the default providers and toolsets,

@@ -1,4 +1,4 @@
-// The issue-23 task suite: realistic questions across the eight sources, asked of the default
+// The task suite: realistic questions across the eight sources, asked of the default
 // surface (three tools) over stdio, against recorded bodies (tests/fakes/recorded.ts). A scripted
 // agent types the question into opendata_search and then follows only the next calls the answers
 // name (structuredContent.next_calls, as a model reads them from the text), preferring one whose

@@ -1,4 +1,4 @@
-// Seed 001, section 8: BOJ_* variables and --boj-* flags, with the seed's defaults.
+// BOJ_* variables and --boj-* flags with their defaults, as docs/apis/boj.md "Configuration" lists them.
 import assert from "node:assert/strict";
 import { parseConfig } from "../../../lib/config/parse.ts";
 import { PROVIDERS } from "../../../lib/providers/registry.ts";
@@ -12,7 +12,7 @@ function boj(flags: Record<string, string> = {}, env: Record<string, string> = {
   return parseConfig({ flags: { providers: "boj", ...flags }, env }, PROVIDERS).providers["boj"]!;
 }
 
-Deno.test("bojSpec defaults are the seed's: stat-search base URL, 10 s, 2 retries, 200 ms backoff", () => {
+Deno.test("bojSpec defaults are the stat-search base URL, 10 s, 2 retries, 200 ms backoff", () => {
   const s = boj();
   assert.equal(s.base_url, "https://www.stat-search.boj.or.jp");
   assert.equal(s.timeout, 10);

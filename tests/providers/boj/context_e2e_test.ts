@@ -1,8 +1,7 @@
-// Issue 14 (context economy) for the BOJ tools: two toolsets, lean strict-client-safe schemas
-// within the provider's budget (aliases still accepted), output: "file" on the three data tools
-// (every page followed through NEXTPOSITION up to file_max_requests, partial files continued to
-// the end, files private to their HTTP session), and the local catalogue's opendata_search hits,
-// whose next calls work as given.
+// Context economy (docs/TOOLS.md) for the BOJ tools: two toolsets, lean strict-client-safe schemas within the
+// provider's budget (aliases still accepted), output: "file" on the three data tools (every page followed
+// through NEXTPOSITION up to file_max_requests, partial files continued to the end, files private to their
+// HTTP session), and the local catalogue's opendata_search hits, whose next calls work as given.
 import { parseCsv } from "../../harness/results.ts";
 import assert from "node:assert/strict";
 import { recentStart, searchCatalog } from "../../../lib/providers/boj/search.ts";
@@ -140,7 +139,7 @@ Deno.test("boj tools: two toolsets, strict-client-safe schemas within the budget
     properties: Record<string, { enum?: string[] }>;
   };
   assert.deepEqual(layer.properties["frequency"]!.enum, ["CY", "FY", "CH", "FH", "Q", "M", "W", "D"]);
-  // Seed 001's aliases: upper-case format and lang, lower-case frequency.
+  // The other case is still accepted (docs/apis/boj.md): upper-case format and lang, lower-case frequency.
   ok(
     await s.client.callTool({
       name: "boj_get_data_layer",

@@ -1,4 +1,4 @@
-// BOJ period labels (issue 26): survey dates are labelled by the series' frequency and the raw
+// BOJ period labels (docs/apis/boj.md): survey dates are labelled by the series' frequency and the raw
 // value is kept, against recorded bodies (a quarterly CSV and an observed daily JSON) over stdio.
 import assert from "node:assert/strict";
 import { parseDataBody } from "../../../lib/providers/boj/decode.ts";

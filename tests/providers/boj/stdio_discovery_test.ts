@@ -1,4 +1,4 @@
-// Prompts, resources, resource templates and completions of seed 001, over stdio.
+// BOJ's prompts, resources, resource templates and completions (docs/apis/boj.md), over stdio.
 import assert from "node:assert/strict";
 import { openProvider } from "../../harness/provider.ts";
 import { boj } from "./_helpers.ts";

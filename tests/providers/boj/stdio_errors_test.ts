@@ -1,5 +1,5 @@
-// The error contract of seed 001 end to end: every error class, the retry policy and input
-// validation, through the real server over stdio against a fake BOJ API.
+// BOJ's error contract (docs/apis/boj.md "Errors") end to end: every error class, the retry policy and
+// input validation, through the real server over stdio against a fake BOJ API.
 import assert from "node:assert/strict";
 import { openProvider } from "../../harness/provider.ts";
 import { FakeUpstream, fixtureText } from "../../fakes/upstream.ts";
@@ -49,7 +49,7 @@ const ROUTES: Route[] = [
 
 const sentTo = (fake: FakeUpstream, db: string) => fake.requests.filter(byDb(db)).length;
 
-Deno.test("boj tools report each error class with the seed's payload and retry only transport errors and 500/503", async () => {
+Deno.test("boj tools report each error class with its documented payload and retry only transport errors and 500/503", async () => {
   await using s = await openProvider(boj({
     routes: ROUTES,
     settings: { max_retries: 2, retry_backoff_ms: 5 },
@@ -326,7 +326,7 @@ Deno.test("boj tools retry a 500/503 STATUS inside an HTTP 200 body like an HTTP
   const call = (db: string) =>
     s.client.callTool({ name: "boj_get_data_code", arguments: { db, codes: ["TK99F1000601GCQ01000"] } });
 
-  // Seed section 7 retries an API error of STATUS 500/503, wherever the STATUS is carried.
+  // An API error of STATUS 500/503 is retried wherever the STATUS is carried (docs/apis/boj.md "Retries").
   const p = errorPayload(await call("P503"));
   assert.deepEqual([p.error_type, p.status, p.message_id, p.retryable], ["API_ERROR", 503, "M181091S", true]);
   assert.equal(sentTo(fake, "P503"), 3, "1 + max_retries attempts");

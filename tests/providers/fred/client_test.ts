@@ -1,5 +1,5 @@
-// FredClient in process against the fake FRED, with a fake clock: the seed's rate limits,
-// retry counts, jittered backoff and breaker are checked without sleeping.
+// FredClient in process against the fake FRED, with a fake clock: the rate limits, retry counts,
+// jittered backoff and breaker of docs/apis/fred.md ("Upstream discipline") are checked without sleeping.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../../lib/clock.ts";
 import { ToolError } from "../../../lib/errors.ts";
@@ -47,7 +47,7 @@ async function failure(p: Promise<unknown>): Promise<ToolError> {
   assert.fail("expected a failure");
 }
 
-Deno.test("fredSpec defaults follow seed 003: 120/min, 2/s, 3 retries for 429, 2 for 5xx, breaker 5", () => {
+Deno.test("fredSpec defaults are 120/min, 2/s, 3 retries for 429, 2 for 5xx, breaker 5", () => {
   const s = settings("https://api.stlouisfed.org");
   assert.equal(s.rate_limit_per_minute, 120);
   assert.equal(s.rate_limit_per_second, 2);
@@ -80,7 +80,7 @@ Deno.test("fredSpec defaults follow seed 003: 120/min, 2/s, 3 retries for 429, 2
   assert.deepEqual(fredSpec.allowNet, ["api.stlouisfed.org"]);
 });
 
-Deno.test("fredSpec binds every FRED_* variable of seed 003", () => {
+Deno.test("fredSpec binds every FRED_* variable docs/apis/fred.md lists", () => {
   const names = fredSpec.env.map((b) => b.name);
   for (
     const name of [

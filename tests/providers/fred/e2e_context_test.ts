@@ -1,6 +1,7 @@
-// Issue 14 for FRED: what the tools cost an agent (budget, strict-client schemas, toolsets), the
-// keyless default, the opendata_search source, lossless cut results, whole files from every data
-// tool, and answers without the list an operation expects (DECODE_ERROR, never cached).
+// Context economy for FRED (docs/TOOLS.md, docs/apis/fred.md): what the tools cost an agent (budget,
+// strict-client schemas, toolsets), the keyless default, the opendata_search source, lossless cut results,
+// whole files from every data tool, and answers without the list an operation expects (DECODE_ERROR, never
+// cached).
 import assert from "node:assert/strict";
 import { createApp } from "../../../lib/app.ts";
 import { parseConfig } from "../../../lib/config/parse.ts";
@@ -41,7 +42,7 @@ async function fredProvider(
   return { provider: app.providers.find((p) => p.id === "fred")!, close: () => app.close() };
 }
 
-Deno.test("fred tools stay within issue 14's budget, keep the strict-client schema rules and name their toolsets", async () => {
+Deno.test("fred tools stay within their token budget, keep the strict-client schema rules and name their toolsets", async () => {
   const { app, costs } = await measureTools({ providers: ["fred"] });
   try {
     const tokens = costs.reduce((n, c) => n + c.tokens, 0);

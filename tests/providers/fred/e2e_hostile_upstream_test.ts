@@ -1,5 +1,5 @@
-// A hostile upstream (issue 30): bodies nested past any real answer are refused unread with a
-// DECODE_ERROR that blames the upstream, never a stack overflow; text without spaces is counted
+// A hostile upstream (docs/SECURITY.md, "Hostile bodies"): bodies nested past any real answer are refused
+// unread with a DECODE_ERROR that blames the upstream, never a stack overflow; text without spaces is counted
 // in linear time. Driven through the real MCP client over stdio against a loopback fake FRED.
 import assert from "node:assert/strict";
 import { errorOf, ok, texts } from "../../harness/results.ts";

@@ -1,4 +1,4 @@
-// FRED point in time (issue 26): every observations answer says which vintage it shows, the
+// FRED point in time (docs/apis/fred.md): every observations answer says which vintage it shows, the
 // ALFRED parameters reach FRED as given, hints lead to them, and the answer's provenance names the
 // vintage, the series page and the request with the api_key masked; against the recorded GNPCA
 // observations (FRED's documented example) over stdio.

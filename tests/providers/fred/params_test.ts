@@ -24,7 +24,7 @@ function refused(tool: string, a: DataArgs, type: string, field: string): void {
   });
 }
 
-Deno.test("OPERATIONS cover seed 003's table, every FRED v1 endpoint and the Maps API", () => {
+Deno.test("OPERATIONS cover every FRED v1 endpoint and the Maps API", () => {
   assert.deepEqual(
     Object.fromEntries(Object.entries(OPERATIONS).map(([t, ops]) => [t, ops.map((o) => o.operation)])),
     {

@@ -1,6 +1,6 @@
-// Issue 14 for GeoNorge: the toolset and lean schema (organization is one plain string: null, as
-// strict clients send for a field left out, keeps the Riksantikvaren default, "all" lifts it),
-// output: "file" with every entry past the answer's paging window, and the opendata_search source
+// What GeoNorge costs an agent's context (docs/TOOLS.md): the toolset and lean schema (organization is one
+// plain string: null, as strict clients send for a field left out, keeps the Riksantikvaren default, "all"
+// lifts it), output: "file" with every entry past the answer's paging window, and the opendata_search source
 // whose `next` call works as given. Against a fake catalogue with 250 synthetic entries.
 import assert from "node:assert/strict";
 import { openProvider, preset, withProvider } from "../../harness/provider.ts";

@@ -1,6 +1,6 @@
-// geonorge-datasets against a real kartkatalog search page (issue 26): the download API only for
-// GEONORGE:DOWNLOAD distributions, the WMS and WFS capabilities of each dataset, the Oslo calendar
-// date, and the operator's contact in the User-Agent.
+// geonorge-datasets against a real kartkatalog search page (tests/fixtures/geonorge/README.md): the download
+// API only for GEONORGE:DOWNLOAD distributions, the WMS and WFS capabilities of each dataset, the Oslo
+// calendar date, and the operator's contact in the User-Agent.
 import assert from "node:assert/strict";
 import { openProvider } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";

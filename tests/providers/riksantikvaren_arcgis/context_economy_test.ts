@@ -1,7 +1,7 @@
-// Issue 14 for riksantikvaren_arcgis: the toolset and lean schemas (arcgis-query.polygon is an
-// array of [lon, lat] arrays, no tuple), and output: "file" on arcgis-query, which pages past the
-// transfer limit up to the cap and is continued from its offset to the end. Against a fake
-// kart.ra.no whose layer 7 holds 25 synthetic features and answers at most 3 per request.
+// What riksantikvaren_arcgis costs an agent's context (docs/TOOLS.md): the toolset and lean schemas
+// (arcgis-query.polygon is an array of [lon, lat] arrays, no tuple), and output: "file" on arcgis-query,
+// which pages past the transfer limit up to the cap and is continued from its offset to the end. Against a
+// fake kart.ra.no whose layer 7 holds 25 synthetic features and answers at most 3 per request.
 import assert from "node:assert/strict";
 import { preset, withProvider } from "../../harness/provider.ts";
 import { fixtureText } from "../../fakes/upstream.ts";

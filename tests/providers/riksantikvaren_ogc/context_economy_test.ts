@@ -1,8 +1,8 @@
-// Issue 14 for riksantikvaren_ogc: the toolset and lean schemas (riksantikvaren-feature.id is a
-// string, integer ids still pass), output: "file" on riksantikvaren-features (every feature up to
-// the cap, continued with the file's cursor to the end) and riksantikvaren-nearby, and the
-// opendata_search source whose `next` call works as given. Against a fake api.ra.no that pages
-// 1,500 synthetic sites like the real one: a bbox answer also holds every record without geometry.
+// What riksantikvaren_ogc costs an agent's context (docs/TOOLS.md): the toolset and lean schemas
+// (riksantikvaren-feature.id is a string, integer ids still pass), output: "file" on riksantikvaren-features
+// (every feature up to the cap, continued with the file's cursor to the end) and riksantikvaren-nearby, and
+// the opendata_search source whose `next` call works as given. Against a fake api.ra.no that pages 1,500
+// synthetic sites like the real one: a bbox answer also holds every record without geometry.
 import assert from "node:assert/strict";
 import { openProvider, withProvider } from "../../harness/provider.ts";
 import type { ProviderSession } from "../../harness/provider.ts";

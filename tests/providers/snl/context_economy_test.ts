@@ -1,6 +1,7 @@
-// Issue 14 for SNL: the toolset and lean schemas, output: "file" on snl-search (ten per request,
-// page after page up to the cap, then continued from where it stopped) and snl-article (the whole
-// article with every link), and the opendata_search source whose `next` call works as given.
+// What SNL costs an agent's context (docs/TOOLS.md): the toolset and lean schemas, output: "file" on
+// snl-search (ten per request, page after page up to the cap, then continued from where it stopped) and
+// snl-article (the whole article with every link), and the opendata_search source whose `next` call works as
+// given.
 import assert from "node:assert/strict";
 import { bodyToText } from "../../../lib/providers/snl/parse.ts";
 import { openProvider, preset, withProvider } from "../../harness/provider.ts";

@@ -1,7 +1,7 @@
-// Issue 14 for Wikipedia: the toolset and lean schemas, output: "file" on the data tools (whole
-// results, page after page up to the cap, continued from where a partial file stopped), and the
-// opendata_search source whose `next` call works as given. Against a fake MediaWiki API that
-// pages synthetic search hits like CirrusSearch (`continue.sroffset`).
+// What Wikipedia costs an agent's context (docs/TOOLS.md): the toolset and lean schemas, output: "file" on
+// the data tools (whole results, page after page up to the cap, continued from where a partial file stopped),
+// and the opendata_search source whose `next` call works as given. Against a fake MediaWiki API that pages
+// synthetic search hits like CirrusSearch (`continue.sroffset`).
 import assert from "node:assert/strict";
 import { openProvider, preset, withProvider } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";

@@ -1,6 +1,7 @@
-// Issue 23: a hint matches the failure. A name that does not resolve is a language that does not
-// exist only when another edition than the default was asked for; the default edition not
-// resolving is the network (or DNS), and the hint says to try again, not to check the language.
+// A hint matches the failure (docs/apis/wikipedia.md, "The `language` argument"). A name that does not
+// resolve is a language that does not exist only when another edition than the default was asked for; the
+// default edition not resolving is the network (or DNS), and the hint says to try again, not to check the
+// language.
 import assert from "node:assert/strict";
 import { ToolError } from "../../../lib/errors.ts";
 import { providerFor, searchContext } from "../_norway.ts";

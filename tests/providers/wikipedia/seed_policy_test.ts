@@ -1,5 +1,6 @@
-// Seed 002's retry policy ("3 attempts") and the tool call's deadline, for the two providers whose
-// clients compute their own per-call deadline (Wikipedia and SNL): one server serves both.
+// The retry policy (3 attempts in all, docs/apis/wikipedia.md and docs/apis/snl.md) and the tool call's
+// deadline, for the two providers whose clients compute their own per-call deadline (Wikipedia and SNL):
+// one server serves both.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../../lib/clock.ts";
 import { requestScope } from "../../../lib/http/request_scope.ts";
@@ -12,7 +13,7 @@ import { startInProcess } from "../../harness/in_process.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import { errorOf } from "../../harness/results.ts";
 
-Deno.test("wikipediaSpec and snlSpec default to 2 retries: seed 002's 3 attempts in all", () => {
+Deno.test("wikipediaSpec and snlSpec default to 2 retries: 3 attempts in all", () => {
   assert.equal(wikipediaSpec.schema.parse({}).max_retries, 2);
   assert.equal(snlSpec.schema.parse({}).max_retries, 2);
 });

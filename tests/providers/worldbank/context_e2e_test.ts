@@ -1,7 +1,7 @@
-// Issue 14 (context economy) for the World Bank tools: their toolset, lean strict-client-safe
-// schemas within the provider's budget, output: "file" (whole results as CSV resources, paged up
-// to the cap, partial files continued to the end, files private to their HTTP session), and the
-// opendata_search source whose hits name the call that returns the whole record.
+// Context economy (docs/TOOLS.md) for the World Bank tools: their toolset, lean strict-client-safe schemas
+// within the provider's budget, output: "file" (whole results as CSV resources, paged up to the cap, partial
+// files continued to the end, files private to their HTTP session), and the opendata_search source whose hits
+// name the call that returns the whole record.
 import assert from "node:assert/strict";
 import { createApp } from "../../../lib/app.ts";
 import { parseConfig } from "../../../lib/config/parse.ts";

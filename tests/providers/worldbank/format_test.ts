@@ -8,7 +8,7 @@ import {
 } from "../../../lib/providers/worldbank/format.ts";
 import { parseDocument } from "../../../lib/providers/worldbank/parse.ts";
 
-Deno.test("pageNotice() gives the seed's three ways to see more", () => {
+Deno.test("pageNotice() gives three ways to see more", () => {
   const notice = pageNotice({ received: 20, shown: 7, nextOffset: 47, limit: 25_000, filters: "countries" });
   assert.equal(
     notice,
