@@ -61,7 +61,7 @@ USER 65532:65532
 # Files the server writes (FRED exports) go to /data, a volume in docker-compose.yml.
 ENV OPENDATA_MCP_DATA_DIR=/data
 # As the start task sets it: one glibc malloc arena, so V8's compiler threads do not each keep
-# freed memory resident (docs/BENCHMARKS.md, issue 29).
+# freed memory resident (docs/BENCHMARKS.md, "Start-up as users start it").
 ENV MALLOC_ARENA_MAX=1
 VOLUME ["/data"]
 EXPOSE 8000
