@@ -1,21 +1,13 @@
-// Protocol details from the red team of issue 30, each against a real server process over the
-// real transports: batches answered element by element, a second initialize refused with its
-// own id, a malformed progressToken as -32602, opendata_call's string arguments held to the
-// depth limit, stdio's era fixed by the first request, and calls in flight answered after the
-// client closes stdin.
+// Protocol details from the red team of issue 30, each against the real server over the real
+// transports (in process; raw stdio against a spawned process, whose exit code counts): batches
+// answered element by element, a second initialize refused with its own id, a malformed
+// progressToken as -32602, opendata_call's string arguments held to the depth limit, stdio's era
+// fixed by the first request, and calls in flight answered after the client closes stdin.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../harness/spawn_http.ts";
 import { errorOf } from "../harness/results.ts";
-import {
-  childEnv,
-  entryOf,
-  lines,
-  removeHome,
-  scratchHome,
-  startArgs,
-  startStdio,
-} from "../harness/spawn.ts";
+import { childEnv, entryOf, lines, removeHome, scratchHome, startArgs } from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+import { startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 
 /** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
 const MAIN = entryOf({});
@@ -75,7 +67,7 @@ const codeOf = (m: Record<string, unknown> | undefined) =>
   (m?.["error"] as { code?: number } | undefined)?.code;
 
 Deno.test("HTTP answers each element of a batch and refuses a second initialize with its own id", async () => {
-  await using server = await startHttpServer({ args: ["--providers", "example"] });
+  await using server = await startHttpInProcess({ args: ["--providers", "example"] });
   const url = `${server.origin}/mcp`;
   const init = await fetch(url, { method: "POST", headers: HEADERS, body: JSON.stringify(INIT(1)) });
   const session = init.headers.get("mcp-session-id")!;
@@ -136,7 +128,7 @@ Deno.test("HTTP answers each element of a batch and refuses a second initialize 
 });
 
 Deno.test("opendata_call holds arguments sent as a string to the depth limit", async () => {
-  await using s = await startStdio({ args: ["--providers", "example"] });
+  await using s = await startInProcess({ args: ["--providers", "example"] });
   const deep = `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`;
   const e = errorOf(
     await s.client.callTool({ name: "opendata_call", arguments: { tool: "example-echo", arguments: deep } }),

@@ -1,23 +1,17 @@
-// The MCP Apps capability gate, end to end against the real server process: a client that
-// advertises `io.modelcontextprotocol/ui` sees each view-backed tool's `_meta.ui.resourceUri`,
-// the `ui://` resources and a view model in each result's `_meta`; a client that does not gets
-// byte for byte what it got before views existed. Both protocol eras, stdio and HTTP, stateful and
+// The MCP Apps capability gate, end to end against the real server (in process; the SDK v2
+// client over stdio talks to a spawned one): a client that advertises
+// `io.modelcontextprotocol/ui` sees each view-backed tool's `_meta.ui.resourceUri`, the `ui://`
+// resources and a view model in each result's `_meta`; a client that does not gets byte for byte
+// what it got before views existed. Both protocol eras, stdio and HTTP, stateful and
 // stateless; the views themselves are checked against ext-apps' own schemas.
 import assert from "node:assert/strict";
 import { McpUiResourceMetaSchema, McpUiToolMetaSchema } from "@modelcontextprotocol/ext-apps/app-bridge";
 import LISTINGS from "../../lib/providers/listings.json" with { type: "json" };
-import { startHttpServer } from "../harness/spawn_http.ts";
 import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../harness/sdk_client.ts";
-import {
-  childEnv,
-  DenoStdioTransport,
-  removeHome,
-  scratchHome,
-  startArgs,
-  startStdio,
-} from "../harness/spawn.ts";
+import { childEnv, DenoStdioTransport, removeHome, scratchHome, startArgs } from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
+import { startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 
 type Json = Record<string, unknown>;
 
@@ -138,7 +132,7 @@ Deno.test("views are declared only to clients that advertise io.modelcontextprot
   for (const stateless of [false, true]) {
     const { fake, configYaml } = worldbank();
     await using _fake = fake;
-    await using server = await startHttpServer({
+    await using server = await startHttpInProcess({
       args: [...PROVIDERS, ...(stateless ? ["--stateless"] : [])],
       configYaml,
     });
@@ -197,8 +191,8 @@ Deno.test("views over 2025-11-25 (SDK v1 client): stdio and HTTP sessions declar
     };
   };
 
-  await using plainStdio = await startStdio({ args: PROVIDERS, configYaml });
-  await using uiStdio = await startStdio({
+  await using plainStdio = await startInProcess({ args: PROVIDERS, configYaml });
+  await using uiStdio = await startInProcess({
     args: PROVIDERS,
     configYaml,
     clientCapabilities: UI,
@@ -260,7 +254,7 @@ Deno.test("views over 2025-11-25 (SDK v1 client): stdio and HTTP sessions declar
   );
 
   for (const stateless of [false, true]) {
-    await using server = await startHttpServer({
+    await using server = await startHttpInProcess({
       args: [...PROVIDERS, ...(stateless ? ["--stateless"] : [])],
       configYaml,
     });
@@ -290,7 +284,7 @@ Deno.test("views over 2025-11-25 (SDK v1 client): stdio and HTTP sessions declar
 Deno.test("views with the SDK v2 client pinned to 2026-07-28: its capabilities travel with each request", async () => {
   const { fake, configYaml } = worldbank();
   await using _fake = fake;
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: [...PROVIDERS, "--stateless"],
     configYaml,
   });
