@@ -23,12 +23,7 @@ import { completeLines } from "./spawn_http.ts";
 export interface InProcessSession {
   client: Client;
   /** What the server wrote: every stdout line, and its log (stderr) so far. */
-  transport: {
-    readonly stdoutLines: string[];
-    readonly stderr: string;
-    /** Writes raw bytes to the server's stdin (for malformed-input tests). */
-    sendRaw(text: string): Promise<void>;
-  };
+  transport: InProcessStdio["transport"];
   home: string;
   /** The server's log (stderr) so far. */
   stderr(): string;
@@ -203,26 +198,67 @@ function testIo(
   };
 }
 
+/** A server on stdio in this process, and the client's end of its pipes, not connected yet. */
+export interface InProcessStdio {
+  /** Connect any MCP client (SDK v1 or v2) with it. */
+  transport: Transport & {
+    readonly stdoutLines: string[];
+    readonly stderr: string;
+    /** Writes raw bytes to the server's stdin (for malformed-input tests). */
+    sendRaw(text: string): Promise<void>;
+  };
+  home: string;
+  /** The server's log (stderr) so far. */
+  stderr(): string;
+  /** The exit code `run()` resolved to, once the server has ended. */
+  exited: Promise<number>;
+  /** Closes stdin and waits for the server to end. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
 /**
  * Runs the server in this process as `main.ts [args]` would run in a scratch HOME (the
- * environment holds only HOME, `OPENDATA_MCP_TOOLSETS=all` and `env`), and connects a client.
+ * environment holds only HOME, `OPENDATA_MCP_TOOLSETS=all` and `env`), with a transport for
+ * the test's own client.
  */
-export async function startInProcess(options: InProcessOptions = {}): Promise<InProcessSession> {
+export function serveInProcess(options: InProcessOptions = {}): InProcessStdio {
   const home = homeFor(options);
   let log = "";
   const stdin = new BytePipe();
   const transport = new PipeClientTransport(stdin, () => log);
-  const shutdown = new AbortController();
   const exited = run(
     options.args ?? [],
     testIo(home, options, {
       stdout: (text) => transport.serverStdout.writeSync(new TextEncoder().encode(`${text}\n`)),
       stderr: (text) => log += `${text}\n`,
-      shutdown: shutdown.signal,
+      shutdown: new AbortController().signal,
       stdio: { stdin, stdout: transport.serverStdout },
     }),
     TEST_PROVIDERS,
   );
+  const close = async () => {
+    await transport.close();
+    await exited;
+    resetProcessState();
+  };
+  return {
+    transport,
+    home,
+    stderr: () => log,
+    exited,
+    close,
+    [Symbol.asyncDispose]: async () => {
+      await close();
+      if (!options.home) removeHome(home);
+    },
+  };
+}
+
+/** Runs the server in this process (as {@linkcode serveInProcess}) and connects a client. */
+export async function startInProcess(options: InProcessOptions = {}): Promise<InProcessSession> {
+  const server = serveInProcess(options);
+  const { transport, exited } = server;
   const client = new Client({ name: "opendata-mcp-tests", version: "0.0.0" }, {
     capabilities: options.clientCapabilities ?? {},
   });
@@ -234,23 +270,26 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
       }),
     ]);
   } catch (e) {
-    await transport.close();
-    shutdown.abort();
-    await exited.catch(() => {});
-    if (!options.home) removeHome(home);
-    throw new Error(`Server did not initialize: ${(e as Error).message}\n${log}`);
+    await server[Symbol.asyncDispose]();
+    throw new Error(`Server did not initialize: ${(e as Error).message}\n${server.stderr()}`);
   }
   const close = async () => {
     await client.close().catch(() => {});
-    await transport.close();
-    await exited;
-    resetProcessState();
+    await server.close();
   };
   const dispose = async () => {
-    await close();
-    if (!options.home) removeHome(home);
+    await client.close().catch(() => {});
+    await server[Symbol.asyncDispose]();
   };
-  return { client, transport, home, stderr: () => log, close, exited, [Symbol.asyncDispose]: dispose };
+  return {
+    client,
+    transport,
+    home: server.home,
+    stderr: server.stderr,
+    close,
+    exited,
+    [Symbol.asyncDispose]: dispose,
+  };
 }
 
 /** An HTTP server running in this process (the shape of a spawned one, without the child). */

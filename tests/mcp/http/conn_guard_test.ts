@@ -4,9 +4,9 @@
 // deadlines and request framing on a real socket served in process.
 import assert from "node:assert/strict";
 import { permissionSet } from "../../../tools/permissions.ts";
-import { startHttpInProcess } from "../../harness/in_process.ts";
+import { runInProcess, startHttpInProcess } from "../../harness/in_process.ts";
 import { completeLines, hasPrlimit, startHttpServer } from "../../harness/spawn_http.ts";
-import { childEnv, removeHome, runCli, scratchHome } from "../../harness/spawn.ts";
+import { childEnv, removeHome, scratchHome } from "../../harness/spawn.ts";
 import { initializeBody } from "./_harness.ts";
 
 const enc = new TextEncoder();
@@ -407,7 +407,7 @@ Deno.test("serveHttp() without a Unix socket grant guards through a loopback por
 });
 
 Deno.test("serve --transport http refuses an idle_timeout not longer than keepalive_interval", async () => {
-  const r = await runCli(["serve", "--transport", "http", "--port", "0", "--providers", "example"], {
+  const r = await runInProcess(["serve", "--transport", "http", "--port", "0", "--providers", "example"], {
     env: { MCP_IDLE_TIMEOUT: "10", MCP_KEEPALIVE_INTERVAL: "15" },
   });
   assert.equal(r.code, 2, r.stderr);
