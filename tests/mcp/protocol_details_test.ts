@@ -1,16 +1,13 @@
 // Protocol details from the red team of issue 30, each against the real server over the real
-// transports (in process; raw stdio against a spawned process, whose exit code counts): batches
-// answered element by element, a second initialize refused with its own id, a malformed
-// progressToken as -32602, opendata_call's string arguments held to the depth limit, stdio's era
-// fixed by the first request, and calls in flight answered after the client closes stdin.
+// transports (in process; its exit code is what run() resolves to): batches answered element by
+// element, a second initialize refused with its own id, a malformed progressToken as -32602,
+// opendata_call's string arguments held to the depth limit, stdio's era fixed by the first
+// request, and calls in flight answered after the client closes stdin.
 import assert from "node:assert/strict";
 import { errorOf } from "../harness/results.ts";
-import { childEnv, entryOf, lines, removeHome, scratchHome, startArgs } from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
-import { startHttpInProcess, startInProcess } from "../harness/in_process.ts";
+import { serveInProcess, startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 
-/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
-const MAIN = entryOf({});
 const HEADERS = { "Content-Type": "application/json", "Accept": "application/json, text/event-stream" };
 const INIT = (id: number | string, version = "2025-03-26") => ({
   jsonrpc: "2.0",
@@ -40,26 +37,11 @@ async function stdioRun(
   configYaml?: string,
   args = ["--providers", "example"],
 ): Promise<{ out: Record<string, unknown>[]; code: number }> {
-  const home = scratchHome(configYaml);
-  try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...startArgs(home), MAIN, ...args],
-      env: childEnv(home),
-      clearEnv: true,
-      cwd: home,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(input.map((m) => `${JSON.stringify(m)}\n`).join("")));
-    await writer.close();
-    const out: Record<string, unknown>[] = [];
-    for await (const line of lines(child.stdout)) out.push(JSON.parse(line));
-    return { out, code: (await child.status).code };
-  } finally {
-    removeHome(home);
-  }
+  await using server = serveInProcess({ args, ...(configYaml === undefined ? {} : { configYaml }) });
+  await server.transport.sendRaw(input.map((m) => `${JSON.stringify(m)}\n`).join(""));
+  await server.transport.close();
+  const code = await server.exited;
+  return { out: server.transport.stdoutLines.map((l) => JSON.parse(l)), code };
 }
 
 const byId = (out: Record<string, unknown>[], id: unknown) => out.find((m) => m["id"] === id);
