@@ -155,14 +155,22 @@ export function allowlistAllows(host: string, extra: readonly string[] = []): bo
   );
 }
 
+/** Servers running in this process now (a test may run several at once). */
+let running = 0;
+
 /**
- * A server turns on the process's metrics (serving HTTP, or with a metrics port) and its tracing
- * (OTEL_DENO): off again once it has ended, so the next server in the same test file starts
- * from zero, as a new process would.
+ * Runs `run()` as one more server in this process. A server turns on the process's metrics
+ * (serving HTTP, or with a metrics port) and its tracing (OTEL_DENO): they are turned off again
+ * once the last running server has ended, so the next server in the same test file starts from
+ * zero, as a new process would.
  */
-function resetProcessState(): void {
-  disableMetrics();
-  disableTracing();
+function runServer(args: readonly string[], io: CliIo): Promise<number> {
+  running++;
+  return run(args, io, TEST_PROVIDERS).finally(() => {
+    if (--running > 0) return;
+    disableMetrics();
+    disableTracing();
+  });
 }
 
 /** A scratch HOME (or `options.home`) with the config file written when given. */
@@ -227,7 +235,7 @@ export function serveInProcess(options: InProcessOptions = {}): InProcessStdio {
   let log = "";
   const stdin = new BytePipe();
   const transport = new PipeClientTransport(stdin, () => log);
-  const exited = run(
+  const exited = runServer(
     options.args ?? [],
     testIo(home, options, {
       stdout: (text) => transport.serverStdout.writeSync(new TextEncoder().encode(`${text}\n`)),
@@ -235,12 +243,10 @@ export function serveInProcess(options: InProcessOptions = {}): InProcessStdio {
       shutdown: new AbortController().signal,
       stdio: { stdin, stdout: transport.serverStdout },
     }),
-    TEST_PROVIDERS,
   );
   const close = async () => {
     await transport.close();
     await exited;
-    resetProcessState();
   };
   return {
     transport,
@@ -319,7 +325,7 @@ export async function startHttpInProcess(
   let log = "";
   const waiters = new Set<() => void>();
   const shutdown = new AbortController();
-  const exited = run(
+  const exited = runServer(
     ["serve", "--transport", "http", "--host", "127.0.0.1", "--port", "0", ...(options.args ?? [])],
     testIo(home, options, {
       // `serve` writes nothing but its log; stdout stays empty as in a spawned server.
@@ -330,7 +336,6 @@ export async function startHttpInProcess(
       },
       shutdown: shutdown.signal,
     }),
-    TEST_PROVIDERS,
   );
   let ended: number | undefined;
   exited.then((code) => {
@@ -362,9 +367,7 @@ export async function startHttpInProcess(
   const stop = (): Promise<number> => {
     stopped ??= (async () => {
       shutdown.abort();
-      const code = await exited;
-      resetProcessState();
-      return code;
+      return await exited;
     })();
     return stopped;
   };
@@ -398,16 +401,14 @@ export async function runInProcess(
   const home = homeFor(options);
   let stdout = "";
   let stderr = "";
-  const code = await run(
+  const code = await runServer(
     args,
     testIo(home, options, {
       stdout: (text) => stdout += `${text}\n`,
       stderr: (text) => stderr += `${text}\n`,
       shutdown: new AbortController().signal,
     }),
-    TEST_PROVIDERS,
   );
-  resetProcessState();
   if (!options.home) removeHome(home);
   return { code, stdout, stderr, home };
 }
