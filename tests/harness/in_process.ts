@@ -6,6 +6,9 @@
 // the built bundle) spawn the server with ./spawn.ts.
 import { join } from "node:path";
 import { run } from "../../lib/cli.ts";
+import type { CliIo } from "../../lib/cli.ts";
+import { disableMetrics } from "../../lib/metrics/mod.ts";
+import { disableTracing } from "../../lib/metrics/tracing.ts";
 import type { ByteReader, ByteWriter } from "../../lib/mcp/stdio_transport.ts";
 import { PROJECT_CONFIG } from "../../lib/config/paths.ts";
 import { netAllowlist } from "../../tools/permissions.ts";
@@ -14,12 +17,13 @@ import type { JSONRPCMessage, Transport } from "./sdk_client.ts";
 import { TEST_PROVIDERS } from "./providers.ts";
 import { removeHome, scratchHome } from "./spawn.ts";
 import type { SpawnOptions } from "./spawn.ts";
+import { completeLines } from "./spawn_http.ts";
 
 /** A connected client and the server running in this process. */
 export interface InProcessSession {
   client: Client;
   /** What the server wrote: every stdout line, and its log (stderr) so far. */
-  transport: { readonly stdoutLines: string[]; readonly stderr: string };
+  transport: InProcessStdio["transport"];
   home: string;
   /** The server's log (stderr) so far. */
   stderr(): string;
@@ -124,6 +128,12 @@ class PipeClientTransport implements Transport {
     return Promise.resolve();
   }
 
+  sendRaw(text: string): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("The in-process transport is closed"));
+    this.#toServer.push(this.#encoder.encode(text));
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
@@ -145,25 +155,43 @@ export function allowlistAllows(host: string, extra: readonly string[] = []): bo
   );
 }
 
+/** Servers running in this process now (a test may run several at once). */
+let running = 0;
+
 /**
- * Runs the server in this process as `main.ts [args]` would run in a scratch HOME (the
- * environment holds only HOME, `OPENDATA_MCP_TOOLSETS=all` and `env`), and connects a client.
+ * Runs `run()` as one more server in this process. A server turns on the process's metrics
+ * (serving HTTP, or with a metrics port) and its tracing (OTEL_DENO): they are turned off again
+ * once the last running server has ended, so the next server in the same test file starts from
+ * zero, as a new process would.
  */
-export async function startInProcess(options: InProcessOptions = {}): Promise<InProcessSession> {
-  const home = options.home ?? scratchHome(options.configYaml);
-  if (options.home && options.configYaml !== undefined) {
-    Deno.mkdirSync(`${home}/.config/opendata-mcp`, { recursive: true });
-    Deno.writeTextFileSync(`${home}/.config/opendata-mcp/config.yaml`, options.configYaml);
+function runServer(args: readonly string[], io: CliIo): Promise<number> {
+  running++;
+  return run(args, io, TEST_PROVIDERS).finally(() => {
+    if (--running > 0) return;
+    disableMetrics();
+    disableTracing();
+  });
+}
+
+/** A scratch HOME (or `options.home`) with the config file written when given. */
+function homeFor(options: InProcessOptions): string {
+  if (!options.home) return scratchHome(options.configYaml);
+  if (options.configYaml !== undefined) {
+    Deno.mkdirSync(`${options.home}/.config/opendata-mcp`, { recursive: true });
+    Deno.writeTextFileSync(`${options.home}/.config/opendata-mcp/config.yaml`, options.configYaml);
   }
-  let log = "";
-  const stdin = new BytePipe();
-  const transport = new PipeClientTransport(stdin, () => log);
-  const shutdown = new AbortController();
-  const exited = run(options.args ?? [], {
+  return options.home;
+}
+
+/** What `main.ts` hands `run()`, with the environment, files and network of a test server. */
+function testIo(
+  home: string,
+  options: InProcessOptions,
+  io: Pick<CliIo, "stdout" | "stderr" | "shutdown" | "stdio">,
+): CliIo {
+  return {
     env: { HOME: home, OPENDATA_MCP_TOOLSETS: "all", ...options.env },
     os: Deno.build.os,
-    stdout: (text) => transport.serverStdout.writeSync(new TextEncoder().encode(`${text}\n`)),
-    stderr: (text) => log += `${text}\n`,
     readTextFile: (path) => {
       try {
         return Deno.readTextFileSync(path);
@@ -174,9 +202,69 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
     },
     ...(options.cwd ? { projectConfig: join(options.cwd, PROJECT_CONFIG) } : {}),
     isNetAllowed: (host) => allowlistAllows(host, options.extraNet),
-    shutdown: shutdown.signal,
-    stdio: { stdin, stdout: transport.serverStdout },
-  }, TEST_PROVIDERS);
+    ...io,
+  };
+}
+
+/** A server on stdio in this process, and the client's end of its pipes, not connected yet. */
+export interface InProcessStdio {
+  /** Connect any MCP client (SDK v1 or v2) with it. */
+  transport: Transport & {
+    readonly stdoutLines: string[];
+    readonly stderr: string;
+    /** Writes raw bytes to the server's stdin (for malformed-input tests). */
+    sendRaw(text: string): Promise<void>;
+  };
+  home: string;
+  /** The server's log (stderr) so far. */
+  stderr(): string;
+  /** The exit code `run()` resolved to, once the server has ended. */
+  exited: Promise<number>;
+  /** Closes stdin and waits for the server to end. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Runs the server in this process as `main.ts [args]` would run in a scratch HOME (the
+ * environment holds only HOME, `OPENDATA_MCP_TOOLSETS=all` and `env`), with a transport for
+ * the test's own client.
+ */
+export function serveInProcess(options: InProcessOptions = {}): InProcessStdio {
+  const home = homeFor(options);
+  let log = "";
+  const stdin = new BytePipe();
+  const transport = new PipeClientTransport(stdin, () => log);
+  const exited = runServer(
+    options.args ?? [],
+    testIo(home, options, {
+      stdout: (text) => transport.serverStdout.writeSync(new TextEncoder().encode(`${text}\n`)),
+      stderr: (text) => log += `${text}\n`,
+      shutdown: new AbortController().signal,
+      stdio: { stdin, stdout: transport.serverStdout },
+    }),
+  );
+  const close = async () => {
+    await transport.close();
+    await exited;
+  };
+  return {
+    transport,
+    home,
+    stderr: () => log,
+    exited,
+    close,
+    [Symbol.asyncDispose]: async () => {
+      await close();
+      if (!options.home) removeHome(home);
+    },
+  };
+}
+
+/** Runs the server in this process (as {@linkcode serveInProcess}) and connects a client. */
+export async function startInProcess(options: InProcessOptions = {}): Promise<InProcessSession> {
+  const server = serveInProcess(options);
+  const { transport, exited } = server;
   const client = new Client({ name: "opendata-mcp-tests", version: "0.0.0" }, {
     capabilities: options.clientCapabilities ?? {},
   });
@@ -188,20 +276,139 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
       }),
     ]);
   } catch (e) {
-    await transport.close();
-    shutdown.abort();
-    await exited.catch(() => {});
-    if (!options.home) removeHome(home);
-    throw new Error(`Server did not initialize: ${(e as Error).message}\n${log}`);
+    await server[Symbol.asyncDispose]();
+    throw new Error(`Server did not initialize: ${(e as Error).message}\n${server.stderr()}`);
   }
   const close = async () => {
     await client.close().catch(() => {});
-    await transport.close();
-    await exited;
+    await server.close();
   };
   const dispose = async () => {
-    await close();
-    if (!options.home) removeHome(home);
+    await client.close().catch(() => {});
+    await server[Symbol.asyncDispose]();
   };
-  return { client, transport, home, stderr: () => log, close, exited, [Symbol.asyncDispose]: dispose };
+  return {
+    client,
+    transport,
+    home: server.home,
+    stderr: server.stderr,
+    close,
+    exited,
+    [Symbol.asyncDispose]: dispose,
+  };
+}
+
+/** An HTTP server running in this process (the shape of a spawned one, without the child). */
+export interface InProcessHttpServer {
+  /** `http://127.0.0.1:PORT` */
+  origin: string;
+  port: number;
+  home: string;
+  /** The server's log (JSON lines) so far. */
+  stderr(): string;
+  /** The first log line `match` finds, once it has been written (within `timeoutMs`). */
+  logged(match: RegExp, timeoutMs?: number): Promise<string>;
+  /** Shuts the server down as SIGTERM does and resolves to `run()`'s exit code. */
+  stop(): Promise<number>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Runs `main.ts serve --transport http --host 127.0.0.1 --port 0` plus `options.args` in this
+ * process, on a real socket, and waits (up to `timeoutMs`) for the "serving MCP over HTTP" line.
+ */
+export async function startHttpInProcess(
+  options: InProcessOptions = {},
+  timeoutMs = 30_000,
+): Promise<InProcessHttpServer> {
+  const home = homeFor(options);
+  let log = "";
+  const waiters = new Set<() => void>();
+  const shutdown = new AbortController();
+  const exited = runServer(
+    ["serve", "--transport", "http", "--host", "127.0.0.1", "--port", "0", ...(options.args ?? [])],
+    testIo(home, options, {
+      // `serve` writes nothing but its log; stdout stays empty as in a spawned server.
+      stdout: (text) => log += `${text}\n`,
+      stderr: (text) => {
+        log += `${text}\n`;
+        for (const wake of waiters) wake();
+      },
+      shutdown: shutdown.signal,
+    }),
+  );
+  let ended: number | undefined;
+  exited.then((code) => {
+    ended = code;
+    for (const wake of waiters) wake();
+  });
+  const logged = (match: RegExp, wait = 10_000): Promise<string> => {
+    const { promise, resolve, reject } = Promise.withResolvers<string>();
+    const check = () => {
+      const line = completeLines(log).find((l) => match.test(l));
+      if (line === undefined && ended === undefined) return;
+      finish();
+      if (line !== undefined) resolve(line);
+      else reject(new Error(`The server exited with code ${ended} before logging ${match}:\n${log}`));
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`No log line matched ${match} within ${wait} ms:\n${log}`));
+    }, wait);
+    const finish = () => {
+      clearTimeout(timer);
+      waiters.delete(check);
+    };
+    waiters.add(check);
+    check();
+    return promise;
+  };
+  let stopped: Promise<number> | undefined;
+  const stop = (): Promise<number> => {
+    stopped ??= (async () => {
+      shutdown.abort();
+      return await exited;
+    })();
+    return stopped;
+  };
+  let port: number;
+  try {
+    port = JSON.parse(await logged(/"serving MCP over HTTP"/, timeoutMs)).port;
+  } catch (e) {
+    await stop().catch(() => {});
+    if (!options.home) removeHome(home);
+    throw e;
+  }
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    home,
+    stderr: () => log,
+    logged,
+    stop,
+    [Symbol.asyncDispose]: async () => {
+      await stop();
+      if (!options.home) removeHome(home);
+    },
+  };
+}
+
+/** Runs one CLI command (`tools`, `call`, `config check`, `--help`) to completion in this process. */
+export async function runInProcess(
+  args: string[],
+  options: InProcessOptions = {},
+): Promise<{ code: number; stdout: string; stderr: string; home: string }> {
+  const home = homeFor(options);
+  let stdout = "";
+  let stderr = "";
+  const code = await runServer(
+    args,
+    testIo(home, options, {
+      stdout: (text) => stdout += `${text}\n`,
+      stderr: (text) => stderr += `${text}\n`,
+      shutdown: new AbortController().signal,
+    }),
+  );
+  if (!options.home) removeHome(home);
+  return { code, stdout, stderr, home };
 }

@@ -2,7 +2,7 @@
 // would start after the tool call's deadline fails at once with FRED's RATE_LIMIT_EXCEEDED
 // and the real wait, instead of queueing until the deadline.
 import assert from "node:assert/strict";
-import { startStdio } from "../harness/spawn.ts";
+import { startInProcess } from "../harness/in_process.ts";
 import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
 
@@ -11,7 +11,7 @@ Deno.test("FRED rate limit: past the call's deadline the call fails at once with
   // FRED's own timeout (120 s) would allow waiting for the slot; the tool call's (20 s) does not.
   const configYaml = "server:\n  call_timeout: 20\n" +
     fredConfig(fake.origin, { rate_limit_per_minute: 2, rate_limit_per_second: 0, timeout: 120 });
-  await using s = await startStdio({ args: ["--providers", "fred"], configYaml });
+  await using s = await startInProcess({ args: ["--providers", "fred"], configYaml });
   const get = () =>
     s.client.callTool({
       name: "fred_category",

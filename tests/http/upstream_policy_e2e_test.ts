@@ -2,7 +2,7 @@
 // real server over stdio with FRED, World Bank and BOJ pointed at loopback fakes, and a second
 // loopback fake ("elsewhere", another port) that a redirect must never reach.
 import assert from "node:assert/strict";
-import { startStdio } from "../harness/spawn.ts";
+import { startInProcess } from "../harness/in_process.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { errorOf, ok } from "../harness/results.ts";
 import { fredRoutes, TEST_KEY } from "../providers/fred/fake_fred.ts";
@@ -72,7 +72,7 @@ Deno.test("the shared client refuses off-origin redirects and keeps per-endpoint
     match: (r) => r.url.searchParams.get("series_id") === "DOWN",
     reply: { status: 500, json: { error_code: 500, error_message: "Internal Server Error." } },
   });
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "fred,worldbank,boj"],
     configYaml: config(fred.origin, worldbank.origin, boj.origin),
   });

@@ -5,7 +5,7 @@
 // stdio against the recorded FRED fake.
 import assert from "node:assert/strict";
 import { ok, texts } from "../harness/results.ts";
-import { startStdio } from "../harness/spawn.ts";
+import { startInProcess } from "../harness/in_process.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
 
 function fred(args: Record<string, unknown>) {
@@ -20,7 +20,7 @@ function linesStarting(text: string, prefix: string): string[] {
 Deno.test("callTool under a small character limit keeps the provenance line and next calls whole, once, and JSON text equal to structuredContent", async () => {
   await using fake = startFakeFred();
   for (const limit of [1000, 2000]) {
-    await using s = await startStdio({
+    await using s = await startInProcess({
       args: ["--providers", "fred"],
       env: { OPENDATA_MCP_TOOLSETS: "", MCP_CHARACTER_LIMIT: String(limit) },
       configYaml: fredConfig(fake.origin),
@@ -61,7 +61,7 @@ Deno.test("callTool under a small character limit keeps the provenance line and 
 
 Deno.test("callTool in response_format json names the next calls inside the JSON, equal to structuredContent", async () => {
   await using fake = startFakeFred();
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "fred"],
     env: { OPENDATA_MCP_TOOLSETS: "" },
     configYaml: fredConfig(fake.origin),

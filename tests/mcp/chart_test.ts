@@ -3,9 +3,9 @@
 // failed. Real server over Streamable HTTP, a client that renders views, a loopback BOJ serving
 // recorded bodies (tests/fixtures/boj/, with their provenance in its README).
 import assert from "node:assert/strict";
-import { startHttpServer } from "../harness/spawn_http.ts";
 import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+import { startHttpInProcess } from "../harness/in_process.ts";
 
 const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
 const GOOD = { db: "CO", codes: ["TK99F1000601GCQ01000"] };
@@ -22,7 +22,7 @@ Deno.test("opendata_chart keeps the series whose call worked when another call's
   ]);
   const configYaml =
     `providers:\n  boj:\n    base_url: ${fake.origin}\n    cache_ttl: 0\n    max_retries: 0\n`;
-  await using server = await startHttpServer({ args: ["--providers", "boj"], configYaml });
+  await using server = await startHttpInProcess({ args: ["--providers", "boj"], configYaml });
   const client = new Client({ name: "chart-failure", version: "0" }, { capabilities: UI });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
   try {

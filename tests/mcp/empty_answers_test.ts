@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { widening } from "../../lib/mcp/next_calls.ts";
 import { startRecordedUpstreams } from "../fakes/recorded.ts";
-import { startStdio } from "../harness/spawn.ts";
+import { startInProcess } from "../harness/in_process.ts";
 
 Deno.test("widening() names fewer words and every source for an empty first page only", () => {
   const empty = { total: 0, count: 0, has_more: false };
@@ -77,7 +77,7 @@ Deno.test("widening() names fewer words and every source for an empty first page
 
 Deno.test("an empty search answer reached through opendata_call names calls that widen it, which work as given", async () => {
   await using upstreams = startRecordedUpstreams();
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "worldbank,snl,geonorge"],
     env: { OPENDATA_MCP_TOOLSETS: "" },
     configYaml: upstreams.configYaml,

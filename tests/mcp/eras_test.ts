@@ -1,10 +1,10 @@
-import { providerTools } from "../harness/results.ts";
-// Both protocol eras on the same endpoints, end to end against the real server process: the
+// Both protocol eras on the same endpoints, end to end against the real server (in process, HTTP on
+// a real socket; the stdio test spawns it, as its stdout must carry nothing but JSON-RPC): the
 // 2026-07-28 stateless core (SDK v2 client pinned to it, and @ai-sdk/mcp 2.x, which probes with
 // server/discover first), next to 2025-era clients (SDK v1 over Streamable HTTP and legacy SSE).
 import assert from "node:assert/strict";
+import { providerTools } from "../harness/results.ts";
 import { createMCPClient } from "@ai-sdk/mcp";
-import { startHttpServer } from "../harness/spawn_http.ts";
 import {
   Client as V1Client,
   SSEClientTransport,
@@ -19,8 +19,9 @@ import {
   startArgs,
 } from "../harness/spawn.ts";
 import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
+import { startHttpInProcess } from "../harness/in_process.ts";
 
-/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
+/** The server these tests spawn: the sources' main.ts. */
 const MAIN = entryOf({});
 
 function echoText(result: { content?: unknown }): string {
@@ -32,7 +33,7 @@ for (const stateless of [false, true]) {
   const mode = stateless ? "stateless" : "stateful";
 
   Deno.test(`HTTP (${mode}): a 2026-07-28 client and 2025-era clients are served on the same /mcp`, async () => {
-    await using server = await startHttpServer({
+    await using server = await startHttpInProcess({
       args: ["--providers", "example", ...(stateless ? ["--stateless"] : [])],
     });
     const url = new URL(`${server.origin}/mcp`);
@@ -70,7 +71,7 @@ for (const stateless of [false, true]) {
   });
 
   Deno.test(`HTTP (${mode}): @ai-sdk/mcp 2.x negotiates 2026-07-28 through server/discover and calls a tool`, async () => {
-    await using server = await startHttpServer({
+    await using server = await startHttpInProcess({
       args: ["--providers", "example", ...(stateless ? ["--stateless"] : [])],
     });
     const seen: { version: string | null; method: string | null }[] = [];

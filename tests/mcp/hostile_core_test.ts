@@ -1,12 +1,13 @@
-// Red-team findings against the core (docs/SECURITY.md), each reproduced against the real server process:
-// deep nesting, duplicate in-flight ids, a client that stops reading stdout, non-URL resource
-// URIs, and an HTTP/1.1 request without a Host header. Every request gets an answer; nothing hangs.
+// Red-team findings against the core (docs/SECURITY.md), each reproduced against the real server (in
+// process; a spawned one where the client closes the process's stdout): deep nesting, duplicate
+// in-flight ids, a client that stops reading stdout, non-URL resource URIs, and an HTTP/1.1
+// request without a Host header. Every request gets an answer; nothing hangs.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../harness/spawn_http.ts";
-import { childEnv, entryOf, removeHome, scratchHome, startArgs, startStdio } from "../harness/spawn.ts";
+import { childEnv, entryOf, removeHome, scratchHome, startArgs } from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+import { startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 
-/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
+/** The server these tests spawn: the sources' main.ts. */
 const MAIN = entryOf({});
 
 /** A tools/call whose arguments nest `depth` objects (or arrays) deep. */
@@ -29,7 +30,7 @@ async function until<T>(check: () => T | undefined, ms = 10_000): Promise<T> {
 }
 
 Deno.test("stdio answers deeply nested arguments with -32600 at once and keeps serving", async () => {
-  await using s = await startStdio({ args: ["--providers", "example"] });
+  await using s = await startInProcess({ args: ["--providers", "example"] });
   await s.transport.sendRaw(`${deepCall(101, 6000, "object")}\n${deepCall(102, 20_000, "array")}\n`);
   const replies = await until(() => {
     const got = s.transport.stdoutLines.map((l) => JSON.parse(l)).filter((m) => m.id === 101 || m.id === 102);
@@ -44,7 +45,7 @@ Deno.test("stdio answers deeply nested arguments with -32600 at once and keeps s
 });
 
 Deno.test("HTTP answers deeply nested arguments with -32600 instead of an empty stream", async () => {
-  await using server = await startHttpServer({ args: ["--providers", "example", "--stateless"] });
+  await using server = await startHttpInProcess({ args: ["--providers", "example", "--stateless"] });
   for (const [depth, kind] of [[6000, "object"], [20_000, "array"]] as const) {
     const res = await fetch(`${server.origin}/mcp`, {
       method: "POST",
@@ -59,7 +60,7 @@ Deno.test("HTTP answers deeply nested arguments with -32600 instead of an empty 
 });
 
 Deno.test("tools/call keeps structuredContent within the character limit for maps of many small entries", async () => {
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "example"],
     env: { MCP_CHARACTER_LIMIT: "5000" },
   });
@@ -88,7 +89,7 @@ Deno.test("stdio refuses a request id already in flight and still answers both r
     path: "/api/v3/wds",
     reply: { json: { total: 0, documents: {} }, delayMs: 400 },
   }]);
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "worldbank"],
     configYaml: `providers:\n  worldbank:\n    base_url: ${fake.origin}/api/v3/wds\n`,
   });
@@ -112,7 +113,7 @@ Deno.test("HTTP: 20 concurrent POSTs reusing one id in a session all get an answ
     path: "/api/v3/wds",
     reply: { json: { total: 0, documents: {} }, delayMs: 300 },
   }]);
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "worldbank"],
     configYaml: `providers:\n  worldbank:\n    base_url: ${fake.origin}/api/v3/wds\n`,
     env: { MCP_SESSION_IDLE_TIMEOUT: "5" },
@@ -217,7 +218,7 @@ Deno.test("stdio: a client that stops reading ends the session quietly, exit 0, 
 });
 
 Deno.test("resources/read with a URI that is not a URL answers -32602", async () => {
-  await using s = await startStdio({ args: ["--providers", "boj"] });
+  await using s = await startInProcess({ args: ["--providers", "boj"] });
   for (const uri of ["", "x", "../../etc/passwd"]) {
     await assert.rejects(
       () => s.client.readResource({ uri }),
@@ -228,7 +229,7 @@ Deno.test("resources/read with a URI that is not a URL answers -32602", async ()
 });
 
 Deno.test("an HTTP/1.1 request without a Host header gets 400", async () => {
-  await using server = await startHttpServer({ args: ["--providers", "example"] });
+  await using server = await startHttpInProcess({ args: ["--providers", "example"] });
   using conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
   await conn.write(new TextEncoder().encode("GET /health HTTP/1.1\r\nConnection: close\r\n\r\n"));
   const buf = new Uint8Array(4096);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { errorOf, ok, providerTools } from "../harness/results.ts";
 import { removeHome, startStdio } from "../harness/spawn.ts";
-import { startHttpServer } from "../harness/spawn_http.ts";
+import { startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
 import { lazyProvider, loadedTool } from "../../lib/mcp/lazy.ts";
 import type { ProviderListing } from "../../lib/mcp/listing.ts";
@@ -19,7 +19,7 @@ function loads(stderr: string): string[] {
 }
 
 Deno.test("the server lists every toolset, prompt and template without loading a provider, and loads one on first call, once", async () => {
-  await using s = await startStdio();
+  await using s = await startInProcess();
   const tools = (await s.client.listTools()).tools;
   assert.ok(providerTools(tools).length >= 25, `every toolset listed: ${tools.length}`);
   assert.ok((await s.client.listPrompts()).prompts.some((p) => p.name === "boj_discovery_flow"));
@@ -42,7 +42,7 @@ Deno.test("the server lists every toolset, prompt and template without loading a
 });
 
 Deno.test("server instances share one load: concurrent stateless HTTP requests load the provider once", async () => {
-  await using server = await startHttpServer({ args: ["--stateless"] });
+  await using server = await startHttpInProcess({ args: ["--stateless"] });
   const clients = await Promise.all([1, 2, 3, 4].map(async () => {
     const client = new Client({ name: "lazy-test", version: "0" }, { capabilities: {} });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
@@ -61,7 +61,7 @@ Deno.test("server instances share one load: concurrent stateless HTTP requests l
 });
 
 Deno.test("a setting a listing depends on, configured otherwise, gets the provider created at start with it", async () => {
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "worldbank"],
     configYaml: "providers:\n  worldbank:\n    file_max_documents: 50\n",
   });
@@ -124,7 +124,7 @@ Deno.test("lazyProvider: a provider that fails to load is a non-retryable error 
 });
 
 Deno.test("opendata_search loads the providers whose sources it asks, and only those", async () => {
-  await using s = await startStdio({ args: ["--providers", "example,conformance"] });
+  await using s = await startInProcess({ args: ["--providers", "example,conformance"] });
   const result = ok(
     await s.client.callTool({ name: "opendata_search", arguments: { query: "hello", sources: ["example"] } }),
   );

@@ -7,7 +7,7 @@ import { callLine, didYouMean, routeCall } from "../../lib/mcp/next_calls.ts";
 import { creditLine } from "../../lib/output/credit.ts";
 import { errorOf, ok, texts } from "../harness/results.ts";
 import { startRecordedUpstreams } from "../fakes/recorded.ts";
-import { startStdio } from "../harness/spawn.ts";
+import { startInProcess } from "../harness/in_process.ts";
 
 type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
 
@@ -41,7 +41,7 @@ Deno.test("routeCall sends a tool that is not listed through opendata_call, and 
 });
 
 Deno.test("opendata_search: an empty answer names the calls that widen it, failed sources are named apart, each next call works as given", async () => {
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "example,conformance"],
     env: { OPENDATA_MCP_TOOLSETS: "" },
   });
@@ -73,7 +73,7 @@ Deno.test("opendata_search: an empty answer names the calls that widen it, faile
 });
 
 Deno.test("opendata_search sources: the ids opendata_describe lists, a near miss suggested", async () => {
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "example,conformance"],
     env: { OPENDATA_MCP_TOOLSETS: "" },
   });
@@ -94,7 +94,7 @@ Deno.test("opendata_search sources: the ids opendata_describe lists, a near miss
 });
 
 Deno.test("validation through opendata_call shows the schema part at fault, did you mean, and reads a common alias", async () => {
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "worldbank,wikipedia"],
     env: { OPENDATA_MCP_TOOLSETS: "" },
   });
@@ -116,7 +116,7 @@ Deno.test("validation through opendata_call shows the schema part at fault, did 
 Deno.test("an error names the call that fixes it: a bad argument its tool's description, a not-found the listing", async () => {
   await using up = startRecordedUpstreams();
   up.main.route({ path: /\/MapServer\/99\/query$/, reply: { status: 404, body: "Not Found" } });
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "worldbank,riksantikvaren_arcgis"],
     env: { OPENDATA_MCP_TOOLSETS: "" },
     configYaml: up.configYaml,
@@ -147,7 +147,7 @@ Deno.test("an error names the call that fixes it: a bad argument its tool's desc
 
 Deno.test("an alias is read with a notice, and 0 found nearby names the same call with a wider radius", async () => {
   await using up = startRecordedUpstreams();
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "boj,riksantikvaren_ogc"],
     env: { OPENDATA_MCP_TOOLSETS: "" },
     configYaml: up.configYaml,

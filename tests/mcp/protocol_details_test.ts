@@ -1,24 +1,13 @@
-// Protocol details a red-team review found, each against a real server process over the
-// real transports: batches answered element by element, a second initialize refused with its
-// own id, a malformed progressToken as -32602, opendata_call's string arguments held to the
-// depth limit, stdio's era fixed by the first request, and calls in flight answered after the
-// client closes stdin.
+// Protocol details a red-team review found, each against the real server over the real
+// transports (in process; its exit code is what run() resolves to): batches answered element by
+// element, a second initialize refused with its own id, a malformed progressToken as -32602,
+// opendata_call's string arguments held to the depth limit, stdio's era fixed by the first
+// request, and calls in flight answered after the client closes stdin.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../harness/spawn_http.ts";
 import { errorOf } from "../harness/results.ts";
-import {
-  childEnv,
-  entryOf,
-  lines,
-  removeHome,
-  scratchHome,
-  startArgs,
-  startStdio,
-} from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+import { serveInProcess, startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 
-/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
-const MAIN = entryOf({});
 const HEADERS = { "Content-Type": "application/json", "Accept": "application/json, text/event-stream" };
 const INIT = (id: number | string, version = "2025-03-26") => ({
   jsonrpc: "2.0",
@@ -48,26 +37,11 @@ async function stdioRun(
   configYaml?: string,
   args = ["--providers", "example"],
 ): Promise<{ out: Record<string, unknown>[]; code: number }> {
-  const home = scratchHome(configYaml);
-  try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...startArgs(home), MAIN, ...args],
-      env: childEnv(home),
-      clearEnv: true,
-      cwd: home,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(input.map((m) => `${JSON.stringify(m)}\n`).join("")));
-    await writer.close();
-    const out: Record<string, unknown>[] = [];
-    for await (const line of lines(child.stdout)) out.push(JSON.parse(line));
-    return { out, code: (await child.status).code };
-  } finally {
-    removeHome(home);
-  }
+  await using server = serveInProcess({ args, ...(configYaml === undefined ? {} : { configYaml }) });
+  await server.transport.sendRaw(input.map((m) => `${JSON.stringify(m)}\n`).join(""));
+  await server.transport.close();
+  const code = await server.exited;
+  return { out: server.transport.stdoutLines.map((l) => JSON.parse(l)), code };
 }
 
 const byId = (out: Record<string, unknown>[], id: unknown) => out.find((m) => m["id"] === id);
@@ -75,7 +49,7 @@ const codeOf = (m: Record<string, unknown> | undefined) =>
   (m?.["error"] as { code?: number } | undefined)?.code;
 
 Deno.test("HTTP answers each element of a batch and refuses a second initialize with its own id", async () => {
-  await using server = await startHttpServer({ args: ["--providers", "example"] });
+  await using server = await startHttpInProcess({ args: ["--providers", "example"] });
   const url = `${server.origin}/mcp`;
   const init = await fetch(url, { method: "POST", headers: HEADERS, body: JSON.stringify(INIT(1)) });
   const session = init.headers.get("mcp-session-id")!;
@@ -136,7 +110,7 @@ Deno.test("HTTP answers each element of a batch and refuses a second initialize 
 });
 
 Deno.test("opendata_call holds arguments sent as a string to the depth limit", async () => {
-  await using s = await startStdio({ args: ["--providers", "example"] });
+  await using s = await startInProcess({ args: ["--providers", "example"] });
   const deep = `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`;
   const e = errorOf(
     await s.client.callTool({ name: "opendata_call", arguments: { tool: "example-echo", arguments: deep } }),

@@ -3,11 +3,10 @@
 // answer shows the server's file-system path.
 import assert from "node:assert/strict";
 import { csvRecords, sourceOf, sourceText } from "../../lib/mcp/tools/read.ts";
-import { startHttpServer } from "../harness/spawn_http.ts";
 import { errorOf, ok, texts } from "../harness/results.ts";
-import { startStdio } from "../harness/spawn.ts";
 import { Client, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
+import { startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 
 type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
 const DEFAULT = { OPENDATA_MCP_TOOLSETS: "" };
@@ -40,7 +39,7 @@ Deno.test("sourceText names the declared licence, or says none was declared, in 
 
 Deno.test("opendata_read pages a file a FRED answer wrote, following only the next calls the answers name", async () => {
   await using fake = startFakeFred();
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "fred"],
     env: DEFAULT,
     configYaml: fredConfig(fake.origin),
@@ -96,7 +95,7 @@ Deno.test("opendata_read pages a file a FRED answer wrote, following only the ne
 
 Deno.test("over HTTP a file answer shows its resource URI, never the server's path, and opendata_read reads it", async () => {
   await using fake = startFakeFred();
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "fred"],
     env: DEFAULT,
     configYaml: fredConfig(fake.origin),

@@ -40,6 +40,8 @@ Deno.test("LineStdioTransport joins a message split across reads, answers a bad 
       '{"jsonrpc":"2.0","method":"x"}\n',
     ]),
     stdout: sink(written),
+    // Nothing here answers the ping: without this the end of input would wait out the 10 s grace.
+    drainMs: 0,
   });
   const received: unknown[] = [];
   transport.onmessage = (m) => received.push(m);

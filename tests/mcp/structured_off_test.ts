@@ -3,7 +3,7 @@
 // none is owed), and the text still names every next call. A client that renders views keeps both.
 import assert from "node:assert/strict";
 import { startRecordedUpstreams } from "../fakes/recorded.ts";
-import { startStdio } from "../harness/spawn.ts";
+import { startInProcess } from "../harness/in_process.ts";
 
 const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
 type Text = { type: string; text: string };
@@ -11,7 +11,7 @@ type Text = { type: string; text: string };
 Deno.test("structured_content off: text-only answers and listings that follow every next call; view clients keep both", async () => {
   await using upstreams = startRecordedUpstreams();
   const start = (clientCapabilities?: Record<string, unknown>) =>
-    startStdio({
+    startInProcess({
       args: ["--providers", "fred,boj"],
       env: { OPENDATA_MCP_TOOLSETS: "", MCP_STRUCTURED_CONTENT: "off" },
       configYaml: upstreams.configYaml,

@@ -1,13 +1,12 @@
-// The default surface and toolsets (docs/TOOLS.md), end to end against the real server process: the
+// The default surface and toolsets (docs/TOOLS.md), end to end against the real server (in process): the
 // core tools reach every tool, --toolsets and OPENDATA_MCP_TOOLSETS widen the list, and over HTTP
 // each request may choose its own (path or header), in both protocol eras and in stateless mode.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../harness/spawn_http.ts";
 import { CORE_TOOLS, ok, texts } from "../harness/results.ts";
-import { runCli, startStdio } from "../harness/spawn.ts";
 import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../harness/sdk_client.ts";
 import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+import { runInProcess, startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 
 const DEFAULT = { OPENDATA_MCP_TOOLSETS: "" };
 
@@ -16,7 +15,7 @@ Deno.test("the default surface lists the three core tools, and they describe and
     path: "/api/v3/wds",
     reply: { fixture: "worldbank/wds_v3_qterm-post-office_docty-PRWP_rows1_fl-list_observed_trimmed.json" },
   }]);
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "example,worldbank"],
     env: DEFAULT,
     configYaml: `providers:\n  worldbank:\n    base_url: ${fake.origin}/api/v3/wds\n    cache_ttl: 0\n`,
@@ -95,7 +94,7 @@ Deno.test("the default surface lists the three core tools, and they describe and
 });
 
 Deno.test("opendata_search asks every source at once and reports a failing and a slow one", async () => {
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "example,conformance"],
     env: { ...DEFAULT, MCP_SEARCH_TIMEOUT: "0.5" },
   });
@@ -138,7 +137,7 @@ Deno.test("opendata_search asks every source at once and reports a failing and a
 });
 
 Deno.test("opendata_search cut to the character limit shows fewer hits from every source and says how to get more", async () => {
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "example,conformance"],
     env: { ...DEFAULT, MCP_CHARACTER_LIMIT: "1000" },
   });
@@ -181,7 +180,7 @@ Deno.test("opendata_search cut to the character limit shows fewer hits from ever
 });
 
 Deno.test("--toolsets, OPENDATA_MCP_TOOLSETS and the config file's toolsets: list those toolsets besides the core; an unknown one is exit 2", async () => {
-  const flag = await runCli(["tools", "--providers", "example,worldbank", "--toolsets", "example"], {
+  const flag = await runInProcess(["tools", "--providers", "example,worldbank", "--toolsets", "example"], {
     env: DEFAULT,
   });
   assert.equal(flag.code, 0, flag.stderr);
@@ -190,31 +189,37 @@ Deno.test("--toolsets, OPENDATA_MCP_TOOLSETS and the config file's toolsets: lis
     "example-ping",
     "example-echo",
   ]);
-  const env = await runCli(["tools", "--providers", "example,worldbank"], {
+  const env = await runInProcess(["tools", "--providers", "example,worldbank"], {
     env: { OPENDATA_MCP_TOOLSETS: "worldbank" },
   });
   assert.match(env.stdout, /worldbank_search_documents/);
   assert.doesNotMatch(env.stdout, /example-ping/);
   // The config file's toolsets: applies when neither the flag nor the environment names any.
-  const file = await runCli(["tools", "--providers", "example,worldbank"], {
+  const file = await runInProcess(["tools", "--providers", "example,worldbank"], {
     env: DEFAULT,
     configYaml: "toolsets: [worldbank]\n",
   });
   assert.equal(file.code, 0, file.stderr);
   assert.match(file.stdout, /worldbank_search_documents/);
   assert.doesNotMatch(file.stdout, /example-ping/);
-  const overridden = await runCli(["tools", "--providers", "example,worldbank", "--toolsets", "example"], {
+  const overridden = await runInProcess([
+    "tools",
+    "--providers",
+    "example,worldbank",
+    "--toolsets",
+    "example",
+  ], {
     env: DEFAULT,
     configYaml: "toolsets: [worldbank]\n",
   });
   assert.doesNotMatch(overridden.stdout, /worldbank_search_documents/, "the flag wins over the file");
-  const badFile = await runCli(["tools", "--providers", "example"], {
+  const badFile = await runInProcess(["tools", "--providers", "example"], {
     env: DEFAULT,
     configYaml: "toolsets: [atlantis]\n",
   });
   assert.equal(badFile.code, 2);
   assert.match(badFile.stderr, /Unknown toolset "atlantis".*\(from toolsets in the /);
-  const bad = await runCli(["tools", "--providers", "example", "--toolsets", "example,atlantis"], {
+  const bad = await runInProcess(["tools", "--providers", "example", "--toolsets", "example,atlantis"], {
     env: DEFAULT,
   });
   assert.equal(bad.code, 2);
@@ -226,7 +231,7 @@ Deno.test("--toolsets, OPENDATA_MCP_TOOLSETS and the config file's toolsets: lis
 
 for (const stateless of [false, true]) {
   Deno.test(`HTTP (${stateless ? "stateless" : "stateful"}): each request may choose its toolsets by path or header, in both eras`, async () => {
-    await using server = await startHttpServer({
+    await using server = await startHttpInProcess({
       args: ["--providers", "example,worldbank", ...(stateless ? ["--stateless"] : [])],
       env: DEFAULT,
     });
@@ -302,7 +307,7 @@ for (const stateless of [false, true]) {
 }
 
 Deno.test("opendata_call carries a tool's input_required round trip in the 2026-07-28 era", async () => {
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "conformance", "--stateless"],
     env: DEFAULT,
   });

@@ -1,23 +1,15 @@
-// The MCP Apps capability gate, end to end against the real server process: a client that
-// advertises `io.modelcontextprotocol/ui` sees each view-backed tool's `_meta.ui.resourceUri`,
-// the `ui://` resources and a view model in each result's `_meta`; a client that does not gets
-// byte for byte what it got before views existed. Both protocol eras, stdio and HTTP, stateful and
+// The MCP Apps capability gate, end to end against the real server (in process): a client that
+// advertises `io.modelcontextprotocol/ui` sees each view-backed tool's `_meta.ui.resourceUri`, the
+// `ui://` resources and a view model in each result's `_meta`; a client that does not gets byte
+// for byte what it got before views existed. Both protocol eras, stdio and HTTP, stateful and
 // stateless; the views themselves are checked against ext-apps' own schemas.
 import assert from "node:assert/strict";
 import { McpUiResourceMetaSchema, McpUiToolMetaSchema } from "@modelcontextprotocol/ext-apps/app-bridge";
 import LISTINGS from "../../lib/providers/listings.json" with { type: "json" };
-import { startHttpServer } from "../harness/spawn_http.ts";
 import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../harness/sdk_client.ts";
-import {
-  childEnv,
-  DenoStdioTransport,
-  removeHome,
-  scratchHome,
-  startArgs,
-  startStdio,
-} from "../harness/spawn.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
+import { serveInProcess, startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 
 type Json = Record<string, unknown>;
 
@@ -138,7 +130,7 @@ Deno.test("views are declared only to clients that advertise io.modelcontextprot
   for (const stateless of [false, true]) {
     const { fake, configYaml } = worldbank();
     await using _fake = fake;
-    await using server = await startHttpServer({
+    await using server = await startHttpInProcess({
       args: [...PROVIDERS, ...(stateless ? ["--stateless"] : [])],
       configYaml,
     });
@@ -197,8 +189,8 @@ Deno.test("views over 2025-11-25 (SDK v1 client): stdio and HTTP sessions declar
     };
   };
 
-  await using plainStdio = await startStdio({ args: PROVIDERS, configYaml });
-  await using uiStdio = await startStdio({
+  await using plainStdio = await startInProcess({ args: PROVIDERS, configYaml });
+  await using uiStdio = await startInProcess({
     args: PROVIDERS,
     configYaml,
     clientCapabilities: UI,
@@ -260,7 +252,7 @@ Deno.test("views over 2025-11-25 (SDK v1 client): stdio and HTTP sessions declar
   );
 
   for (const stateless of [false, true]) {
-    await using server = await startHttpServer({
+    await using server = await startHttpInProcess({
       args: [...PROVIDERS, ...(stateless ? ["--stateless"] : [])],
       configYaml,
     });
@@ -290,7 +282,7 @@ Deno.test("views over 2025-11-25 (SDK v1 client): stdio and HTTP sessions declar
 Deno.test("views with the SDK v2 client pinned to 2026-07-28: its capabilities travel with each request", async () => {
   const { fake, configYaml } = worldbank();
   await using _fake = fake;
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: [...PROVIDERS, "--stateless"],
     configYaml,
   });
@@ -315,32 +307,19 @@ Deno.test("views with the SDK v2 client pinned to 2026-07-28: its capabilities t
 Deno.test("views over stdio with the SDK v2 client pinned to 2026-07-28", async () => {
   const { fake, configYaml } = worldbank();
   await using _fake = fake;
-  const main = new URL("../../main.ts", import.meta.url).pathname;
   const connect = async (capabilities: Json) => {
-    const home = scratchHome(configYaml);
-    const transport = new DenoStdioTransport(
-      new Deno.Command(Deno.execPath(), {
-        args: ["run", ...startArgs(home), main, ...PROVIDERS],
-        env: childEnv(home),
-        clearEnv: true,
-        cwd: home,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }),
-    );
+    const server = serveInProcess({ args: PROVIDERS, configYaml });
     const client = new Client({ name: "v2-stdio", version: "0" }, {
       capabilities,
       versionNegotiation: { mode: { pin: MODERN } },
     });
-    await client.connect(transport);
+    await client.connect(server.transport);
     assert.equal(client.getProtocolEra(), "modern");
     return {
       client,
       async close() {
         await client.close();
-        await transport.close();
-        removeHome(home);
+        await server[Symbol.asyncDispose]();
       },
     };
   };

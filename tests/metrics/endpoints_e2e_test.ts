@@ -1,13 +1,12 @@
 // Where /metrics is reachable: over stdio only with --metrics-port (a listener serving /metrics
 // alone), and over HTTP unless MCP_METRICS=false; through the real server.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../harness/spawn_http.ts";
-import { runCli, startStdio } from "../harness/spawn.ts";
+import { runInProcess, startHttpInProcess, startInProcess } from "../harness/in_process.ts";
 
 const TOKEN = "metrics-token-for-stdio-tests-0123";
 
 Deno.test("--metrics-port serves /metrics alone over stdio, with the metrics token", async () => {
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "example", "--metrics-port", "0"],
     env: { MCP_METRICS_TOKEN: TOKEN },
   });
@@ -36,13 +35,13 @@ Deno.test("--metrics-port serves /metrics alone over stdio, with the metrics tok
 });
 
 Deno.test("over stdio without --metrics-port nothing listens for metrics", async () => {
-  await using s = await startStdio({ args: ["--providers", "example"] });
+  await using s = await startInProcess({ args: ["--providers", "example"] });
   await s.client.callTool({ name: "example-ping", arguments: {} });
   assert.doesNotMatch(s.stderr(), /serving metrics/);
 });
 
 Deno.test("MCP_METRICS=false leaves /metrics out of the HTTP server", async () => {
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "example"],
     env: { MCP_METRICS: "false" },
   });
@@ -57,7 +56,7 @@ Deno.test("a metrics port already in use stops the start with the key and the fi
   const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   try {
     const port = (busy.addr as Deno.NetAddr).port;
-    const { code, stderr } = await runCli([
+    const { code, stderr } = await runInProcess([
       "serve",
       "--providers",
       "example",

@@ -4,11 +4,11 @@
 // 1 s interval) whose HTTP API must return the series after a run with retries, an open breaker
 // and cache hits. The Prometheus binary is looked up on PATH; .ci/run installs it.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../harness/spawn_http.ts";
 import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
 import { errorOf, ok } from "../harness/results.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { fredRoutes, TEST_KEY } from "../providers/fred/fake_fred.ts";
+import { startHttpInProcess } from "../harness/in_process.ts";
 
 const AUTH = "mcp-token-for-tests-0123456789";
 const METRICS_TOKEN = "metrics-token-for-tests-0123456789";
@@ -72,7 +72,7 @@ Deno.test("GET /metrics passes promtool and is scraped by a real Prometheus afte
     match: (r) => r.url.searchParams.get("series_id") === "DOWN",
     reply: { status: 500, json: { error_code: 500, error_message: "Internal Server Error." } },
   });
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "fred"],
     configYaml: config(fred.origin),
     env: { MCP_AUTH_TOKEN: AUTH, MCP_METRICS_TOKEN: METRICS_TOKEN },

@@ -1,10 +1,10 @@
-// Nothing read back from Redis is trusted (docs/SECURITY.md): a real server process over stdio shares a
+// Nothing read back from Redis is trusted (docs/SECURITY.md): the real server over stdio (in process) shares a
 // real redis-server in which records are forged. Broken job records are skipped and logged
 // (the owner's job list stands, a broken job is "not found", never "Redis is out of reach"), and
 // a forged takeover recipe that points outside the storage folder fails the job and removes
 // nothing.
 import assert from "node:assert/strict";
-import { startStdio } from "../harness/spawn.ts";
+import { startInProcess } from "../harness/in_process.ts";
 import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "../providers/fred/fake_fred.ts";
 import { startRedis } from "./_redis_server.ts";
@@ -56,7 +56,7 @@ Deno.test("fred over a shared Redis skips forged job records and never trusts th
       ),
     }),
   });
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", "fred"],
     configYaml: fredConfig(fake.origin),
     env: { REDIS_URL: redis.url, MCP_JOB_LEASE_TIMEOUT: "1", MCP_JOB_TAKEOVER_INTERVAL: "0.2" },

@@ -13,7 +13,7 @@ import { fredConfig, startFakeFred, syntheticObservations, TEST_KEY } from "../p
 import { startRedis } from "./_redis_server.ts";
 import type { RedisServer } from "./_redis_server.ts";
 
-/** The server these tests spawn: the sources' main.ts, or the bundle under OPENDATA_MCP_TEST_ENTRY=bundle. */
+/** The server these tests spawn: the sources' main.ts. */
 const MAIN = entryOf({});
 
 async function connect(server: HttpServerProcess): Promise<Client> {

@@ -1,17 +1,17 @@
 // The three views in a real browser: Debian's chromium, headless, driven by playwright-core,
 // through a host page that frames each view as MCP Apps hosts do with ext-apps' own host side
-// (AppBridge, tests/views/host/host.ts). The server is the real process over stdio, reached by a
-// real MCP client that declares the extension; its upstreams are loopback fakes serving recorded
+// (AppBridge, tests/views/host/host.ts). The server is the real one over stdio (in process), reached
+// by a real MCP client that declares the extension; its upstreams are loopback fakes serving recorded
 // bodies, and map tiles come from a loopback tile server declared in the view's CSP. Every request
 // the browser makes is intercepted: one that is not for 127.0.0.1 fails the test. Screenshots go
 // to tests/views/screenshots/ (ignored by git; docs/images/ keeps one of each for the README).
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import type { BrowserContext, FrameLocator, Page } from "playwright-core";
-import { startStdio } from "../harness/spawn.ts";
-import type { StdioSession } from "../harness/spawn.ts";
 import { viewResources } from "../../lib/mcp/views/mod.ts";
 import { startViewUpstreams, VIEW_PROVIDERS } from "./_upstreams.ts";
+import { startInProcess } from "../harness/in_process.ts";
+import type { InProcessSession } from "../harness/in_process.ts";
 
 /** The system browser (Debian's chromium package; `.ci/run` installs it). */
 const CHROMIUM = "/usr/bin/chromium";
@@ -67,7 +67,7 @@ async function hostScript(): Promise<string> {
 /** A view's tools/list entry, resource and one call's result, framed by the host page. */
 async function show(
   page: Page,
-  s: StdioSession,
+  s: InProcessSession,
   name: string,
   args: Json,
 ): Promise<{ frame: FrameLocator; result: Json }> {
@@ -111,7 +111,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
     (req) => tile(new URL(req.url).pathname),
   );
   await using up = startViewUpstreams();
-  await using s = await startStdio({
+  await using s = await startInProcess({
     args: ["--providers", VIEW_PROVIDERS.join(",")],
     configYaml: up.configYaml,
     env: { MCP_MAP_TILES_URL: `http://127.0.0.1:${tiles.addr.port}/tiles/{z}/{x}/{y}.png` },

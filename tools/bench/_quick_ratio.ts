@@ -1,7 +1,7 @@
 import { interleavedStarts, pairedRatios, thisServer } from "./startup.ts";
 const runs = Number(Deno.args[0] ?? 15);
 const ours = thisServer("ours");
-const minimal = { ...thisServer("minimal", [], {}, "tools/bench/minimal_server.ts"), call: undefined };
+const { call: _call, ...minimal } = thisServer("minimal", [], {}, "tools/bench/minimal_server.ts");
 const { starts } = await interleavedStarts([ours, minimal], runs);
 const a = starts.get("ours")!, b = starts.get("minimal")!;
 const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;

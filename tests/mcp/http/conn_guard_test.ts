@@ -1,9 +1,12 @@
-import { permissionSet } from "../../../tools/permissions.ts";
-// The connection guard against the real server process: connection floods past the process's
-// file-descriptor limit, the connection cap, head/body/idle deadlines and request framing.
+// The connection guard against the real server: connection floods past the process's
+// file-descriptor limit and the guard's fallbacks without a Unix socket grant against a spawned
+// process (its limits and permissions are the point); the connection cap, head/body/idle
+// deadlines and request framing on a real socket served in process.
 import assert from "node:assert/strict";
+import { permissionSet } from "../../../tools/permissions.ts";
+import { runInProcess, startHttpInProcess } from "../../harness/in_process.ts";
 import { completeLines, hasPrlimit, startHttpServer } from "../../harness/spawn_http.ts";
-import { childEnv, removeHome, runCli, scratchHome } from "../../harness/spawn.ts";
+import { childEnv, removeHome, scratchHome } from "../../harness/spawn.ts";
 import { initializeBody } from "./_harness.ts";
 
 const enc = new TextEncoder();
@@ -148,7 +151,7 @@ Deno.test({
 });
 
 Deno.test("serveHttp() closes connections late with a head or a body, or idle too long, but not streams", async (t) => {
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "example"],
     env: {
       MCP_HEADER_TIMEOUT: "0.5",
@@ -206,7 +209,7 @@ Deno.test("serveHttp() closes connections late with a head or a body, or idle to
 });
 
 Deno.test("serveHttp() holds max_connections: an idle connection makes room, busy ones do not", async (t) => {
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "example"],
     env: { MCP_MAX_CONNECTIONS: "3" },
   });
@@ -264,7 +267,7 @@ Deno.test("serveHttp() holds max_connections: an idle connection makes room, bus
 });
 
 Deno.test("serveHttp() passes well-framed requests on with the client's address and refuses ambiguous framing", async (t) => {
-  await using server = await startHttpServer({ args: ["--providers", "example"] });
+  await using server = await startHttpInProcess({ args: ["--providers", "example"] });
 
   await t.step("pipelined requests, HEAD and a chunked body on one connection", async () => {
     using conn = await connect(server.port);
@@ -404,7 +407,7 @@ Deno.test("serveHttp() without a Unix socket grant guards through a loopback por
 });
 
 Deno.test("serve --transport http refuses an idle_timeout not longer than keepalive_interval", async () => {
-  const r = await runCli(["serve", "--transport", "http", "--port", "0", "--providers", "example"], {
+  const r = await runInProcess(["serve", "--transport", "http", "--port", "0", "--providers", "example"], {
     env: { MCP_IDLE_TIMEOUT: "10", MCP_KEEPALIVE_INTERVAL: "15" },
   });
   assert.equal(r.code, 2, r.stderr);

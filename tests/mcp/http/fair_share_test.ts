@@ -1,13 +1,13 @@
-// Fair share over the real HTTP server (main.ts serve, behind its connection guard): a full
+// Fair share over the real HTTP server (`serve` in process, behind its connection guard): a full
 // server refuses the newcomer instead of closing another client's live session; IPv6 addresses
 // of one /64 are one client; one address cannot take every connection, and /health still
 // answers when the server is full; subscriptions/listen streams are capped per client and in
 // all. Clients are real: the SDK client, fetch, and sockets bound to chosen loopback addresses.
 import assert from "node:assert/strict";
 import net from "node:net";
-import { startHttpServer } from "../../harness/spawn_http.ts";
 import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import { ok } from "../../harness/results.ts";
+import { startHttpInProcess } from "../../harness/in_process.ts";
 
 const INIT_PARAMS = {
   protocolVersion: "2025-11-25",
@@ -35,7 +35,7 @@ async function scrape(origin: string): Promise<string> {
 }
 
 Deno.test("serveHttp() at max_sessions refuses newcomers from other addresses with 503 and the initialize id; every live session stays", async () => {
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "example"],
     env: { MCP_TRUST_PROXY: "true", MCP_MAX_SESSIONS: "3" },
   });
@@ -69,7 +69,7 @@ Deno.test("serveHttp() at max_sessions refuses newcomers from other addresses wi
 });
 
 Deno.test("serveHttp() counts the addresses of one IPv6 /64 as one client for the rate limit; another /64 is untouched", async () => {
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "example"],
     env: { MCP_TRUST_PROXY: "true", RATE_LIMIT_ENABLED: "true", RATE_LIMIT_PER_MINUTE: "10" },
   });
@@ -116,7 +116,7 @@ const SLOW_POST = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: applic
   "Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{";
 
 Deno.test("serveHttp() holds max_connections_per_client against a slow-body flood from one address, and /health answers even when the server is full", async (t) => {
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "example"],
     env: { MCP_MAX_CONNECTIONS: "6", MCP_MAX_CONNECTIONS_PER_CLIENT: "4", MCP_BODY_TIMEOUT: "60" },
   });
@@ -221,7 +221,7 @@ function listen(origin: string, address: string, id: number, signal?: AbortSigna
 }
 
 Deno.test("serveHttp() caps subscriptions/listen streams per client (429) and in all (503), answering the listen by its id", async () => {
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "conformance"],
     env: {
       MCP_TRUST_PROXY: "true",

@@ -1,12 +1,14 @@
-// OAuth end to end: the real server (main.ts, the start task's permissions) as a resource server
-// of a real authorization server on loopback (oidc-provider), reached by the MCP SDK's own OAuth
-// clients (v1 and v2). Each client starts from the 401: WWW-Authenticate -> protected resource
-// metadata -> authorization server metadata -> authorize (PKCE, the user played over HTTP) ->
-// token -> calls. Jobs, projects and files then belong to the user: in both protocol eras, in
+// OAuth end to end: the real server (in process; two spawned replicas, and a spawned process for
+// the start task's permissions) as a resource server of a real authorization server on loopback
+// (oidc-provider), reached by the MCP SDK's own OAuth clients (v1 and v2). Each client starts
+// from the 401: WWW-Authenticate -> protected resource metadata -> authorization server metadata
+// -> authorize (PKCE, the user played over HTTP) -> token -> calls. Jobs, projects and files then belong to the user: in both protocol eras, in
 // stateless mode and across two replicas sharing Redis, and never to another user.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import type { HttpServerProcess } from "../../harness/spawn_http.ts";
+import { startHttpInProcess } from "../../harness/in_process.ts";
+import type { InProcessHttpServer } from "../../harness/in_process.ts";
 import { childEnv, removeHome, scratchHome, startArgs } from "../../harness/spawn.ts";
 import {
   Client,
@@ -87,10 +89,10 @@ Deno.test("serve with MCP_OAUTH_ISSUER: SDK v1 and v2 authorize from the 401; wo
   const as = await startAuthServer();
   const { fake, release } = stuckFred();
   const home = scratchHome(fredConfig(fake.origin));
-  let server: HttpServerProcess | undefined;
+  let server: InProcessHttpServer | undefined;
   const clients: { close(): Promise<void> }[] = [];
   try {
-    server = await startHttpServer({
+    server = await startHttpInProcess({
       args: ["--providers", "fred"],
       home,
       env: { MCP_OAUTH_ISSUER: as.issuer, MCP_OAUTH_SCOPES: "mcp:tools" },
@@ -253,10 +255,10 @@ Deno.test("serve with MCP_OAUTH_ISSUER: each user, not their shared address, is 
   const as = await startAuthServer();
   const { fake, release } = stuckFred();
   const home = scratchHome(fredConfig(fake.origin));
-  let server: HttpServerProcess | undefined;
+  let server: InProcessHttpServer | undefined;
   const clients: { close(): Promise<void> }[] = [];
   try {
-    server = await startHttpServer({
+    server = await startHttpInProcess({
       args: ["--providers", "fred"],
       home,
       env: { MCP_OAUTH_ISSUER: as.issuer, MCP_OAUTH_SCOPES: "mcp:tools", MCP_QUOTA_PROJECTS: "1" },
@@ -285,9 +287,9 @@ Deno.test("serve with MCP_OAUTH_ISSUER: each user, not their shared address, is 
 Deno.test("serve with MCP_OAUTH_ISSUER and no MCP_METRICS_TOKEN keeps /metrics closed like /mcp, naming the setting", async () => {
   const as = await startAuthServer();
   const home = scratchHome();
-  let server: HttpServerProcess | undefined;
+  let server: InProcessHttpServer | undefined;
   try {
-    server = await startHttpServer({
+    server = await startHttpInProcess({
       args: ["--providers", "example"],
       home,
       env: { MCP_OAUTH_ISSUER: as.issuer },

@@ -1,5 +1,8 @@
-import { providerTools } from "../../harness/results.ts";
+// `serve --transport http`: what SIGTERM does and the exit codes are the process's, so those tests
+// spawn it; what the server answers runs it in process, on a real socket.
 import assert from "node:assert/strict";
+import { providerTools } from "../../harness/results.ts";
+import { runInProcess, startHttpInProcess } from "../../harness/in_process.ts";
 import { startHttpServer } from "../../harness/spawn_http.ts";
 import { runCli } from "../../harness/spawn.ts";
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
@@ -60,7 +63,7 @@ Deno.test("serveHttp() finishes a call in flight before exiting on SIGTERM", asy
 });
 
 Deno.test("serveHttp() in stateless mode serves the SDK client", async () => {
-  await using server = await startHttpServer({ args: ["--providers", "example", "--stateless"] });
+  await using server = await startHttpInProcess({ args: ["--providers", "example", "--stateless"] });
   const client = newClient();
   const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`));
   await client.connect(transport);
@@ -83,7 +86,7 @@ Deno.test("serve --transport http refuses a listen address outside --allow-net, 
 Deno.test("serve --transport http names the fix when the port is taken", async () => {
   using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = String(taken.addr.port);
-  const r = await runCli(["serve", "--transport", "http", "--port", port, "--providers", "example"]);
+  const r = await runInProcess(["serve", "--transport", "http", "--port", port, "--providers", "example"]);
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, new RegExp(`Cannot listen on "127\\.0\\.0\\.1:${port}": the address is in use`));
   assert.match(r.stderr, /--port or MCP_HTTP_PORT/);
@@ -152,14 +155,13 @@ Deno.test("serveHttp() exits on SIGTERM although a legacy SSE client stopped rea
 });
 
 Deno.test("serveHttp() answers a Host header that is not a host name with 400 and a request id", async () => {
-  await using server = await startHttpServer({ args: ["--providers", "example"] });
+  await using server = await startHttpInProcess({ args: ["--providers", "example"] });
   for (const host of ["localhost:evil", "[::1]evil.example", "::1"]) {
     using conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
     const head = await rawRequest(conn, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
     assert.match(head, /^HTTP\/1\.1 400 /, `${host}: ${head}`);
     assert.match(head, /x-request-id: [0-9a-f-]{36}/i, host);
   }
-  // Stopped first, so the whole log is in (a serving process writes it asynchronously).
   assert.equal(await server.stop(), 0);
   assert.doesNotMatch(server.stderr(), /"level":"error"/, "a client's bad header is not a server error");
 });

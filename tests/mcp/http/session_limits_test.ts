@@ -1,10 +1,10 @@
 // Session exhaustion: a flood of idle sessions must not lock new clients out.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../../harness/spawn_http.ts";
 import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import { UNFINISHED_GRACE_MS } from "../../../lib/mcp/http/_sessions.ts";
 import { BASE, initializeBody, openSession, POST_HEADERS, postMcp, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
+import { startHttpInProcess } from "../../harness/in_process.ts";
 
 const PING = JSON.stringify({ jsonrpc: "2.0", id: 99, method: "ping" });
 
@@ -106,7 +106,7 @@ Deno.test("SessionStore.sweep() closes sessions that did not complete initializa
 });
 
 Deno.test("serve over HTTP: after a flood of idle sessions from one client, a new client still gets one", async () => {
-  await using server = await startHttpServer({
+  await using server = await startHttpInProcess({
     args: ["--providers", "example"],
     env: { MCP_MAX_SESSIONS: "10" },
   });

@@ -1,8 +1,6 @@
 // A public deployment without authentication: `--writes off` (read-only) and `--writes bounded`
 // (each client address owns its work, with a small quota), on the real server with FRED on its fake.
 import assert from "node:assert/strict";
-import { startHttpServer } from "../../harness/spawn_http.ts";
-import type { HttpServerProcess } from "../../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../harness/spawn.ts";
 import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import {
@@ -13,13 +11,15 @@ import {
 import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "../../providers/fred/fake_fred.ts";
+import { startHttpInProcess } from "../../harness/in_process.ts";
+import type { InProcessHttpServer } from "../../harness/in_process.ts";
 
 type Result = Parameters<typeof ok>[0];
 
 async function withServer(
   writes: string,
   serverYaml: string,
-  fn: (server: HttpServerProcess, connect: () => Promise<Client>, home: string) => Promise<void>,
+  fn: (server: InProcessHttpServer, connect: () => Promise<Client>, home: string) => Promise<void>,
 ): Promise<void> {
   await using fake = startFakeFred();
   const gate = Promise.withResolvers<void>();
@@ -34,9 +34,9 @@ async function withServer(
   });
   const home = scratchHome(`${fredConfig(fake.origin)}${serverYaml}`);
   const clients: Client[] = [];
-  let server: HttpServerProcess | undefined;
+  let server: InProcessHttpServer | undefined;
   try {
-    server = await startHttpServer({ args: ["--providers", "fred", "--writes", writes], home });
+    server = await startHttpInProcess({ args: ["--providers", "fred", "--writes", writes], home });
     const connect = async () => {
       const client = new Client({ name: "writes-test", version: "0" }, { capabilities: {} });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${server!.origin}/mcp`)));
