@@ -2,7 +2,7 @@
 // this machine, prints the figures and writes them to docs/BENCHMARKS.md. Figures are measured,
 // never asserted: they vary with the machine.
 //
-//   deno task bench [--baseline DIR] [--only startup|binary|observability|tasks]
+//   deno task bench [--baseline DIR] [--only startup|binary|observability|tasks|suite]
 //
 // --only observability measures only what metrics and traces cost (tools/bench/observability.ts)
 // and replaces that section of docs/BENCHMARKS.md, leaving the others as they are.
@@ -15,6 +15,9 @@
 //
 // --only binary measures the release binary's payload and its stand-in's start-up
 // (tools/bench/binary.ts) and replaces only that section of docs/BENCHMARKS.md.
+//
+// --only suite runs `deno task test` once and writes its wall time and slowest files
+// (tools/bench/suite.ts); a whole bench run keeps that section as it is.
 // --baseline DIR measures another checkout (e.g. the commit before a change) next to this one:
 // start-up to tools/list and a tools/call round trip, for before/after ratios.
 import { parseArgs } from "node:util";
@@ -35,6 +38,7 @@ import { benchBinary } from "./binary.ts";
 import { benchStartupWays } from "./startup_ways.ts";
 import { benchOAuth } from "./oauth.ts";
 import { benchObservability } from "./observability.ts";
+import { runSuite as runTestSuite, suiteSection } from "./suite.ts";
 import { viewRows } from "./views.ts";
 import {
   checkoutCommand,
@@ -462,6 +466,7 @@ function withSection(doc: string, heading: string, section: string): string {
 /** --only: what each measures, and the heading of the one section of docs/BENCHMARKS.md it replaces. */
 const ONLY: Record<string, { heading: string; measure: () => Promise<string> }> = {
   binary: { heading: "## The release binary", measure: () => benchBinary(START_RUNS) },
+  suite: { heading: "## The test suite", measure: async () => suiteSection(await runTestSuite()) },
   startup: {
     heading: "## Start-up as users start it",
     measure: () => benchStartupWays(START_RUNS, MEMORY_CALLS),
