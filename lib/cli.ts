@@ -218,7 +218,7 @@ async function callCommand(
     if (tool.name === CALL_TOOL) {
       // opendata_call from the command line: run the target as the server would.
       const target = callTarget(
-        callInput.parse(args),
+        callInput().parse(args),
         new Map(app.allTools.map((t) => [t.name, t])),
         app.catalog.unavailable,
       );

@@ -14,52 +14,64 @@ import {
   DESCRIBE_TOOL,
   generatedSchemas,
   nextCallSchema,
+  once,
   SEARCH_TOOL,
   sourceId,
 } from "./_core.ts";
 import type { CoreScope, CoreToolsOptions } from "./_core.ts";
 
-export const searchInput = z.strictObject({
-  query: z.string().min(1).max(300).describe("What to look for, in any language"),
-  sources: z.array(z.string()).max(20).default([]).describe(
-    "Source ids to search (default: all); opendata_describe lists them",
-  ),
-  limit: z.number().int().min(1).max(10).default(3).describe("Hits per source, 1-10 (default 3)"),
+export const searchInput = once(() =>
+  z.strictObject({
+    query: z.string().min(1).max(300).describe("What to look for, in any language"),
+    sources: z.array(z.string()).max(20).default([]).describe(
+      "Source ids to search (default: all); opendata_describe lists them",
+    ),
+    limit: z.number().int().min(1).max(10).default(3).describe("Hits per source, 1-10 (default 3)"),
+  })
+);
+
+export const searchOutput = once(() => {
+  // The hits' snippets and dates are in the text only: a client that forwards both pays for them once.
+  const hitSchema = z.object({
+    title: z.string(),
+    url: z.string().optional(),
+    next_calls: z.array(nextCallSchema()),
+  });
+  return z.object({
+    query: z.string(),
+    sources: z.array(z.object({
+      id: z.string(),
+      status: z.enum(["ok", "failed", "timeout", "unavailable"]),
+      error: z.string().optional(),
+      hits: z.array(hitSchema),
+      next_calls: z.array(nextCallSchema()).optional(),
+    })),
+    /** Sources that answered with no hits and name no call (listed by id only). */
+    no_hits: z.array(z.string()).optional(),
+    total_hits: z.number(),
+    next_calls: z.array(nextCallSchema()).optional(),
+    cut: z.string().optional(),
+  });
 });
 
-// The hits' snippets and dates are in the text only: a client that forwards both pays for them once.
-const hitSchema = z.object({
-  title: z.string(),
-  url: z.string().optional(),
-  next_calls: z.array(nextCallSchema),
-});
-
-export const searchOutput = z.object({
-  query: z.string(),
-  sources: z.array(z.object({
-    id: z.string(),
-    status: z.enum(["ok", "failed", "timeout", "unavailable"]),
-    error: z.string().optional(),
-    hits: z.array(hitSchema),
-    next_calls: z.array(nextCallSchema).optional(),
-  })),
-  /** Sources that answered with no hits and name no call (listed by id only). */
-  no_hits: z.array(z.string()).optional(),
-  total_hits: z.number(),
-  next_calls: z.array(nextCallSchema).optional(),
-  cut: z.string().optional(),
-});
+type SearchInput = ReturnType<typeof searchInput>;
+type SearchOutput = ReturnType<typeof searchOutput>;
 
 /** opendata_search for one server instance. */
-export function searchTool(scope: CoreScope): ToolDefinition<typeof searchInput, typeof searchOutput> {
+export function searchTool(scope: CoreScope): ToolDefinition<SearchInput, SearchOutput> {
   const { options, searchable } = scope;
   return {
     name: SEARCH_TOOL,
     title: "Search all open-data sources",
     toolset: CORE_TOOLSET,
     description: searchDescription(scope),
-    input: searchInput,
-    output: searchOutput,
+    // Built on the first call: tools/list serves the generated JSON Schemas.
+    get input() {
+      return searchInput();
+    },
+    get output() {
+      return searchOutput();
+    },
     ...generatedSchemas(SEARCH_TOOL),
     annotations: { ...CORE_ANNOTATIONS, idempotentHint: false },
     async handler(args, ctx) {
@@ -197,7 +209,7 @@ function emptyCalls(
 
 /** What every rendering of one search answer is made of. */
 interface SearchAnswer {
-  args: z.output<typeof searchInput>;
+  args: z.output<SearchInput>;
   sources: SourceResult[];
   picked: ReturnType<typeof pickSources>;
   /** Per source, the calls that widen a search without hits. */
