@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { SERVER_NAME, USER_AGENT, VERSION } from "../version.ts";
-import { citationTemplate } from "../output/provenance.ts";
+import { citationTemplate } from "../output/citations.ts";
 import { CALL_TOOL, callTarget } from "./core_tools.ts";
 import type { CallInput } from "./core_tools.ts";
 import type { McpExtra, Provider, ToolDefinition, UnavailableTools } from "./provider.ts";
