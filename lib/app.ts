@@ -3,13 +3,13 @@ import { systemClock } from "./clock.ts";
 import type { Config } from "./config/parse.ts";
 import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError } from "./errors.ts";
-import { HttpRuntime } from "./http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "./http/runtime.ts";
 import { userAgent } from "./version.ts";
 import { ResponseCache } from "./http/cache.ts";
-import { CITATION_TTL_MS } from "./output/provenance.ts";
-import type { CitationStore } from "./output/provenance.ts";
+import { CITATION_TTL_MS } from "./output/citations.ts";
+import type { CitationStore } from "./output/citations.ts";
 import type { Logger } from "./log.ts";
-import type { Provider, ProviderContext, ToolDefinition } from "./mcp/provider.ts";
+import type { Provider, ProviderContext, ProviderModule, ToolDefinition } from "./mcp/provider.ts";
 import type { CommonSettings } from "./config/provider_spec.ts";
 import { lazyProvider } from "./mcp/lazy.ts";
 import { selectListing } from "./mcp/listing.ts";
@@ -228,6 +228,12 @@ async function loadProviders(
   return { providers, skipped };
 }
 
+/** A provider's module, with the HTTP client's code that creating the provider needs (lib/http/runtime.ts). */
+async function providerModule(spec: ProviderSpec): Promise<ProviderModule<CommonSettings>> {
+  const [module] = await Promise.all([spec.load(), loadHttpClient()]);
+  return module;
+}
+
 /** The warning of a provider whose module could not be loaded, logged as it is returned. */
 function skip(spec: ProviderSpec, reason: string, logger: Logger): { skipped: string } {
   const message = `Provider "${spec.id}" was skipped: its module could not be loaded (${reason})`;
@@ -257,7 +263,7 @@ async function loadProvider(
   if (listing && spec.listings) return listedProvider(spec, listing, loading);
   let module;
   try {
-    module = await spec.load();
+    module = await providerModule(spec);
   } catch (e) {
     return skip(spec, e instanceof Error ? e.message : String(e), logger);
   }
@@ -285,7 +291,9 @@ function listedProvider(
       const started = performance.now();
       try {
         const creationLogger = logger.child({ provider: spec.id }, said);
-        const provider = await (await spec.load()).createProvider(loading.context(settings, creationLogger));
+        const provider = await (await providerModule(spec)).createProvider(
+          loading.context(settings, creationLogger),
+        );
         providerLogger.info("provider loaded", { duration_ms: Math.round(performance.now() - started) });
         return provider;
       } catch (e) {

@@ -25,8 +25,6 @@ import { CALL_TOOL, callInput, callTarget } from "./mcp/core_tools.ts";
 import { serveStdio } from "./mcp/stdio.ts";
 import type { StdioStreams } from "./mcp/stdio.ts";
 import { SERVER_NAME, VERSION } from "./version.ts";
-import { enableMetrics, metrics } from "./metrics/mod.ts";
-import { checkTracingEnv, enableTracing } from "./metrics/tracing.ts";
 import { ResponseCache } from "./http/cache.ts";
 
 /** What the CLI needs from the process; `main.ts` supplies the real one, tests a fake. */
@@ -136,8 +134,11 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
       const { app, logger, dataDir } = await boot(flags, io, specs, true);
       let metricsListener: { close(): Promise<void> } | undefined;
       try {
-        const served = metrics;
-        if (served && app.config.server.metrics_port !== null) {
+        // The counts are kept only when something serves them (boot): then their module is loaded.
+        const served = app.config.server.metrics_port !== null
+          ? (await import("./metrics/mod.ts")).metrics
+          : undefined;
+        if (served) {
           const { serveMetrics } = await import("./metrics/serve.ts");
           metricsListener = serveMetrics(served, app.config.server, logger, io.isNetAllowed);
         }
@@ -218,7 +219,7 @@ async function callCommand(
     if (tool.name === CALL_TOOL) {
       // opendata_call from the command line: run the target as the server would.
       const target = callTarget(
-        callInput.parse(args),
+        callInput().parse(args),
         new Map(app.allTools.map((t) => [t.name, t])),
         app.catalog.unavailable,
       );
@@ -329,10 +330,10 @@ async function boot(
   // Counting starts before the providers exist (their job managers register), and only when
   // something serves the counts: /metrics over HTTP, or a metrics listener.
   const counted = serving && server.metrics && (server.transport === "http" || server.metrics_port !== null)
-    ? enableMetrics()
+    ? (await import("./metrics/mod.ts")).enableMetrics()
     : undefined;
-  if (serving && checkTracingEnv(io.env)) {
-    await enableTracing();
+  if (serving && await tracingAsked(io.env)) {
+    await (await import("./metrics/tracing.ts")).enableTracing();
     logger.info(
       "OpenTelemetry traces on: a span per tool call and per upstream attempt, exported by Deno (OTLP)",
     );
@@ -345,6 +346,15 @@ async function boot(
     counted.breakers = () => app.http.breakers();
   }
   return { app, logger, dataDir: config.server.data_dir ?? dataDir };
+}
+
+/**
+ * Whether the environment asks for traces (lib/metrics/tracing.ts checks how): the module is
+ * loaded only when OTEL_DENO is set at all.
+ */
+async function tracingAsked(env: Record<string, string | undefined>): Promise<boolean> {
+  if (env["OTEL_DENO"] === undefined) return false;
+  return (await import("./metrics/tracing.ts")).checkTracingEnv(env);
 }
 
 /**

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { FakeClock } from "../lib/clock.ts";
 import { serverSchema } from "../lib/config/parse.ts";
 import type { ProviderSpec } from "../lib/config/provider_spec.ts";
-import { HttpRuntime } from "../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../lib/http/runtime.ts";
 import { isSet, listProvider } from "../lib/mcp/listing.ts";
 import type { ListingContext, ListingFile, ProviderListing, ProviderListings } from "../lib/mcp/listing.ts";
 import { describeTool } from "../lib/mcp/server.ts";
@@ -49,6 +49,7 @@ async function listingOf(
   });
   const clock = new FakeClock();
   const module = await spec.load();
+  await loadHttpClient();
   const provider = await module.createProvider({
     settings: settings as never,
     http: new HttpRuntime({ clock, logger }),

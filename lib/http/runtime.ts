@@ -6,8 +6,7 @@ import { EndpointBreaker, MemoryBreakerStore } from "./breaker.ts";
 import type { BreakerOptions, BreakerSnapshot, BreakerStore } from "./breaker.ts";
 import { ResponseCache } from "./cache.ts";
 import type { CacheStore } from "./cache.ts";
-import { HttpClient } from "./fetch_client.ts";
-import type { HttpClientOptions, HttpRuntimeParts } from "./fetch_client.ts";
+import type { HttpClient, HttpClientOptions, HttpRuntimeParts } from "./fetch_client.ts";
 import { MemoryRateWindowStore } from "./rate_limiter.ts";
 import type { RateWindowStore } from "./rate_limiter.ts";
 import type { HostResolver } from "./ssrf.ts";
@@ -37,6 +36,18 @@ export interface HttpRuntimeOptions {
 export type ClientOptions = Omit<HttpClientOptions, "runtime">;
 
 const DEFAULT_BREAKER: BreakerOptions = { threshold: 5, cooldownMs: 60_000 };
+
+/** The client class, once {@linkcode loadHttpClient} has loaded it. */
+let clientClass: typeof HttpClient | undefined;
+
+/**
+ * Loads the HTTP client's code (fetch_client.ts and the modules it imports), which
+ * {@linkcode HttpRuntime.client} needs. Listing tools makes no request, so a start does not load
+ * it: the app loads it with a provider's code (lib/app.ts), tests and tools before making a client.
+ */
+export async function loadHttpClient(): Promise<void> {
+  clientClass ??= (await import("./fetch_client.ts")).HttpClient;
+}
 
 /**
  * Process-wide HTTP state: the response cache, the rate-limit windows and the circuit breakers
@@ -72,9 +83,10 @@ export class HttpRuntime implements HttpRuntimeParts {
     return new EndpointBreaker(this.#breakers, key, options ?? this.#breakerDefaults);
   }
 
-  /** A client for one provider. */
+  /** A client for one provider; {@linkcode loadHttpClient} must have loaded its code. */
   client(options: ClientOptions): HttpClient {
-    return new HttpClient({ ...options, runtime: this });
+    if (!clientClass) throw new Error("The HTTP client is not loaded: await loadHttpClient() first");
+    return new clientClass({ ...options, runtime: this });
   }
 
   /**

@@ -150,14 +150,19 @@ const V4_BLOCKS: readonly [string, number, string][] = [
   ["240.0.0.0", 4, "a reserved or broadcast address (240.0.0.0/4)"],
 ];
 
-const V4_TABLE = V4_BLOCKS.map(([base, bits, reason]) => {
-  const b = parseIpv4(base)!;
-  return { net: toUint32(b), mask: bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0, reason };
-});
+/** The blocks as numbers, built on the first check: a start that makes no request builds none. */
+let v4Table: { net: number; mask: number; reason: string }[] | undefined;
+
+function v4Blocks(): { net: number; mask: number; reason: string }[] {
+  return v4Table ??= V4_BLOCKS.map(([base, bits, reason]) => {
+    const b = parseIpv4(base)!;
+    return { net: toUint32(b), mask: bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0, reason };
+  });
+}
 
 function blockedIpv4Reason(octets: readonly number[]): string | undefined {
   const value = toUint32(octets);
-  for (const { net, mask, reason } of V4_TABLE) {
+  for (const { net, mask, reason } of v4Blocks()) {
     if (((value & mask) >>> 0) === net) return reason;
   }
   return undefined;

@@ -13,6 +13,7 @@ import { searchTool } from "./tools/search.ts";
 export { CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL } from "./tools/_core.ts";
 export type { CoreToolsOptions } from "./tools/_core.ts";
 export { callInput, callTarget } from "./tools/call.ts";
+export type { CallInput } from "./tools/call.ts";
 
 /** The core toolset's tools for one server instance. opendata_call is dispatched by the core. */
 // deno-lint-ignore no-explicit-any

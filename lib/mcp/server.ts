@@ -5,8 +5,9 @@
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
 import { SERVER_NAME, USER_AGENT, VERSION } from "../version.ts";
-import { citationTemplate } from "../output/provenance.ts";
-import { CALL_TOOL, callInput, callTarget } from "./core_tools.ts";
+import { citationTemplate } from "../output/citations.ts";
+import { CALL_TOOL, callTarget } from "./core_tools.ts";
+import type { CallInput } from "./core_tools.ts";
 import type { McpExtra, Provider, ToolDefinition, UnavailableTools } from "./provider.ts";
 import { loadedTool } from "./lazy.ts";
 import { isInputRequiredResult, McpServer, ProtocolError, ProtocolErrorCode } from "./sdk.ts";
@@ -24,18 +25,30 @@ import {
 import type { ViewId, ViewOptions } from "./views/mod.ts";
 import { CHART_TOOL, chartCalls, chartInput, chartResult, chartTool } from "./tools/chart.ts";
 import type { ChartPart } from "./tools/chart.ts";
-import { callTool, NO_FILES } from "./tool_call.ts";
-import { citationsOf } from "./tool_result.ts";
 import { registerPrimitives, registerSubscriptions } from "./primitives.ts";
-import type { CreateServerOptions } from "./server_options.ts";
+import { citationsOf, NO_FILES } from "./server_options.ts";
+import type { CallToolOptions, CreateServerOptions } from "./server_options.ts";
 import { collectTools, describeTool, servedInput } from "./tool_schemas.ts";
 import { errorResult, validationError } from "./call_errors.ts";
 
 export type { CallToolOptions, CreateServerOptions, RequestStateSeal } from "./server_options.ts";
 export { DEFAULT_CALL_TIMEOUT_MS } from "./server_options.ts";
-export { collectTools, describeTool, FRESH_FIELD, servedInput, toJsonSchema } from "./tool_schemas.ts";
-export { callTool } from "./tool_call.ts";
+export { collectTools, describeTool, freshField, servedInput, toJsonSchema } from "./tool_schemas.ts";
 export { applyAliases, errorResult, validationError } from "./call_errors.ts";
+
+/**
+ * Runs one tool call (tool_call.ts). Listing tools needs none of that code, so it is loaded on
+ * the first call (docs/ARCHITECTURE.md, "Start-up").
+ */
+export async function callTool(
+  // deno-lint-ignore no-explicit-any
+  listed: ToolDefinition<any, any>,
+  rawArgs: unknown,
+  extra: McpExtra,
+  options: CallToolOptions,
+): Promise<CallToolResult | InputRequiredResult> {
+  return await (await import("./tool_call.ts")).callTool(listed, rawArgs, extra, options);
+}
 
 /**
  * How long clients may reuse a list result (2026-07-28 `ttlMs`). The lists only change when
@@ -214,7 +227,7 @@ function resolveCall(
   const parsed = servedInput(tool).schema.safeParse(args);
   if (!parsed.success) return { error: errorResult(validationError(parsed.error, args).toPayload()) };
   try {
-    const target = callTarget(parsed.data as z.output<typeof callInput>, tools.byName, tools.unavailable);
+    const target = callTarget(parsed.data as z.output<CallInput>, tools.byName, tools.unavailable);
     return { tool: target.tool, args: target.arguments };
   } catch (e) {
     if (e instanceof ToolError) return { error: errorResult(e.toPayload()) };
@@ -326,7 +339,9 @@ function registerViews(
       view.name,
       view.uri,
       { title: view.title, description: view.description, mimeType: VIEW_MIME, _meta: view.meta },
-      (uri) => ({ contents: [{ uri: uri.href, mimeType: VIEW_MIME, text: view.html(), _meta: view.meta }] }),
+      async (uri) => ({
+        contents: [{ uri: uri.href, mimeType: VIEW_MIME, text: await view.html(), _meta: view.meta }],
+      }),
     );
   }
   const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;

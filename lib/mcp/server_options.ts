@@ -1,8 +1,12 @@
 // The options of one MCP server instance and of one tool call (createServer in server.ts,
-// callTool in tool_call.ts), in a module of their own so both import them one way.
+// callTool in tool_call.ts), in a module of their own so both import them one way, with the
+// defaults both need (tool_call.ts is loaded on the first call, server.ts at start-up).
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import type { CitationStore } from "../output/provenance.ts";
+import { ResponseCache } from "../http/cache.ts";
+import { ToolError } from "../errors.ts";
+import { CITATION_TTL_MS } from "../output/citations.ts";
+import type { CitationStore } from "../output/citations.ts";
 import type { ResultFiles } from "../output/exports.ts";
 import type { ExportStore } from "../output/deferred_exports.ts";
 import type { McpExtra, ToolDefinition } from "./provider.ts";
@@ -79,3 +83,27 @@ export interface RequestStateSeal {
 
 /** The default per-call deadline: under the ~60 s that common MCP clients wait for an answer. */
 export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
+
+/** Result files where none are configured (the CLI's `call`): saving is refused with the fix. */
+export const NO_FILES: ResultFiles = {
+  save: () =>
+    Promise.reject(
+      new ToolError("CONFIGURATION_ERROR", "This server keeps no result files here", {
+        hint: 'Call the tool without output: "file", or through the server (stdio or HTTP)',
+      }),
+    ),
+};
+
+/** Citations of servers made without a store (tests, the CLI's `call`): in process, 4 MiB. */
+let localCitations: CitationStore | undefined;
+
+/** Where a server's answers keep their citations: the configured store, else one in process. */
+export function citationsOf(options: CreateServerOptions): CitationStore {
+  if (options.citations) return options.citations;
+  localCitations ??= {
+    store: new ResponseCache(4 * 1024 * 1024),
+    ttlMs: CITATION_TTL_MS,
+    now: () => Date.now(),
+  };
+  return localCitations;
+}

@@ -1,18 +1,8 @@
-import { z } from "zod";
-
 /** The default most characters in one tool result. */
 export const DEFAULT_CHARACTER_LIMIT = 25_000;
 
 /** `response_format`: how the text block is written. */
 export type ResponseFormat = "markdown" | "json";
-
-/** The shared `response_format` argument. */
-export const responseFormatField = z
-  .enum(["markdown", "json"])
-  .default("markdown")
-  .describe(
-    'Text: "markdown" (default) or "json" (the structured data)',
-  );
 
 /** The pagination envelope every paged result carries. */
 export interface Page {
@@ -22,15 +12,6 @@ export interface Page {
   has_more: boolean;
   next_offset: number | null;
 }
-
-/** zod shape of {@linkcode Page}, for output schemas. */
-export const pageSchema = z.object({
-  total: z.number().int().describe("Items matching in all"),
-  count: z.number().int().describe("Items in this result"),
-  offset: z.number().int().describe("Offset of the first item in this result"),
-  has_more: z.boolean().describe("Whether more items follow"),
-  next_offset: z.number().int().nullable().describe("Offset to ask for next, or null"),
-});
 
 /** Builds the envelope for `count` items shown from `offset` out of `total`. */
 export function page(total: number, offset: number, count: number): Page {

@@ -3,7 +3,6 @@
 // answer (next calls, provenance, the size limit). Both `tools/call` (createServer in server.ts)
 // and the CLI's `call` run tools through callTool().
 import { systemClock } from "../clock.ts";
-import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
 import { requestScope } from "../http/request_scope.ts";
 import type { CallRecord } from "../http/request_scope.ts";
@@ -13,26 +12,15 @@ import { tracing } from "../metrics/tracing.ts";
 import type { ToolCallNote, TraceCarrier } from "../metrics/tracing.ts";
 import { newRecord, provenanceReserve } from "../output/provenance.ts";
 import { routeCall } from "./next_calls.ts";
-import type { ResultFiles } from "../output/exports.ts";
 import type { McpExtra, NextCall, ToolCallContext, ToolDefinition, ToolOutput } from "./provider.ts";
 import { loadedTool } from "./lazy.ts";
 import { isInputRequiredResult } from "./sdk.ts";
 import type { CallToolResult, InputRequiredResult, Tool } from "./sdk.ts";
 import type { CallToolOptions } from "./server_options.ts";
-import { DEFAULT_CALL_TIMEOUT_MS } from "./server_options.ts";
+import { DEFAULT_CALL_TIMEOUT_MS, NO_FILES } from "./server_options.ts";
 import { describeTool, servedInput, takesProvenance } from "./tool_schemas.ts";
 import { toolResult } from "./tool_result.ts";
 import { applyAliases, errorResult, toPayload, validationError } from "./call_errors.ts";
-
-/** Result files where none are configured (the CLI's `call`): saving is refused with the fix. */
-export const NO_FILES: ResultFiles = {
-  save: () =>
-    Promise.reject(
-      new ToolError("CONFIGURATION_ERROR", "This server keeps no result files here", {
-        hint: 'Call the tool without output: "file", or through the server (stdio or HTTP)',
-      }),
-    ),
-};
 
 /**
  * Runs one tool call: validation, the handler under the call's deadline, the error contract,

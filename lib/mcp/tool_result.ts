@@ -1,10 +1,8 @@
 // How a handler's output becomes the call's `CallToolResult` (tool_call.ts runs the call): the next
 // calls, the provenance, the alias notice, and the character limit over text and structured content.
-import { ResponseCache } from "../http/cache.ts";
 import type { CallRecord } from "../http/request_scope.ts";
 import type { Logger } from "../log.ts";
-import { buildProvenance, CITATION_TTL_MS, withProvenance } from "../output/provenance.ts";
-import type { CitationStore } from "../output/provenance.ts";
+import { buildProvenance, withProvenance } from "../output/provenance.ts";
 import { boundStructured, clampText, requiredNames } from "./shaping.ts";
 import {
   nextCallsText,
@@ -17,22 +15,9 @@ import {
 import type { RoutedCall } from "./next_calls.ts";
 import type { NextCall, ToolDefinition, ToolOutput } from "./provider.ts";
 import type { CallToolResult, Tool } from "./sdk.ts";
-import type { CallToolOptions, CreateServerOptions } from "./server_options.ts";
+import type { CallToolOptions } from "./server_options.ts";
+import { citationsOf } from "./server_options.ts";
 import { describeTool } from "./tool_schemas.ts";
-
-/** Citations of servers made without a store (tests, the CLI's `call`): in process, 4 MiB. */
-let localCitations: CitationStore | undefined;
-
-/** Where a server's answers keep their citations: the configured store, else one in process. */
-export function citationsOf(options: CreateServerOptions): CitationStore {
-  if (options.citations) return options.citations;
-  localCitations ??= {
-    store: new ResponseCache(4 * 1024 * 1024),
-    ttlMs: CITATION_TTL_MS,
-    now: () => Date.now(),
-  };
-  return localCitations;
-}
 
 /** What shaping an answer needs of the call that produced it. */
 export interface AnsweredCall {

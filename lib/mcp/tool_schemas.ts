@@ -25,10 +25,12 @@ export function collectTools(providers: readonly Provider[]): ToolDefinition<any
 const schemaCache = new WeakMap<object, Tool>();
 const inputCache = new WeakMap<object, { schema: z.ZodType; addsFresh: boolean }>();
 
-/** The shared `fresh` argument every upstream-backed tool accepts. */
-export const FRESH_FIELD = z.boolean().default(false).describe(
-  "True: skip the server's cache, ask the source again",
-);
+let fresh: z.ZodDefault<z.ZodBoolean> | undefined;
+
+/** The shared `fresh` argument every upstream-backed tool accepts (built on first use). */
+export function freshField(): z.ZodDefault<z.ZodBoolean> {
+  return fresh ??= z.boolean().default(false).describe("True: skip the server's cache, ask the source again");
+}
 
 /**
  * The input schema a tool is served with: its own, plus the shared `fresh` argument when it
@@ -42,7 +44,7 @@ export function servedInput(tool: ToolDefinition<any, any>): { schema: z.ZodType
   const addsFresh = tool.annotations.openWorldHint === true && input instanceof z.ZodObject &&
     !("fresh" in input.shape);
   const served = {
-    schema: addsFresh ? (input as z.ZodObject).safeExtend({ fresh: FRESH_FIELD }) : input,
+    schema: addsFresh ? (input as z.ZodObject).safeExtend({ fresh: freshField() }) : input,
     addsFresh,
   };
   inputCache.set(tool, served);
@@ -62,11 +64,9 @@ export function describeTool(tool: ToolDefinition<any, any>): Tool {
       (tool.inputJsonSchema ?? toJsonSchema(servedInput(tool).schema, "input")) as Tool["inputSchema"],
     annotations: { title: tool.title, ...tool.annotations },
   };
-  if (tool.output) {
-    described.outputSchema = withProvenanceProperty(
-      (tool.outputJsonSchema ?? toJsonSchema(tool.output, "output")) as Tool["outputSchema"],
-    );
-  }
+  // The generated schema first: reading `output` may build it (the core tools build theirs on a call).
+  const output = tool.outputJsonSchema ?? (tool.output ? toJsonSchema(tool.output, "output") : undefined);
+  if (output) described.outputSchema = withProvenanceProperty(output as Tool["outputSchema"]);
   if (tool.execution) described.execution = tool.execution;
   schemaCache.set(tool, described);
   return described;

@@ -6,12 +6,13 @@
 // (`opendata://citation/<provider>/<id>`, kept for a day in the shared store when replicas share
 // Redis) gives the exact request to replay.
 import { requestScope } from "../http/request_scope.ts";
-import type { CallRecord, ProvenanceNote, UpstreamCall } from "../http/request_scope.ts";
-import type { ResourceTemplateDefinition } from "../mcp/protocol.ts";
-import type { CacheStore } from "../http/cache.ts";
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "../mcp/sdk.ts";
+import type { CallRecord, ProvenanceNote } from "../http/request_scope.ts";
+import { iso, keepCitation } from "./citations.ts";
+import type { CitationStore } from "./citations.ts";
 
 export type { ProvenanceNote };
+export { CITATION_PREFIX, CITATION_TTL_MS, citationTemplate } from "./citations.ts";
+export type { CitationStore } from "./citations.ts";
 
 /** The `provenance` object of a data answer. */
 export interface Provenance {
@@ -36,12 +37,6 @@ export interface Provenance {
   /** How many upstream answers the result used, when there were several. */
   requests_total?: number;
 }
-
-/** How long a citation stays readable: a day. */
-export const CITATION_TTL_MS = 24 * 60 * 60 * 1000;
-
-/** URI prefix of citations. */
-export const CITATION_PREFIX = "opendata://citation/";
 
 /** Most requests listed in one answer's provenance. */
 const MAX_LISTED = 10;
@@ -73,14 +68,6 @@ export function cite(note: ProvenanceNote): void {
 /** A fresh, empty record for one tool call. */
 export function newRecord(): CallRecord {
   return { calls: [], note: {} };
-}
-
-/** Where citations are kept: the shared cache store when replicas share one, else in process. */
-export interface CitationStore {
-  store: CacheStore;
-  /** Milliseconds a citation stays readable. */
-  ttlMs: number;
-  now(): number;
 }
 
 /**
@@ -215,117 +202,4 @@ export function withProvenance(
     kept = clamp(text, Math.max(0, limit - line.length));
   }
   return { text: `${kept}${line}`, structured: withObject, line };
-}
-
-/** What a citation keeps: the request with secrets left out, its answer's hash and time. */
-interface Citation {
-  provider: string;
-  source: string;
-  method: string;
-  url: string;
-  body?: string;
-  /** Names of the query parameters whose values were left out. */
-  secrets: string[];
-  sha256: string;
-  retrieved_at: string;
-}
-
-const KEY_PREFIX = "citation ";
-
-/** Keeps one request as a citation; its URI is `opendata://citation/<provider>/<id>`. */
-async function keepCitation(call: UpstreamCall, citations: CitationStore): Promise<string> {
-  const c: Citation = {
-    provider: call.provider,
-    source: call.source,
-    method: call.method,
-    url: call.url,
-    ...(call.body === undefined ? {} : { body: call.body }),
-    secrets: call.secrets,
-    sha256: call.sha256,
-    retrieved_at: iso(call.retrievedAt),
-  };
-  const json = JSON.stringify(c);
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(json));
-  const id = [...new Uint8Array(digest).slice(0, 10)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  const now = citations.now();
-  try {
-    await citations.store.set(`${KEY_PREFIX}${id}`, {
-      status: 200,
-      contentType: "application/json",
-      body: new TextEncoder().encode(json),
-      storedAt: now,
-      expiresAt: now + citations.ttlMs,
-    });
-  } catch {
-    // A store out of reach loses the citation, not the answer: its provenance still holds the
-    // request.
-  }
-  return `${CITATION_PREFIX}${call.provider}/${id}`;
-}
-
-/** The `opendata://citation/{provider}/{id}` resource template: an answer's exact request, to replay. */
-export function citationTemplate(userAgent: string, citations: CitationStore): ResourceTemplateDefinition {
-  return {
-    uriTemplate: `${CITATION_PREFIX}{provider}/{id}`,
-    name: "opendata-citation",
-    title: "Citation of an upstream answer",
-    description:
-      "The exact upstream request behind an answer's provenance (secrets left out), with the SHA-256 of the body it returned, to replay and compare",
-    mimeType: "application/json",
-    async read(uri, variables) {
-      const id = String(variables["id"] ?? "");
-      const missing = () =>
-        new ResourceNotFoundError(
-          uri.href,
-          "No such citation here: it expired (citations are kept a day) or was made by another deployment. Call the tool again with the same arguments for a fresh answer and citation; the answer's provenance.permalink names the source",
-        );
-      if (!/^[0-9a-f]{20}$/.test(id)) throw missing();
-      let entry;
-      try {
-        entry = await citations.store.get(`${KEY_PREFIX}${id}`, citations.now());
-      } catch {
-        throw new ProtocolError(
-          ProtocolErrorCode.InternalError,
-          "The citation store is out of reach: try again",
-        );
-      }
-      if (!entry) throw missing();
-      const c = JSON.parse(new TextDecoder().decode(entry.body)) as Citation;
-      const doc = {
-        source: c.source,
-        provider: c.provider,
-        request: {
-          method: c.method,
-          url: c.url,
-          ...(c.body === undefined ? {} : { body: c.body }),
-          headers: { "user-agent": userAgent },
-        },
-        secrets_left_out: c.secrets,
-        response: { sha256: c.sha256, retrieved_at: c.retrieved_at },
-        replay: curl(c, userAgent),
-        note: c.secrets.length
-          ? `Replace the *** of ${
-            c.secrets.map((s) => `"${s}"`).join(", ")
-          } with your own value to replay; the SHA-256 matches while the upstream serves the same body`
-          : "Replaying the request returns a body with this SHA-256 while the upstream serves the same data",
-      };
-      return {
-        contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(doc, null, 2) }],
-      };
-    },
-  };
-}
-
-/** A shell command that sends the same request (single quotes escaped). */
-function curl(c: Citation, userAgent: string): string {
-  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const parts = ["curl", "-sS", "-A", q(userAgent)];
-  if (c.method !== "GET") parts.push("-X", c.method);
-  if (c.body !== undefined) parts.push("--data-raw", q(c.body));
-  parts.push(q(c.url));
-  return parts.join(" ");
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }

@@ -4,8 +4,11 @@ import { FakeClock } from "../../lib/clock.ts";
 import { UpstreamError } from "../../lib/errors.ts";
 import { BodyTooLargeError, readCapped } from "../../lib/http/_body.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 /** A Response over a JS stream (not a byte stream) of `chunks` chunks of `size` bytes each; counts pulls. */
 function chunked(chunks: number, size: number, headers: Record<string, string> = {}) {

@@ -7,10 +7,13 @@ import { CircuitBreaker, MemoryBreakerStore } from "../../lib/http/breaker.ts";
 import { endpointFamily } from "../../lib/http/endpoint.ts";
 import { requestScope } from "../../lib/http/request_scope.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import type { ClientOptions } from "../../lib/http/runtime.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { upstreamFailure } from "../fakes/upstream_failure.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 function setup(fake: FakeUpstream, options: Partial<ClientOptions> = {}) {
   const clock = new FakeClock();

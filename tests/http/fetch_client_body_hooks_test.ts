@@ -4,8 +4,11 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 function clientFor(fake: FakeUpstream) {
   const runtime = new HttpRuntime({ clock: new FakeClock(), random: () => 0.5 });

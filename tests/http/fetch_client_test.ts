@@ -4,10 +4,13 @@ import { UpstreamError } from "../../lib/errors.ts";
 import type { RetryPolicy } from "../../lib/http/retry.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
 import { networkReason } from "../../lib/http/fetch_client.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import type { ClientOptions } from "../../lib/http/runtime.ts";
 import { Logger } from "../../lib/log.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 interface Setup {
   fake: FakeUpstream;

@@ -6,10 +6,13 @@ import { FakeClock } from "../../lib/clock.ts";
 import { UpstreamError } from "../../lib/errors.ts";
 import { MemoryRateWindowStore, RateLimiter, RateLimitWaitError } from "../../lib/http/rate_limiter.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import { rateLimitsOf } from "../../lib/http/settings.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { runVirtual, VirtualClock } from "./_virtual_clock.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 interface Burst {
   /** When each request reached the fake, in ms after the start. */

@@ -3,10 +3,13 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import type { ClientOptions } from "../../lib/http/runtime.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { upstreamFailure } from "../fakes/upstream_failure.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 const KEY = "0123456789abcdef0fedcba987654321";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { UpstreamError } from "../../lib/errors.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import {
   blockedAddressReason,
   checkUrl,
@@ -13,6 +13,9 @@ import {
 } from "../../lib/http/ssrf.ts";
 import type { HostResolver } from "../../lib/http/ssrf.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 /** A resolver answering from a table; unknown names fail like NXDOMAIN. */
 function table(entries: Record<string, string[]>): HostResolver & { asked: string[] } {

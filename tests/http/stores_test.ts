@@ -7,9 +7,12 @@ import { MemoryBreakerStore } from "../../lib/http/breaker.ts";
 import { ResponseCache } from "../../lib/http/cache.ts";
 import { MemoryRateWindowStore } from "../../lib/http/rate_limiter.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import type { BreakerStore, CacheStore, RateWindowStore } from "../../lib/http/stores.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 /** Wraps every method of `store` so it answers later, with a promise, and counts the calls. */
 function asynchronous<T extends object>(store: T, calls: string[]): T {

@@ -16,9 +16,9 @@ import { chartTool } from "../../lib/mcp/tools/chart.ts";
 const OSM = "https://tile.openstreetmap.org/{z}/{x}/{y}.png";
 const MIME = "text/html;profile=mcp-app";
 
-Deno.test("viewResources() serves each view as one self-contained HTML5 document within its size budget", () => {
+Deno.test("viewResources() serves each view as one self-contained HTML5 document within its size budget", async () => {
   for (const view of viewResources(VIEW_IDS, { tilesUrl: OSM })) {
-    const html = view.html();
+    const html = await view.html();
     assert.match(html, /^<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">/, view.id);
     const bytes = new TextEncoder().encode(html).byteLength;
     assert.ok(bytes <= VIEW_BUDGET_BYTES, `${view.id}: ${bytes} bytes, budget ${VIEW_BUDGET_BYTES}`);
@@ -32,11 +32,11 @@ Deno.test("viewResources() serves each view as one self-contained HTML5 document
     const urls = html.match(/https?:\/\/[^"'\s)]+/g) ?? [];
     const allowed = view.id === "places" ? [OSM] : [];
     assert.deepEqual(urls.filter((u) => !u.startsWith("http://www.w3.org/")), allowed, view.id);
-    assert.equal(view.html(), html, "built once and kept");
+    assert.equal(await view.html(), html, "built once and kept");
   }
 });
 
-Deno.test("viewResources() declares the tile origin in the places view's CSP, and nothing when there are no tiles", () => {
+Deno.test("viewResources() declares the tile origin in the places view's CSP, and nothing when there are no tiles", async () => {
   const [series, places] = viewResources(["series", "places"], { tilesUrl: OSM });
   assert.deepEqual(series!.meta.ui.csp, { connectDomains: [], resourceDomains: [] });
   assert.deepEqual(places!.meta.ui.csp, {
@@ -45,7 +45,7 @@ Deno.test("viewResources() declares the tile origin in the places view's CSP, an
   });
   const [bare] = viewResources(["places"], { tilesUrl: null });
   assert.deepEqual(bare!.meta.ui.csp.resourceDomains, []);
-  assert.match(bare!.html(), /var TILES=null,TILE_CREDIT="";/);
+  assert.match(await bare!.html(), /var TILES=null,TILE_CREDIT="";/);
   assert.deepEqual(viewResources(["documents"], { tilesUrl: OSM }).map((v) => v.uri), [
     "ui://opendata-mcp/documents.html",
   ]);

@@ -6,11 +6,14 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
 import { UpstreamError } from "../../lib/errors.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import type { ClientOptions } from "../../lib/http/runtime.ts";
 import { Logger } from "../../lib/log.ts";
 import { disableMetrics, enableMetrics } from "../../lib/metrics/mod.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 function setup(fake: FakeUpstream, options: Partial<ClientOptions> = {}) {
   const clock = new FakeClock();

@@ -6,7 +6,7 @@ import { FakeClock } from "../../lib/clock.ts";
 import { ResponseCache } from "../../lib/http/cache.ts";
 import { requestScope } from "../../lib/http/request_scope.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import { Logger } from "../../lib/log.ts";
 import { clampText } from "../../lib/mcp/shaping.ts";
 import {
@@ -19,6 +19,9 @@ import {
 } from "../../lib/output/provenance.ts";
 import type { CitationStore, Provenance } from "../../lib/output/provenance.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 const BODY = '{"observations":[1,2,3]}';
 

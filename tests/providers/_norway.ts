@@ -5,7 +5,7 @@
 // use too.
 import assert from "node:assert/strict";
 import { FakeClock } from "../../lib/clock.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import { Logger } from "../../lib/log.ts";
 import type { Provider, ProviderContext, ToolCallContext } from "../../lib/mcp/provider.ts";
 import type { ResultFiles } from "../../lib/output/exports.ts";
@@ -14,6 +14,9 @@ import type { Client } from "../harness/sdk_client.ts";
 import type { ToolResult } from "../harness/results.ts";
 import { schemaProblems } from "../../tools/schema_rules.ts";
 import { measureTools } from "../../tools/tool_budget.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 /**
  * Checks a provider's served tools: each names `toolset`, the provider declares it, every input

@@ -206,7 +206,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       // Finite and one ulp apart: a tick step below the float's precision never advanced.
       first!.points = [["2020-01-01", 1e20], ["2021-01-01", 1.0000000000000002e20]];
       await page.evaluate((v) => (globalThis as unknown as HostWindow).mountView(v), {
-        html: series!.html(),
+        html: await series!.html(),
         csp: series!.meta.ui.csp,
         arguments: args,
         result: hostile,
@@ -298,7 +298,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       const result = await s.client.callTool({ name: "wikipedia-geosearch", arguments: args }) as Json;
       const before = tileRequests.length;
       await page.evaluate((m) => (globalThis as unknown as HostWindow).mountView(m), {
-        html: bare!.html(),
+        html: await bare!.html(),
         csp: bare!.meta.ui.csp,
         arguments: args,
         result,
@@ -337,7 +337,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
         places[0]!.name = "<img src=x onerror=\"parent.postMessage(1,'*')\">Far";
         places[1]!.url = "javascript:parent.postMessage(1,'*')";
         await page.evaluate((m) => (globalThis as unknown as HostWindow).mountView(m), {
-          html: bare!.html(),
+          html: await bare!.html(),
           csp: bare!.meta.ui.csp,
           arguments: args,
           result: hostile,
@@ -428,7 +428,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
         docs[0]!.url = "javascript:parent.postMessage(1,'*')";
         const [documents] = viewResources(["documents"], { tilesUrl: null });
         await page.evaluate((m) => (globalThis as unknown as HostWindow).mountView(m), {
-          html: documents!.html(),
+          html: await documents!.html(),
           csp: documents!.meta.ui.csp,
           arguments: {},
           result: hostile,

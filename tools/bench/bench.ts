@@ -24,7 +24,7 @@ import { parseArgs } from "node:util";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { FakeClock } from "../../lib/clock.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import { PROVIDERS } from "../../lib/providers/registry.ts";
 import { startHttpServer } from "../../tests/harness/spawn_http.ts";
 import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_client.ts";
@@ -174,6 +174,7 @@ async function clientOverhead(): Promise<void> {
   const body = { items: Array.from({ length: 200 }, (_, i) => ({ id: i, title: `Item ${i}` })) };
   await using fake = FakeUpstream.start([{ path: "/data", reply: { json: body } }]);
   const runtime = new HttpRuntime({ clock: new FakeClock() });
+  await loadHttpClient();
   const client = runtime.client({
     provider: "bench",
     upstreamName: "Bench",

@@ -7,7 +7,7 @@ import { FakeClock } from "../../lib/clock.ts";
 import { ResponseCache } from "../../lib/http/cache.ts";
 import { requestScope } from "../../lib/http/request_scope.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
-import { HttpRuntime } from "../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import { buildProvenance, newRecord } from "../../lib/output/provenance.ts";
 import { FakeUpstream } from "../../tests/fakes/upstream.ts";
 import type { BenchRow } from "./replicas.ts";
@@ -22,6 +22,7 @@ export async function benchProvenance(runs: number, bodyBytes = 1024 * 1024): Pr
   await using fake = FakeUpstream.start([{ path: "/data", reply: { body, contentType: "text/plain" } }]);
   const clock = new FakeClock(1_800_000_000_000);
   const runtime = new HttpRuntime({ clock });
+  await loadHttpClient();
   const client = runtime.client({
     provider: "bench",
     upstreamName: "Bench",

@@ -25,7 +25,7 @@ export async function viewSizes(): Promise<ViewSize[]> {
   const views = viewResources(VIEW_IDS, { tilesUrl: "https://tile.openstreetmap.org/{z}/{x}/{y}.png" });
   const out: ViewSize[] = [];
   for (const v of views) {
-    const html = v.html();
+    const html = await v.html();
     out.push({
       id: v.id,
       bytes: new TextEncoder().encode(html).byteLength,

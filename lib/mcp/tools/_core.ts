@@ -39,11 +39,29 @@ export const CORE_ANNOTATIONS = {
   openWorldHint: true,
 } as const;
 
-export const nextCallSchema = z.object({
-  tool: z.string(),
-  arguments: z.record(z.string(), z.unknown()),
-  for: z.string().optional(),
-});
+/**
+ * A value built on its first use and kept: the core tools' zod schemas are only needed to
+ * validate a call (tools/list serves the generated JSON Schemas), so a start builds none.
+ */
+export function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  let built = false;
+  return () => {
+    if (!built) {
+      value = build();
+      built = true;
+    }
+    return value as T;
+  };
+}
+
+export const nextCallSchema = once(() =>
+  z.object({
+    tool: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+    for: z.string().optional(),
+  })
+);
 
 /**
  * The JSON Schemas a core tool is listed with, generated from its zod schemas by `deno task

@@ -7,18 +7,23 @@ import { jsonTooDeepAt } from "../../http/json_depth.ts";
 import type { ToolDefinition, UnavailableTools } from "../provider.ts";
 import { DEFAULT_MAX_DEPTH } from "../stdio_transport.ts";
 import { CORE_TOOLSET } from "../toolsets.ts";
-import { CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL, unknownTool } from "./_core.ts";
+import { CALL_TOOL, DESCRIBE_TOOL, once, SEARCH_TOOL, unknownTool } from "./_core.ts";
 
 /**
  * opendata_call's input: `arguments` is served as a JSON string (strict clients cannot pass an
  * open object), and an object is accepted too, for clients that send one.
  */
-export const callInput = z.strictObject({
-  tool: z.string().min(1).max(64).describe("The tool's name"),
-  arguments: z.union([z.string().max(200_000), z.record(z.string(), z.unknown())]).default("{}").describe(
-    'The tool\'s arguments as a JSON object in a string, e.g. "{\\"query\\": \\"Oslo\\"}"',
-  ),
-});
+export const callInput = once(() =>
+  z.strictObject({
+    tool: z.string().min(1).max(64).describe("The tool's name"),
+    arguments: z.union([z.string().max(200_000), z.record(z.string(), z.unknown())]).default("{}").describe(
+      'The tool\'s arguments as a JSON object in a string, e.g. "{\\"query\\": \\"Oslo\\"}"',
+    ),
+  })
+);
+
+/** opendata_call's input schema (built on the first call). */
+export type CallInput = ReturnType<typeof callInput>;
 
 /** The input schema opendata_call is served with (one plain type per property). */
 const CALL_INPUT_JSON = {
@@ -35,8 +40,8 @@ const CALL_INPUT_JSON = {
 };
 
 /** opendata_call's definition (listed; its handler is never run, the core dispatches it). */
-export function callTool(): ToolDefinition<typeof callInput, undefined> {
-  const call: ToolDefinition<typeof callInput, undefined> = {
+export function callTool(): ToolDefinition<CallInput, undefined> {
+  const call: ToolDefinition<CallInput, undefined> = {
     name: CALL_TOOL,
     title: "Call any tool",
     toolset: CORE_TOOLSET,
@@ -44,7 +49,9 @@ export function callTool(): ToolDefinition<typeof callInput, undefined> {
       "Calls any tool of this server by name, listed here or not, and returns its result unchanged. " +
       `The arguments are checked against that tool's own schema (${DESCRIBE_TOOL} shows it); use the next ` +
       `calls that ${SEARCH_TOOL} suggests as they are.`,
-    input: callInput,
+    get input() {
+      return callInput();
+    },
     inputJsonSchema: CALL_INPUT_JSON,
     output: undefined,
     annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: true },
@@ -68,7 +75,7 @@ const INNER_MAX_DEPTH = DEFAULT_MAX_DEPTH - 3;
  * `unavailable`: the tools not served as configured, whose error says how to enable them.
  */
 export function callTarget(
-  args: z.output<typeof callInput>,
+  args: z.output<CallInput>,
   // deno-lint-ignore no-explicit-any
   tools: ReadonlyMap<string, ToolDefinition<any, any>>,
   unavailable: readonly UnavailableTools[] = [],

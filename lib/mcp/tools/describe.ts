@@ -10,48 +10,61 @@ import {
   CORE_ANNOTATIONS,
   DESCRIBE_TOOL,
   generatedSchemas,
+  once,
   SEARCH_TOOL,
   sourceId,
   unknownTool,
 } from "./_core.ts";
 import type { CoreScope } from "./_core.ts";
 
-export const describeInput = z.strictObject({
-  toolset: z.string().max(64).default("").describe("A toolset id: list its tools"),
-  tool: z.string().max(64).default("").describe("A tool name: its arguments (input schema) and use"),
-});
+export const describeInput = once(() =>
+  z.strictObject({
+    toolset: z.string().max(64).default("").describe("A toolset id: list its tools"),
+    tool: z.string().max(64).default("").describe("A tool name: its arguments (input schema) and use"),
+  })
+);
 
-export const describeOutput = z.object({
-  sources: z.array(z.object({ id: z.string(), name: z.string(), enabled: z.boolean() })).optional(),
-  toolsets: z.array(z.object({
-    id: z.string(),
-    description: z.string(),
-    tools: z.array(z.string()),
-    listed: z.boolean(),
-  })).optional(),
-  unavailable: z.array(z.object({ toolset: z.string(), tools: z.array(z.string()), reason: z.string() }))
-    .optional(),
-  tools: z.array(z.object({ name: z.string(), description: z.string(), listed: z.boolean() })).optional(),
-  tool: z.object({
-    name: z.string(),
-    toolset: z.string(),
-    description: z.string(),
-    listed: z.boolean(),
-    input_schema: z.record(z.string(), z.unknown()),
-  }).optional(),
-});
+export const describeOutput = once(() =>
+  z.object({
+    sources: z.array(z.object({ id: z.string(), name: z.string(), enabled: z.boolean() })).optional(),
+    toolsets: z.array(z.object({
+      id: z.string(),
+      description: z.string(),
+      tools: z.array(z.string()),
+      listed: z.boolean(),
+    })).optional(),
+    unavailable: z.array(z.object({ toolset: z.string(), tools: z.array(z.string()), reason: z.string() }))
+      .optional(),
+    tools: z.array(z.object({ name: z.string(), description: z.string(), listed: z.boolean() })).optional(),
+    tool: z.object({
+      name: z.string(),
+      toolset: z.string(),
+      description: z.string(),
+      listed: z.boolean(),
+      input_schema: z.record(z.string(), z.unknown()),
+    }).optional(),
+  })
+);
+
+type DescribeInput = ReturnType<typeof describeInput>;
+type DescribeOutput = ReturnType<typeof describeOutput>;
 
 /** opendata_describe for one server instance. */
-export function describeTool(scope: CoreScope): ToolDefinition<typeof describeInput, typeof describeOutput> {
+export function describeTool(scope: CoreScope): ToolDefinition<DescribeInput, DescribeOutput> {
   const { options, catalog, allTools, searchable, sourceIds } = scope;
-  const describe: ToolDefinition<typeof describeInput, typeof describeOutput> = {
+  const describe: ToolDefinition<DescribeInput, DescribeOutput> = {
     name: DESCRIBE_TOOL,
     title: "Describe toolsets and tools",
     toolset: CORE_TOOLSET,
     description: "Lists the toolsets and their tools; with toolset, that toolset's tools; with tool, the " +
       `tool's full description and input schema, to call it with ${CALL_TOOL} when it is not listed.`,
-    input: describeInput,
-    output: describeOutput,
+    // Built on the first call: tools/list serves the generated JSON Schemas.
+    get input() {
+      return describeInput();
+    },
+    get output() {
+      return describeOutput();
+    },
     ...generatedSchemas(DESCRIBE_TOOL),
     annotations: { ...CORE_ANNOTATIONS, openWorldHint: false },
     handler(args) {

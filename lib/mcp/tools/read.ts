@@ -11,6 +11,7 @@ import { z } from "zod";
 import { ToolError } from "../../errors.ts";
 import { creditLine } from "../../output/credit.ts";
 import { READ_TOOL } from "../next_calls.ts";
+import { once } from "./_core.ts";
 import type { FileSource, McpExtra, ResourceTemplateDefinition, ToolDefinition } from "../provider.ts";
 import { isInputRequiredResult, ProtocolError, ResourceNotFoundError, UriTemplate } from "../sdk.ts";
 
@@ -21,36 +22,44 @@ const REQUEST_MAX = 200;
 const DEFAULT_ROWS = 50;
 const DEFAULT_CHARS = 8_000;
 
-const input = z.strictObject({
-  uri: z.string().min(1).max(2_000).describe("The file's URI (file.uri or resource_link of an answer)"),
-  offset: z.number().int().min(0).max(100_000_000).optional().describe(
-    "CSV: rows to skip; other files: characters (next_offset; default 0)",
-  ),
-  limit: z.number().int().min(1).max(100_000).optional().describe(
-    `CSV: rows (default ${DEFAULT_ROWS}); other files: characters (default ${DEFAULT_CHARS})`,
-  ),
-});
+const input = once(() =>
+  z.strictObject({
+    uri: z.string().min(1).max(2_000).describe("The file's URI (file.uri or resource_link of an answer)"),
+    offset: z.number().int().min(0).max(100_000_000).optional().describe(
+      "CSV: rows to skip; other files: characters (next_offset; default 0)",
+    ),
+    limit: z.number().int().min(1).max(100_000).optional().describe(
+      `CSV: rows (default ${DEFAULT_ROWS}); other files: characters (default ${DEFAULT_CHARS})`,
+    ),
+  })
+);
 
-const output = z.object({
-  uri: z.string(),
-  unit: z.enum(["rows", "characters"]),
-  offset: z.number(),
-  count: z.number(),
-  total: z.number(),
-  has_more: z.boolean(),
-  next_offset: z.number().nullable(),
-  source: z.object({
-    provider: z.string(),
-    name: z.string(),
-    licence: z.string().nullable(),
-    request: z.string().nullable(),
-  }),
-  next_calls: z.array(z.object({
-    tool: z.string(),
-    arguments: z.record(z.string(), z.unknown()),
-    for: z.string().optional(),
-  })).optional(),
-});
+const output = once(() =>
+  z.object({
+    uri: z.string(),
+    unit: z.enum(["rows", "characters"]),
+    offset: z.number(),
+    count: z.number(),
+    total: z.number(),
+    has_more: z.boolean(),
+    next_offset: z.number().nullable(),
+    source: z.object({
+      provider: z.string(),
+      name: z.string(),
+      licence: z.string().nullable(),
+      request: z.string().nullable(),
+    }),
+    next_calls: z.array(z.object({
+      tool: z.string(),
+      arguments: z.record(z.string(), z.unknown()),
+      for: z.string().optional(),
+    })).optional(),
+  })
+);
+
+// Built on the first call (opendata_read is never listed, only called).
+type ReadInput = ReturnType<typeof input>;
+type ReadOutput = ReturnType<typeof output>;
 
 /** The records of CSV text (a quoted field may hold line breaks), without the line ends. */
 export function csvRecords(text: string): string[] {
@@ -97,15 +106,19 @@ export interface PageSource {
 export function readTool(
   templates: () => readonly FileTemplate[],
   declared: (provider: string) => DeclaredSource | undefined,
-): ToolDefinition<typeof input, typeof output> {
+): ToolDefinition<ReadInput, ReadOutput> {
   return {
     name: READ_TOOL,
     title: "Read a result file",
     toolset: "core",
     description: "Reads a file an answer wrote (its uri), a page at a time: CSV by rows (the header " +
       "repeated on every page), other files by characters. For clients without resources/read.",
-    input,
-    output,
+    get input() {
+      return input();
+    },
+    get output() {
+      return output();
+    },
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
     async handler(args, ctx) {
       let url: URL;

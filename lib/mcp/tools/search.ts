@@ -1,97 +1,68 @@
 // opendata_search: one search across every source at once, a few hits per source, each with the
 // calls that fetch the record (routed through opendata_call when the tool is not listed).
 import { z } from "zod";
-import { ToolError } from "../../errors.ts";
-import { requestScope } from "../../http/request_scope.ts";
-import { creditLine } from "../../output/credit.ts";
-import { callLine, didYouMean, nextCallsText } from "../next_calls.ts";
-import type { RoutedCall } from "../next_calls.ts";
-import { shorten } from "../shaping.ts";
-import type { NextCall, Provider, SearchHit, ToolCallContext, ToolDefinition } from "../provider.ts";
+import type { ToolDefinition } from "../provider.ts";
 import { CORE_TOOLSET } from "../toolsets.ts";
-import {
-  CORE_ANNOTATIONS,
-  DESCRIBE_TOOL,
-  generatedSchemas,
-  nextCallSchema,
-  SEARCH_TOOL,
-  sourceId,
-} from "./_core.ts";
-import type { CoreScope, CoreToolsOptions } from "./_core.ts";
+import { CORE_ANNOTATIONS, generatedSchemas, nextCallSchema, once, SEARCH_TOOL } from "./_core.ts";
+import type { CoreScope } from "./_core.ts";
 
-export const searchInput = z.strictObject({
-  query: z.string().min(1).max(300).describe("What to look for, in any language"),
-  sources: z.array(z.string()).max(20).default([]).describe(
-    "Source ids to search (default: all); opendata_describe lists them",
-  ),
-  limit: z.number().int().min(1).max(10).default(3).describe("Hits per source, 1-10 (default 3)"),
+export const searchInput = once(() =>
+  z.strictObject({
+    query: z.string().min(1).max(300).describe("What to look for, in any language"),
+    sources: z.array(z.string()).max(20).default([]).describe(
+      "Source ids to search (default: all); opendata_describe lists them",
+    ),
+    limit: z.number().int().min(1).max(10).default(3).describe("Hits per source, 1-10 (default 3)"),
+  })
+);
+
+export const searchOutput = once(() => {
+  // The hits' snippets and dates are in the text only: a client that forwards both pays for them once.
+  const hitSchema = z.object({
+    title: z.string(),
+    url: z.string().optional(),
+    next_calls: z.array(nextCallSchema()),
+  });
+  return z.object({
+    query: z.string(),
+    sources: z.array(z.object({
+      id: z.string(),
+      status: z.enum(["ok", "failed", "timeout", "unavailable"]),
+      error: z.string().optional(),
+      hits: z.array(hitSchema),
+      next_calls: z.array(nextCallSchema()).optional(),
+    })),
+    /** Sources that answered with no hits and name no call (listed by id only). */
+    no_hits: z.array(z.string()).optional(),
+    total_hits: z.number(),
+    next_calls: z.array(nextCallSchema()).optional(),
+    cut: z.string().optional(),
+  });
 });
 
-// The hits' snippets and dates are in the text only: a client that forwards both pays for them once.
-const hitSchema = z.object({
-  title: z.string(),
-  url: z.string().optional(),
-  next_calls: z.array(nextCallSchema),
-});
-
-export const searchOutput = z.object({
-  query: z.string(),
-  sources: z.array(z.object({
-    id: z.string(),
-    status: z.enum(["ok", "failed", "timeout", "unavailable"]),
-    error: z.string().optional(),
-    hits: z.array(hitSchema),
-    next_calls: z.array(nextCallSchema).optional(),
-  })),
-  /** Sources that answered with no hits and name no call (listed by id only). */
-  no_hits: z.array(z.string()).optional(),
-  total_hits: z.number(),
-  next_calls: z.array(nextCallSchema).optional(),
-  cut: z.string().optional(),
-});
+/** opendata_search's input schema (built on the first call). */
+export type SearchInput = ReturnType<typeof searchInput>;
+type SearchOutput = ReturnType<typeof searchOutput>;
 
 /** opendata_search for one server instance. */
-export function searchTool(scope: CoreScope): ToolDefinition<typeof searchInput, typeof searchOutput> {
-  const { options, searchable } = scope;
+export function searchTool(scope: CoreScope): ToolDefinition<SearchInput, SearchOutput> {
   return {
     name: SEARCH_TOOL,
     title: "Search all open-data sources",
     toolset: CORE_TOOLSET,
     description: searchDescription(scope),
-    input: searchInput,
-    output: searchOutput,
+    // Built on the first call: tools/list serves the generated JSON Schemas.
+    get input() {
+      return searchInput();
+    },
+    get output() {
+      return searchOutput();
+    },
     ...generatedSchemas(SEARCH_TOOL),
     annotations: { ...CORE_ANNOTATIONS, idempotentHint: false },
+    // What answers a search loads on the first one (search_answer.ts): listing needs none of it.
     async handler(args, ctx) {
-      const picked = pickSources(scope, args.sources);
-      const chosen = picked.ids.length
-        ? searchable.filter((p) => picked.ids.includes(sourceId(p)))
-        : searchable;
-      const sources: SourceResult[] = await Promise.all(
-        chosen.map((p) => runSource(p, args.query, args.limit, ctx, options)),
-      );
-      for (const u of picked.unavailable) {
-        sources.push({ id: u.id, name: u.id, licence: "", status: "unavailable", error: u.reason, hits: [] });
-      }
-      const answer: SearchAnswer = {
-        args,
-        sources,
-        picked,
-        widen: new Map(chosen.map((p) => [sourceId(p), p.search!.widen?.(args.query) ?? []])),
-        // A source without hits names its widening call when the answer would otherwise be empty, or
-        // when the caller asked for it by name; beside other sources' hits it would only cost tokens.
-        anyHits: sources.some((s) => s.hits.length > 0),
-        route: scope.route,
-        characterLimit: ctx.limits.characterLimit,
-      };
-      // Fewer hits from every source rather than losing whole sources to the last-guard cut.
-      const fits = (r: { text: string; structured: unknown }) =>
-        r.text.length <= ctx.limits.characterLimit &&
-        JSON.stringify(r.structured).length <= ctx.limits.characterLimit;
-      let per = args.limit;
-      let rendered = renderSearch(per, answer);
-      while (!fits(rendered) && per > 1) rendered = renderSearch(--per, answer);
-      return rendered;
+      return await (await import("./search_answer.ts")).answerSearch(scope, args, ctx);
     },
   };
 }
@@ -111,271 +82,4 @@ function searchDescription(scope: CoreScope): string {
           .join(", ")
       }.`
       : "");
-}
-
-/**
- * The sources a search names, by the ids opendata_describe lists (toolset ids of a source's
- * provider are taken too, with a notice); a source left out as configured says what enables it.
- */
-function pickSources(scope: CoreScope, requested: readonly string[]): {
-  ids: string[];
-  unavailable: { id: string; reason: string }[];
-  notices: string[];
-} {
-  const { catalog, sourceIds } = scope;
-  const ids: string[] = [];
-  const unavailable: { id: string; reason: string }[] = [];
-  const notices: string[] = [];
-  const unknown: string[] = [];
-  for (const raw of requested) {
-    const id = raw.trim().toLowerCase();
-    if (sourceIds.includes(id)) {
-      if (!ids.includes(id)) ids.push(id);
-      continue;
-    }
-    const owner = catalog.toolsets.find((t) => t.id === id)?.provider;
-    if (owner && sourceIds.includes(owner)) {
-      if (!ids.includes(owner)) ids.push(owner);
-      notices.push(`"${raw}" is a toolset; searched its source "${owner}"`);
-      continue;
-    }
-    const left = catalog.unavailable.find((u) => u.provider === id || u.toolset === id);
-    if (left) {
-      if (!unavailable.some((u) => u.id === left.provider)) {
-        unavailable.push({ id: left.provider, reason: left.reason });
-      }
-      continue;
-    }
-    unknown.push(raw);
-  }
-  if (unknown.length) {
-    const guess = didYouMean(unknown[0]!, [...sourceIds, ...catalog.unavailable.map((u) => u.provider)]);
-    throw new ToolError("VALIDATION_ERROR", `Unknown source ${unknown.map((s) => `"${s}"`).join(", ")}`, {
-      field: "sources",
-      hint: `${guess ? `Did you mean "${guess}"? ` : ""}Sources: ${
-        sourceIds.join(", ")
-      }; or leave sources out`,
-    });
-  }
-  if (requested.length && ids.length === 0 && unavailable.length) {
-    throw new ToolError("CONFIGURATION_ERROR", `Not enabled: ${unavailable.map((u) => u.id).join(", ")}`, {
-      field: "sources",
-      hint: unavailable[0]!.reason,
-    });
-  }
-  return { ids, unavailable, notices };
-}
-
-/** What to call when nothing matched: fewer words, then every source, then the tool list. */
-function emptyCalls(
-  route: CoreScope["route"],
-  query: string,
-  shown: readonly ShownSource[],
-  narrowed: boolean,
-): RoutedCall[] {
-  const calls: RoutedCall[] = [];
-  const words = query.trim().split(/\s+/);
-  if (words.length > 1) {
-    calls.push(route({
-      tool: SEARCH_TOOL,
-      arguments: { query: words.slice(0, Math.max(1, words.length - 1)).join(" ") },
-      for: "fewer words",
-    }));
-  }
-  if (narrowed) calls.push(route({ tool: SEARCH_TOOL, arguments: { query }, for: "every source" }));
-  if (shown.some((s) => s.status === "failed" || s.status === "timeout")) {
-    const failed = shown.filter((s) => s.status === "failed" || s.status === "timeout").map((s) => s.id);
-    calls.push(
-      route({ tool: SEARCH_TOOL, arguments: { query, sources: failed }, for: "retry failed sources" }),
-    );
-  }
-  if (calls.length === 0) {
-    calls.push(route({ tool: DESCRIBE_TOOL, arguments: {}, for: "browse the tools" }));
-  }
-  return calls;
-}
-
-/** What every rendering of one search answer is made of. */
-interface SearchAnswer {
-  args: z.output<typeof searchInput>;
-  sources: SourceResult[];
-  picked: ReturnType<typeof pickSources>;
-  /** Per source, the calls that widen a search without hits. */
-  widen: Map<string, NextCall[]>;
-  anyHits: boolean;
-  route: CoreScope["route"];
-  characterLimit: number;
-}
-
-/** The answer with at most `per` hits from each source. */
-function renderSearch(per: number, answer: SearchAnswer) {
-  const { args, sources, picked, widen, anyHits, route } = answer;
-
-  const cutSources = sources.filter((s) => s.hits.length > per).map((s) => s.id);
-  const shown = sources.map((s) => {
-    const hits = s.hits.slice(0, per).map((h) => ({
-      title: h.title,
-      ...(h.snippet ? { snippet: h.snippet } : {}),
-      ...(h.url ? { url: h.url } : {}),
-      ...(h.date ? { date: h.date } : {}),
-      next_calls: [h.next, ...(h.also ?? []).slice(0, 2)].map(route),
-    }));
-    const empty = s.status === "ok" && hits.length === 0 && (!anyHits || picked.ids.length > 0)
-      ? (widen.get(s.id) ?? []).map(route)
-      : [];
-    return { ...s, hits, ...(empty.length ? { next_calls: empty } : {}) };
-  });
-  const total = shown.reduce((n, s) => n + s.hits.length, 0);
-  const next: RoutedCall[] = [];
-  if (cutSources.length) {
-    next.push(route({
-      tool: SEARCH_TOOL,
-      arguments: { query: args.query, sources: [cutSources[0]], limit: args.limit },
-      for: `all ${args.limit} hits of ${cutSources[0]}`,
-    }));
-  }
-  if (total === 0) next.push(...emptyCalls(route, args.query, shown, picked.ids.length > 0));
-  const cut = cutSources.length
-    ? `At most ${per} hits per source to stay within the ${answer.characterLimit}-character ` +
-      `limit (cut: ${cutSources.join(", ")})`
-    : undefined;
-  const text = searchMarkdown(args.query, shown, total, next, cut, picked.notices);
-  const quiet = (s: ShownSource) => s.status === "ok" && s.hits.length === 0 && !s.next_calls?.length;
-  const structured = {
-    query: args.query,
-    // Said once: the licence line and snippets are in the text; a source without hits and
-    // without a call to name is only its id.
-    sources: shown.filter((s) => !quiet(s)).map((s) => ({
-      id: s.id,
-      status: s.status,
-      ...(s.error ? { error: s.error } : {}),
-      hits: s.hits.map((h) => ({
-        title: h.title,
-        ...(h.url ? { url: h.url } : {}),
-        next_calls: h.next_calls,
-      })),
-      ...(s.next_calls ? { next_calls: s.next_calls } : {}),
-    })),
-    ...(shown.some(quiet) ? { no_hits: shown.filter(quiet).map((s) => s.id) } : {}),
-    total_hits: total,
-    ...(next.length ? { next_calls: next } : {}),
-    ...(cutSources.length ? { cut: cutSources.join(", ") } : {}),
-  };
-  return { text, structured };
-}
-
-interface SourceResult {
-  id: string;
-  name: string;
-  licence: string;
-  status: "ok" | "failed" | "timeout" | "unavailable";
-  error?: string;
-  hits: SearchHit[];
-}
-
-/** Runs one source under its share of the deadline; a failure or timeout is reported, not thrown. */
-async function runSource(
-  provider: Provider,
-  query: string,
-  limit: number,
-  ctx: ToolCallContext,
-  options: CoreToolsOptions,
-): Promise<SourceResult> {
-  const source = provider.search!;
-  const base = { id: sourceId(provider), name: source.name, licence: source.licence };
-  const stop = new AbortController();
-  const timer = setTimeout(
-    () => stop.abort(new DOMException("The source was too slow", "TimeoutError")),
-    options.searchTimeoutMs,
-  );
-  const scope = requestScope.getStore();
-  const deadline = Math.min(scope?.deadline ?? Infinity, options.clock.now() + options.searchTimeoutMs);
-  const signal = AbortSignal.any([ctx.signal, stop.signal]);
-  try {
-    const hits = await requestScope.run(
-      {
-        fresh: scope?.fresh ?? false,
-        deadline,
-        ...(scope?.client === undefined ? {} : { client: scope.client }),
-        ...(scope?.requestId ? { requestId: scope.requestId } : {}),
-      },
-      () =>
-        new Promise<SearchHit[]>((resolve, reject) => {
-          signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-          source.search(query, { limit }, { ...ctx, signal }).then(resolve, reject);
-        }),
-    );
-    return { ...base, status: "ok", hits: hits.slice(0, limit) };
-  } catch (e) {
-    if (stop.signal.aborted || (e instanceof ToolError && e.errorType === "TIMEOUT")) {
-      return {
-        ...base,
-        status: "timeout",
-        error: `No answer within ${options.searchTimeoutMs / 1000} s`,
-        hits: [],
-      };
-    }
-    const message = e instanceof ToolError
-      ? `${e.errorType}: ${e.message}`
-      : "The source failed unexpectedly";
-    if (!(e instanceof ToolError)) {
-      ctx.logger.warn("search source failed", { source: base.id, error: String(e) });
-    }
-    return { ...base, status: "failed", error: message, hits: [] };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-type ShownSource = Omit<SourceResult, "hits"> & {
-  hits: { title: string; snippet?: string; url?: string; date?: string; next_calls: RoutedCall[] }[];
-  next_calls?: RoutedCall[];
-};
-
-function searchMarkdown(
-  query: string,
-  sources: readonly ShownSource[],
-  total: number,
-  next: readonly RoutedCall[],
-  cut: string | undefined,
-  notices: readonly string[],
-): string {
-  const answered = sources.filter((s) => s.hits.length > 0);
-  const empty = sources.filter((s) => s.status === "ok" && s.hits.length === 0);
-  const failed = sources.filter((s) => s.status === "failed" || s.status === "timeout");
-  const off = sources.filter((s) => s.status === "unavailable");
-  const head = [`# "${query}": ${total} hits from ${answered.length} of ${sources.length} sources`];
-  if (empty.length) head.push(`no hits: ${empty.map((s) => s.id).join(", ")}`);
-  if (failed.length) head.push(`failed: ${failed.map((s) => s.id).join(", ")}`);
-  if (off.length) head.push(`not enabled: ${off.map((s) => s.id).join(", ")}`);
-  const lines = [head.join("; ")];
-  for (const n of notices) lines.push(`(${n})`);
-  if (cut) lines.push("", `${cut}.`);
-  for (const s of answered) {
-    lines.push("", `## ${s.name}`);
-    s.hits.forEach((h, i) => {
-      lines.push(
-        `${i + 1}. **${h.title}**${h.date ? ` (${h.date})` : ""}${
-          h.snippet ? ` — ${shorten(h.snippet, 200)}` : ""
-        }`,
-      );
-      if (h.url) lines.push(`   ${h.url}`);
-      for (const c of h.next_calls) lines.push(`   → ${callLine(c)}`);
-    });
-    if (s.licence) lines.push(`Licence: ${creditLine(s.licence)}`);
-  }
-  const problems = [...failed, ...off];
-  if (problems.length) lines.push("");
-  for (const s of problems) {
-    lines.push(
-      `${s.id} ${
-        s.status === "timeout" ? "too slow" : s.status === "failed" ? "failed" : "not enabled"
-      }: ${s.error}`,
-    );
-  }
-  const widen = empty.filter((s) => s.next_calls?.length);
-  if (widen.length) lines.push("");
-  for (const s of widen) lines.push(`${s.id}, no hits → ${s.next_calls!.map(callLine).join(" | ")}`);
-  if (next.length) lines.push("", nextCallsText(next));
-  return lines.join("\n");
 }

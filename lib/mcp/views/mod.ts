@@ -2,9 +2,6 @@
 // `ui://` resources the core serves, and the capability gate. Only a client that advertises the
 // extension sees a tool's `_meta.ui` and gets view models in results; every other client gets
 // exactly what it got before views existed.
-import { documentsHtml } from "./_documents.ts";
-import { placesHtml } from "./_places.ts";
-import { seriesHtml } from "./_series.ts";
 import { VIEW_IDS } from "./model.ts";
 import type { ViewId } from "./model.ts";
 
@@ -40,7 +37,8 @@ export interface ViewResource {
   description: string;
   /** `_meta.ui` of both the listing and the content (CSP, border). */
   meta: { ui: { csp: { connectDomains: string[]; resourceDomains: string[] }; prefersBorder: boolean } };
-  html(): string;
+  /** The HTML, built on the first read (its module loaded then: listing tools needs none) and kept. */
+  html(): Promise<string>;
 }
 
 const DESCRIPTIONS: Record<ViewId, [string, string]> = {
@@ -55,14 +53,14 @@ const DESCRIPTIONS: Record<ViewId, [string, string]> = {
   documents: ["Documents list", "Documents and articles with citation, date, country, type and links"],
 };
 
-/** The view resources; built lazily and kept, since a view's HTML never changes while serving. */
+/** The view resources; their HTML built lazily and kept, since it never changes while serving. */
 export function viewResources(ids: Iterable<ViewId>, options: ViewOptions): ViewResource[] {
   const wanted = new Set(ids);
   return VIEW_IDS.filter((id) => wanted.has(id)).map((id) => {
     const tiles = id === "places" && options.tilesUrl
       ? [new URL(options.tilesUrl.replace(/[{}]/g, "")).origin]
       : [];
-    let html: string | undefined;
+    let html: Promise<string> | undefined;
     const [title, description] = DESCRIPTIONS[id];
     return {
       id,
@@ -71,14 +69,16 @@ export function viewResources(ids: Iterable<ViewId>, options: ViewOptions): View
       title,
       description,
       meta: { ui: { csp: { connectDomains: [], resourceDomains: tiles }, prefersBorder: true } },
-      html: () =>
-        html ??= id === "series"
-          ? seriesHtml()
-          : id === "places"
-          ? placesHtml({ tilesUrl: options.tilesUrl })
-          : documentsHtml(),
+      html: () => html ??= viewHtml(id, options),
     };
   });
+}
+
+/** One view's HTML; each view's module is a literal import, so bundles and binaries hold it. */
+async function viewHtml(id: ViewId, options: ViewOptions): Promise<string> {
+  if (id === "series") return (await import("./_series.ts")).seriesHtml();
+  if (id === "places") return (await import("./_places.ts")).placesHtml({ tilesUrl: options.tilesUrl });
+  return (await import("./_documents.ts")).documentsHtml();
 }
 
 /**

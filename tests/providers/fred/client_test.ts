@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../../lib/clock.ts";
 import { ToolError } from "../../../lib/errors.ts";
-import { HttpRuntime } from "../../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../../lib/http/runtime.ts";
 import { rateLimitsOf } from "../../../lib/http/settings.ts";
 import { Logger } from "../../../lib/log.ts";
 import {
@@ -17,6 +17,9 @@ import { fredSpec } from "../../../lib/providers/fred/config.ts";
 import type { FredSettings } from "../../../lib/providers/fred/config.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import { fredError, fredRoutes, TEST_KEY } from "./fake_fred.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 function settings(origin: string, extra: Record<string, unknown> = {}): FredSettings {
   return fredSpec.schema.parse({

@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../../lib/clock.ts";
-import { HttpRuntime } from "../../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../../lib/http/runtime.ts";
 import { Logger } from "../../../lib/log.ts";
 import type { ToolCallContext } from "../../../lib/mcp/provider.ts";
 import { WikipediaApi } from "../../../lib/providers/wikipedia/client.ts";
 import { wikipediaSpec } from "../../../lib/providers/wikipedia/config.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 Deno.test("WikipediaApi keeps a bounded number of language clients", async () => {
   await using fake = FakeUpstream.start([{

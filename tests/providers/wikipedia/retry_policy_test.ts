@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../../lib/clock.ts";
 import { requestScope } from "../../../lib/http/request_scope.ts";
-import { HttpRuntime } from "../../../lib/http/runtime.ts";
+import { HttpRuntime, loadHttpClient } from "../../../lib/http/runtime.ts";
 import { SnlApi } from "../../../lib/providers/snl/client.ts";
 import { snlSpec } from "../../../lib/providers/snl/config.ts";
 import { WikipediaApi } from "../../../lib/providers/wikipedia/client.ts";
@@ -12,6 +12,9 @@ import { wikipediaSpec } from "../../../lib/providers/wikipedia/config.ts";
 import { startInProcess } from "../../harness/in_process.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import { errorOf } from "../../harness/results.ts";
+
+// Clients are made here directly (the app loads their code with a provider's).
+await loadHttpClient();
 
 Deno.test("wikipediaSpec and snlSpec default to 2 retries: 3 attempts in all", () => {
   assert.equal(wikipediaSpec.schema.parse({}).max_retries, 2);

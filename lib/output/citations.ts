@@ -1,0 +1,136 @@
+// Citations (docs/ARCHITECTURE.md, provenance): each upstream request an answer used, kept for a
+// day under a short id in the response cache's store (shared when replicas share Redis), and the
+// `opendata://citation/{provider}/{id}` resource template that reads one back, ready to replay.
+// Apart from provenance.ts so that a start, which registers the template, loads none of the rest.
+import type { UpstreamCall } from "../http/request_scope.ts";
+import type { ResourceTemplateDefinition } from "../mcp/protocol.ts";
+import type { CacheStore } from "../http/cache.ts";
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "../mcp/sdk.ts";
+
+/** How long a citation stays readable: a day. */
+export const CITATION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** URI prefix of citations. */
+export const CITATION_PREFIX = "opendata://citation/";
+
+/** Where citations are kept: the shared cache store when replicas share one, else in process. */
+export interface CitationStore {
+  store: CacheStore;
+  /** Milliseconds a citation stays readable. */
+  ttlMs: number;
+  now(): number;
+}
+
+/** What a citation keeps: the request with secrets left out, its answer's hash and time. */
+interface Citation {
+  provider: string;
+  source: string;
+  method: string;
+  url: string;
+  body?: string;
+  /** Names of the query parameters whose values were left out. */
+  secrets: string[];
+  sha256: string;
+  retrieved_at: string;
+}
+
+const KEY_PREFIX = "citation ";
+
+/** Keeps one request as a citation; its URI is `opendata://citation/<provider>/<id>`. */
+export async function keepCitation(call: UpstreamCall, citations: CitationStore): Promise<string> {
+  const c: Citation = {
+    provider: call.provider,
+    source: call.source,
+    method: call.method,
+    url: call.url,
+    ...(call.body === undefined ? {} : { body: call.body }),
+    secrets: call.secrets,
+    sha256: call.sha256,
+    retrieved_at: iso(call.retrievedAt),
+  };
+  const json = JSON.stringify(c);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(json));
+  const id = [...new Uint8Array(digest).slice(0, 10)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const now = citations.now();
+  try {
+    await citations.store.set(`${KEY_PREFIX}${id}`, {
+      status: 200,
+      contentType: "application/json",
+      body: new TextEncoder().encode(json),
+      storedAt: now,
+      expiresAt: now + citations.ttlMs,
+    });
+  } catch {
+    // A store out of reach loses the citation, not the answer: its provenance still holds the
+    // request.
+  }
+  return `${CITATION_PREFIX}${call.provider}/${id}`;
+}
+
+/** The `opendata://citation/{provider}/{id}` resource template: an answer's exact request, to replay. */
+export function citationTemplate(userAgent: string, citations: CitationStore): ResourceTemplateDefinition {
+  return {
+    uriTemplate: `${CITATION_PREFIX}{provider}/{id}`,
+    name: "opendata-citation",
+    title: "Citation of an upstream answer",
+    description:
+      "The exact upstream request behind an answer's provenance (secrets left out), with the SHA-256 of the body it returned, to replay and compare",
+    mimeType: "application/json",
+    async read(uri, variables) {
+      const id = String(variables["id"] ?? "");
+      const missing = () =>
+        new ResourceNotFoundError(
+          uri.href,
+          "No such citation here: it expired (citations are kept a day) or was made by another deployment. Call the tool again with the same arguments for a fresh answer and citation; the answer's provenance.permalink names the source",
+        );
+      if (!/^[0-9a-f]{20}$/.test(id)) throw missing();
+      let entry;
+      try {
+        entry = await citations.store.get(`${KEY_PREFIX}${id}`, citations.now());
+      } catch {
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          "The citation store is out of reach: try again",
+        );
+      }
+      if (!entry) throw missing();
+      const c = JSON.parse(new TextDecoder().decode(entry.body)) as Citation;
+      const doc = {
+        source: c.source,
+        provider: c.provider,
+        request: {
+          method: c.method,
+          url: c.url,
+          ...(c.body === undefined ? {} : { body: c.body }),
+          headers: { "user-agent": userAgent },
+        },
+        secrets_left_out: c.secrets,
+        response: { sha256: c.sha256, retrieved_at: c.retrieved_at },
+        replay: curl(c, userAgent),
+        note: c.secrets.length
+          ? `Replace the *** of ${
+            c.secrets.map((s) => `"${s}"`).join(", ")
+          } with your own value to replay; the SHA-256 matches while the upstream serves the same body`
+          : "Replaying the request returns a body with this SHA-256 while the upstream serves the same data",
+      };
+      return {
+        contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(doc, null, 2) }],
+      };
+    },
+  };
+}
+
+/** A shell command that sends the same request (single quotes escaped). */
+function curl(c: Citation, userAgent: string): string {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const parts = ["curl", "-sS", "-A", q(userAgent)];
+  if (c.method !== "GET") parts.push("-X", c.method);
+  if (c.body !== undefined) parts.push("--data-raw", q(c.body));
+  parts.push(q(c.url));
+  return parts.join(" ");
+}
+
+/** A time as ISO 8601 in whole seconds (UTC). */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
