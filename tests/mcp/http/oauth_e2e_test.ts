@@ -24,12 +24,11 @@ import {
   UnauthorizedError as Unauthorized2,
 } from "../../harness/sdk2_client.ts";
 import type { OAuthClientProvider as OAuthClientProvider2 } from "../../harness/sdk2_client.ts";
-import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../harness/results.ts";
 import { PlayedUserProvider, startAuthServer } from "../../fakes/oidc.ts";
 import { auth as aiSdkAuth, createMCPClient, UnauthorizedError as AiSdkUnauthorized } from "@ai-sdk/mcp";
 import type { OAuthClientProvider as AiSdkProvider } from "@ai-sdk/mcp";
-import { fredConfig, startFakeFred, syntheticObservations } from "../../providers/fred/fake_fred.ts";
+import { fredConfig, routeStuckSeries, startFakeFred } from "../../providers/fred/fake_fred.ts";
 import { startRedis } from "../../redis/_redis_server.ts";
 
 type Result = Parameters<typeof ok>[0];
@@ -39,17 +38,7 @@ const MAIN = new URL("../../../main.ts", import.meta.url).pathname;
 /** A FRED fake whose STUCK series keeps a job running until `release()`. */
 function stuckFred() {
   const fake = startFakeFred();
-  const gate = Promise.withResolvers<void>();
-  fake.route({
-    path: "/fred/series/observations",
-    match: (r: Received) => r.url.searchParams.get("series_id") === "STUCK",
-    reply: async (r: Received) => {
-      const offset = Number(r.url.searchParams.get("offset") ?? 0);
-      if (offset > 0) await gate.promise;
-      return { json: syntheticObservations(50_000, offset, Number(r.url.searchParams.get("limit"))) };
-    },
-  });
-  return { fake, release: () => gate.resolve() };
+  return { fake, ...routeStuckSeries(fake, 50_000) };
 }
 
 /** SDK v1, 2025-era session: connect, meet the 401, authorize as the provider's user, connect again. */

@@ -8,9 +8,8 @@ import {
   MODERN,
   StreamableHTTPClientTransport as Http2,
 } from "../../harness/sdk2_client.ts";
-import type { Received } from "../../fakes/upstream.ts";
 import { errorOf, ok } from "../../harness/results.ts";
-import { fredConfig, startFakeFred, syntheticObservations } from "../../providers/fred/fake_fred.ts";
+import { fredConfig, routeStuckSeries, startFakeFred } from "../../providers/fred/fake_fred.ts";
 import { startHttpInProcess } from "../../harness/in_process.ts";
 import type { InProcessHttpServer } from "../../harness/in_process.ts";
 
@@ -22,16 +21,7 @@ async function withServer(
   fn: (server: InProcessHttpServer, connect: () => Promise<Client>, home: string) => Promise<void>,
 ): Promise<void> {
   await using fake = startFakeFred();
-  const gate = Promise.withResolvers<void>();
-  fake.route({
-    path: "/fred/series/observations",
-    match: (r: Received) => r.url.searchParams.get("series_id") === "STUCK",
-    reply: async (r: Received) => {
-      const offset = Number(r.url.searchParams.get("offset") ?? 0);
-      if (offset > 0) await gate.promise;
-      return { json: syntheticObservations(50_000, offset, Number(r.url.searchParams.get("limit"))) };
-    },
-  });
+  const gate = routeStuckSeries(fake, 50_000);
   const home = scratchHome(`${fredConfig(fake.origin)}${serverYaml}`);
   const clients: Client[] = [];
   let server: InProcessHttpServer | undefined;
@@ -45,7 +35,7 @@ async function withServer(
     };
     await fn(server, connect, home);
   } finally {
-    gate.resolve();
+    gate.release();
     for (const c of clients) await c.close().catch(() => {});
     await server?.stop();
     removeHome(home);
