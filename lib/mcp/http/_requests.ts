@@ -5,7 +5,7 @@ import type { ServedApp } from "../served_app.ts";
 import type { Clock } from "../../clock.ts";
 import { jsonRpcError, SERVER_ERROR } from "./_jsonrpc.ts";
 import { isLoopbackHost } from "./_security.ts";
-import { OAuthResourceServer } from "./oauth.ts";
+import type { OAuthResourceServer } from "./oauth.ts";
 import { ConfigError } from "../../errors.ts";
 
 /** What `Deno.serve` tells a handler about the connection (only the peer address is read). */
@@ -120,6 +120,35 @@ export function notFound(path: string): Response {
 }
 
 /**
+ * A handler's OAuth resource server: its issuer at once, its code (oauth.ts, oauth_claims.ts)
+ * loaded on the first readiness check or request that needs it, so a start without OAuth never
+ * loads it.
+ */
+export interface LazyOAuth {
+  issuer: string;
+  /** {@linkcode OAuthResourceServer.discover} */
+  discover(): Promise<unknown>;
+  /** {@linkcode OAuthResourceServer.verify} */
+  verify(...args: Parameters<OAuthResourceServer["verify"]>): ReturnType<OAuthResourceServer["verify"]>;
+}
+
+/** `server` (made now, or on the first call of `make`) as a {@linkcode LazyOAuth}. */
+export function lazyOAuth(issuer: string, make: () => Promise<OAuthResourceServer>): LazyOAuth {
+  let made: Promise<OAuthResourceServer> | undefined;
+  const server = (): Promise<OAuthResourceServer> => made ??= make();
+  return {
+    issuer,
+    discover: async () => await (await server()).discover(),
+    verify: async (...args) => await (await server()).verify(...args),
+  };
+}
+
+/** A resource server made beforehand (tests) as a {@linkcode LazyOAuth}. */
+export function givenOAuth(server: OAuthResourceServer): LazyOAuth {
+  return lazyOAuth(server.options.issuer, () => Promise.resolve(server));
+}
+
+/**
  * The OAuth resource server `oauth_issuer` asks for, or null. Refuses settings that cannot work
  * together, naming the fix.
  */
@@ -127,7 +156,7 @@ export function oauthOf(
   app: ServedApp,
   clock: Clock,
   isNetAllowed: ((host: string) => boolean) | undefined,
-): OAuthResourceServer | null {
+): LazyOAuth | null {
   const s = app.config.server;
   if (!s.oauth_issuer) return null;
   if (s.auth_token) {
@@ -149,16 +178,20 @@ export function oauthOf(
         "server at (e.g. https://mcp.example.com): access tokens are checked against it, never against a Host header",
     );
   }
-  return new OAuthResourceServer({
-    issuer: s.oauth_issuer,
-    audiences: s.oauth_audience,
-    scopes: s.oauth_scopes,
-    clockSkewS: s.oauth_clock_skew,
-    clock,
-    ...(isNetAllowed ? { isNetAllowed } : {}),
-    ...(s.oauth_client_id && s.oauth_client_secret
-      ? { introspection: { clientId: s.oauth_client_id, clientSecret: s.oauth_client_secret } }
-      : {}),
+  const issuer = s.oauth_issuer;
+  return lazyOAuth(issuer, async () => {
+    const { OAuthResourceServer } = await import("./oauth.ts");
+    return new OAuthResourceServer({
+      issuer,
+      audiences: s.oauth_audience,
+      scopes: s.oauth_scopes,
+      clockSkewS: s.oauth_clock_skew,
+      clock,
+      ...(isNetAllowed ? { isNetAllowed } : {}),
+      ...(s.oauth_client_id && s.oauth_client_secret
+        ? { introspection: { clientId: s.oauth_client_id, clientSecret: s.oauth_client_secret } }
+        : {}),
+    });
   });
 }
 

@@ -29,12 +29,11 @@ import {
   withBatchErrors,
 } from "./_jsonrpc.ts";
 import type { JsonRpcErrorMessage, ReadResult } from "./_jsonrpc.ts";
-import { LegacySseTransport } from "./_legacy_sse.ts";
+import type { LegacySseTransport } from "./_legacy_sse.ts";
 import { clientKey } from "./_client_key.ts";
 import { IpRateLimiter } from "./_rate_limit.ts";
 import { BearerAuth, corsHeaders, hostRefusal, originRefusal, preflightHeaders } from "./_security.ts";
-import { challenge, OAuthResourceServer, resourceMetadata } from "./oauth.ts";
-import type { Principal } from "./oauth.ts";
+import type { OAuthResourceServer, Principal } from "./oauth.ts";
 import { ownerHash } from "../../output/owner_hash.ts";
 import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
@@ -42,12 +41,12 @@ import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
 import type { ReserveRefusal, Session } from "./_sessions.ts";
 import { finishResponse, SSE_HEADERS } from "./_streams.ts";
 import { metrics } from "../../metrics/mod.ts";
-import { metricsAuth, metricsResponse } from "../../metrics/serve.ts";
 import {
   allowOf,
   CLIENT_HEADER,
   clientIp,
   decodeURIComponentSafe,
+  givenOAuth,
   GUARD_STAMP_HEADER,
   isJson,
   methodIs,
@@ -187,6 +186,21 @@ function defaultEvery(ms: number, fn: () => void): () => void {
 const MCP_PATHS = new Set(["/mcp", "/sse", "/message"]);
 /** Where the protected resource metadata is (RFC 9728), in root and path (`/mcp`) forms. */
 const PRM_PATH = "/.well-known/oauth-protected-resource";
+
+/** The 401 of /metrics on the /mcp port when OAuth guards /mcp and no metrics token is set. */
+function metricsNeedToken(realm: string): Response {
+  return new Response(
+    "Unauthorized: with MCP_OAUTH_ISSUER, /metrics on this port needs MCP_METRICS_TOKEN; set it and " +
+      "scrape with Authorization: Bearer <that token>, or scrape the metrics_port listener\n",
+    {
+      status: 401,
+      headers: {
+        "Content-Type": "text/plain; charset=utf-8",
+        "WWW-Authenticate": `Bearer realm="${realm}"`,
+      },
+    },
+  );
+}
 /** Paths counted by name in `opendata_http_requests_total` (others count as `other`). */
 const KNOWN_PATHS = new Set(["/mcp", "/sse", "/message", "/health", "/metrics", "/"]);
 
@@ -217,11 +231,12 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     ? app.shared.clientLimiter(settings.rate_limit_per_minute, localLimiter)
     : localLimiter;
   const auth = settings.auth_token ? new BearerAuth(settings.auth_token) : null;
-  const oauth = options.oauth ?? oauthOf(app, clock, options.isNetAllowed);
+  const oauth = options.oauth ? givenOAuth(options.oauth) : oauthOf(app, clock, options.isNetAllowed);
   // Prometheus series (lib/metrics): served at /metrics when metrics are on, behind
   // metrics_token, else the same token as /mcp.
   const served = metrics;
-  const scrapeAuth = served ? metricsAuth(settings) : null;
+  /** The scrape token's check, made with the metrics route's code on the first /metrics request. */
+  let scrapeAuth: BearerAuth | null | undefined;
   if (served) served.http.sessions = () => store.counts();
   const policy: AccessPolicy = {
     bindHost: settings.http_host,
@@ -395,8 +410,8 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     if (path === PRM_PATH || path.startsWith(`${PRM_PATH}/`)) {
       if (!oauth) return notFound(path);
       return methodIs(req, ["GET", "HEAD"]) ?? Response.json(
-        resourceMetadata(resourceOf(url), {
-          issuer: oauth.options.issuer,
+        (await import("./oauth_claims.ts")).resourceMetadata(resourceOf(url), {
+          issuer: oauth.issuer,
           scopes: settings.oauth_scopes,
           name: settings.name,
           docs: `${CONTACT_URL}/blob/main/docs/DEPLOYMENT.md`,
@@ -467,21 +482,13 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     at: { path: string; reqLogger: Logger; fields: Record<string, unknown> },
   ): Promise<Response> {
     const { path, reqLogger, fields } = at;
+    const { metricsAuth, metricsResponse } = await import("../../metrics/serve.ts");
+    if (scrapeAuth === undefined) scrapeAuth = metricsAuth(settings);
     if (oauth && !scrapeAuth) {
       // /mcp takes OAuth access tokens, which are not scrape credentials: without a metrics
       // token /metrics would be the one open path of a server that requires authentication.
       fields["refused"] = "auth";
-      return new Response(
-        "Unauthorized: with MCP_OAUTH_ISSUER, /metrics on this port needs MCP_METRICS_TOKEN; set it and " +
-          "scrape with Authorization: Bearer <that token>, or scrape the metrics_port listener\n",
-        {
-          status: 401,
-          headers: {
-            "Content-Type": "text/plain; charset=utf-8",
-            "WWW-Authenticate": `Bearer realm="${settings.name}"`,
-          },
-        },
-      );
+      return metricsNeedToken(settings.name);
     }
     const res = await metricsResponse(req, registry, scrapeAuth, settings.name);
     if (res.status === 401) {
@@ -518,7 +525,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
           `${verdict.status === 401 ? "Unauthorized" : "Forbidden"}: ${verdict.description}`,
           {
             headers: {
-              "WWW-Authenticate": challenge(
+              "WWW-Authenticate": (await import("./oauth_claims.ts")).challenge(
                 verdict,
                 `${publicBase(url)}${PRM_PATH}/mcp`,
                 settings.oauth_scopes,
@@ -986,6 +993,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
   ): Promise<Response> {
     const off = sseUnavailable();
     if (off) return off;
+    const { LegacySseTransport } = await import("./_legacy_sse.ts");
     const refused = store.reserve(caller.clientKey);
     if (refused) return tooManySessions([], refused);
     const id = crypto.randomUUID();
@@ -1103,7 +1111,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       ...(oauth
         ? {
           oauth: {
-            issuer: oauth.options.issuer,
+            issuer: oauth.issuer,
             resource_metadata: `${PRM_PATH}/mcp`,
             ...(settings.oauth_scopes.length ? { scopes: settings.oauth_scopes } : {}),
           },
