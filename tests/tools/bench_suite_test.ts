@@ -27,3 +27,15 @@ Deno.test("parseTestOutput() sums each file's top-level tests and reads the last
   assert.equal(parsed.testsS, 64);
   assert.deepEqual(parsed.slowest, [{ file: "tests/a_test.ts", s: 3 }, { file: "tests/b_test.ts", s: 0.5 }]);
 });
+
+Deno.test("parseTestOutput() reads the parallel runner's lines, which name their file", () => {
+  const output = [
+    "./tests/a_test.ts => first ... ok (1s)",
+    "./tests/b_test.ts => other ... ok (250ms)",
+    "./tests/a_test.ts => second ... ok (2s)",
+    "ok | 3 passed | 0 failed (2s)",
+  ].join("\n");
+  const parsed = parseTestOutput(output);
+  assert.equal(parsed.passed, 3);
+  assert.deepEqual(parsed.slowest, [{ file: "tests/a_test.ts", s: 3 }, { file: "tests/b_test.ts", s: 0.25 }]);
+});

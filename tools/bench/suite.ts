@@ -34,7 +34,10 @@ export function durationS(text: string): number {
   return minutes + value * unit;
 }
 
-/** Reads the runner's output: the summary, and each file's time (its top-level tests summed). */
+/**
+ * Reads the runner's output, run one file after another or in parallel: the summary, and each
+ * file's time (its top-level tests summed).
+ */
 export function parseTestOutput(output: string): Pick<SuiteRun, "passed" | "failed" | "testsS" | "slowest"> {
   const text = output.replace(ANSI, "");
   const perFile = new Map<string, number>();
@@ -43,6 +46,13 @@ export function parseTestOutput(output: string): Pick<SuiteRun, "passed" | "fail
     const running = /^running \d+ tests? from (\S+)/.exec(line);
     if (running) {
       file = running[1]!.replace(/^\.\//, "");
+      continue;
+    }
+    // Run in parallel, each result line names its file: `./tests/x_test.ts => name ... ok (12ms)`.
+    const named = /^(\S+) => .* \.\.\. (?:ok|FAILED|ignored) \(([^)]+)\)$/.exec(line);
+    if (named) {
+      const f = named[1]!.replace(/^\.\//, "");
+      perFile.set(f, (perFile.get(f) ?? 0) + durationS(named[2]!));
       continue;
     }
     const done = /^\S.* \.\.\. (?:ok|FAILED|ignored) \(([^)]+)\)$/.exec(line);
