@@ -5,9 +5,12 @@
 // (`FRED_MAX_*_PER_CLIENT`), the result files' `OPENDATA_MCP_EXPORT_MAX_MB_PER_CLIENT`, and
 // `writes_max_*`, which applied with `writes: bounded` only. They keep working, each with one
 // warning at start naming its new key, rather than stopping the server: an upgrade that only
-// renames settings should not take a deployment down, and the warning says what to rename. A
-// write had to fit every old limit at once, so where several apply the smallest is taken;
-// a new key that is set wins over every old one.
+// renames settings should not take a deployment down, and the warning says what to rename.
+// Where several old names set one key (FRED's byte limit and the result files' one both set
+// quota_mb) the smallest is taken, so an upgrade never gives a client more room than the
+// tighter of its old limits; the one value then covers both kinds of file, which each limit
+// covered apart before (docs/CONFIGURATION.md says so). A new key that is set wins over every
+// old one.
 import { ConfigError } from "../errors.ts";
 import { convert } from "./convert.ts";
 import type { MovedSetting, ProviderSpec } from "./provider_spec.ts";

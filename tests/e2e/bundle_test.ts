@@ -360,7 +360,7 @@ Deno.test({
         Deno.execPath(),
         "run",
         "--config",
-        join(ROOT, "deno.json"),
+        join(await built(), "deno.json"),
         ...start.args.slice(0, -1),
         await bundleEntry(),
       ],

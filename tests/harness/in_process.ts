@@ -338,8 +338,13 @@ export async function startHttpInProcess(
     }),
   );
   let ended: number | undefined;
+  // run() resolves to an exit code and catches what it can; a rejection is said in the log.
   exited.then((code) => {
     ended = code;
+    for (const wake of waiters) wake();
+  }, (e) => {
+    ended = -1;
+    log += `run() rejected: ${e instanceof Error ? e.stack : String(e)}\n`;
     for (const wake of waiters) wake();
   });
   const logged = (match: RegExp, wait = 10_000): Promise<string> => {

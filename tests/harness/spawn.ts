@@ -61,7 +61,13 @@ export interface SpawnOptions {
  * set, so every spawned server runs with the real allowlists.
  */
 export function startArgs(home: string, options: SpawnOptions = {}): string[] {
-  const configPath = options.main ? join(dirname(options.main), "deno.json") : `${ROOT}deno.json`;
+  // A built bundle runs from its runtime layout (tools/bundle.ts --runtime, the image's /app): that
+  // folder's deno.json and its trimmed node_modules/, so a package the layout lacks fails the test.
+  const configPath = options.main
+    ? join(dirname(options.main), "deno.json")
+    : options.bundle
+    ? join(dirname(dirname(options.bundle)), "deno.json")
+    : `${ROOT}deno.json`;
   const config = JSON.parse(Deno.readTextFileSync(configPath));
   const task = splitStartTask(String(config.tasks.start));
   if (!task) throw new Error(`Unexpected start task: ${config.tasks.start}`);

@@ -137,7 +137,7 @@ Deno.test("QuotaLedger: one client at its quota does not block another, nor stdi
   s.jobs.start({ kind: "k", request: {}, run: forever });
 });
 
-Deno.test("QuotaLedger's one error says what is full, the limit and the way on, and is not retryable", async () => {
+Deno.test("QuotaLedger's one error says what is full, the limit and the way on; only running jobs are retryable", async () => {
   await using s = server({ projects: 1, bytes: 32 * 1024, jobs: 1 });
   const hog = s.storage.forOwner("session:h", HOG);
   await hog.ensureProject("p");

@@ -135,7 +135,12 @@ export interface LazyOAuth {
 /** `server` (made now, or on the first call of `make`) as a {@linkcode LazyOAuth}. */
 export function lazyOAuth(issuer: string, make: () => Promise<OAuthResourceServer>): LazyOAuth {
   let made: Promise<OAuthResourceServer> | undefined;
-  const server = (): Promise<OAuthResourceServer> => made ??= make();
+  // A failed load is not kept: the next request tries again instead of failing until a restart.
+  const server = (): Promise<OAuthResourceServer> =>
+    made ??= make().catch((e) => {
+      made = undefined;
+      throw e;
+    });
   return {
     issuer,
     discover: async () => await (await server()).discover(),
