@@ -22,17 +22,9 @@ export interface CitationStore {
 }
 
 /** What a citation keeps: the request with secrets left out, its answer's hash and time. */
-interface Citation {
-  provider: string;
-  source: string;
-  method: string;
-  url: string;
-  body?: string;
-  /** Names of the query parameters whose values were left out. */
-  secrets: string[];
-  sha256: string;
-  retrieved_at: string;
-}
+type Citation =
+  & Pick<UpstreamCall, "provider" | "source" | "method" | "url" | "body" | "secrets" | "sha256">
+  & { retrieved_at: string };
 
 const KEY_PREFIX = "citation ";
 
