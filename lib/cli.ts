@@ -56,29 +56,25 @@ export interface CliIo {
   stdio?: StdioStreams;
 }
 
-const GLOBAL_OPTIONS = {
+/** Options of the command itself; the server's own flags come from SERVER_FLAGS so none is offered but refused. */
+const COMMAND_OPTIONS = {
   config: { type: "string" },
   providers: { type: "string" },
   tools: { type: "string" },
   toolsets: { type: "string" },
   "exclude-tools": { type: "string" },
-  "log-level": { type: "string" },
-  transport: { type: "string" },
-  host: { type: "string" },
-  port: { type: "string" },
-  "metrics-port": { type: "string" },
-  stateless: { type: "boolean" },
-  "oauth-issuer": { type: "string" },
-  "oauth-audience": { type: "string" },
-  "oauth-scopes": { type: "string" },
-  "public-url": { type: "string" },
-  writes: { type: "string" },
-  "data-dir": { type: "string" },
   json: { type: "boolean" },
   args: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
+
+const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig["options"]> = {
+  ...COMMAND_OPTIONS,
+  ...Object.fromEntries(
+    SERVER_FLAGS.map((f) => [f.name, { type: f.kind === "bool" ? "boolean" as const : "string" as const }]),
+  ),
+};
 
 /**
  * Runs the `opendata-mcp` command line and resolves to the exit code: 0 ok, 1 runtime failure

@@ -48,3 +48,17 @@ Deno.test("structured_content off: text-only answers and listings that follow ev
     assert.ok(search.structuredContent !== undefined);
   }
 });
+
+Deno.test("structured_content off: the --structured-content flag the help offers is accepted and applied", async () => {
+  await using upstreams = startRecordedUpstreams();
+  await using s = await startInProcess({
+    args: ["--providers", "boj", "--structured-content", "off"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: upstreams.configYaml,
+  });
+  const { tools } = await s.client.listTools();
+  assert.deepEqual(tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name), []);
+  const search = await s.client.callTool({ name: "opendata_search", arguments: { query: "USD/JPY" } });
+  assert.equal(search.structuredContent, undefined);
+  assert.match((search.content as Text[])[0]!.text, /boj_get_data_code/);
+});
