@@ -247,7 +247,8 @@ export class LineStdioTransport implements Transport {
   }
 
   /**
-   * The first request fixes the connection's era, as docs/MCP.md says: `initialize` opens a
+   * The first request other than a `server/discover` probe fixes the connection's era, as
+   * docs/MCP.md says: `initialize` opens a
    * 2025-era session, a request with the 2026-07-28 envelope (`params._meta`) pins 2026-07-28.
    * After that a second `initialize` (-32600), a 2026 request on a 2025 session (-32600) and a
    * 2025-era request on a 2026 connection (-32022, as the SDK answers it) are refused here, so
@@ -259,6 +260,9 @@ export class LineStdioTransport implements Transport {
     const modern = typeof meta === "object" && meta !== null && ENVELOPE_KEY in meta;
     const initialize = message.method === "initialize" && !modern;
     if (this.#era === undefined) {
+      // A discovery probe is answered but fixes nothing: a client whose probe timed out (the
+      // server was slow to start) falls back to initialize on the same pipe, as @ai-sdk/mcp does.
+      if (message.method === "server/discover") return false;
       if (initialize) this.#era = "legacy";
       else if (modern) this.#era = "modern";
       return false;
