@@ -66,6 +66,11 @@ const ALIASES: Readonly<Record<string, readonly string[]>> = {
   lng: ["lon"],
   radius: ["radius_m"],
   max_results: ["limit"],
+  // A date range's ends go by three names across the sources (FRED, BOJ and the heritage APIs).
+  start_date: ["observation_start", "start"],
+  end_date: ["observation_end", "end"],
+  observation_start: ["start_date", "start"],
+  observation_end: ["end_date", "end"],
 };
 
 /** `args` with aliased names renamed to the ones the tool takes, and a notice for each. */

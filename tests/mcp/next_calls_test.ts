@@ -177,3 +177,30 @@ Deno.test("an alias is read with a notice, and 0 found nearby names the same cal
     /a wider radius: opendata_call riksantikvaren-nearby \{"lat":60\.5,"lon":11\.5,"radius_m":2000/,
   );
 });
+
+Deno.test("applyAliases reads FRED's start_date as observation_start, not the edit-close start_time", async () => {
+  await using up = startRecordedUpstreams();
+  await using s = await startInProcess({
+    args: ["--providers", "fred"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: up.configYaml,
+  });
+  const answer = await s.client.callTool({
+    name: "opendata_call",
+    arguments: {
+      tool: "fred_series",
+      arguments: JSON.stringify({
+        operation: "get_observations",
+        series_id: "GNPCA",
+        start_date: "2000-01-01",
+        end_date: "2010-01-01",
+      }),
+    },
+  });
+  ok(answer);
+  assert.match(texts(answer)[0]!, /"start_date" read as "observation_start"/);
+  assert.doesNotMatch(texts(answer)[0]!, /start_time/);
+  const sent = up.fred.requestsTo("/fred/series/observations").at(-1)!.url.searchParams;
+  assert.equal(sent.get("observation_start"), "2000-01-01");
+  assert.equal(sent.get("observation_end"), "2010-01-01");
+});
