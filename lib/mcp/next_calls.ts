@@ -129,6 +129,26 @@ export function takesNextCalls(outputSchema: Record<string, unknown> | undefined
   return outputSchema["additionalProperties"] !== false;
 }
 
+/**
+ * Up to `n` of `candidates` closest to `name`, closest first: names sharing a word with it (split
+ * at "-", "_" and spaces) or within a third of its length in edits; none when nothing is close, so
+ * an unrelated list never stands in for a suggestion.
+ */
+export function closestNames(name: string, candidates: readonly string[], n = 3): string[] {
+  const words = (s: string) => new Set(s.toLowerCase().split(/[-_ ]+/).filter((w) => w.length > 1));
+  const mine = words(name);
+  const flat = name.toLowerCase().replace(/[-_ ]/g, "");
+  const scored: { c: string; score: number }[] = [];
+  for (const c of candidates) {
+    const k = c.toLowerCase().replace(/[-_ ]/g, "");
+    const d = k === flat ? 0 : k.includes(flat) || flat.includes(k) ? 0.5 : distance(flat, k);
+    const shared = [...words(c)].filter((w) => mine.has(w)).length;
+    if (shared === 0 && d > Math.max(1, Math.floor(flat.length / 3))) continue;
+    scored.push({ c, score: d - 4 * shared });
+  }
+  return scored.sort((a, b) => a.score - b.score || a.c.localeCompare(b.c)).slice(0, n).map((s) => s.c);
+}
+
 /** Edit distance of two short names (insertions, deletions, substitutions). */
 function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, i) => i);

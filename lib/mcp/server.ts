@@ -30,6 +30,7 @@ import { citationsOf, NO_FILES } from "./server_options.ts";
 import type { CallToolOptions, CreateServerOptions } from "./server_options.ts";
 import { collectTools, describeTool, servedInput } from "./tool_schemas.ts";
 import { errorResult, validationError } from "./call_errors.ts";
+import { closestNames } from "./next_calls.ts";
 
 export type { CallToolOptions, CreateServerOptions, RequestStateSeal } from "./server_options.ts";
 export { DEFAULT_CALL_TIMEOUT_MS } from "./server_options.ts";
@@ -204,11 +205,13 @@ function calledTool(tools: ServedTools, name: string): ToolDefinition<any, any> 
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool "${name}" is not served: ${left.reason}`);
   }
   const names = tools.listed.map((t) => t.name);
+  const close = closestNames(name, [...tools.byName.keys()]);
   throw new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    `Unknown tool "${name}". Call tools/list to see the ${names.length} tools served${
-      names.length ? `, e.g. ${names.slice(0, 5).map((n) => `"${n}"`).join(", ")}` : ""
-    }`,
+    `Unknown tool "${name}"${
+      close.length ? `; did you mean ${close.map((n) => `"${n}"`).join(" or ")}?` : ""
+    }` +
+      ` Call tools/list to see the ${names.length} tools served`,
   );
 }
 

@@ -3,7 +3,7 @@
 // `sources` takes the ids opendata_describe lists, with "did you mean" for a near miss.
 import assert from "node:assert/strict";
 import { parseCoordinates } from "../../lib/geo/query_coordinates.ts";
-import { callLine, didYouMean, routeCall } from "../../lib/mcp/next_calls.ts";
+import { callLine, closestNames, didYouMean, routeCall } from "../../lib/mcp/next_calls.ts";
 import { creditLine } from "../../lib/output/credit.ts";
 import { errorOf, ok, texts } from "../harness/results.ts";
 import { startRecordedUpstreams } from "../fakes/recorded.ts";
@@ -203,4 +203,38 @@ Deno.test("applyAliases reads FRED's start_date as observation_start, not the ed
   const sent = up.fred.requestsTo("/fred/series/observations").at(-1)!.url.searchParams;
   assert.equal(sent.get("observation_start"), "2000-01-01");
   assert.equal(sent.get("observation_end"), "2010-01-01");
+});
+
+Deno.test("closestNames ranks names sharing a word or a few edits first and offers nothing unrelated", () => {
+  const tools = ["wikipedia-search", "wikipedia-summary", "fred_series", "boj_get_data_code", "snl-search"];
+  assert.deepEqual(closestNames("wikipedia_search", tools), [
+    "wikipedia-search",
+    "wikipedia-summary",
+    "snl-search",
+  ]);
+  assert.deepEqual(closestNames("boj_data", tools), ["boj_get_data_code"]);
+  assert.deepEqual(closestNames("fred_serie", tools), ["fred_series"]);
+  assert.deepEqual(closestNames("weather", tools), []);
+});
+
+Deno.test("an unknown tool through opendata_call and tools/call names the closest tools, not a sample", async () => {
+  await using s = await startInProcess({
+    args: ["--providers", "wikipedia,worldbank,snl"],
+    env: { OPENDATA_MCP_TOOLSETS: "all" },
+  });
+  const viaCall = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "wikipedia_summry", arguments: "{}" },
+  });
+  const e = errorOf(viaCall);
+  assert.equal(e["error_type"], "NOT_FOUND");
+  assert.match(String(e["hint"]), /^Did you mean "wikipedia-summary"/);
+  assert.doesNotMatch(String(e["hint"]), /worldbank/);
+  const fix = (e["next_calls"] as Call[])[0]!;
+  assert.deepEqual(fix.arguments, { tool: "wikipedia-summary" });
+  assert.match(texts(viaCall)[0]!, /wikipedia-summary/);
+  await assert.rejects(
+    s.client.callTool({ name: "snl_search", arguments: {} }),
+    (err: Error) => /Unknown tool "snl_search"; did you mean "snl-search"/.test(err.message),
+  );
 });

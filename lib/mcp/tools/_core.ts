@@ -2,7 +2,7 @@
 // server instance they serve in, and the view of its catalog they all read.
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
-import { routeCall, SEARCH_TOOL_NAME } from "../next_calls.ts";
+import { closestNames, routeCall, SEARCH_TOOL_NAME } from "../next_calls.ts";
 import type { RoutedCall } from "../next_calls.ts";
 import type { NextCall, Provider, ToolDefinition, UnavailableTools } from "../provider.ts";
 import { CORE_TOOLSET } from "../toolsets.ts";
@@ -129,8 +129,14 @@ export function unknownTool(
       hint: left.reason,
     });
   }
+  const close = closestNames(name, known);
   return new ToolError("NOT_FOUND", `There is no tool "${name}"`, {
     field: "tool",
-    hint: `${DESCRIBE_TOOL} lists the tools; e.g. ${known.slice(0, 6).map((n) => `"${n}"`).join(", ")}`,
+    hint: close.length
+      ? `Did you mean ${close.map((n) => `"${n}"`).join(" or ")}? ${DESCRIBE_TOOL} lists every tool`
+      : `${DESCRIBE_TOOL} lists the tools`,
+    next: close.length
+      ? [{ tool: DESCRIBE_TOOL, arguments: { tool: close[0] }, for: `the arguments of "${close[0]}"` }]
+      : [{ tool: DESCRIBE_TOOL, arguments: {}, for: "every tool" }],
   });
 }
