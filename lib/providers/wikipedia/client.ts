@@ -8,7 +8,7 @@ import { parseRetryAfter } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import type { ToolCallContext } from "../../mcp/provider.ts";
 import type { WikipediaSettings } from "./settings.ts";
-import { isTemplate, languageProblem, originFor } from "./language.ts";
+import { editionName, isTemplate, languageProblem, originFor } from "./language.ts";
 import { apiErrorOf, isQueryAnswer } from "./parse.ts";
 import type { ApiErrorInfo } from "./parse.ts";
 
@@ -153,7 +153,7 @@ export class WikipediaApi {
       if (retry >= this.#settings.max_retries || this.#clock.now() + waitMs >= deadline) {
         throw new ToolError(
           "RATE_LIMITED",
-          `Wikipedia (${language}) asked clients to back off: its databases are lagging${
+          `${editionName(language)} asked clients to back off: its databases are lagging${
             error.lag === null ? "" : ` by ${error.lag} s`
           }`,
           {
@@ -175,13 +175,16 @@ export class WikipediaApi {
 
   #client(language: string): HttpClient {
     const origin = this.origin(language);
-    let client = this.#clients.get(origin);
+    // Keyed by language as well: with a base_url without {lang} every edition shares one origin,
+    // and each answer must still name the edition it came from.
+    const key = `${language} ${origin}`;
+    let client = this.#clients.get(key);
     if (client) return client;
     const s = this.#settings;
     const host = new URL(origin).host;
     client = this.#http.client({
       provider: "wikipedia",
-      upstreamName: `Wikipedia (${language})`,
+      upstreamName: editionName(language),
       licence: "CC BY-SA 4.0 (credit Wikipedia contributors)",
       ...clientSettings(s),
       baseUrl: `${origin}/`,
@@ -190,7 +193,9 @@ export class WikipediaApi {
       checkUrl: (url) => {
         if (url.host !== host) {
           throw new OffSiteError(
-            `Wikipedia (${language}) redirected to another host ("${url.host}"), which this server does not follow`,
+            `${
+              editionName(language)
+            } redirected to another host ("${url.host}"), which this server does not follow`,
           );
         }
       },
@@ -198,13 +203,13 @@ export class WikipediaApi {
     // Any well-formed code makes a client: keep the most recent ones only, so a caller cycling
     // through codes cannot grow memory without bound.
     if (this.#clients.size >= MAX_CLIENTS) this.#clients.delete(this.#clients.keys().next().value!);
-    this.#clients.set(origin, client);
+    this.#clients.set(key, client);
     return client;
   }
 
   #apiError(error: ApiErrorInfo, language: string): ToolError {
     const info = error.info.length > 300 ? `${error.info.slice(0, 299)}…` : error.info;
-    const message = `Wikipedia (${language}) refused the request (${error.code})${info ? `: ${info}` : ""}`;
+    const message = `${editionName(language)} refused the request (${error.code})${info ? `: ${info}` : ""}`;
     const code = error.code;
     if (code === "missingtitle" || code.startsWith("nosuch")) {
       return new ToolError("NOT_FOUND", message, {
@@ -259,8 +264,8 @@ export class WikipediaApi {
     return new ToolError(
       "TIMEOUT",
       callDeadline
-        ? `Wikipedia (${language}) did not answer before this tool call's deadline`
-        : `Wikipedia (${language}) did not answer within the ${this.#settings.timeout} s deadline`,
+        ? `${editionName(language)} did not answer before this tool call's deadline`
+        : `${editionName(language)} did not answer within the ${this.#settings.timeout} s deadline`,
       { retryable: true, hint: "Try again; the upstream may be slow right now" },
     );
   }

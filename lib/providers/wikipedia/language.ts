@@ -85,3 +85,19 @@ export function baseUrlProblem(value: string): string | null {
   if (/[{}]/.test(value.replaceAll("{lang}", ""))) return "may contain no placeholder other than {lang}";
   return null;
 }
+
+const LANGUAGE_NAMES = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
+
+/**
+ * The edition's name in plain words, "Norwegian Wikipedia (no)": "Wikipedia (no)" read as a
+ * negation. A code without an English name keeps the code alone, quoted.
+ */
+export function editionName(language: string): string {
+  let name: string | undefined;
+  try {
+    name = LANGUAGE_NAMES.of(language);
+  } catch {
+    name = undefined;
+  }
+  return name ? `${name} Wikipedia (${language})` : `Wikipedia edition "${language}"`;
+}

@@ -6,6 +6,7 @@ import type { WikipediaApi } from "./client.ts";
 import { SHORT_TEXT_MAX, TITLE_MAX } from "./format.ts";
 import { interwikiOf, parsePages, resolveTitle } from "./parse.ts";
 import type { QueryPage } from "./parse.ts";
+import { editionName } from "./language.ts";
 
 /** The page a title led to, and how (redirect, normalization, section fragment). */
 export interface Located {
@@ -31,7 +32,7 @@ export function locate(body: unknown, asked: string, language: string, api: Wiki
         },
       );
     }
-    throw new ToolError("API_ERROR", `Wikipedia (${language}) sent no page for "${asked}"`, {
+    throw new ToolError("API_ERROR", `${editionName(language)} sent no page for "${asked}"`, {
       retryable: true,
       hint: "Try again; if it persists, search for the title with wikipedia-search",
     });

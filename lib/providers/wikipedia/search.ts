@@ -6,6 +6,7 @@ import { clip } from "../../html.ts";
 import type { WikipediaApi } from "./client.ts";
 import { LICENSE, TITLE_MAX } from "./format.ts";
 import { parseSearch } from "./parse.ts";
+import { editionName } from "./language.ts";
 
 /** Most characters of a hit's snippet. */
 const SNIPPET_MAX = 240;
@@ -13,7 +14,7 @@ const SNIPPET_MAX = 240;
 /** The `opendata_search` source over the default language edition. */
 export function wikipediaSearchSource(api: WikipediaApi): SearchSource {
   return {
-    name: `Wikipedia (${api.defaultLanguage})`,
+    name: editionName(api.defaultLanguage),
     licence: `${LICENSE}: credit Wikipedia and its contributors`,
     widen: (query) => [{
       tool: "wikipedia-search",

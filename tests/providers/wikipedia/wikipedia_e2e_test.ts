@@ -657,3 +657,19 @@ Deno.test("start-up allowlist check passes for wikipedia's template host and the
   assert.equal(foreign.code, 2);
   assert.match(foreign.stderr, /"nn\.wikipedia\.example"/);
 });
+
+Deno.test("wikipedia provenance names each call's own edition in plain words, one origin for all", async () => {
+  // The fake serves every edition at one origin (a base_url without {lang}).
+  await withProvider(wikipedia(), async (s) => {
+    const source = async (language: string) => {
+      const r = await s.client.callTool({
+        name: "wikipedia-search",
+        arguments: { query: "meaning", language },
+      });
+      return String((ok(r)["provenance"] as Record<string, unknown>)["source"]);
+    };
+    assert.equal(await source("en"), "English Wikipedia (en)");
+    assert.equal(await source("de"), "German Wikipedia (de)");
+    assert.equal(await source("no"), "Norwegian Wikipedia (no)");
+  });
+});
