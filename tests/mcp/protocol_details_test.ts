@@ -139,7 +139,8 @@ Deno.test("stdio: the first request fixes the era, and a second initialize is re
   assert.deepEqual(byId(legacy.out, 4)?.["result"], {}, "the session goes on");
 
   const modern = await stdioRun([
-    { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } },
+    // A server/discover probe fixes nothing (tests/mcp/eras_test.ts); a 2026 request does.
+    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } },
     INIT(2, "2025-06-18"),
     { jsonrpc: "2.0", id: 3, method: "tools/list", params: {} },
     { jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: MODERN_META } },

@@ -2,9 +2,10 @@
 // page (following NEXTPOSITION) written to a file.
 import { cite } from "../../output/provenance.ts";
 import { ToolError } from "../../errors.ts";
-import type { ToolCallContext } from "../../mcp/provider.ts";
+import type { NextCall, ToolCallContext } from "../../mcp/provider.ts";
 import type { Fetched } from "./client.ts";
 import type { DataResponse } from "./decode.ts";
+import type { DataOutput } from "./schemas.ts";
 import { renderDataFile, writeDataFile } from "./files.ts";
 import { renderData } from "./format.ts";
 import type { ToolDeps } from "./_common.ts";
@@ -81,7 +82,7 @@ export async function deliverData(
     return { ...rendered, content: [written.file.link] };
   }
   checkSeriesOffset(args.series_offset, fetched.data.series.length);
-  return renderData({
+  const rendered = renderData({
     tool,
     response: fetched.data,
     url: fetched.url,
@@ -92,4 +93,57 @@ export async function deliverData(
     limit: ctx.limits.characterLimit,
     ...(lang ? { lang } : {}),
   });
+  const next = dataNextCalls(tool, args, rendered.structured);
+  return next.length ? { ...rendered, next } : rendered;
+}
+
+/** Values the data tools' schemas fill in when an argument is left out. */
+const DEFAULTS: Readonly<Record<string, unknown>> = {
+  include_raw: false,
+  response_format: "markdown",
+  output: "screen",
+};
+
+/** Arguments of a call without the named ones (so a continuation never carries a stale position). */
+function without(args: Record<string, unknown>, ...names: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([k, v]) => v !== undefined && !names.includes(k)));
+}
+
+/**
+ * The calls a data answer names: the next page (continue_with) as a ready call, and, when a
+ * series had no value in the dates asked for, the same call over the series' whole history (its
+ * latest values come last, so a cut answer still shows them).
+ */
+export function dataNextCalls(
+  tool: string,
+  args: Record<string, unknown>,
+  d: DataOutput,
+): NextCall[] {
+  const calls: NextCall[] = [];
+  // Arguments left at their defaults are left out: the call reads the same and costs fewer tokens.
+  const base = Object.fromEntries(
+    Object.entries(without(args, "start_position", "series_offset")).filter(([k, v]) => DEFAULTS[k] !== v),
+  );
+  if (d.continue_with) {
+    calls.push({
+      tool,
+      arguments: {
+        ...base,
+        ...(d.continue_with.start_position === null
+          ? {}
+          : { start_position: d.continue_with.start_position }),
+        ...(d.continue_with.series_offset ? { series_offset: d.continue_with.series_offset } : {}),
+      },
+      for: "the next page",
+    });
+  }
+  const dated = args["start_date"] !== undefined || args["end_date"] !== undefined;
+  if (dated && (d.series ?? []).some((s) => s.points_total === 0)) {
+    calls.push({
+      tool,
+      arguments: without(base, "start_date", "end_date"),
+      for: "every date: the dates asked for hold no value",
+    });
+  }
+  return calls;
 }

@@ -33,11 +33,14 @@ function period(value: string): string {
 }
 
 /**
- * The start_date of a recent window for a series of `frequency`, as of `now` (epoch ms): about a
- * month of daily values, a year of monthly ones, a few years otherwise, never the whole history.
+ * The start_date of a recent window for a series of `frequency` that ends at `end` (its last
+ * period, YYYYMMDD, YYYYMM or YYYY), else as of `now` (epoch ms): about a month of daily values, a
+ * year of monthly ones, a few years otherwise, never the whole history. The window is counted back
+ * from the series' own last value, so a series that stopped months ago still gets values.
  */
-export function recentStart(frequency: string, now: number): string {
-  const d = new Date(now);
+export function recentStart(frequency: string, end: string | undefined, now: number): string {
+  const last = end === undefined ? undefined : periodTime(end);
+  const d = new Date(last === undefined ? now : Math.min(last, now));
   const f = frequency.toUpperCase();
   const months = f.startsWith("DAILY") || f.startsWith("WEEKLY") ? 1 : f.startsWith("MONTHLY") ? 12 : 0;
   if (months) {
@@ -51,6 +54,15 @@ export function recentStart(frequency: string, now: number): string {
   return String(year);
 }
 
+/** The first moment of a BOJ period written YYYYMMDD, YYYYMM or YYYY (epoch ms), or undefined. */
+function periodTime(value: string): number | undefined {
+  const m = /^(\d{4})(\d{2})?(\d{2})?$/.exec(value.trim());
+  if (!m) return undefined;
+  const month = m[2] ? Number(m[2]) : 1;
+  const t = Date.UTC(Number(m[1]), Math.min(Math.max(month, 1), 12) - 1, m[3] ? Number(m[3]) : 1);
+  return Number.isFinite(t) ? t : undefined;
+}
+
 function seriesHit(s: CatalogSeries, now: number): SearchHit {
   return {
     title: `${s.db} ${s.code}: ${s.name_en}`,
@@ -59,7 +71,7 @@ function seriesHit(s: CatalogSeries, now: number): SearchHit {
     }`,
     next: {
       tool: "boj_get_data_code",
-      arguments: { db: s.db, codes: [s.code], start_date: recentStart(s.frequency, now), lang: "en" },
+      arguments: { db: s.db, codes: [s.code], start_date: recentStart(s.frequency, s.end, now), lang: "en" },
       for: "recent values",
     },
     also: [{ tool: "boj_get_metadata", arguments: { db: s.db, lang: "en" }, for: `other ${s.db} series` }],
@@ -185,7 +197,12 @@ function metadataHit(db: string, e: MetadataEntry, now: number, ja: boolean): Se
     snippet: [ja ? name : nameJa, e.unit, `${freq}${range}`].filter(Boolean).join(" · "),
     next: {
       tool: "boj_get_data_code",
-      arguments: { db, codes: [e.series_code], start_date: recentStart(e.frequency ?? "", now), lang: "en" },
+      arguments: {
+        db,
+        codes: [e.series_code],
+        start_date: recentStart(e.frequency ?? "", e.end_of_the_time_series, now),
+        lang: "en",
+      },
       for: "recent values",
     },
   };

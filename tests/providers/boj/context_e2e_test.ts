@@ -392,10 +392,18 @@ Deno.test("boj search source answers from the local catalogue; a hit's next call
     arguments: { db: "FM01", codes: ["STRDCLUCON"], start_date: start, lang: "en" },
     for: "recent values",
   });
-  assert.equal(recentStart("DAILY", Date.UTC(2026, 1, 20)), "202601");
-  assert.equal(recentStart("MONTHLY", Date.UTC(2026, 1, 20)), "202502");
-  assert.equal(recentStart("QUARTERLY", Date.UTC(2026, 1, 20)), "202401");
-  assert.equal(recentStart("ANNUAL", Date.UTC(2026, 1, 20)), "2021");
+  // Counted back from the series' last value (2026-02-18 here), not from the clock.
+  assert.equal(start, "202601");
+  assert.equal(recentStart("DAILY", undefined, Date.UTC(2026, 1, 20)), "202601");
+  assert.equal(recentStart("MONTHLY", undefined, Date.UTC(2026, 1, 20)), "202502");
+  assert.equal(recentStart("QUARTERLY", undefined, Date.UTC(2026, 1, 20)), "202401");
+  assert.equal(recentStart("ANNUAL", undefined, Date.UTC(2026, 1, 20)), "2021");
+  // A series that ended long before today: the window still ends at its last value.
+  const today = Date.UTC(2026, 10, 29);
+  assert.equal(recentStart("DAILY", "20250912", today), "202508");
+  assert.equal(recentStart("MONTHLY", "202506", today), "202406");
+  assert.equal(recentStart("ANNUAL", "2019", today), "2014");
+  assert.equal(recentStart("DAILY", "", today), "202610", "no last period: as of today");
 
   // Exact codes first, Japanese words, then databases, each with the call that lists its series.
   assert.equal(searchCatalog("fxerd04", 3)[0]!.title.startsWith("FM08 FXERD04:"), true);

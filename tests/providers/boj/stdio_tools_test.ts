@@ -126,6 +126,16 @@ Deno.test("boj_get_data_code sends several codes comma-separated and continues w
   assert.match(sc1.notices[0], /at most 250 series and 60,000 data points.*start_position=2/);
   assert.match(texts(first)[0]!, /Continue with: start_position=2, series_offset=0 \(BOJ next_position: 2\)/);
   assert.deepEqual(sc1.continue_with, { start_position: 2, series_offset: 0 });
+  // The next page is a ready call, in the text as in the structured content.
+  assert.deepEqual(sc1.next_calls, [{
+    tool: "boj_get_data_code",
+    arguments: { db: "CO", codes, start_position: 2 },
+    for: "the next page",
+  }]);
+  assert.match(
+    texts(first)[0]!,
+    /the next page: boj_get_data_code \{"db":"CO","codes":\[[^\]]+\],"start_position":2\}/,
+  );
   assert.match(
     fake.requests[0]!.url.search,
     /code=TK99F1000601GCQ01000,TK99F2000601GCQ01000/,
@@ -427,4 +437,23 @@ Deno.test("boj discovery tools answer from the catalog in markdown and json with
   const everything = ok(await s.client.callTool({ name: "boj_get_message_catalog", arguments: {} }));
   assert.equal(everything.count, 24);
   assert.equal(fake.requests.length, 0);
+});
+
+Deno.test("boj_get_data_code: dates that hold no value name the same call over every date", async () => {
+  const empty = JSON.parse(fixtureText("boj/json_success_code_api.json"));
+  empty.NEXTPOSITION = null;
+  empty.RESULTSET = [{ ...empty.RESULTSET[0], VALUES: { SURVEY_DATES: [], VALUES: [] } }];
+  await using s = await openProvider(
+    boj({ routes: [{ path: "/api/v1/getDataCode", reply: { json: empty } }] }),
+  );
+  const code = empty.RESULTSET[0].SERIES_CODE as string;
+  const r = await s.client.callTool({
+    name: "boj_get_data_code",
+    arguments: { db: "CO", codes: [code], start_date: "202601" },
+  });
+  const sc = ok(r);
+  assert.equal(sc.series[0].points_total, 0);
+  const widen = { tool: "boj_get_data_code", arguments: { db: "CO", codes: [code] } };
+  assert.deepEqual(sc.next_calls, [{ ...widen, for: "every date: the dates asked for hold no value" }]);
+  assert.match(texts(r)[0]!, /every date: the dates asked for hold no value: boj_get_data_code \{"db":"CO"/);
 });
