@@ -91,8 +91,8 @@ function nextCalls(output: ToolOutput, call: AnsweredCall): { shown: RoutedCall[
       ...widening(listed.name, sent, output.structured, reach ? SEARCH_TOOL_NAME : undefined, required),
     );
   }
-  // A paged answer's text already says how to go on ("call again with offset=..."): its
-  // continuation goes to structured content only, so the text says it once.
+  // A paged answer names its next page as a ready call, in the text too: prose such as "call
+  // again with offset=..." is lost on an agent that follows only calls (and on text-only clients).
   const more = wanted.some((c) => c.tool === listed.name)
     ? []
     : continuation(listed, sent, output.structured);
@@ -100,8 +100,8 @@ function nextCalls(output: ToolOutput, call: AnsweredCall): { shown: RoutedCall[
     ? undefined
     : new Set([listed.name, ...wanted.map((c) => c.tool), ...more.map((c) => c.tool)]);
   const routeAll = (calls: NextCall[]) => calls.map((c) => routeCall(c, options.served ?? everything!));
-  const shown = routeAll(wanted);
-  return { shown, all: [...shown, ...routeAll(more)] };
+  const shown = [...routeAll(wanted), ...routeAll(more)];
+  return { shown, all: shown };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Lists of documents as the search tools answer them: a page of summaries cut to the character
 // limit, or every document from an offset written to a CSV file.
-import { fitToLimit, page } from "../../mcp/shaping.ts";
-import type { ToolCallContext } from "../../mcp/provider.ts";
+import { fitToLimit, page, shorten } from "../../mcp/shaping.ts";
+import type { NextCall, ToolCallContext } from "../../mcp/provider.ts";
 import { buildQuery, SUMMARY_FIELDS } from "./client.ts";
 import type { SearchFilters } from "./client.ts";
 import { partialFileOut } from "../../output/result_files.ts";
@@ -60,7 +60,7 @@ export function pageOf<S>(
   ctx: ToolCallContext,
   filtersAdvice: string | null,
   build: (parts: ReturnType<typeof pagePart>) => { structured: S; text: string },
-): { text: string; structured: S } {
+): { text: string; structured: S; next?: NextCall[] } {
   // Abstracts are shortened in proportion to the limit too, so at least one document fits.
   const abstractChars = Math.max(
     100,
@@ -82,7 +82,13 @@ export function pageOf<S>(
       : null;
     return build(pagePart(envelope, items, truncated, notice));
   });
-  return { text: fitted.text, structured: fitted.structured };
+  // From the list to the record: the first documents' details, as ready calls.
+  const next = fitted.items.slice(0, 3).map((d) => ({
+    tool: "worldbank_get_document_details",
+    arguments: { document_id: d.id },
+    for: `details of "${shorten(d.title, 60)}"`,
+  }));
+  return { text: fitted.text, structured: fitted.structured, ...(next.length ? { next } : {}) };
 }
 
 function pagePart(

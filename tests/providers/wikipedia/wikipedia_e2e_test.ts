@@ -149,7 +149,10 @@ Deno.test("wikipedia-search returns cleaned hits, the paging envelope and the li
     assert.match(source["url"]!, /\/w\/api\.php\?/);
     const text = texts(md)[0]!;
     assert.match(text, /232,618 matches/);
-    assert.match(text, /call again with offset=2/);
+    // The next page and each hit's record are ready calls in the text, not prose.
+    assert.match(text, /next page: wikipedia-search \{"query":"meaning","limit":2,"offset":2\}/);
+    assert.match(text, /summary of "Meaning": wikipedia-summary \{"title":"Meaning","language":"no"\}/);
+    assert.doesNotMatch(text, /call again with offset/);
     assert.match(text, /CC BY-SA 4\.0/);
 
     const sent = fake.requestsTo("/w/api.php")[0]!;

@@ -1,6 +1,6 @@
 // A FRED result shown inline, cut to the response limit with a note on what was left out.
 import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
-import type { ToolOutput } from "../../../mcp/provider.ts";
+import type { NextCall, ToolOutput } from "../../../mcp/provider.ts";
 import type { OutputDecision } from "../../../output/tokens.ts";
 import { boundedMeta, itemsTable, metaLine, sourceLines } from "../format.ts";
 import type { ClipCount, Source } from "../format.ts";
@@ -89,5 +89,23 @@ export function screenResult(
     ].join("\n\n");
     return { text, structured };
   });
-  return { text: fitted.text, structured: fitted.structured };
+  const next = recordCalls(spec.kind, fitted.items.map((p) => p.structured));
+  return { text: fitted.text, structured: fitted.structured, ...(next.length ? { next } : {}) };
+}
+
+/**
+ * From a list of series to their data: the latest values of the first rows, as ready calls (the
+ * whole history is one call further, named by that answer).
+ */
+function recordCalls(kind: string, items: readonly Record<string, unknown>[]): NextCall[] {
+  if (kind !== "series") return [];
+  return items.slice(0, 3).flatMap((item) => {
+    const id = item["id"];
+    if (typeof id !== "string" || id === "") return [];
+    return [{
+      tool: "fred_series",
+      arguments: { operation: "get_observations", series_id: id, sort_order: "desc", limit: 5 },
+      for: `latest values of ${id}`,
+    }];
+  });
 }

@@ -159,23 +159,31 @@ export function searchTool(api: WikipediaApi): ToolDefinition {
             lines.push(`${args.offset + i + 1}. **${r.title}** (${r.url})`);
             if (r.snippet) lines.push(`   ${r.snippet}${facts ? ` (${facts})` : ""}`);
           });
+          // The next page is named below as a ready call (the core adds it from next_offset).
           if (truncated) {
             lines.push(
               "",
-              `Showing ${count} of ${results.length} results to stay within the response limit: call again with offset=${structured.next_offset}.`,
+              `Showing ${count} of ${results.length} results to stay within the response limit.`,
             );
-          } else if (structured.has_more) {
-            lines.push("", `More results: call again with offset=${structured.next_offset}.`);
           }
           lines.push("", creditLine(src));
           return lines.join("\n");
         });
         return { text, structured };
       });
-      return withFile(rendered, file);
+      // From the list to the record: the summaries of the first hits, as ready calls.
+      const next = rendered.structured.results.slice(0, RECORD_CALLS).map((r) => ({
+        tool: "wikipedia-summary",
+        arguments: { title: r.title, language },
+        for: `summary of "${r.title}"`,
+      }));
+      return { ...withFile(rendered, file), ...(next.length ? { next } : {}) };
     },
   };
 }
+
+/** How many of a list's first hits name the call for their record. */
+const RECORD_CALLS = 3;
 
 /**
  * Writes every result from `args.offset` on to a file: the first page already read, then page
