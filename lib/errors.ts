@@ -44,6 +44,11 @@ export interface ToolErrorOptions {
   hint?: string;
   /** Calls that fix or get round the failure (the core routes them for the caller's surface). */
   next?: { tool: string; arguments: Record<string, unknown>; for?: string }[];
+  /**
+   * The arguments that correct the failed call (undefined: leave that one out): the core names the
+   * same call with them as the first next call, so a wrong value is fixed in one step.
+   */
+  fix?: Record<string, unknown>;
   cause?: unknown;
 }
 
@@ -57,6 +62,7 @@ export class ToolError extends Error {
   readonly field: string | undefined;
   readonly hint: string | undefined;
   readonly next: { tool: string; arguments: Record<string, unknown>; for?: string }[] | undefined;
+  readonly fix: Record<string, unknown> | undefined;
 
   constructor(errorType: ErrorType, message: string, options: ToolErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -69,6 +75,7 @@ export class ToolError extends Error {
     this.field = options.field;
     this.hint = options.hint;
     this.next = options.next;
+    this.fix = options.fix;
   }
 
   /** The payload of the error contract. */

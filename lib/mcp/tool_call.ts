@@ -3,6 +3,7 @@
 // answer (next calls, provenance, the size limit). Both `tools/call` (createServer in server.ts)
 // and the CLI's `call` run tools through callTool().
 import { systemClock } from "../clock.ts";
+import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
 import { requestScope } from "../http/request_scope.ts";
 import type { CallRecord } from "../http/request_scope.ts";
@@ -98,7 +99,12 @@ async function runToolCall(
     return closeCallLog(log, result);
   } catch (e) {
     const payload = thrownPayload(e, deadline, extra, log.logger);
-    const routed = withNextCalls(payload, retryCall(payload, listed.name, input.sent), options);
+    const fixed = fixCall(e, listed.name, input.sent);
+    const routed = withNextCalls(
+      fixed.length ? { ...payload, next_calls: [...fixed, ...(payload.next_calls ?? [])] } : payload,
+      retryCall(payload, listed.name, input.sent),
+      options,
+    );
     return closeCallLog(log, errorResult(routed), routed);
   } finally {
     clearTimeout(deadline.timer);
@@ -326,6 +332,14 @@ function thrownPayload(e: unknown, deadline: CallDeadline, extra: McpExtra, logg
     logger.error("tool failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
   }
   return payload;
+}
+
+/** The same call with the arguments the error says correct it, first of the next calls. */
+function fixCall(e: unknown, toolName: string, sent: Record<string, unknown>): NextCall[] {
+  if (!(e instanceof ToolError) || !e.fix) return [];
+  const args = { ...sent, ...e.fix };
+  for (const [k, v] of Object.entries(e.fix)) if (v === undefined) delete args[k];
+  return [{ tool: toolName, arguments: args, for: "the corrected call" }];
 }
 
 /** The same call again, where the failure says a retry may succeed. */

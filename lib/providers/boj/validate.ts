@@ -12,8 +12,30 @@ export const MAX_LAYERS = 5;
 const FORBIDDEN = /[<>!|\\;'"]/;
 const PREFIX_QUOTES = /['\u2018\u2019\u2032]/;
 
-function invalid(field: string, message: string, hint: string): ToolError {
-  return new ToolError("VALIDATION_ERROR", message, { field, hint });
+function invalid(field: string, message: string, hint: string, fix?: string): ToolError {
+  return new ToolError("VALIDATION_ERROR", message, {
+    field,
+    hint,
+    ...(fix ? { fix: { [field]: fix } } : {}),
+  });
+}
+
+/**
+ * The period the API takes for a calendar date written another way ("2024-01-15", "2024/1"): the
+ * year with the month, quarter or half it falls in, as `frequency` wants; undefined when `value`
+ * is no such date.
+ */
+export function periodFor(value: string, frequency?: Frequency): string | undefined {
+  const m = /^(\d{4})[-/.](\d{1,2})(?:[-/.]\d{1,2})?$/.exec(value.trim());
+  if (!m) return undefined;
+  const year = m[1]!;
+  const month = Number(m[2]);
+  if (month < 1 || month > 12) return undefined;
+  const two = (n: number) => String(n).padStart(2, "0");
+  if (frequency === "CY" || frequency === "FY") return year;
+  if (frequency === "Q") return `${year}${two(Math.ceil(month / 3))}`;
+  if (frequency === "CH" || frequency === "FH") return `${year}${two(month <= 6 ? 1 : 2)}`;
+  return `${year}${two(month)}`;
 }
 
 function checkCharacters(field: string, label: string, value: string): void {
@@ -142,6 +164,7 @@ export function validateDate(value: string, field: string, frequency?: Frequency
         ? `"${field}" is "${value}"; for frequency ${frequency} the BOJ API takes ${spec.shape}`
         : `"${field}" is "${value}"; the BOJ API takes YYYY, YYYYHH, YYYYQQ or YYYYMM`,
       "Annual series: YYYY; half-yearly: YYYYHH; quarterly: YYYYQQ; monthly, weekly and daily: YYYYMM (e.g. 202401)",
+      periodFor(value, frequency),
     );
   }
   const year = Number(date.slice(0, 4));

@@ -55,6 +55,11 @@ export function locate(body: unknown, asked: string, language: string, api: Wiki
       {
         messageId: "missingtitle",
         hint: `Find the exact title with wikipedia-search (language "${language}"), then call again`,
+        next: [{
+          tool: "wikipedia-search",
+          arguments: { query: clip(asked, TITLE_MAX), language, limit: 5 },
+          for: "articles whose text matches the title",
+        }],
       },
     );
   }

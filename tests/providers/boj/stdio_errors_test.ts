@@ -440,3 +440,27 @@ Deno.test("boj tools: a 429 is retryable with retry_after_s, M181013E names the 
     }
   }
 });
+
+Deno.test("boj: a date written YYYY-MM-DD gets the corrected call as its first next call", async () => {
+  await using s = await openProvider(boj());
+  const code = await s.client.callTool({
+    name: "boj_get_data_code",
+    arguments: { db: "FM08", codes: ["FXERD01"], start_date: "2024-01-15" },
+  });
+  assert.deepEqual(errorPayload(code)["next_calls"], [{
+    tool: "boj_get_data_code",
+    arguments: { db: "FM08", codes: ["FXERD01"], start_date: "202401" },
+    for: "the corrected call",
+  }]);
+  assert.match(
+    texts(code)[0]!,
+    /the corrected call: boj_get_data_code \{"db":"FM08","codes":\["FXERD01"\],"start_date":"202401"\}/,
+  );
+  // A quarterly layer: the quarter the date falls in.
+  const layer = await s.client.callTool({
+    name: "boj_get_data_layer",
+    arguments: { db: "CO", frequency: "Q", layers: ["1"], start_date: "2024-08-01" },
+  });
+  const fix = (errorPayload(layer)["next_calls"] as { arguments: Record<string, unknown> }[])[0]!;
+  assert.equal(fix.arguments["start_date"], "202403");
+});

@@ -36,6 +36,11 @@ function wikiRoutes(): Route[] {
     },
     {
       path: api,
+      match: (r) => param(r, "list") === "geosearch" && param(r, "gscoord") === "1|1",
+      reply: { json: { batchcomplete: true, query: { geosearch: [] } } },
+    },
+    {
+      path: api,
       match: (r) => param(r, "list") === "geosearch",
       reply: { fixture: "wikipedia/geosearch_en_capecod_formatversion1.json" },
     },
@@ -674,5 +679,46 @@ Deno.test("wikipedia provenance names each call's own edition in plain words, on
     assert.equal(await source("en"), "English Wikipedia (en)");
     assert.equal(await source("de"), "German Wikipedia (de)");
     assert.equal(await source("no"), "Norwegian Wikipedia (no)");
+  });
+});
+
+Deno.test("wikipedia empty and not-found answers name the call that goes on: a wider radius, a search", async () => {
+  await withProvider(wikipedia(), async (s) => {
+    const empty = await s.client.callTool({ name: "wikipedia-geosearch", arguments: { lat: 1, lon: 1 } });
+    assert.equal(ok(empty)["total"], 0);
+    assert.match(
+      texts(empty)[0]!,
+      /a 10,000 m radius: wikipedia-geosearch \{"lat":1,"lon":1,"radius_m":10000,"language":"no"\}/,
+    );
+    const widest = await s.client.callTool({
+      name: "wikipedia-geosearch",
+      arguments: { lat: 1, lon: 1, radius_m: 10_000 },
+    });
+    assert.equal(ok(widest)["next_calls"], undefined, "nothing wider than the widest radius");
+
+    const missing = await s.client.callTool({
+      name: "wikipedia-summary",
+      arguments: { title: "Finnes ikke" },
+    });
+    const e = errorPayload(missing);
+    assert.equal(e["error_type"], "NOT_FOUND");
+    assert.deepEqual(e["next_calls"], [{
+      tool: "wikipedia-search",
+      arguments: { query: "Finnes ikke", language: "no", limit: 5 },
+      for: "articles whose text matches the title",
+    }]);
+    assert.match(
+      texts(missing)[0]!,
+      /articles whose text matches the title: wikipedia-search \{"query":"Finnes ikke"/,
+    );
+
+    const near = await s.client.callTool({
+      name: "wikipedia-geosearch",
+      arguments: { lat: 41.68, lon: -70.19 },
+    });
+    assert.match(
+      texts(near)[0]!,
+      /summary of "Cape Cod": wikipedia-summary \{"title":"Cape Cod","language":"no"\}/,
+    );
   });
 });

@@ -2,7 +2,7 @@
 import { geosearchView } from "../view.ts";
 import { z } from "zod";
 import { fitToLimit, formatText } from "../../../mcp/shaping.ts";
-import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
+import type { NextCall, ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import type { WikipediaApi } from "../client.ts";
 import { clip } from "../../../html.ts";
 import { creditLine, n, source, sourceSchema, TITLE_MAX } from "../format.ts";
@@ -196,7 +196,36 @@ export function geosearchTool(api: WikipediaApi): ToolDefinition {
         });
         return { text, structured };
       });
-      return withFile(rendered, file);
+      return { ...withFile(rendered, file), ...geoNext(args, language, rendered.structured.results) };
     },
+  };
+}
+
+/**
+ * What an answer names next: with no article in the radius, the same search ten times wider (up
+ * to the widest), else the summaries of the nearest articles.
+ */
+function geoNext(
+  args: { lat: number; lon: number; radius_m: number },
+  language: string,
+  results: readonly { title: string }[],
+): { next?: NextCall[] } {
+  if (results.length === 0) {
+    if (args.radius_m >= MAX_RADIUS_M) return {};
+    const wider = Math.min(MAX_RADIUS_M, args.radius_m * 10);
+    return {
+      next: [{
+        tool: "wikipedia-geosearch",
+        arguments: { lat: args.lat, lon: args.lon, radius_m: wider, language },
+        for: `a ${wider.toLocaleString("en-US")} m radius`,
+      }],
+    };
+  }
+  return {
+    next: results.slice(0, 3).map((r) => ({
+      tool: "wikipedia-summary",
+      arguments: { title: r.title, language },
+      for: `summary of "${r.title}"`,
+    })),
   };
 }
