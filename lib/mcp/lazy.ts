@@ -103,6 +103,7 @@ export function lazyProvider(id: string, listing: ProviderListing, load: () => P
     const search: SearchSource = {
       name: listing.search.name,
       licence: listing.search.licence,
+      ...(listing.search.languages ? { languages: listing.search.languages } : {}),
       async search(query, options, context) {
         const source = (await provider()).search;
         if (!source) throw new ToolError("INTERNAL_ERROR", missing("search source").message);

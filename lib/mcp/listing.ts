@@ -40,7 +40,7 @@ export interface PromptListing {
 export interface ProviderListing {
   toolsets: ToolsetInfo[];
   tools: ToolListing[];
-  search?: { name: string; licence: string };
+  search?: { name: string; licence: string; languages?: string[] };
   unavailable?: UnavailableTools[];
   resources?: ResourceListing[];
   resourceTemplates?: TemplateListing[];
@@ -133,7 +133,13 @@ export function listProvider(
     })),
     warnings: [...warnings],
   };
-  if (provider.search) listing.search = { name: provider.search.name, licence: provider.search.licence };
+  if (provider.search) {
+    listing.search = {
+      name: provider.search.name,
+      licence: provider.search.licence,
+      ...(provider.search.languages ? { languages: [...provider.search.languages] } : {}),
+    };
+  }
   if (provider.unavailable?.length) {
     listing.unavailable = provider.unavailable.map((u) => ({
       toolset: u.toolset,

@@ -177,3 +177,46 @@ export function didYouMean(name: string, candidates: readonly string[]): string 
   }
   return best?.c;
 }
+
+/** A few words that tell a query's language apart, where its letters do not. */
+const WORDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  no: new Set([
+    "og",
+    "i",
+    "på",
+    "av",
+    "med",
+    "til",
+    "er",
+    "som",
+    "fra",
+    "ved",
+    "kirke",
+    "gård",
+    "hus",
+    "bygning",
+  ]),
+  en: new Set([
+    "the",
+    "of",
+    "and",
+    "in",
+    "on",
+    "rate",
+    "price",
+    "index",
+    "gdp",
+    "bank",
+    "interest",
+    "report",
+  ]),
+};
+
+/** The language a query is written in, as far as its letters or a few words tell: ja, no, en or unknown. */
+export function queryLanguage(query: string): string | undefined {
+  if (/[\u3040-\u30ff\u4e00-\u9fff]/.test(query)) return "ja";
+  if (/[æøå]/i.test(query)) return "no";
+  const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  for (const [language, known] of Object.entries(WORDS)) if (words.some((w) => known.has(w))) return language;
+  return undefined;
+}

@@ -119,13 +119,25 @@ export interface SearchSource {
    * Searches for `query`; at most `limit` hits. Runs under the `opendata_search` call's deadline
    * (the shared HTTP client enforces it); `context.signal` aborts when the search is cut short.
    */
-  search(query: string, options: { limit: number }, context: ToolCallContext): Promise<SearchHit[]>;
+  search(query: string, options: { limit: number }, context: ToolCallContext): Promise<SearchHits>;
   /**
    * What to call when `query` finds nothing here: a wider or corrected call (another tool of the
    * provider, a listing, a broader query). The core names it under the answer's "no hits".
    */
   widen?(query: string): NextCall[];
+  /**
+   * The languages its records are written in ("en", "no", "ja"); an empty federated search names
+   * this source's widening call only for a query in one of them. Unset: any language.
+   */
+  languages?: readonly string[];
 }
+
+/**
+ * A source's hits, with what it knows of the rest: how many records match in all (`total`), and
+ * the call of its own tool that lists more of them (`more`). The federated search shows both, so
+ * an agent learns that 885 series match, not only the three shown.
+ */
+export type SearchHits = SearchHit[] & { total?: number; more?: NextCall };
 
 /** One hit of `opendata_search`. */
 export interface SearchHit {

@@ -3,7 +3,7 @@
 // `sources` takes the ids opendata_describe lists, with "did you mean" for a near miss.
 import assert from "node:assert/strict";
 import { parseCoordinates } from "../../lib/geo/query_coordinates.ts";
-import { callLine, closestNames, didYouMean, routeCall } from "../../lib/mcp/next_calls.ts";
+import { callLine, closestNames, didYouMean, queryLanguage, routeCall } from "../../lib/mcp/next_calls.ts";
 import { creditLine } from "../../lib/output/credit.ts";
 import { errorOf, ok, texts } from "../harness/results.ts";
 import { startRecordedUpstreams } from "../fakes/recorded.ts";
@@ -237,4 +237,58 @@ Deno.test("an unknown tool through opendata_call and tools/call names the closes
     s.client.callTool({ name: "snl_search", arguments: {} }),
     (err: Error) => /Unknown tool "snl_search"; did you mean "snl-search"/.test(err.message),
   );
+});
+
+Deno.test("opendata_search says how many each source matched and names the call that shows more of one", async () => {
+  await using up = startRecordedUpstreams();
+  await using s = await startInProcess({
+    args: ["--providers", "worldbank,fred,snl,riksantikvaren_ogc"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: up.configYaml,
+  });
+  const r = await s.client.callTool({
+    name: "opendata_search",
+    arguments: { query: "post office", sources: ["worldbank"], limit: 1 },
+  });
+  const found = ok(r);
+  const source = (found["sources"] as { id: string; total?: number; more?: Call }[])[0]!;
+  assert.equal(source.total, 44);
+  assert.match(texts(r)[0]!, /## World Bank Documents & Reports \(44 matches\)/);
+  assert.match(
+    texts(r)[0]!,
+    /→ more from worldbank: opendata_call worldbank_search_documents \{"query":"post office","limit":10\}/,
+  );
+  const more = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "worldbank_search_documents", arguments: '{"query":"post office","limit":10}' },
+  });
+  assert.match(texts(more)[0]!, /Found 44 documents/);
+});
+
+Deno.test("queryLanguage and an empty search: widening only where the words plausibly belong", async () => {
+  assert.equal(queryLanguage("ドル円"), "ja");
+  assert.equal(queryLanguage("Nøstvet"), "no");
+  assert.equal(queryLanguage("kirke på bryggen"), "no");
+  assert.equal(queryLanguage("interest rate"), "en");
+  assert.equal(queryLanguage("Mariakirken"), undefined);
+  await using up = startRecordedUpstreams();
+  await using s = await startInProcess({
+    args: ["--providers", "worldbank,fred,snl,riksantikvaren_ogc"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: up.configYaml,
+  });
+  const norwegian = texts(
+    await s.client.callTool({ name: "opendata_search", arguments: { query: "kirke zzqq" } }),
+  )[0]!;
+  assert.match(norwegian, /snl, no hits →/);
+  assert.doesNotMatch(
+    norwegian,
+    /worldbank, no hits|fred, no hits/,
+    "English sources are not offered Norwegian words",
+  );
+  const english = texts(
+    await s.client.callTool({ name: "opendata_search", arguments: { query: "interest rate zzqq" } }),
+  )[0]!;
+  assert.match(english, /worldbank, no hits →/);
+  assert.doesNotMatch(english, /snl, no hits|riksantikvaren_ogc, no hits/);
 });

@@ -3,10 +3,10 @@
 import { ToolError } from "../../errors.ts";
 import { requestScope } from "../../http/request_scope.ts";
 import { creditLine } from "../../output/credit.ts";
-import { callLine, didYouMean, nextCallsText } from "../next_calls.ts";
+import { callLine, didYouMean, nextCallsText, queryLanguage } from "../next_calls.ts";
 import type { RoutedCall } from "../next_calls.ts";
 import { shorten } from "../shaping.ts";
-import type { NextCall, Provider, SearchHit, ToolCallContext } from "../provider.ts";
+import type { NextCall, Provider, SearchHit, SearchHits, ToolCallContext } from "../provider.ts";
 import { DESCRIBE_TOOL, SEARCH_TOOL, sourceId } from "./_core.ts";
 import type { CoreScope, CoreToolsOptions } from "./_core.ts";
 
@@ -37,6 +37,9 @@ export async function answerSearch(
     sources,
     picked,
     widen: new Map(chosen.map((p) => [sourceId(p), p.search!.widen?.(args.query) ?? []])),
+    languages: new Map(
+      chosen.flatMap((p) => p.search!.languages ? [[sourceId(p), p.search!.languages]] : []),
+    ),
     // A source without hits names its widening call when the answer would otherwise be empty, or
     // when the caller asked for it by name; beside other sources' hits it would only cost tokens.
     anyHits: sources.some((s) => s.hits.length > 0),
@@ -145,6 +148,27 @@ interface SearchAnswer {
   anyHits: boolean;
   route: CoreScope["route"];
   characterLimit: number;
+  /** Per source, the languages its records are written in (none: any). */
+  languages: Map<string, readonly string[]>;
+}
+
+/**
+ * The sources where an empty search's words plausibly belong: those whose records are written in
+ * the query's language (every source when it cannot be told, or when none is).
+ */
+function plausibleSources(
+  query: string,
+  sources: readonly SourceResult[],
+  languages: ReadonlyMap<string, readonly string[]>,
+): Set<string> {
+  const language = queryLanguage(query);
+  const all = new Set(sources.map((s) => s.id));
+  if (!language) return all;
+  const fit = sources.filter((s) => {
+    const written = languages.get(s.id);
+    return !written || written.includes(language);
+  });
+  return fit.length ? new Set(fit.map((s) => s.id)) : all;
 }
 
 /** The answer with at most `per` hits from each source. */
@@ -152,7 +176,8 @@ function renderSearch(per: number, answer: SearchAnswer) {
   const { args, sources, picked, widen, anyHits, route } = answer;
 
   const cutSources = sources.filter((s) => s.hits.length > per).map((s) => s.id);
-  const shown = sources.map((s) => {
+  const plausible = plausibleSources(args.query, sources, answer.languages);
+  const shown = sources.map(({ more: listing, ...s }) => {
     const hits = s.hits.slice(0, per).map((h) => ({
       title: h.title,
       ...(h.snippet ? { snippet: h.snippet } : {}),
@@ -160,10 +185,16 @@ function renderSearch(per: number, answer: SearchAnswer) {
       ...(h.date ? { date: h.date } : {}),
       next_calls: [h.next, ...(h.also ?? []).slice(0, 2)].map(route),
     }));
-    const empty = s.status === "ok" && hits.length === 0 && (!anyHits || picked.ids.length > 0)
+    const empty = s.status === "ok" && hits.length === 0 && (!anyHits || picked.ids.length > 0) &&
+        (picked.ids.length > 0 || plausible.has(s.id))
       ? (widen.get(s.id) ?? []).map(route)
       : [];
-    return { ...s, hits, ...(empty.length ? { next_calls: empty } : {}) };
+    // More than shown: the source's own listing, which pages on from there.
+    const beyond = s.total === undefined ? hits.length >= per : s.total > hits.length;
+    const more = hits.length && listing && beyond
+      ? { more: route({ ...listing, for: `more from ${s.id}` }) }
+      : {};
+    return { ...s, hits, ...more, ...(empty.length ? { next_calls: empty } : {}) };
   });
   const total = shown.reduce((n, s) => n + s.hits.length, 0);
   const next: RoutedCall[] = [];
@@ -189,11 +220,13 @@ function renderSearch(per: number, answer: SearchAnswer) {
       id: s.id,
       status: s.status,
       ...(s.error ? { error: s.error } : {}),
+      ...(s.total === undefined ? {} : { total: s.total }),
       hits: s.hits.map((h) => ({
         title: h.title,
         ...(h.url ? { url: h.url } : {}),
         next_calls: h.next_calls,
       })),
+      ...(s.more ? { more: s.more } : {}),
       ...(s.next_calls ? { next_calls: s.next_calls } : {}),
     })),
     ...(shown.some(quiet) ? { no_hits: shown.filter(quiet).map((s) => s.id) } : {}),
@@ -211,6 +244,10 @@ interface SourceResult {
   status: "ok" | "failed" | "timeout" | "unavailable";
   error?: string;
   hits: SearchHit[];
+  /** How many records match at the source, where it says. */
+  total?: number;
+  /** The source's own call that lists more of them. */
+  more?: NextCall;
 }
 
 /** Runs one source under its share of the deadline; a failure or timeout is reported, not thrown. */
@@ -240,12 +277,18 @@ async function runSource(
         ...(scope?.requestId ? { requestId: scope.requestId } : {}),
       },
       () =>
-        new Promise<SearchHit[]>((resolve, reject) => {
+        new Promise<SearchHits>((resolve, reject) => {
           signal.addEventListener("abort", () => reject(signal.reason), { once: true });
           source.search(query, { limit }, { ...ctx, signal }).then(resolve, reject);
         }),
     );
-    return { ...base, status: "ok", hits: hits.slice(0, limit) };
+    return {
+      ...base,
+      status: "ok",
+      hits: hits.slice(0, limit),
+      ...(typeof hits.total === "number" && Number.isFinite(hits.total) ? { total: hits.total } : {}),
+      ...(hits.more ? { more: hits.more } : {}),
+    };
   } catch (e) {
     if (stop.signal.aborted || (e instanceof ToolError && e.errorType === "TIMEOUT")) {
       return {
@@ -267,9 +310,10 @@ async function runSource(
   }
 }
 
-type ShownSource = Omit<SourceResult, "hits"> & {
+type ShownSource = Omit<SourceResult, "hits" | "more"> & {
   hits: { title: string; snippet?: string; url?: string; date?: string; next_calls: RoutedCall[] }[];
   next_calls?: RoutedCall[];
+  more?: RoutedCall;
 };
 
 function searchMarkdown(
@@ -292,7 +336,10 @@ function searchMarkdown(
   for (const n of notices) lines.push(`(${n})`);
   if (cut) lines.push("", `${cut}.`);
   for (const s of answered) {
-    lines.push("", `## ${s.name}`);
+    const matches = s.total === undefined
+      ? ""
+      : ` (${s.total.toLocaleString("en-US")} match${s.total === 1 ? "" : "es"})`;
+    lines.push("", `## ${s.name}${matches}`);
     s.hits.forEach((h, i) => {
       lines.push(
         `${i + 1}. **${h.title}**${h.date ? ` (${h.date})` : ""}${
@@ -302,6 +349,7 @@ function searchMarkdown(
       if (h.url) lines.push(`   ${h.url}`);
       for (const c of h.next_calls) lines.push(`   → ${callLine(c)}`);
     });
+    if (s.more) lines.push(`→ ${callLine(s.more)}`);
     if (s.licence) lines.push(`Licence: ${creditLine(s.licence)}`);
   }
   const problems = [...failed, ...off];

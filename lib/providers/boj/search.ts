@@ -233,6 +233,7 @@ export function createSearchSource(
   };
   return {
     name: "Bank of Japan Time-Series Data Search",
+    languages: ["en", "ja"],
     licence: `${CREDIT_EN} Terms: ${TERMS_URL}`,
     widen: () => [{ tool: "boj_list_databases", arguments: {}, for: "the 50 databases" }],
     async search(query, options, ctx) {

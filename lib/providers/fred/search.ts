@@ -47,11 +47,17 @@ function hit(item: Record<string, unknown>): SearchHit | undefined {
 export function seriesSearch(client: FredClient): SearchSource {
   return {
     name: "FRED (Federal Reserve Economic Data)",
-    widen: (query) => [{
-      tool: "fred_series",
-      arguments: { operation: "search", search_text: query.split(/\s+/).slice(0, 2).join(" "), limit: 10 },
-      for: "series search, fewer words",
-    }],
+    languages: ["en"],
+    // Only where it changes the words: the same words again would search the same way.
+    widen: (query) => {
+      const words = query.trim().split(/\s+/);
+      if (words.length <= 2) return [];
+      return [{
+        tool: "fred_series",
+        arguments: { operation: "search", search_text: words.slice(0, 2).join(" "), limit: 10 },
+        for: "series search, fewer words",
+      }];
+    },
     licence: `${NOTICE} Terms: ${TERMS_URL}`,
     async search(query, { limit }, context) {
       const count = Math.max(1, Math.min(limit, 100));
@@ -61,7 +67,11 @@ export function seriesSearch(client: FredClient): SearchSource {
         cacheable: (data) => isReadable("series", data),
       });
       const parsed = parseResponse("series", response.data);
-      return parsed.items.slice(0, count).map(hit).filter((h): h is SearchHit => h !== undefined);
+      const hits = parsed.items.slice(0, count).map(hit).filter((h): h is SearchHit => h !== undefined);
+      return Object.assign(hits, {
+        ...(parsed.total === undefined || parsed.total === null ? {} : { total: parsed.total }),
+        more: { tool: "fred_series", arguments: { operation: "search", search_text: query, limit: 20 } },
+      });
     },
   };
 }

@@ -9,6 +9,7 @@ import type { GeonorgeSettings } from "./settings.ts";
 export function geonorgeSearchSource(settings: GeonorgeSettings, catalog: Catalog): SearchSource {
   return {
     name: `GeoNorge datasets (${settings.organization})`,
+    languages: ["no"],
     licence: "Catalogue metadata from GeoNorge (Kartverket); each dataset states its own terms",
     widen: (query) => [{
       tool: "geonorge-datasets",

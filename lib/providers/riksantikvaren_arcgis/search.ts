@@ -22,6 +22,7 @@ const LAYERS: readonly { pattern: RegExp; id: number; name: string }[] = [
 export function arcgisSearchSource(defaultService: string): SearchSource {
   return {
     name: "Riksantikvaren map services (kart.ra.no)",
+    languages: ["no"],
     licence: `${ARCGIS_LICENCE.name}. ${ARCGIS_LICENCE.note}`,
     search(query, options) {
       const hits: SearchHit[] = [];

@@ -19,6 +19,7 @@ export function ogcSearchSource(deps: OgcToolDeps): SearchSource {
   const licence = defaultLicence(dataset, COLLECTION);
   return {
     name: "Riksantikvaren heritage sites (api.ra.no)",
+    languages: ["no"],
     licence: `${licence.name}. ${licence.note}`,
     widen: (query) => [{
       tool: "riksantikvaren-features",

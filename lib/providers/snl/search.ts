@@ -14,6 +14,7 @@ const SNIPPET_MAX = 240;
 export function snlSearchSource(api: SnlApi): SearchSource {
   return {
     name: SITES.snl.name,
+    languages: ["no"],
     licence:
       'Per article: "fri" = CC BY-SA 3.0 (credit the authors and SNL), "begrenset" = no reuse without permission',
     widen: (query) => [{

@@ -2,7 +2,7 @@
 // each with the exact call that returns its whole record.
 import type { Logger } from "../../log.ts";
 import { shorten } from "../../mcp/shaping.ts";
-import type { NextCall, SearchHit, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
+import type { NextCall, SearchHit, SearchHits, SearchSource, ToolCallContext } from "../../mcp/provider.ts";
 import { buildQuery } from "./client.ts";
 import type { WdsClient } from "./client.ts";
 import type { WdsDocument } from "./parse.ts";
@@ -17,9 +17,10 @@ const HIT_FIELDS = ["id", "display_title", "docna", "repnme", "docdt", "docty", 
 export function createSearchSource(client: WdsClient, termsUrl: string): SearchSource {
   return {
     name: "World Bank Documents & Reports",
+    languages: ["en"],
     licence:
       `World Bank terms and conditions (${termsUrl}); each document may carry its own rights statement`,
-    async search(query: string, options: { limit: number }, context: ToolCallContext): Promise<SearchHit[]> {
+    async search(query: string, options: { limit: number }, context: ToolCallContext): Promise<SearchHits> {
       const rows = Math.max(1, Math.min(MAX_HITS, options.limit));
       const request = buildQuery({ query }, { rows, fields: HIT_FIELDS }, { today: "" });
       const call: { signal: AbortSignal; logger: Logger } = {
@@ -27,7 +28,10 @@ export function createSearchSource(client: WdsClient, termsUrl: string): SearchS
         logger: context.logger,
       };
       const { page } = await client.query(request, call);
-      return page.documents.slice(0, rows).map((d) => hit(d, query));
+      return Object.assign(page.documents.slice(0, rows).map((d) => hit(d, query)), {
+        total: page.total,
+        more: { tool: "worldbank_search_documents", arguments: { query, limit: 10 } },
+      });
     },
     widen: (query) => {
       const words = query.trim().split(/\s+/);

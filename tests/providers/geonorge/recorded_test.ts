@@ -122,7 +122,8 @@ Deno.test("geonorge-datasets reads the services, downloads and dates of a real c
     assert.match(String(p["retrieved_at"]), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     assert.equal(p["as_of"], null, "the catalogue gives no as-of for a search");
     const text = (r.content as { text: string }[])[0]!.text;
-    const line = text.split("\n").at(-1)!;
+    const line = text.split("\n").find((l) => l.startsWith("Provenance: "))!;
+    assert.match(text, /\nNext: next page: geonorge-datasets \{"query":"kulturminner","offset":10\}$/);
     assert.match(String(p["citation"]), /^opendata:\/\/citation\/geonorge\/[0-9a-f]{20}$/);
     // The request is named in the text above (its source line), so the provenance line does not repeat it.
     assert.match(line, /^Provenance: GeoNorge's catalogue \(kartkatalog\.geonorge\.no\) · /);
