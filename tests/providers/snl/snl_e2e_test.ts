@@ -98,7 +98,10 @@ Deno.test("snl-search reads first_sentences, licences and pages with the envelop
     const text = texts(r)[0]!;
     assert.match(text, /licence: fri/);
     assert.match(text, /slug: fortolket_programmeringsspråk/);
-    assert.match(text, /More results follow: call again with offset=2/);
+    assert.match(
+      text,
+      /More results follow\.[\s\S]*next page: snl-search \{"query":"programmering","limit":2,"offset":2\}/,
+    );
     const sent = fake.requestsTo("/api/v1/search")[0]!;
     assert.equal(sent.url.searchParams.get("limit"), "3", "one more than shown, to know whether more follow");
     assert.equal(sent.url.searchParams.get("offset"), "0");
@@ -127,8 +130,15 @@ Deno.test("snl-search reads the older first_two_sentences name and a sister site
     assert.match(String(results[0]!["first_sentences"]), /^Syntetisk: et dansebandeksempel/);
     assert.equal(fake.requestsTo("/api/v1/search").length, 1, "a base_url override sends every site to it");
 
-    const none = ok(await s.client.callTool({ name: "snl-search", arguments: { query: "ingenting" } }));
+    const empty = await s.client.callTool({ name: "snl-search", arguments: { query: "ingenting" } });
+    const none = ok(empty);
     assert.deepEqual([none["count"], none["has_more"]], [0, false]);
+    // The same words on the other general encyclopedias, never the same search (nor opendata_search) again.
+    assert.deepEqual((none["next_calls"] as { arguments: unknown }[]).map((c) => c.arguments), [
+      { query: "ingenting", site: "lille" },
+      { query: "ingenting", site: "nbl" },
+    ]);
+    assert.doesNotMatch(texts(empty)[0]!, /opendata_search/);
     // An error object in an HTTP 200 answer is an error with the upstream's words, not "no hits".
     const odd = errorPayload(await s.client.callTool({ name: "snl-search", arguments: { query: "rart" } }));
     assert.equal(odd["error_type"], "API_ERROR");

@@ -8,7 +8,7 @@ import { ogcPlacesView } from "../view.ts";
 import { z } from "zod";
 import { bboxProblem } from "../../../geo/bbox.ts";
 import { COORDINATE_CONVENTION } from "../../../geo/latlon.ts";
-import type { ToolDefinition } from "../../../mcp/provider.ts";
+import type { NextCall, ToolDefinition } from "../../../mcp/provider.ts";
 import { fitToLimit, jsonText, page, truncationNotice } from "../../../mcp/shaping.ts";
 import {
   callOptions,
@@ -99,9 +99,41 @@ export function featuresTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeo
       const rendered = plan.bbox
         ? await bboxListing(deps, plan, a, call, warnings, ctx.limits.characterLimit)
         : await plainListing(deps, plan, a, call, warnings, ctx.limits.characterLimit);
-      return { text: rendered.text, structured: rendered.structured };
+      const next = listingNext(a, rendered.structured);
+      return { text: rendered.text, structured: rendered.structured, ...(next.length ? { next } : {}) };
     },
   };
+}
+
+/** Collections whose features carry names, searched in this order when one finds nothing. */
+const NAMED_COLLECTIONS = ["lokaliteter", "enkeltminner", "fredabygninger", "kulturmiljoer"];
+
+/**
+ * What a listing names next: the first features' records; when a search by name finds nothing
+ * on its first page, the same name in two other collections (never the same search again).
+ */
+function listingNext(
+  a: { query?: string | undefined; offset: number; cursor?: string | undefined; limit: number },
+  out: { dataset: string; collection: string; features: readonly { id: unknown }[]; total: number },
+): NextCall[] {
+  if (out.features.length) {
+    return out.features.slice(0, 3).flatMap((f) =>
+      typeof f.id === "string" || typeof f.id === "number"
+        ? [{
+          tool: "riksantikvaren-feature",
+          arguments: { collection: out.collection, id: String(f.id) },
+          for: `feature ${f.id}`,
+        }]
+        : []
+    );
+  }
+  const query = typeof a.query === "string" ? a.query.trim() : "";
+  if (!query || a.offset || a.cursor) return [];
+  return NAMED_COLLECTIONS.filter((c) => c !== out.collection).slice(0, 2).map((collection) => ({
+    tool: "riksantikvaren-features",
+    arguments: { collection, query, limit: a.limit },
+    for: `the name in ${collection}`,
+  }));
 }
 
 /** One upstream page as it comes (records without a location are listed too). */

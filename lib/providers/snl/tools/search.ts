@@ -4,7 +4,7 @@ import { snlSearchView } from "../view.ts";
 import { z } from "zod";
 import { ToolError } from "../../../errors.ts";
 import { fitToLimit, formatText } from "../../../mcp/shaping.ts";
-import type { ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
+import type { NextCall, ToolCallContext, ToolDefinition } from "../../../mcp/provider.ts";
 import type { SnlApi } from "../client.ts";
 import { clip, inlineText, NOT_WELL_FORMED } from "../../../html.ts";
 import { errorMessageOf, NAME_MAX, parseSearch, SNIPPET_MAX } from "../parse.ts";
@@ -20,7 +20,7 @@ import {
   written,
 } from "../../../output/result_files.ts";
 import type { Written } from "../../../output/result_files.ts";
-import { SITE_IDS, SITES } from "../sites.ts";
+import { SITES } from "../sites.ts";
 import type { SiteId } from "../sites.ts";
 import {
   ANNOTATIONS,
@@ -171,7 +171,7 @@ export function searchTool(api: SnlApi): ToolDefinition {
             lines.push(
               args.offset > 0
                 ? `No more results after offset ${args.offset}.`
-                : `No articles matched. Try other words, or another site (${SITE_IDS.join(", ")}).`,
+                : `No articles matched on ${SITES[site].host}.`,
             );
           }
           items.forEach((r, i) => {
@@ -184,27 +184,60 @@ export function searchTool(api: SnlApi): ToolDefinition {
             if (about) lines.push(`   ${about}`);
             if (r.slug) lines.push(`   slug: ${r.slug}`);
           });
+          // The next page is named below as a ready call (the core adds it from next_offset).
           if (truncated) {
             lines.push(
               "",
-              `Showing ${items.length} of ${results.length} results to stay within the response limit: call again with offset=${structured.next_offset}.`,
+              `Showing ${items.length} of ${results.length} results to stay within the response limit.`,
             );
           } else if (hasMore) {
-            lines.push(
-              "",
-              `${
-                parsed.length > args.limit ? "More results follow" : "More results may follow"
-              }: call again with offset=${structured.next_offset}.`,
-            );
+            lines.push("", parsed.length > args.limit ? "More results follow." : "More results may follow.");
           }
           lines.push("", creditLine(src));
           return lines.join("\n");
         });
         return { text, structured };
       });
-      return withFile(rendered, file);
+      const next = searchNext(args, site, rendered.structured.results);
+      return { ...withFile(rendered, file), ...(next.length ? { next } : {}) };
     },
   };
+}
+
+/**
+ * What a search answer names next: the first hits' articles; with no hit on the first page, the
+ * same words on the general encyclopedias it did not search, and the first word alone.
+ */
+function searchNext(
+  args: { query: string; offset: number },
+  site: SiteId,
+  results: readonly Hit[],
+): NextCall[] {
+  if (results.length) {
+    return results.slice(0, 3).flatMap((r) =>
+      r.slug === null ? [] : [{
+        tool: "snl-article",
+        arguments: { slug: r.slug, ...(site === "snl" ? {} : { site }) },
+        for: `article "${r.title}"`,
+      }]
+    );
+  }
+  if (args.offset > 0) return [];
+  const calls: NextCall[] = (["snl", "lille", "nbl"] as const).filter((other) => other !== site).slice(0, 2)
+    .map((other) => ({
+      tool: "snl-search",
+      arguments: { query: args.query, site: other },
+      for: `${SITES[other].name} (${other})`,
+    }));
+  const words = args.query.trim().split(/\s+/);
+  if (words.length > 1) {
+    calls.push({
+      tool: "snl-search",
+      arguments: { query: words[0]!, ...(site === "snl" ? {} : { site }) },
+      for: "the first word",
+    });
+  }
+  return calls;
 }
 
 /** One hit as results show it. */
