@@ -2,7 +2,7 @@
 // from the default surface), page by page, as the answer that wrote it names; over HTTP no
 // answer shows the server's file-system path.
 import assert from "node:assert/strict";
-import { csvRecords, sourceOf, sourceText } from "../../lib/mcp/tools/read.ts";
+import { csvRecords, sourceOf, sourceText, withoutConstantColumns } from "../../lib/mcp/tools/read.ts";
 import { errorOf, ok, texts } from "../harness/results.ts";
 import { Client, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
@@ -59,7 +59,7 @@ Deno.test("opendata_read pages a file a FRED answer wrote, following only the ne
   assert.deepEqual([page["unit"], page["offset"], page["count"], page["total"]], ["rows", 0, 50, 84]);
   assert.match(
     texts(first)[0]!,
-    /rows 1-50 of 84\nSource: FRED \(Federal Reserve Economic Data\) \(https?:\/\/[^)]*series_id=GNPCA[^)]*\)\. Licence: .*Terms: https:\/\/fred\.stlouisfed\.org\/[^\n]*\n```csv\n.*date.*\n1929-01-01,/,
+    /rows 1-50 of 84\nSource: FRED \(Federal Reserve Economic Data\) \(https?:\/\/[^)]*series_id=GNPCA[^)]*\)\. Licence: .*Terms: https:\/\/fred\.stlouisfed\.org\/[^\n]*\nSame on every row of this page: realtime_start=2013-08-14, realtime_end=2013-08-14\n```csv\ndate,value\n1929-01-01,1065\.9\n/,
   );
   const source = page["source"] as Record<string, string>;
   assert.deepEqual([source["provider"], source["name"]], ["fred", "FRED (Federal Reserve Economic Data)"]);
@@ -125,4 +125,17 @@ Deno.test("over HTTP a file answer shows its resource URI, never the server's pa
   } finally {
     await client.close();
   }
+});
+
+Deno.test("withoutConstantColumns says a column with one value once and keeps quoted commas whole", () => {
+  const page = withoutConstantColumns("date,note,value", ['2020,"a, b",1', '2021,"a, b",2']);
+  assert.deepEqual(page, {
+    header: "date,value",
+    rows: ["2020,1", "2021,2"],
+    same: 'Same on every row of this page: note="a, b"',
+  });
+  // One row, a ragged row, or every column the same: the page as it is.
+  assert.equal(withoutConstantColumns("a,b", ["1,2"]).same, "");
+  assert.equal(withoutConstantColumns("a,b", ["1,2", "1"]).same, "");
+  assert.deepEqual(withoutConstantColumns("a,b", ["1,2", "1,2"]).rows, ["1,2", "1,2"]);
 });

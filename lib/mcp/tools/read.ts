@@ -78,6 +78,48 @@ export function csvRecords(text: string): string[] {
   return out;
 }
 
+/** The fields of one CSV record as written (quotes kept), split at the commas outside quotes. */
+function rawFields(record: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < record.length; i++) {
+    const c = record[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === "," && !quoted) {
+      out.push(record.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(record.slice(start));
+  return out;
+}
+
+/**
+ * A page of CSV rows without the columns that hold one value on all of them (FRED's realtime_start
+ * and realtime_end, say), and a line that says those values once. Two rows at least, and one
+ * column always kept; rows whose field count differs from the header's leave the page as it is.
+ */
+export function withoutConstantColumns(
+  header: string,
+  rows: readonly string[],
+): { header: string; rows: string[]; same: string } {
+  const names = rawFields(header);
+  const split = rows.map(rawFields);
+  if (split.length < 2 || split.some((f) => f.length !== names.length)) {
+    return { header, rows: [...rows], same: "" };
+  }
+  const constant = names.map((_, i) => split.every((f) => f[i] === split[0]![i]));
+  if (!constant.includes(true) || constant.every(Boolean)) return { header, rows: [...rows], same: "" };
+  const keep = (fields: readonly string[]) => fields.filter((_, i) => !constant[i]).join(",");
+  const said = names.flatMap((name, i) => constant[i] ? [`${name}=${split[0]![i]}`] : []);
+  return {
+    header: keep(names),
+    rows: split.map(keep),
+    same: `Same on every row of this page: ${said.join(", ")}`,
+  };
+}
+
 /** A served resource template and the provider it belongs to. */
 export interface FileTemplate {
   template: ResourceTemplateDefinition;
@@ -175,10 +217,13 @@ export function readTool(
       const room = Math.max(1_000, ctx.limits.characterLimit - 600 - said.length);
       if (mime === "text/csv" || url.pathname.endsWith(".csv")) {
         const records = csvRecords(body);
-        const header = records[0] ?? "";
         const rows = records.slice(1);
-        const wanted = rows.slice(offset, offset + (args.limit ?? DEFAULT_ROWS));
-        let size = header.length;
+        // Columns with one value on every row of the page are said once, above the table.
+        const { header, rows: wanted, same } = withoutConstantColumns(
+          records[0] ?? "",
+          rows.slice(offset, offset + (args.limit ?? DEFAULT_ROWS)),
+        );
+        let size = header.length + same.length;
         let count = 0;
         for (const r of wanted) {
           if (size + r.length + 1 > room) break;
@@ -195,6 +240,7 @@ export function readTool(
           [
             `${args.uri}: rows ${count ? `${offset + 1}-${offset + count}` : "none"} of ${rows.length}`,
             said,
+            ...(same ? [same] : []),
             "```csv",
             header,
             ...wanted.slice(0, count),
