@@ -133,7 +133,7 @@ const PARAMS = {
   frequency: z.enum(FREQUENCIES).describe("Aggregate to"),
   aggregation_method: z.enum(["avg", "sum", "eop"]).describe("Default avg"),
   output_type: integer(1, 4).describe(
-    "1 real-time period (default), 2/3 by vintage (all/changed), 4 first release",
+    "1 as known in real time (default), 2 a column per vintage, 3 changed vintages, 4 first releases",
   ),
   vintage_dates: z.preprocess(
     // Earlier versions took one comma-separated string too: still accepted, split here.

@@ -16,7 +16,7 @@ import type {
 
 /** The credit line every result carries. */
 export const ATTRIBUTION =
-  "Source: World Bank Documents & Reports (documents.worldbank.org), via the World Bank's WDS search API. " +
+  "Source: World Bank Documents & Reports (documents.worldbank.org), via the World Bank's document search API (WDS). " +
   "Use of the documents is subject to the World Bank's terms and conditions, and each document may " +
   "carry its own rights statement. Link to documents.worldbank.org rather than reproducing its pages.";
 
@@ -170,7 +170,7 @@ export function documentMarkdown(doc: DocumentSummary, index: number): string {
 }
 
 function footer(source: Source): string {
-  return `---\n*${source.attribution} Terms: ${source.terms_url} · [WDS request](${source.url})*`;
+  return `---\n*${source.attribution} Terms: ${source.terms_url} · [search request](${source.url})*`;
 }
 
 function range(offset: number, count: number): string {

@@ -25,8 +25,8 @@ export function getDataCodeTool(
   const { client } = deps;
   return {
     name: "boj_get_data_code",
-    title: "BOJ getDataCode",
-    description: "Bank of Japan series observations by code (getDataCode). Until continue_with is null, " +
+    title: "BOJ values by code",
+    description: "Bank of Japan series values by code (API getDataCode). Until continue_with is null, " +
       "call again with its arguments.",
     toolset: DATA_TOOLSET,
     input: inputs.code,

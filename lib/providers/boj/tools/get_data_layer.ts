@@ -26,8 +26,8 @@ export function getDataLayerTool(
   const { client } = deps;
   return {
     name: "boj_get_data_layer",
-    title: "BOJ getDataLayer",
-    description: "Bank of Japan observations of every series under a hierarchy position (getDataLayer; " +
+    title: "BOJ group values",
+    description: "Values of every Bank of Japan series in a database group (API getDataLayer; " +
       "layers from boj_get_metadata), paged like boj_get_data_code.",
     toolset: DATA_TOOLSET,
     input: inputs.layer,

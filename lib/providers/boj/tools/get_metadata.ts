@@ -23,7 +23,7 @@ export function getMetadataTool(
   const { client } = deps;
   return {
     name: "boj_get_metadata",
-    title: "BOJ getMetadata",
+    title: "BOJ series list",
     description: "Lists a Bank of Japan database's series (getMetadata): code, name, unit, frequency, " +
       "layer, period. Rows without a code are headings.",
     toolset: DATA_TOOLSET,
