@@ -4,6 +4,7 @@
 // resources, prompts and subscriptions are registered by primitives.ts.
 import { z } from "zod";
 import { ToolError } from "../errors.ts";
+import type { ErrorPayload } from "../errors.ts";
 import { SERVER_NAME, USER_AGENT, VERSION } from "../version.ts";
 import { citationTemplate } from "../output/citations.ts";
 import { CALL_TOOL, callTarget } from "./core_tools.ts";
@@ -30,7 +31,7 @@ import { citationsOf, NO_FILES } from "./server_options.ts";
 import type { CallToolOptions, CreateServerOptions } from "./server_options.ts";
 import { collectTools, describeTool, servedInput } from "./tool_schemas.ts";
 import { errorResult, validationError } from "./call_errors.ts";
-import { closestNames } from "./next_calls.ts";
+import { closestNames, routeCall } from "./next_calls.ts";
 
 export type { CallToolOptions, CreateServerOptions, RequestStateSeal } from "./server_options.ts";
 export { DEFAULT_CALL_TIMEOUT_MS } from "./server_options.ts";
@@ -233,9 +234,17 @@ function resolveCall(
     const target = callTarget(parsed.data as z.output<CallInput>, tools.byName, tools.unavailable);
     return { tool: target.tool, args: target.arguments };
   } catch (e) {
-    if (e instanceof ToolError) return { error: errorResult(e.toPayload()) };
+    if (e instanceof ToolError) return { error: errorResult(routedPayload(e, tools)) };
     throw e;
   }
+}
+
+/** The error's payload with its next calls routed for the surface (opendata_call for unlisted tools). */
+function routedPayload(e: ToolError, tools: ServedTools): ErrorPayload {
+  const payload = e.toPayload();
+  if (!payload.next_calls?.length) return payload;
+  const served = new Set(tools.listed.map((t) => t.name));
+  return { ...payload, next_calls: payload.next_calls.map((c) => routeCall(c, served)) };
 }
 
 /** The result files of the tool's provider, as this server's caller writes them. */

@@ -2,6 +2,7 @@
 // the call's deadline, the error contract and the log line; tool_result.ts shapes a handler's
 // answer (next calls, provenance, the size limit). Both `tools/call` (createServer in server.ts)
 // and the CLI's `call` run tools through callTool().
+import type { z } from "zod";
 import { systemClock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
@@ -12,7 +13,7 @@ import { metrics } from "../metrics/mod.ts";
 import { tracing } from "../metrics/tracing.ts";
 import type { ToolCallNote, TraceCarrier } from "../metrics/tracing.ts";
 import { newRecord, provenanceReserve } from "../output/provenance.ts";
-import { routeCall } from "./next_calls.ts";
+import { didYouMean, routeCall } from "./next_calls.ts";
 import type { McpExtra, NextCall, ToolCallContext, ToolDefinition, ToolOutput } from "./provider.ts";
 import { loadedTool } from "./lazy.ts";
 import { isInputRequiredResult } from "./sdk.ts";
@@ -213,7 +214,7 @@ function parseInput(
   const parsed = served.schema.safeParse(withoutNullOptionals(aliased.args, inputSchema));
   if (!parsed.success) {
     const err = validationError(parsed.error, aliased.args, inputSchema).toPayload();
-    const payload = withNextCalls(err, [{
+    const payload = withNextCalls(err, [...renamedCall(parsed.error, listed.name, sent, inputSchema), {
       tool: DESCRIBE_TOOL_NAME,
       arguments: { tool: listed.name },
       for: "its arguments",
@@ -332,6 +333,31 @@ function thrownPayload(e: unknown, deadline: CallDeadline, extra: McpExtra, logg
     logger.error("tool failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
   }
   return payload;
+}
+
+/**
+ * The same call with each unknown argument renamed to the one it was most likely meant to be
+ * ("countrys" to "countries"), when every unknown name has such a guess and nothing else is wrong.
+ */
+function renamedCall(
+  error: z.ZodError,
+  toolName: string,
+  sent: Record<string, unknown>,
+  schema: Tool["inputSchema"],
+): NextCall[] {
+  const known = Object.keys(schema.properties ?? {});
+  const unknown = error.issues.flatMap((i) =>
+    i.code === "unrecognized_keys" && i.path.length === 0 ? i.keys : []
+  );
+  if (unknown.length === 0 || error.issues.some((i) => i.code !== "unrecognized_keys")) return [];
+  const args = { ...sent };
+  for (const key of unknown) {
+    const guess = didYouMean(key, known);
+    if (!guess || guess in sent) return [];
+    args[guess] = args[key];
+    delete args[key];
+  }
+  return [{ tool: toolName, arguments: args, for: "the corrected call" }];
 }
 
 /** The same call with the arguments the error says correct it, first of the next calls. */

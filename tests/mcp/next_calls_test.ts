@@ -230,8 +230,10 @@ Deno.test("an unknown tool through opendata_call and tools/call names the closes
   assert.equal(e["error_type"], "NOT_FOUND");
   assert.match(String(e["hint"]), /^Did you mean "wikipedia-summary"/);
   assert.doesNotMatch(String(e["hint"]), /worldbank/);
-  const fix = (e["next_calls"] as Call[])[0]!;
-  assert.deepEqual(fix.arguments, { tool: "wikipedia-summary" });
+  // The same call on the closest tool first, then its arguments.
+  const [same, describe] = e["next_calls"] as Call[];
+  assert.deepEqual([same!.tool, same!.arguments], ["wikipedia-summary", {}], "listed: called directly");
+  assert.deepEqual(describe!.arguments, { tool: "wikipedia-summary" });
   assert.match(texts(viaCall)[0]!, /wikipedia-summary/);
   await assert.rejects(
     s.client.callTool({ name: "snl_search", arguments: {} }),

@@ -113,6 +113,21 @@ export function coreScope(options: CoreToolsOptions): CoreScope {
   return { options, catalog, allTools, searchable, sourceIds, route };
 }
 
+/** `args` as an object of arguments (opendata_call may pass them as a JSON string), or undefined. */
+function argumentsObject(args: unknown): Record<string, unknown> | undefined {
+  let value = args;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : undefined;
+}
+
 /**
  * The error for a tool name this instance cannot run: a tool left out for want of a key says how
  * to enable it (the keyless default), any other name points at opendata_describe.
@@ -121,6 +136,7 @@ export function unknownTool(
   name: string,
   known: readonly string[],
   unavailable: readonly UnavailableTools[] = [],
+  args?: unknown,
 ): ToolError {
   const left = unavailable.find((u) => u.tools.includes(name));
   if (left) {
@@ -130,13 +146,20 @@ export function unknownTool(
     });
   }
   const close = closestNames(name, known);
+  const given = argumentsObject(args);
   return new ToolError("NOT_FOUND", `There is no tool "${name}"`, {
     field: "tool",
     hint: close.length
       ? `Did you mean ${close.map((n) => `"${n}"`).join(" or ")}? ${DESCRIBE_TOOL} lists every tool`
       : `${DESCRIBE_TOOL} lists the tools`,
     next: close.length
-      ? [{ tool: DESCRIBE_TOOL, arguments: { tool: close[0] }, for: `the arguments of "${close[0]}"` }]
+      ? [
+        // The same call on the closest tool, when the arguments were given (through opendata_call).
+        ...(given === undefined
+          ? []
+          : [{ tool: close[0]!, arguments: given, for: `the closest tool, "${close[0]}"` }]),
+        { tool: DESCRIBE_TOOL, arguments: { tool: close[0] }, for: `the arguments of "${close[0]}"` },
+      ]
       : [{ tool: DESCRIBE_TOOL, arguments: {}, for: "every tool" }],
   });
 }

@@ -87,6 +87,7 @@ export function callTarget(
       args.tool,
       [...tools.keys()].filter((n) => n !== CALL_TOOL),
       unavailable,
+      args.arguments,
     );
   }
   let parsed: unknown = args.arguments;
