@@ -403,6 +403,11 @@ conversation; "What the tool list costs an agent" below) is not included. Token 
 machine. The suite runs a second time against the server with \`structured_content: off\`, where the agent
 reads the next calls from the text alone.
 
+Some questions start with the agent's own call instead of the search, as a model writes one: a list to open
+or page (the second hop), a call that finds nothing, a misspelt tool or argument name, a wrong date format, an
+upstream that is down (answered by the error and its retry advice). Every call any answer names is then called
+once as given (tests/mcp/task_suite_test.ts): a hint that fails is a defect, like a dead end.
+
 ${taskRows.join("\n")}`;
 }
 

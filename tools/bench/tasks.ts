@@ -11,6 +11,7 @@ import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { startRecordedUpstreams } from "../../tests/fakes/recorded.ts";
 import { startStdio } from "../../tests/harness/spawn.ts";
 import type { StdioSession } from "../../tests/harness/spawn.ts";
+import type { Received, Route } from "../../tests/fakes/upstream.ts";
 
 /** One question. */
 export interface Task {
@@ -28,6 +29,16 @@ export interface Task {
   prefer?: RegExp;
   /** The answer's text holds what was asked. */
   answer: RegExp;
+  /**
+   * The agent's own first call instead of the search, as a model writes it (a provider tool is
+   * reached through opendata_call): a list to page or open, a typo, a wrong argument name.
+   */
+  start?: { tool: string; arguments: Record<string, unknown> };
+  /**
+   * The upstream is down for this question: answered by an error whose text says what to do
+   * (the retry advice), not by data.
+   */
+  failure?: true;
 }
 
 export const TASKS: readonly Task[] = [
@@ -281,6 +292,164 @@ export const TASKS: readonly Task[] = [
     sources: ["riksantikvaren_arcgis"],
     answer: /OBJECTID|Lokalitet \d|features? \d/,
   },
+  // Second hops: from a list to a record and to the next page, as the agent's own first call.
+  {
+    id: "hop-wiki-list-record",
+    source: "wikipedia",
+    question: "Open the first Wikipedia hit for 'meaning'",
+    query: "",
+    start: { tool: "wikipedia-search", arguments: { query: "meaning", limit: 3 } },
+    prefer: /summary of/,
+    answer: /Christiania|Oslo/,
+  },
+  {
+    id: "hop-wiki-next-page",
+    source: "wikipedia",
+    question: "More Wikipedia hits for 'meaning'",
+    query: "",
+    start: { tool: "wikipedia-search", arguments: { query: "meaning", limit: 2 } },
+    prefer: /next page/,
+    answer: /showing 3–4/,
+  },
+  {
+    id: "hop-wb-list-record",
+    source: "worldbank",
+    question: "Details of the first World Bank document on post offices",
+    query: "",
+    start: { tool: "worldbank_search_documents", arguments: { query: "post office", limit: 2 } },
+    prefer: /details of/,
+    answer: /## Abstract/,
+  },
+  {
+    id: "hop-fred-list-record",
+    source: "fred",
+    question: "Latest values of the first FRED series matching 'gnp'",
+    query: "",
+    start: { tool: "fred_series", arguments: { operation: "search", search_text: "gnp", limit: 3 } },
+    prefer: /latest values of/,
+    answer: /2012-01-01/,
+  },
+  {
+    id: "hop-fred-next-page",
+    source: "fred",
+    question: "Real GNP, the five years after the first five",
+    query: "",
+    start: {
+      tool: "fred_series",
+      arguments: { operation: "get_observations", series_id: "GNPCA", limit: 5 },
+    },
+    prefer: /next page/,
+    answer: /1934-01-01 \| 866\.7/,
+  },
+  {
+    id: "hop-snl-list-record",
+    source: "snl",
+    question: "Read the first SNL article on programming",
+    query: "",
+    start: { tool: "snl-search", arguments: { query: "programmering", limit: 3 } },
+    prefer: /article/,
+    answer: /Eksempler på fortolkede/,
+  },
+  {
+    id: "hop-wiki-geo-record",
+    source: "wikipedia",
+    question: "The nearest Wikipedia article to 41.68N 70.19W, summarised",
+    query: "",
+    start: { tool: "wikipedia-geosearch", arguments: { lat: 41.68, lon: -70.19 } },
+    prefer: /summary of/,
+    answer: /Christiania|Oslo/,
+  },
+  // Empty answers: the call that widens them.
+  {
+    id: "empty-wiki-geo",
+    source: "wikipedia",
+    question: "Wikipedia articles near 1N 1E (none within a kilometre)",
+    query: "",
+    start: { tool: "wikipedia-geosearch", arguments: { lat: 1, lon: 1 } },
+    answer: /\*\*Cape Cod\*\*/,
+  },
+  {
+    id: "empty-wiki-summary",
+    source: "wikipedia",
+    question: "Wikipedia's summary of a title that does not exist",
+    query: "",
+    start: { tool: "wikipedia-summary", arguments: { title: "Finnes ikke" } },
+    answer: /\*\*Meaning\*\*/,
+  },
+  {
+    id: "empty-snl",
+    source: "snl",
+    question: "SNL on two words it has no article for, widened to the first word",
+    query: "",
+    start: { tool: "snl-search", arguments: { query: "dansband zzqq" } },
+    prefer: /first word/,
+    answer: /dansebandeksempel/,
+  },
+  {
+    id: "empty-boj-window",
+    source: "boj",
+    question: "USD/JPY in a window with no values",
+    query: "",
+    start: { tool: "boj_get_data_code", arguments: { db: "FM08", codes: ["FXERD01"], start_date: "203001" } },
+    answer: /153\.64/,
+  },
+  // Typos and wrong argument names: the corrected call.
+  {
+    id: "typo-tool",
+    source: "wikipedia",
+    question: "A summary through a misspelt tool name",
+    query: "",
+    start: { tool: "wikipedia_summry", arguments: { title: "Christiania" } },
+    answer: /Christiania|Oslo/,
+  },
+  {
+    id: "typo-argument",
+    source: "worldbank",
+    question: "World Bank documents with a misspelt filter name",
+    query: "",
+    start: { tool: "worldbank_search_documents", arguments: { query: "post office", countrys: ["World"] } },
+    answer: /Found \d+ documents/,
+  },
+  {
+    id: "wrong-argument-name",
+    source: "fred",
+    question: "Real GNP from 2000, with start_date for observation_start",
+    query: "",
+    start: {
+      tool: "fred_series",
+      arguments: { operation: "get_observations", series_id: "GNPCA", start_date: "2000-01-01", limit: 5 },
+    },
+    answer: /"start_date" read as "observation_start"/,
+  },
+  {
+    id: "wrong-date-format",
+    source: "boj",
+    question: "USD/JPY since 2024-01-01 (a date the BOJ API does not take)",
+    query: "",
+    start: {
+      tool: "boj_get_data_code",
+      arguments: { db: "FM08", codes: ["FXERD01"], start_date: "2024-01-01" },
+    },
+    answer: /153\.64/,
+  },
+  // Failed upstreams: a clear error with the retry advice.
+  {
+    id: "down-worldbank",
+    source: "worldbank",
+    question: "World Bank documents while its API is down",
+    query: "",
+    start: { tool: "worldbank_search_documents", arguments: { query: "outage" } },
+    failure: true,
+    answer: /\nNext:[\s\S]*retry/,
+  },
+  {
+    id: "down-search",
+    source: "worldbank",
+    question: "Search while the World Bank's API is down: the others answer, the failure is named",
+    query: "outage",
+    sources: ["worldbank", "fred"],
+    answer: /failed: worldbank[\s\S]*retry failed sources/,
+  },
   // GeoNorge.
   {
     id: "geonorge-datasets",
@@ -316,6 +485,8 @@ export interface TaskResult {
   texts: string[];
   /** The answers' structuredContent, in order (undefined where an answer has none). */
   structured: (Record<string, unknown> | undefined)[];
+  /** With `checkHints`: the named calls that failed when called as given. */
+  failedHints?: string[];
 }
 
 type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
@@ -326,10 +497,10 @@ export function namedCalls(structured: Record<string, unknown> | undefined): Cal
   if (!structured) return [];
   const calls: Call[] = [];
   const sources = structured["sources"] as
-    | { hits?: { next_calls?: Call[] }[]; next_calls?: Call[] }[]
+    | { hits?: { next_calls?: Call[] }[]; next_calls?: Call[]; more?: Call }[]
     | undefined;
   for (const s of sources ?? []) for (const h of s.hits ?? []) calls.push(...(h.next_calls ?? []));
-  for (const s of sources ?? []) calls.push(...(s.next_calls ?? []));
+  for (const s of sources ?? []) calls.push(...(s.next_calls ?? []), ...(s.more ? [s.more] : []));
   calls.push(...((structured["next_calls"] as Call[] | undefined) ?? []));
   return calls;
 }
@@ -370,10 +541,15 @@ function textOf(r: Answer): string {
 
 /** Runs one task on a session: search, then the named next calls, at most `maxCalls`. */
 export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promise<TaskResult> {
-  let call: Call = {
-    tool: "opendata_search",
-    arguments: { query: task.query, ...(task.sources ? { sources: task.sources } : {}) },
-  };
+  let call: Call = task.start
+    ? task.start.tool.startsWith("opendata_") ? task.start : {
+      tool: "opendata_call",
+      arguments: { tool: task.start.tool, arguments: JSON.stringify(task.start.arguments) },
+    }
+    : {
+      tool: "opendata_search",
+      arguments: { query: task.query, ...(task.sources ? { sources: task.sources } : {}) },
+    };
   const result: TaskResult = {
     task,
     calls: 0,
@@ -396,7 +572,7 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
     result.bothTokens += tokens +
       (r.structuredContent ? encode(JSON.stringify(r.structuredContent)).length : 0);
     result.trail.push(`${call.tool}${call.tool === "opendata_call" ? `(${call.arguments["tool"]})` : ""}`);
-    if (!r.isError && task.answer.test(text)) {
+    if ((task.failure ? r.isError === true : !r.isError) && task.answer.test(text)) {
       result.answered = true;
       return result;
     }
@@ -422,9 +598,10 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
  */
 export async function runSuite(
   tasks: readonly Task[] = TASKS,
-  options: { structured?: boolean; bundle?: string } = {},
+  options: { structured?: boolean; bundle?: string; checkHints?: boolean } = {},
 ): Promise<TaskResult[]> {
   await using upstreams = startRecordedUpstreams();
+  suiteRoutes(upstreams);
   await using s = await startStdio({
     args: [
       "--providers",
@@ -439,7 +616,107 @@ export async function runSuite(
   });
   const results: TaskResult[] = [];
   for (const task of tasks) results.push(await runTask(s, task));
+  if (options.checkHints) {
+    for (const r of results) r.failedHints = await failedHints(s, r);
+  }
   return results;
+}
+
+/**
+ * Every call the task's answers named, called once as given: those that answer with an error
+ * (a hint that fails). A retry named by a failure is left out: the upstream is still down.
+ */
+async function failedHints(s: StdioSession, r: TaskResult): Promise<string[]> {
+  const failed: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < r.texts.length; i++) {
+    const structured = r.structured[i];
+    const calls = structured ? namedCalls(structured) : textCalls(r.texts[i]!);
+    for (const c of calls) {
+      const key = JSON.stringify([c.tool, c.arguments]);
+      if (seen.has(key) || /retry/.test(c.for ?? "")) continue;
+      seen.add(key);
+      const answer = await s.client.callTool({ name: c.tool, arguments: c.arguments }) as Answer;
+      if (answer.isError) {
+        failed.push(
+          `${c.for ?? ""}: ${c.tool} ${JSON.stringify(c.arguments)}: ${textOf(answer).slice(0, 120)}`,
+        );
+      }
+    }
+  }
+  return failed;
+}
+
+/**
+ * The recorded upstreams plus what the suite's harder questions need: a World Bank outage, a
+ * place with no article within a kilometre, a title that does not exist (and its search).
+ */
+function suiteRoutes(upstreams: { main: { route(r: Route): unknown } }): void {
+  const p = (r: Received, name: string) => r.url.searchParams.get(name);
+  upstreams.main.route({
+    path: "/api/v1/search",
+    match: (r) => p(r, "query") === "dansband zzqq",
+    reply: { json: [] },
+  });
+  upstreams.main.route({
+    path: "/api/v1/getDataCode",
+    match: (r) => p(r, "startDate") === "203001",
+    reply: {
+      json: {
+        STATUS: 200,
+        MESSAGEID: "M181000I",
+        MESSAGE: "Successfully completed",
+        DATE: "2026-02-21T23:41:54.410+09:00",
+        PARAMETER: {
+          FORMAT: "JSON",
+          LANG: "EN",
+          DB: "FM08",
+          STARTDATE: "203001",
+          ENDDATE: "",
+          STARTPOSITION: "",
+        },
+        NEXTPOSITION: null,
+        RESULTSET: [{ SERIES_CODE: "FXERD01", VALUES: { SURVEY_DATES: [], VALUES: [] } }],
+      },
+    },
+  });
+  // Databases the BOJ has but the recordings lack (the hits of "CPI" and "Tankan" name their series
+  // lists): a series list with one heading stands in (it matches no words, so the search is as
+  // before), and checking the named calls checks the server, not the recordings' reach.
+  upstreams.main.route({
+    path: "/api/v1/getMetadata",
+    match: (r) => ["PR01", "PR02", "CO"].includes(p(r, "db") ?? ""),
+    reply: (r) => ({
+      json: {
+        STATUS: 200,
+        MESSAGEID: "M181000I",
+        MESSAGE: "Successfully completed",
+        DATE: "2026-02-21T05:00:11.476+09:00",
+        DB: p(r, "db"),
+        RESULTSET: [{ SERIES_CODE: "", NAME_OF_TIME_SERIES: "(synthetic heading)", LAYER1: 1 }],
+      },
+    }),
+  });
+  upstreams.main.route({
+    path: "/api/v3/wds",
+    match: (r) => p(r, "qterm") === "outage",
+    reply: { status: 503, body: "Service Unavailable" },
+  });
+  upstreams.main.route({
+    path: "/w/api.php",
+    match: (r) => p(r, "list") === "geosearch" && p(r, "gscoord") === "1|1" && p(r, "gsradius") !== "10000",
+    reply: { json: { batchcomplete: true, query: { geosearch: [] } } },
+  });
+  upstreams.main.route({
+    path: "/w/api.php",
+    match: (r) => p(r, "titles") === "Finnes ikke",
+    reply: { fixture: "wikipedia/synthetic_missing_fv2.json" },
+  });
+  upstreams.main.route({
+    path: "/w/api.php",
+    match: (r) => p(r, "list") === "search" && p(r, "srsearch") === "Finnes ikke",
+    reply: { fixture: "wikipedia/search_en_meaning_formatversion1.json" },
+  });
 }
 
 function median(xs: number[]): number {
