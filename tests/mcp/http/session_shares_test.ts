@@ -6,7 +6,7 @@ import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.
 import { startHttpInProcess } from "../../harness/in_process.ts";
 import { disableMetrics, enableMetrics } from "../../../lib/metrics/mod.ts";
 import { RECLAIM_GRACE_MS } from "../../../lib/mcp/http/_sessions.ts";
-import { BASE, initializeBody, POST_HEADERS, startHarness } from "./_harness.ts";
+import { BASE, initializeBody, listenStream, POST_HEADERS, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -226,5 +226,26 @@ Deno.test("SessionStore lets nine SDK v1 clients connecting at once from a busy 
     );
   } finally {
     await Promise.all([...earlier, ...connected].map(({ client }) => client.close()));
+  }
+});
+
+Deno.test("serveHttp() gives one address 32 subscriptions/listen streams at the defaults, and refuses the 33rd", async () => {
+  await using server = await startHttpInProcess({
+    args: ["--providers", "conformance"],
+    // A stream whose client left is noticed at its next keep-alive, so shutdown need not wait.
+    env: { MCP_KEEPALIVE_INTERVAL: "0.2" },
+  });
+  const abort = new AbortController();
+  const listen = (id: number): Promise<Response> => listenStream(server.origin, id, { signal: abort.signal });
+  const streams: Response[] = [];
+  try {
+    for (let id = 1; id <= 32; id++) streams.push(await listen(id));
+    assert.deepEqual(streams.map((r) => r.status), Array(32).fill(200), "16 agents, twice over");
+    const over = await listen(33);
+    assert.equal(over.status, 429, "the share still holds");
+    await over.body?.cancel();
+  } finally {
+    abort.abort();
+    for (const r of streams) await r.body?.cancel().catch(() => {});
   }
 });
