@@ -158,6 +158,12 @@ export const SERVER_ENV: readonly Binding[] = [
     description: "Seconds another client's session must idle before a newcomer may replace it at the cap",
   },
   {
+    name: "MCP_SESSION_RECLAIM_GRACE",
+    key: "session_reclaim_grace",
+    kind: "number",
+    description: "Seconds after it opened during which a session is never closed to make room",
+  },
+  {
     name: "MCP_CLIENT_IPV6_PREFIX",
     key: "client_ipv6_prefix",
     kind: "int",

@@ -38,15 +38,19 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   rate_limit_per_minute: 60,
   trust_proxy: false,
   max_body_bytes: 1024 * 1024,
-  max_sessions: 100,
-  max_sessions_per_client: 10,
+  // Sized so that 16 agents on one machine (one address or principal), each with a session,
+  // its GET listen stream and a call or two in flight, fit their client's share, while eight
+  // clients are needed to fill any global cap (docs/DEPLOYMENT.md, "Per-client shares").
+  max_sessions: 256,
+  max_sessions_per_client: 32,
   session_reclaim_idle: 300,
+  session_reclaim_grace: 5,
   client_ipv6_prefix: 64,
-  max_connections_per_client: 32,
-  max_listen_streams: 128,
-  max_listen_streams_per_client: 8,
+  max_connections_per_client: 64,
+  max_listen_streams: 256,
+  max_listen_streams_per_client: 32,
   session_init_timeout: 30,
-  max_connections: 256,
+  max_connections: 512,
   header_timeout: 10,
   idle_timeout: 60,
   session_idle_timeout: 1800,
@@ -165,6 +169,9 @@ function buildServerSchema() {
     session_reclaim_idle: z.number().min(0).default(SERVER_DEFAULTS.session_reclaim_idle).describe(
       "Seconds another client's session must idle before a newcomer may take its place at max_sessions",
     ),
+    session_reclaim_grace: z.number().min(0).default(SERVER_DEFAULTS.session_reclaim_grace).describe(
+      "Seconds after it opened during which a session is never closed to make room, for any client",
+    ),
     client_ipv6_prefix: z.number().int().min(1).max(128).default(SERVER_DEFAULTS.client_ipv6_prefix).describe(
       "IPv6 prefix length that names one client for per-client limits (128 = every address apart)",
     ),
@@ -175,11 +182,9 @@ function buildServerSchema() {
     max_listen_streams: z.number().int().min(1).default(SERVER_DEFAULTS.max_listen_streams).describe(
       "Most open subscriptions/listen streams, all clients together",
     ),
-    max_listen_streams_per_client: z.number().int().min(1).default(
-      SERVER_DEFAULTS.max_listen_streams_per_client,
-    ).describe(
-      "Most open subscriptions/listen streams one client holds",
-    ),
+    max_listen_streams_per_client: z.number().int().min(1)
+      .default(SERVER_DEFAULTS.max_listen_streams_per_client)
+      .describe("Most open subscriptions/listen streams one client holds"),
     session_init_timeout: z.number().positive().default(SERVER_DEFAULTS.session_init_timeout).describe(
       "Seconds a session that never completed initialization is kept",
     ),

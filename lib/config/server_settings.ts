@@ -63,11 +63,19 @@ export interface ServerSettings {
    * at the `max_sessions` cap (sessions that never completed initialization may always go).
    */
   session_reclaim_idle: number;
+  /**
+   * Seconds after it opened during which a session is never closed to make room, for anyone:
+   * the time a client takes from `initialize` to `notifications/initialized` and its first call.
+   */
+  session_reclaim_grace: number;
   /** Bits of an IPv6 address that name one client for per-client limits (64: a /64). */
   client_ipv6_prefix: number;
   /** Most HTTP connections one client holds open at once (0: no per-client cap). */
   max_connections_per_client: number;
-  /** Most open `subscriptions/listen` streams, all clients together. */
+  /**
+   * Most open `subscriptions/listen` streams, all clients together (a session's GET stream is
+   * bounded by `max_sessions` instead: one per session).
+   */
   max_listen_streams: number;
   /** Most open `subscriptions/listen` streams one client holds. */
   max_listen_streams_per_client: number;

@@ -158,7 +158,8 @@ async function probes(local: string, host: string, port: number, n: number): Pro
 async function sessionEviction(report: string[]): Promise<void> {
   await using server = await startHttpServer({
     args: ["--providers", "example"],
-    env: { MCP_TRUST_PROXY: "true" },
+    // The caps the attack is sized for (the defaults grew since: docs/DEPLOYMENT.md).
+    env: { MCP_TRUST_PROXY: "true", MCP_MAX_SESSIONS: "100", MCP_MAX_SESSIONS_PER_CLIENT: "10" },
   });
   const victims = await Promise.all([1, 2, 3].map(() => session(server.origin, "198.51.100.1")));
   try {
@@ -346,7 +347,8 @@ async function quotaExhaustion(report: string[]): Promise<void> {
 async function slowBodyFlood(report: string[]): Promise<void> {
   await using server = await startHttpServer({
     args: ["--providers", "example"],
-    env: { MCP_BODY_TIMEOUT: "30" },
+    // The caps the attack is sized for (the defaults grew since: docs/DEPLOYMENT.md).
+    env: { MCP_BODY_TIMEOUT: "30", MCP_MAX_CONNECTIONS: "256", MCP_MAX_CONNECTIONS_PER_CLIENT: "32" },
   });
   // 300 POSTs from one address, a byte every 2 s; 8 probes from another address meanwhile.
   let flood = Array.from({ length: 300 }, () => slowBody("127.0.0.2", "127.0.0.1", server.port, 2_000));
@@ -425,7 +427,7 @@ export async function ipv6Inside(): Promise<string[]> {
   {
     await using server = await startHttpServer({
       args: ["--providers", "example", "--host", "::"],
-      env: { MCP_BODY_TIMEOUT: "30" },
+      env: { MCP_BODY_TIMEOUT: "30", MCP_MAX_CONNECTIONS: "256", MCP_MAX_CONNECTIONS_PER_CLIENT: "32" },
     });
     const flood = hostile.flatMap((a) => [0, 1, 2].map(() => slowBody(a, "::1", server.port, 2_000)));
     await new Promise((r) => setTimeout(r, 1_500));
@@ -461,7 +463,10 @@ export async function ipv6Inside(): Promise<string[]> {
     );
   }
   {
-    await using server = await startHttpServer({ args: ["--providers", "example", "--host", "::"] });
+    await using server = await startHttpServer({
+      args: ["--providers", "example", "--host", "::"],
+      env: { MCP_MAX_SESSIONS: "100", MCP_MAX_SESSIONS_PER_CLIENT: "10" },
+    });
     // The victim's session, then 100 addresses of the /64 open 3 sessions each.
     const victimInit = await rawRequestBody(victimAddr, server.port, INIT(1));
     const statuses: number[] = [];
@@ -487,7 +492,7 @@ export async function ipv6Inside(): Promise<string[]> {
       `IPv6 /64 session flood: 100 addresses of fd30:30::/64 × 3 initialize (max_sessions_per_client 10 per /64): ` +
         `${
           tally(statuses)
-        } (the /64's own idle sessions make room for its next ones); sessions open after: ${open} ` +
+        } (the /64 gets room only from its own sessions past their grace); sessions open after: ${open} ` +
         `(10 of the /64 + the victim's); the victim's session in fd30:31::/64 then answered ${ping}`,
     );
   }

@@ -6,7 +6,10 @@ import { metrics } from "../../metrics/mod.ts";
 export interface Session {
   id: string;
   kind: "streamable" | "sse";
-  /** When a request last arrived or a call last finished (clock milliseconds). */
+  /**
+   * When a message last arrived (a POST) or a call last finished (clock milliseconds). Opening
+   * the GET listen stream does not count: every SDK client holds one, quiet or not.
+   */
   lastActive: number;
   /** The client key (see `clientKey`) of whoever opened it, for the per-client cap. */
   owner?: string;
@@ -28,6 +31,12 @@ export interface SessionStoreOptions {
    */
   reclaimIdleMs?: number;
   /**
+   * Milliseconds a session is kept for room after it opened, whoever asks: a live client sends
+   * `notifications/initialized` and its first calls at once, and a newcomer must not win that
+   * race. Default {@linkcode RECLAIM_GRACE_MS}.
+   */
+  graceMs?: number;
+  /**
    * Milliseconds a session that never completed initialization is kept. Default: the idle
    * timeout.
    */
@@ -44,25 +53,24 @@ interface Entry {
 /** Why {@linkcode SessionStore.reserve} refused: the client's own cap, or the server's. */
 export type ReserveRefusal = "client" | "full";
 
-/**
- * A session that never completed initialization may be taken for room only after this long: a
- * live client sends its next request at once, and a newcomer must not win that race.
- */
-export const UNFINISHED_GRACE_MS = 5_000;
+/** The default of {@linkcode SessionStoreOptions.graceMs} (`session_reclaim_grace`). */
+export const RECLAIM_GRACE_MS = 5_000;
 
 /**
  * The live sessions of this process: a cap on how many (all clients, and per client), with
  * slots reserved while a session is being set up, and expiry of sessions idle for longer than
  * `idleMs`. The rule for room, documented in docs/SECURITY.md:
  *
- * - A client at its own cap gets room from its own sessions only: its least recently active
- *   one that is not answering a call (one that never completed initialization first). When all
- *   of its sessions are busy it is refused.
- * - At the global cap the newcomer's own idle sessions make room first (least recently active).
- *   It may take the place of another client's session only if that
- *   session never completed initialization (after {@linkcode UNFINISHED_GRACE_MS}) or has been
- *   idle for longer than `reclaimIdleMs`, oldest first. Otherwise the newcomer is refused: a
- *   live session is never closed for someone else.
+ * - Only a session that is not answering a call and opened more than `graceMs` ago may be
+ *   taken. Among those, one that never completed initialization goes first (a live client
+ *   completes it at once), then the one whose last message is oldest. An open GET listen
+ *   stream does not protect a session (every SDK client holds one); closing the session ends it.
+ * - A client at its own cap gets room from its own sessions only; when none may be taken it is
+ *   refused.
+ * - At the global cap the newcomer's own sessions make room first. It may take the place of
+ *   another client's session only if that session never completed initialization or has been
+ *   quiet for longer than `reclaimIdleMs`. Otherwise the newcomer is refused: a live session is
+ *   never closed for someone else.
  */
 export class SessionStore {
   #sessions = new Map<string, Entry>();
@@ -72,6 +80,7 @@ export class SessionStore {
   #idleMs: number;
   #maxPerClient: number;
   #reclaimIdleMs: number;
+  #graceMs: number;
   #initTimeoutMs: number;
   #clock: Clock;
   #logger: Logger;
@@ -81,6 +90,7 @@ export class SessionStore {
     this.#idleMs = idleMs;
     this.#maxPerClient = options.maxPerClient ?? 0;
     this.#reclaimIdleMs = options.reclaimIdleMs ?? idleMs;
+    this.#graceMs = options.graceMs ?? RECLAIM_GRACE_MS;
     this.#initTimeoutMs = options.initTimeoutMs ?? idleMs;
     this.#clock = clock;
     this.#logger = logger;
@@ -117,10 +127,7 @@ export class SessionStore {
     const now = this.#clock.now();
     while (this.#sessions.size + this.#reserved >= this.#max) {
       const victim = (owner === undefined ? undefined : this.#victim((e) => e.session.owner === owner)) ??
-        this.#victim((e) =>
-          (!established(e) && now - e.openedAt >= UNFINISHED_GRACE_MS) ||
-          now - e.session.lastActive > this.#reclaimIdleMs
-        );
+        this.#victim((e) => !established(e) || now - e.session.lastActive > this.#reclaimIdleMs);
       if (!victim) return "full";
       this.#evict(victim, "max_sessions");
     }
@@ -201,11 +208,15 @@ export class SessionStore {
     return n;
   }
 
-  /** The idle session to close for room: unfinished ones first, then the least recently active. */
+  /**
+   * The session to close for room, by the rule in the class comment: past its grace and not
+   * answering a call; unfinished ones first, then the longest quiet.
+   */
   #victim(eligible: (e: Entry) => boolean): Entry | undefined {
+    const now = this.#clock.now();
     let best: Entry | undefined;
     for (const e of this.#sessions.values()) {
-      if (!eligible(e) || e.session.busy()) continue;
+      if (now - e.openedAt < this.#graceMs || e.session.busy() || !eligible(e)) continue;
       if (!best) {
         best = e;
         continue;
@@ -221,12 +232,14 @@ export class SessionStore {
     const s = e.session;
     this.#sessions.delete(s.id);
     metrics?.sessionEvictions.inc(1, reason);
+    const now = this.#clock.now();
     this.#logger.info("session closed to make room for a new one", {
       session_id: s.id,
       transport: s.kind,
       reason,
       initialized: established(e),
-      idle_s: Math.round((this.#clock.now() - s.lastActive) / 1000),
+      idle_s: Math.round((now - s.lastActive) / 1000),
+      age_s: Math.round((now - e.openedAt) / 1000),
     });
     void s.close().catch(() => {});
   }

@@ -221,6 +221,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
   const store = new SessionStore(settings.max_sessions, idleMs, clock, logger, {
     maxPerClient: settings.max_sessions_per_client,
     reclaimIdleMs: settings.session_reclaim_idle * 1000,
+    graceMs: settings.session_reclaim_grace * 1000,
     initTimeoutMs: settings.session_init_timeout * 1000,
   });
   const localLimiter = settings.rate_limit_enabled
@@ -832,8 +833,9 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     messages: JSONRPCMessage[],
     completed: Promise<void> | undefined,
   ): Promise<Response> {
-    session.lastActive = clock.now();
+    // Only messages count as activity: every SDK client holds a GET stream, quiet or not.
     if (method !== "POST") return await session.transport.handleRequest(forwarded);
+    session.lastActive = clock.now();
     const ids = messages.filter(isJSONRPCRequest).map((m) => m.id);
     // Two requests in flight with one id would have their answers crossed, and one would never
     // be answered: refuse the newcomer at once.
@@ -1147,9 +1149,9 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
         429,
         SERVER_ERROR,
         `Too many sessions from your client: it holds ${store.maxPerClient}, the most one client may ` +
-          `(MCP_MAX_SESSIONS_PER_CLIENT), and none is idle (each is answering a call or being set up). Reuse an ` +
-          `open session (send its ` +
-          `Mcp-Session-Id), close one you no longer need (DELETE /mcp), or retry once a call finished`,
+          `(MCP_MAX_SESSIONS_PER_CLIENT), and none may make room: each is answering a call or opened less ` +
+          `than ${settings.session_reclaim_grace} s ago (MCP_SESSION_RECLAIM_GRACE). Reuse an open session ` +
+          `(send its Mcp-Session-Id), close one you no longer need (DELETE /mcp), or retry once a call finished`,
         { id, headers: { "Retry-After": "10" } },
       );
     }

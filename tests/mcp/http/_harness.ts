@@ -226,3 +226,37 @@ export function postMcp(
 ): Promise<Response> {
   return h.fetch(`${BASE}/mcp`, { method: "POST", headers: { ...POST_HEADERS, ...headers }, body });
 }
+
+/**
+ * Opens a 2026-07-28 `subscriptions/listen` stream at `origin` (a real server), as `address`
+ * when given (sent as `X-Forwarded-For`, for a server that trusts it); returns the response.
+ */
+export function listenStream(
+  origin: string,
+  id: number,
+  options: { address?: string; signal?: AbortSignal } = {},
+): Promise<Response> {
+  return fetch(`${origin}/mcp`, {
+    method: "POST",
+    headers: {
+      ...POST_HEADERS,
+      ...(options.address ? { "X-Forwarded-For": options.address } : {}),
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": "subscriptions/listen",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "subscriptions/listen",
+      params: {
+        notifications: { resourceSubscriptions: ["test://watched-resource"] },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "listener", version: "0" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}

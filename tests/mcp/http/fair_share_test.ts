@@ -8,6 +8,7 @@ import net from "node:net";
 import { Client, StreamableHTTPClientTransport } from "../../harness/sdk_client.ts";
 import { ok } from "../../harness/results.ts";
 import { startHttpInProcess } from "../../harness/in_process.ts";
+import { listenStream } from "./_harness.ts";
 
 const INIT_PARAMS = {
   protocolVersion: "2025-11-25",
@@ -193,33 +194,6 @@ Deno.test("serveHttp() holds max_connections_per_client against a slow-body floo
   }
 });
 
-/** Opens a 2026-07-28 `subscriptions/listen` stream as `address`; returns the response. */
-function listen(origin: string, address: string, id: number, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${origin}/mcp`, {
-    method: "POST",
-    headers: {
-      ...POST_HEADERS,
-      "X-Forwarded-For": address,
-      "MCP-Protocol-Version": "2026-07-28",
-      "Mcp-Method": "subscriptions/listen",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method: "subscriptions/listen",
-      params: {
-        notifications: { resourceSubscriptions: ["test://watched-resource"] },
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientInfo": { name: "listener", version: "0" },
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
-    ...(signal ? { signal } : {}),
-  });
-}
-
 Deno.test("serveHttp() caps subscriptions/listen streams per client (429) and in all (503), answering the listen by its id", async () => {
   await using server = await startHttpInProcess({
     args: ["--providers", "conformance"],
@@ -235,7 +209,7 @@ Deno.test("serveHttp() caps subscriptions/listen streams per client (429) and in
   const open = async (address: string, id: number): Promise<Response> => {
     const c = new AbortController();
     controllers.push(c);
-    return await listen(server.origin, address, id, c.signal);
+    return await listenStream(server.origin, id, { address, signal: c.signal });
   };
   try {
     const a1 = await open("198.51.100.1", 1);

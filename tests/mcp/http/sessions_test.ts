@@ -4,6 +4,7 @@ import {
   CreateMessageRequestSchema,
   StreamableHTTPClientTransport,
 } from "../../harness/sdk_client.ts";
+import { RECLAIM_GRACE_MS } from "../../../lib/mcp/http/_sessions.ts";
 import { BASE, initializeBody, jsonRpcMessages, openSession, postMcp, startHarness } from "./_harness.ts";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -35,6 +36,7 @@ Deno.test("createHttpHandler() refuses a session over max_sessions with 503 whil
   await sse.body?.cancel();
   // The client gives up on its call: that session, its own, is idle again and makes room.
   await readers[0]!.cancel();
+  h.clock.advance(RECLAIM_GRACE_MS);
   const again = await postMcp(h, initializeBody());
   assert.equal(again.status, 200, "an idle session makes room for a new one");
   await again.text();
@@ -134,7 +136,7 @@ Deno.test("GET /health reports status, version, uptime, sessions and breakers", 
   assert.equal(body.name, "opendata-mcp");
   assert.equal(body.version, "0.1.0");
   assert.equal(body.uptime_s, 90);
-  assert.deepEqual(body.sessions, { streamable: 1, sse: 0, max: 100 });
+  assert.deepEqual(body.sessions, { streamable: 1, sse: 0, max: 256 });
   assert.deepEqual(body.upstreams, {}, "no upstream called yet");
   h.app.http.breakerFor("api.example.org").failure(h.clock.now());
   const after = await (await h.fetch(`${BASE}/health`)).json();
