@@ -32,6 +32,8 @@ interface Form {
 interface WindowTable {
   length: number;
   byHash: Map<number, { form: Form; offset: number }[]>;
+  /** One bit per low 16 bits of a window's hash: most positions of a text are ruled out here. */
+  seen: Uint8Array;
 }
 
 /** A stream: characters of a text as a form compares them, and the text span each came from. */
@@ -58,6 +60,7 @@ export class SecretMasker {
   #foldedTables: WindowTable[];
   #exactTables: WindowTable[];
   #shortest: number;
+  #exactShortest: number;
 
   constructor(secrets: Iterable<string>) {
     const seen = new Set<string>();
@@ -71,7 +74,7 @@ export class SecretMasker {
       }
       this.#folded.push(form(folded.codes.slice(0, folded.length), MIN_PART, true));
       const bytes = new TextEncoder().encode(secret);
-      this.#folded.push(form(codesOf(hex(bytes)), 2 * MIN_PART, false));
+      this.#folded.push(form(codesOf(hex(bytes)), MIN_PART, false));
       for (const b64 of base64Forms(bytes)) {
         this.#exact.push(form(codesOf(b64), Math.ceil(MIN_PART * 4 / 3), false));
       }
@@ -81,6 +84,7 @@ export class SecretMasker {
     const windows = [...this.#folded, ...this.#exact].map((f) => Math.min(f.window, MIN_EDGE));
     const plain = this.#plain.map((s) => s.length);
     this.#shortest = Math.min(...windows, ...plain, Number.MAX_SAFE_INTEGER);
+    this.#exactShortest = Math.min(...this.#exact.map((f) => f.window), Number.MAX_SAFE_INTEGER);
   }
 
   /** Whether there is nothing to mask (no secret configured). */
@@ -98,7 +102,8 @@ export class SecretMasker {
     const folded = normalise(out, FOLDED);
     findAll(folded, this.#foldedTables, spans);
     findEdges(folded, this.#folded, spans);
-    findAll(normalise(out, EXACT), this.#exactTables, spans);
+    // A text shorter than every base64 window cannot hold one (a stream is never longer than its text).
+    if (out.length >= this.#exactShortest) findAll(normalise(out, EXACT), this.#exactTables, spans);
     return spans.length ? replaceSpans(out, spans) : out;
   }
 
@@ -176,10 +181,13 @@ function tables(forms: readonly Form[]): WindowTable[] {
   const byLength = new Map<number, WindowTable>();
   for (const f of forms) {
     let table = byLength.get(f.window);
-    if (!table) byLength.set(f.window, table = { length: f.window, byHash: new Map() });
+    if (!table) {
+      byLength.set(f.window, table = { length: f.window, byHash: new Map(), seen: new Uint8Array(8192) });
+    }
     const m = f.window;
     for (let offset = 0; offset + m <= f.codes.length; offset++) {
       const h = hashOf(f.codes, offset, m);
+      table.seen[(h & 0xffff) >>> 3]! |= 1 << (h & 7);
       const list = table.byHash.get(h);
       if (list) list.push({ form: f, offset });
       else table.byHash.set(h, [{ form: f, offset }]);
@@ -207,7 +215,7 @@ function findAll(stream: Stream, all: readonly WindowTable[], spans: [number, nu
       if (p > 0) {
         h = (Math.imul(h - Math.imul(stream.codes[p - 1]!, power), HASH_BASE) + stream.codes[p + m - 1]!) | 0;
       }
-      if (p < covered) continue;
+      if (p < covered || (table.seen[(h & 0xffff) >>> 3]! & (1 << (h & 7))) === 0) continue;
       const candidates = table.byHash.get(h);
       if (!candidates) continue;
       let best = 0;
@@ -283,6 +291,14 @@ function replaceSpans(text: string, spans: [number, number][]): string {
 interface Reading {
   drop: (code: number) => boolean;
   map: (code: number) => number;
+  /** `drop` and `map` for ASCII, precomputed: 0 drops the character, else what it maps to. */
+  ascii: Uint16Array;
+}
+
+function reading(drop: (code: number) => boolean, map: (code: number) => number): Reading {
+  const ascii = new Uint16Array(128);
+  for (let c = 0; c < 128; c++) ascii[c] = drop(c) ? 0 : map(c);
+  return { drop, map, ascii };
 }
 
 function isGap(c: number): boolean {
@@ -291,20 +307,20 @@ function isGap(c: number): boolean {
 }
 
 /** Secrets and hex: case folded, separators between characters dropped. */
-const FOLDED: Reading = {
-  drop: (c) =>
-    isGap(c) || c === 0x2d || c === 0x5f || c === 0x2e || c === 0x2b || (c >= 0x2010 && c <= 0x2015) ||
-    c === 0x2026 || c === 0x2212 || c === 0x3a,
-  map: (
+const FOLDED: Reading = reading(
+  (c) =>
+    c === 0 || isGap(c) || c === 0x2d || c === 0x5f || c === 0x2e || c === 0x2b ||
+    (c >= 0x2010 && c <= 0x2015) || c === 0x2026 || c === 0x2212 || c === 0x3a,
+  (
     c,
   ) => (c >= 0x41 && c <= 0x5a ? c + 32 : c < 0x80 ? c : String.fromCharCode(c).toLowerCase().charCodeAt(0)),
-};
+);
 
 /** Base64: case kept, only white space and invisible characters dropped, URL-safe mapped to standard. */
-const EXACT: Reading = {
-  drop: isGap,
-  map: (c) => (c === 0x2d ? 0x2b : c === 0x5f ? 0x2f : c),
-};
+const EXACT: Reading = reading(
+  (c) => c === 0 || isGap(c),
+  (c) => (c === 0x2d ? 0x2b : c === 0x5f ? 0x2f : c),
+);
 
 /** The stream of `text` as `reading` reads it, escapes decoded. */
 function normalise(text: string, reading: Reading): Stream {
@@ -316,6 +332,7 @@ function normalise(text: string, reading: Reading): Stream {
     scratch = buffers(Math.min(SCRATCH_MAX, Math.max(n, 2 * scratch.codes.length)));
   }
   const { codes, starts, ends } = small ? scratch : buffers(n);
+  const ascii = reading.ascii;
   let length = 0;
   let i = 0;
   while (i < n) {
@@ -325,8 +342,10 @@ function normalise(text: string, reading: Reading): Stream {
       const escaped = unescapeAt(text, i);
       if (escaped) [c, next] = escaped;
     }
-    if (!reading.drop(c)) {
-      codes[length] = reading.map(c);
+    // NUL is dropped by both readings: 0 in the ASCII table means "drop".
+    const code = c < 128 ? ascii[c]! : reading.drop(c) ? 0 : reading.map(c);
+    if (code !== 0) {
+      codes[length] = code;
       starts[length] = i;
       ends[length] = next;
       length++;

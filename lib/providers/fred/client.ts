@@ -72,6 +72,14 @@ export class FredClient {
     });
   }
 
+  /**
+   * `value` with every form of the key masked (lib/secrets.ts): what FRED echoes of it is gone
+   * before anything formats, cuts or stores the answer.
+   */
+  mask<T>(value: T): T {
+    return this.#settings.api_key ? keyMasker(this.#settings.api_key).maskDeep(value) : value;
+  }
+
   /** Whether a key is configured. */
   get hasKey(): boolean {
     return this.#settings.api_key !== "";
@@ -100,7 +108,7 @@ export class FredClient {
     this.requireKey();
     try {
       const response = await this.#http.json(endpoint, this.#request(params, options));
-      return { data: response.data, url: this.publicUrl(endpoint, params) };
+      return { data: this.mask(response.data), url: this.publicUrl(endpoint, params) };
     } catch (e) {
       if (e instanceof UpstreamError) throw mapFredError(e, this.#settings);
       throw e;

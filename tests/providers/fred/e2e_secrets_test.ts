@@ -85,3 +85,27 @@ Deno.test("fred error answers and the log mask the key an upstream error body ec
   }
   assertNoLeak(s.stderr(), "the log");
 });
+
+Deno.test("fred resources/read and opendata_read mask a stored file that holds the key", async () => {
+  await using fake = startFakeFred();
+  routeEchoes(fake);
+  await using s = await openProvider(fred({ fake }));
+  const r = ok(
+    await s.client.callTool({
+      name: "fred_series",
+      arguments: { operation: "get_observations", series_id: "GNPCA", output: "file" },
+    }),
+  );
+  // As a file written before the key was configured, or put there by hand, would hold it.
+  const raw = ECHOED_FORMS.map((f, i) => `${2000 + i}-01-01,${f.echo}`).join("\r\n");
+  Deno.writeTextFileSync(String(r["file_path"]), `date,value\r\n${raw}\r\n`);
+  const read = await s.client.readResource({ uri: String(r["resource_uri"]) });
+  assert.match(JSON.stringify(read), /2015-01-01,\[redacted\]/);
+  assertNoLeak(JSON.stringify(read), "resources/read of the stored file");
+  const paged = await s.client.callTool({
+    name: "opendata_call",
+    arguments: { tool: "opendata_read", arguments: JSON.stringify({ uri: String(r["resource_uri"]) }) },
+  });
+  assert.equal(ok(paged)["total"], ECHOED_FORMS.length, "every row is read");
+  assertNoLeak(everything(paged), "opendata_read of the stored file");
+});
