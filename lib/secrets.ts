@@ -367,10 +367,13 @@ function unescapeAt(text: string, i: number): [number, number] | undefined {
   const c = text[i];
   if (c === "%") return hexAt(text, i + 1, 2);
   if (c === "\\") {
-    const kind = text[i + 1];
-    if (kind === "u") return hexAt(text, i + 2, 4);
-    if (kind === "x") return hexAt(text, i + 2, 2);
-    if (kind === "/") return [0x2f, i + 2];
+    // `\\u0061` is `\u0061` escaped once more (a JSON text holding JSON): the run counts as one escape.
+    let k = i + 1;
+    while (text[k] === "\\" && k - i < 8) k++;
+    const kind = text[k];
+    if (kind === "u") return hexAt(text, k + 1, 4);
+    if (kind === "x") return hexAt(text, k + 1, 2);
+    if (kind === "/") return [0x2f, k + 1];
     return undefined;
   }
   const m = /^&#(?:x([0-9a-f]{1,6})|([0-9]{1,7}));/i.exec(text.slice(i, i + 12));

@@ -20,6 +20,18 @@ Deno.test("SecretMasker.mask() masks every form of the key, whatever surrounds i
   }
 });
 
+Deno.test("SecretMasker.mask() masks every form inside a JSON text, and inside JSON of JSON", () => {
+  for (const form of secretForms(KEY)) {
+    const once = JSON.stringify({ title: `Series ${form.echo}` });
+    for (const text of [once, JSON.stringify({ body: once })]) {
+      const masked = masker.mask(text);
+      assert.deepEqual(leakedForms(masked, KEY), [], `${form.name} in ${text}`);
+      assert.doesNotThrow(() => JSON.parse(masked), `${form.name}: still JSON`);
+      assert.match(masked, /\[redacted\]/, `${form.name} in ${text}`);
+    }
+  }
+});
+
 Deno.test("SecretMasker.mask() masks a head or tail a cut leaves at either end of a text", () => {
   for (let n = 8; n < KEY.length; n++) {
     assert.equal(masker.mask(`cut at ${KEY.slice(0, n)}`), `cut at ${REDACTED}`, `head of ${n}`);

@@ -13,7 +13,7 @@ export interface SecretForm {
 
 const ZERO_WIDTH = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"];
 
-/** The key in every form the masker covers: 16 of them for a 32-character key. */
+/** The key in every form the masker covers: 17 of them. */
 export function secretForms(key: string): SecretForm[] {
   const chars = [...key];
   const bytes = new TextEncoder().encode(key);
@@ -34,6 +34,7 @@ export function secretForms(key: string): SecretForm[] {
     ["spaces, dots and underscores", chars.map((c, i) => `${c}${[" ", ".", "_"][i % 3]}`).join("")],
     ["percent-encoded", chars.map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("")],
     ["HTML entities", chars.map((c) => `&#${c.charCodeAt(0)};`).join("")],
+    ["JSON escapes", chars.map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")],
     ["base64", b64(""), stable("")],
     ["base64 after one byte", b64("k"), stable("k")],
     ["url-safe base64 after two bytes", urlSafe(b64("k=")), urlSafe(stable("k="))],
