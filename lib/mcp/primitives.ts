@@ -34,7 +34,15 @@ export function registerPrimitives(
     options.owner === undefined ? ctx : { ...ctx, owner: options.owner };
   const secrets = options.secrets;
   const masked: Masked = secrets && !secrets.empty
-    ? async (read) => secrets.maskDeep(await read)
+    ? async (read) => {
+      try {
+        return secrets.maskDeep(await read);
+      } catch (e) {
+        // A failed read's message goes to the client as a JSON-RPC error: an upstream may echo a key into it.
+        if (e instanceof Error) e.message = secrets.mask(e.message);
+        throw e;
+      }
+    }
     : (read) => read;
   for (const provider of providers) {
     for (const resource of provider.resources ?? []) registerResource(server, resource, withOwner, masked);
