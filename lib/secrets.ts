@@ -117,7 +117,8 @@ export class SecretMasker {
 
   #deep(value: unknown, depth: number): unknown {
     if (typeof value === "string") return this.mask(value);
-    if (typeof value !== "object" || value === null || depth > 64) return value;
+    if (typeof value !== "object" || value === null) return value;
+    if (depth > 64) return this.#deepJson(value);
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
       for (let i = 0; i < value.length; i++) {
@@ -138,6 +139,25 @@ export class SecretMasker {
       out[k] = next;
     }
     return changed ? out : value;
+  }
+
+  /** A value nested too deep to walk, masked as its JSON text (a mask never spans a quote). */
+  #deepJson(value: object): unknown {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value);
+    } catch {
+      // Not serialisable (a cycle, or deeper than the stack): it cannot be sent either.
+      return value;
+    }
+    if (json === undefined) return value;
+    const masked = this.mask(json);
+    if (masked === json) return value;
+    try {
+      return JSON.parse(masked);
+    } catch {
+      return REDACTED;
+    }
   }
 }
 

@@ -77,6 +77,9 @@ Deno.test("SecretMasker.maskDeep() masks strings and keys at any depth and keeps
     `x ${KEY}`,
     "the input is not changed",
   );
+  let deep: unknown = `deep ${KEY}`;
+  for (let i = 0; i < 100; i++) deep = [deep];
+  assert.ok(!JSON.stringify(masker.maskDeep(deep)).includes(KEY), "nested 100 deep");
   const clean = { a: [1, { b: "x" }] };
   assert.equal(masker.maskDeep(clean), clean, "nothing to mask: the same value");
 });
