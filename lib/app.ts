@@ -1,6 +1,9 @@
+// Longer than the 500 lines of tests/architecture on purpose: the composition root, where every
+// shared part (config, HTTP runtime, quota, secrets, exports, providers) is made once and handed on.
 import type { Clock, Random } from "./clock.ts";
 import { systemClock } from "./clock.ts";
-import type { Config } from "./config/parse.ts";
+import { type Config, configSecrets } from "./config/parse.ts";
+import { SecretMasker } from "./secrets.ts";
 import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError } from "./errors.ts";
 import { HttpRuntime, loadHttpClient } from "./http/runtime.ts";
@@ -93,6 +96,7 @@ export async function createApp(
   const citations = citationStore(http, shared);
   const dataDir = config.server.data_dir ?? options.dataDir;
   const quota = quotaLedger(config.server);
+  const secrets = new SecretMasker(configSecrets(config, specs));
   const context = (settings: ProviderSettings, creationLogger: Logger): ProviderContext<CommonSettings> => ({
     settings,
     http,
@@ -101,6 +105,7 @@ export async function createApp(
     limits: { characterLimit: config.server.character_limit },
     dataDir,
     quota,
+    secrets,
     ...(shared ? { sharedJobs: shared.jobs } : {}),
   });
   const { providers, skipped } = await loadProviders(enabledSpecs, {
@@ -122,6 +127,7 @@ export async function createApp(
     clock: http.clock,
     maxMb: config.server.export_max_mb,
     quota,
+    secrets,
   });
   const reader = fileReader(filtered, exports);
   const surfaceOf = toolsetSurfaces({
@@ -153,6 +159,7 @@ export async function createApp(
     newServer: (caller = {}) =>
       createServer(surfaceOf(caller.toolsets ?? defaultToolsets), {
         ...serverOptions,
+        secrets,
         ...(caller.owner === undefined ? {} : { owner: caller.owner }),
         ...(caller.client === undefined ? {} : { client: caller.client }),
       }),

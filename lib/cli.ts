@@ -16,6 +16,7 @@ import { loadYaml } from "./config/yaml.ts";
 import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError, UsageError } from "./errors.ts";
 import { Logger } from "./log.ts";
+import { SecretMasker } from "./secrets.ts";
 import type { LogLevel } from "./log.ts";
 import { firstSentence } from "./mcp/shaping.ts";
 import { callTool, describeTool } from "./mcp/server.ts";
@@ -243,6 +244,7 @@ async function callCommand(
       characterLimit: app.config.server.character_limit,
       callTimeoutMs: Math.round(app.config.server.call_timeout * 1000),
       clock: app.http.clock,
+      secrets: new SecretMasker(configSecrets(app.config, specs)),
     });
     if (isInputRequiredResult(outcome)) {
       io.stderr(

@@ -1,3 +1,5 @@
+import { SecretMasker } from "./secrets.ts";
+
 /** Log levels, least to most severe. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
@@ -29,6 +31,8 @@ interface Shared {
   level: number;
   write: (line: string) => void;
   secrets: Set<string>;
+  /** The forms the patterns below do not cover (split, base64, hex, a part of a secret). */
+  masker: SecretMasker;
   now: () => number;
 }
 
@@ -45,10 +49,12 @@ export class Logger {
 
   constructor(options: LoggerOptions = {}) {
     const from = sharedFrom.get(options);
+    const secrets = new Set([...(options.secrets ?? [])].filter((s) => s.length >= 4));
     this.#shared = from?.shared ?? {
       level: LOG_LEVELS.indexOf(options.level ?? "info"),
       write: options.write ?? (() => {}),
-      secrets: new Set([...(options.secrets ?? [])].filter((s) => s.length >= 4)),
+      secrets,
+      masker: new SecretMasker(secrets),
       now: options.now ?? Date.now,
     };
     this.#skip = from?.skip;
@@ -68,7 +74,9 @@ export class Logger {
 
   /** Registers a value to mask from now on (short values are ignored to keep lines readable). */
   addSecret(secret: string): void {
-    if (secret.length >= 4) this.#shared.secrets.add(secret);
+    if (secret.length < 4 || this.#shared.secrets.has(secret)) return;
+    this.#shared.secrets.add(secret);
+    this.#shared.masker = new SecretMasker(this.#shared.secrets);
   }
 
   /** Changes the level for this logger and every logger sharing its output. */
@@ -112,7 +120,7 @@ export class Logger {
     } catch {
       line = JSON.stringify({ time: record.time, level, msg });
     }
-    this.#shared.write(maskSecrets(line, this.#shared.secrets));
+    this.#shared.write(this.#shared.masker.mask(maskSecrets(line, this.#shared.secrets)));
   }
 }
 

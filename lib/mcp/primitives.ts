@@ -10,12 +10,18 @@ import type {
   ResourceTemplateDefinition,
 } from "./provider.ts";
 import type { McpServer } from "./sdk.ts";
+import type { SecretMasker } from "../secrets.ts";
 
 /** Options for {@linkcode registerPrimitives}. */
 export interface PrimitiveOptions {
   /** Who calls over HTTP (see `ToolCallContext.owner`); absent over stdio. */
   owner?: string | undefined;
+  /** Masks configured secrets in every resource read (whatever a provider's resource holds). */
+  secrets?: SecretMasker | undefined;
 }
+
+/** A resource read's result with its secrets masked. */
+type Masked = <T>(read: Promise<T>) => Promise<T>;
 
 /** Registers each provider's resources, resource templates and prompts, provider by provider. */
 export function registerPrimitives(
@@ -26,9 +32,23 @@ export function registerPrimitives(
   // Resource and prompt handlers learn who calls the way tools do (jobs and files are theirs).
   const withOwner = (ctx: McpExtra): McpExtra =>
     options.owner === undefined ? ctx : { ...ctx, owner: options.owner };
+  const secrets = options.secrets;
+  const masked: Masked = secrets && !secrets.empty
+    ? async (read) => {
+      try {
+        return secrets.maskDeep(await read);
+      } catch (e) {
+        // A failed read's message goes to the client as a JSON-RPC error: an upstream may echo a key into it.
+        if (e instanceof Error) e.message = secrets.mask(e.message);
+        throw e;
+      }
+    }
+    : (read) => read;
   for (const provider of providers) {
-    for (const resource of provider.resources ?? []) registerResource(server, resource, withOwner);
-    for (const template of provider.resourceTemplates ?? []) registerTemplate(server, template, withOwner);
+    for (const resource of provider.resources ?? []) registerResource(server, resource, withOwner, masked);
+    for (const template of provider.resourceTemplates ?? []) {
+      registerTemplate(server, template, withOwner, masked);
+    }
     for (const prompt of provider.prompts ?? []) registerPrompt(server, prompt, withOwner);
   }
 }
@@ -37,6 +57,7 @@ function registerResource(
   server: McpServer,
   resource: ResourceDefinition,
   withOwner: (ctx: McpExtra) => McpExtra,
+  masked: Masked,
 ): void {
   server.registerResource(
     resource.name,
@@ -46,7 +67,7 @@ function registerResource(
       description: resource.description,
       mimeType: resource.mimeType,
     },
-    (uri, ctx) => resource.read(uri, withOwner(ctx)),
+    (uri, ctx) => masked(resource.read(uri, withOwner(ctx))),
   );
 }
 
@@ -54,6 +75,7 @@ function registerTemplate(
   server: McpServer,
   template: ResourceTemplateDefinition,
   withOwner: (ctx: McpExtra) => McpExtra,
+  masked: Masked,
 ): void {
   const list = template.list;
   server.registerResource(
@@ -71,7 +93,7 @@ function registerTemplate(
       description: template.description,
       mimeType: template.mimeType,
     },
-    (uri, variables, ctx) => template.read(uri, variables, withOwner(ctx)),
+    (uri, variables, ctx) => masked(template.read(uri, variables, withOwner(ctx))),
   );
 }
 

@@ -7,6 +7,7 @@ import type { ResultFiles } from "../output/exports.ts";
 import type { SharedJobsOptions } from "../output/jobs.ts";
 import type { ViewId, ViewModel } from "./views/model.ts";
 import type { InputRequiredResult, ToolAnnotations } from "./sdk.ts";
+import type { SecretMasker } from "../secrets.ts";
 import type {
   ContentBlock,
   McpExtra,
@@ -43,6 +44,12 @@ export interface ProviderContext<S> {
    * Absent: writes on, no quota.
    */
   quota?: QuotaLedger;
+  /**
+   * Every secret the configuration declares (`ProviderSpec.secrets` of every provider, the
+   * server's tokens), for storage the provider makes and for its own error messages: whatever an
+   * upstream echoes is masked in every form (lib/secrets.ts). Absent: nothing to mask.
+   */
+  secrets?: SecretMasker;
 }
 
 /** Output limits every tool keeps. */

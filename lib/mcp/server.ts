@@ -74,7 +74,10 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   const scope: ServerScope = { server, tools, options, viewsFor };
   server.server.setRequestHandler("tools/list", (_request, ctx) => listTools(scope, ctx));
   server.server.setRequestHandler("tools/call", (request, ctx) => answerToolCall(scope, request.params, ctx));
-  registerPrimitives(server, [...providers, coreProvider(tools, options)], { owner: options.owner });
+  registerPrimitives(server, [...providers, coreProvider(tools, options)], {
+    owner: options.owner,
+    secrets: options.secrets,
+  });
   shareInputSchemas(server, tools.byName);
   registerViews(server, [...tools.callable.values()].map((c) => c.tool), options.views, viewsFor);
   registerSubscriptions(server, providers);

@@ -3,6 +3,7 @@
 // defaults both need (tool_call.ts is loaded on the first call, server.ts at start-up).
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import type { SecretMasker } from "../secrets.ts";
 import { ResponseCache } from "../http/cache.ts";
 import { ToolError } from "../errors.ts";
 import { CITATION_TTL_MS } from "../output/citations.ts";
@@ -62,6 +63,11 @@ export interface CreateServerOptions {
    * extension, for the tools that name a view. Absent: views without map tiles.
    */
   views?: ViewOptions;
+  /**
+   * The configured secrets, masked in every answer (text, structured content, error payloads)
+   * and resource read before anything is cut to the limit. Absent: nothing is masked.
+   */
+  secrets?: SecretMasker;
 }
 
 /** What {@linkcode callTool} needs beyond the server's options: the call's file store. */

@@ -76,9 +76,9 @@ async function runToolCall(
 ): Promise<CallToolResult | InputRequiredResult> {
   const log = openCallLog(listed.name, extra, options, note);
   const loaded = await loadForCall(listed, extra, log.logger);
-  if (!loaded.ok) return closeCallLog(log, errorResult(loaded.payload), loaded.payload);
+  if (!loaded.ok) return closeCallLog(log, maskedError(loaded.payload, options), loaded.payload);
   const input = parseInput(loaded.tool, listed, rawArgs, options);
-  if (!input.ok) return closeCallLog(log, errorResult(input.payload), input.payload);
+  if (!input.ok) return closeCallLog(log, maskedError(input.payload, options), input.payload);
   const deadline = startDeadline(extra, options);
   // Tools whose answers may carry a provenance (not those with a closed or core-only schema).
   const cites = takesProvenance(describeTool(listed).outputSchema);
@@ -87,7 +87,8 @@ async function runToolCall(
     const record = newRecord();
     const output = await runHandler(loaded.tool, input, context, { deadline, record, options });
     if (isInputRequiredResult(output)) return output;
-    const result = await toolResult(output, {
+    // Masked before toolResult cuts anything to the limit: a cut never leaves half a secret.
+    const result = await toolResult(options.secrets?.maskDeep(output) ?? output, {
       listed,
       inputSchema: input.inputSchema,
       sent: input.sent,
@@ -106,10 +107,15 @@ async function runToolCall(
       retryCall(payload, listed.name, input.sent),
       options,
     );
-    return closeCallLog(log, errorResult(routed), routed);
+    return closeCallLog(log, maskedError(routed, options), routed);
   } finally {
     clearTimeout(deadline.timer);
   }
+}
+
+/** The error result of `payload`, every configured secret in it masked (an upstream may echo one). */
+function maskedError(payload: ErrorPayload, options: CallToolOptions): CallToolResult {
+  return errorResult(options.secrets?.maskDeep(payload) ?? payload);
 }
 
 /** One call as its log line sees it: which tool, since when, under which request id. */

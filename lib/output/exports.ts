@@ -2,6 +2,7 @@
 // uncut, below the data folder, owned by the caller, and readable over MCP as a resource, so a
 // remote client can fetch what does not fit into the character limit.
 import type { QuotaLedger } from "./quota.ts";
+import type { SecretMasker } from "../secrets.ts";
 import type { Clock } from "../clock.ts";
 import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/protocol.ts";
 import { fileResourceTemplate, resourceLink } from "./resources.ts";
@@ -58,6 +59,8 @@ export interface ResultExportsOptions {
   maxMb?: number;
   /** The server's per-client quota and `server.writes` (default: writes on, no quota). */
   quota?: QuotaLedger;
+  /** The configured secrets, masked in every file written and read. */
+  secrets?: SecretMasker;
 }
 
 /** URI prefix of exported files: `opendata://files/<provider>/files/<name>`. */
@@ -88,6 +91,7 @@ export class ResultExports {
       // counts the caller's bytes here, not its projects.
       callerProjects: false,
       ...(options.quota ? { quota: options.quota } : {}),
+      ...(options.secrets ? { secrets: options.secrets } : {}),
     });
   }
 
@@ -120,7 +124,7 @@ export class ResultExports {
       let rows: number | null = null;
       let bytes: number;
       if (request.format === "md") {
-        const data = new TextEncoder().encode(request.text ?? "");
+        const data = new TextEncoder().encode(storage.secrets.mask(request.text ?? ""));
         reserved.charge(data.length);
         await Deno.writeFile(reserved.tempPath, data, { createNew: true });
         await Deno.rename(reserved.tempPath, reserved.path);
@@ -131,6 +135,7 @@ export class ResultExports {
           path: reserved.path,
           tempPath: reserved.tempPath,
           charge: reserved.charge,
+          ...(reserved.secrets ? { secrets: reserved.secrets } : {}),
           ...(request.columns ? { columns: request.columns } : {}),
           ...(request.head ? { head: request.head } : {}),
           ...(request.itemsKey ? { itemsKey: request.itemsKey } : {}),

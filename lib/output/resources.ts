@@ -72,7 +72,9 @@ export function fileResourceTemplate(
           } MB served over MCP. Read it from the server's disk, or write a smaller extract`,
         );
       }
-      const text = await Deno.readTextFile(file.path);
+      // Files are masked as they are written; a file written before a secret was configured, or
+      // put there by hand, is masked here too.
+      const text = storage.secrets.mask(await Deno.readTextFile(file.path));
       return { contents: [{ uri: uri.href, mimeType: mimeTypeOf(file.format), text }] };
     },
     async fileSource(variables, extra) {

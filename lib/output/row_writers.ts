@@ -4,7 +4,9 @@
 // listing never shows half a file and a cancelled job leaves nothing behind. A CSV column first
 // met in a later batch (FRED's output_type 3 has a column per vintage, and a vintage that only
 // added recent observations shows up on the last page) is appended: on close the rows written
-// before it are padded with empty cells in one streaming pass.
+// before it are padded with empty cells in one streaming pass. Configured secrets are masked in
+// each batch as it is written (an upstream may echo a key into a title or a value).
+import type { SecretMasker } from "../secrets.ts";
 
 /** The file formats the writers produce. */
 export type FileFormat = "csv" | "json";
@@ -63,6 +65,8 @@ export interface RowWriterOptions {
    * the write before the chunk lands. The caller then aborts the writer, removing the file.
    */
   charge?: (bytes: number) => void;
+  /** Secrets masked in every row, the JSON head and trailer, before they are encoded. */
+  secrets?: SecretMasker;
 }
 
 /**
@@ -138,9 +142,14 @@ abstract class BaseWriter implements RowWriter {
   async write(rows: readonly Record<string, unknown>[]): Promise<void> {
     if (this.#state !== "open") throw new Error("The writer is no longer open");
     this.largestBatch = Math.max(this.largestBatch, rows.length);
-    const text = this.encodeBatch(rows);
+    const text = this.encodeBatch(this.masked(rows));
     this.rowsWritten += rows.length;
     await this.put(text);
+  }
+
+  /** `value` with the configured secrets masked in every string it holds. */
+  protected masked<T>(value: T): T {
+    return this.options.secrets ? this.options.secrets.maskDeep(value) : value;
   }
 
   protected async put(text: string): Promise<void> {
@@ -325,14 +334,16 @@ class JsonWriter extends BaseWriter {
   #start(): string {
     if (this.#started) return "";
     this.#started = true;
-    const head = Object.entries(this.options.head ?? {})
+    const head = Object.entries(this.masked(this.options.head ?? {}))
       .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
       .join("");
     return `{\n${head}${JSON.stringify(this.options.itemsKey ?? "items")}: [\n`;
   }
 
   protected tail(trailer: Record<string, unknown> = {}): string {
-    const extra = Object.entries(trailer).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
+    const extra = Object.entries(this.masked(trailer)).map(([k, v]) =>
+      `${JSON.stringify(k)}: ${JSON.stringify(v)},\n`
+    )
       .join("");
     return `${this.#start()}\n],\n${extra}"rows_written": ${this.rowsWritten}\n}\n`;
   }

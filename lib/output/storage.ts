@@ -27,6 +27,8 @@ import { ToolError } from "../errors.ts";
 import { checkFilename, checkProjectName, checkRelativePath } from "./paths.ts";
 import { QuotaLedger, UNLIMITED } from "./quota.ts";
 import { ownerHash } from "./owner_hash.ts";
+import { NO_SECRETS } from "../secrets.ts";
+import type { SecretMasker } from "../secrets.ts";
 import type {
   FileInfo,
   FileRecord,
@@ -204,6 +206,11 @@ export class ProjectStorage {
     return this.#o.uriPrefix;
   }
 
+  /** The secrets masked in this storage's files (none when none are configured). */
+  get secrets(): SecretMasker {
+    return this.#o.secrets ?? NO_SECRETS;
+  }
+
   /** The resource URI of a stored file. */
   uri(project: string, relativePath: string): string {
     return `${this.#o.uriPrefix}${project}/${relativePath}`;
@@ -308,6 +315,7 @@ export class ProjectStorage {
           tempPath,
           uri: this.uri(project, relativePath),
           charge: (bytes: number) => this.#charge(tempPath, bytes),
+          ...(this.#o.secrets ? { secrets: this.#o.secrets } : {}),
         };
       }
     });
@@ -351,7 +359,7 @@ export class ProjectStorage {
       const meta = await readMeta(metaPath, project).catch(() =>
         freshMeta(project, this.#owner, this.#client)
       );
-      meta.files[relativePath] = record;
+      meta.files[relativePath] = this.secrets.maskDeep(record);
       meta.updated = new Date(this.#o.clock.now()).toISOString();
       // Written aside and renamed, so a crash mid-write never leaves it half written.
       const tempPath = `${metaPath}.partial`;

@@ -2,6 +2,7 @@
 // and reserved files.
 import type { Clock } from "../clock.ts";
 import type { QuotaLedger } from "./quota.ts";
+import type { SecretMasker } from "../secrets.ts";
 
 /** Options for {@linkcode ProjectStorage}. */
 export interface ProjectStorageOptions {
@@ -30,6 +31,8 @@ export interface ProjectStorageOptions {
    * projects (default true); false for folders the server makes (one per provider for exports).
    */
   callerProjects?: boolean;
+  /** The configured secrets: masked in every row written to and every file read from this storage. */
+  secrets?: SecretMasker;
 }
 
 /** One file's entry in `.project.json`. */
@@ -96,6 +99,8 @@ export interface ReservedFile {
    * (and counts nothing) when they would pass it. Writers call it before each write.
    */
   charge(bytes: number): void;
+  /** The secrets to mask in what is written to it (hand it to the row writer). */
+  secrets?: SecretMasker;
 }
 
 /** How `listFiles` orders files. */

@@ -21,6 +21,7 @@ export const LAYERS: readonly Layer[] = [
     paths: [
       "lib/errors.ts",
       "lib/log.ts",
+      "lib/secrets.ts",
       "lib/clock.ts",
       "lib/html.ts",
       "lib/version.ts",

@@ -4,7 +4,8 @@
 // latency. Traffic goes to 127.0.0.1 only and every phase is bounded by counts and time.
 //
 //   deno task hostile [--fuzz-s 20] [--sessions 200] [--calls 50] [--concurrency 16]
-//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless,fair,ipv6,upstream]
+//                     [--flood 600] [--nofile 400]
+//                     [--targets stdio,http,stateless,fair,ipv6,upstream,secrets]
 //                     [--seed 1] [--timeout-ms 10000] [--write-docs]
 //
 // `fair` runs the fair-share attacks (one client against another's sessions, projects, jobs,
@@ -19,6 +20,7 @@ import { childEnv, removeHome, scratchHome, startArgs } from "../../tests/harnes
 import { denoFmt } from "../docs.ts";
 import { fairAttacks, ipv6Attacks } from "./_fair_attacks.ts";
 import { upstreamAttacks, upstreamReport } from "./hostile_upstream.ts";
+import { secretAttacks, secretReport } from "./hostile_secrets.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -28,7 +30,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "16" },
     flood: { type: "string", default: "600" },
     nofile: { type: "string", default: "400" },
-    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,upstream" },
+    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,upstream,secrets" },
     seed: { type: "string", default: "1" },
     "timeout-ms": { type: "string", default: "10000" },
     "write-docs": { type: "boolean", default: false },
@@ -41,13 +43,17 @@ const CONCURRENCY = Number(flags.concurrency);
 const FLOOD = Number(flags.flood);
 const NOFILE = Deno.build.os === "linux" && hasPrlimit() ? Number(flags.nofile) : 0;
 const TIMEOUT_MS = Number(flags["timeout-ms"]);
-const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) => t !== "upstream") as (
+const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) =>
+  t !== "upstream" && t !== "secrets"
+) as (
   | Kind
   | "fair"
   | "ipv6"
 )[];
 /** The hostile-upstream and forged-Redis-record attacks (tools/bench/hostile_upstream.ts). */
 const UPSTREAM = flags.targets.split(",").some((t) => t.trim() === "upstream");
+/** The secret-echo attack: the key in every form in upstream answers (tools/bench/hostile_secrets.ts). */
+const SECRETS = flags.targets.split(",").some((t) => t.trim() === "secrets");
 /** Settings of the HTTP servers under test: short deadlines keep the run short. */
 const HTTP_ENV: Record<string, string> = {
   MCP_HEADER_TIMEOUT: "2",
@@ -1047,12 +1053,19 @@ if (UPSTREAM) {
   upstreamText = upstreamReport(await upstreamAttacks());
   console.log(`\n${upstreamText}`);
 }
+let secretsText = "";
+if (SECRETS) {
+  console.error("hostile: secrets …");
+  secretsText = secretReport(await secretAttacks());
+  console.log(`\n${secretsText}`);
+}
 if (flags["write-docs"]) {
   const path = new URL("../../docs/SECURITY.md", import.meta.url);
   let doc = await Deno.readTextFile(path);
   const blocks: [string, string][] = [];
   if (TARGETS.length) blocks.push(["hostile", text]);
   if (UPSTREAM) blocks.push(["hostile-upstream", upstreamText]);
+  if (SECRETS) blocks.push(["hostile-secrets", secretsText]);
   for (const [name, content] of blocks) {
     const begin = `<!-- ${name}:begin -->`;
     const end = `<!-- ${name}:end -->`;

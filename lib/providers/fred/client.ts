@@ -10,6 +10,7 @@ import type { HttpClient, QueryValue, RequestOptions } from "../../http/fetch_cl
 import type { RetryPolicy } from "../../http/retry.ts";
 import type { HttpRuntime } from "../../http/runtime.ts";
 import { type Logger, maskSecrets } from "../../log.ts";
+import { SecretMasker } from "../../secrets.ts";
 import type { FredSettings } from "./settings.ts";
 
 import { KEY_URL } from "./key.ts";
@@ -71,6 +72,14 @@ export class FredClient {
     });
   }
 
+  /**
+   * `value` with every form of the key masked (lib/secrets.ts): what FRED echoes of it is gone
+   * before anything formats, cuts or stores the answer.
+   */
+  mask<T>(value: T): T {
+    return this.#settings.api_key ? keyMasker(this.#settings.api_key).maskDeep(value) : value;
+  }
+
   /** Whether a key is configured. */
   get hasKey(): boolean {
     return this.#settings.api_key !== "";
@@ -99,7 +108,7 @@ export class FredClient {
     this.requireKey();
     try {
       const response = await this.#http.json(endpoint, this.#request(params, options));
-      return { data: response.data, url: this.publicUrl(endpoint, params) };
+      return { data: this.mask(response.data), url: this.publicUrl(endpoint, params) };
     } catch (e) {
       if (e instanceof UpstreamError) throw mapFredError(e, this.#settings);
       throw e;
@@ -170,10 +179,19 @@ function tidy(message: string): string {
     : text;
 }
 
+let lastMasker: { key: string; masker: SecretMasker } | undefined;
+
+/** The masker of the key's other forms (split, base64, hex, a part of it), made once per key. */
+function keyMasker(key: string): SecretMasker {
+  if (lastMasker?.key !== key) lastMasker = { key, masker: new SecretMasker([key]) };
+  return lastMasker.masker;
+}
+
 /** Maps a shared-client failure to FRED's error codes (docs/apis/fred.md), with FRED's own words when it sent some. */
 export function mapFredError(e: UpstreamError, settings: FredSettings): ToolError {
   // Masked before anything is cut or tidied, in any case or encoding FRED might echo it.
-  const scrub = (text: string): string => settings.api_key ? maskSecrets(text, [settings.api_key]) : text;
+  const masker = settings.api_key ? keyMasker(settings.api_key) : undefined;
+  const scrub = (text: string): string => masker ? masker.mask(maskSecrets(text, [settings.api_key])) : text;
   const upstream = fredErrorMessage(e.body === undefined ? undefined : scrub(e.body));
   const said = upstream ? tidy(scrub(upstream)) : undefined;
   const status = e.status;

@@ -39,6 +39,7 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
     maxBytes: Math.round(settings.max_storage_mb * 1_048_576),
     limitSettings: { projects: "FRED_MAX_PROJECTS", bytes: "FRED_MAX_STORAGE_MB" },
     ...(context.quota ? { quota: context.quota } : {}),
+    ...(context.secrets ? { secrets: context.secrets } : {}),
   });
   const jobs = new JobManager({
     clock,

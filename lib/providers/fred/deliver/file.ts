@@ -95,6 +95,7 @@ export async function openWriter(
       head: { source, request: requestSummary(call), ...meta },
       itemsKey: ITEMS_KEY[call.spec.kind] ?? call.spec.kind,
       charge: (bytes) => file.charge(bytes),
+      ...(file.secrets ? { secrets: file.secrets } : {}),
     });
   } catch (e) {
     call.storage.release(file);

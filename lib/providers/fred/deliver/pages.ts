@@ -62,7 +62,7 @@ async function streamedPage(
     if (!scanned.found && scanned.fields["error_message"] !== undefined) {
       throw new ToolError(
         "DECODE_ERROR",
-        `FRED answered with an error: ${String(scanned.fields["error_message"])}`,
+        `FRED answered with an error: ${call.deps.client.mask(String(scanned.fields["error_message"]))}`,
       );
     }
     if (!scanned.found) {
