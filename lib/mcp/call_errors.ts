@@ -119,20 +119,24 @@ export function toPayload(e: unknown, signal: AbortSignal): ErrorPayload {
 }
 
 /**
- * The error contract as a tool result: a text block that says what went wrong and what to do,
- * then the payload as JSON. No `structuredContent`: it would have to match the success schema.
+ * The error contract as a tool result: one text block that says what went wrong, whether a retry
+ * may help and what to do (a model reads it once), and the payload itself in
+ * `_meta["opendata-mcp/error"]` for programs. No `structuredContent`: it would have to match the
+ * success schema.
  */
 export function errorResult(payload: ErrorPayload): CallToolResult {
-  const lines = [`Error (${payload.error_type}): ${payload.message}`];
+  const lines = [
+    `Error (${payload.error_type}${payload.retryable ? ", retryable" : ""}): ${payload.message}`,
+  ];
+  if (payload.field !== undefined && !payload.message.includes(`"${payload.field}"`)) {
+    lines.push(`Argument: ${payload.field}`);
+  }
   if (payload.retry_after_s !== undefined) lines.push(`Retry after: ${payload.retry_after_s} s`);
   if (payload.hint) lines.push(`Next step: ${payload.hint}`);
   if (payload.next_calls?.length) lines.push(nextCallsText(payload.next_calls));
   return {
     isError: true,
-    content: [
-      { type: "text", text: lines.join("\n") },
-      { type: "text", text: JSON.stringify(payload) },
-    ],
+    content: [{ type: "text", text: lines.join("\n") }],
     _meta: { "opendata-mcp/error": payload },
   };
 }

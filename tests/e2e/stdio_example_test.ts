@@ -1,4 +1,4 @@
-import { providerTools } from "../harness/results.ts";
+import { payloadOf, providerTools } from "../harness/results.ts";
 import assert from "node:assert/strict";
 import {
   childEnv,
@@ -41,7 +41,7 @@ Deno.test("stdio server rejects invalid arguments with a VALIDATION_ERROR result
   const content = result.content as { type: string; text: string }[];
   assert.match(content[0]!.text, /VALIDATION_ERROR/);
   assert.match(content[0]!.text, /"surprise"/);
-  const payload = JSON.parse(content[1]!.text);
+  const payload = payloadOf(result);
   assert.equal(payload.error_type, "VALIDATION_ERROR");
   assert.equal(payload.retryable, false);
 });

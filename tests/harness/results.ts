@@ -1,5 +1,5 @@
 // Reading tool results in end-to-end tests: the text blocks, the structured content of a
-// success, and the error payload of a failure (content[1], as the error contract puts it).
+// success, and the error payload of a failure (_meta["opendata-mcp/error"], as the error contract puts it).
 import assert from "node:assert/strict";
 import type { Client } from "./sdk_client.ts";
 
@@ -24,7 +24,15 @@ export function ok(r: ToolResult): Record<string, unknown> {
 export function errorOf(r: ToolResult): Record<string, unknown> {
   assert.equal(r.isError, true, `expected an error, got ${texts(r)[0]?.slice(0, 300)}`);
   assert.equal(r.structuredContent, undefined, "error results carry no structuredContent");
-  return JSON.parse(texts(r)[1]!);
+  assert.equal(texts(r).length, 1, "an error is one text block");
+  return payloadOf(r);
+}
+
+/** The error contract's payload of a result, as `_meta["opendata-mcp/error"]` carries it. */
+export function payloadOf(r: { _meta?: unknown }): Record<string, unknown> {
+  const payload = (r._meta as Record<string, unknown> | undefined)?.["opendata-mcp/error"];
+  assert.ok(typeof payload === "object" && payload !== null, "the payload is in _meta");
+  return payload as Record<string, unknown>;
 }
 
 /** Names of the core tools every server lists, whatever toolsets it serves. */

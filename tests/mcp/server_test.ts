@@ -13,6 +13,7 @@ import {
 } from "../../lib/mcp/server.ts";
 import { isInputRequiredResult } from "../../lib/mcp/sdk.ts";
 import type { CallToolResult } from "../../lib/mcp/sdk.ts";
+import { payloadOf } from "../harness/results.ts";
 
 /** The SDK's request context, as much of it as callTool() reads. */
 function extra(signal = new AbortController().signal): McpExtra {
@@ -61,10 +62,10 @@ Deno.test("callTool() turns a schema failure into a VALIDATION_ERROR naming the 
     options,
   );
   assert.equal(result.isError, true);
-  const payload = JSON.parse((result.content[1] as { text: string }).text);
+  const payload = payloadOf(result);
   assert.equal(payload.error_type, "VALIDATION_ERROR");
   assert.equal(payload.field, "limit");
-  assert.match(payload.message, /"limit": Too big: expected number to be <=100/);
+  assert.match(String(payload["message"]), /"limit": Too big: expected number to be <=100/);
   const bad = await callTool(tool(() => Promise.resolve({ text: "ok" })), { mode: "c" }, extra(), options);
   assert.equal(
     (bad.content[0] as { text: string }).text.split("\n")[0],
@@ -169,7 +170,7 @@ Deno.test("errorResult() writes retry-after and the next step", () => {
   );
   assert.equal(
     (r.content[0] as { text: string }).text,
-    "Error (RATE_LIMITED): Slow down\nRetry after: 30 s\nNext step: Wait",
+    "Error (RATE_LIMITED, retryable): Slow down\nRetry after: 30 s\nNext step: Wait",
   );
 });
 

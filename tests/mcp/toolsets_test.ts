@@ -2,7 +2,7 @@
 // core tools reach every tool, --toolsets and OPENDATA_MCP_TOOLSETS widen the list, and over HTTP
 // each request may choose its own (path or header), in both protocol eras and in stateless mode.
 import assert from "node:assert/strict";
-import { CORE_TOOLS, ok, texts } from "../harness/results.ts";
+import { CORE_TOOLS, ok, payloadOf, texts } from "../harness/results.ts";
 import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../harness/sdk_client.ts";
 import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 import { FakeUpstream } from "../fakes/upstream.ts";
@@ -72,7 +72,7 @@ Deno.test("the default surface lists the three core tools, and they describe and
     arguments: { tool: "worldbank_search_documents", arguments: JSON.stringify({ query: "x", limit: 1000 }) },
   });
   assert.equal(bad.isError, true);
-  const payload = JSON.parse(texts(bad)[1]!);
+  const payload = payloadOf(bad);
   assert.equal(payload.error_type, "VALIDATION_ERROR");
   assert.equal(payload.field, "limit", "validated against the called tool's own schema");
 
@@ -80,12 +80,12 @@ Deno.test("the default surface lists the three core tools, and they describe and
     name: "opendata_call",
     arguments: { tool: "example-echo", arguments: "{not json" },
   });
-  assert.equal(JSON.parse(texts(notJson)[1]!).field, "arguments");
+  assert.equal(payloadOf(notJson)["field"], "arguments");
   const unknown = await s.client.callTool({
     name: "opendata_call",
     arguments: { tool: "nope", arguments: "{}" },
   });
-  assert.equal(JSON.parse(texts(unknown)[1]!).error_type, "NOT_FOUND");
+  assert.equal(payloadOf(unknown)["error_type"], "NOT_FOUND");
   const asObject = await s.client.callTool({
     name: "opendata_call",
     arguments: { tool: "example-echo", arguments: { a: 1 } },
@@ -133,7 +133,7 @@ Deno.test("opendata_search asks every source at once and reports a failing and a
     name: "opendata_search",
     arguments: { query: "x", sources: ["nope"] },
   });
-  assert.equal(JSON.parse(texts(wrong)[1]!).field, "sources");
+  assert.equal(payloadOf(wrong)["field"], "sources");
 });
 
 Deno.test("opendata_search cut to the character limit shows fewer hits from every source and says how to get more", async () => {

@@ -7,6 +7,7 @@ import {
 } from "../../harness/sdk_client.ts";
 import { BASE, startHarness } from "./_harness.ts";
 import type { Harness } from "./_harness.ts";
+import { payloadOf } from "../../harness/results.ts";
 
 function streamable(h: Harness): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: h.fetch });
@@ -25,7 +26,7 @@ async function exerciseExampleTools(client: Client): Promise<void> {
   assert.deepEqual(echo.structuredContent, { echo: { q: "Oslo", n: [1, 2] } });
   const bad = await client.callTool({ name: "example-ping", arguments: { surprise: 1 } });
   assert.equal(bad.isError, true, "invalid arguments stay an isError result");
-  const payload = JSON.parse((bad.content as { text: string }[])[1]!.text);
+  const payload = payloadOf(bad);
   assert.equal(payload.error_type, "VALIDATION_ERROR");
 }
 

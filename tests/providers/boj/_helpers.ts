@@ -4,6 +4,7 @@ import type { FakeUpstream } from "../../fakes/upstream.ts";
 import { preset } from "../../harness/provider.ts";
 import type { ProviderSetup } from "../../harness/provider.ts";
 import type { CallToolResult } from "../../harness/sdk_client.ts";
+import { payloadOf } from "../../harness/results.ts";
 
 /** The config block pointing the boj provider at `fake`, with test-sized timings. */
 export function bojConfig(fake: FakeUpstream, extra: Record<string, string | number> = {}): string {
@@ -35,12 +36,12 @@ export function texts(result: unknown): string[] {
   return ((result as CallToolResult).content as { type: string; text: string }[]).map((c) => c.text);
 }
 
-/** The error payload of an `isError` result (content[1]), asserting the contract's shape. */
+/** The error payload of an `isError` result (_meta["opendata-mcp/error"]), asserting the contract's shape. */
 export function errorPayload(result: unknown): Record<string, unknown> {
   const r = result as CallToolResult;
   assert.equal(r.isError, true, `expected an error result, got ${JSON.stringify(r).slice(0, 400)}`);
   assert.equal(r.structuredContent, undefined);
-  const payload = JSON.parse(texts(r)[1]!);
+  const payload = payloadOf(r);
   assert.equal(typeof payload.error_type, "string");
   assert.equal(typeof payload.message, "string");
   assert.equal(typeof payload.retryable, "boolean");

@@ -136,7 +136,7 @@ Deno.test("boj tools report each error class with its documented payload and ret
   assert.match(String(player.message), /"Invalid frequency"/);
 
   // No stack trace or file path leaks into any error text.
-  assert.equal(seen.length, 20, "ten error results, two text blocks each");
+  assert.equal(seen.length, 10, "ten error results, one text block each");
   for (const text of seen) assert.doesNotMatch(text, /\n\s+at |file:\/\/|\.ts:\d+/);
 });
 

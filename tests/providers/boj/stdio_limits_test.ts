@@ -6,6 +6,7 @@ import { openProvider } from "../../harness/provider.ts";
 import { fixtureText } from "../../fakes/upstream.ts";
 import type { Received } from "../../fakes/upstream.ts";
 import { boj, ok, texts } from "./_helpers.ts";
+import { payloadOf } from "../../harness/results.ts";
 
 const LAYER = "/api/v1/getDataLayer";
 const q = (r: Received, name: string) => r.url.searchParams.get(name);
@@ -102,7 +103,7 @@ Deno.test("boj_get_data_layer delivers all 300 series of a layer exactly once by
     arguments: { db: "FM01", frequency: "D", layers: ["*"], series_offset: 250 },
   });
   assert.equal(past.isError, true);
-  const payload = JSON.parse(texts(past)[1]!);
+  const payload = payloadOf(past);
   assert.deepEqual([payload.error_type, payload.field], ["VALIDATION_ERROR", "series_offset"]);
 });
 

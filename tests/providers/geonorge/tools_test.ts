@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { openProvider } from "../../harness/provider.ts";
 import { FakeUpstream } from "../../fakes/upstream.ts";
 import type { Received, Reply } from "../../fakes/upstream.ts";
+import { payloadOf } from "../../harness/results.ts";
 
 type Json = Record<string, unknown>;
 
@@ -53,7 +54,7 @@ Deno.test("geonorge-datasets over stdio against a fake kartkatalog", async (t) =
       isError: r.isError === true,
       text: content[0]!.text,
       structured: (r.structuredContent ?? {}) as Json,
-      payload: (r.isError ? JSON.parse(content[1]!.text) : {}) as Json,
+      payload: (r.isError ? payloadOf(r) : {}) as Json,
     };
   };
 

@@ -1,4 +1,4 @@
-import { providerTools } from "../../harness/results.ts";
+import { payloadOf, providerTools } from "../../harness/results.ts";
 // The arcgis-* tools end to end: the real server over stdio against a fake kart.ra.no serving
 // the fixtures of tests/fixtures/ra_arcgis/ (synthetic bodies plus real ArcGIS error bodies).
 import assert from "node:assert/strict";
@@ -22,7 +22,7 @@ async function call(s: ProviderSession, name: string, args: Json) {
     isError: r.isError === true,
     text: content[0]?.text ?? "",
     structured: (r.structuredContent ?? {}) as Json,
-    payload: (r.isError ? JSON.parse(content[1]!.text) : {}) as Json,
+    payload: (r.isError ? payloadOf(r) : {}) as Json,
   };
 }
 

@@ -1,4 +1,4 @@
-import { providerTools } from "../../harness/results.ts";
+import { payloadOf, providerTools } from "../../harness/results.ts";
 // The riksantikvaren-* tools end to end: the real server over stdio (scoped permissions) against
 // a fake api.ra.no serving the synthetic fixtures of tests/fixtures/ra_ogc/.
 import assert from "node:assert/strict";
@@ -26,7 +26,7 @@ async function call(s: ProviderSession, name: string, args: Json): Promise<Calle
     isError: r.isError === true,
     text: content[0]?.text ?? "",
     structured: (r.structuredContent ?? {}) as Json,
-    payload: r.isError ? JSON.parse(content[1]!.text) : {},
+    payload: r.isError ? payloadOf(r) : {},
   };
 }
 
