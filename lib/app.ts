@@ -90,7 +90,7 @@ export async function createApp(
   checkAllowlist(config, enabledSpecs, options.isNetAllowed ?? (() => true));
   const shared = await openShared(config, options);
   const http = httpRuntime(config, options, shared);
-  const citations = citationStore(http, shared);
+  const citations = citationStore(http, shared, citedHosts(config, enabledSpecs));
   const dataDir = config.server.data_dir ?? options.dataDir;
   const quota = quotaLedger(config.server);
   const context = (settings: ProviderSettings, creationLogger: Logger): ProviderContext<CommonSettings> => ({
@@ -188,12 +188,29 @@ function httpRuntime(config: Config, options: AppOptions, shared: SharedState | 
 }
 
 /** Citations live a day, in the store replicas share (Redis) or in process (4 MiB, LRU). */
-function citationStore(http: HttpRuntime, shared: SharedState | undefined): CitationStore {
+function citationStore(
+  http: HttpRuntime,
+  shared: SharedState | undefined,
+  hosts: ReadonlyMap<string, readonly string[]>,
+): CitationStore {
   return {
     store: shared ? shared.cacheStore : new ResponseCache(4 * 1024 * 1024),
     ttlMs: CITATION_TTL_MS,
     now: () => http.clock.now(),
+    // A citation read back names only a host its provider is allowed (a forged one is refused);
+    // one of no enabled provider names none.
+    hostsOf: (provider) => hosts.get(provider) ?? [],
   };
+}
+
+/** Each enabled provider's hosts (`host[:port]`), as its allowlist has them. */
+function citedHosts(config: Config, specs: readonly ProviderSpec[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const spec of specs) {
+    const settings = config.providers[spec.id];
+    if (settings) out.set(spec.id, spec.hosts(settings as never));
+  }
+  return out;
 }
 
 /** One provider's validated config block. */
