@@ -1,6 +1,7 @@
 // The shapes of project storage (storage.ts): its options, file and project records, listings
 // and reserved files.
 import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
 import type { QuotaLedger } from "./quota.ts";
 
 /** Options for {@linkcode ProjectStorage}. */
@@ -30,6 +31,8 @@ export interface ProjectStorageOptions {
    * projects (default true); false for folders the server makes (one per provider for exports).
    */
   callerProjects?: boolean;
+  /** Where a project removed to make room at a full cap is logged. */
+  logger?: Logger;
 }
 
 /** One file's entry in `.project.json`. */
