@@ -1,5 +1,3 @@
-// Longer than the 500 lines of tests/architecture on purpose: the composition root, where every
-// shared part (config, HTTP runtime, quota, secrets, exports, providers) is made once and handed on.
 import type { Clock, Random } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import { type Config, configSecrets } from "./config/parse.ts";
@@ -8,10 +6,9 @@ import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError } from "./errors.ts";
 import { HttpRuntime, loadHttpClient } from "./http/runtime.ts";
 import { userAgent } from "./version.ts";
-import { ResponseCache } from "./http/cache.ts";
-import { CITATION_TTL_MS } from "./output/citations.ts";
-import type { CitationStore } from "./output/citations.ts";
 import type { Logger } from "./log.ts";
+
+export { quotaLedger } from "./app_stores.ts";
 import type { Provider, ProviderContext, ProviderModule, ToolDefinition } from "./mcp/provider.ts";
 import type { CommonSettings } from "./config/provider_spec.ts";
 import { lazyProvider } from "./mcp/lazy.ts";
@@ -24,7 +21,8 @@ import { ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
 import type { CreateServerOptions, RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
 import { DeferredExports } from "./output/deferred_exports.ts";
-import { QuotaLedger } from "./output/quota.ts";
+import { citationStore, citedHosts, quotaLedger, storageUpkeep } from "./app_stores.ts";
+import type { CitationStore } from "./output/citations.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 import type { SharedState } from "./redis/mod.ts";
 import type { NewServerOptions, ServedApp } from "./mcp/served_app.ts";
@@ -93,10 +91,11 @@ export async function createApp(
   checkAllowlist(config, enabledSpecs, options.isNetAllowed ?? (() => true));
   const shared = await openShared(config, options);
   const http = httpRuntime(config, options, shared);
-  const citations = citationStore(http, shared);
+  const citations = citationStore(http, shared, citedHosts(config, enabledSpecs));
   const dataDir = config.server.data_dir ?? options.dataDir;
   const quota = quotaLedger(config.server);
   const secrets = new SecretMasker(configSecrets(config, specs));
+  const upkeep = storageUpkeep(config, enabledSpecs, { dataDir, quota, clock: http.clock, logger });
   const context = (settings: ProviderSettings, creationLogger: Logger): ProviderContext<CommonSettings> => ({
     settings,
     http,
@@ -164,6 +163,7 @@ export async function createApp(
         ...(caller.client === undefined ? {} : { client: caller.client }),
       }),
     async close() {
+      upkeep.close();
       for (const p of providers) await p.close?.().catch(() => {});
       await shared?.close();
     },
@@ -192,15 +192,6 @@ function httpRuntime(config: Config, options: AppOptions, shared: SharedState | 
       ? { cacheStore: shared.cacheStore, rateStore: shared.rateStore, breakerStore: shared.breakerStore }
       : {}),
   });
-}
-
-/** Citations live a day, in the store replicas share (Redis) or in process (4 MiB, LRU). */
-function citationStore(http: HttpRuntime, shared: SharedState | undefined): CitationStore {
-  return {
-    store: shared ? shared.cacheStore : new ResponseCache(4 * 1024 * 1024),
-    ttlMs: CITATION_TTL_MS,
-    now: () => http.clock.now(),
-  };
 }
 
 /** One provider's validated config block. */
@@ -486,20 +477,4 @@ function instructions(providers: readonly Provider[], specs: readonly ProviderSp
     "Sources:",
     ...lines,
   ].join("\n");
-}
-
-/**
- * The server's one quota ledger, from `server.writes` and `quota_*` (bounded's preset is already
- * in them): every storage and job manager of the server asks it.
- */
-export function quotaLedger(server: Config["server"]): QuotaLedger {
-  return new QuotaLedger({
-    writes: server.writes === "off" ? "off" : "on",
-    limits: {
-      projects: server.quota_projects,
-      bytes: Math.round(server.quota_mb * 1_048_576),
-      jobs: server.quota_jobs,
-      jobRecords: server.quota_job_records,
-    },
-  });
 }

@@ -97,6 +97,11 @@ export interface ProviderSpec<S extends CommonSettings = CommonSettings> {
   replaces: readonly string[];
   /** Own keys checked as plain code at start-up, without building the schema (see {@linkcode plainSettings}). */
   plain?: Readonly<Record<string, (value: unknown) => boolean>>;
+  /**
+   * Folders the provider keeps clients' projects in: counted towards the quota and reclaimed
+   * when stale from start-up on, before its code is loaded (lib/output/storage_upkeep.ts).
+   */
+  storageRoots?(settings: S, dataDir: string): string[];
 }
 
 /** Options for {@linkcode defineProvider}. */
@@ -135,6 +140,8 @@ export interface DefineProviderOptions<E extends z.ZodRawShape> {
   allowNet?: readonly string[];
   load: () => Promise<ProviderModule<CommonSettings & z.output<z.ZodObject<E>>>>;
   check?: (settings: CommonSettings & z.output<z.ZodObject<E>>) => string[];
+  /** See {@linkcode ProviderSpec.storageRoots}. */
+  storageRoots?: (settings: CommonSettings & z.output<z.ZodObject<E>>, dataDir: string) => string[];
 }
 
 /** Builds a provider's spec: the common keys with this provider's defaults plus its own keys. */
@@ -175,6 +182,7 @@ export function defineProvider<E extends z.ZodRawShape = Record<never, never>>(
     replaces: options.replaces ?? [],
     ...(options.plain ? { plain: options.plain } : {}),
     ...(options.check ? { check: options.check } : {}),
+    ...(options.storageRoots ? { storageRoots: options.storageRoots } : {}),
   };
 }
 

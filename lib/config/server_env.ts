@@ -98,6 +98,12 @@ export const SERVER_ENV: readonly Binding[] = [
     description: "Most job records kept for one HTTP client",
   },
   {
+    name: "MCP_QUOTA_RECLAIM_DAYS",
+    key: "quota_reclaim_days",
+    kind: "number",
+    description: "Days after which an HTTP client's untouched project is removed (0 = never)",
+  },
+  {
     name: "MCP_ALLOWED_ORIGINS",
     key: "allowed_origins",
     kind: "list",

@@ -31,6 +31,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   quota_mb: QUOTA_ON.quota_mb,
   quota_jobs: QUOTA_ON.quota_jobs,
   quota_job_records: QUOTA_ON.quota_job_records,
+  quota_reclaim_days: 30,
   allowed_origins: [],
   allowed_hosts: [],
   cors_origins: [],
@@ -81,6 +82,27 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   metrics_host: "127.0.0.1",
 };
 
+/** The quota keys of the `server` block (lib/config/quota.ts, lib/output/quota.ts). */
+function quotaShape() {
+  return {
+    quota_projects: z.number().int().min(1).default(SERVER_DEFAULTS.quota_projects).describe(
+      `Most projects one HTTP client (principal, else address, IPv6 /64) keeps (bounded: ${QUOTA_BOUNDED.quota_projects})`,
+    ),
+    quota_mb: z.number().positive().default(SERVER_DEFAULTS.quota_mb).describe(
+      `Most MiB of files one HTTP client keeps, projects and result files together (bounded: ${QUOTA_BOUNDED.quota_mb})`,
+    ),
+    quota_jobs: z.number().int().min(1).default(SERVER_DEFAULTS.quota_jobs).describe(
+      `Most background jobs one HTTP client runs at once on a replica (bounded: ${QUOTA_BOUNDED.quota_jobs})`,
+    ),
+    quota_job_records: z.number().int().min(1).default(SERVER_DEFAULTS.quota_job_records).describe(
+      `Most job records kept for one HTTP client, its oldest finished ones dropped first (bounded: ${QUOTA_BOUNDED.quota_job_records})`,
+    ),
+    quota_reclaim_days: z.number().min(0).max(36_500).default(SERVER_DEFAULTS.quota_reclaim_days).describe(
+      "Days after which an HTTP client's untouched project is removed, at start and hourly (0 = never)",
+    ),
+  };
+}
+
 function buildServerSchema() {
   return z.strictObject({
     name: z.string().min(1).default(SERVER_DEFAULTS.name).describe("Server name sent to clients"),
@@ -126,18 +148,7 @@ function buildServerSchema() {
     writes: z.enum(["on", "off", "bounded"]).default(SERVER_DEFAULTS.writes).describe(
       "Files, projects and jobs: on, off (read-only), or bounded (on with the smaller quota preset)",
     ),
-    quota_projects: z.number().int().min(1).default(SERVER_DEFAULTS.quota_projects).describe(
-      `Most projects one HTTP client (principal, else address, IPv6 /64) keeps (bounded: ${QUOTA_BOUNDED.quota_projects})`,
-    ),
-    quota_mb: z.number().positive().default(SERVER_DEFAULTS.quota_mb).describe(
-      `Most MiB of files one HTTP client keeps, projects and result files together (bounded: ${QUOTA_BOUNDED.quota_mb})`,
-    ),
-    quota_jobs: z.number().int().min(1).default(SERVER_DEFAULTS.quota_jobs).describe(
-      `Most background jobs one HTTP client runs at once on a replica (bounded: ${QUOTA_BOUNDED.quota_jobs})`,
-    ),
-    quota_job_records: z.number().int().min(1).default(SERVER_DEFAULTS.quota_job_records).describe(
-      `Most job records kept for one HTTP client, its oldest finished ones dropped first (bounded: ${QUOTA_BOUNDED.quota_job_records})`,
-    ),
+    ...quotaShape(),
     allowed_origins: z.array(z.string()).default(SERVER_DEFAULTS.allowed_origins).describe(
       "Origins allowed to call over HTTP (requests without Origin are allowed)",
     ),

@@ -44,6 +44,11 @@ export interface ServerSettings {
   quota_jobs: number;
   /** Most job records kept for one HTTP client; its oldest finished ones go first. */
   quota_job_records: number;
+  /**
+   * Days after which an HTTP client's project nobody touched is removed (at start and then
+   * hourly), so a storage filled once does not stay full across restarts; 0 keeps them.
+   */
+  quota_reclaim_days: number;
   /** Origins allowed to call over HTTP (besides requests that send no Origin). */
   allowed_origins: string[];
   /** Host header values accepted; empty means loopback names when bound to loopback. */

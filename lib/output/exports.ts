@@ -7,6 +7,7 @@ import type { Clock } from "../clock.ts";
 import type { ContentBlock, ResourceTemplateDefinition } from "../mcp/protocol.ts";
 import { fileResourceTemplate, resourceLink } from "./resources.ts";
 import { ProjectStorage } from "./storage.ts";
+import { exportsRoot } from "./paths.ts";
 import { openRowWriter } from "./row_writers.ts";
 import type { FileFormat } from "./row_writers.ts";
 
@@ -79,7 +80,7 @@ export class ResultExports {
   constructor(options: ResultExportsOptions) {
     this.#clock = options.clock;
     this.#storage = new ProjectStorage({
-      root: `${options.dataDir.replace(/[\\/]+$/, "")}/exports`,
+      root: exportsRoot(options.dataDir),
       subdirs: [SUBDIR],
       clock: options.clock,
       uriPrefix: EXPORT_URI_PREFIX,

@@ -154,6 +154,8 @@ export interface JobRecord {
   retryCount: number;
   nextRetryAt?: number;
   resume?: { kind: string; data: Record<string, unknown> };
+  /** HMAC-SHA-256 (hex) of the recipe with the job's id and owner (job_signing.ts), when replicas share a key. */
+  resumeSig?: string;
   /** Times another replica took the job over. */
   takeovers?: number;
   /** The replica running (or that last ran) the job. */
@@ -189,6 +191,7 @@ const jobRecordSchema = z.looseObject({
   retryCount: count,
   nextRetryAt: time.optional(),
   resume: z.object({ kind: z.string(), data: record }).optional(),
+  resumeSig: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   takeovers: count.optional(),
   replica: z.string().max(200).optional(),
 });
@@ -260,6 +263,11 @@ export interface SharedJobsOptions {
   leaseMs: number;
   /** How often this replica looks for jobs whose lease ran out. */
   takeoverIntervalMs: number;
+  /**
+   * Signs takeover recipes and refuses to resume one without a valid signature
+   * (job_signing.ts); absent: recipes are unsigned and resumed from their checked fields.
+   */
+  signingKey?: CryptoKey;
 }
 
 /** What a job's work resolves to. */

@@ -20,6 +20,7 @@ import { ToolError } from "../errors.ts";
 import { stamp } from "./paths.ts";
 import { ownerHash } from "./owner_hash.ts";
 import { clientHash, QuotaLedger, UNLIMITED } from "./quota.ts";
+import { recipeSignatureValid, signRecipe } from "./job_signing.ts";
 import type {
   JobHandle,
   JobManagerOptions,
@@ -349,6 +350,7 @@ export class JobManager {
     if (shared) {
       job.replica = shared.store.replica;
       this.#save(job, async () => {
+        if (job.resume && shared.signingKey) job.resumeSig = await signRecipe(shared.signingKey, job);
         await shared.store.lease(job.id, shared.leaseMs);
       });
       job.stopRenewal = every(Math.max(50, Math.round(shared.leaseMs / 3)), () => void this.#renew(job));
@@ -568,7 +570,8 @@ export class JobManager {
     const lease = await shared.store.lease(record.id, shared.leaseMs);
     const from = record.replica ?? "unknown";
     const takeovers = (record.takeovers ?? 0) + 1;
-    const resumer = record.resume ? this.#resumers.get(record.resume.kind) : undefined;
+    const refused = await this.#refusedRecipe(record);
+    const resumer = record.resume && !refused ? this.#resumers.get(record.resume.kind) : undefined;
     const now = this.#o.clock.now();
     const base: JobRecord = { ...record, takeovers, replica: shared.store.replica, updatedAt: now };
     delete base.nextRetryAt;
@@ -587,7 +590,9 @@ export class JobManager {
           message: "The job failed: the server replica running it stopped before it finished",
           error: {
             code: "WORKER_LOST",
-            message: !resumer
+            message: refused
+              ? `The server replica running this job stopped before it finished, and its stored recipe was not resumed: ${refused}; start the same request again`
+              : !resumer
               ? `The server replica running this job (${from}) stopped before it finished, and this job cannot be resumed elsewhere; start the same request again`
               : `The server replica running this job stopped before it finished, ${
                 takeovers - 1
@@ -624,6 +629,29 @@ export class JobManager {
       ...(record.client === undefined ? {} : { client: record.client }),
     };
     this.#launch(job, (handle) => resumer(record.resume!.data, handle, owner));
+  }
+
+  /**
+   * Why a taken-over record's recipe must not run, if so: the recipe is run with the operator's
+   * upstream keys and writes into the owner's folder, and the record comes from the shared store.
+   */
+  async #refusedRecipe(record: JobRecord): Promise<string | undefined> {
+    if (!record.resume) return undefined;
+    const key = this.#o.shared?.signingKey;
+    let why: string | undefined;
+    // A job of no owner is a stdio server's: its files are that user's storage root, which no
+    // other replica writes into.
+    if (record.owner === "") why = "a job started over stdio is resumed only by the process that started it";
+    else if (key && !(await recipeSignatureValid(key, record))) {
+      why = "it is not signed with the replicas' shared key (MCP_REQUEST_STATE_KEY)";
+    }
+    if (why) {
+      this.#o.logger?.warn("job takeover refused: its recipe is not trusted", {
+        job_id: record.id,
+        reason: why,
+      });
+    }
+    return why;
   }
 
   async #waitRemote(id: string, options: WaitOptions): Promise<JobView> {
@@ -726,8 +754,7 @@ export class JobManager {
     }
     const max = this.#o.maxRetained ?? 1000;
     if (finished.length > max) {
-      finished.sort((a, b) => a.finishedAt! - b.finishedAt!);
-      for (const job of finished.slice(0, finished.length - max)) this.#jobs.delete(job.id);
+      for (const job of evictable(finished, finished.length - max)) this.#jobs.delete(job.id);
     }
   }
 
@@ -767,6 +794,37 @@ export class JobManager {
     }
     return view;
   }
+}
+
+/**
+ * The `count` finished jobs to drop past the replica's cap: one at a time, the oldest of the
+ * client holding the most (stdio's jobs count as one client), so a flood of one client or a few
+ * pushes out its own records and never a smaller client's while another holds more.
+ */
+function evictable(finished: readonly JobRecord[], count: number): JobRecord[] {
+  const byClient = new Map<string, JobRecord[]>();
+  for (const job of finished) {
+    const key = job.client ?? `owner:${job.owner}`;
+    const list = byClient.get(key) ?? [];
+    list.push(job);
+    byClient.set(key, list);
+  }
+  for (const list of byClient.values()) list.sort((a, b) => b.finishedAt! - a.finishedAt!);
+  const out: JobRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    let top: JobRecord[] | undefined;
+    for (const list of byClient.values()) {
+      // Ties go to the client whose oldest record is older.
+      if (
+        !top || list.length > top.length ||
+        (list.length === top.length && list.length > 0 && list.at(-1)!.finishedAt! < top.at(-1)!.finishedAt!)
+      ) top = list;
+    }
+    const job = top?.pop();
+    if (!job) break;
+    out.push(job);
+  }
+  return out;
 }
 
 /** The storable part of a job. */

@@ -155,3 +155,8 @@ export function stamp(ms: number): { date: string; time: string } {
   const iso = new Date(ms).toISOString();
   return { date: iso.slice(0, 10).replaceAll("-", ""), time: iso.slice(11, 19).replaceAll(":", "") };
 }
+
+/** The folder of the result files (`output: "file"`) under the data folder. */
+export function exportsRoot(dataDir: string): string {
+  return `${dataDir.replace(/[\\/]+$/, "")}/exports`;
+}

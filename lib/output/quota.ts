@@ -72,6 +72,17 @@ export const UNLIMITED: QuotaLimits = {
   jobRecords: Infinity,
 };
 
+/**
+ * The fewest clients that fill a global cap (a storage's projects or bytes): one client's share
+ * of it is at most this fraction, so one address, or a few, cannot fill it for everyone.
+ */
+export const CLIENTS_TO_FILL = 16;
+
+/** One client's share of a global cap of `max` (at least `least`: one project, one block). */
+export function shareOf(max: number, least = 1): number {
+  return Math.max(least, Math.floor(max / CLIENTS_TO_FILL));
+}
+
 /** The hash a client is counted under (never the raw address or principal). */
 export function clientHash(client: string): string {
   return ownerHash(`client:${client}`);
@@ -86,7 +97,7 @@ function mb(bytes: number): number {
 export class QuotaLedger {
   #o: QuotaLedgerOptions;
   #settings: QuotaSettingNames;
-  #storages: StorageUsage[] = [];
+  #storages = new Map<StorageUsage | string, StorageUsage>();
   #jobs: JobUsage[] = [];
 
   constructor(options: QuotaLedgerOptions) {
@@ -104,9 +115,18 @@ export class QuotaLedger {
     return this.#o.limits;
   }
 
-  /** Counts `usage` towards every client's quota from now on. */
-  addStorage(usage: StorageUsage): void {
-    this.#storages.push(usage);
+  /**
+   * Counts `usage` towards every client's quota from now on. `root` names the folder it counts:
+   * a later storage of the same folder takes its place (what start-up counted before the
+   * provider that writes there was loaded gives way to that provider's own storage).
+   */
+  addStorage(usage: StorageUsage, root?: string): void {
+    this.#storages.set(root ?? usage, usage);
+  }
+
+  /** Whether a storage of folder `root` counts already (see {@linkcode addStorage}). */
+  hasStorage(root: string): boolean {
+    return this.#storages.has(root);
   }
 
   /** Counts `usage`'s running jobs towards every client's quota from now on. */
@@ -125,7 +145,7 @@ export class QuotaLedger {
     const max = this.#o.limits.projects;
     if (client === undefined || max === Infinity) return;
     let held = 0;
-    for (const s of this.#storages) held += (await s.projectsOf?.(client)) ?? 0;
+    for (const s of this.#storages.values()) held += (await s.projectsOf?.(client)) ?? 0;
     if (held < max) return;
     throw quotaExceeded(
       `your client keeps ${held} projects, the most one client may (${max}); no new project was created`,
@@ -136,7 +156,7 @@ export class QuotaLedger {
 
   /** Counts every storage's bytes afresh (before a new file: files may have been deleted). */
   async recount(): Promise<void> {
-    for (const s of this.#storages) await s.recount();
+    for (const s of this.#storages.values()) await s.recount();
   }
 
   /**
@@ -147,7 +167,7 @@ export class QuotaLedger {
     const max = this.#o.limits.bytes;
     if (client === undefined || max === Infinity) return;
     let used = 0;
-    for (const s of this.#storages) used += s.bytesOf(client);
+    for (const s of this.#storages.values()) used += s.bytesOf(client);
     if (used + more <= max && (more > 0 || used < max)) return;
     throw quotaExceeded(
       `your client's files take ${mb(used)} MiB of the ${

@@ -25,7 +25,8 @@
 import * as nodePath from "node:path";
 import { ToolError } from "../errors.ts";
 import { checkFilename, checkProjectName, checkRelativePath } from "./paths.ts";
-import { QuotaLedger, UNLIMITED } from "./quota.ts";
+import { CLIENTS_TO_FILL, quotaExceeded, QuotaLedger, shareOf, UNLIMITED } from "./quota.ts";
+import { clientProjects, removeProjects, toEvict } from "./storage_scan.ts";
 import { ownerHash } from "./owner_hash.ts";
 import { NO_SECRETS } from "../secrets.ts";
 import type { SecretMasker } from "../secrets.ts";
@@ -59,6 +60,12 @@ const BLOCK = 4096;
 function blocks(bytes: number): number {
   return Math.max(1, Math.ceil(bytes / BLOCK)) * BLOCK;
 }
+
+/** Projects removed at most to make room for one new project or file (see `#makeRoom`). */
+const MAX_EVICTIONS = 8;
+
+/** How the share of a global cap is said in errors. */
+const CLIENTS_NOTE = `1/${CLIENTS_TO_FILL}`;
 
 /** Owner views kept for reuse; past this many they are dropped (a view is cheap to remake). */
 const VIEWS_KEPT = 10_000;
@@ -142,7 +149,7 @@ export class ProjectStorage {
         ...(options.callerProjects === false
           ? {}
           : { projectsOf: (client: string) => this.#countClientProjects(client) }),
-      });
+      }, this.#root);
     }
   }
 
@@ -240,6 +247,7 @@ export class ProjectStorage {
       } else {
         if (this.#o.callerProjects === false) this.#quota.checkWrites("create projects");
         else await this.#quota.checkProject(this.#client);
+        await this.#makeRoom("projects");
         await this.#checkProjectLimit();
       }
       await this.#fs("create", dir, () => Deno.mkdir(dir, { recursive: true }));
@@ -294,6 +302,7 @@ export class ProjectStorage {
       // counts the client's files in every storage of the server, so they are all recounted.
       if (this.#quotaApplies()) await this.#quota.recount();
       else if (this.#o.maxBytes !== undefined) await this.#recount();
+      await this.#makeRoom("bytes");
       this.#checkBytes(0);
       const ext = nodePath.extname(base);
       const stem = base.slice(0, base.length - ext.length);
@@ -509,11 +518,19 @@ export class ProjectStorage {
     this.#s.inflight.set(tempPath, before + bytes);
   }
 
-  /** Refuses `more` bytes past the caller's quota or the storage's own limit. */
+  /** Refuses `more` bytes past the caller's quota, its share of the storage or the storage's own limit. */
   #checkBytes(more: number): void {
     this.#quota.checkBytes(this.#client, more);
     const max = this.#o.maxBytes;
     if (max === undefined) return;
+    const client = this.#client;
+    if (client !== undefined) {
+      const mine = (this.#s.committedBy.get(client) ?? 0) + this.#inflightBytes(client);
+      const share = shareOf(max, BLOCK);
+      if (mine + more > share || (more === 0 && mine >= share)) {
+        throw this.#shareFull(`${toMb(mine)} MB of files`, `${toMb(max)} MB`, "bytes");
+      }
+    }
     const used = this.#s.committed + this.#inflightBytes();
     if (used + more <= max && (more > 0 || used < max)) return;
     const setting = this.#o.limitSettings?.bytes ?? "the storage limit";
@@ -525,6 +542,53 @@ export class ProjectStorage {
           `Delete files or projects you no longer need from "${this.#root}" on the server, or raise ${setting}`,
       },
     );
+  }
+
+  /** The error of a client at its share of a global cap (quota.ts `shareOf`): `held` of `max`. */
+  #shareFull(held: string, max: string, kind: "projects" | "bytes"): Error {
+    const setting = this.#o.limitSettings?.[kind] ?? "the storage limit";
+    return quotaExceeded(
+      `your client keeps ${held} in this storage, its share (at most ${CLIENTS_NOTE} of the ${max} it holds for all clients)`,
+      kind === "projects"
+        ? "Save into one of your existing projects (list them with the project list tool)"
+        : "List your projects and files and ask the operator to remove those you no longer need",
+      setting,
+    );
+  }
+
+  /**
+   * Before a new project (or file, `bytes`): refuses a client at its share of this storage's
+   * projects; and when the storage is full, makes room by removing the least recently touched
+   * projects of the client holding the most, unless the asker is that client (the full
+   * storage's own error then stands). A flood from a few addresses so never shuts out a small
+   * client.
+   */
+  async #makeRoom(kind: "projects" | "bytes"): Promise<void> {
+    const max = kind === "projects" ? this.#o.maxProjects : this.#o.maxBytes;
+    const client = this.#client;
+    if (max === undefined || client === undefined) return;
+    if (kind === "projects") {
+      const mine = await this.#countClientProjects(client);
+      if (mine >= shareOf(max)) throw this.#shareFull(`${mine} projects`, `${max} projects`, kind);
+    }
+    for (let round = 0; round < MAX_EVICTIONS; round++) {
+      const full = kind === "projects"
+        ? (await this.#countProjects()) >= max
+        : this.#s.committed + this.#inflightBytes() >= max;
+      if (!full) return;
+      const busy = (path: string) => [...this.#s.inflight.keys()].some((p) => isInside(path, p));
+      const victim = toEvict(await clientProjects(this.#root), client, kind, busy);
+      if (!victim || (await removeProjects([victim])) === 0) return;
+      this.#o.logger?.warn(
+        "project removed to make room: the storage was full and its client holds the most",
+        {
+          project: nodePath.basename(victim.path),
+          client: victim.client.slice(0, 8),
+          full: kind,
+        },
+      );
+      await this.#recount();
+    }
   }
 
   async #checkProjectLimit(): Promise<void> {

@@ -1,6 +1,7 @@
 // The shapes of project storage (storage.ts): its options, file and project records, listings
 // and reserved files.
 import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
 import type { QuotaLedger } from "./quota.ts";
 import type { SecretMasker } from "../secrets.ts";
 
@@ -33,6 +34,8 @@ export interface ProjectStorageOptions {
   callerProjects?: boolean;
   /** The configured secrets: masked in every row written to and every file read from this storage. */
   secrets?: SecretMasker;
+  /** Where a project removed to make room at a full cap is logged. */
+  logger?: Logger;
 }
 
 /** One file's entry in `.project.json`. */

@@ -315,6 +315,9 @@ export class RedisBreakerStore implements BreakerStore {
       const redisNow = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
       const out: Record<string, BreakerSnapshot> = {};
       for (const key of keys.slice(0, 1000)) {
+        // A member of the set is read back from Redis too: only a key of the shape this server
+        // writes ("<provider> <host/path family>") is reported on /health.
+        if (!BREAKER_KEY.test(key)) continue;
         const [s, f, o, c, l] = await this.#conn.command<(string | null)[]>([
           "HMGET",
           this.#key(key),
@@ -328,8 +331,8 @@ export class RedisBreakerStore implements BreakerStore {
           await this.#conn.command(["SREM", this.#conn.key("breakers"), key]);
           continue;
         }
-        const reopensAt = Number(o ?? 0) + Number(c ?? 0);
-        out[key] = snapshotOf(s, Number(f ?? 0), reopensAt, parseLast(l ?? ""), redisNow);
+        const reopensAt = count(o) + count(c);
+        out[key] = snapshotOf(s, count(f), reopensAt, parseLast(l ?? ""), redisNow);
       }
       return out;
     } catch {
@@ -340,6 +343,15 @@ export class RedisBreakerStore implements BreakerStore {
   #key(key: string): string {
     return this.#conn.key("breaker", key);
   }
+}
+
+/** What a breaker key looks like: a provider id, a space, a host and path family (printable, no spaces). */
+const BREAKER_KEY = /^[a-z0-9_-]{1,64} [\x21-\x7e]{1,300}$/;
+
+/** A whole number read back from Redis, else 0 (a forged or broken field). */
+function count(text: string | null | undefined): number {
+  const n = Number(text ?? 0);
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0;
 }
 
 /** A breaker's snapshot as CircuitBreaker.snapshot() words it (an open one past its cooldown is half-open). */

@@ -18,6 +18,7 @@ import {
 } from "./http_stores.ts";
 import type { ClientLimiter } from "./http_stores.ts";
 import { RedisJobStore } from "./job_store.ts";
+import { recipeSigningKey } from "../output/job_signing.ts";
 
 export { redactUrl, RedisConnection, RedisUnavailableError } from "./connection.ts";
 export type { ClientLimiter } from "./http_stores.ts";
@@ -64,6 +65,11 @@ export async function openSharedState(
   });
   const replica = `replica-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   options.logger.info("shared state in Redis", { replica, prefix: server.redis_prefix });
+  if (!server.request_state_key) {
+    options.logger.warn(
+      "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned, so whoever can write to Redis can have a replica run a forged one; set the same secret (32+ characters) on every replica",
+    );
+  }
   return {
     replica,
     connection,
@@ -76,6 +82,7 @@ export async function openSharedState(
       store: new RedisJobStore(connection, replica, options.logger),
       leaseMs: Math.round(server.job_lease_timeout * 1000),
       takeoverIntervalMs: Math.round(server.job_takeover_interval * 1000),
+      ...(server.request_state_key ? { signingKey: await recipeSigningKey(server.request_state_key) } : {}),
     },
     clientLimiter: (perMinute, local) => new RedisClientLimiter(connection, perMinute, local),
     close: () => connection.close(),

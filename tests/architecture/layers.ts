@@ -56,6 +56,7 @@ export const LAYERS: readonly Layer[] = [
     paths: [
       "main.ts",
       "lib/app.ts",
+      "lib/app_stores.ts",
       "lib/cli.ts",
       "lib/providers/registry.ts",
       "lib/providers/listings.json",

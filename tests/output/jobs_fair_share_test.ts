@@ -74,3 +74,34 @@ Deno.test("JobManager keeps quota_job_records records per client, dropping that 
   );
   await jobs.close();
 });
+
+Deno.test("JobManager past its replica-wide cap drops the finished jobs of the client holding the most, never a smaller client's", async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  // 11 flooders at 9 records each (under their own share of 10) against a cap of 50 records.
+  const jobs = new JobManager({
+    clock,
+    retentionMs: 24 * 3_600_000,
+    idPrefix: "t-job",
+    maxRetained: 50,
+    quota: new QuotaLedger({ writes: "on", limits: { ...UNLIMITED, jobRecords: 10 } }),
+  });
+  const victim = jobs.start({ ...quick, owner: "session:v", client: "ip:198.51.100.1" });
+  await jobs.settled(victim.job_id);
+  clock.advance(1000);
+  for (let round = 0; round < 9; round++) {
+    for (let flooder = 1; flooder <= 11; flooder++) {
+      const view = jobs.start({ ...quick, owner: `session:f${flooder}`, client: `ip:203.0.113.${flooder}` });
+      await jobs.settled(view.job_id);
+      clock.advance(1000);
+    }
+  }
+  // The victim's one finished job outlived 99 newer ones of others.
+  assert.equal(jobs.get(victim.job_id, "session:v").status, "completed");
+  const kept = Array.from(
+    { length: 11 },
+    (_, i) => jobs.list({ owner: `session:f${i + 1}`, limit: 100 }).total,
+  );
+  assert.equal(kept.reduce((a, b) => a + b, 0), 49, "the cap holds: 50 records with the victim's");
+  assert.ok(Math.max(...kept) - Math.min(...kept) <= 1, `the flooders share what is left: ${kept.join(",")}`);
+  await jobs.close();
+});

@@ -252,3 +252,38 @@ Deno.test("ProjectStorage counts stored and in-flight bytes in 4 KiB blocks agai
   Deno.removeSync(`${root}/p/series/big.bin`);
   storage.release(await storage.reserve("p", "series", "more", "csv"));
 });
+
+Deno.test("ProjectStorage at a full maxBytes removes the oldest project of the client holding the most, never the asker's", async () => {
+  const root = Deno.makeTempDirSync();
+  // A client's share is 1 MiB / 16 = 64 KiB.
+  const storage = limited(root, { maxBytes: 1024 * 1024 });
+  const hog = storage.forOwner("session-hog", "ip:203.0.113.1");
+  const small = storage.forOwner("session-small", "ip:198.51.100.2");
+  const { path: old } = await hog.ensureProject("old");
+  const { path: newer } = await hog.ensureProject("newer");
+  const mine = await small.reserve("mine", "series", "first", "csv");
+  small.release(mine);
+  // Files the hog left from before (a larger share, or a lowered cap): the storage is full.
+  Deno.writeFileSync(`${old}/series/a.bin`, new Uint8Array(700 * 1024));
+  Deno.writeFileSync(`${newer}/series/b.bin`, new Uint8Array(300 * 1024));
+  const past = new Date(Date.now() - 3_600_000);
+  for (const p of [`${old}/series/a.bin`, `${old}/series`, `${old}/.project.json`, old]) {
+    Deno.utimeSync(p, past, past);
+  }
+  assert.ok(await storage.storedBytes() >= 1024 * 1024, "the storage is full");
+
+  const file = await small.reserve("mine", "series", "second", "csv");
+  small.release(file);
+  assert.throws(
+    () => Deno.statSync(old),
+    Deno.errors.NotFound,
+    "the hog's least recently touched project went",
+  );
+  assert.ok(Deno.statSync(newer).isDirectory, "one project was enough");
+  assert.ok(Deno.statSync(`${root}/_owners/${ownerHash("session-small")}/mine`).isDirectory);
+
+  // The hog past its share is refused, and its own files stay.
+  const e = await rejectsWith(hog.reserve("newer", "series", "more", "csv"), "QUOTA_EXCEEDED");
+  assert.match(e.message, /its share \(at most 1\/16 of the 1 MB it holds for all clients\)/);
+  assert.ok(Deno.statSync(`${newer}/series/b.bin`).isFile);
+});

@@ -1,12 +1,14 @@
 // Nothing read back from Redis is trusted (docs/SECURITY.md): the real server over stdio (in process) shares a
 // real redis-server in which records are forged. Broken job records are skipped and logged
 // (the owner's job list stands, a broken job is "not found", never "Redis is out of reach"), and
-// a forged takeover recipe that points outside the storage folder fails the job and removes
-// nothing.
+// a forged takeover recipe (outside the storage folder, or well-formed but of a stdio job, which
+// no other process resumes) fails the job, runs nothing and removes nothing. Forged citations are
+// refused with a clear message, and what a replay command shows is always quoted.
 import assert from "node:assert/strict";
 import { startInProcess } from "../harness/in_process.ts";
 import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "../providers/fred/fake_fred.ts";
+import { digest } from "../../lib/redis/http_stores.ts";
 import { startRedis } from "./_redis_server.ts";
 
 const PREFIX = "opendata-mcp:";
@@ -67,6 +69,32 @@ Deno.test("fred over a shared Redis skips forged job records and never trusts th
     await redis.command("SET", `${PREFIX}job:${id}`, value);
     await redis.command("ZADD", `${PREFIX}jobs:owner:-`, String(score), id);
   };
+  /** A running job whose replica is gone, with a FRED recipe, and what its takeover made of it. */
+  const forgeTakeover = async (id: string, seriesId: string, project: string, file: string) => {
+    await forge(
+      id,
+      record(id, {
+        status: "processing",
+        replica: "replica-gone",
+        resume: {
+          kind: "fred.paged",
+          data: {
+            tool: "fred_series",
+            args: { operation: "get_observations", series_id: seriesId },
+            mode: "file",
+            format: "csv",
+            project,
+            file,
+          },
+        },
+      }),
+    );
+    await redis.command("ZADD", `${PREFIX}jobs:active`, String(Date.now()), id);
+    return await until(`the takeover to fail ${id}`, async () => {
+      const v = ok(await call("fred_job_status", { job_id: id }));
+      return v["status"] === "failed" ? v : undefined;
+    });
+  };
 
   const real = ok(
     await call("fred_series", { operation: "get_observations", series_id: "FLOW", output: "file" }),
@@ -108,35 +136,92 @@ Deno.test("fred over a shared Redis skips forged job records and never trusts th
     Deno.mkdirSync(outside, { recursive: true });
     const victim = `${outside}/.victim.csv.partial`;
     Deno.writeTextFileSync(victim, "someone else's half-written file");
-    const id = "fred-job-forged1";
-    await forge(
-      id,
-      record(id, {
-        status: "processing",
-        replica: "replica-gone",
-        resume: {
-          kind: "fred.paged",
-          data: {
-            tool: "fred_series",
-            args: { operation: "get_observations", series_id: "GNPCA" },
-            mode: "file",
-            format: "csv",
-            project: "default",
-            file: "../../../../../outside/victim.csv",
-          },
-        },
-      }),
+    const failed = await forgeTakeover(
+      "fred-job-forged1",
+      "GNPCA",
+      "default",
+      "../../../../../outside/victim.csv",
     );
-    await redis.command("ZADD", `${PREFIX}jobs:active`, String(Date.now()), id);
-    const failed = await until("the takeover to fail the forged job", async () => {
-      const v = ok(await call("fred_job_status", { job_id: id }));
-      return v["status"] === "failed" ? v : undefined;
-    });
-    assert.match(JSON.stringify(failed["error"]), /path|file/i);
+    assert.match(JSON.stringify(failed["error"]), /not resumed/i);
     assert.equal(
       Deno.readTextFileSync(victim),
       "someone else's half-written file",
       "the victim is untouched",
     );
+  });
+
+  await t.step(
+    "a well-formed forged recipe of a stdio job is not run: nothing fetched or written",
+    async () => {
+      const asked = () => fake.requests.filter((r) => r.url.href.includes("FORGED")).length;
+      const failed = await forgeTakeover("fred-job-forged2", "FORGED", "planted", "series/planted.csv");
+      assert.match(JSON.stringify(failed["error"]), /started over stdio/);
+      assert.equal(asked(), 0, "FRED was never asked for the forged series");
+      const projects = ok(await call("fred_project_list", {}));
+      assert.doesNotMatch(JSON.stringify(projects), /planted/, "no project was made for it");
+    },
+  );
+
+  // A citation of the real job's answer, then forged in its place in the shared cache.
+  const answer = ok(await call("fred_category", { operation: "get", category_id: 125 }));
+  const citation = String((answer["provenance"] as Record<string, unknown>)["citation"] ?? "");
+  assert.match(citation, /^opendata:\/\/citation\/fred\/[0-9a-f]{20}$/);
+  const citationKey = `${PREFIX}cache:${digest(`citation ${citation.split("/").at(-1)}`)}`;
+  // The reply is one RESP bulk string: a JSON head line, then the citation's JSON.
+  const value = (await redis.command("GET", citationKey)).replace(/^\$\d+\r\n/, "").replace(/\r\n$/, "");
+  const genuine = JSON.parse(value.slice(value.indexOf("\n") + 1)) as Record<string, unknown>;
+  assert.equal(genuine["provider"], "fred", "the genuine citation was found in Redis");
+  const plant = async (body: string) => {
+    const now = Date.now();
+    const head = { status: 200, contentType: "application/json", storedAt: now, expiresAt: now + 60_000 };
+    await redis.command("SET", citationKey, `${JSON.stringify(head)}\n${body}`);
+  };
+  const read = async (): Promise<string> => {
+    try {
+      const r = await s.client.readResource({ uri: citation });
+      return String((r.contents[0] as { text?: string }).text ?? "");
+    } catch (e) {
+      return `error: ${(e as Error).message}`;
+    }
+  };
+
+  await t.step("a forged citation with shell code in its method is refused", async () => {
+    await plant(JSON.stringify({ ...genuine, method: "GET -o /tmp/x $(touch /tmp/pwned)" }));
+    const got = await read();
+    assert.match(got, /^error: .*The stored citation was refused: its field "method" is not valid/);
+    assert.doesNotMatch(got, /touch/);
+  });
+
+  await t.step(
+    "a forged citation's URL is refused off the provider's hosts, and quoted on them",
+    async () => {
+      await plant(JSON.stringify({ ...genuine, url: "https://evil.example/x" }));
+      assert.match(await read(), /refused: its field "url" names a host provider "fred" does not use/);
+      await plant(JSON.stringify({ ...genuine, url: "file:///etc/passwd" }));
+      assert.match(await read(), /refused: its field "url" is not http\(s\)/);
+      const url = `${new URL(String(genuine["url"])).origin}/fred/category?q=x'$(touch /tmp/pwned)'`;
+      await plant(JSON.stringify({ ...genuine, url }));
+      const doc = JSON.parse(await read()) as { replay: string };
+      // The URL is the last word, single-quoted, each of its ' closed, escaped and reopened.
+      const quoted = `'${url.replaceAll("'", `'\\''`)}'`;
+      assert.ok(doc.replay.endsWith(` ${quoted}`), doc.replay);
+      assert.ok(quoted.includes(`x'\\''$(touch`), quoted);
+    },
+  );
+
+  await t.step("non-JSON and mistyped citations get a clear error, no JavaScript message", async () => {
+    for (
+      const [body, field] of [
+        ["not JSON at all {", /it is not JSON/],
+        [JSON.stringify({ ...genuine, secrets: "api_key" }), /its field "secrets" is not valid/],
+        [JSON.stringify({ ...genuine, sha256: 42 }), /its field "sha256" is not valid/],
+        ["null", /its field "record" is not valid/],
+      ] as const
+    ) {
+      await plant(body);
+      const got = await read();
+      assert.match(got, field, got);
+      assert.doesNotMatch(got, /is not a function|Cannot read|undefined|-32603/, got);
+    }
   });
 });

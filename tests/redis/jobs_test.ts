@@ -1,4 +1,4 @@
-// JobManager over the Redis job store: two managers stand for two replicas.
+// JobManager over the Redis job store: managers stand for replicas (takeovers, signed recipes).
 import assert from "node:assert/strict";
 import { systemClock } from "../../lib/clock.ts";
 import { Logger } from "../../lib/log.ts";
@@ -7,6 +7,7 @@ import { ownerHash } from "../../lib/output/storage.ts";
 import type { JobHandle } from "../../lib/output/jobs.ts";
 import { RedisConnection } from "../../lib/redis/connection.ts";
 import { RedisJobStore } from "../../lib/redis/job_store.ts";
+import { recipeSigningKey } from "../../lib/output/job_signing.ts";
 import { startRedis } from "./_redis_server.ts";
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
@@ -25,13 +26,16 @@ function forever(job: JobHandle): Promise<never> {
   return new Promise((_, reject) => job.signal.addEventListener("abort", () => reject(job.signal.reason)));
 }
 
-Deno.test("JobManager with a shared store fails or resumes a job whose replica went away", async (t) => {
-  await using redis = await startRedis();
-  const conns: RedisConnection[] = [];
-  const replica = async (name: string): Promise<JobManager> => {
+/** Makes JobManagers standing for replicas on `url`; their connections go into `conns`. */
+function replicas(
+  url: string,
+  prefix: string,
+  conns: RedisConnection[],
+): (name: string, signingKey?: CryptoKey) => Promise<JobManager> {
+  return async (name, signingKey) => {
     const conn = await RedisConnection.connect({
-      url: redis.url,
-      prefix: "jobs-test:",
+      url,
+      prefix,
       timeoutMs: 1000,
       retryMaxMs: 200,
       logger: new Logger(),
@@ -41,9 +45,20 @@ Deno.test("JobManager with a shared store fails or resumes a job whose replica w
       clock: systemClock,
       retentionMs: 3_600_000,
       idPrefix: "fred-job",
-      shared: { store: new RedisJobStore(conn, name), leaseMs: 300, takeoverIntervalMs: 100 },
+      shared: {
+        store: new RedisJobStore(conn, name),
+        leaseMs: 300,
+        takeoverIntervalMs: 100,
+        ...(signingKey ? { signingKey } : {}),
+      },
     });
   };
+}
+
+Deno.test("JobManager with a shared store fails or resumes a job whose replica went away", async (t) => {
+  await using redis = await startRedis();
+  const conns: RedisConnection[] = [];
+  const replica = replicas(redis.url, "jobs-test:", conns);
   try {
     await t.step("a job that cannot be resumed is failed, retryable, with the reason", async () => {
       const a = await replica("a");
@@ -100,6 +115,109 @@ Deno.test("JobManager with a shared store fails or resumes a job whose replica w
       assert.equal(seen[0]!["client"], ownerHash("client:ip:10.0.0.1"));
       assert.doesNotMatch(await redis.command("KEYS", "*"), /session:1/, "no raw owner id in Redis");
       await b.close();
+    });
+  } finally {
+    for (const c of conns) await c.close();
+  }
+});
+
+// Takeover recipes are signed with a key derived from the replicas' shared secret
+// (lib/output/job_signing.ts): a record forged in Redis (unsigned, with a wrong signature, or a
+// signed recipe moved to another owner or job) is failed by the replica that takes it over, and
+// its recipe never runs.
+const PREFIX = "signed-test:";
+const SECRET = "a-shared-secret-of-at-least-32-characters";
+
+Deno.test("JobManager refuses to resume a forged or moved takeover recipe", async (t) => {
+  await using redis = await startRedis();
+  const conns: RedisConnection[] = [];
+  const key = await recipeSigningKey(SECRET);
+  const replica = async (name: string, signingKey: CryptoKey | undefined = key): Promise<JobManager> =>
+    await replicas(redis.url, PREFIX, conns)(name, signingKey);
+  const stored = async (id: string): Promise<Record<string, unknown>> =>
+    JSON.parse(/\{.*\}/s.exec(await redis.command("GET", `${PREFIX}job:${id}`))![0]);
+  /** Writes `record` as a running job whose replica is gone, for the other replica to take over. */
+  const forge = async (record: Record<string, unknown>): Promise<void> => {
+    const id = String(record["id"]);
+    const owner = String(record["owner"]);
+    await redis.command("SET", `${PREFIX}job:${id}`, JSON.stringify(record));
+    await redis.command("ZADD", `${PREFIX}jobs:owner:${owner === "" ? "-" : owner}`, String(Date.now()), id);
+    await redis.command("ZADD", `${PREFIX}jobs:active`, String(Date.now()), id);
+  };
+  try {
+    // A genuine job on replica a, finished there, to copy its signed record from.
+    const a = await replica("a");
+    const genuine = a.start({
+      kind: "observations",
+      owner: "session:alice",
+      client: "ip:10.0.0.1",
+      request: { series_id: "Y" },
+      resume: { kind: "test.kind", data: { series_id: "Y", project: "default" } },
+      run: () => Promise.resolve({ result: { rows_written: 1 } }),
+    });
+    await a.settled(genuine.job_id);
+    await a.persisted(genuine.job_id);
+    const signed = await stored(genuine.job_id);
+    assert.match(String(signed["resumeSig"]), /^[0-9a-f]{64}$/, "the stored recipe is signed");
+    await a.close();
+
+    const b = await replica("b");
+    const ran: unknown[] = [];
+    b.resumable("test.kind", (data, job, owner) => {
+      ran.push({ data, owner: owner.hash, id: job.id });
+      return Promise.resolve({ result: { rows_written: 1 } });
+    });
+    const mallory = ownerHash("session:mallory");
+    const base = { ...signed, status: "processing", replica: "replica-gone", finishedAt: undefined };
+    const cases: [string, Record<string, unknown>][] = [
+      ["unsigned", { ...base, id: "fred-job-unsigned", resumeSig: undefined }],
+      ["wrong signature", { ...base, id: "fred-job-wrongsig", resumeSig: "0".repeat(64) }],
+      ["moved to another owner", { ...base, id: genuine.job_id, owner: mallory }],
+      ["moved to another job", { ...base, id: "fred-job-copied" }],
+      [
+        "a changed recipe",
+        { ...base, id: "fred-job-changed", resume: { kind: "test.kind", data: { series_id: "Z" } } },
+      ],
+    ];
+    for (const [label, record] of cases) {
+      await t.step(`${label}: failed, never run`, async () => {
+        await forge(record);
+        const owner = String(record["owner"]);
+        const failed = await until(`the takeover of ${label}`, async () => {
+          const r = await stored(String(record["id"]));
+          return r["status"] === "failed" ? r : undefined;
+        });
+        assert.match(JSON.stringify(failed["error"]), /not signed with the replicas' shared key/);
+        assert.equal(failed["owner"], owner);
+      });
+    }
+    assert.equal(ran.length, 0, `no forged recipe ran: ${JSON.stringify(ran)}`);
+    await b.close();
+
+    await t.step("the genuine signed recipe is resumed by a replica with the same key", async () => {
+      const c = await replica("c");
+      c.resumable("test.kind", (data) => {
+        ran.push(data);
+        return Promise.resolve({ result: { rows_written: 1 } });
+      });
+      const view = c.start({
+        kind: "observations",
+        owner: "session:bob",
+        request: {},
+        resume: { kind: "test.kind", data: { series_id: "Q" } },
+        run: forever,
+      });
+      await c.persisted(view.job_id);
+      await c.close();
+      const d = await replica("d");
+      d.resumable("test.kind", (data) => {
+        ran.push(data);
+        return Promise.resolve({ result: { rows_written: 1 } });
+      });
+      const done = await d.wait(view.job_id, { timeoutMs: 10_000, owner: "session:bob" });
+      assert.equal(done.status, "completed", JSON.stringify(done));
+      assert.deepEqual(ran, [{ series_id: "Q" }]);
+      await d.close();
     });
   } finally {
     for (const c of conns) await c.close();

@@ -86,6 +86,37 @@ Deno.test("Redis stores share budgets, breakers and answers between replicas and
       assert.deepEqual(await bb.acquire("trial", quick, Date.now()), { waitMs: 0 }, "closed: no trial");
     });
 
+    await t.step(
+      "RedisBreakerStore.snapshots() reports only well-formed breakers read back from Redis",
+      async () => {
+        const forged = '<img src=x onerror=alert(1)> "quoted"';
+        for (const key of [forged, "fred 127.0.0.1/forged"]) {
+          await redis.command("SADD", "test:breakers", key);
+        }
+        await redis.command("HSET", `test:breaker:${forged}`, "s", "open", "f", "3", "o", "1", "c", "1");
+        await redis.command(
+          "HSET",
+          "test:breaker:fred 127.0.0.1/forged",
+          "s",
+          "open",
+          "f",
+          "NaN",
+          "o",
+          "x",
+          "c",
+          "1e400",
+        );
+        const snap = await new RedisBreakerStore(a).snapshots(Date.now());
+        assert.deepEqual(
+          Object.keys(snap),
+          ["fred 127.0.0.1/forged"],
+          "the key of another shape is left out",
+        );
+        assert.deepEqual(snap["fred 127.0.0.1/forged"], { state: "half_open", consecutive_failures: 0 });
+        await redis.command("DEL", "test:breakers");
+      },
+    );
+
     await t.step("RedisCacheStore shares answers under hashed keys, with TTL and an entry cap", async () => {
       const ca = new RedisCacheStore(a, { maxEntryBytes: 64 });
       const cb = new RedisCacheStore(b, { maxEntryBytes: 64 });

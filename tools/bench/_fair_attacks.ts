@@ -31,7 +31,7 @@ const SLOW_HEAD = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: applic
   "Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n";
 
 /** A real SDK session whose requests say `X-Forwarded-For: address`. */
-async function session(origin: string, address: string): Promise<Client> {
+export async function session(origin: string, address: string): Promise<Client> {
   const client = new Client({ name: "victim", version: "0" }, { capabilities: {} });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
@@ -53,7 +53,8 @@ async function outcome(c: Client, name: string, args: Record<string, unknown>): 
   }
 }
 
-function tally(values: (string | number)[]): string {
+/** "3 × ok, 1 × QUOTA_EXCEEDED": how often each value came. */
+export function tally(values: (string | number)[]): string {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(String(v), (counts.get(String(v)) ?? 0) + 1);
   return [...counts].map(([v, n]) => `${n} × ${v}`).join(", ");

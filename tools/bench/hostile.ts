@@ -5,12 +5,13 @@
 //
 //   deno task hostile [--fuzz-s 20] [--sessions 200] [--calls 50] [--concurrency 16]
 //                     [--flood 600] [--nofile 400]
-//                     [--targets stdio,http,stateless,fair,ipv6,upstream,secrets]
+//                     [--targets stdio,http,stateless,fair,ipv6,records,upstream,secrets]
 //                     [--seed 1] [--timeout-ms 10000] [--write-docs]
 //
 // `fair` runs the fair-share attacks (one client against another's sessions, projects, jobs,
 // files and job records; slow-body floods against /health) and `ipv6` a whole /64 against the
 // per-client limits, inside a network namespace it creates (root only): tools/bench/_fair_attacks.ts.
+// `records` many addresses against the global caps and forged Redis records: hostile_records.ts.
 //
 // With --write-docs the figures replace the "Last hostile run" block of docs/SECURITY.md.
 import { parseArgs } from "node:util";
@@ -21,6 +22,7 @@ import { denoFmt } from "../docs.ts";
 import { fairAttacks, ipv6Attacks } from "./_fair_attacks.ts";
 import { upstreamAttacks, upstreamReport } from "./hostile_upstream.ts";
 import { secretAttacks, secretReport } from "./hostile_secrets.ts";
+import { recordAttacks } from "./hostile_records.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -30,7 +32,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "16" },
     flood: { type: "string", default: "600" },
     nofile: { type: "string", default: "400" },
-    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,upstream,secrets" },
+    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,records,upstream,secrets" },
     seed: { type: "string", default: "1" },
     "timeout-ms": { type: "string", default: "10000" },
     "write-docs": { type: "boolean", default: false },
@@ -49,6 +51,7 @@ const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) =>
   | Kind
   | "fair"
   | "ipv6"
+  | "records"
 )[];
 /** The hostile-upstream and forged-Redis-record attacks (tools/bench/hostile_upstream.ts). */
 const UPSTREAM = flags.targets.split(",").some((t) => t.trim() === "upstream");
@@ -1033,9 +1036,13 @@ const rng = seeded(Number(flags.seed));
 const results: Figures[] = [];
 const fair: string[] = [];
 for (const target of TARGETS) {
-  if (target === "fair" || target === "ipv6") {
+  if (target === "fair" || target === "ipv6" || target === "records") {
     console.error(`hostile: ${target} …`);
-    await (target === "fair" ? fairAttacks(fair) : ipv6Attacks(fair));
+    await (target === "fair"
+      ? fairAttacks(fair)
+      : target === "ipv6"
+      ? ipv6Attacks(fair)
+      : recordAttacks(fair));
     continue;
   }
   const f = newFigures(target);

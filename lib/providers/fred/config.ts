@@ -1,4 +1,5 @@
 import { defineProvider } from "../../config/provider_spec.ts";
+import { storageRoot } from "./storage_root.ts";
 import type { Binding } from "../../config/provider_spec.ts";
 import { checkKeyFormat } from "./key.ts";
 import { z } from "zod";
@@ -242,6 +243,7 @@ export const fredSpec = defineProvider({
   },
   extra: FRED_EXTRA,
   env: ENV,
+  storageRoots: (s, dataDir) => [storageRoot(s as unknown as Pick<FredSettings, "storage_dir">, dataDir)],
   flags: [
     {
       name: "fred-storage-dir",

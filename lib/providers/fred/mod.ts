@@ -1,22 +1,16 @@
-import * as nodePath from "node:path";
 import type { Provider, ProviderContext } from "../../mcp/provider.ts";
 import { JobManager } from "../../output/jobs.ts";
 import { fileResourceTemplate } from "../../output/resources.ts";
 import { ProjectStorage } from "../../output/storage.ts";
 import { FredClient, KEY_URL } from "./client.ts";
+import { storageRoot } from "./storage_root.ts";
+
+export { storageRoot } from "./storage_root.ts";
 import type { FredSettings } from "./settings.ts";
 import { registerResumers } from "./deliver.ts";
 import { PROJECT_SUBDIRS } from "./project_fields.ts";
 import { seriesSearch } from "./search.ts";
 import { dataTools, FRED_TOOLSETS, jobTools, projectTools } from "./tools.ts";
-
-/**
- * The storage root: FRED_STORAGE_DIR when set, else `<per-user data folder>/fred`, not
- * `./fred-data` in the working directory: a desktop client may start the server in any folder, even `/`.
- */
-export function storageRoot(settings: FredSettings, dataDir: string): string {
-  return settings.storage_dir !== "" ? settings.storage_dir : nodePath.join(dataDir, "fred");
-}
 
 /**
  * Creates the FRED provider: six data tools, three job tools, three project tools, file
@@ -38,6 +32,7 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
     maxProjects: settings.max_projects,
     maxBytes: Math.round(settings.max_storage_mb * 1_048_576),
     limitSettings: { projects: "FRED_MAX_PROJECTS", bytes: "FRED_MAX_STORAGE_MB" },
+    logger,
     ...(context.quota ? { quota: context.quota } : {}),
     ...(context.secrets ? { secrets: context.secrets } : {}),
   });

@@ -1,0 +1,68 @@
+// Takeover recipes are signed: a job's `resume` is what another replica runs with the operator's
+// upstream keys and writes into its owner's folder, so a record forged by whoever can write to
+// the shared store (Redis) must not be run. The replicas already share one secret,
+// `server.request_state_key` (MCP_REQUEST_STATE_KEY); the signing key is derived from it for this
+// use alone, so neither key reveals the other. Without it nothing is derived (the Redis URL or
+// password would be guessable by anyone who can write to Redis): recipes are then unsigned and
+// resumed from their checked fields only (docs/SECURITY.md).
+import type { JobRecord } from "./job_types.ts";
+
+const encoder = new TextEncoder();
+
+/** The label the signing key is derived under (HMAC-SHA-256 of it, keyed by the shared secret). */
+const LABEL = "opendata-mcp job takeover recipe v1";
+
+/** The HMAC-SHA-256 key of takeover recipes, derived from the replicas' shared secret. */
+export async function recipeSigningKey(sharedSecret: string): Promise<CryptoKey> {
+  const outer = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(sharedSecret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const derived = await crypto.subtle.sign("HMAC", outer, encoder.encode(LABEL));
+  return await crypto.subtle.importKey("raw", derived, { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]);
+}
+
+/** JSON with object keys sorted at every level: the same value always gives the same text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** What is signed: the job's id, owner, client and recipe (a recipe moved to another job or owner fails). */
+function signedText(record: JobRecord): string {
+  return canonical({
+    id: record.id,
+    owner: record.owner,
+    client: record.client ?? null,
+    resume: record.resume ?? null,
+  });
+}
+
+function hex(bytes: ArrayBuffer): string {
+  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The record's recipe signature (hex). */
+export async function signRecipe(key: CryptoKey, record: JobRecord): Promise<string> {
+  return hex(await crypto.subtle.sign("HMAC", key, encoder.encode(signedText(record))));
+}
+
+/** Whether the record carries a valid signature of its recipe (compared in constant time). */
+export async function recipeSignatureValid(key: CryptoKey, record: JobRecord): Promise<boolean> {
+  const sig = record.resumeSig;
+  if (sig === undefined || !/^[0-9a-f]{64}$/.test(sig)) return false;
+  const bytes = new Uint8Array(sig.match(/../g)!.map((h) => parseInt(h, 16)));
+  return await crypto.subtle.verify("HMAC", key, bytes, encoder.encode(signedText(record)));
+}
