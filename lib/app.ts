@@ -356,6 +356,7 @@ function newServerOptions(config: Config, parts: ServerParts): CreateServerOptio
     logger: parts.logger,
     characterLimit: config.server.character_limit,
     structuredContent: config.server.structured_content === "on",
+    resourceLinks: config.server.resource_links === "on",
     name: config.server.name,
     version: config.server.version,
     instructions: parts.instructions,

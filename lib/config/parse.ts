@@ -433,7 +433,8 @@ function normalizeServerValue(key: string, value: unknown): unknown {
     return lower === "warning" ? "warn" : lower;
   }
   if (
-    (key === "transport" || key === "log_format" || key === "writes" || key === "structured_content") &&
+    (key === "transport" || key === "log_format" || key === "writes" || key === "structured_content" ||
+      key === "resource_links") &&
     typeof value === "string"
   ) {
     return value.toLowerCase();

@@ -68,6 +68,12 @@ export const SERVER_ENV: readonly Binding[] = [
     description: "on, or off for clients that give their model both the text and structuredContent",
   },
   {
+    name: "MCP_RESOURCE_LINKS",
+    key: "resource_links",
+    kind: "string",
+    description: "on, or off for clients that refuse resource_link blocks (Anthropic's mcpTool helper)",
+  },
+  {
     name: "MCP_WRITES",
     key: "writes",
     kind: "string",

@@ -26,6 +26,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   oauth_clock_skew: 60,
   public_url: null,
   structured_content: "on",
+  resource_links: "on",
   writes: "on",
   quota_projects: QUOTA_ON.quota_projects,
   quota_mb: QUOTA_ON.quota_mb,
@@ -144,6 +145,9 @@ function buildServerSchema() {
     structured_content: z.enum(["on", "off"]).default(SERVER_DEFAULTS.structured_content).describe(
       "structuredContent in answers and outputSchema in the tool list: on, or off for clients that pass " +
         "both blocks to their model (the text says everything; clients that render views keep it)",
+    ),
+    resource_links: z.enum(["on", "off"]).default(SERVER_DEFAULTS.resource_links).describe(
+      "resource_link blocks in answers that write a file: on, or off for clients that refuse them",
     ),
     writes: z.enum(["on", "off", "bounded"]).default(SERVER_DEFAULTS.writes).describe(
       "Files, projects and jobs: on, off (read-only), or bounded (on with the smaller quota preset)",

@@ -34,6 +34,8 @@ export interface ServerSettings {
    * render no views: on, or off for clients that give their model both blocks (the text says all).
    */
   structured_content: "on" | "off";
+  /** Whether answers that write a file carry a `resource_link` block (off for clients that refuse it). */
+  resource_links: "on" | "off";
   /** Whether callers may write (files, projects, jobs): on, off, or bounded (on, smaller quota). */
   writes: "on" | "off" | "bounded";
   /** Most projects one HTTP client keeps (the quota; lib/output/quota.ts). */

@@ -23,6 +23,11 @@ export interface CreateServerOptions {
    * `outputSchema` (server.structured_content off: the text block says everything, next calls included).
    */
   structuredContent?: boolean;
+  /**
+   * false: answers carry no `resource_link` blocks (server.resource_links off), for clients that
+   * refuse them; the text still names each file and the opendata_read call that reads it.
+   */
+  resourceLinks?: boolean;
   name?: string;
   version?: string;
   /** Text sent with `initialize` / `server/discover` to orient the model. */

@@ -46,9 +46,14 @@ export async function toolResult(output: ToolOutput, call: AnsweredCall): Promis
   const { shown, all } = nextCalls(output, call);
   const cited = await citedText(output, call);
   const framed = framedText(cited.body, shown, call);
+  // resource_links off: clients that cannot take the block (Anthropic's mcpTool helper throws on
+  // it) get the answer without it; the text names the file and the call that reads it anyway.
+  const extra = (output.content ?? []).filter((b) =>
+    call.options.resourceLinks !== false || b.type !== "resource_link"
+  );
   const content: CallToolResult["content"] = output.replaceContent
-    ? [...(output.content ?? [])]
-    : [{ type: "text", text: framed.text }, ...(output.content ?? [])];
+    ? extra
+    : [{ type: "text", text: framed.text }, ...extra];
   const result: CallToolResult = { content };
   const structured = withNextCalls(output.structured as Record<string, unknown> | undefined, all, content, {
     jsonText: framed.jsonText,

@@ -76,7 +76,7 @@ export function partialFileOut(file: ExportedFile, partial: boolean): PartialFil
 export function csvFileLine(file: PartialFileOut, what: string, columns: readonly string[]): string {
   const size = file.bytes < 10_240 ? `${file.bytes} bytes` : `${Math.round(file.bytes / 1024)} KB`;
   return `Wrote ${what} to \`${file.uri}\` (CSV, ${size}; columns ${columns.join(", ")}). ` +
-    "Read it with resources/read (its link follows) or, without it, with the opendata_read next call.";
+    "Read it with resources/read, or with the opendata_read next call.";
 }
 
 /** What a file-writing call adds to its answer. */
