@@ -78,11 +78,13 @@ export function geometryBbox(geometry: Geometry): Bbox | null {
   const ps = allPositions(geometry);
   if (ps.length === 0) return null;
   let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const [x, y] of ps) {
-    minX = Math.min(minX, x);
-    minY = Math.min(minY, y);
-    maxX = Math.max(maxX, x);
-    maxY = Math.max(maxY, y);
+  for (const p of ps) {
+    const x = p[0];
+    const y = p[1];
+    if (x < minX) minX = x;
+    if (x > maxX) maxX = x;
+    if (y < minY) minY = y;
+    if (y > maxY) maxY = y;
   }
   return [minX, minY, maxX, maxY];
 }
@@ -228,14 +230,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+// Indexing instead of destructuring and reusing a two-number array as it is: a 600,000-vertex
+// polygon is read in a fraction of the time (destructuring walks an iterator per position).
 function position(v: unknown): Position | undefined {
   if (!Array.isArray(v) || v.length < 2) return undefined;
-  const [x, y] = v;
+  const x: unknown = v[0];
+  const y: unknown = v[1];
   if (typeof x !== "number" || typeof y !== "number" || !Number.isFinite(x) || !Number.isFinite(y)) {
     return undefined;
   }
   if (x < -180 || x > 180 || y < -90 || y > 90) return undefined;
-  return [x, y];
+  return v.length === 2 ? v as Position : [x, y];
 }
 
 function positions(v: unknown, min: number): Position[] | undefined {

@@ -10,7 +10,7 @@ import type { HttpServerProcess } from "../../tests/harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../tests/harness/spawn.ts";
 import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_client.ts";
 import { fixtureText } from "../../tests/fakes/upstream.ts";
-import type { Received } from "../../tests/fakes/upstream.ts";
+import type { FakeUpstream, Received } from "../../tests/fakes/upstream.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "../../tests/providers/fred/fake_fred.ts";
 import { startRedis } from "../../tests/redis/_redis_server.ts";
 import type { RedisServer } from "../../tests/redis/_redis_server.ts";
@@ -93,20 +93,35 @@ const BODY_ATTACKS: BodyAttack[] = [
   },
 ];
 
-async function connect(server: HttpServerProcess): Promise<Client> {
+/** Serves the recorded OGC catalog and collections, pointing at `fake`. */
+export function serveOgcCatalog(fake: FakeUpstream): void {
+  for (const [path, name] of [["/", "catalog.json"], [`/${DS}/collections`, `collections_${DS}.json`]]) {
+    fake.route({
+      path: path!,
+      reply: () => ({
+        body: fixtureText(`ra_ogc/${name}`).replaceAll("https://api.ra.no", fake.origin),
+        contentType: "application/json",
+      }),
+    });
+  }
+}
+
+/** A client on a session of its own. */
+export async function connect(server: HttpServerProcess): Promise<Client> {
   const client = new Client({ name: "hostile-upstream", version: "0" }, { capabilities: {} });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
   return client;
 }
 
-function pct(xs: number[], p: number): number {
+/** The `p` quantile of `xs` (0 when empty). */
+export function pct(xs: number[], p: number): number {
   if (xs.length === 0) return 0;
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
 /** What a tool result says in a few words: ok, or its error type and the start of its message. */
-function outcome(r: Result): string {
+export function outcome(r: Result): string {
   const text = (r.content as { type: string; text?: string }[]).filter((c) => c.type === "text");
   if (!r.isError) return "ok";
   try {
@@ -121,7 +136,7 @@ function outcome(r: Result): string {
  * Polls /health and calls example-ping as the victim until `attack` settles; the attacker's
  * time and the victim's latencies.
  */
-async function withVictim(
+export async function withVictim(
   server: HttpServerProcess,
   victim: Client,
   attack: () => Promise<string>,
@@ -189,15 +204,7 @@ export async function upstreamAttacks(options: UpstreamAttackOptions = {}): Prom
       reply: { body: text, contentType: "application/json" },
     });
   }
-  for (const [path, name] of [["/", "catalog.json"], [`/${DS}/collections`, `collections_${DS}.json`]]) {
-    fake.route({
-      path: path!,
-      reply: () => ({
-        body: fixtureText(`ra_ogc/${name}`).replaceAll("https://api.ra.no", fake.origin),
-        contentType: "application/json",
-      }),
-    });
-  }
+  serveOgcCatalog(fake);
   fake.route({
     path: "/fred/series/observations",
     match: (r) => r.url.searchParams.get("series_id") === "FLOW",
