@@ -227,6 +227,12 @@ async function fetchArticle(
   return { answer, parsed };
 }
 
+/**
+ * Most characters of markup an article body may have: turning it into text is linear
+ * (lib/markup.ts) but runs again for every part, on the event loop every session shares.
+ */
+export const MAX_MARKUP_CHARS = 2_000_000;
+
 /** The part of the article from `offset` that fits the limit, with its lists, credit and file. */
 async function articlePart(
   parsed: SnlArticle,
@@ -236,6 +242,16 @@ async function articlePart(
 ) {
   const { site } = from;
   const article = shortFields(parsed, ctx.limits.characterLimit);
+  const url = canonicalUrl(article.url) ?? from.answerUrl.replace(/\.json(?=$|\?)/, "");
+  if (article.xhtmlBody !== null && article.xhtmlBody.length > MAX_MARKUP_CHARS) {
+    throw new ToolError(
+      "DECODE_ERROR",
+      `The article's body is ${n(article.xhtmlBody.length)} characters of markup, more than the ${
+        n(MAX_MARKUP_CHARS)
+      } this server turns into text (no real SNL article comes near)`,
+      { hint: `Read the article on its page: ${url}` },
+    );
+  }
   const body = article.xhtmlBody !== null
     ? bodyToText(article.xhtmlBody)
     : { text: article.plainBody ?? "", links: [] };
@@ -247,7 +263,6 @@ async function articlePart(
       { field: "offset", hint: "Use next_offset from the previous part, or leave offset out" },
     );
   }
-  const url = canonicalUrl(article.url) ?? from.answerUrl.replace(/\.json(?=$|\?)/, "");
   const terms = licenseTerms(article.licenseName);
   const authors = article.authors.length
     ? article.authors.slice(0, CREDITED_AUTHORS).join(", ") +
