@@ -2,6 +2,10 @@
 // `deno task hostile` (tools/bench/hostile_compute.ts): generated, never committed, so a
 // 13 MB polygon costs the repository nothing.
 import { fixtureText } from "./upstream.ts";
+import type { FakeUpstream } from "./upstream.ts";
+
+/** The recorded OGC dataset the hostile features are served from. */
+export const OGC_DATASET = "LokaliteterEnkeltminnerOgSikringssoner";
 
 /**
  * A GeoJSON Feature (text) whose Polygon outer ring has `vertices` positions around Oslo: a
@@ -61,4 +65,22 @@ export function fredSeriesWithTitle(id: string, title: string): string {
       realtime_end: "2024-01-01",
     }],
   });
+}
+
+/** Serves the recorded OGC catalog and collections, pointing at `fake`. */
+export function serveOgcCatalog(fake: FakeUpstream): void {
+  for (
+    const [path, name] of [["/", "catalog.json"], [
+      `/${OGC_DATASET}/collections`,
+      `collections_${OGC_DATASET}.json`,
+    ]]
+  ) {
+    fake.route({
+      path: path!,
+      reply: () => ({
+        body: fixtureText(`ra_ogc/${name}`).replaceAll("https://api.ra.no", fake.origin),
+        contentType: "application/json",
+      }),
+    });
+  }
 }

@@ -10,13 +10,14 @@ import type { Received } from "../../tests/fakes/upstream.ts";
 import {
   fredSeriesWithTitle,
   HOSTILE_MARKUP,
+  OGC_DATASET as DS,
+  serveOgcCatalog,
   snlArticleWith,
   spikyPolygonFeature,
 } from "../../tests/fakes/hostile_bodies.ts";
 import { fredConfig, startFakeFred } from "../../tests/providers/fred/fake_fred.ts";
-import { connect, outcome, pct, serveOgcCatalog, withVictim } from "./hostile_upstream.ts";
-
-const DS = "LokaliteterEnkeltminnerOgSikringssoner";
+import { connect, outcome } from "./hostile_upstream.ts";
+import { pct, withVictim } from "../../tests/harness/victim.ts";
 
 /** One attack: what the fake serves and the call that makes the server read it. */
 interface ComputeAttack {
@@ -103,7 +104,7 @@ export async function computeAttacks(options: ComputeAttackOptions = {}): Promis
   const lines: string[] = [];
   try {
     for (const a of list) {
-      const seen = await withVictim(server, victim, async () => {
+      const seen = await withVictim(server.origin, victim, async () => {
         let last = "";
         for (let i = 0; i < calls; i++) {
           try {
