@@ -360,7 +360,7 @@ async function articleFile(
   );
   if (dates.length) lines.push(dates.join(" · "));
   lines.push(`Licence: ${a.licenseName ?? "not stated"} = ${terms.name}. ${terms.reuse}.`, "");
-  lines.push(body.text.replace(/\s+$/, "") || "(The article has no text.)");
+  lines.push(body.text.trimEnd() || "(The article has no text.)");
   if (body.links.length) {
     lines.push("", "## Links in the article", "");
     for (const l of body.links) lines.push(`- [${l.text}](${canonicalUrl(l.url) ?? l.url})`);
@@ -409,7 +409,7 @@ function articleMarkdown(s: ArticleOut): string {
   if (s.total > 0 && (s.offset > 0 || s.has_more)) {
     lines.push(`Part: characters ${n(s.offset)}–${n(s.offset + s.count)} of ${n(s.total)}.`);
   }
-  lines.push("", s.text.replace(/\s+$/, "") || "(The article has no text.)", "");
+  lines.push("", s.text.trimEnd() || "(The article has no text.)", "");
   if (s.has_more) {
     lines.push(`More follows: call snl-article again with the same article and offset=${s.next_offset}.`, "");
   }
