@@ -4,12 +4,14 @@
 // latency. Traffic goes to 127.0.0.1 only and every phase is bounded by counts and time.
 //
 //   deno task hostile [--fuzz-s 20] [--sessions 200] [--calls 50] [--concurrency 16]
-//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless,fair,ipv6,upstream]
+//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless,fair,ipv6,upstream,compute]
 //                     [--seed 1] [--timeout-ms 10000] [--write-docs]
 //
 // `fair` runs the fair-share attacks (one client against another's sessions, projects, jobs,
 // files and job records; slow-body floods against /health) and `ipv6` a whole /64 against the
 // per-client limits, inside a network namespace it creates (root only): tools/bench/_fair_attacks.ts.
+// `compute` serves bodies that cost work in proportion to their size (a 600,000-vertex polygon,
+// 4 MB of hostile markup, a 7.5-million-character title): tools/bench/hostile_compute.ts.
 //
 // With --write-docs the figures replace the "Last hostile run" block of docs/SECURITY.md.
 import { parseArgs } from "node:util";
@@ -19,6 +21,7 @@ import { childEnv, removeHome, scratchHome, startArgs } from "../../tests/harnes
 import { denoFmt } from "../docs.ts";
 import { fairAttacks, ipv6Attacks } from "./_fair_attacks.ts";
 import { upstreamAttacks, upstreamReport } from "./hostile_upstream.ts";
+import { computeAttacks, computeReport } from "./hostile_compute.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -28,7 +31,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "16" },
     flood: { type: "string", default: "600" },
     nofile: { type: "string", default: "400" },
-    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,upstream" },
+    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,upstream,compute" },
     seed: { type: "string", default: "1" },
     "timeout-ms": { type: "string", default: "10000" },
     "write-docs": { type: "boolean", default: false },
@@ -41,13 +44,17 @@ const CONCURRENCY = Number(flags.concurrency);
 const FLOOD = Number(flags.flood);
 const NOFILE = Deno.build.os === "linux" && hasPrlimit() ? Number(flags.nofile) : 0;
 const TIMEOUT_MS = Number(flags["timeout-ms"]);
-const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) => t !== "upstream") as (
+const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) =>
+  t !== "upstream" && t !== "compute"
+) as (
   | Kind
   | "fair"
   | "ipv6"
 )[];
 /** The hostile-upstream and forged-Redis-record attacks (tools/bench/hostile_upstream.ts). */
 const UPSTREAM = flags.targets.split(",").some((t) => t.trim() === "upstream");
+/** The work-budget attacks (tools/bench/hostile_compute.ts). */
+const COMPUTE = flags.targets.split(",").some((t) => t.trim() === "compute");
 /** Settings of the HTTP servers under test: short deadlines keep the run short. */
 const HTTP_ENV: Record<string, string> = {
   MCP_HEADER_TIMEOUT: "2",
@@ -1047,12 +1054,19 @@ if (UPSTREAM) {
   upstreamText = upstreamReport(await upstreamAttacks());
   console.log(`\n${upstreamText}`);
 }
+let computeText = "";
+if (COMPUTE) {
+  console.error("hostile: compute …");
+  computeText = computeReport(await computeAttacks());
+  console.log(`\n${computeText}`);
+}
 if (flags["write-docs"]) {
   const path = new URL("../../docs/SECURITY.md", import.meta.url);
   let doc = await Deno.readTextFile(path);
   const blocks: [string, string][] = [];
   if (TARGETS.length) blocks.push(["hostile", text]);
   if (UPSTREAM) blocks.push(["hostile-upstream", upstreamText]);
+  if (COMPUTE) blocks.push(["hostile-compute", computeText]);
   for (const [name, content] of blocks) {
     const begin = `<!-- ${name}:begin -->`;
     const end = `<!-- ${name}:end -->`;

@@ -52,6 +52,15 @@ function attacks(): ComputeAttack[] {
       request: { name: "snl-article", arguments: { slug: `hostile_markup_${i}` } },
     })),
     {
+      label: "an SNL article body of 600,000 unclosed '<a ' and a link (1.8 MB, under the bound)",
+      route: {
+        path: "/hostile_under.json",
+        body: snlArticleWith(`<p>${"<a ".repeat(600_000)}</p><p><a href="https://snl.no/x">x</a></p>`),
+        contentType: json,
+      },
+      request: { name: "snl-article", arguments: { slug: "hostile_under" } },
+    },
+    {
       label: "a FRED series title and notes of 'ab ' x 2.5 million",
       route: fredRoute("ABTITLE"),
       request: { name: "fred_series", arguments: { operation: "get", series_id: "ABTITLE", fresh: true } },
@@ -131,8 +140,20 @@ export async function computeAttacks(options: ComputeAttackOptions = {}): Promis
   return lines;
 }
 
+/** The report block of {@linkcode computeAttacks}'s lines, with the run's machine. */
+export function computeReport(lines: readonly string[]): string {
+  return [
+    `Run ${
+      new Date().toISOString().slice(0, 10)
+    } with Deno ${Deno.version.deno} on ${Deno.build.os}/${Deno.build.arch}, ` +
+    `${navigator.hardwareConcurrency} cores shared with other work: a stateful HTTP server (fred, riksantikvaren_ogc, snl and ` +
+    "example) and a fake upstream on 127.0.0.1; the attacker and the victim on separate sessions.",
+    "",
+    ...lines.map((l) => `- ${l}`),
+  ].join("\n");
+}
+
+// `deno run -A tools/bench/hostile_compute.ts [pattern]`: only the attacks whose label matches.
 if (import.meta.main) {
-  for (const line of await computeAttacks(Deno.args[0] ? { only: new RegExp(Deno.args[0]) } : {})) {
-    console.log(`- ${line}`);
-  }
+  console.log(computeReport(await computeAttacks(Deno.args[0] ? { only: new RegExp(Deno.args[0]) } : {})));
 }
