@@ -68,9 +68,22 @@ export function allPositions(geometry: Geometry): Position[] {
   }
 }
 
-/** The number of positions (vertices) in a geometry. */
+/** The number of positions (vertices) in a geometry (counted without copying them). */
 export function countVertices(geometry: Geometry): number {
-  return allPositions(geometry).length;
+  switch (geometry.type) {
+    case "Point":
+      return 1;
+    case "MultiPoint":
+    case "LineString":
+      return geometry.coordinates.length;
+    case "MultiLineString":
+    case "Polygon":
+      return geometry.coordinates.reduce((n, l) => n + l.length, 0);
+    case "MultiPolygon":
+      return geometry.coordinates.reduce((n, p) => n + p.reduce((m, l) => m + l.length, 0), 0);
+    case "GeometryCollection":
+      return geometry.geometries.reduce((n, g) => n + countVertices(g), 0);
+  }
 }
 
 /** `[min_lon, min_lat, max_lon, max_lat]` of a geometry, or null when it has no position. */
