@@ -23,6 +23,7 @@ export const LAYERS: readonly Layer[] = [
       "lib/log.ts",
       "lib/clock.ts",
       "lib/html.ts",
+      "lib/markup.ts",
       "lib/version.ts",
       "lib/bearer_auth.ts",
       "lib/config/server_settings.ts",
