@@ -17,15 +17,58 @@ const ENTITIES: Record<string, string> = {
   raquo: "»",
 };
 
-/** Replaces HTML character references (named, decimal and hex) with the characters they stand for. */
+/**
+ * Replaces HTML character references (named, decimal and hex) with the characters they stand for.
+ * A hand-written scan rather than a regular expression with a callback per match: 650,000
+ * references took 0.7 s that way.
+ */
 export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ref: string) => {
-    if (ref[0] === "#") {
-      const code = ref[1] === "x" || ref[1] === "X" ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  let amp = text.indexOf("&");
+  if (amp === -1) return text;
+  const parts: string[] = [];
+  let from = 0;
+  while (amp !== -1) {
+    const ref = reference(text, amp);
+    if (ref) {
+      if (amp > from) parts.push(text.slice(from, amp));
+      parts.push(ref.value);
+      from = ref.end;
     }
-    return ENTITIES[ref.toLowerCase()] ?? whole;
-  });
+    amp = text.indexOf("&", ref ? ref.end : amp + 1);
+  }
+  parts.push(text.slice(from));
+  return parts.join("");
+}
+
+const isLetter = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+
+/** The value of hex digit `c` (0-15), or -1 when it is none. */
+function digitValue(c: number, hex: boolean): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (!hex) return -1;
+  const lower = c | 0x20;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/** The character reference at `amp` (`&name;`, `&#65;`, `&#x41;`) and where it ends, if it is one. */
+function reference(text: string, amp: number): { value: string; end: number } | null {
+  let j = amp + 1;
+  if (text.charCodeAt(j) === 35) {
+    const hex = (text.charCodeAt(j + 1) | 0x20) === 120;
+    j += hex ? 2 : 1;
+    const digits = j;
+    let code = 0;
+    for (let d = digitValue(text.charCodeAt(j), hex); d !== -1; d = digitValue(text.charCodeAt(++j), hex)) {
+      code = Math.min(code * (hex ? 16 : 10) + d, 0x110000);
+    }
+    if (j === digits || text.charCodeAt(j) !== 59 || code === 0 || code > 0x10ffff) return null;
+    return { value: String.fromCodePoint(code), end: j + 1 };
+  }
+  const start = j;
+  while (j < text.length && isLetter(text.charCodeAt(j))) j++;
+  if (j === start || text.charCodeAt(j) !== 59) return null;
+  const value = ENTITIES[text.slice(start, j).toLowerCase()];
+  return value === undefined ? null : { value, end: j + 1 };
 }
 
 /**
@@ -51,6 +94,15 @@ export function clip(text: string, max: number): string {
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;
   return `${text.slice(0, end)}…`;
+}
+
+/**
+ * `text` cut to `max` characters with a note that says so and how long it was, for an upstream
+ * field that has no business being that long (a title of megabytes): the cut is never silent.
+ */
+export function cutField(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${clip(text, max)} [cut: ${text.length.toLocaleString("en-US")} characters in all]`;
 }
 
 /** A URL from an upstream, or null when it is longer than any usable link (it cannot be cut). */

@@ -1,9 +1,22 @@
 // Geometry simplification, so a large polygon still fits a response's character limit. The
 // Douglas-Peucker tolerance is in metres (positions are scaled to a local plane first), so one
-// setting means the same thing in Oslo and on Svalbard.
+// setting means the same thing in Oslo and on Svalbard. The work is bounded whatever an upstream
+// sends (docs/SECURITY.md, "Work budgets"): a geometry of more than WORK_VERTICES vertices is
+// first thinned by distance in one linear pass, Douglas-Peucker then runs once on at most that
+// many vertices (see _ranking.ts), and the search for the least simplification that fits is a
+// binary search of filters over them.
 import { countVertices, geometryBbox, roundGeometry } from "./geojson.ts";
 import type { Geometry, Position } from "./geojson.ts";
 import { EARTH_RADIUS_M } from "./distance.ts";
+import { everyKth, farthestFromFirst, lineLength, rank, thin } from "./_ranking.ts";
+import type { PlaneScale, Work } from "./_ranking.ts";
+
+/**
+ * Most vertices Douglas-Peucker runs on: more than any response can show (a vertex costs at
+ * least six characters of JSON, the largest character limit is 1,000,000, and the default
+ * 25,000 shows about 1,100), few enough that even its worst case stays in milliseconds.
+ */
+export const WORK_VERTICES = 4000;
 
 /** How a geometry was made to fit. */
 export interface FittedGeometry {
@@ -16,25 +29,32 @@ export interface FittedGeometry {
   toleranceM: number;
   verticesBefore: number;
   verticesAfter: number;
+  /** Vertices left after thinning (by distance or sampling), when there were more than {@linkcode WORK_VERTICES}. */
+  thinnedTo?: number;
+  /** Vertex visits spent (thinning, ranking, filtering), which grows linearly with the input. */
+  visits: number;
+}
+
+function planeScale(box: readonly number[]): PlaneScale {
+  const lat0 = ((box[1]! + box[3]!) / 2) * (Math.PI / 180);
+  const k = (EARTH_RADIUS_M * Math.PI) / 180;
+  return { x: k * Math.cos(lat0), y: k };
 }
 
 /**
- * Douglas-Peucker simplification with a tolerance in metres. Rings stay closed with at least
- * four positions; a hole that would collapse is dropped, an outer ring that would collapse
- * keeps a triangle. Points are unchanged.
+ * `geometry` with `line` applied to each line and `ring` to each ring. A ring that `ring` makes
+ * shorter than four positions is dropped when it is a hole; an outer ring keeps a triangle.
  */
-export function simplifyGeometry(geometry: Geometry, toleranceM: number): Geometry {
-  const box = geometryBbox(geometry);
-  if (!box || toleranceM <= 0) return geometry;
-  const lat0 = ((box[1] + box[3]) / 2) * (Math.PI / 180);
-  const k = (EARTH_RADIUS_M * Math.PI) / 180;
-  const scale = { x: k * Math.cos(lat0), y: k };
-  const line = (ps: Position[]) => douglasPeucker(ps, toleranceM, scale);
+function mapLines(
+  geometry: Geometry,
+  line: (ps: Position[]) => Position[],
+  ring: (ps: Position[]) => Position[],
+): Geometry {
   const polygon = (rings: Position[][]): Position[][] => {
     const out: Position[][] = [];
     rings.forEach((r, i) => {
-      const s = simplifyRing(r, toleranceM, scale);
-      if (s) out.push(s);
+      const s = r.length >= 4 ? ring(r) : [];
+      if (s.length >= 4) out.push(s);
       else if (i === 0) out.push(triangle(r));
     });
     return out;
@@ -54,131 +74,176 @@ export function simplifyGeometry(geometry: Geometry, toleranceM: number): Geomet
     case "GeometryCollection":
       return {
         type: "GeometryCollection",
-        geometries: geometry.geometries.map((g) => simplifyGeometry(g, toleranceM)),
+        geometries: geometry.geometries.map((g) => mapLines(g, line, ring)),
       };
   }
 }
 
+/** Every vertex's rank (see _ranking.ts), per line or ring, computed once. */
+class Ranked {
+  readonly #scale: PlaneScale;
+  readonly #work: Work;
+  readonly #ranks = new Map<Position[], Float64Array>();
+  constructor(geometry: Geometry, scale: PlaneScale, work: Work) {
+    this.#scale = scale;
+    this.#work = work;
+    mapLines(geometry, (ps) => this.#line(ps), (ps) => this.#ring(ps));
+  }
+  #line(ps: Position[]): Position[] {
+    this.#ranks.set(ps, rank(ps, this.#scale, this.#work));
+    return ps;
+  }
+  #ring(ps: Position[]): Position[] {
+    this.#ranks.set(ps, rank(ps, this.#scale, this.#work, farthestFromFirst(ps, this.#scale, this.#work)));
+    return ps;
+  }
+  /** The distinct finite ranks, ascending: the tolerances at which the result changes. */
+  tolerances(): number[] {
+    const all: number[] = [];
+    for (const r of this.#ranks.values()) for (const x of r) if (Number.isFinite(x)) all.push(x);
+    return [...new Set(all)].sort((a, b) => a - b);
+  }
+  /** The geometry at tolerance `tol`: the vertices ranked above it. */
+  at(geometry: Geometry, tol: number): Geometry {
+    const keep = (ps: Position[]): Position[] => {
+      const r = this.#ranks.get(ps);
+      this.#work.visits += ps.length;
+      return r ? ps.filter((_, i) => r[i]! > tol) : ps;
+    };
+    return mapLines(geometry, keep, keep);
+  }
+}
+
+/**
+ * Douglas-Peucker simplification with a tolerance in metres. Rings stay closed with at least
+ * four positions; a hole that would collapse is dropped, an outer ring that would collapse
+ * keeps a triangle. Points are unchanged.
+ */
+export function simplifyGeometry(geometry: Geometry, toleranceM: number): Geometry {
+  const box = geometryBbox(geometry);
+  if (!box || toleranceM <= 0) return geometry;
+  return new Ranked(geometry, planeScale(box), { visits: 0 }).at(geometry, toleranceM);
+}
+
+/**
+ * `geometry` thinned by distance to about `budget` vertices in one pass: the minimum distance
+ * is the total length of its lines over `budget`, so at most `budget` vertices plus each line's
+ * ends stay. Rings stay valid as in {@linkcode simplifyGeometry}.
+ */
+function thinTo(geometry: Geometry, budget: number, scale: PlaneScale, work: Work): Geometry {
+  let total = 0;
+  mapLines(geometry, (ps) => {
+    total += lineLength(ps, scale, work);
+    return ps;
+  }, (ps) => {
+    total += lineLength(ps, scale, work);
+    return ps;
+  });
+  const minM = total / budget;
+  const cut = (ps: Position[]) => thin(ps, minM, scale, work);
+  const byDistance = mapLines(geometry, cut, cut);
+  // Far fewer vertices than the budget means zigzags make up most of the length: a sample of
+  // every kth vertex then shows the shape instead of a triangle.
+  if (countVertices(byDistance) >= budget / 4) return byDistance;
+  const k = Math.ceil(countVertices(geometry) / budget);
+  const sample = (ps: Position[]) => everyKth(ps, k, work);
+  return mapLines(geometry, sample, sample);
+}
+
 /**
  * The least-simplified version of `geometry` that `fits` accepts: first only rounded to 6
- * decimals, then Douglas-Peucker with a doubling tolerance, then its bounding box. Null when
- * not even the box fits (the caller leaves the geometry out and says so).
+ * decimals, then Douglas-Peucker with the smallest tolerance that fits (after thinning by
+ * distance to {@linkcode WORK_VERTICES} when it has more), then its bounding box. Null when not
+ * even the box fits (the caller leaves the geometry out and says so).
  */
 export function fitGeometry(geometry: Geometry, fits: (g: Geometry) => boolean): FittedGeometry | null {
   const before = countVertices(geometry);
-  const rounded = roundGeometry(geometry);
-  if (fits(rounded)) {
-    return {
-      geometry: rounded,
-      simplified: false,
-      method: "none",
-      toleranceM: 0,
-      verticesBefore: before,
-      verticesAfter: countVertices(rounded),
-    };
+  const work: Work = { visits: before };
+  if (before <= WORK_VERTICES) {
+    const rounded = roundGeometry(geometry);
+    if (fits(rounded)) {
+      const after = countVertices(rounded);
+      return {
+        geometry: rounded,
+        simplified: false,
+        method: "none",
+        toleranceM: 0,
+        verticesBefore: before,
+        verticesAfter: after,
+        visits: work.visits,
+      };
+    }
   }
   const box = geometryBbox(geometry);
   if (!box) return null;
-  const diagM = Math.max(
-    1,
-    Math.hypot(
-      (box[2] - box[0]) * 111_320 * Math.cos(((box[1] + box[3]) / 2) * (Math.PI / 180)),
-      (box[3] - box[1]) * 110_540,
-    ),
-  );
-  for (let tol = Math.max(0.5, diagM / 20_000); tol <= diagM; tol *= 2) {
-    const g = roundGeometry(simplifyGeometry(geometry, tol));
-    if (fits(g)) {
+  const scale = planeScale(box);
+  const thinned = before > WORK_VERTICES ? thinTo(geometry, WORK_VERTICES, scale, work) : geometry;
+  const thinnedTo = thinned === geometry ? undefined : countVertices(thinned);
+  // Many tiny parts can keep more than the budget even thinned (each keeps its ends): such a
+  // shape is shown by its box.
+  if ((thinnedTo ?? before) <= 2 * WORK_VERTICES) {
+    const ranked = new Ranked(thinned, scale, work);
+    const tolerances = ranked.tolerances();
+    if (thinnedTo !== undefined) tolerances.unshift(0);
+    const at = (i: number) => roundGeometry(ranked.at(thinned, tolerances[i]!));
+    const best = tolerances.length > 0 ? smallestFitting(tolerances.length, (i) => fits(at(i))) : -1;
+    if (best !== -1) {
+      const g = at(best);
       return {
         geometry: g,
         simplified: true,
         method: "douglas-peucker",
-        toleranceM: round1(tol),
+        toleranceM: round1(tolerances[best]!),
         verticesBefore: before,
         verticesAfter: countVertices(g),
+        ...(thinnedTo !== undefined ? { thinnedTo } : {}),
+        visits: work.visits,
       };
     }
   }
+  const diagM = Math.max(1, Math.hypot((box[2] - box[0]) * scale.x, (box[3] - box[1]) * scale.y));
   const boxGeometry = roundGeometry({
     type: "Polygon",
     coordinates: [[[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]], [box[0], box[1]]]],
   });
-  if (fits(boxGeometry)) {
-    return {
-      geometry: boxGeometry,
-      simplified: true,
-      method: "bbox",
-      toleranceM: round1(diagM),
-      verticesBefore: before,
-      verticesAfter: 5,
-    };
+  if (!fits(boxGeometry)) return null;
+  return {
+    geometry: boxGeometry,
+    simplified: true,
+    method: "bbox",
+    toleranceM: round1(diagM),
+    verticesBefore: before,
+    verticesAfter: 5,
+    visits: work.visits,
+  };
+}
+
+/** The smallest `i` in `[0, n)` with `ok(i)`, for an `ok` that stays true once true; -1 if none. */
+function smallestFitting(n: number, ok: (i: number) => boolean): number {
+  if (!ok(n - 1)) return -1;
+  let [lo, hi] = [0, n - 1];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ok(mid)) hi = mid;
+    else lo = mid + 1;
   }
-  return null;
+  return lo;
 }
 
 /** The sentence a result carries when a geometry was simplified. */
 export function simplificationNote(f: FittedGeometry): string {
   if (!f.simplified) return "";
-  return f.method === "bbox"
-    ? `Geometry replaced by its bounding box (${f.verticesBefore} vertices did not fit the response limit)`
-    : `Geometry simplified to fit the response limit: ${f.verticesBefore} → ${f.verticesAfter} vertices (Douglas-Peucker, tolerance ${f.toleranceM} m)`;
-}
-
-function simplifyRing(
-  ring: Position[],
-  tol: number,
-  scale: { x: number; y: number },
-): Position[] | undefined {
-  if (ring.length < 4) return undefined;
-  const open = ring.slice(0, -1);
-  // Split at the vertex farthest from the first, so both halves are proper open lines.
-  let far = 1;
-  let farD = -1;
-  for (let i = 1; i < open.length; i++) {
-    const d = Math.hypot((open[i]![0] - open[0]![0]) * scale.x, (open[i]![1] - open[0]![1]) * scale.y);
-    if (d > farD) [far, farD] = [i, d];
+  if (f.method === "bbox") {
+    return `Geometry replaced by its bounding box (${f.verticesBefore} vertices did not fit the response limit)`;
   }
-  const a = douglasPeucker(open.slice(0, far + 1), tol, scale);
-  const b = douglasPeucker([...open.slice(far), open[0]!], tol, scale);
-  const out = [...a, ...b.slice(1)];
-  return out.length >= 4 ? out : undefined;
+  const thinned = f.thinnedTo !== undefined ? `, after thinning to ${f.thinnedTo} vertices` : "";
+  return `Geometry simplified to fit the response limit: ${f.verticesBefore} → ${f.verticesAfter} vertices (Douglas-Peucker, tolerance ${f.toleranceM} m)${thinned}`;
 }
 
 function triangle(ring: Position[]): Position[] {
   const n = Math.max(1, ring.length - 1);
   const p0 = ring[0]!;
   return [p0, ring[Math.floor(n / 3)]!, ring[Math.floor((2 * n) / 3)]!, p0];
-}
-
-/** Iterative Douglas-Peucker (no recursion, so 100,000-vertex lines are fine). */
-function douglasPeucker(ps: Position[], tol: number, scale: { x: number; y: number }): Position[] {
-  if (ps.length <= 2) return ps;
-  const keep = new Uint8Array(ps.length);
-  keep[0] = 1;
-  keep[ps.length - 1] = 1;
-  const stack: [number, number][] = [[0, ps.length - 1]];
-  while (stack.length > 0) {
-    const [first, last] = stack.pop()!;
-    let index = -1;
-    let maxD = tol;
-    for (let i = first + 1; i < last; i++) {
-      const d = segmentDistance(ps[i]!, ps[first]!, ps[last]!, scale);
-      if (d > maxD) [index, maxD] = [i, d];
-    }
-    if (index !== -1) {
-      keep[index] = 1;
-      stack.push([first, index], [index, last]);
-    }
-  }
-  return ps.filter((_, i) => keep[i] === 1);
-}
-
-function segmentDistance(p: Position, a: Position, b: Position, s: { x: number; y: number }): number {
-  const [px, py] = [(p[0] - a[0]) * s.x, (p[1] - a[1]) * s.y];
-  const [dx, dy] = [(b[0] - a[0]) * s.x, (b[1] - a[1]) * s.y];
-  const len2 = dx * dx + dy * dy;
-  const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, (px * dx + py * dy) / len2));
-  return Math.hypot(px - t * dx, py - t * dy);
 }
 
 function round1(n: number): number {

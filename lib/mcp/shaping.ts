@@ -140,6 +140,10 @@ export function markdownTable(headers: readonly string[], rows: readonly (readon
 
 /** Shortens `text` to about `max` characters at a word boundary, with an ellipsis. */
 export function shorten(text: string, max: number): string {
+  // Only the start can be shown: far longer text is cut before its spaces are collapsed, so a
+  // field of megabytes costs no more than one of a few pages.
+  const room = 8 * max + 64;
+  if (text.length > room) return `${shorten(text.slice(0, room), max).replace(/…$/, "")}…`;
   const clean = text.replace(/\s+/g, " ").trim();
   if (clean.length <= max) return clean;
   const cut = clean.lastIndexOf(" ", max - 1);

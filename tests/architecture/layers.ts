@@ -24,6 +24,7 @@ export const LAYERS: readonly Layer[] = [
       "lib/secrets.ts",
       "lib/clock.ts",
       "lib/html.ts",
+      "lib/markup.ts",
       "lib/version.ts",
       "lib/bearer_auth.ts",
       "lib/config/server_settings.ts",

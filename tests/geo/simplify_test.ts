@@ -7,6 +7,7 @@ import {
   fitGeometry,
   simplificationNote,
   simplifyGeometry,
+  WORK_VERTICES,
 } from "../../lib/geo/simplify.ts";
 
 /** A closed ring approximating a circle of `radiusM` around (lon, lat) with `n` vertices. */
@@ -104,4 +105,78 @@ Deno.test("attachGeometries() shares the limit among a page's items and says whe
   assert.equal(items[1]!.geometry, undefined, "no geometry, nothing attached");
   assert.deepEqual(items[2]!.geometry, { type: "Point", coordinates: [10, 60] });
   assert.equal(items[2]!.geometry_note, null);
+});
+
+/** A spiky ring of `n` vertices around (lon, lat): every vertex off the line through its neighbours. */
+function spiky(lon: number, lat: number, n: number, size = 0.01): Position[] {
+  const ring: Position[] = [];
+  for (let i = 0; i < n - 1; i++) {
+    const a = (2 * Math.PI * i) / (n - 1);
+    const r = size * (1 + 0.3 * (((i * 7919) % 97) / 97));
+    ring.push([lon + 2 * r * Math.cos(a), lat + r * Math.sin(a)]);
+  }
+  ring.push(ring[0]!);
+  return ring;
+}
+
+function assertValidRing(ring: readonly Position[], from: readonly Position[]): void {
+  assert.ok(ring.length >= 4, `a ring of ${ring.length} positions`);
+  assert.deepEqual(ring[0], ring[ring.length - 1], "the ring is closed");
+  const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
+  const original = new Set(from.map((p) => `${r6(p[0])},${r6(p[1])}`));
+  for (const p of ring) assert.ok(original.has(`${p[0]},${p[1]}`), `vertex ${p} is an original one`);
+}
+
+Deno.test("fitGeometry() spends work linear in a 600,000-vertex polygon and keeps it valid", () => {
+  const fit = (n: number) => {
+    const outer = spiky(10.75, 59.9, n);
+    const hole = spiky(10.75, 59.9, n / 10, 0.002);
+    const f = fitGeometry(
+      { type: "Polygon", coordinates: [outer, hole] },
+      (x) => JSON.stringify(x).length <= 20_000,
+    )!;
+    assert.equal(f.method, "douglas-peucker");
+    assert.ok(JSON.stringify(f.geometry).length <= 20_000);
+    const [o, h] = (f.geometry as { coordinates: Position[][] }).coordinates;
+    assertValidRing(o!, outer);
+    if (h) assertValidRing(h, hole);
+    assert.ok(f.verticesAfter > 100, `a shape, not a triangle: ${f.verticesAfter} vertices`);
+    assert.ok(f.thinnedTo! <= 2 * WORK_VERTICES, `thinned to ${f.thinnedTo}`);
+    assert.match(simplificationNote(f), /after thinning to \d+ vertices/);
+    return f;
+  };
+  const small = fit(60_000);
+  const large = fit(600_000);
+  // Thinning reads each vertex a few times; Douglas-Peucker and the search run on the thinned ring.
+  assert.ok(large.visits <= 5 * 660_000, `${large.visits} vertex visits for 660,000 vertices`);
+  assert.ok(
+    large.visits / small.visits <= 12,
+    `${small.visits} → ${large.visits} visits for 10× the vertices`,
+  );
+});
+
+Deno.test("fitGeometry() thins a polygon with little noise by distance, keeping its shape", () => {
+  const ring = circle(10.75, 59.9, 5000, 100_000);
+  const f = fitGeometry({ type: "Polygon", coordinates: [ring] }, (x) => JSON.stringify(x).length <= 20_000)!;
+  assert.ok(
+    f.thinnedTo! >= WORK_VERTICES / 4 && f.thinnedTo! <= WORK_VERTICES + 2,
+    `thinned to ${f.thinnedTo}`,
+  );
+  assertValidRing((f.geometry as { coordinates: Position[][] }).coordinates[0]!, ring);
+  assert.ok(f.visits <= 5 * 100_001, `${f.visits} vertex visits`);
+});
+
+Deno.test("fitGeometry() shows a huge MultiPoint or a swarm of tiny polygons by its box", () => {
+  const points: Position[] = Array.from(
+    { length: 200_000 },
+    (_, i) => [10 + (i % 1000) * 1e-4, 60 + i * 1e-7],
+  );
+  const swarm: Position[][][] = Array.from({ length: 5000 }, (_, i) => [circle(10 + i * 1e-3, 60, 10, 4)]);
+  for (
+    const g of [{ type: "MultiPoint", coordinates: points }, { type: "MultiPolygon", coordinates: swarm }]
+  ) {
+    const f = fitGeometry(g as Geometry, (x) => JSON.stringify(x).length <= 20_000)!;
+    assert.equal(f.method, "bbox", g.type);
+    assert.ok(f.visits <= 5 * countVertices(g as Geometry), `${f.visits} vertex visits`);
+  }
 });

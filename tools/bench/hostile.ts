@@ -5,13 +5,15 @@
 //
 //   deno task hostile [--fuzz-s 20] [--sessions 200] [--calls 50] [--concurrency 16]
 //                     [--flood 600] [--nofile 400]
-//                     [--targets stdio,http,stateless,fair,ipv6,records,upstream,secrets]
+//                     [--targets stdio,http,stateless,fair,ipv6,records,upstream,secrets,compute]
 //                     [--seed 1] [--timeout-ms 10000] [--write-docs]
 //
 // `fair` runs the fair-share attacks (one client against another's sessions, projects, jobs,
 // files and job records; slow-body floods against /health) and `ipv6` a whole /64 against the
 // per-client limits, inside a network namespace it creates (root only): tools/bench/_fair_attacks.ts.
 // `records` many addresses against the global caps and forged Redis records: hostile_records.ts.
+// `compute` serves bodies that cost work in proportion to their size (a 600,000-vertex polygon,
+// 4 MB of hostile markup, a 7.5-million-character title): tools/bench/hostile_compute.ts.
 //
 // With --write-docs the figures replace the "Last hostile run" block of docs/SECURITY.md.
 import { parseArgs } from "node:util";
@@ -23,6 +25,7 @@ import { fairAttacks, ipv6Attacks } from "./_fair_attacks.ts";
 import { upstreamAttacks, upstreamReport } from "./hostile_upstream.ts";
 import { secretAttacks, secretReport } from "./hostile_secrets.ts";
 import { recordAttacks } from "./hostile_records.ts";
+import { computeAttacks, computeReport } from "./hostile_compute.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -32,7 +35,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "16" },
     flood: { type: "string", default: "600" },
     nofile: { type: "string", default: "400" },
-    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,records,upstream,secrets" },
+    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,records,upstream,secrets,compute" },
     seed: { type: "string", default: "1" },
     "timeout-ms": { type: "string", default: "10000" },
     "write-docs": { type: "boolean", default: false },
@@ -46,7 +49,7 @@ const FLOOD = Number(flags.flood);
 const NOFILE = Deno.build.os === "linux" && hasPrlimit() ? Number(flags.nofile) : 0;
 const TIMEOUT_MS = Number(flags["timeout-ms"]);
 const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) =>
-  t !== "upstream" && t !== "secrets"
+  t !== "upstream" && t !== "secrets" && t !== "compute"
 ) as (
   | Kind
   | "fair"
@@ -57,6 +60,8 @@ const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) =>
 const UPSTREAM = flags.targets.split(",").some((t) => t.trim() === "upstream");
 /** The secret-echo attack: the key in every form in upstream answers (tools/bench/hostile_secrets.ts). */
 const SECRETS = flags.targets.split(",").some((t) => t.trim() === "secrets");
+/** The work-budget attacks (tools/bench/hostile_compute.ts). */
+const COMPUTE = flags.targets.split(",").some((t) => t.trim() === "compute");
 /** Settings of the HTTP servers under test: short deadlines keep the run short. */
 const HTTP_ENV: Record<string, string> = {
   MCP_HEADER_TIMEOUT: "2",
@@ -1066,6 +1071,12 @@ if (SECRETS) {
   secretsText = secretReport(await secretAttacks());
   console.log(`\n${secretsText}`);
 }
+let computeText = "";
+if (COMPUTE) {
+  console.error("hostile: compute …");
+  computeText = computeReport(await computeAttacks());
+  console.log(`\n${computeText}`);
+}
 if (flags["write-docs"]) {
   const path = new URL("../../docs/SECURITY.md", import.meta.url);
   let doc = await Deno.readTextFile(path);
@@ -1073,6 +1084,7 @@ if (flags["write-docs"]) {
   if (TARGETS.length) blocks.push(["hostile", text]);
   if (UPSTREAM) blocks.push(["hostile-upstream", upstreamText]);
   if (SECRETS) blocks.push(["hostile-secrets", secretsText]);
+  if (COMPUTE) blocks.push(["hostile-compute", computeText]);
   for (const [name, content] of blocks) {
     const begin = `<!-- ${name}:begin -->`;
     const end = `<!-- ${name}:end -->`;

@@ -10,7 +10,9 @@ import type { HttpServerProcess } from "../../tests/harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../tests/harness/spawn.ts";
 import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_client.ts";
 import { fixtureText } from "../../tests/fakes/upstream.ts";
+import { pct, withVictim } from "../../tests/harness/victim.ts";
 import type { Received } from "../../tests/fakes/upstream.ts";
+import { serveOgcCatalog } from "../../tests/fakes/hostile_bodies.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "../../tests/providers/fred/fake_fred.ts";
 import { startRedis } from "../../tests/redis/_redis_server.ts";
 import type { RedisServer } from "../../tests/redis/_redis_server.ts";
@@ -93,20 +95,15 @@ const BODY_ATTACKS: BodyAttack[] = [
   },
 ];
 
-async function connect(server: HttpServerProcess): Promise<Client> {
+/** A client on a session of its own. */
+export async function connect(server: HttpServerProcess): Promise<Client> {
   const client = new Client({ name: "hostile-upstream", version: "0" }, { capabilities: {} });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
   return client;
 }
 
-function pct(xs: number[], p: number): number {
-  if (xs.length === 0) return 0;
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-}
-
 /** What a tool result says in a few words: ok, or its error type and the start of its message. */
-function outcome(r: Result): string {
+export function outcome(r: Result): string {
   const text = (r.content as { type: string; text?: string }[]).filter((c) => c.type === "text");
   if (!r.isError) return "ok";
   try {
@@ -115,46 +112,6 @@ function outcome(r: Result): string {
   } catch {
     return `error ("${(text[0]?.text ?? "").slice(0, 70)}…")`;
   }
-}
-
-/**
- * Polls /health and calls example-ping as the victim until `attack` settles; the attacker's
- * time and the victim's latencies.
- */
-async function withVictim(
-  server: HttpServerProcess,
-  victim: Client,
-  attack: () => Promise<string>,
-): Promise<{ attacker: string; attackMs: number; health: number[]; ping: number[] }> {
-  const health: number[] = [];
-  const ping: number[] = [];
-  let done = false;
-  // Two probes of their own, so a stalled call does not hide how /health fares (and back).
-  const poll = Promise.all([
-    (async () => {
-      while (!done) {
-        const t = performance.now();
-        const res = await fetch(`${server.origin}/health`, { signal: AbortSignal.timeout(120_000) });
-        await res.body?.cancel();
-        health.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })(),
-    (async () => {
-      while (!done) {
-        const t = performance.now();
-        await victim.callTool({ name: "example-ping", arguments: {} }, undefined, { timeout: 120_000 });
-        ping.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })(),
-  ]);
-  const t0 = performance.now();
-  const attacker = await attack();
-  const attackMs = performance.now() - t0;
-  done = true;
-  await poll;
-  return { attacker, attackMs, health, ping };
 }
 
 /** Options for {@linkcode upstreamAttacks}. */
@@ -189,15 +146,7 @@ export async function upstreamAttacks(options: UpstreamAttackOptions = {}): Prom
       reply: { body: text, contentType: "application/json" },
     });
   }
-  for (const [path, name] of [["/", "catalog.json"], [`/${DS}/collections`, `collections_${DS}.json`]]) {
-    fake.route({
-      path: path!,
-      reply: () => ({
-        body: fixtureText(`ra_ogc/${name}`).replaceAll("https://api.ra.no", fake.origin),
-        contentType: "application/json",
-      }),
-    });
-  }
+  serveOgcCatalog(fake);
   fake.route({
     path: "/fred/series/observations",
     match: (r) => r.url.searchParams.get("series_id") === "FLOW",
@@ -225,7 +174,7 @@ export async function upstreamAttacks(options: UpstreamAttackOptions = {}): Prom
   const lines: string[] = [];
   try {
     // The victim's baseline: /health and a call with nobody attacking.
-    const idle = await withVictim(server, victim, async () => {
+    const idle = await withVictim(server.origin, victim, async () => {
       await new Promise((r) => setTimeout(r, 1000));
       return "idle";
     });
@@ -244,7 +193,7 @@ export async function upstreamAttacks(options: UpstreamAttackOptions = {}): Prom
           arguments: { collection: "lokaliteter", id: a.id, response_format: "json" },
         }
         : { name: "fred_series", arguments: { operation, series_id: a.id, fresh: true } };
-      const seen = await withVictim(server, victim, async () => {
+      const seen = await withVictim(server.origin, victim, async () => {
         let last = "";
         for (let i = 0; i < calls; i++) {
           try {

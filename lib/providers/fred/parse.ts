@@ -8,6 +8,7 @@
 // numbers or strings, the old title-keyed maps layout) are read either way.
 import { ToolError } from "../../errors.ts";
 import { shorten } from "../../mcp/shaping.ts";
+import { cutField } from "../../html.ts";
 import type { ItemKind } from "./operations.ts";
 
 /** A parsed answer. */
@@ -158,7 +159,9 @@ function parseList(kind: ItemKind, body: Record<string, unknown>): Parsed {
     throw decodeError(raw === undefined ? `no "${key}" list` : `"${key}" is not a list`);
   }
   const meta: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (k !== key) meta[k] = v;
+  for (const [k, v] of Object.entries(body)) {
+    if (k !== key) meta[k] = typeof v === "string" ? cutField(v, NOTES_MAX) : v;
+  }
   const items = raw.map((r) => listItem(kind, r));
   const count = body["count"];
   return typeof count === "number" ? { items, meta, total: count } : { items, meta };
@@ -186,7 +189,32 @@ export function listItem(kind: ItemKind, raw: unknown): Record<string, unknown> 
   if (!isRecord(raw)) {
     throw decodeError(`an entry of "${LIST_KEYS[kind] ?? kind}" is ${typeName(raw)}, not an object`);
   }
-  return raw;
+  return capped(raw);
+}
+
+/** Most characters kept of an item's `notes`: FRED's longest notes run to a few thousand. */
+export const NOTES_MAX = 20_000;
+/**
+ * Most characters kept of any other text field (titles, names and units run to a few hundred):
+ * short enough that the cut note still shows inline, where longer strings are clipped at 1,000.
+ */
+export const FIELD_MAX = 900;
+
+/**
+ * `raw` with each text field longer than its cap cut, saying so: one hostile title of megabytes
+ * would otherwise be counted, shaped and written to files whole.
+ */
+function capped(raw: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key in raw) {
+    const value = raw[key];
+    const max = key === "notes" ? NOTES_MAX : FIELD_MAX;
+    if (typeof value === "string" && value.length > max) {
+      out ??= { ...raw };
+      out[key] = cutField(value, max);
+    }
+  }
+  return out ?? raw;
 }
 
 function typeName(value: unknown): string {

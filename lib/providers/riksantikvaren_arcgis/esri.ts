@@ -39,7 +39,7 @@ export function describeArcgisError(e: ArcgisErrorInfo): string {
  * Polygon rings are grouped by orientation (Esri: outer rings clockwise, holes
  * counter-clockwise) and written the GeoJSON way (outer counter-clockwise).
  */
-export function esriToGeoJson(value: unknown): Geometry | null {
+export function esriToGeoJson(value: unknown, work: { visits: number } = { visits: 0 }): Geometry | null {
   const g = asObject(value);
   if (!g) return null;
   if ("x" in g) {
@@ -58,7 +58,7 @@ export function esriToGeoJson(value: unknown): Geometry | null {
       ? { type: "LineString", coordinates: ls[0]! }
       : { type: "MultiLineString", coordinates: ls };
   }
-  if (Array.isArray(g["rings"])) return ringsToGeoJson(g["rings"]);
+  if (Array.isArray(g["rings"])) return ringsToGeoJson(g["rings"], work);
   if ("xmin" in g) {
     const [a, b] = [pos([g["xmin"], g["ymin"]]), pos([g["xmax"], g["ymax"]])];
     if (!a || !b) return null;
@@ -70,7 +70,27 @@ export function esriToGeoJson(value: unknown): Geometry | null {
   return null;
 }
 
-function ringsToGeoJson(rawRings: unknown[]): Geometry | null {
+/**
+ * Most vertex visits spent finding each hole's outer ring. Matching is holes times outer vertices
+ * at worst (a ring of 500,000 vertices with 50,000 holes would take hours); past the budget, which
+ * no real answer comes near, a hole goes to the first outer ring.
+ */
+export const HOLE_MATCH_VISITS = 2_000_000;
+
+type Box = [number, number, number, number];
+
+function boxOf(ring: readonly Position[]): Box {
+  const b: Box = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const p of ring) {
+    if (p[0] < b[0]) b[0] = p[0];
+    if (p[1] < b[1]) b[1] = p[1];
+    if (p[0] > b[2]) b[2] = p[0];
+    if (p[1] > b[3]) b[3] = p[1];
+  }
+  return b;
+}
+
+function ringsToGeoJson(rawRings: unknown[], work: { visits: number }): Geometry | null {
   const rings: Position[][] = [];
   for (const r of rawRings) {
     const ps = positions(r);
@@ -83,20 +103,47 @@ function ringsToGeoJson(rawRings: unknown[]): Geometry | null {
   }
   if (rings.length === 0) return null;
   const outers: Position[][][] = [];
+  const boxes: Box[] = [];
   const holes: Position[][] = [];
   for (const r of rings) {
+    work.visits += 2 * r.length;
     // Shoelace with y up: clockwise rings have negative area.
-    if (signedArea(r) <= 0) outers.push([r.slice().reverse()]);
-    else holes.push(r.slice().reverse());
+    if (signedArea(r) <= 0) {
+      outers.push([r.slice().reverse()]);
+      boxes.push(boxOf(r));
+    } else holes.push(r.slice().reverse());
   }
   for (const h of holes) {
-    const owner = outers.find((poly) => pointInPolygon(h[0]!, [poly[0]!]));
+    const owner = work.visits < HOLE_MATCH_VISITS ? ownerOf(h[0]!, outers, boxes, work) : outers[0];
     if (owner) owner.push(h);
-    else outers.push([h.slice().reverse()]); // a lone counter-clockwise ring: treat as outer
+    else {
+      // A lone counter-clockwise ring: treat as outer.
+      outers.push([h.slice().reverse()]);
+      boxes.push(boxOf(h));
+    }
   }
   return outers.length === 1
     ? { type: "Polygon", coordinates: outers[0]! }
     : { type: "MultiPolygon", coordinates: outers };
+}
+
+/** The first outer ring around `p` (boxes first, then ray casting), counting the visits. */
+function ownerOf(
+  p: Position,
+  outers: Position[][][],
+  boxes: readonly Box[],
+  work: { visits: number },
+): Position[][] | undefined {
+  for (let i = 0; i < outers.length; i++) {
+    const b = boxes[i]!;
+    work.visits++;
+    if (p[0] < b[0] || p[0] > b[2] || p[1] < b[1] || p[1] > b[3]) continue;
+    const outer = outers[i]!;
+    work.visits += outer[0]!.length;
+    if (pointInPolygon(p, [outer[0]!])) return outer;
+    if (work.visits >= HOLE_MATCH_VISITS) return outers[0];
+  }
+  return undefined;
 }
 
 /** A field of a query or layer response. */
@@ -162,7 +209,8 @@ function signedArea(ring: readonly Position[]): number {
 
 function pos(v: unknown): Position | undefined {
   if (!Array.isArray(v) || v.length < 2) return undefined;
-  const [x, y] = v;
+  const x: unknown = v[0];
+  const y: unknown = v[1];
   if (typeof x !== "number" || typeof y !== "number" || !Number.isFinite(x) || !Number.isFinite(y)) {
     return undefined;
   }

@@ -78,6 +78,8 @@ export async function collectPages(deps: ArcgisToolDeps, loop: PageLoop): Promis
     const list = Array.isArray(body["features"]) ? body["features"] : [];
     got.exceeded = body["exceededTransferLimit"] === true;
     let fresh = 0;
+    // One budget for matching holes across the whole answer (lib/providers/riksantikvaren_arcgis/esri.ts).
+    const work = { visits: 0 };
     for (const item of list) {
       const f = asObject(item);
       if (!f) continue;
@@ -85,7 +87,7 @@ export async function collectPages(deps: ArcgisToolDeps, loop: PageLoop): Promis
       const oid = objectId(attrs, got.fields);
       if (oid !== null && seen.has(oid)) continue;
       if (oid !== null) seen.add(oid);
-      got.features.push({ attrs, geometry: esriToGeoJson(f["geometry"]) });
+      got.features.push({ attrs, geometry: esriToGeoJson(f["geometry"], work) });
       fresh++;
     }
     got.next += list.length;

@@ -3,7 +3,7 @@
 // A body that is not an API answer at all (null, a list, a query of the wrong types) is a
 // DECODE_ERROR, never an empty result.
 import { ToolError } from "../../errors.ts";
-import { inlineText } from "../../html.ts";
+import { clip, cutField, inlineText } from "../../html.ts";
 
 type Json = Record<string, unknown>;
 
@@ -13,6 +13,17 @@ function obj(value: unknown): Json | null {
 
 function str(value: unknown): string | null {
   return typeof value === "string" ? value : null;
+}
+
+/** Most characters of a title: MediaWiki allows 255 bytes, so a longer one is cut, saying so. */
+export const TITLE_MAX = 512;
+/** Most characters of a search snippet (MediaWiki sends a few hundred). */
+export const SNIPPET_MAX = 1000;
+
+/** A title, cut when no real title could be that long. */
+function titleOf(value: unknown): string | null {
+  const s = str(value);
+  return s === null ? null : cutField(s, TITLE_MAX);
 }
 
 function num(value: unknown): number | null {
@@ -134,12 +145,13 @@ export function parseSearch(body: unknown): SearchResult {
   const hits: SearchHit[] = [];
   for (const raw of list) {
     const item = obj(raw);
-    const title = str(item?.["title"]);
+    const title = titleOf(item?.["title"]);
     if (!item || !title) continue;
     hits.push({
       title,
       pageid: num(item["pageid"]),
-      snippet: inlineText(str(item["snippet"]) ?? ""),
+      // Cut before reading too: a snippet of megabytes is not worth turning into text.
+      snippet: clip(inlineText(clip(str(item["snippet"]) ?? "", 4 * SNIPPET_MAX)), SNIPPET_MAX),
       wordcount: num(item["wordcount"]),
       size: num(item["size"]),
       timestamp: str(item["timestamp"]),
@@ -170,7 +182,7 @@ export function parseGeosearch(body: unknown): GeoHit[] {
   const hits: GeoHit[] = [];
   for (const raw of list) {
     const item = obj(raw);
-    const title = str(item?.["title"]);
+    const title = titleOf(item?.["title"]);
     const lat = num(item?.["lat"]);
     const lon = num(item?.["lon"]);
     if (!item || !title || lat === null || lon === null) continue;
@@ -221,7 +233,7 @@ export function parsePages(body: unknown): QueryPage[] {
   const pages: QueryPage[] = [];
   for (const raw of list) {
     const page = obj(raw);
-    const title = str(page?.["title"]);
+    const title = titleOf(page?.["title"]);
     if (!page || title === null) continue;
     const props: Record<string, string> = {};
     for (const [k, v] of Object.entries(obj(page["pageprops"]) ?? {})) {
@@ -232,7 +244,7 @@ export function parsePages(body: unknown): QueryPage[] {
     const lat = num(primary?.["lat"]);
     const lon = num(primary?.["lon"]);
     const links = Array.isArray(page["links"])
-      ? page["links"].map((l) => str(obj(l)?.["title"])).filter((t): t is string => t !== null)
+      ? page["links"].map((l) => titleOf(obj(l)?.["title"])).filter((t): t is string => t !== null)
       : [];
     pages.push({
       title,

@@ -9,6 +9,7 @@ import { errorOf, ok, texts } from "../../harness/results.ts";
 import { openProvider } from "../../harness/provider.ts";
 import { fredError, startFakeFred } from "./fake_fred.ts";
 import { fred } from "./_helpers.ts";
+import { NOTES_MAX } from "../../../lib/providers/fred/parse.ts";
 
 type Result = Awaited<ReturnType<StdioSession["client"]["callTool"]>>;
 
@@ -21,7 +22,7 @@ function words(n: number): string {
   return phrase.repeat(Math.ceil(n / phrase.length)).slice(0, n);
 }
 
-Deno.test("fred bounds every field copied from FRED and keeps the whole value reachable in a file", async (t) => {
+Deno.test("fred bounds every field copied from FRED and cuts a hostile one, saying so, in files too", async (t) => {
   await using fake = startFakeFred();
   const recorded = JSON.parse(fixtureText("fred/recorded_series_GNPCA.json"));
   const notes = words(FIVE_MB);
@@ -74,13 +75,13 @@ Deno.test("fred bounds every field copied from FRED and keeps the whole value re
         const r = await call({ operation: "get", series_id: "HUGE", output: "screen", response_format });
         const body = ok(r);
         within(r);
-        // The title and the answer field; notes are always shortened inline and not counted.
-        assert.equal(body["clipped_fields"], 2);
+        // The answer field; the title was cut on reading (below); notes are always shortened inline.
+        assert.equal(body["clipped_fields"], 1);
         assert.ok(String(item0(body)["notes"]).length <= 201);
         const item = item0(body);
         assert.equal(item["id"], "HUGE");
         assert.ok(item["title"]!.length < 2000);
-        assert.match(item["title"]!, /… \(100,000 characters\)$/);
+        assert.match(item["title"]!, /… \[cut: 100,000 characters in all\]$/);
         assert.ok(String((body["meta"] as Record<string, unknown>)["extra_field"]).length < 400);
         if (response_format === "markdown") assert.match(texts(r)[0]!, /output: "file" keeps them whole/);
       }
@@ -88,15 +89,21 @@ Deno.test("fred bounds every field copied from FRED and keeps the whole value re
   );
 
   await t.step(
-    "auto writes such a result to a file holding every character, with a bounded excerpt",
+    "auto writes such a result to a file with the hostile fields cut and marked, with a bounded excerpt",
     async () => {
       const r = await call({ operation: "get", series_id: "HUGE", format: "json" });
       const body = ok(r);
       within(r);
       assert.equal(body["output_mode"], "file");
       const file = JSON.parse(Deno.readTextFileSync(String(body["file_path"])));
-      assert.equal(file.seriess[0].notes, notes, "the file keeps the note whole");
-      assert.equal(file.extra_field.length, FIVE_MB);
+      const cut = `… [cut: ${FIVE_MB.toLocaleString("en-US")} characters in all]`;
+      assert.equal(
+        file.seriess[0].notes,
+        `${notes.slice(0, NOTES_MAX - 1)}${cut}`,
+        "the note is cut and says so",
+      );
+      assert.ok(file.extra_field.endsWith(cut), "so is the answer's field");
+      assert.ok(file.extra_field.length < NOTES_MAX + 50, "a 5 MB field does not make a 5 MB file");
       assert.ok(String((body["excerpt"] as Record<string, unknown>[])[0]!["title"]).length < 2000);
     },
   );

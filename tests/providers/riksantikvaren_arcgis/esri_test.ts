@@ -4,6 +4,7 @@ import {
   arcgisError,
   describeArcgisError,
   esriToGeoJson,
+  HOLE_MATCH_VISITS,
   normalizeAttributes,
   objectId,
   parseFields,
@@ -159,4 +160,38 @@ Deno.test("parseFolder(), parseService() and parseLayer() read the synthetic lis
   assert.equal(layer.max_record_count, 3);
   assert.equal(parseLayer({}, 4).id, 4);
   assert.deepEqual(parseService("<html>").layers, []);
+});
+
+Deno.test("esriToGeoJson() matches holes to outer rings within a visit budget, keeping every hole", () => {
+  // Esri: outer rings clockwise, holes counter-clockwise; a square ring around (x, y) of half-side r.
+  const square = (x: number, y: number, r: number, clockwise: boolean): number[][] => {
+    const ring = [[x - r, y - r], [x - r, y + r], [x + r, y + r], [x + r, y - r], [x - r, y - r]];
+    return clockwise ? ring : ring.reverse();
+  };
+  // One outer ring of 200,000 vertices (a clockwise circle) and 20,000 holes inside it: matching
+  // each hole by ray casting alone is 4 billion vertex visits.
+  const n = 200_000;
+  const outer = Array.from({ length: n + 1 }, (_, i) => {
+    const a = (-2 * Math.PI * (i % n)) / n;
+    return [10 + 0.5 * Math.cos(a), 60 + 0.5 * Math.sin(a)];
+  });
+  const holes = Array.from(
+    { length: 20_000 },
+    (_, i) => square(10 + (i % 100) * 0.004 - 0.2, 60 + Math.floor(i / 100) * 0.002 - 0.2, 0.0005, false),
+  );
+  const work = { visits: 0 };
+  const g = esriToGeoJson({ rings: [outer, ...holes] }, work) as { type: string; coordinates: number[][][] };
+  assert.equal(g.type, "Polygon");
+  assert.equal(g.coordinates.length, 20_001, "the outer ring and every hole");
+  assert.ok(
+    work.visits <= HOLE_MATCH_VISITS + 2 * (n + 1 + 5 * 20_000) + n + 1,
+    `${work.visits} vertex visits`,
+  );
+  // A small answer is matched exactly: a hole in the second of two outer rings goes there.
+  const two = esriToGeoJson({
+    rings: [square(0, 0, 1, true), square(5, 5, 1, true), square(5, 5, 0.5, false)],
+  }) as {
+    coordinates: number[][][][];
+  };
+  assert.deepEqual(two.coordinates.map((p) => p.length), [1, 2]);
 });

@@ -218,3 +218,20 @@ Deno.test("cutPoint() ends a part at a paragraph, then a line, a sentence, a wor
   assert.equal(safeIndex(emoji, 3), 2, "not between the two halves of 🚋");
   assert.equal(cutPoint(emoji, 0, emoji.length, 3), 2);
 });
+
+Deno.test("parseSearch() cuts a hostile title, saying so, and a snippet before reading it", () => {
+  const r = parseSearch({
+    query: {
+      searchinfo: { totalhits: 1 },
+      search: [{
+        title: "T".repeat(1_000_000),
+        pageid: 1,
+        snippet: `<span>${"&amp;<b>x</b> ".repeat(500_000)}`,
+      }],
+    },
+  });
+  const hit = r.hits[0]!;
+  assert.match(hit.title, /^T{511}… \[cut: 1,000,000 characters in all\]$/);
+  assert.ok(hit.snippet.length <= 1000, `${hit.snippet.length} characters`);
+  assert.match(hit.snippet, /^&x &x /);
+});

@@ -94,11 +94,13 @@ export function identifyTool(deps: ArcgisToolDeps): ToolDefinition<z.ZodType, ty
       const body = asObject(r.data) ?? {};
       const results = Array.isArray(body["results"]) ? body["results"] : [];
       const all: { out: ArcgisFeatureOut; geometry: Geometry | null }[] = [];
+      // One budget for matching holes across the whole answer (see esri.ts).
+      const work = { visits: 0 };
       for (const item of results) {
         const o = asObject(item);
         if (!o) continue;
         const attrs = normalizeAttributes(o["attributes"], []);
-        const geometry = esriToGeoJson(o["geometry"]);
+        const geometry = esriToGeoJson(o["geometry"], work);
         const layerId = typeof o["layerId"] === "number" ? o["layerId"] : -1;
         const layerName = typeof o["layerName"] === "string" ? o["layerName"] : null;
         const value = typeof o["value"] === "string" && o["value"] !== "Null" ? o["value"] : null;

@@ -227,6 +227,12 @@ async function fetchArticle(
   return { answer, parsed };
 }
 
+/**
+ * Most characters of markup an article body may have: turning it into text is linear
+ * (lib/markup.ts) but runs again for every part, on the event loop every session shares.
+ */
+export const MAX_MARKUP_CHARS = 2_000_000;
+
 /** The part of the article from `offset` that fits the limit, with its lists, credit and file. */
 async function articlePart(
   parsed: SnlArticle,
@@ -236,6 +242,16 @@ async function articlePart(
 ) {
   const { site } = from;
   const article = shortFields(parsed, ctx.limits.characterLimit);
+  const url = canonicalUrl(article.url) ?? from.answerUrl.replace(/\.json(?=$|\?)/, "");
+  if (article.xhtmlBody !== null && article.xhtmlBody.length > MAX_MARKUP_CHARS) {
+    throw new ToolError(
+      "DECODE_ERROR",
+      `The article's body is ${n(article.xhtmlBody.length)} characters of markup, more than the ${
+        n(MAX_MARKUP_CHARS)
+      } this server turns into text (no real SNL article comes near)`,
+      { hint: `Read the article on its page: ${url}` },
+    );
+  }
   const body = article.xhtmlBody !== null
     ? bodyToText(article.xhtmlBody)
     : { text: article.plainBody ?? "", links: [] };
@@ -247,7 +263,6 @@ async function articlePart(
       { field: "offset", hint: "Use next_offset from the previous part, or leave offset out" },
     );
   }
-  const url = canonicalUrl(article.url) ?? from.answerUrl.replace(/\.json(?=$|\?)/, "");
   const terms = licenseTerms(article.licenseName);
   const authors = article.authors.length
     ? article.authors.slice(0, CREDITED_AUTHORS).join(", ") +
@@ -345,7 +360,7 @@ async function articleFile(
   );
   if (dates.length) lines.push(dates.join(" · "));
   lines.push(`Licence: ${a.licenseName ?? "not stated"} = ${terms.name}. ${terms.reuse}.`, "");
-  lines.push(body.text.replace(/\s+$/, "") || "(The article has no text.)");
+  lines.push(body.text.trimEnd() || "(The article has no text.)");
   if (body.links.length) {
     lines.push("", "## Links in the article", "");
     for (const l of body.links) lines.push(`- [${l.text}](${canonicalUrl(l.url) ?? l.url})`);
@@ -394,7 +409,7 @@ function articleMarkdown(s: ArticleOut): string {
   if (s.total > 0 && (s.offset > 0 || s.has_more)) {
     lines.push(`Part: characters ${n(s.offset)}–${n(s.offset + s.count)} of ${n(s.total)}.`);
   }
-  lines.push("", s.text.replace(/\s+$/, "") || "(The article has no text.)", "");
+  lines.push("", s.text.trimEnd() || "(The article has no text.)", "");
   if (s.has_more) {
     lines.push(`More follows: call snl-article again with the same article and offset=${s.next_offset}.`, "");
   }

@@ -199,7 +199,7 @@ async function articleFile(
     }`,
     "",
   ];
-  const doc = [...head, text.replace(/\s+$/, ""), "", "---", "", creditLine(src), ""].join("\n");
+  const doc = [...head, text.trimEnd(), "", "---", "", creditLine(src), ""].join("\n");
   const saved = await ctx.files.save({
     name: fileName(`article_${language}`, title),
     format: "md",
@@ -230,7 +230,7 @@ function contentMarkdown(s: ContentOut, at: Section): string {
       ? "This article has no text that can be extracted."
       : `Part: characters ${n(s.offset)}–${n(s.offset + s.count)} of ${n(s.total)}, ${where}.`,
     "",
-    s.text.replace(/\s+$/, ""),
+    s.text.trimEnd(),
     "",
     "---",
   );
