@@ -9,6 +9,7 @@ import { startHttpServer } from "../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../harness/spawn.ts";
 import { connectHttp } from "../harness/provider.ts";
 import { withVictim } from "../harness/victim.ts";
+import { payloadOf } from "../harness/results.ts";
 import type { Received } from "../fakes/upstream.ts";
 import {
   fredSeriesWithTitle,
@@ -97,10 +98,10 @@ Deno.test("hostile bodies cost their own call bounded work while /health and ano
       await t.step(`snl-article refuses a 4 MB body of ${label} with a clear error`, async () => {
         const { result } = await attack("snl-article", { slug: `hostile_${i}` });
         assert.equal(result.isError, true);
-        const payload = JSON.parse(text(result).split("\n").find((l) => l.startsWith("{")) ?? "{}");
-        assert.equal(payload.error_type, "DECODE_ERROR");
-        assert.match(payload.message, /characters of markup, more than the 2,000,000/);
-        assert.match(payload.hint, /Read the article on its page/);
+        const payload = payloadOf(result);
+        assert.equal(payload["error_type"], "DECODE_ERROR");
+        assert.match(String(payload["message"]), /characters of markup, more than the 2,000,000/);
+        assert.match(String(payload["hint"]), /Read the article on its page/);
       });
     }
     await t.step("snl-article reads a 1.8 MB hostile body under the bound and finds its link", async () => {
