@@ -161,6 +161,7 @@ Deno.test("views are declared only to clients that advertise io.modelcontextprot
     assert.deepEqual(uiList.filter((r) => r.uri.startsWith("ui://")).map((r) => r.uri), [
       "ui://opendata-mcp/series.html",
       "ui://opendata-mcp/documents.html",
+      "ui://opendata-mcp/view.html",
     ]);
     const read = JSON.parse(
       await postModern(server.origin, "resources/read", { uri: "ui://opendata-mcp/documents.html" }, UI),
@@ -341,4 +342,28 @@ Deno.test("views over stdio with the SDK v2 client pinned to 2026-07-28", async 
     await plain.close();
     await ui.close();
   }
+});
+
+Deno.test("opendata_call names the router view to UI clients, and its results carry the target's view model to them only", async () => {
+  const { fake, configYaml } = worldbank();
+  await using _fake = fake;
+  const args = ["--providers", "worldbank,boj", "--toolsets", "core"];
+  await using plain = await startInProcess({ args, configYaml });
+  await using ui = await startInProcess({ args, configYaml, clientCapabilities: UI });
+  const call = {
+    name: "opendata_call",
+    arguments: { tool: SEARCH.name, arguments: JSON.stringify(SEARCH.arguments) },
+  };
+  const [p, u] = [await plain.client.callTool(call), await ui.client.callTool(call)];
+  assertGate(p, u, "opendata_call");
+  const m = (u._meta as Json)["opendata-mcp/view"] as Json;
+  assert.equal(m["view"], "documents");
+  assert.equal(m["tool"], SEARCH.name);
+  assert.equal(m["via"], "opendata_call", "the view calls back through opendata_call");
+  const listed = (await ui.client.listTools()).tools.find((t) => t.name === "opendata_call");
+  assert.equal((listed?._meta?.["ui"] as Json | undefined)?.["resourceUri"], "ui://opendata-mcp/view.html");
+  const bare = (await plain.client.listTools()).tools.find((t) => t.name === "opendata_call");
+  assert.equal(bare?._meta?.["ui"], undefined);
+  const router = await ui.client.readResource({ uri: "ui://opendata-mcp/view.html" });
+  assert.equal(router.contents[0]?.mimeType, "text/html;profile=mcp-app");
 });
