@@ -55,7 +55,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
         );
         // The view asked the host for the series' title, units and frequency (fred_series get).
         await frame.getByText("Real Gross National Product").first().waitFor();
-        await frame.getByText("Billions of Chained 2012 Dollars").waitFor();
+        await frame.locator(".lg").getByText("Billions of Chained 2012 Dollars").waitFor();
         assert.match(await frame.locator("#foot").textContent() ?? "", /not endorsed or certified/);
         // Zooming to the last part of the range keeps fewer points on the chart.
         await frame.locator("#r0").fill("800");

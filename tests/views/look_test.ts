@@ -292,6 +292,24 @@ Deno.test("views in chromium: opendata_call, the host's look, every magnitude an
     await shot(page, "series-both");
   });
 
+  await t.step("a BOJ code chart's title carries the series' name and unit", async () => {
+    const args = { db: "FM01", codes: ["STRDCLUCON"] };
+    const result = structuredClone(
+      await s.client.callTool({ name: "boj_get_data_code", arguments: args }) as Json,
+    );
+    const [one] = model(result)["series"] as Json[];
+    assert.equal(one!["id"], "STRDCLUCON");
+    // getDataCode names the series and its unit (the recorded body was trimmed of them).
+    one!["name"] = "Call Rate, Uncollateralized Overnight, Average (Daily)";
+    one!["units"] = "percent per annum";
+    const frame = await series(page, result);
+    await frame.locator("circle.pt").first().waitFor();
+    assert.equal(
+      await frame.locator("#title").textContent(),
+      "Call Rate, Uncollateralized Overnight, Average (Daily) (percent per annum)",
+    );
+  });
+
   await t.step(
     "an empty series says so with its source; unreadable points are left out with a note",
     async () => {

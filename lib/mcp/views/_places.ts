@@ -5,8 +5,7 @@
 import { page } from "./_common.ts";
 
 const CSS = String.raw`
-#wrap{position:relative}#map{width:100%;height:340px;display:block;background:var(--color-background-secondary,#eef2f5);border:1px solid var(--line);border-radius:6px}
-[data-theme=dark] #map{background:var(--color-background-secondary,#1f2328)}
+#wrap{position:relative}#map{width:100%;height:clamp(160px,calc(var(--room,530px) - 190px),var(--max,340px));display:block;background:var(--color-background-secondary,light-dark(#eef2f5,#1f2328));border:1px solid var(--line);border-radius:6px}
 .gr{stroke:#8a94a0;stroke-width:.6;opacity:.55}.gl{fill:var(--mut);font-size:9px}
 .area{fill:rgba(31,111,235,.08);stroke:#1f6feb;stroke-width:1.5;stroke-dasharray:5 3}
 .marker{fill:#d62728;stroke:#fff;stroke-width:1.5;cursor:pointer}.marker.on{fill:#ff7f0e}

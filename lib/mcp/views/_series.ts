@@ -63,7 +63,7 @@ function foot(m){var f=$("foot");f.textContent="";f.appendChild(el("span",{text:
 function draw(){
   var svg=$("chart");while(svg.firstChild)svg.removeChild(svg.firstChild);
   var legend=$("legend");legend.textContent="";
-  var m=S.model;$("title").textContent=S.series.length===1?S.series[0].name:S.series.length+" series";
+  var m=S.model;var one=S.series.length===1&&S.series[0];$("title").textContent=one?one.name+(one.units?" ("+one.units+")":""):S.series.length+" series";
   foot(m);$("earlier").hidden=!(m.earlier&&B.canCall());$("next").hidden=!(m.next&&B.canCall());
   S.series.forEach((s,i)=>{var last=null;for(var k=s.points.length-1;k>=0;k--)if(s.points[k][1]!==null){last=s.points[k];break}
     legend.appendChild(el("div",{class:"lg","data-series":s.id},el("span",{class:"sw",style:"background:"+COLORS[i%COLORS.length]}),
