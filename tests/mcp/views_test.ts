@@ -10,6 +10,7 @@ import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 import { serveInProcess, startHttpInProcess, startInProcess } from "../harness/in_process.ts";
+import type { InProcessSession } from "../harness/in_process.ts";
 
 type Json = Record<string, unknown>;
 
@@ -344,12 +345,28 @@ Deno.test("views over stdio with the SDK v2 client pinned to 2026-07-28", async 
   }
 });
 
-Deno.test("opendata_call names the router view to UI clients, and its results carry the target's view model to them only", async () => {
+/** The default surface (core tools only) served to a plain client and to a UI client. */
+async function defaultSurface(): Promise<
+  { plain: InProcessSession; ui: InProcessSession } & AsyncDisposable
+> {
   const { fake, configYaml } = worldbank();
-  await using _fake = fake;
   const args = ["--providers", "worldbank,boj", "--toolsets", "core"];
-  await using plain = await startInProcess({ args, configYaml });
-  await using ui = await startInProcess({ args, configYaml, clientCapabilities: UI });
+  const plain = await startInProcess({ args, configYaml });
+  const ui = await startInProcess({ args, configYaml, clientCapabilities: UI });
+  return {
+    plain,
+    ui,
+    async [Symbol.asyncDispose]() {
+      await plain[Symbol.asyncDispose]();
+      await ui[Symbol.asyncDispose]();
+      await fake[Symbol.asyncDispose]();
+    },
+  };
+}
+
+Deno.test("opendata_call names the router view to UI clients, and its results carry the target's view model to them only", async () => {
+  await using both = await defaultSurface();
+  const { plain, ui } = both;
   const call = {
     name: "opendata_call",
     arguments: { tool: SEARCH.name, arguments: JSON.stringify(SEARCH.arguments) },
@@ -366,4 +383,24 @@ Deno.test("opendata_call names the router view to UI clients, and its results ca
   assert.equal(bare?._meta?.["ui"], undefined);
   const router = await ui.client.readResource({ uri: "ui://opendata-mcp/view.html" });
   assert.equal(router.contents[0]?.mimeType, "text/html;profile=mcp-app");
+});
+
+Deno.test("opendata_search shows its hits in the documents view to UI clients only", async () => {
+  await using both = await defaultSurface();
+  const { plain, ui } = both;
+  const search = { name: "opendata_search", arguments: { query: "roads", sources: ["worldbank"] } };
+  const [p, u] = [await plain.client.callTool(search), await ui.client.callTool(search)];
+  assertGate(p, u, "opendata_search");
+  const hits = (p.structuredContent as { sources: { hits: { title: string; url?: string }[] }[] }).sources
+    .flatMap((x) => x.hits);
+  assert.ok(hits.length > 0);
+  const m = (u._meta as Json)["opendata-mcp/view"] as { view: string; documents: Json[]; query: string };
+  assert.equal(m.view, "documents");
+  assert.equal(m.query, "roads");
+  assert.deepEqual(m.documents.map((d) => [d["title"], d["url"]]), hits.map((h) => [h.title, h.url ?? null]));
+  const listed = (await ui.client.listTools()).tools.find((t) => t.name === "opendata_search");
+  assert.equal(
+    (listed?._meta?.["ui"] as Json | undefined)?.["resourceUri"],
+    "ui://opendata-mcp/documents.html",
+  );
 });

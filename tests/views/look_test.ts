@@ -155,6 +155,12 @@ Deno.test("views in chromium: opendata_call, the host's look, every magnitude an
       assert.equal(await list.frame.locator("li.doc").count(), docs);
       await list.frame.locator("#next").click();
       await list.frame.locator("li.doc").nth(docs * 2 - 1).waitFor();
+      // The search's hits, as a list with their sources.
+      const search = await show(page, s, "opendata_search", { query: "financial inclusion" });
+      const hits = model(search.result)["documents"] as { title: string; type: string }[];
+      assert.ok(hits.length > 0);
+      await search.frame.locator("li.doc").nth(hits.length - 1).waitFor();
+      assert.equal(await search.frame.locator("li.doc .t").first().textContent(), hits[0]!.title);
     },
   );
 
