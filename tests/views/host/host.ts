@@ -1,8 +1,10 @@
 // The test host page's script: frames a view the way MCP Apps hosts do, with ext-apps' own host
 // side (AppBridge over PostMessageTransport). The HTML goes into a sandboxed iframe (scripts
-// only, opaque origin) with the CSP its `_meta.ui.csp` asks for; tool calls from the view go to
-// the test's real MCP client through `hostCallTool`, which the test exposes on the page.
-// Bundled for the browser by tests/views/browser_test.ts (deno bundle).
+// only, opaque origin) with the CSP its `_meta.ui.csp` asks for; tool calls and resource reads
+// from the view go to the test's real MCP client through `hostCallTool` and `hostReadResource`,
+// which the test exposes on the page. The host context (theme, style variables, display mode,
+// container size) is the mount's, and `changeHostContext` sends host-context-changed.
+// Bundled for the browser by tests/views/_browser.ts (deno bundle).
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 import type { McpUiHostContext, McpUiResourceCsp } from "@modelcontextprotocol/ext-apps/app-bridge";
 
