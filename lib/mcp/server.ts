@@ -17,6 +17,7 @@ import type { ResultFiles } from "../output/exports.ts";
 import {
   rendersViews,
   requestCapabilities,
+  ROUTER_VIEW,
   VIEW_META_KEY,
   VIEW_MIME,
   viewResources,
@@ -105,6 +106,8 @@ interface ServedTools {
   unavailable: UnavailableTools[];
   /** Tools whose view is the series chart: opendata_chart puts several of their calls on one chart. */
   seriesTools: Set<string>;
+  /** Whether any tool has a view (then opendata_call names the router view). */
+  viewTools: boolean;
 }
 
 function servedTools(providers: readonly Provider[], options: CreateServerOptions): ServedTools {
@@ -123,6 +126,7 @@ function servedTools(providers: readonly Provider[], options: CreateServerOption
     seriesTools: new Set(
       [...callable.values()].filter((c) => c.tool.view?.id === "series").map((c) => c.tool.name),
     ),
+    viewTools: [...callable.values()].some((c) => c.tool.view),
   };
 }
 
@@ -170,7 +174,16 @@ function listTools(scope: ServerScope, ctx: unknown): { tools: Tool[] } {
     return { tools: listed.map(describeTool).map(({ outputSchema: _, ...rest }) => rest) };
   }
   if (!scope.viewsFor(ctx)) return { tools: listed.map(describeTool) };
-  const tools = listed.map((t) => t.view ? withViewMeta(describeTool(t), t.view.id) : describeTool(t));
+  // opendata_call reaches every tool, so it names the router view, which shows each result in
+  // the view its model is for (the default surface lists little else).
+  const routed = scope.tools.viewTools;
+  const tools = listed.map((t) =>
+    t.view
+      ? withViewMeta(describeTool(t), t.view.id)
+      : routed && t.name === CALL_TOOL
+      ? withViewMeta(describeTool(t), ROUTER_VIEW)
+      : describeTool(t)
+  );
   if (seriesTools.size) tools.push(chartTool([...seriesTools], viewUri("series")));
   return { tools };
 }
@@ -192,8 +205,9 @@ async function answerToolCall(
   const result = await callTool(tool, args, ctx, { ...scope.options, files, served: scope.tools.served });
   if (isInputRequiredResult(result)) return result;
   const projected = scope.server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
-  if (tool.view && params.name !== CALL_TOOL && scope.viewsFor(ctx)) {
-    await addViewModel(projected, tool, args);
+  if (tool.view && scope.viewsFor(ctx)) {
+    // Through opendata_call, the view calls back through it too: the target may be unlisted.
+    await addViewModel(projected, tool, args, params.name === CALL_TOOL ? CALL_TOOL : undefined);
   }
   if (textOnly(scope, ctx)) delete projected.structuredContent;
   return projected;
@@ -374,13 +388,15 @@ function registerViews(
 
 /**
  * Adds the view model of a successful result to its `_meta`, with the tool to call back for
- * more (the view pages through the same tool, through the host).
+ * more (the view pages through the same tool, through the host) and, when the call came through
+ * opendata_call, `via` so the view calls back the same way.
  */
 async function addViewModel(
   result: CallToolResult,
   // deno-lint-ignore no-explicit-any
   listed: ToolDefinition<any, any>,
   args: unknown,
+  via?: string,
 ): Promise<void> {
   if (result.isError || result.structuredContent === undefined) return;
   const tool = await loadedTool(listed).catch(() => undefined);
@@ -393,7 +409,12 @@ async function addViewModel(
     // A result the view cannot draw is still a whole result: the text and structuredContent stand.
     return;
   }
-  if (model) result._meta = { ...result._meta, [VIEW_META_KEY]: { ...model, tool: tool.name } };
+  if (model) {
+    result._meta = {
+      ...result._meta,
+      [VIEW_META_KEY]: { ...model, tool: tool.name, ...(via ? { via } : {}) },
+    };
+  }
 }
 
 /**

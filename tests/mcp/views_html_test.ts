@@ -46,9 +46,14 @@ Deno.test("viewResources() declares the tile origin in the places view's CSP, an
   const [bare] = viewResources(["places"], { tilesUrl: null });
   assert.deepEqual(bare!.meta.ui.csp.resourceDomains, []);
   assert.match(await bare!.html(), /var TILES=null,TILE_CREDIT="";/);
-  assert.deepEqual(viewResources(["documents"], { tilesUrl: OSM }).map((v) => v.uri), [
+  // The router hands its frame to the places view, so it declares the tiles too.
+  const served = viewResources(["documents"], { tilesUrl: OSM });
+  assert.deepEqual(served.map((v) => v.uri), [
     "ui://opendata-mcp/documents.html",
+    "ui://opendata-mcp/view.html",
   ]);
+  assert.deepEqual(served[1]!.meta.ui.csp.resourceDomains, ["https://tile.openstreetmap.org"]);
+  assert.deepEqual(viewResources([], { tilesUrl: OSM }), [], "no views, no router");
 });
 
 Deno.test("placesHtml() writes the tile template so that no value can end the script element", () => {
@@ -235,4 +240,23 @@ Deno.test("earlierWindow() asks BOJ for the window of the same length before sta
   });
   assert.equal(earlierWindow({ start_date: "185001" }, "MONTHLY"), null, "nothing before 1850");
   assert.equal(earlierWindow({}, "MONTHLY"), null, "no start, nothing earlier");
+});
+
+Deno.test("fredSeriesView.model() leaves out rows whose date cannot be read and counts them, keeping the chart", () => {
+  const args = { operation: "get_observations", series_id: "GNPCA", observation_start: "2020-01-01" };
+  const model = fredSeriesView.model!({
+    operation: "get_observations",
+    items: [
+      { date: "2020-01-01", value: 1 },
+      { date: "not a date", value: 2 },
+      { date: "2021-02-30", value: 3 },
+      { date: "2022-01-01", value: 4 },
+      { value: 5 },
+    ],
+    source: {},
+  }, args);
+  assert.ok(model && model.view === "series");
+  assert.deepEqual(model.series[0]!.points, [["2020-01-01", 1], ["2022-01-01", 4]]);
+  assert.equal(model.series[0]!.dropped, 3);
+  assert.equal((model.earlier as { observation_end?: string }).observation_end, "2019-12-31");
 });

@@ -10,6 +10,7 @@ import { Client as V1Client, StreamableHTTPClientTransport as V1Http } from "../
 import { FakeUpstream } from "../fakes/upstream.ts";
 import { Client, MODERN, StreamableHTTPClientTransport } from "../harness/sdk2_client.ts";
 import { serveInProcess, startHttpInProcess, startInProcess } from "../harness/in_process.ts";
+import type { InProcessSession } from "../harness/in_process.ts";
 
 type Json = Record<string, unknown>;
 
@@ -161,6 +162,7 @@ Deno.test("views are declared only to clients that advertise io.modelcontextprot
     assert.deepEqual(uiList.filter((r) => r.uri.startsWith("ui://")).map((r) => r.uri), [
       "ui://opendata-mcp/series.html",
       "ui://opendata-mcp/documents.html",
+      "ui://opendata-mcp/view.html",
     ]);
     const read = JSON.parse(
       await postModern(server.origin, "resources/read", { uri: "ui://opendata-mcp/documents.html" }, UI),
@@ -341,4 +343,64 @@ Deno.test("views over stdio with the SDK v2 client pinned to 2026-07-28", async 
     await plain.close();
     await ui.close();
   }
+});
+
+/** The default surface (core tools only) served to a plain client and to a UI client. */
+async function defaultSurface(): Promise<
+  { plain: InProcessSession; ui: InProcessSession } & AsyncDisposable
+> {
+  const { fake, configYaml } = worldbank();
+  const args = ["--providers", "worldbank,boj", "--toolsets", "core"];
+  const plain = await startInProcess({ args, configYaml });
+  const ui = await startInProcess({ args, configYaml, clientCapabilities: UI });
+  return {
+    plain,
+    ui,
+    async [Symbol.asyncDispose]() {
+      await plain[Symbol.asyncDispose]();
+      await ui[Symbol.asyncDispose]();
+      await fake[Symbol.asyncDispose]();
+    },
+  };
+}
+
+Deno.test("opendata_call names the router view to UI clients, and its results carry the target's view model to them only", async () => {
+  await using both = await defaultSurface();
+  const { plain, ui } = both;
+  const call = {
+    name: "opendata_call",
+    arguments: { tool: SEARCH.name, arguments: JSON.stringify(SEARCH.arguments) },
+  };
+  const [p, u] = [await plain.client.callTool(call), await ui.client.callTool(call)];
+  assertGate(p, u, "opendata_call");
+  const m = (u._meta as Json)["opendata-mcp/view"] as Json;
+  assert.equal(m["view"], "documents");
+  assert.equal(m["tool"], SEARCH.name);
+  assert.equal(m["via"], "opendata_call", "the view calls back through opendata_call");
+  const listed = (await ui.client.listTools()).tools.find((t) => t.name === "opendata_call");
+  assert.equal((listed?._meta?.["ui"] as Json | undefined)?.["resourceUri"], "ui://opendata-mcp/view.html");
+  const bare = (await plain.client.listTools()).tools.find((t) => t.name === "opendata_call");
+  assert.equal(bare?._meta?.["ui"], undefined);
+  const router = await ui.client.readResource({ uri: "ui://opendata-mcp/view.html" });
+  assert.equal(router.contents[0]?.mimeType, "text/html;profile=mcp-app");
+});
+
+Deno.test("opendata_search shows its hits in the documents view to UI clients only", async () => {
+  await using both = await defaultSurface();
+  const { plain, ui } = both;
+  const search = { name: "opendata_search", arguments: { query: "roads", sources: ["worldbank"] } };
+  const [p, u] = [await plain.client.callTool(search), await ui.client.callTool(search)];
+  assertGate(p, u, "opendata_search");
+  const hits = (p.structuredContent as { sources: { hits: { title: string; url?: string }[] }[] }).sources
+    .flatMap((x) => x.hits);
+  assert.ok(hits.length > 0);
+  const m = (u._meta as Json)["opendata-mcp/view"] as { view: string; documents: Json[]; query: string };
+  assert.equal(m.view, "documents");
+  assert.equal(m.query, "roads");
+  assert.deepEqual(m.documents.map((d) => [d["title"], d["url"]]), hits.map((h) => [h.title, h.url ?? null]));
+  const listed = (await ui.client.listTools()).tools.find((t) => t.name === "opendata_search");
+  assert.equal(
+    (listed?._meta?.["ui"] as Json | undefined)?.["resourceUri"],
+    "ui://opendata-mcp/documents.html",
+  );
 });

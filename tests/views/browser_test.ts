@@ -6,154 +6,35 @@
 // the browser makes is intercepted: one that is not for 127.0.0.1 fails the test. Screenshots go
 // to tests/views/screenshots/ (ignored by git; docs/images/ keeps one of each for the README).
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
-import type { BrowserContext, FrameLocator, Page } from "playwright-core";
 import { viewResources } from "../../lib/mcp/views/mod.ts";
 import { startViewUpstreams, VIEW_PROVIDERS } from "./_upstreams.ts";
 import { startInProcess } from "../harness/in_process.ts";
-import type { InProcessSession } from "../harness/in_process.ts";
+import {
+  FRED_AND_BOJ,
+  type HostWindow,
+  type Json,
+  model,
+  openBrowser,
+  shot,
+  show,
+  startTiles,
+  UI,
+} from "./_browser.ts";
 
-/** The system browser (Debian's chromium package; `.ci/run` installs it). */
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const SHOTS = new URL("./screenshots/", import.meta.url);
-const HOST = new URL("./host/host.ts", import.meta.url).pathname;
-const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
 const DS = "LokaliteterEnkeltminnerOgSikringssoner";
 
-type Json = Record<string, unknown>;
-
-/** What the host page (host/host.ts) puts on `window`. */
-interface HostWindow {
-  mountView(mount: Json): Promise<void>;
-  openedLinks: string[];
-  viewCalls: { name: string; arguments: unknown }[];
-}
-
-/** A grey placeholder tile with its z/x/y (SVG, so the test needs no image encoder). */
-function tile(path: string): Response {
-  const label = path.replace(/^\/tiles\//, "").replace(/\.png$/, "");
-  const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256"><rect width="256" height="256" ` +
-    `fill="#e8ecef" stroke="#cfd6dc"/><text x="8" y="20" font-size="11" fill="#9aa5ad">${label}</text></svg>`;
-  return new Response(svg, { headers: { "content-type": "image/svg+xml" } });
-}
-
-/** The host page's script, bundled for the browser by `deno bundle`. */
-async function hostScript(): Promise<string> {
-  const out = await Deno.makeTempFile({ suffix: ".js" });
-  try {
-    const run = await new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "-q", "--platform", "browser", "-o", out, HOST],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
-    return await Deno.readTextFile(out);
-  } finally {
-    await Deno.remove(out).catch(() => {});
-  }
-}
-
-/** A view's tools/list entry, resource and one call's result, framed by the host page. */
-async function show(
-  page: Page,
-  s: InProcessSession,
-  name: string,
-  args: Json,
-): Promise<{ frame: FrameLocator; result: Json }> {
-  const { tools } = await s.client.listTools();
-  const tool = tools.find((t) => t.name === name);
-  const uri = (tool?._meta?.["ui"] as { resourceUri?: string } | undefined)?.resourceUri;
-  assert.ok(uri, `${name} names its view`);
-  const read = await s.client.readResource({ uri });
-  const content = read.contents[0] as { text: string; mimeType: string; _meta?: { ui?: { csp?: Json } } };
-  assert.equal(content.mimeType, "text/html;profile=mcp-app");
-  const result = await s.client.callTool({ name, arguments: args }) as Json;
-  assert.notEqual(result["isError"], true, JSON.stringify(result).slice(0, 300));
-  await page.evaluate((m) => (globalThis as unknown as HostWindow).mountView(m), {
-    html: content.text,
-    csp: content._meta?.ui?.csp,
-    arguments: args,
-    result,
-  });
-  return { frame: page.frameLocator("#view"), result };
-}
-
-/** The view model a result carries. */
-function model(result: Json): Json {
-  return (result["_meta"] as Json)["opendata-mcp/view"] as Json;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.locator("#view").screenshot({ path: new URL(`${name}.png`, SHOTS).pathname });
-}
-
 Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, with nothing leaving the machine", async (t) => {
-  // Fails, never skips: a machine without the browser cannot say the views work.
-  try {
-    Deno.statSync(CHROMIUM);
-  } catch {
-    throw new Error(`No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium)`);
-  }
-  const script = await hostScript();
-  const tiles = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    (req) => tile(new URL(req.url).pathname),
-  );
+  await using tiles = startTiles();
   await using up = startViewUpstreams();
   await using s = await startInProcess({
     args: ["--providers", VIEW_PROVIDERS.join(",")],
     configYaml: up.configYaml,
-    env: { MCP_MAP_TILES_URL: `http://127.0.0.1:${tiles.addr.port}/tiles/{z}/{x}/{y}.png` },
+    env: { MCP_MAP_TILES_URL: tiles.url },
     clientCapabilities: UI,
   });
-  Deno.mkdirSync(SHOTS, { recursive: true });
-  const profile = Deno.makeTempDirSync({ prefix: "opendata-mcp-chromium-" });
-  let context: BrowserContext | undefined;
-  try {
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: FLAGS,
-      viewport: { width: 800, height: 900 },
-    });
-    const outbound: string[] = [];
-    const tileRequests: string[] = [];
-    await context.route("**/*", (route) => {
-      const url = new URL(route.request().url());
-      if (url.protocol === "data:" || url.protocol === "about:") return route.continue();
-      if (url.hostname !== "127.0.0.1") {
-        outbound.push(url.href);
-        return route.abort();
-      }
-      if (url.pathname.startsWith("/tiles/")) tileRequests.push(url.pathname);
-      return route.continue();
-    });
-    const page = context.pages()[0] ?? await context.newPage();
-    const problems: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    await page.exposeFunction(
-      "hostCallTool",
-      (params: { name: string; arguments?: Json }) => s.client.callTool(params),
-    );
-    await page.setContent(
-      `<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:8px">` +
-        `<script type="module">${script.replaceAll("</script", "<\\/script")}</script></body></html>`,
-    );
-    await page.waitForFunction(() => typeof (globalThis as unknown as HostWindow).mountView === "function");
+  {
+    await using browser = await openBrowser(s);
+    const { page, problems, outbound, tileRequests } = browser;
 
     await t.step(
       "series: FRED observations, a point per row, the latest value, names from the details call",
@@ -174,7 +55,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
         );
         // The view asked the host for the series' title, units and frequency (fred_series get).
         await frame.getByText("Real Gross National Product").first().waitFor();
-        await frame.getByText("Billions of Chained 2012 Dollars").waitFor();
+        await frame.locator(".lg").getByText("Billions of Chained 2012 Dollars").waitFor();
         assert.match(await frame.locator("#foot").textContent() ?? "", /not endorsed or certified/);
         // Zooming to the last part of the range keeps fewer points on the chart.
         await frame.locator("#r0").fill("800");
@@ -239,19 +120,7 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
     });
 
     await t.step("series: FRED and BOJ at once (opendata_chart), a point per row of each", async () => {
-      const args = {
-        calls: [
-          {
-            tool: "fred_series",
-            arguments: JSON.stringify({ operation: "get_observations", series_id: "GNPCA" }),
-          },
-          {
-            tool: "boj_get_data_layer",
-            arguments: JSON.stringify({ db: "FM01", frequency: "D", layers: ["*"] }),
-          },
-        ],
-      };
-      const { frame, result } = await show(page, s, "opendata_chart", args);
+      const { frame, result } = await show(page, s, "opendata_chart", FRED_AND_BOJ);
       const series = model(result)["series"] as { id: string; points: [string, number | null][] }[];
       assert.ok(series.some((x) => x.id === "GNPCA") && series.some((x) => x.id.startsWith("STRDCL")));
       await frame.locator(".lg").nth(series.length - 1).waitFor();
@@ -263,7 +132,6 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
       // The FRED title comes back through opendata_chart (the view's details call).
       await frame.getByText("Real Gross National Product").first().waitFor();
       await frame.locator("#rebase").check();
-      await shot(page, "series-both");
     });
 
     await t.step("places: OGC features, a marker per located feature, a popup, the next page", async () => {
@@ -364,9 +232,8 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
           collection: "lokaliteter",
         });
         await nearby.frame.locator("polygon.area").waitFor();
-        const n = (model(nearby.result)["places"] as { lat: number | null }[]).filter((p) =>
-          p.lat !== null
-        ).length;
+        const n =
+          (model(nearby.result)["places"] as { lat: number | null }[]).filter((p) => p.lat !== null).length;
         assert.equal(await nearby.frame.locator("circle.marker").count(), n);
         for (
           const [name, args] of [
@@ -457,9 +324,5 @@ Deno.test("views in chromium through ext-apps' AppBridge: what a person sees, wi
 
     assert.deepEqual(outbound, [], "no request left the machine");
     assert.deepEqual(problems, [], "no console error or warning");
-  } finally {
-    await context?.close();
-    await tiles.shutdown();
-    Deno.removeSync(profile, { recursive: true });
   }
 });

@@ -1,5 +1,6 @@
 // opendata_search: one search across every source at once, a few hits per source, each with the
 // calls that fetch the record (routed through opendata_call when the tool is not listed).
+import { searchView } from "./search_view.ts";
 import { z } from "zod";
 import type { ToolDefinition } from "../provider.ts";
 import { CORE_TOOLSET } from "../toolsets.ts";
@@ -60,6 +61,8 @@ export function searchTool(scope: CoreScope): ToolDefinition<SearchInput, Search
     },
     ...generatedSchemas(SEARCH_TOOL),
     annotations: { ...CORE_ANNOTATIONS, idempotentHint: false },
+    // Hosts that render views list the hits with their links and sources.
+    view: searchView(scope),
     // What answers a search loads on the first one (search_answer.ts): listing needs none of it.
     async handler(args, ctx) {
       return await (await import("./search_answer.ts")).answerSearch(scope, args, ctx);

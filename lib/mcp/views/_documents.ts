@@ -15,18 +15,18 @@ const BODY = String.raw`<h1 id="title">Documents</h1><div id="status" class="mut
 const SCRIPT = String.raw`
 var S={docs:[],model:null};
 function show(model,add){S.model=model;S.docs=add?S.docs.concat(model.documents):model.documents.slice();
-  document.getElementById("title").textContent=model.query?"“"+model.query+"”":"Documents";
+  $("title").textContent=model.query?"“"+model.query+"”":"Documents";
   B.status(S.docs.length+" shown"+(model.total!=null?" of "+model.total:""));
-  var ul=document.getElementById("docs");ul.textContent="";
+  var ul=$("docs");ul.textContent="";
   S.docs.forEach(function(d){var meta=el("div",{class:"meta"},d.date?el("span",{class:"tag",text:d.date}):null,d.country?el("span",{class:"tag",text:d.country}):null,d.type?el("span",{class:"tag",text:d.type}):null);
     ul.appendChild(el("li",{class:"doc"},link(d.url,d.title,"t"),meta,
       d.citation?el("div",{class:"cite",text:d.citation}):null,d.snippet?el("div",{class:"snip",text:d.snippet}):null))});
-  document.getElementById("count").textContent=model.total!=null?S.docs.length+" of "+model.total:"";
-  var foot=document.getElementById("foot");foot.textContent="";foot.appendChild(el("span",{text:"Source: "}));
+  $("count").textContent=model.total!=null?S.docs.length+" of "+model.total:"";
+  var foot=$("foot");foot.textContent="";foot.appendChild(el("span",{text:"Source: "}));
   foot.appendChild(link(model.source.url,model.source.name));
   foot.appendChild(el("span",{text:" · "+model.licence}));
-  document.getElementById("next").hidden=!(model.next&&B.canCall())}
-document.getElementById("next").onclick=function(){var b=this;b.disabled=true;B.status("Loading…");B.call(S.model.next).then(function(m){b.disabled=false;show(m,true)},function(x){b.disabled=false;B.fail(x.message)})};
+  $("next").hidden=!(model.next&&B.canCall())}
+$("next").onclick=function(){var b=this;b.disabled=true;B.status("Loading…");B.call(S.model.next).then(function(m){b.disabled=false;show(m,true)},function(x){b.disabled=false;B.fail(x.message)})};
 B.on(function(model){show(model,false)});B.start("opendata-mcp documents");
 `;
 

@@ -5,8 +5,7 @@
 import { page } from "./_common.ts";
 
 const CSS = String.raw`
-#wrap{position:relative}#map{width:100%;height:340px;display:block;background:var(--color-background-secondary,#eef2f5);border:1px solid var(--line);border-radius:6px}
-[data-theme=dark] #map{background:var(--color-background-secondary,#1f2328)}
+#wrap{position:relative}#map{width:100%;height:clamp(160px,calc(var(--room,530px) - 190px),var(--max,340px));display:block;background:var(--color-background-secondary,light-dark(#eef2f5,#1f2328));border:1px solid var(--line);border-radius:6px}
 .gr{stroke:#8a94a0;stroke-width:.6;opacity:.55}.gl{fill:var(--mut);font-size:9px}
 .area{fill:rgba(31,111,235,.08);stroke:#1f6feb;stroke-width:1.5;stroke-dasharray:5 3}
 .marker{fill:#d62728;stroke:#fff;stroke-width:1.5;cursor:pointer}.marker.on{fill:#ff7f0e}
@@ -33,10 +32,10 @@ function bounds(){var b=[Infinity,Infinity,-Infinity,-Infinity];function add(lon
   var m=S.model;if(m.bbox){add(m.bbox[0],m.bbox[1]);add(m.bbox[2],m.bbox[3])}if(m.circle)circlePts(m.circle).forEach(function(p){add(p[0],p[1])});
   S.places.forEach(function(p){if(p.lat!==null&&p.lon!==null)add(p.lon,p.lat)});if(!isFinite(b[0]))return[-10,35,30,70];
   if(b[2]-b[0]<0.002){b[0]-=0.001;b[2]+=0.001}if(b[3]-b[1]<0.002){b[1]-=0.001;b[3]+=0.001}return b}
-function fit(){var svg=document.getElementById("map"),W=svg.clientWidth||600,H=svg.clientHeight||340,b=bounds(),z=18;
+function fit(){var svg=$("map"),W=svg.clientWidth||600,H=svg.clientHeight||340,b=bounds(),z=18;
   while(z>1&&(wx(b[2],z)-wx(b[0],z)>W-40||wy(b[1],z)-wy(b[3],z)>H-40))z--;S.z=z;S.c=[(b[0]+b[2])/2,(b[1]+b[3])/2];draw()}
 function step(span){var s=[0.0005,0.001,0.002,0.005,0.01,0.02,0.05,0.1,0.2,0.5,1,2,5,10,15,30];for(var i=0;i<s.length;i++)if(span/s[i]<=6)return s[i];return 30}
-function draw(){var svg=document.getElementById("map");while(svg.firstChild)svg.removeChild(svg.firstChild);
+function draw(){var svg=$("map");while(svg.firstChild)svg.removeChild(svg.firstChild);
   var W=svg.clientWidth||600,H=svg.clientHeight||340,z=S.z,ox=wx(S.c[0],z)-W/2,oy=wy(S.c[1],z)-H/2;
   function P(lon,lat){return[wx(lon,z)-ox,wy(lat,z)-oy]}
   if(TILES){var n=Math.pow(2,z),g=el("g",{class:"tiles"});for(var tx=Math.floor(ox/256);tx<=Math.floor((ox+W)/256);tx++)for(var ty=Math.max(0,Math.floor(oy/256));ty<=Math.min(n-1,Math.floor((oy+H)/256));ty++){
@@ -50,30 +49,30 @@ function draw(){var svg=document.getElementById("map");while(svg.firstChild)svg.
   S.places.forEach(function(p,i){if(p.lat===null||p.lon===null)return;var q=P(p.lon,p.lat);
     svg.appendChild(el("circle",{class:"marker"+(S.sel===i?" on":""),cx:q[0].toFixed(1),cy:q[1].toFixed(1),r:6,"data-i":i,onclick:function(){popup(i)}},el("title",{text:p.name})))});
   if(S.sel!==null)popup(S.sel)}
-function popup(i){var p=S.places[i],box=document.getElementById("pop");S.sel=i;box.textContent="";box.appendChild(el("b",{text:p.name}));
+function popup(i){var p=S.places[i],box=$("pop");S.sel=i;box.textContent="";box.appendChild(el("b",{text:p.name}));
   p.lines.forEach(function(l){box.appendChild(el("div",{class:"mut",text:l}))});if(p.url)box.appendChild(link(p.url,"Open"));
   if(p.lat===null||p.lon===null){box.appendChild(el("div",{class:"mut",text:"No location"}));box.style.left="8px";box.style.top="8px"}
-  else{var svg=document.getElementById("map"),W=svg.clientWidth||600,H=svg.clientHeight||340,x=wx(p.lon,S.z)-wx(S.c[0],S.z)+W/2,y=wy(p.lat,S.z)-wy(S.c[1],S.z)+H/2;
+  else{var svg=$("map"),W=svg.clientWidth||600,H=svg.clientHeight||340,x=wx(p.lon,S.z)-wx(S.c[0],S.z)+W/2,y=wy(p.lat,S.z)-wy(S.c[1],S.z)+H/2;
     box.style.left=Math.max(0,Math.min(W-200,x+8))+"px";box.style.top=Math.max(0,Math.min(H-60,y+8))+"px"}
   box.hidden=false;document.querySelectorAll(".marker").forEach(function(n){n.classList.toggle("on",+n.getAttribute("data-i")===i)})}
 function onGlobe(lat,lon){return typeof lat==="number"&&typeof lon==="number"&&Math.abs(lat)<=90&&Math.abs(lon)<=180}
 function show(model,add){var b=model.bbox,c=model.circle;if(b&&!(onGlobe(b[1],b[0])&&onGlobe(b[3],b[2])))model.bbox=null;
   if(c&&!(onGlobe(c.lat,c.lon)&&c.radius_m>0&&c.radius_m<=2e7))model.circle=null;
   var ps=model.places.map(function(p){return onGlobe(p.lat,p.lon)?p:Object.assign({},p,{lat:null,lon:null})});
-  S.model=model;S.places=add?S.places.concat(ps):ps;S.sel=null;document.getElementById("pop").hidden=true;
+  S.model=model;S.places=add?S.places.concat(ps):ps;S.sel=null;$("pop").hidden=true;
   var located=S.places.filter(function(p){return p.lat!==null&&p.lon!==null}).length;
-  document.getElementById("title").textContent=S.places.length+" place"+(S.places.length===1?"":"s");
+  $("title").textContent=S.places.length+" place"+(S.places.length===1?"":"s");
   B.status(located+" on the map"+(S.places.length>located?", "+(S.places.length-located)+" without a location":""));
-  document.getElementById("count").textContent=model.total!=null?S.places.length+" of "+model.total:"";
-  var list=document.getElementById("list");list.textContent="";S.places.forEach(function(p,i){list.appendChild(el("li",{onclick:function(){popup(i)},text:p.name}))});
-  var foot=document.getElementById("foot");foot.textContent="";foot.appendChild(el("span",{text:"Source: "}));
+  $("count").textContent=model.total!=null?S.places.length+" of "+model.total:"";
+  var list=$("list");list.textContent="";S.places.forEach(function(p,i){list.appendChild(el("li",{onclick:function(){popup(i)},text:p.name}))});
+  var foot=$("foot");foot.textContent="";foot.appendChild(el("span",{text:"Source: "}));
   foot.appendChild(link(model.source.url,model.source.name));
   foot.appendChild(el("span",{text:" · "+model.licence+(TILES?" · Map tiles: "+TILE_CREDIT:"")}));
-  document.getElementById("next").hidden=!(model.next&&B.canCall());fit()}
-document.getElementById("zin").onclick=function(){if(S.z<19){S.z++;draw()}};
-document.getElementById("zout").onclick=function(){if(S.z>1){S.z--;draw()}};
-document.getElementById("fit").onclick=function(){fit()};
-document.getElementById("next").onclick=function(){var b=this;b.disabled=true;B.status("Loading…");B.call(S.model.next).then(function(m){b.disabled=false;show(m,true)},function(x){b.disabled=false;B.fail(x.message)})};
+  $("next").hidden=!(model.next&&B.canCall());fit()}
+$("zin").onclick=function(){if(S.z<19){S.z++;draw()}};
+$("zout").onclick=function(){if(S.z>1){S.z--;draw()}};
+$("fit").onclick=function(){fit()};
+$("next").onclick=function(){var b=this;b.disabled=true;B.status("Loading…");B.call(S.model.next).then(function(m){b.disabled=false;show(m,true)},function(x){b.disabled=false;B.fail(x.message)})};
 window.addEventListener("resize",function(){if(S.model)draw()});
 B.on(function(model){show(model,false)});B.start("opendata-mcp places");
 `;

@@ -17,8 +17,17 @@ export const VIEW_MIME = "text/html;profile=mcp-app";
 /** The 2026-07-28 request `_meta` key that carries the client's capabilities. */
 export const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 
+/**
+ * The router view: what opendata_call names, since one tool names one view. It renders whichever
+ * view a result's model asks for (by loading that view's resource through the host).
+ */
+export const ROUTER_VIEW = "view" as const;
+
+/** A view, or the router. */
+export type ServedViewId = ViewId | typeof ROUTER_VIEW;
+
 /** The resource URI of a view. */
-export function viewUri(id: ViewId): string {
+export function viewUri(id: ServedViewId): string {
   return `ui://opendata-mcp/${id}.html`;
 }
 
@@ -30,7 +39,7 @@ export interface ViewOptions {
 
 /** A view as a resource: its listing and its one content item. */
 export interface ViewResource {
-  id: ViewId;
+  id: ServedViewId;
   uri: string;
   name: string;
   title: string;
@@ -41,7 +50,7 @@ export interface ViewResource {
   html(): Promise<string>;
 }
 
-const DESCRIPTIONS: Record<ViewId, [string, string]> = {
+const DESCRIPTIONS: Record<ServedViewId, [string, string]> = {
   series: [
     "Series chart",
     "Time series as a zoomable line chart with units, frequency, latest value and source",
@@ -51,13 +60,20 @@ const DESCRIPTIONS: Record<ViewId, [string, string]> = {
     "Features on a map with popups, the searched area drawn, and the next page on demand",
   ],
   documents: ["Documents list", "Documents and articles with citation, date, country, type and links"],
+  view: ["Any view", "Shows a result of opendata_call in the view its data calls for: chart, map or list"],
 };
 
-/** The view resources; their HTML built lazily and kept, since it never changes while serving. */
+/**
+ * The view resources, and the router when there is any; their HTML built lazily and kept, since
+ * it never changes while serving. The router hands its frame to the places view, so it declares
+ * the tiles too.
+ */
 export function viewResources(ids: Iterable<ViewId>, options: ViewOptions): ViewResource[] {
-  const wanted = new Set(ids);
-  return VIEW_IDS.filter((id) => wanted.has(id)).map((id) => {
-    const tiles = id === "places" && options.tilesUrl
+  const wanted = new Set<ServedViewId>(ids);
+  if (wanted.size) wanted.add(ROUTER_VIEW);
+  const all: ServedViewId[] = [...VIEW_IDS, ROUTER_VIEW];
+  return all.filter((id) => wanted.has(id)).map((id) => {
+    const tiles = (id === "places" || id === ROUTER_VIEW) && options.tilesUrl
       ? [new URL(options.tilesUrl.replace(/[{}]/g, "")).origin]
       : [];
     let html: Promise<string> | undefined;
@@ -75,7 +91,8 @@ export function viewResources(ids: Iterable<ViewId>, options: ViewOptions): View
 }
 
 /** One view's HTML; each view's module is a literal import, so bundles and binaries hold it. */
-async function viewHtml(id: ViewId, options: ViewOptions): Promise<string> {
+async function viewHtml(id: ServedViewId, options: ViewOptions): Promise<string> {
+  if (id === ROUTER_VIEW) return (await import("./_router.ts")).routerHtml();
   if (id === "series") return (await import("./_series.ts")).seriesHtml();
   if (id === "places") return (await import("./_places.ts")).placesHtml({ tilesUrl: options.tilesUrl });
   return (await import("./_documents.ts")).documentsHtml();
@@ -105,7 +122,7 @@ export function requestCapabilities(ctx: unknown, initialized: unknown): unknown
 /** A tools/list entry naming its view (a copy: the cached entry other clients get stays as it is). */
 export function withViewMeta<T extends { _meta?: Record<string, unknown> | undefined }>(
   tool: T,
-  id: ViewId,
+  id: ServedViewId,
 ): T {
   const uri = viewUri(id);
   // `ui/resourceUri` is the flat key of hosts that predate `_meta.ui` (ext-apps sets both too).

@@ -20,6 +20,8 @@ export interface ViewSeries {
   frequency?: string | null;
   /** Observations, oldest first: ISO date and value (null: missing). */
   points: [string, number | null][];
+  /** Rows of the answer left out because their date could not be read (the view says how many). */
+  dropped?: number;
 }
 
 /** Series to draw as lines on one chart. */

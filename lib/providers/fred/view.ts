@@ -21,6 +21,13 @@ const TRANSFORMS: Record<string, string> = {
 
 const DAY = 86_400_000;
 
+/** A `YYYY-MM-DD` date that names a real day. */
+function isIsoDate(value: unknown): value is string {
+  if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const time = Date.parse(`${value}T00:00:00Z`);
+  return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === value;
+}
+
 /** The view of fred_series. */
 export const fredSeriesView: ToolView<Json, Json> = {
   id: "series",
@@ -54,10 +61,13 @@ export const fredSeriesView: ToolView<Json, Json> = {
       } satisfies SeriesModel;
     }
     if (s["operation"] !== "get_observations") return undefined;
+    // A date that does not parse is left out and counted (the view says how many), not drawn:
+    // one such row must not cost the whole chart.
     const points: [string, number | null][] = items
-      .filter((i) => typeof i["date"] === "string")
+      .filter((i) => isIsoDate(i["date"]))
       .map((i) => [String(i["date"]), numberOrNull(i["value"])]);
     points.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+    const dropped = items.length - points.length;
     const transform = typeof args["units"] === "string" ? TRANSFORMS[args["units"]] : undefined;
     const model: SeriesModel = {
       ...base,
@@ -67,6 +77,7 @@ export const fredSeriesView: ToolView<Json, Json> = {
         units: transform ?? null,
         frequency: typeof args["frequency"] === "string" ? args["frequency"] : null,
         points,
+        ...(dropped ? { dropped } : {}),
       }],
       details: callWith({}, { operation: "get", series_id: id }),
       next: s["has_more"] === true && typeof s["next_offset"] === "number"

@@ -1,16 +1,22 @@
 // The test host page's script: frames a view the way MCP Apps hosts do, with ext-apps' own host
 // side (AppBridge over PostMessageTransport). The HTML goes into a sandboxed iframe (scripts
-// only, opaque origin) with the CSP its `_meta.ui.csp` asks for; tool calls from the view go to
-// the test's real MCP client through `hostCallTool`, which the test exposes on the page.
-// Bundled for the browser by tests/views/browser_test.ts (deno bundle).
+// only, opaque origin) with the CSP its `_meta.ui.csp` asks for; tool calls and resource reads
+// from the view go to the test's real MCP client through `hostCallTool` and `hostReadResource`,
+// which the test exposes on the page. The host context (theme, style variables, display mode,
+// container size) is the mount's, and `changeHostContext` sends host-context-changed.
+// Bundled for the browser by tests/views/_browser.ts (deno bundle).
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
-import type { McpUiResourceCsp } from "@modelcontextprotocol/ext-apps/app-bridge";
+import type { McpUiHostContext, McpUiResourceCsp } from "@modelcontextprotocol/ext-apps/app-bridge";
 
 interface Mount {
   html: string;
   csp: McpUiResourceCsp | undefined;
   arguments: Record<string, unknown>;
   result: Record<string, unknown>;
+  /** The host context sent in ui/initialize (default: light, inline, web). */
+  hostContext?: McpUiHostContext;
+  /** Whether the host passes the view's resources/read on to the server (default: yes). */
+  serverResources?: boolean;
 }
 
 /** The bits of the DOM this page uses (typed here: the test suite is type-checked without the DOM lib). */
@@ -31,7 +37,10 @@ const document = (globalThis as unknown as { document: Doc }).document;
 /** What the page shares with the test (the test exposes `hostCallTool`). */
 interface HostGlobals {
   hostCallTool(params: unknown): Promise<Record<string, unknown>>;
+  hostReadResource(params: unknown): Promise<Record<string, unknown>>;
   mountView(mount: Mount): Promise<void>;
+  /** Sends ui/notifications/host-context-changed to the mounted view. */
+  changeHostContext(context: McpUiHostContext): void;
   openedLinks: string[];
   viewCalls: { name: string; arguments: unknown }[];
 }
@@ -57,6 +66,12 @@ function policy(csp: McpUiResourceCsp | undefined): string {
 
 host.openedLinks = [];
 host.viewCalls = [];
+let current: { bridge: AppBridge; context: McpUiHostContext } | undefined;
+host.changeHostContext = (context) => {
+  if (!current) return;
+  current.context = { ...current.context, ...context };
+  current.bridge.setHostContext(current.context);
+};
 
 host.mountView = async (mount: Mount): Promise<void> => {
   document.getElementById("view")?.remove();
@@ -67,15 +82,25 @@ host.mountView = async (mount: Mount): Promise<void> => {
   const meta = `<meta http-equiv="Content-Security-Policy" content="${policy(mount.csp)}">`;
   iframe.srcdoc = mount.html.replace("<head>", `<head>${meta}`);
   document.body.appendChild(iframe);
+  const context = mount.hostContext ?? { theme: "light", displayMode: "inline", platform: "web" };
   const bridge = new AppBridge(
     null,
     { name: "opendata-mcp-test-host", version: "1.0.0" },
-    { serverTools: {}, openLinks: {} },
-    { hostContext: { theme: "light", displayMode: "inline", platform: "web" } },
+    { serverTools: {}, openLinks: {}, ...(mount.serverResources === false ? {} : { serverResources: {} }) },
+    { hostContext: context },
   );
+  current = { bridge, context };
+  bridge.onreadresource = async (params) => await host.hostReadResource(params) as never;
   bridge.oncalltool = async (params) => {
     host.viewCalls.push({ name: params.name, arguments: params.arguments });
     return await host.hostCallTool(params) as never;
+  };
+  bridge.onrequestdisplaymode = ({ mode }) => {
+    const granted = context.availableDisplayModes?.includes(mode)
+      ? mode
+      : current!.context.displayMode ?? "inline";
+    host.changeHostContext({ displayMode: granted });
+    return Promise.resolve({ mode: granted });
   };
   bridge.onopenlink = ({ url }) => {
     host.openedLinks.push(url);
