@@ -1,13 +1,11 @@
-import type { Clock, Random } from "./clock.ts";
-import { systemClock } from "./clock.ts";
+import { type Clock, type Random, systemClock } from "./clock.ts";
 import type { Config } from "./config/parse.ts";
 import type { ProviderSpec } from "./config/provider_spec.ts";
 import { ConfigError } from "./errors.ts";
 import { HttpRuntime, loadHttpClient } from "./http/runtime.ts";
 import { userAgent } from "./version.ts";
 import { ResponseCache } from "./http/cache.ts";
-import { CITATION_TTL_MS } from "./output/citations.ts";
-import type { CitationStore } from "./output/citations.ts";
+import { CITATION_TTL_MS, type CitationStore } from "./output/citations.ts";
 import type { Logger } from "./log.ts";
 import type { Provider, ProviderContext, ProviderModule, ToolDefinition } from "./mcp/provider.ts";
 import type { CommonSettings } from "./config/provider_spec.ts";
@@ -16,12 +14,12 @@ import { selectListing } from "./mcp/listing.ts";
 import type { ProviderListing } from "./mcp/listing.ts";
 import { CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL } from "./mcp/core_tools.ts";
 import { fileReader, toolsetSurfaces } from "./mcp/surfaces.ts";
-import { collectTools, createServer } from "./mcp/server.ts";
+import { collectTools, createServer, type CreateServerOptions, type RequestStateSeal } from "./mcp/server.ts";
 import { ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
-import type { CreateServerOptions, RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
 import { DeferredExports } from "./output/deferred_exports.ts";
 import { QuotaLedger } from "./output/quota.ts";
+import { taskJobs } from "./mcp/tasks/job_store.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 import type { SharedState } from "./redis/mod.ts";
 import type { NewServerOptions, ServedApp } from "./mcp/served_app.ts";
@@ -132,6 +130,8 @@ export async function createApp(
     clock: http.clock,
   });
   const tools = collectTools(surfaceOf(defaultToolsets));
+  // Tool calls run as tasks (docs/MCP.md, "Tasks"), on the job machinery every replica shares.
+  const tasks = taskJobs({ clock: http.clock, logger, quota, ...(shared ? { shared: shared.jobs } : {}) });
   const serverOptions = newServerOptions(config, {
     logger,
     http,
@@ -153,11 +153,13 @@ export async function createApp(
     newServer: (caller = {}) =>
       createServer(surfaceOf(caller.toolsets ?? defaultToolsets), {
         ...serverOptions,
+        tasks: tasks.engine,
         ...(caller.owner === undefined ? {} : { owner: caller.owner }),
         ...(caller.client === undefined ? {} : { client: caller.client }),
       }),
     async close() {
       for (const p of providers) await p.close?.().catch(() => {});
+      await tasks.close();
       await shared?.close();
     },
   };

@@ -30,6 +30,9 @@ import { citationsOf, NO_FILES } from "./server_options.ts";
 import type { CallToolOptions, CreateServerOptions } from "./server_options.ts";
 import { collectTools, describeTool, servedInput } from "./tool_schemas.ts";
 import { errorResult, validationError } from "./call_errors.ts";
+import { registerTasks, runsAsTask } from "./tasks/wire.ts";
+import { followJob, roundContext, TASK_CALL_TIMEOUT_MS } from "./tasks/tool_tasks.ts";
+import type { JobFollower } from "./tasks/tool_tasks.ts";
 
 export type { CallToolOptions, CreateServerOptions, RequestStateSeal } from "./server_options.ts";
 export { DEFAULT_CALL_TIMEOUT_MS } from "./server_options.ts";
@@ -69,7 +72,8 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   // and results carry view models; every other client gets the same bytes as without views.
   const viewsFor = (ctx: unknown): boolean =>
     rendersViews(requestCapabilities(ctx, server.server.getClientCapabilities()));
-  const scope: ServerScope = { server, tools, options, viewsFor };
+  const jobs = new Map(providers.flatMap((p) => p.jobs ? [[p.id, p.jobs] as const] : []));
+  const scope: ServerScope = { server, tools, options, viewsFor, jobs };
   server.server.setRequestHandler("tools/list", (_request, ctx) => listTools(scope, ctx));
   server.server.setRequestHandler("tools/call", (request, ctx) => answerToolCall(scope, request.params, ctx));
   registerPrimitives(server, [...providers, coreProvider(tools, options)], { owner: options.owner });
@@ -78,6 +82,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   registerSubscriptions(server, providers);
   declareListsUnchanged(server);
   answerMalformedParamsAsInvalidParams(server);
+  if (options.tasks) registerTasks(server, options.tasks, options.owner);
   return server;
 }
 
@@ -148,6 +153,8 @@ interface ServerScope {
   options: CreateServerOptions;
   /** Whether this request's client renders views (MCP Apps). */
   viewsFor: (ctx: unknown) => boolean;
+  /** The background jobs of the providers that have some, by provider id (tasks follow them). */
+  jobs: ReadonlyMap<string, JobFollower>;
 }
 
 /**
@@ -183,8 +190,31 @@ async function answerToolCall(
   const target = resolveCall(called, params.arguments ?? {}, scope.tools);
   if ("error" in target) return target.error;
   const { tool, args } = target;
+  if (scope.options.tasks && runsAsTask(scope.server, ctx, tool.name, tool.execution?.taskSupport)) {
+    const early = tool.inputBeforeTask && !ctx.mcpReq.inputResponses;
+    if (!early) return await startToolTask(scope, params.name, tool, args, ctx);
+  }
+  return await runAndProject(scope, params.name, tool, args, ctx);
+}
+
+/** Runs the tool and projects its result as `tools/call` answers it (views, text-only clients). */
+async function runAndProject(
+  scope: ServerScope,
+  name: string,
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>,
+  args: unknown,
+  ctx: McpExtra,
+  extraOptions: Partial<CallToolOptions> = {},
+): Promise<CallToolResult | InputRequiredResult> {
+  const params = { name };
   const files = filesFor(scope, tool.name);
-  const result = await callTool(tool, args, ctx, { ...scope.options, files, served: scope.tools.served });
+  const result = await callTool(tool, args, ctx, {
+    ...scope.options,
+    files,
+    served: scope.tools.served,
+    ...extraOptions,
+  });
   if (isInputRequiredResult(result)) return result;
   const projected = scope.server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
   if (tool.view && params.name !== CALL_TOOL && scope.viewsFor(ctx)) {
@@ -192,6 +222,35 @@ async function answerToolCall(
   }
   if (textOnly(scope, ctx)) delete projected.structuredContent;
   return projected;
+}
+
+/**
+ * A `tools/call` run as a task (docs/MCP.md, "Tasks"): answered at once with the task, its
+ * rounds run in the background under the task's signal and a task's longer deadline.
+ */
+async function startToolTask(
+  scope: ServerScope,
+  name: string,
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>,
+  args: unknown,
+  ctx: McpExtra,
+): Promise<CallToolResult> {
+  const { owner, client } = scope.options;
+  const jobs = scope.jobs.get(scope.tools.callable.get(tool.name)?.provider ?? "");
+  const responses = ctx.mcpReq.inputResponses as Record<string, unknown> | undefined;
+  const created = await scope.options.tasks!.start({
+    ...(owner === undefined ? {} : { owner }),
+    ...(client === undefined ? {} : { client }),
+    request: { tool: name, arguments: args },
+    ...(responses ? { inputResponses: responses } : {}),
+    call: (round) =>
+      runAndProject(scope, name, tool, args, roundContext(ctx, round), {
+        callTimeoutMs: TASK_CALL_TIMEOUT_MS,
+      }),
+    ...(jobs ? { follow: (result, signal) => followJob(result, jobs, signal, owner) } : {}),
+  });
+  return created as unknown as CallToolResult;
 }
 
 /** The tool `name` calls; an unknown or unserved name is a protocol error (-32602) that says why. */
