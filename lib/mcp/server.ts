@@ -248,7 +248,7 @@ async function startToolTask(
       runAndProject(scope, name, tool, args, roundContext(ctx, round), {
         callTimeoutMs: TASK_CALL_TIMEOUT_MS,
       }),
-    ...(jobs ? { follow: (result, signal) => followJob(result, jobs, signal, owner) } : {}),
+    ...(jobs ? { follow: (result, signal, report) => followJob(result, jobs, signal, owner, report) } : {}),
   });
   return created as unknown as CallToolResult;
 }

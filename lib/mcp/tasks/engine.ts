@@ -4,7 +4,7 @@
 // completed task with `isError`, a protocol failure a failed task with a JSON-RPC error.
 import { isInputRequiredResult, ProtocolError } from "../sdk.ts";
 import type { CallToolResult, InputRequiredResult } from "../sdk.ts";
-import type { Task, TaskError, TaskOutcome, TaskStore } from "./types.ts";
+import type { RunningTask, Task, TaskError, TaskOutcome, TaskStore } from "./types.ts";
 
 /** Most input rounds one task may ask for before it fails (a tool that keeps asking is a bug). */
 export const MAX_INPUT_ROUNDS = 8;
@@ -30,7 +30,11 @@ export interface ToolTask {
    * When the result names background work that goes on (a provider's job), waits for it and
    * resolves to the result that replaces it; undefined when the result is final.
    */
-  follow?(result: CallToolResult, signal: AbortSignal): Promise<CallToolResult | undefined>;
+  follow?(
+    result: CallToolResult,
+    signal: AbortSignal,
+    report: (message: string) => void,
+  ): Promise<CallToolResult | undefined>;
 }
 
 /** The flat `CreateTaskResult` of a `tools/call` that created a task. */
@@ -58,10 +62,7 @@ export class TaskEngine {
 
 async function runRounds(
   tool: ToolTask,
-  running: {
-    signal: AbortSignal;
-    askInput(r: Record<string, Record<string, unknown>>): Promise<Record<string, unknown>>;
-  },
+  running: RunningTask,
 ): Promise<TaskOutcome> {
   let responses: Record<string, unknown> = { ...tool.inputResponses };
   for (let round = 0; round <= MAX_INPUT_ROUNDS; round++) {
@@ -75,7 +76,7 @@ async function runRounds(
     // Cancelled while the round ran: the task ends cancelled, whatever the round answered.
     if (running.signal.aborted) throw running.signal.reason;
     if (!isInputRequiredResult(out)) {
-      const followed = tool.follow ? await tool.follow(out, running.signal) : undefined;
+      const followed = tool.follow ? await tool.follow(out, running.signal, running.report) : undefined;
       return { result: followed ?? out };
     }
     const asked = (out as { inputRequests?: Record<string, Record<string, unknown>> }).inputRequests ?? {};

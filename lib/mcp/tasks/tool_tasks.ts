@@ -49,11 +49,14 @@ export async function followJob(
   jobs: JobFollower,
   signal: AbortSignal,
   owner: string | undefined,
+  report: (message: string) => void = () => {},
 ): Promise<CallToolResult | undefined> {
   const structured = result.structuredContent as Record<string, unknown> | undefined;
   const id = structured?.["job_id"];
   if (typeof id !== "string" || structured?.["status"] !== "accepted") return undefined;
   const who = owner === undefined ? {} : { owner };
+  // The job's id in the task's status message: the job tools show the same work.
+  report(`Running as job "${id}"`);
   let view: JobView;
   do {
     if (signal.aborted) {
