@@ -113,6 +113,8 @@ Deno.test("tasks on two replicas over one Redis: any replica follows, reads and 
       assert.equal((await aliceOnB.until(taskId, terminal))["status"], "cancelled");
       assert.equal((await aliceOnA.get(taskId))["status"], "cancelled", "A agrees");
       assert.equal((await jobStatus(job))["status"], "cancelled");
+      // The store holds FRED's jobs beside the tasks: a job's id is not a task id.
+      assert.equal((await rpcError(aliceOnB.get(job))).code, -32602);
       assert.equal(
         (await aliceOnA.cancel(taskId))["resultType"],
         "complete",

@@ -3,6 +3,7 @@
 // Redis across replicas: any replica answers `tasks/get` and `tasks/cancel`, a replica that dies
 // leaves its tasks to be failed with the reason by the one that notices). What a task waits for
 // (`input_required`) is the journal of the replica running it.
+import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import type { ErrorType } from "../../errors.ts";
 import { JobManager } from "../../output/jobs.ts";
@@ -17,6 +18,12 @@ import type {
   TaskOutcome,
   TaskStore,
 } from "./types.ts";
+
+/** The start of every task id. */
+export const TASK_ID_PREFIX = "task";
+
+/** How long a task waits for the answers to its input requests before it fails. */
+export const INPUT_WAIT_MS = 15 * 60_000;
 
 /** How often clients are told to poll `tasks/get`. */
 export const POLL_INTERVAL_MS = 1000;
@@ -46,11 +53,15 @@ interface Waiting {
 export class JobTaskStore implements TaskStore {
   #jobs: JobManager;
   #ttlMs: number;
+  #inputWaitMs: number;
+  #clock: Clock;
   #waiting = new Map<string, Waiting>();
 
-  constructor(jobs: JobManager, options: { ttlMs: number }) {
+  constructor(jobs: JobManager, options: { clock: Clock; ttlMs: number; inputWaitMs?: number }) {
     this.#jobs = jobs;
+    this.#clock = options.clock;
     this.#ttlMs = options.ttlMs;
+    this.#inputWaitMs = options.inputWaitMs ?? INPUT_WAIT_MS;
   }
 
   /** Starts the task's job and resolves once it is in the shared store (when there is one). */
@@ -120,6 +131,8 @@ export class JobTaskStore implements TaskStore {
 
   /** The job's view, or undefined when its owner cannot see it (unknown, expired, another's). */
   async #view(taskId: string, owner: string | undefined): Promise<JobView | undefined> {
+    // The shared store holds every manager's jobs: a provider's job id is not a task id.
+    if (!taskId.startsWith(`${TASK_ID_PREFIX}-`)) return undefined;
     try {
       return await this.#jobs.status(taskId, owner);
     } catch (e) {
@@ -134,8 +147,14 @@ export class JobTaskStore implements TaskStore {
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
+      const stop = new AbortController();
+      const end = (): void => {
+        stop.abort();
+        signal.removeEventListener("abort", onAbort);
         this.#waiting.delete(taskId);
+      };
+      const onAbort = (): void => {
+        end();
         reject(signal.reason);
       };
       if (signal.aborted) return onAbort();
@@ -143,13 +162,24 @@ export class JobTaskStore implements TaskStore {
         pending: { ...requests },
         answers: {},
         settle: () => {
-          signal.removeEventListener("abort", onAbort);
-          this.#waiting.delete(taskId);
+          end();
           resolve(waiting.answers);
         },
       };
       this.#waiting.set(taskId, waiting);
       signal.addEventListener("abort", onAbort, { once: true });
+      // A task nobody answers must not hold its client's share of running jobs for good.
+      this.#clock.sleep(this.#inputWaitMs, stop.signal).then(() => {
+        end();
+        reject(
+          new TaskFailure({
+            code: -32603,
+            message: `No answer to the task's input requests within ${
+              Math.round(this.#inputWaitMs / 60_000)
+            } minutes; call the tool again`,
+          }),
+        );
+      }, () => {});
     });
   }
 
@@ -192,9 +222,9 @@ export const TASK_RETENTION_MS = 24 * 3_600_000;
 export function taskJobs(
   options: Pick<JobManagerOptions, "clock" | "logger" | "quota" | "shared">,
 ): { engine: TaskEngine; close(): Promise<void> } {
-  const jobs = new JobManager({ ...options, retentionMs: TASK_RETENTION_MS, idPrefix: "task" });
+  const jobs = new JobManager({ ...options, retentionMs: TASK_RETENTION_MS, idPrefix: TASK_ID_PREFIX });
   return {
-    engine: new TaskEngine(new JobTaskStore(jobs, { ttlMs: TASK_RETENTION_MS })),
+    engine: new TaskEngine(new JobTaskStore(jobs, { clock: options.clock, ttlMs: TASK_RETENTION_MS })),
     close: () => jobs.close(),
   };
 }
