@@ -58,6 +58,7 @@ Deno.test("tasks/update answers a task's input requests one at a time, then it c
   const client = new TasksClient(server.origin);
   const { taskId } = await client.callTool("multi_input") as { taskId: string };
   const asking = await client.until(taskId, (t) => t["status"] === "input_required");
+  assert.equal(asking["statusMessage"], "Waiting for input: name, confirm");
   assert.deepEqual(Object.keys(asking["inputRequests"] as object).sort(), ["confirm", "name"]);
   assert.equal(
     (asking["inputRequests"] as Record<string, { method: string }>)["name"]!.method,
@@ -122,4 +123,23 @@ Deno.test("tasks/get and tasks/cancel answer -32602 for unknown ids and for anot
   }
   assert.equal((await alice.get(taskId))["status"], "working", "bob's cancel changed nothing");
   await alice.cancel(taskId);
+});
+
+Deno.test("bad task params answer -32602 naming the field; the v1 tasks/list and tasks/result are -32601", async () => {
+  await using server = await startHttpInProcess({ args: STATELESS });
+  const client = new TasksClient(server.origin);
+  const cases: [string, Record<string, unknown>, number, RegExp][] = [
+    ["tasks/get", { taskId: 123 }, -32602, /taskId/],
+    ["tasks/get", {}, -32602, /taskId/],
+    ["tasks/get", { taskId: "x".repeat(5000) }, -32602, /taskId: Too big/],
+    ["tasks/cancel", { taskId: "" }, -32602, /taskId/],
+    ["tasks/list", {}, -32601, /Method not found/],
+    ["tasks/result", { taskId: "task-1" }, -32601, /Method not found/],
+  ];
+  for (const [method, params, code, message] of cases) {
+    const e = await rpcError(client.request(method, params));
+    assert.equal(e.code, code, `${method} ${JSON.stringify(params).slice(0, 40)}`);
+    assert.match(e.message, message);
+    assert.ok(!/\bat \S+:\d+/.test(e.message), "no stack trace");
+  }
 });

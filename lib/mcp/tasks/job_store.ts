@@ -75,7 +75,13 @@ export class JobTaskStore implements TaskStore {
         const running: RunningTask = {
           taskId: handle.id,
           signal: handle.signal,
-          askInput: (requests) => this.#ask(handle.id, requests, handle.signal),
+          askInput: async (requests) => {
+            // Said in the job's record too: every replica's tasks/get shows what the task waits for.
+            handle.progress(0, null, `Waiting for input: ${Object.keys(requests).join(", ")}`);
+            const answers = await this.#ask(handle.id, requests, handle.signal);
+            handle.progress(0, null, "Working with the answers");
+            return answers;
+          },
           report: (message) => handle.progress(0, null, message),
         };
         const outcome: TaskOutcome = await options.run(running);
