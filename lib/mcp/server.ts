@@ -31,7 +31,7 @@ import type { CallToolOptions, CreateServerOptions } from "./server_options.ts";
 import { collectTools, describeTool, servedInput } from "./tool_schemas.ts";
 import { errorResult, validationError } from "./call_errors.ts";
 import { registerTasks, runsAsTask } from "./tasks/wire.ts";
-import { followJob, roundContext, TASK_CALL_TIMEOUT_MS } from "./tasks/tool_tasks.ts";
+import { startToolTask } from "./tasks/tool_tasks.ts";
 import type { JobFollower } from "./tasks/tool_tasks.ts";
 
 export type { CallToolOptions, CreateServerOptions, RequestStateSeal } from "./server_options.ts";
@@ -192,7 +192,19 @@ async function answerToolCall(
   const { tool, args } = target;
   if (scope.options.tasks && runsAsTask(scope.server, ctx, tool.name, tool.execution?.taskSupport)) {
     const early = tool.inputBeforeTask && !ctx.mcpReq.inputResponses;
-    if (!early) return await startToolTask(scope, params.name, tool, args, ctx);
+    if (!early) {
+      return await startToolTask({
+        engine: scope.options.tasks,
+        name: params.name,
+        tool,
+        args,
+        ctx,
+        owner: scope.options.owner,
+        client: scope.options.client,
+        jobs: scope.jobs.get(scope.tools.callable.get(tool.name)?.provider ?? ""),
+        run: (extra, options) => runAndProject(scope, params.name, tool, args, extra, options),
+      });
+    }
   }
   return await runAndProject(scope, params.name, tool, args, ctx);
 }
@@ -222,35 +234,6 @@ async function runAndProject(
   }
   if (textOnly(scope, ctx)) delete projected.structuredContent;
   return projected;
-}
-
-/**
- * A `tools/call` run as a task (docs/MCP.md, "Tasks"): answered at once with the task, its
- * rounds run in the background under the task's signal and a task's longer deadline.
- */
-async function startToolTask(
-  scope: ServerScope,
-  name: string,
-  // deno-lint-ignore no-explicit-any
-  tool: ToolDefinition<any, any>,
-  args: unknown,
-  ctx: McpExtra,
-): Promise<CallToolResult> {
-  const { owner, client } = scope.options;
-  const jobs = scope.jobs.get(scope.tools.callable.get(tool.name)?.provider ?? "");
-  const responses = ctx.mcpReq.inputResponses as Record<string, unknown> | undefined;
-  const created = await scope.options.tasks!.start({
-    ...(owner === undefined ? {} : { owner }),
-    ...(client === undefined ? {} : { client }),
-    request: { tool: name, arguments: args },
-    ...(responses ? { inputResponses: responses } : {}),
-    call: (round) =>
-      runAndProject(scope, name, tool, args, roundContext(ctx, round), {
-        callTimeoutMs: TASK_CALL_TIMEOUT_MS,
-      }),
-    ...(jobs ? { follow: (result, signal, report) => followJob(result, jobs, signal, owner, report) } : {}),
-  });
-  return created as unknown as CallToolResult;
 }
 
 /** The tool `name` calls; an unknown or unserved name is a protocol error (-32602) that says why. */

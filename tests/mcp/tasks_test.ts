@@ -143,3 +143,25 @@ Deno.test("bad task params answer -32602 naming the field; the v1 tasks/list and
     assert.ok(!/\bat \S+:\d+/.test(e.message), "no stack trace");
   }
 });
+
+Deno.test("a client at its running-jobs share gets a tool error; a read-only server runs optional tasks as plain calls", async () => {
+  {
+    await using server = await startHttpInProcess({ args: STATELESS, env: { MCP_QUOTA_JOBS: "1" } });
+    const client = new TasksClient(server.origin);
+    const first = await client.callTool("slow_compute", { seconds: 600 });
+    assert.equal(first["resultType"], "task");
+    const second = await client.callTool("slow_compute", { seconds: 600 });
+    assert.equal(second["resultType"], "complete");
+    assert.equal(second["isError"], true);
+    assert.match(JSON.stringify(second["content"]), /QUOTA_EXCEEDED/);
+    await client.cancel(String(first["taskId"]));
+  }
+  await using server = await startHttpInProcess({ args: STATELESS, env: { MCP_WRITES: "off" } });
+  const client = new TasksClient(server.origin);
+  const plain = await client.callTool("slow_compute", { seconds: 0, label: "ro" });
+  assert.equal(plain["resultType"], "complete");
+  assert.deepEqual(plain["content"], [{ type: "text", text: "Computed ro after 0 s" }]);
+  const required = await client.callTool("failing_job");
+  assert.equal(required["isError"], true);
+  assert.match(JSON.stringify(required["content"]), /read-only/);
+});

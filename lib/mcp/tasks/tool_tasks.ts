@@ -4,9 +4,12 @@
 // job and cancelling the task cancels the job.
 import type { JobView } from "../../output/job_types.ts";
 import type { JobFollower } from "./types.ts";
-import type { McpExtra } from "../provider.ts";
-import type { CallToolResult } from "../sdk.ts";
-import type { TaskRound } from "./engine.ts";
+import { ToolError } from "../../errors.ts";
+import { errorResult } from "../call_errors.ts";
+import type { McpExtra, ToolDefinition } from "../provider.ts";
+import type { CallToolResult, InputRequiredResult } from "../sdk.ts";
+import type { CallToolOptions } from "../server_options.ts";
+import type { TaskEngine, TaskRound } from "./engine.ts";
 export type { JobFollower } from "./types.ts";
 
 /** Marks the context of a call that runs as a task (see {@linkcode isTaskRound}). */
@@ -82,4 +85,50 @@ export async function followJob(
     },
     ...(failed ? { isError: true } : {}),
   };
+}
+
+/** A `tools/call` to run as a task, and how to run it (the server's call and projection). */
+export interface ToolTaskCall {
+  engine: TaskEngine;
+  /** The name called (opendata_call's target runs under its own name). */
+  name: string;
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>;
+  /** The call's arguments, as status answers show them (the data tools take no secrets). */
+  args: unknown;
+  ctx: McpExtra;
+  owner: string | undefined;
+  client: string | undefined;
+  /** The provider's jobs, when it has some (a call that starts one is followed to its end). */
+  jobs: JobFollower | undefined;
+  /** Runs the call in `extra` with `options` over the server's, as `tools/call` answers it. */
+  run(extra: McpExtra, options: Partial<CallToolOptions>): Promise<CallToolResult | InputRequiredResult>;
+}
+
+/**
+ * A `tools/call` run as a task (docs/MCP.md, "Tasks"): answered at once with the task, its
+ * rounds run in the background under the task's signal and a task's longer deadline. When no
+ * task can start, a read-only server (MCP_WRITES=off: no jobs) runs a tool that may run either
+ * way as a plain call, and a client at its running-jobs share is told so in a tool error.
+ */
+export async function startToolTask(call: ToolTaskCall): Promise<CallToolResult | InputRequiredResult> {
+  const { owner, client, jobs, ctx } = call;
+  const responses = ctx.mcpReq.inputResponses as Record<string, unknown> | undefined;
+  try {
+    const created = await call.engine.start({
+      ...(owner === undefined ? {} : { owner }),
+      ...(client === undefined ? {} : { client }),
+      request: { tool: call.name, arguments: call.args },
+      ...(responses ? { inputResponses: responses } : {}),
+      call: (round) => call.run(roundContext(ctx, round), { callTimeoutMs: TASK_CALL_TIMEOUT_MS }),
+      ...(jobs ? { follow: (result, signal, report) => followJob(result, jobs, signal, owner, report) } : {}),
+    });
+    return created as unknown as CallToolResult;
+  } catch (e) {
+    if (!(e instanceof ToolError)) throw e;
+    if (e.errorType === "CONFIGURATION_ERROR" && call.tool.execution?.taskSupport === "optional") {
+      return await call.run(ctx, {});
+    }
+    return errorResult(e.toPayload());
+  }
 }
