@@ -16,13 +16,13 @@ import { selectListing } from "./mcp/listing.ts";
 import type { ProviderListing } from "./mcp/listing.ts";
 import { CALL_TOOL, DESCRIBE_TOOL, SEARCH_TOOL } from "./mcp/core_tools.ts";
 import { fileReader, toolsetSurfaces } from "./mcp/surfaces.ts";
-import { collectTools, createServer } from "./mcp/server.ts";
+import { collectTools, createServer, type CreateServerOptions, type RequestStateSeal } from "./mcp/server.ts";
 import { ToolCatalog, UnknownToolsetError } from "./mcp/toolsets.ts";
-import type { CreateServerOptions, RequestStateSeal } from "./mcp/server.ts";
 import { createRequestStateCodec } from "./mcp/sdk.ts";
 import { DeferredExports } from "./output/deferred_exports.ts";
 import { citationStore, citedHosts, quotaLedger, storageUpkeep } from "./app_stores.ts";
 import type { CitationStore } from "./output/citations.ts";
+import { taskJobs } from "./mcp/tasks/job_store.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 import type { SharedState } from "./redis/mod.ts";
 import type { NewServerOptions, ServedApp } from "./mcp/served_app.ts";
@@ -137,6 +137,8 @@ export async function createApp(
     clock: http.clock,
   });
   const tools = collectTools(surfaceOf(defaultToolsets));
+  // Tool calls run as tasks (docs/MCP.md, "Tasks"), on the job machinery every replica shares.
+  const tasks = taskJobs({ clock: http.clock, logger, quota, ...(shared ? { shared: shared.jobs } : {}) });
   const serverOptions = newServerOptions(config, {
     logger,
     http,
@@ -159,12 +161,14 @@ export async function createApp(
       createServer(surfaceOf(caller.toolsets ?? defaultToolsets), {
         ...serverOptions,
         secrets,
+        tasks: tasks.engine,
         ...(caller.owner === undefined ? {} : { owner: caller.owner }),
         ...(caller.client === undefined ? {} : { client: caller.client }),
       }),
     async close() {
       upkeep.close();
       for (const p of providers) await p.close?.().catch(() => {});
+      await tasks.close();
       await shared?.close();
     },
   };

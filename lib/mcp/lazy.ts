@@ -115,6 +115,16 @@ export function lazyProvider(id: string, listing: ProviderListing, load: () => P
     out.search = search;
   }
   if (listing.unavailable) out.unavailable = listing.unavailable;
+  // Only a call of a loaded provider can have started one of its jobs, so these load nothing.
+  const jobs = async (): Promise<NonNullable<Provider["jobs"]>> => {
+    const real = (await provider()).jobs;
+    if (!real) throw new ToolError("INTERNAL_ERROR", missing("jobs").message, { retryable: false });
+    return real;
+  };
+  out.jobs = {
+    wait: async (jobId, options) => await (await jobs()).wait(jobId, options),
+    cancel: async (jobId, owner) => await (await jobs()).cancel(jobId, owner),
+  };
   if (listing.resources) {
     out.resources = listing.resources.map((r): ResourceDefinition => ({
       ...r,

@@ -6,6 +6,7 @@ import type { Logger } from "../log.ts";
 import type { ResultFiles } from "../output/exports.ts";
 import type { SharedJobsOptions } from "../output/jobs.ts";
 import type { ViewId, ViewModel } from "./views/model.ts";
+import type { JobFollower } from "./tasks/types.ts";
 import type { InputRequiredResult, ToolAnnotations } from "./sdk.ts";
 import type { SecretMasker } from "../secrets.ts";
 import type {
@@ -85,6 +86,11 @@ export interface Provider {
   prompts?: readonly PromptDefinition[];
   /** Releases timers, jobs and files on shutdown. */
   close?(): Promise<void>;
+  /**
+   * The provider's background jobs, when its tools start some (a `job_id` with status
+   * `accepted` in their results): a call running as a task follows its job to the end.
+   */
+  jobs?: JobFollower;
 }
 
 /** A named group of tools that users switch on together (`--toolsets`, `X-MCP-Toolsets`). */
@@ -255,6 +261,12 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   view?: ToolView<O extends z.ZodType ? z.output<O> : Record<string, unknown>, z.output<I>>;
   /** MCP tasks support; providers that forbid tasks say so (the BOJ's do). */
   execution?: { taskSupport?: "forbidden" | "optional" | "required" };
+  /**
+   * With task support: the call's input rounds (multi round-trip) are answered before the task
+   * starts; the round that comes back with answers becomes the task. Default: input is asked
+   * for by the running task (`input_required`).
+   */
+  inputBeforeTask?: boolean;
   /**
    * Runs the tool. It may return an `inputRequired(...)` result instead of an output to ask the
    * client for input (elicitation, sampling, roots); the call then comes back with the answers

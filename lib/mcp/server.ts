@@ -33,6 +33,9 @@ import type { CallToolOptions, CreateServerOptions } from "./server_options.ts";
 import { collectTools, describeTool, servedInput } from "./tool_schemas.ts";
 import { errorResult, validationError } from "./call_errors.ts";
 import { closestNames, routeCall } from "./next_calls.ts";
+import { registerTasks, runsAsTask } from "./tasks/wire.ts";
+import { startToolTask } from "./tasks/tool_tasks.ts";
+import type { JobFollower } from "./tasks/tool_tasks.ts";
 
 export type { CallToolOptions, CreateServerOptions, RequestStateSeal } from "./server_options.ts";
 export { DEFAULT_CALL_TIMEOUT_MS } from "./server_options.ts";
@@ -72,7 +75,8 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   // and results carry view models; every other client gets the same bytes as without views.
   const viewsFor = (ctx: unknown): boolean =>
     rendersViews(requestCapabilities(ctx, server.server.getClientCapabilities()));
-  const scope: ServerScope = { server, tools, options, viewsFor };
+  const jobs = new Map(providers.flatMap((p) => p.jobs ? [[p.id, p.jobs] as const] : []));
+  const scope: ServerScope = { server, tools, options, viewsFor, jobs };
   server.server.setRequestHandler("tools/list", (_request, ctx) => listTools(scope, ctx));
   server.server.setRequestHandler("tools/call", (request, ctx) => answerToolCall(scope, request.params, ctx));
   registerPrimitives(server, [...providers, coreProvider(tools, options)], {
@@ -84,6 +88,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   registerSubscriptions(server, providers);
   declareListsUnchanged(server);
   answerMalformedParamsAsInvalidParams(server);
+  if (options.tasks) registerTasks(server, options.tasks, options.owner);
   return server;
 }
 
@@ -157,6 +162,8 @@ interface ServerScope {
   options: CreateServerOptions;
   /** Whether this request's client renders views (MCP Apps). */
   viewsFor: (ctx: unknown) => boolean;
+  /** The background jobs of the providers that have some, by provider id (tasks follow them). */
+  jobs: ReadonlyMap<string, JobFollower>;
 }
 
 /**
@@ -201,8 +208,43 @@ async function answerToolCall(
   const target = resolveCall(called, params.arguments ?? {}, scope.tools);
   if ("error" in target) return target.error;
   const { tool, args } = target;
+  if (scope.options.tasks && runsAsTask(scope.server, ctx, tool.name, tool.execution?.taskSupport)) {
+    const early = tool.inputBeforeTask && !ctx.mcpReq.inputResponses;
+    if (!early) {
+      return await startToolTask({
+        engine: scope.options.tasks,
+        name: params.name,
+        tool,
+        args,
+        ctx,
+        owner: scope.options.owner,
+        client: scope.options.client,
+        jobs: scope.jobs.get(scope.tools.callable.get(tool.name)?.provider ?? ""),
+        run: (extra, options) => runAndProject(scope, params.name, tool, args, extra, options),
+      });
+    }
+  }
+  return await runAndProject(scope, params.name, tool, args, ctx);
+}
+
+/** Runs the tool and projects its result as `tools/call` answers it (views, text-only clients). */
+async function runAndProject(
+  scope: ServerScope,
+  name: string,
+  // deno-lint-ignore no-explicit-any
+  tool: ToolDefinition<any, any>,
+  args: unknown,
+  ctx: McpExtra,
+  extraOptions: Partial<CallToolOptions> = {},
+): Promise<CallToolResult | InputRequiredResult> {
+  const params = { name };
   const files = filesFor(scope, tool.name);
-  const result = await callTool(tool, args, ctx, { ...scope.options, files, served: scope.tools.served });
+  const result = await callTool(tool, args, ctx, {
+    ...scope.options,
+    files,
+    served: scope.tools.served,
+    ...extraOptions,
+  });
   if (isInputRequiredResult(result)) return result;
   const projected = scope.server.server.projectCallToolResult(result, describeTool(tool).outputSchema);
   if (tool.view && scope.viewsFor(ctx)) {

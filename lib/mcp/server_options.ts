@@ -12,6 +12,7 @@ import type { ResultFiles } from "../output/exports.ts";
 import type { ExportStore } from "../output/deferred_exports.ts";
 import type { McpExtra, ToolDefinition } from "./provider.ts";
 import type { ViewOptions } from "./views/mod.ts";
+import type { TaskEngine } from "./tasks/engine.ts";
 
 /** Options for {@linkcode createServer}. */
 export interface CreateServerOptions {
@@ -73,6 +74,11 @@ export interface CreateServerOptions {
    * and resource read before anything is cut to the limit. Absent: nothing is masked.
    */
   secrets?: SecretMasker;
+  /**
+   * Runs tool calls as tasks (the Tasks extension, docs/MCP.md "Tasks") for clients that declare
+   * it, for tools whose `execution.taskSupport` allows. Absent: the extension is not offered.
+   */
+  tasks?: TaskEngine;
 }
 
 /** What {@linkcode callTool} needs beyond the server's options: the call's file store. */

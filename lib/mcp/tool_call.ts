@@ -16,7 +16,8 @@ import { newRecord, provenanceReserve } from "../output/provenance.ts";
 import { didYouMean, routeCall } from "./next_calls.ts";
 import type { McpExtra, NextCall, ToolCallContext, ToolDefinition, ToolOutput } from "./provider.ts";
 import { loadedTool } from "./lazy.ts";
-import { isInputRequiredResult } from "./sdk.ts";
+import { isInputRequiredResult, ProtocolError } from "./sdk.ts";
+import { isTaskRound } from "./tasks/tool_tasks.ts";
 import type { CallToolResult, InputRequiredResult, Tool } from "./sdk.ts";
 import type { CallToolOptions } from "./server_options.ts";
 import { DEFAULT_CALL_TIMEOUT_MS, NO_FILES } from "./server_options.ts";
@@ -100,6 +101,9 @@ async function runToolCall(
     });
     return closeCallLog(log, result);
   } catch (e) {
+    // A protocol failure of a call running as a task fails the task (a JSON-RPC error), where a
+    // plain call reports it in its result.
+    if (e instanceof ProtocolError && isTaskRound(extra)) throw e;
     const payload = thrownPayload(e, deadline, extra, log.logger);
     const fixed = fixCall(e, listed.name, input.sent);
     const routed = withNextCalls(

@@ -80,6 +80,8 @@ export function createProvider(context: ProviderContext<FredSettings>): Provider
         maxBytes: Math.round(settings.resource_max_mb * 1_048_576),
       }),
     ],
+    // A call run as a task (docs/MCP.md, "Tasks") follows the job it started to its end.
+    jobs,
     close: () => jobs.close(),
   };
 }

@@ -155,6 +155,9 @@ export function dataTools(deps: FredDeps): ToolDefinition<z.ZodObject, typeof da
       input: toolInput(t.name, settings),
       output: dataOutput,
       annotations: DATA_ANNOTATIONS,
+      // Large pulls and file exports outlast a client's timeout: clients that speak the Tasks
+      // extension get a task, which follows the background job a large pull starts.
+      execution: { taskSupport: "optional" },
       ...(t.name === "fred_series" ? { view: fredSeriesView } : {}),
       handler: (args, ctx) =>
         runDataCall(t.name, args as DataArgs, ctx, deps) as Promise<{ text: string; structured: DataResult }>,

@@ -26,6 +26,7 @@ import { testInputRequiredResultMultipleInputsTool } from "./tools/test_input_re
 import { testInputRequiredResultMultiRoundTool } from "./tools/test_input_required_result_multi_round.ts";
 import { testInputRequiredResultCapabilitiesTool } from "./tools/test_input_required_result_capabilities.ts";
 import { testMissingCapabilityTool } from "./tools/test_missing_capability.ts";
+import { taskTools } from "./tools/tasks.ts";
 
 /** The fixture tools; `clock` paces the tools whose scenarios expect gaps between messages. */
 export function conformanceTools(clock: Clock): AnyTool[] {
@@ -55,5 +56,6 @@ export function conformanceTools(clock: Clock): AnyTool[] {
     testInputRequiredResultMultiRoundTool(),
     testInputRequiredResultCapabilitiesTool(),
     testMissingCapabilityTool(),
+    ...taskTools(clock),
   ];
 }

@@ -48,7 +48,8 @@ Deno.test("fred tools stay within their token budget, keep the strict-client sch
     const tokens = costs.reduce((n, c) => n + c.tokens, 0);
     const chars = costs.reduce((n, c) => n + c.chars, 0);
     assert.ok(tokens <= 4200, `FRED's tools take ${tokens} tokens (budget 4,200)`);
-    assert.ok(chars <= 26_000, `FRED's tools take ${chars} characters (budget 26,000)`);
+    // 26,000 plus the six data tools' `"execution":{"taskSupport":"optional"}` (docs/MCP.md, "Tasks").
+    assert.ok(chars <= 26_250, `FRED's tools take ${chars} characters (budget 26,250)`);
     for (const c of costs) {
       assert.deepEqual(schemaProblems(c.tool.inputSchema as Record<string, unknown>), [], c.name);
       const out = JSON.stringify(c.tool.outputSchema ?? {});

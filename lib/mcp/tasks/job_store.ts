@@ -1,0 +1,236 @@
+// A TaskStore on the server's job machinery (lib/output/jobs.ts): a task IS a job of its own
+// JobManager, so tasks get what jobs have (per-owner visibility, the per-client shares, retention,
+// Redis across replicas: any replica answers `tasks/get` and `tasks/cancel`, a replica that dies
+// leaves its tasks to be failed with the reason by the one that notices). What a task waits for
+// (`input_required`) is the journal of the replica running it.
+import type { Clock } from "../../clock.ts";
+import { ToolError } from "../../errors.ts";
+import type { ErrorType } from "../../errors.ts";
+import { JobManager } from "../../output/jobs.ts";
+import type { JobManagerOptions, JobView } from "../../output/jobs.ts";
+import { TaskEngine } from "./engine.ts";
+import type {
+  CreateTaskOptions,
+  DetailedTask,
+  RunningTask,
+  Task,
+  TaskError,
+  TaskOutcome,
+  TaskStore,
+} from "./types.ts";
+
+/** The start of every task id. */
+export const TASK_ID_PREFIX = "task";
+
+/** How long a task waits for the answers to its input requests before it fails. */
+export const INPUT_WAIT_MS = 15 * 60_000;
+
+/** How often clients are told to poll `tasks/get`. */
+export const POLL_INTERVAL_MS = 1000;
+
+/** The JSON-RPC code a failed task reports for a job error code. */
+function rpcCode(code: string): number {
+  if (/^-?\d+$/.test(code)) return Number(code);
+  return code === "VALIDATION_ERROR" ? -32602 : -32603;
+}
+
+/** A task's failure as the job that runs it fails: the JSON-RPC code travels as the error code. */
+export class TaskFailure extends ToolError {
+  constructor(error: TaskError) {
+    // The job record keeps the JSON-RPC code as its error code (text); rpcCode() reads it back.
+    super(String(error.code) as ErrorType, error.message);
+  }
+}
+
+/** One task's pending input: what it waits for and what was answered so far (the step journal). */
+interface Waiting {
+  pending: Record<string, Record<string, unknown>>;
+  answers: Record<string, unknown>;
+  settle: () => void;
+}
+
+/** Tasks as jobs of `jobs` (a JobManager of their own, e.g. id prefix `task`). */
+export class JobTaskStore implements TaskStore {
+  #jobs: JobManager;
+  #ttlMs: number;
+  #inputWaitMs: number;
+  #clock: Clock;
+  #waiting = new Map<string, Waiting>();
+
+  constructor(jobs: JobManager, options: { clock: Clock; ttlMs: number; inputWaitMs?: number }) {
+    this.#jobs = jobs;
+    this.#clock = options.clock;
+    this.#ttlMs = options.ttlMs;
+    this.#inputWaitMs = options.inputWaitMs ?? INPUT_WAIT_MS;
+  }
+
+  /** Starts the task's job and resolves once it is in the shared store (when there is one). */
+  async createTask(options: CreateTaskOptions): Promise<Task> {
+    const view = this.#jobs.start({
+      kind: "task",
+      request: options.request,
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
+      ...(options.client === undefined ? {} : { client: options.client }),
+      run: async (handle) => {
+        const running: RunningTask = {
+          taskId: handle.id,
+          signal: handle.signal,
+          askInput: async (requests) => {
+            // Said in the job's record too: every replica's tasks/get shows what the task waits for.
+            handle.progress(0, null, `Waiting for input: ${Object.keys(requests).join(", ")}`);
+            const answers = await this.#ask(handle.id, requests, handle.signal);
+            handle.progress(0, null, "Working with the answers");
+            return answers;
+          },
+          report: (message) => handle.progress(0, null, message),
+        };
+        const outcome: TaskOutcome = await options.run(running);
+        if ("error" in outcome) throw new TaskFailure(outcome.error);
+        return { result: { toolResult: outcome.result }, message: "Completed" };
+      },
+    });
+    await this.#jobs.persisted(view.job_id);
+    return this.#task(view);
+  }
+
+  async getTask(taskId: string, owner?: string): Promise<DetailedTask | undefined> {
+    const view = await this.#view(taskId, owner);
+    if (!view) return undefined;
+    const task: DetailedTask = this.#task(view);
+    const waiting = this.#waiting.get(taskId);
+    if (task.status === "working" && waiting && Object.keys(waiting.pending).length > 0) {
+      task.status = "input_required";
+      task.inputRequests = { ...waiting.pending };
+    }
+    if (view.status === "completed" || view.status === "incomplete") {
+      const result = view.result?.["toolResult"];
+      if (result && typeof result === "object") task.result = result as Record<string, unknown>;
+    }
+    if (view.status === "failed") {
+      task.error = {
+        code: rpcCode(view.error?.code ?? "INTERNAL_ERROR"),
+        message: view.error?.message ?? view.message,
+        ...(view.error?.retryable ? { data: { retryable: true } } : {}),
+      };
+    }
+    return task;
+  }
+
+  async updateTask(taskId: string, responses: Record<string, unknown>, owner?: string): Promise<boolean> {
+    if (!await this.#view(taskId, owner)) return false;
+    const waiting = this.#waiting.get(taskId);
+    if (!waiting) return true;
+    for (const [key, value] of Object.entries(responses)) {
+      if (!(key in waiting.pending)) continue;
+      delete waiting.pending[key];
+      waiting.answers[key] = value;
+    }
+    if (Object.keys(waiting.pending).length === 0) waiting.settle();
+    return true;
+  }
+
+  async cancelTask(taskId: string, owner?: string): Promise<boolean> {
+    if (!await this.#view(taskId, owner)) return false;
+    await this.#jobs.cancel(taskId, owner);
+    return true;
+  }
+
+  /** The job's view, or undefined when its owner cannot see it (unknown, expired, another's). */
+  async #view(taskId: string, owner: string | undefined): Promise<JobView | undefined> {
+    // The shared store holds every manager's jobs: a provider's job id is not a task id.
+    if (!taskId.startsWith(`${TASK_ID_PREFIX}-`)) return undefined;
+    try {
+      return await this.#jobs.status(taskId, owner);
+    } catch (e) {
+      if (e instanceof ToolError && e.errorType === "JOB_NOT_FOUND") return undefined;
+      throw e;
+    }
+  }
+
+  #ask(
+    taskId: string,
+    requests: Record<string, Record<string, unknown>>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      const stop = new AbortController();
+      const end = (): void => {
+        stop.abort();
+        signal.removeEventListener("abort", onAbort);
+        this.#waiting.delete(taskId);
+      };
+      const onAbort = (): void => {
+        end();
+        reject(signal.reason);
+      };
+      if (signal.aborted) return onAbort();
+      const waiting: Waiting = {
+        pending: { ...requests },
+        answers: {},
+        settle: () => {
+          end();
+          resolve(waiting.answers);
+        },
+      };
+      this.#waiting.set(taskId, waiting);
+      signal.addEventListener("abort", onAbort, { once: true });
+      // A task nobody answers must not hold its client's share of running jobs for good.
+      this.#clock.sleep(this.#inputWaitMs, stop.signal).then(() => {
+        end();
+        reject(
+          new TaskFailure({
+            code: -32603,
+            message: `No answer to the task's input requests within ${
+              Math.round(this.#inputWaitMs / 60_000)
+            } minutes; call the tool again`,
+          }),
+        );
+      }, () => {});
+    });
+  }
+
+  #task(view: JobView): Task {
+    return {
+      taskId: view.job_id,
+      status: taskStatus(view),
+      statusMessage: view.message,
+      createdAt: view.created_at,
+      lastUpdatedAt: view.updated_at,
+      ttlMs: this.#ttlMs,
+      pollIntervalMs: POLL_INTERVAL_MS,
+    };
+  }
+}
+
+/** A job's status as a task's. */
+function taskStatus(view: JobView): DetailedTask["status"] {
+  switch (view.status) {
+    case "accepted":
+    case "processing":
+      return "working";
+    case "completed":
+    case "incomplete":
+      return "completed";
+    case "failed":
+      return "failed";
+    case "cancelled":
+      return "cancelled";
+  }
+}
+
+/** How long a task is kept after it was created, at least (its `ttlMs`): a day, as jobs are. */
+export const TASK_RETENTION_MS = 24 * 3_600_000;
+
+/**
+ * The task engine of a server (docs/MCP.md, "Tasks"): tasks are jobs of their own manager (id
+ * prefix `task`), on the store replicas share like every job, under the same per-client shares.
+ */
+export function taskJobs(
+  options: Pick<JobManagerOptions, "clock" | "logger" | "quota" | "shared">,
+): { engine: TaskEngine; close(): Promise<void> } {
+  const jobs = new JobManager({ ...options, retentionMs: TASK_RETENTION_MS, idPrefix: TASK_ID_PREFIX });
+  return {
+    engine: new TaskEngine(new JobTaskStore(jobs, { clock: options.clock, ttlMs: TASK_RETENTION_MS })),
+    close: () => jobs.close(),
+  };
+}
