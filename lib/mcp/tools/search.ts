@@ -30,7 +30,11 @@ export const searchOutput = once(() => {
       id: z.string(),
       status: z.enum(["ok", "failed", "timeout", "unavailable"]),
       error: z.string().optional(),
+      /** How many records match at the source, where it says. */
+      total: z.number().optional(),
       hits: z.array(hitSchema),
+      /** The source's own call that lists more than the hits shown. */
+      more: nextCallSchema().optional(),
       next_calls: z.array(nextCallSchema()).optional(),
     })),
     /** Sources that answered with no hits and name no call (listed by id only). */
