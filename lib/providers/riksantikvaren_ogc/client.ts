@@ -7,6 +7,7 @@ import { checkUrl, originOf, SsrfError, ssrfGuard } from "../../http/ssrf.ts";
 import type { HostResolver } from "../../http/ssrf.ts";
 import type { Logger } from "../../log.ts";
 import type { RiksantikvarenOgcSettings } from "./settings.ts";
+import { KNOWN_DATASETS } from "./_common.ts";
 import { describe, parseCatalog, parseCollections, parseFeature, parseFeaturePage } from "./parse.ts";
 import type { CollectionEntry, DatasetEntry, FeaturePage, Licence, RawFeature } from "./parse.ts";
 
@@ -52,6 +53,11 @@ export class OgcClient {
       upstreamName: "Riksantikvaren's OGC API (api.ra.no)",
       licence: "NLOD 2.0 (credit Riksantikvaren) unless the collection states another",
       ...clientSettings(settings),
+      // Metrics name the known datasets; a caller-chosen dataset or collection counts as "other".
+      endpoints: [
+        "/",
+        ...[...new Set(Object.values(KNOWN_DATASETS))].flatMap((d) => [d, `${d}/collections`]),
+      ],
       checkUrl: ssrfGuard(guard),
     });
   }
