@@ -4,12 +4,13 @@
 // latency. Traffic goes to 127.0.0.1 only and every phase is bounded by counts and time.
 //
 //   deno task hostile [--fuzz-s 20] [--sessions 200] [--calls 50] [--concurrency 16]
-//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless,fair,ipv6,upstream]
+//                     [--flood 600] [--nofile 400] [--targets stdio,http,stateless,fair,ipv6,edge,upstream]
 //                     [--seed 1] [--timeout-ms 10000] [--write-docs]
 //
 // `fair` runs the fair-share attacks (one client against another's sessions, projects, jobs,
 // files and job records; slow-body floods against /health) and `ipv6` a whole /64 against the
 // per-client limits, inside a network namespace it creates (root only): tools/bench/_fair_attacks.ts.
+// `edge` attacks the health reserve, /metrics labels and OAuth bounds: tools/bench/hostile_edge.ts.
 //
 // With --write-docs the figures replace the "Last hostile run" block of docs/SECURITY.md.
 import { parseArgs } from "node:util";
@@ -18,6 +19,7 @@ import type { HttpServerProcess } from "../../tests/harness/spawn_http.ts";
 import { childEnv, removeHome, scratchHome, startArgs } from "../../tests/harness/spawn.ts";
 import { denoFmt } from "../docs.ts";
 import { fairAttacks, ipv6Attacks } from "./_fair_attacks.ts";
+import { edgeAttacks } from "./hostile_edge.ts";
 import { upstreamAttacks, upstreamReport } from "./hostile_upstream.ts";
 
 const { values: flags } = parseArgs({
@@ -28,7 +30,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "16" },
     flood: { type: "string", default: "600" },
     nofile: { type: "string", default: "400" },
-    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,upstream" },
+    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,edge,upstream" },
     seed: { type: "string", default: "1" },
     "timeout-ms": { type: "string", default: "10000" },
     "write-docs": { type: "boolean", default: false },
@@ -45,6 +47,7 @@ const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) => t !=
   | Kind
   | "fair"
   | "ipv6"
+  | "edge"
 )[];
 /** The hostile-upstream and forged-Redis-record attacks (tools/bench/hostile_upstream.ts). */
 const UPSTREAM = flags.targets.split(",").some((t) => t.trim() === "upstream");
@@ -1027,9 +1030,9 @@ const rng = seeded(Number(flags.seed));
 const results: Figures[] = [];
 const fair: string[] = [];
 for (const target of TARGETS) {
-  if (target === "fair" || target === "ipv6") {
+  if (target === "fair" || target === "ipv6" || target === "edge") {
     console.error(`hostile: ${target} …`);
-    await (target === "fair" ? fairAttacks(fair) : ipv6Attacks(fair));
+    await (target === "fair" ? fairAttacks(fair) : target === "ipv6" ? ipv6Attacks(fair) : edgeAttacks(fair));
     continue;
   }
   const f = newFigures(target);
