@@ -7,7 +7,6 @@ import { checkUrl, originOf, SsrfError, ssrfGuard } from "../../http/ssrf.ts";
 import type { HostResolver } from "../../http/ssrf.ts";
 import type { Logger } from "../../log.ts";
 import type { RiksantikvarenOgcSettings } from "./settings.ts";
-import { KNOWN_DATASETS } from "./_common.ts";
 import { describe, parseCatalog, parseCollections, parseFeature, parseFeaturePage } from "./parse.ts";
 import type { CollectionEntry, DatasetEntry, FeaturePage, Licence, RawFeature } from "./parse.ts";
 
@@ -33,6 +32,11 @@ export type NextLink = { ok: true; query: string } | { ok: false; warning: strin
 export interface OgcClientOptions {
   /** Name resolution for the SSRF guard (tests inject one). */
   resolve?: HostResolver;
+  /**
+   * The datasets the metrics name by their endpoint family; a request to any other (a caller's
+   * made-up dataset or collection) counts as "other".
+   */
+  knownDatasets?: readonly string[];
 }
 
 /** api.ra.no: catalog, collections, items and single features. */
@@ -53,11 +57,7 @@ export class OgcClient {
       upstreamName: "Riksantikvaren's OGC API (api.ra.no)",
       licence: "NLOD 2.0 (credit Riksantikvaren) unless the collection states another",
       ...clientSettings(settings),
-      // Metrics name the known datasets; a caller-chosen dataset or collection counts as "other".
-      endpoints: [
-        "/",
-        ...[...new Set(Object.values(KNOWN_DATASETS))].flatMap((d) => [d, `${d}/collections`]),
-      ],
+      endpoints: ["/", ...(options.knownDatasets ?? []).flatMap((d) => [d, `${d}/collections`])],
       checkUrl: ssrfGuard(guard),
     });
   }
