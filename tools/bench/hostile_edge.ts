@@ -23,6 +23,8 @@ function silent(local: string, host: string, port: number, againMs: number): () 
     if (stopped) return;
     socket = net.connect({ host, port, localAddress: local });
     socket.on("error", () => {});
+    // Reads (and drops) what the server answers, so a refusal's close is seen at once.
+    socket.resume();
     socket.on("close", () => {
       if (!stopped) timer = setTimeout(open, againMs);
     });
@@ -45,10 +47,17 @@ async function reserveAttack(
   victim: string,
   host: string,
   port: number,
+  squat: { from: readonly string[]; each: number; againMs: number } = {
+    from: flooders,
+    each: 2,
+    againMs: 100,
+  },
 ): Promise<string> {
   const flood = flooders.flatMap((a) => Array.from({ length: 32 }, () => slowBody(a, host, port, 2_000)));
   await sleep(1_500);
-  const squatters = flooders.flatMap((a) => [0, 1].map(() => silent(a, host, port, 100)));
+  const squatters = squat.from.flatMap((a) =>
+    Array.from({ length: squat.each }, () => silent(a, host, port, squat.againMs))
+  );
   await sleep(1_000);
   const hostHeader = host.includes(":") ? `[${host}]` : host;
   const ask = (path: string) =>
@@ -68,7 +77,10 @@ async function reserveAttack(
   }
   for (const stop of squatters) stop();
   for (const f of flood) f.close();
-  return `${flooders.length} flooders × (32 slow POSTs + 2 silent connections reopened 100 ms after each close): ` +
+  const squatting = squat.from === flooders
+    ? `${flooders.length} flooders × (32 slow POSTs + ${squat.each} silent connections`
+    : `${flooders.length} flooders × 32 slow POSTs, ${squat.from.length} other addresses × (${squat.each} silent connections`;
+  return `${squatting} reopened ${squat.againMs} ms after each close): ` +
     `the victim's /health on fresh connections: ${tally(health)}; its GET /: ${tally(root)} ` +
     `(only probes use the reserve; other requests wait for a regular slot)`;
 }
@@ -81,6 +93,12 @@ async function reserveIpv4(report: string[]): Promise<void> {
   const flooders = Array.from({ length: 8 }, (_, i) => `127.0.0.${10 + i}`);
   report.push(
     `health reserve, IPv4: ${await reserveAttack(flooders, "127.0.0.1", "127.0.0.1", server.port)}`,
+  );
+  await sleep(500);
+  const others = Array.from({ length: 16 }, (_, i) => `127.0.0.${40 + i}`);
+  const squat = { from: others, each: 3, againMs: 5 };
+  report.push(
+    `health reserve, IPv4: ${await reserveAttack(flooders, "127.0.0.1", "127.0.0.1", server.port, squat)}`,
   );
 }
 

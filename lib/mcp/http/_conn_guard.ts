@@ -64,6 +64,13 @@ const RESERVE_HEAD_MS = 500;
  * connections than the newcomer's loses its waiting reserve slots at once (see #reserveVictim).
  */
 const RESERVE_GRACE_MS = 100;
+/**
+ * How long a client whose reserve connection was closed without a probe's head (evicted or
+ * timed out) counts as a squatter: its reserve connections then give way at once to a client
+ * that is not one, however fast it reconnects. Remembered for this many clients at most.
+ */
+const SQUATTER_MEMORY_MS = 10_000;
+const MAX_SQUATTERS = 10_000;
 /** Longest pause of the accept loop after an error. */
 const MAX_BACKOFF_MS = 1_000;
 /** Least time between two warnings of the same kind. */
@@ -194,6 +201,8 @@ export class ConnectionGuard {
   #regular = 0;
   /** Connections counted against the caps, by reserve group (see `reserveClientOf`). */
   #regularByGroup = new Map<string, number>();
+  /** Reserve groups seen squatting, until when (see SQUATTER_MEMORY_MS). */
+  #squatters = new Map<string, number>();
   /** Reserve connections, in all and by client key. */
   #reserveByClient = new Map<string, number>();
   #reserveCount = 0;
@@ -380,34 +389,57 @@ export class ConnectionGuard {
     while ((this.#reserveByClient.get(group) ?? 0) >= HEALTH_RESERVE_PER_CLIENT) {
       const own = this.#reserveVictim(group, (c) => c.group === group);
       if (!own) return false;
-      this.#stats.evicted++;
-      this.#close(own);
+      this.#evictSquatter(own);
     }
     while (this.#reserveCount >= HEALTH_RESERVE) {
       const other = this.#reserveVictim(group);
       if (!other) return false;
-      this.#stats.evicted++;
-      this.#close(other);
+      this.#evictSquatter(other);
     }
     return true;
   }
 
+  /** Closes a reserve connection that sent no probe's head, and remembers its client for it. */
+  #evictSquatter(c: Guarded): void {
+    this.#stats.evicted++;
+    this.#markSquatter(c.group);
+    this.#close(c);
+  }
+
+  #markSquatter(group: string): void {
+    this.#squatters.delete(group);
+    if (this.#squatters.size >= MAX_SQUATTERS) {
+      const oldest = this.#squatters.keys().next().value;
+      if (oldest !== undefined) this.#squatters.delete(oldest);
+    }
+    this.#squatters.set(group, this.#now() + SQUATTER_MEMORY_MS);
+  }
+
+  /**
+   * How strongly a group's reserve connections hold their slots, lowest first: a squatter's
+   * weakest of all, then by the regular connections the group holds.
+   */
+  #reserveRank(group: string): number {
+    const load = this.#regularByGroup.get(group) ?? 0;
+    return (this.#squatters.get(group) ?? 0) > this.#now() ? load + 1e9 : load;
+  }
+
   /**
    * The reserve connection to close for a newcomer of `group`: one still waiting for its first
-   * head whose client holds more regular connections than the newcomer's (a flooder's squatter
-   * gives way to a client the flood crowds out, at once), the heaviest such client first; else
-   * the oldest waiting past {@linkcode RESERVE_GRACE_MS}. A probe whose head has arrived is never
-   * closed, so squatters cannot push a probe out before it is served.
+   * head whose client ranks above the newcomer's (see #reserveRank: a squatter's, or a flooder's,
+   * gives way at once to a client that is neither), the highest first; else the oldest waiting
+   * past {@linkcode RESERVE_GRACE_MS}. A probe whose head has arrived is never closed, so
+   * squatters cannot push a probe out before it is served.
    */
   #reserveVictim(group: string, eligible: (c: Guarded) => boolean = () => true): Guarded | undefined {
     const graceBefore = this.#now() - RESERVE_GRACE_MS;
-    const mine = this.#regularByGroup.get(group) ?? 0;
+    const mine = this.#reserveRank(group);
     let heaviest: Guarded | undefined;
     let heaviestLoad = mine;
     let stale: Guarded | undefined;
     for (const c of this.#conns) {
       if (!c.reserve || c.served > 0 || c.finishingSince !== undefined || !eligible(c)) continue;
-      const load = this.#regularByGroup.get(c.group) ?? 0;
+      const load = this.#reserveRank(c.group);
       if (
         load > heaviestLoad || (heaviest && load === heaviestLoad && c.headStartedAt < heaviest.headStartedAt)
       ) {
@@ -620,20 +652,21 @@ export class ConnectionGuard {
   #sweep(): void {
     const now = this.#now();
     const { headerTimeoutMs, bodyTimeoutMs, idleTimeoutMs } = this.#options;
+    for (const [group, until] of this.#squatters) if (until <= now) this.#squatters.delete(group);
+    const reserveHeadMs = Math.min(headerTimeoutMs, RESERVE_HEAD_MS);
     for (const c of [...this.#conns]) {
       const state = stateOf(c);
+      const headMs = c.reserve ? reserveHeadMs : headerTimeoutMs;
       if (state === "finishing") {
         if (now - c.finishingSince! > LINGER_MS) this.#close(c);
-      } else if (
-        state === "head" &&
-        now - c.headStartedAt > (c.reserve ? Math.min(headerTimeoutMs, RESERVE_HEAD_MS) : headerTimeoutMs)
-      ) {
+      } else if (state === "head" && now - c.headStartedAt > headMs) {
         this.#stats.timedOut++;
+        if (c.reserve) this.#markSquatter(c.group);
         // A client that sent nothing gets nothing; one stuck in its head is told why.
         if (c.requests.partial && c.responses.pending === 0) {
           void this.#refuse(c, {
             status: 408,
-            message: `Request Timeout: the request head did not arrive within ${headerTimeoutMs / 1000} s`,
+            message: `Request Timeout: the request head did not arrive within ${headMs / 1000} s`,
           });
         } else {
           this.#close(c);

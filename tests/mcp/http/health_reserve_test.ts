@@ -54,6 +54,8 @@ function squatter(local: string, port: number, againMs: number): { stop(): void;
     opened++;
     socket = net.connect({ host: "127.0.0.1", port, localAddress: local });
     socket.on("error", () => {});
+    // Reads (and drops) what the server answers, so a refusal's close is seen at once.
+    socket.resume();
     socket.on("close", () => {
       if (!stopped) timer = setTimeout(open, againMs);
     });
@@ -69,46 +71,82 @@ function squatter(local: string, port: number, againMs: number): { stop(): void;
   };
 }
 
+/**
+ * Fills every regular slot of the server at `port` with 4 slow bodies from each of `addresses`
+ * (each at its share of 4), until a new client's ordinary request is refused; the sockets.
+ */
+async function fillEverySlot(port: number, addresses: readonly string[]): Promise<net.Socket[]> {
+  const flood: net.Socket[] = [];
+  for (const a of addresses) {
+    for (let i = 0; i < 4; i++) {
+      const s = await connectFrom(a, port);
+      s.on("error", () => {});
+      s.write(SLOW_POST);
+      flood.push(s);
+    }
+  }
+  // The guard counts what it accepted: ask until it says full.
+  let root = 0;
+  for (const until = Date.now() + 10_000; Date.now() < until && root !== 503;) {
+    root = await statusOf("127.0.0.1", port, ROOT);
+  }
+  assert.equal(root, 503, "the flood fills every regular slot");
+  return flood;
+}
+
+/** Once every squatter came back twice (answered, refused or closed), 12 probes from 127.0.0.1. */
+async function probesAmid(port: number, squatters: ReturnType<typeof squatter>[]): Promise<number[]> {
+  for (const until = Date.now() + 10_000; Date.now() < until;) {
+    if (squatters.every((s) => s.opened() >= 3)) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const probes: number[] = [];
+  for (let i = 0; i < 12; i++) probes.push(await statusOf("127.0.0.1", port, HEALTH));
+  return probes;
+}
+
+const SERVER_ENV = { MCP_MAX_CONNECTIONS_PER_CLIENT: "4", MCP_BODY_TIMEOUT: "60" };
+
 Deno.test("serveHttp() answers /health from the reserve while slow bodies and silent squatters from eight addresses hold every slot", async () => {
   await using server = await startHttpInProcess({
     args: ["--providers", "example"],
-    env: { MCP_MAX_CONNECTIONS: "32", MCP_MAX_CONNECTIONS_PER_CLIENT: "4", MCP_BODY_TIMEOUT: "60" },
+    env: { ...SERVER_ENV, MCP_MAX_CONNECTIONS: "32" },
   });
   const addresses = Array.from({ length: 8 }, (_, i) => `127.0.0.${10 + i}`);
-  const flood: net.Socket[] = [];
   const squatters: ReturnType<typeof squatter>[] = [];
+  const flood = await fillEverySlot(server.port, addresses);
   try {
-    // 8 addresses × 4 slow bodies: every regular slot, each address at its share.
-    for (const a of addresses) {
-      for (let i = 0; i < 4; i++) {
-        const s = await connectFrom(a, server.port);
-        s.on("error", () => {});
-        s.write(SLOW_POST);
-        flood.push(s);
-      }
-    }
-    // Full: a new client's ordinary request is refused (the guard counts what it accepted).
-    let root = 0;
-    for (const until = Date.now() + 10_000; Date.now() < until && root !== 503;) {
-      root = await statusOf("127.0.0.1", server.port, ROOT);
-    }
-    assert.equal(root, 503, "the flood fills every regular slot");
     // Then 2 squatters per address (16, more than the old reserve of 8 held), reconnecting 20 ms
     // after each close or refusal, and 4 more from 2 addresses that hold no regular slot.
     for (const a of addresses) for (let i = 0; i < 2; i++) squatters.push(squatter(a, server.port, 20));
     for (const a of ["127.0.0.30", "127.0.0.31"]) {
       for (let i = 0; i < 2; i++) squatters.push(squatter(a, server.port, 20));
     }
-    // Every squatter has been answered at least once (refused or closed) and came back.
-    for (const until = Date.now() + 10_000; Date.now() < until;) {
-      if (squatters.every((s) => s.opened() >= 2)) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const probes: number[] = [];
-    for (let i = 0; i < 12; i++) probes.push(await statusOf("127.0.0.1", server.port, HEALTH));
+    const probes = await probesAmid(server.port, squatters);
     assert.deepEqual(probes, Array(12).fill(200), "every probe on a fresh connection is answered");
     // The reserve serves probes only: the victim's other requests wait for a regular slot.
     assert.equal(await statusOf("127.0.0.1", server.port, ROOT), 503);
+  } finally {
+    for (const s of squatters) s.stop();
+    for (const s of flood) s.destroy();
+  }
+});
+
+Deno.test("serveHttp() answers /health from the reserve while squatters from eight addresses without a regular slot hammer it", async () => {
+  await using server = await startHttpInProcess({
+    args: ["--providers", "example"],
+    env: { ...SERVER_ENV, MCP_MAX_CONNECTIONS: "8" },
+  });
+  const squatters: ReturnType<typeof squatter>[] = [];
+  const flood = await fillEverySlot(server.port, ["127.0.0.10", "127.0.0.11"]);
+  try {
+    // 8 other addresses × 3 silent connections, each back 5 ms after a close or refusal: more
+    // than the reserve holds, from clients that hold no regular slot, as the victim.
+    for (let a = 0; a < 8; a++) {
+      for (let i = 0; i < 3; i++) squatters.push(squatter(`127.0.0.${40 + a}`, server.port, 5));
+    }
+    const probes = await probesAmid(server.port, squatters);
+    assert.deepEqual(probes, Array(12).fill(200), "every probe on a fresh connection is answered");
   } finally {
     for (const s of squatters) s.stop();
     for (const s of flood) s.destroy();
