@@ -349,7 +349,7 @@ export class HttpClient {
   #label(endpoint: string): string {
     const declared = this.#o.endpoints;
     const label = declared ? declaredEndpoint(endpoint, this.#o.baseUrl, declared) : endpoint;
-    return metrics?.endpointLabel(this.#o.provider, label) ?? label;
+    return metrics?.endpointLabel(this.#o.provider, label, endpoint) ?? label;
   }
 
   /**

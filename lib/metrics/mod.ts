@@ -19,6 +19,8 @@ const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
  * `other`, so paths built from caller input cannot grow /metrics without bound.
  */
 export const MAX_ENDPOINT_LABELS = 32;
+/** Families whose declared label is remembered for the breaker gauge; others count as `other`. */
+const MAX_FAMILIES_KEPT = 10_000;
 
 /** The process's own series: start time, resident memory and V8 heap. */
 function registerProcessSeries(r: Registry): void {
@@ -94,6 +96,8 @@ export class ServerMetrics {
   #jobs = new Set<JobCounts>();
   /** The endpoint labels given out so far, by provider. */
   #endpointLabels = new Map<string, Set<string>>();
+  /** The label each `provider family` breaker key was counted under (at most MAX_FAMILIES_KEPT). */
+  #familyLabels = new Map<string, string>();
 
   constructor() {
     const r = this.registry;
@@ -280,15 +284,24 @@ export class ServerMetrics {
 
   /**
    * The label `endpoint` is counted under for `provider`: itself while the provider has fewer
-   * than {@linkcode MAX_ENDPOINT_LABELS} (or already has it), else `other`.
+   * than {@linkcode MAX_ENDPOINT_LABELS} (or already has it), else `other`. `family`, when the
+   * caller mapped a family to `endpoint` (a declared pattern), is remembered for the breaker
+   * gauge, whose keys name families.
    */
-  endpointLabel(provider: string, endpoint: string): string {
+  endpointLabel(provider: string, endpoint: string, family?: string): string {
+    const known = this.#familyLabels.get(`${provider} ${endpoint}`);
+    if (family === undefined && known !== undefined) return known;
     let given = this.#endpointLabels.get(provider);
     if (!given) this.#endpointLabels.set(provider, given = new Set());
-    if (given.has(endpoint)) return endpoint;
-    if (given.size >= MAX_ENDPOINT_LABELS) return "other";
-    given.add(endpoint);
-    return endpoint;
+    let label = endpoint;
+    if (!given.has(endpoint)) {
+      if (given.size >= MAX_ENDPOINT_LABELS) label = "other";
+      else given.add(endpoint);
+    }
+    if (family !== undefined && family !== endpoint && this.#familyLabels.size < MAX_FAMILIES_KEPT) {
+      this.#familyLabels.set(`${provider} ${family}`, label);
+    }
+    return label;
   }
 
   /** Counts the jobs of `source` in `opendata_jobs` from now on. */

@@ -72,3 +72,16 @@ Deno.test("ServerMetrics.endpointLabel() gives a provider at most MAX_ENDPOINT_L
   assert.equal(m.endpointLabel("wikipedia", "x0.wikipedia.org/w/api.php"), "x0.wikipedia.org/w/api.php");
   assert.equal(m.endpointLabel("fred", "api.stlouisfed.org/fred/series"), "api.stlouisfed.org/fred/series");
 });
+
+Deno.test("ServerMetrics breaker gauge names a family by the label its requests were counted under", async () => {
+  const m = new ServerMetrics();
+  assert.equal(m.endpointLabel("riksantikvaren_ogc", "other", "api.ra.no/made-up/collections"), "other");
+  m.breakers = () =>
+    Promise.resolve({ "riksantikvaren_ogc api.ra.no/made-up/collections": { state: "open" } });
+  const text = await m.render();
+  assert.match(
+    text,
+    /^opendata_circuit_breaker_state\{provider="riksantikvaren_ogc",endpoint="other",state="open"\} 1$/m,
+  );
+  assert.doesNotMatch(text, /made-up/);
+});
