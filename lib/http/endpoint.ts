@@ -34,6 +34,23 @@ export function endpointFamily(url: URL, baseUrl: string): string {
   return `${url.host}${basePath}${tail}`.slice(0, MAX_LENGTH);
 }
 
+/**
+ * The pattern of `declared` (paths below the base URL, `*` for any one segment) that the
+ * endpoint `family` (from {@linkcode endpointFamily}) matches, else `"other"`.
+ */
+export function declaredEndpoint(family: string, baseUrl: string, declared: readonly string[]): string {
+  const slash = family.indexOf("/");
+  let path = slash === -1 ? "" : family.slice(slash);
+  const base = URL.parse(baseUrl.replace(/\{[^}]*\}/g, "x"))?.pathname.replace(/\/+$/, "") ?? "";
+  if (base && (path === base || path.startsWith(`${base}/`))) path = path.slice(base.length);
+  const segments = path.split("/").filter(Boolean);
+  const found = declared.find((pattern) => {
+    const want = pattern.split("/").filter(Boolean);
+    return want.length === segments.length && want.every((w, i) => w === "*" || w === segments[i]);
+  });
+  return found ?? "other";
+}
+
 function basePathOf(url: URL, baseUrl: string): string {
   let base: URL;
   try {

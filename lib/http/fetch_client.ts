@@ -11,7 +11,7 @@ import { BodyTooLargeError, readCapped } from "./_body.ts";
 import type { Logger } from "../log.ts";
 import type { BreakerGate, BreakerOptions, EndpointBreaker } from "./breaker.ts";
 import type { CacheStore } from "./cache.ts";
-import { endpointFamily } from "./endpoint.ts";
+import { declaredEndpoint, endpointFamily } from "./endpoint.ts";
 import { RateLimiter, RateLimitWaitError } from "./rate_limiter.ts";
 import type { RateLimit, RateWindowStore } from "./rate_limiter.ts";
 import { remainingMs, requestScope } from "./request_scope.ts";
@@ -42,6 +42,12 @@ export interface HttpClientOptions {
   upstreamName: string;
   /** Base URL that relative paths resolve against; its origin is the one redirects may stay on. */
   baseUrl: string;
+  /**
+   * The endpoint families the metrics name, below the base URL (`*` matches one segment): any
+   * other family counts as `other`, so a caller-chosen path segment never becomes a label.
+   * Absent: each family is its own label, up to a fixed number per provider (lib/metrics).
+   */
+  endpoints?: readonly string[];
   /** The deadline of one call, covering every retry. */
   timeoutMs: number;
   retry: RetryPolicy;
@@ -339,6 +345,13 @@ export class HttpClient {
     record.calls.push(call);
   }
 
+  /** The metrics label of an endpoint family: declared, or bounded per provider (lib/metrics). */
+  #label(endpoint: string): string {
+    const declared = this.#o.endpoints;
+    const label = declared ? declaredEndpoint(endpoint, this.#o.baseUrl, declared) : endpoint;
+    return metrics?.endpointLabel(this.#o.provider, label, endpoint) ?? label;
+  }
+
   /**
    * One call: asks the endpoint's breaker once, makes the attempts, and tells the breaker one
    * verdict for the whole call (retries are not separate failures).
@@ -362,11 +375,11 @@ export class HttpClient {
     const breaker = runtime.breakerFor(`${this.#o.provider} ${endpoint}`, this.#o.breaker);
     const gate = await breaker.acquire(now);
     if (gate.waitMs > 0) {
-      metrics?.breakerRejections.inc(1, this.#o.provider, endpoint);
+      metrics?.breakerRejections.inc(1, this.#o.provider, this.#label(endpoint));
       throw this.#circuitOpen(url, breaker.key, gate);
     }
     if (gate.trial) {
-      metrics?.breakerTransitions.inc(1, this.#o.provider, endpoint, "half_open");
+      metrics?.breakerTransitions.inc(1, this.#o.provider, this.#label(endpoint), "half_open");
       logger.info("circuit breaker half-open: one trial call goes out", {
         provider: this.#o.provider,
         endpoint,
@@ -398,14 +411,14 @@ export class HttpClient {
       if (verdict.kind === "success") {
         await breaker.success();
         if (trial) {
-          metrics?.breakerTransitions.inc(1, provider, endpoint, "closed");
+          metrics?.breakerTransitions.inc(1, provider, this.#label(endpoint), "closed");
           logger.warn("circuit breaker closed: the upstream answers again", { provider, endpoint });
         }
       } else if (verdict.kind === "failure") {
         const opened = await breaker.failure(this.#o.runtime.clock.now(), verdict.last);
         if (opened) {
           const options = this.#o.breaker;
-          metrics?.breakerTransitions.inc(1, provider, endpoint, "open");
+          metrics?.breakerTransitions.inc(1, provider, this.#label(endpoint), "open");
           logger.warn("circuit breaker opened: calls to this endpoint are paused", {
             provider,
             endpoint,
@@ -478,7 +491,7 @@ export class HttpClient {
         }
         throw error;
       }
-      metrics?.upstreamRetries.inc(1, this.#o.provider, endpoint, retryKey);
+      metrics?.upstreamRetries.inc(1, this.#o.provider, this.#label(endpoint), retryKey);
       logger.info("upstream retry", {
         provider: this.#o.provider,
         upstream_url: this.redact(url),
@@ -612,8 +625,9 @@ export class HttpClient {
     return (fields) => {
       if (metrics) {
         const outcome = fields["status"] ?? fields["error"];
-        metrics.upstreamRequests.inc(1, this.#o.provider, at.endpoint, String(outcome));
-        metrics.upstreamDuration.observe((performance.now() - started) / 1000, this.#o.provider, at.endpoint);
+        const label = this.#label(at.endpoint);
+        metrics.upstreamRequests.inc(1, this.#o.provider, label, String(outcome));
+        metrics.upstreamDuration.observe((performance.now() - started) / 1000, this.#o.provider, label);
       }
       const line = {
         provider: this.#o.provider,

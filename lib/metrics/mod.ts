@@ -14,6 +14,14 @@ const TOOL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 2
 /** Bounds of the upstream latency histogram, in seconds. */
 const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/**
+ * Most endpoint labels one provider's series carry: past them a new endpoint family counts as
+ * `other`, so paths built from caller input cannot grow /metrics without bound.
+ */
+export const MAX_ENDPOINT_LABELS = 32;
+/** Families whose declared label is remembered for the breaker gauge; others count as `other`. */
+const MAX_FAMILIES_KEPT = 10_000;
+
 /** The process's own series: start time, resident memory and V8 heap. */
 function registerProcessSeries(r: Registry): void {
   r.collected(
@@ -86,6 +94,10 @@ export class ServerMetrics {
   /** The circuit breakers that hold state, by "provider endpoint" key. */
   breakers: (() => Promise<Record<string, { state: string }>>) | undefined;
   #jobs = new Set<JobCounts>();
+  /** The endpoint labels given out so far, by provider. */
+  #endpointLabels = new Map<string, Set<string>>();
+  /** The label each `provider family` breaker key was counted under (at most MAX_FAMILIES_KEPT). */
+  #familyLabels = new Map<string, string>();
 
   constructor() {
     const r = this.registry;
@@ -227,12 +239,21 @@ export class ServerMetrics {
   async #breakerSamples(): Promise<Sample[]> {
     const snaps = this.breakers ? await this.breakers() : {};
     const out: Sample[] = [];
+    // Breakers whose endpoints share a label show as one, in the state that says most.
+    const worst = new Map<string, { provider: string; endpoint: string; state: string }>();
+    const rank = (state: string): number => ["closed", "half_open", "open"].indexOf(state);
     for (const [key, snap] of Object.entries(snaps)) {
       const space = key.indexOf(" ");
       const provider = space > 0 ? key.slice(0, space) : key;
-      const endpoint = space > 0 ? key.slice(space + 1) : "";
+      const endpoint = this.endpointLabel(provider, space > 0 ? key.slice(space + 1) : "");
+      const seen = worst.get(`${provider} ${endpoint}`);
+      if (!seen || rank(snap.state) > rank(seen.state)) {
+        worst.set(`${provider} ${endpoint}`, { provider, endpoint, state: snap.state });
+      }
+    }
+    for (const { provider, endpoint, state: current } of worst.values()) {
       for (const state of ["closed", "open", "half_open"]) {
-        out.push({ labels: { provider, endpoint, state }, value: snap.state === state ? 1 : 0 });
+        out.push({ labels: { provider, endpoint, state }, value: current === state ? 1 : 0 });
       }
     }
     return out;
@@ -259,6 +280,28 @@ export class ServerMetrics {
       { labels: { event: "timed_out" }, value: g.timedOut },
       { labels: { event: "malformed" }, value: g.malformed },
     ];
+  }
+
+  /**
+   * The label `endpoint` is counted under for `provider`: itself while the provider has fewer
+   * than {@linkcode MAX_ENDPOINT_LABELS} (or already has it), else `other`. `family`, when the
+   * caller mapped a family to `endpoint` (a declared pattern), is remembered for the breaker
+   * gauge, whose keys name families.
+   */
+  endpointLabel(provider: string, endpoint: string, family?: string): string {
+    const known = this.#familyLabels.get(`${provider} ${endpoint}`);
+    if (family === undefined && known !== undefined) return known;
+    let given = this.#endpointLabels.get(provider);
+    if (!given) this.#endpointLabels.set(provider, given = new Set());
+    let label = endpoint;
+    if (!given.has(endpoint)) {
+      if (given.size >= MAX_ENDPOINT_LABELS) label = "other";
+      else given.add(endpoint);
+    }
+    if (family !== undefined && family !== endpoint && this.#familyLabels.size < MAX_FAMILIES_KEPT) {
+      this.#familyLabels.set(`${provider} ${family}`, label);
+    }
+    return label;
   }
 
   /** Counts the jobs of `source` in `opendata_jobs` from now on. */

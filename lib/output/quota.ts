@@ -203,7 +203,7 @@ export function writesOff(what: string): ToolError {
     `This server is read-only (MCP_WRITES=off): it does not ${what}`,
     {
       hint:
-        'Ask for the answer inline (output: "inline", or leave output out) and narrow the request (fewer rows, a shorter date range) so it fits one answer',
+        'Ask for the answer inline (output: "screen") and narrow the request (fewer rows, a shorter date range) so it fits one answer',
     },
   );
 }

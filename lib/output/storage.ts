@@ -198,6 +198,29 @@ export class ProjectStorage {
     return this.#root;
   }
 
+  /**
+   * Whether this view's caller may see absolute paths: over stdio (no owner) the user runs the
+   * server; over HTTP (an owner) paths are shown relative to the storage folder, never whole.
+   */
+  get localPaths(): boolean {
+    return this.#owner === undefined;
+  }
+
+  /** `path` as this view's caller may see it (see {@linkcode localPaths}). */
+  #shown(path: string): string {
+    if (this.localPaths) return `"${path}"`;
+    const rel = nodePath.relative(this.#root, path);
+    if (rel === "") return "the storage folder";
+    return rel.startsWith("..") || nodePath.isAbsolute(rel)
+      ? "a path outside the storage folder"
+      : `"${rel}" in the storage folder`;
+  }
+
+  /** `text` (e.g. a system error naming a path) without the storage root over HTTP. */
+  #scrubbed(text: string): string {
+    return this.localPaths ? text : text.replaceAll(this.#root, "<storage folder>");
+  }
+
   /** The folder holding this view's projects (the root over stdio). */
   get base(): string {
     return this.#base;
@@ -538,8 +561,9 @@ export class ProjectStorage {
       "STORAGE_LIMIT",
       `The storage folder is full: ${toMb(used)} MB stored of the ${toMb(max)} MB allowed`,
       {
-        hint:
-          `Delete files or projects you no longer need from "${this.#root}" on the server, or raise ${setting}`,
+        hint: `Delete files or projects you no longer need from ${
+          this.#shown(this.#root)
+        } on the server, or raise ${setting}`,
       },
     );
   }
@@ -602,7 +626,9 @@ export class ProjectStorage {
       `The storage folder holds ${count} projects, the most allowed (${max}); no new project was created`,
       {
         hint:
-          `Use an existing project (list them with the project list tool), delete unused project folders from "${this.#root}" on the server, or raise ${setting}`,
+          `Use an existing project (list them with the project list tool), delete unused project folders from ${
+            this.#shown(this.#root)
+          } on the server, or raise ${setting}`,
       },
     );
   }
@@ -742,7 +768,7 @@ export class ProjectStorage {
     if (real === undefined || !isInside(realRoot, real)) {
       throw new ToolError(
         "PATH_SECURITY_ERROR",
-        `Refused a path that resolves outside the storage folder "${this.#root}"`,
+        `Refused a path that resolves outside the storage folder${this.localPaths ? ` "${this.#root}"` : ""}`,
         { hint: "Remove symbolic links from the storage folder, or choose another project name" },
       );
     }
@@ -756,7 +782,7 @@ export class ProjectStorage {
       if (e instanceof Deno.errors.NotCapable) {
         throw new ToolError(
           "PERMISSION_ERROR",
-          `This server process is not allowed to ${action} "${path}"`,
+          `This server process is not allowed to ${action} ${this.#shown(path)}`,
           {
             hint:
               `Run it with --allow-read and --allow-write for that folder, or unset ${this.#o.settingName} ` +
@@ -765,13 +791,15 @@ export class ProjectStorage {
         );
       }
       if (e instanceof Deno.errors.PermissionDenied) {
-        throw new ToolError("PERMISSION_ERROR", `No permission to ${action} "${path}"`, {
+        throw new ToolError("PERMISSION_ERROR", `No permission to ${action} ${this.#shown(path)}`, {
           hint: `Check the folder's permissions, or set ${this.#o.settingName} to a folder you can write`,
         });
       }
       throw new ToolError(
         "FILESYSTEM_ERROR",
-        `Could not ${action} "${path}": ${e instanceof Error ? e.message : String(e)}`,
+        `Could not ${action} ${this.#shown(path)}: ${
+          this.#scrubbed(e instanceof Error ? e.message : String(e))
+        }`,
         { hint: `Check that ${this.#o.settingName} points at a usable folder with free space` },
       );
     }

@@ -13,6 +13,24 @@ import { fredConfig, startFakeFred, syntheticObservations, TEST_KEY } from "../p
 import { startRedis } from "./_redis_server.ts";
 import type { RedisServer } from "./_redis_server.ts";
 
+/**
+ * The one file under `root` whose path ends with `relative`: over HTTP a job names its file
+ * relative to its project, never by the server's absolute path (docs/SECURITY.md).
+ */
+function onDisk(root: string, relative: string): string {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of Deno.readDirSync(dir)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) walk(path);
+      else if (path.endsWith(`/${relative}`)) found.push(path);
+    }
+  };
+  walk(root);
+  assert.equal(found.length, 1, `one file ends with ${relative}: ${found.join(", ")}`);
+  return found[0]!;
+}
+
 /** The server these tests spawn: the sources' main.ts. */
 const MAIN = entryOf({});
 
@@ -163,9 +181,12 @@ Deno.test("replicas on one Redis share the cache and FRED's jobs, and take over 
         await call(cb, "fred_job_status", { job_id: String(accepted["job_id"]), wait_seconds: 30 }),
       );
       assert.equal(done["status"], "completed");
-      const result = done["result"] as { rows_written: number; file_path: string };
+      const result = done["result"] as { rows_written: number; relative_path: string };
       assert.equal(result.rows_written, 30_000);
-      assert.ok(Deno.statSync(result.file_path).size > 0, "the file is in the shared data folder");
+      assert.ok(
+        Deno.statSync(onDisk(home, result.relative_path)).size > 0,
+        "the file is in the shared data folder",
+      );
     });
 
     let killedAt = 0;
@@ -192,11 +213,12 @@ Deno.test("replicas on one Redis share the cache and FRED's jobs, and take over 
       });
       const done = ok(await call(cb, "fred_job_status", { job_id: jobId, wait_seconds: 30 }));
       assert.equal(done["status"], "completed", JSON.stringify(done));
-      const result = done["result"] as { rows_written: number; file_path: string };
+      const result = done["result"] as { rows_written: number; relative_path: string };
       assert.equal(result.rows_written, 50_000);
-      const lines = Deno.readTextFileSync(result.file_path).trimEnd().split("\r\n");
+      const path = onDisk(home, result.relative_path);
+      const lines = Deno.readTextFileSync(path).trimEnd().split("\r\n");
       assert.equal(lines.length, 50_001, "header and every row, none twice");
-      const folder = result.file_path.slice(0, result.file_path.lastIndexOf("/"));
+      const folder = path.slice(0, path.lastIndexOf("/"));
       const partials = [...Deno.readDirSync(folder)].filter((e) => e.name.endsWith(".partial"));
       assert.deepEqual(partials, [], "the killed replica's partial file was removed");
       await b.logged(/"msg":"job taken over from a replica that stopped".*"action":"resumed"/);

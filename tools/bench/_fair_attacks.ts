@@ -104,7 +104,7 @@ function statusOf(text: string): number {
 }
 
 /** A socket from `local` that sends a POST head and then a byte every `everyMs`, until closed. */
-function slowBody(
+export function slowBody(
   local: string,
   host: string,
   port: number,
@@ -524,6 +524,26 @@ async function rawRequestBody(
  * addresses) and fd30:31::1 on it. Needs root and `ip`; otherwise says why it was skipped.
  */
 export async function ipv6Attacks(report: string[]): Promise<void> {
+  await inNamespace(report, {
+    label: "IPv6 /64 attacks",
+    addresses: [
+      "fd30:31::1/64",
+      ...Array.from({ length: 100 }, (_, i) => `fd30:30::${(0x100 + i).toString(16)}/64`),
+    ],
+    script: new URL(import.meta.url).pathname,
+    flag: "--ipv6-inside",
+  });
+}
+
+/**
+ * Runs `script flag` in a network namespace of its own with `addresses` on its loopback, and
+ * adds the lines it prints (`{"line": …}` JSON) to `report`. Needs root and `ip`; otherwise says
+ * why it was skipped.
+ */
+export async function inNamespace(
+  report: string[],
+  run: { label: string; addresses: readonly string[]; script: string; flag: string },
+): Promise<void> {
   const ns = `odmcp-hostile-${Deno.pid}`;
   const ip = async (...args: string[]): Promise<boolean> => {
     try {
@@ -533,27 +553,14 @@ export async function ipv6Attacks(report: string[]): Promise<void> {
     }
   };
   if (!(await ip("netns", "add", ns))) {
-    report.push("IPv6 /64 attacks: skipped (creating a network namespace needs root and `ip netns`)");
+    report.push(`${run.label}: skipped (creating a network namespace needs root and \`ip netns\`)`);
     return;
   }
   try {
     await ip("-n", ns, "link", "set", "lo", "up");
-    const addrs = [
-      "fd30:31::1/64",
-      ...Array.from({ length: 100 }, (_, i) => `fd30:30::${(0x100 + i).toString(16)}/64`),
-    ];
-    for (const a of addrs) await ip("-n", ns, "-6", "addr", "add", a, "dev", "lo", "nodad");
+    for (const a of run.addresses) await ip("-n", ns, "-6", "addr", "add", a, "dev", "lo", "nodad");
     const out = await new Deno.Command("ip", {
-      args: [
-        "netns",
-        "exec",
-        ns,
-        Deno.execPath(),
-        "run",
-        "--allow-all",
-        new URL(import.meta.url).pathname,
-        "--ipv6-inside",
-      ],
+      args: ["netns", "exec", ns, Deno.execPath(), "run", "--allow-all", run.script, run.flag],
       stdout: "piped",
       stderr: "inherit",
     }).output();
@@ -562,7 +569,7 @@ export async function ipv6Attacks(report: string[]): Promise<void> {
     report.push(
       ...(got.length
         ? got
-        : [`IPv6 /64 attacks: the run in namespace ${ns} reported nothing (exit ${out.code})`]),
+        : [`${run.label}: the run in namespace ${ns} reported nothing (exit ${out.code})`]),
     );
   } finally {
     await ip("netns", "del", ns);

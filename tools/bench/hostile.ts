@@ -5,7 +5,7 @@
 //
 //   deno task hostile [--fuzz-s 20] [--sessions 200] [--calls 50] [--concurrency 16]
 //                     [--flood 600] [--nofile 400]
-//                     [--targets stdio,http,stateless,fair,ipv6,records,upstream,secrets,compute]
+//                     [--targets stdio,http,stateless,fair,ipv6,edge,records,upstream,secrets,compute]
 //                     [--seed 1] [--timeout-ms 10000] [--write-docs]
 //
 // `fair` runs the fair-share attacks (one client against another's sessions, projects, jobs,
@@ -14,6 +14,7 @@
 // `records` many addresses against the global caps and forged Redis records: hostile_records.ts.
 // `compute` serves bodies that cost work in proportion to their size (a 600,000-vertex polygon,
 // 4 MB of hostile markup, a 7.5-million-character title): tools/bench/hostile_compute.ts.
+// `edge` attacks the health reserve, /metrics labels and OAuth bounds: tools/bench/hostile_edge.ts.
 //
 // With --write-docs the figures replace the "Last hostile run" block of docs/SECURITY.md.
 import { parseArgs } from "node:util";
@@ -22,6 +23,7 @@ import type { HttpServerProcess } from "../../tests/harness/spawn_http.ts";
 import { childEnv, removeHome, scratchHome, startArgs } from "../../tests/harness/spawn.ts";
 import { denoFmt } from "../docs.ts";
 import { fairAttacks, ipv6Attacks } from "./_fair_attacks.ts";
+import { edgeAttacks } from "./hostile_edge.ts";
 import { upstreamAttacks, upstreamReport } from "./hostile_upstream.ts";
 import { secretAttacks, secretReport } from "./hostile_secrets.ts";
 import { recordAttacks } from "./hostile_records.ts";
@@ -35,7 +37,10 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "16" },
     flood: { type: "string", default: "600" },
     nofile: { type: "string", default: "400" },
-    targets: { type: "string", default: "stdio,http,stateless,fair,ipv6,records,upstream,secrets,compute" },
+    targets: {
+      type: "string",
+      default: "stdio,http,stateless,fair,ipv6,edge,records,upstream,secrets,compute",
+    },
     seed: { type: "string", default: "1" },
     "timeout-ms": { type: "string", default: "10000" },
     "write-docs": { type: "boolean", default: false },
@@ -55,6 +60,7 @@ const TARGETS = flags.targets.split(",").map((t) => t.trim()).filter((t) =>
   | "fair"
   | "ipv6"
   | "records"
+  | "edge"
 )[];
 /** The hostile-upstream and forged-Redis-record attacks (tools/bench/hostile_upstream.ts). */
 const UPSTREAM = flags.targets.split(",").some((t) => t.trim() === "upstream");
@@ -1041,12 +1047,14 @@ const rng = seeded(Number(flags.seed));
 const results: Figures[] = [];
 const fair: string[] = [];
 for (const target of TARGETS) {
-  if (target === "fair" || target === "ipv6" || target === "records") {
+  if (target === "fair" || target === "ipv6" || target === "records" || target === "edge") {
     console.error(`hostile: ${target} …`);
     await (target === "fair"
       ? fairAttacks(fair)
       : target === "ipv6"
       ? ipv6Attacks(fair)
+      : target === "edge"
+      ? edgeAttacks(fair)
       : recordAttacks(fair));
     continue;
   }

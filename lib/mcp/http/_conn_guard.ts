@@ -48,12 +48,29 @@ const LINGER_MS = 2_000;
 /**
  * Connections over a cap kept in reserve until their first request head shows whether it is a
  * health probe (`GET`/`HEAD /health`, passed on) or not (refused), so a full server still
- * answers its health check; and how many of those one client may hold.
+ * answers its health check; and how many of those one client may hold (IPv6 counted by the
+ * wider `reserveClientOf` group, so the /64s of one site share two).
  */
-export const HEALTH_RESERVE = 8;
+export const HEALTH_RESERVE = 16;
 const HEALTH_RESERVE_PER_CLIENT = 2;
-/** Time a reserve connection has to send its head (a probe sends it in its first packet). */
-const RESERVE_HEAD_MS = 2_000;
+/**
+ * Time a reserve connection has to send its head: a probe sends it in its first packet, so the
+ * guard has usually read it by the time it looks; far shorter than the normal head deadline.
+ */
+const RESERVE_HEAD_MS = 500;
+/**
+ * After this long without a complete head, a reserve connection gives its slot to any newcomer:
+ * a probe's head has arrived by then, a squatter's never does. A client that holds more regular
+ * connections than the newcomer's loses its waiting reserve slots at once (see #reserveVictim).
+ */
+const RESERVE_GRACE_MS = 100;
+/**
+ * How long a client whose reserve connection was closed without a probe's head (evicted or
+ * timed out) counts as a squatter: its reserve connections then give way at once to a client
+ * that is not one, however fast it reconnects. Remembered for this many clients at most.
+ */
+const SQUATTER_MEMORY_MS = 10_000;
+const MAX_SQUATTERS = 10_000;
 /** Longest pause of the accept loop after an error. */
 const MAX_BACKOFF_MS = 1_000;
 /** Least time between two warnings of the same kind. */
@@ -84,6 +101,11 @@ export interface ConnectionGuardOptions {
   maxConnectionsPerClient?: number;
   /** The client a peer address belongs to (e.g. IPv6 by /64); default the address itself. */
   clientOf?: (peer: string) => string;
+  /**
+   * The client a peer belongs to for the health reserve's share and priority (e.g. IPv6 by /56,
+   * wider than `clientOf`, so the /64s of one site count as one); default `clientOf`.
+   */
+  reserveClientOf?: (peer: string) => string;
   /** The path answered from the health reserve (see {@linkcode HEALTH_RESERVE}); default `/health`. */
   healthPath?: string;
   /** Most bytes of one request head. Default 64 KiB. */
@@ -121,6 +143,8 @@ interface Guarded {
   peer: string;
   /** The client key its per-client cap counts under. */
   key: string;
+  /** The client key the health reserve counts it under. */
+  group: string;
   /**
    * Admitted over a cap, into the health reserve: only a health probe is passed on, anything
    * else gets this refusal.
@@ -175,6 +199,10 @@ export class ConnectionGuard {
   /** Connections counted against the caps (the reserve's are not), by client key. */
   #byClient = new Map<string, number>();
   #regular = 0;
+  /** Connections counted against the caps, by reserve group (see `reserveClientOf`). */
+  #regularByGroup = new Map<string, number>();
+  /** Reserve groups seen squatting, until when (see SQUATTER_MEMORY_MS). */
+  #squatters = new Map<string, number>();
   /** Reserve connections, in all and by client key. */
   #reserveByClient = new Map<string, number>();
   #reserveCount = 0;
@@ -292,17 +320,19 @@ export class ConnectionGuard {
       this.#stats.evicted++;
       this.#close(victim);
     }
-    const reserveHeld = this.#reserveByClient.get(key) ?? 0;
-    if (refusal && (this.#reserveCount >= HEALTH_RESERVE || reserveHeld >= HEALTH_RESERVE_PER_CLIENT)) {
+    const group = this.#options.reserveClientOf?.(peer) ?? key;
+    if (refusal && !this.#roomInReserve(group)) {
       this.#refused(ownShare);
       void answerAndClose(conn, refusal);
       return;
     }
+    const reserveHeld = this.#reserveByClient.get(group) ?? 0;
     const now = this.#now();
     const c: Guarded = {
       client: conn,
       peer,
       key,
+      group,
       ...(refusal ? { reserve: refusal, reservePerClient: ownShare } : {}),
       requests: new RequestFramer(
         `${this.#options.stampName}: ${this.#options.stampValue(peer)}\r\n`,
@@ -327,10 +357,11 @@ export class ConnectionGuard {
     this.#conns.add(c);
     if (refusal) {
       this.#reserveCount++;
-      this.#reserveByClient.set(key, reserveHeld + 1);
+      this.#reserveByClient.set(group, reserveHeld + 1);
     } else {
       this.#regular++;
       this.#byClient.set(key, (this.#byClient.get(key) ?? 0) + 1);
+      this.#regularByGroup.set(group, (this.#regularByGroup.get(group) ?? 0) + 1);
     }
     void this.#fromClient(c);
   }
@@ -348,6 +379,76 @@ export class ConnectionGuard {
         max_connections_per_client: this.#options.maxConnectionsPerClient ?? 0,
       },
     );
+  }
+
+  /**
+   * Whether `group` may take a reserve slot, making room if needed: its own share is two, and a
+   * full reserve gives up a slot whose holder has not sent a probe's head (see #reserveVictim).
+   */
+  #roomInReserve(group: string): boolean {
+    while ((this.#reserveByClient.get(group) ?? 0) >= HEALTH_RESERVE_PER_CLIENT) {
+      const own = this.#reserveVictim(group, (c) => c.group === group);
+      if (!own) return false;
+      this.#evictSquatter(own);
+    }
+    while (this.#reserveCount >= HEALTH_RESERVE) {
+      const other = this.#reserveVictim(group);
+      if (!other) return false;
+      this.#evictSquatter(other);
+    }
+    return true;
+  }
+
+  /** Closes a reserve connection that sent no probe's head, and remembers its client for it. */
+  #evictSquatter(c: Guarded): void {
+    this.#stats.evicted++;
+    this.#markSquatter(c.group);
+    this.#close(c);
+  }
+
+  #markSquatter(group: string): void {
+    this.#squatters.delete(group);
+    if (this.#squatters.size >= MAX_SQUATTERS) {
+      const oldest = this.#squatters.keys().next().value;
+      if (oldest !== undefined) this.#squatters.delete(oldest);
+    }
+    this.#squatters.set(group, this.#now() + SQUATTER_MEMORY_MS);
+  }
+
+  /**
+   * How strongly a group's reserve connections hold their slots, lowest first: a squatter's
+   * weakest of all, then by the regular connections the group holds.
+   */
+  #reserveRank(group: string): number {
+    const load = this.#regularByGroup.get(group) ?? 0;
+    return (this.#squatters.get(group) ?? 0) > this.#now() ? load + 1e9 : load;
+  }
+
+  /**
+   * The reserve connection to close for a newcomer of `group`: one still waiting for its first
+   * head whose client ranks above the newcomer's (see #reserveRank: a squatter's, or a flooder's,
+   * gives way at once to a client that is neither), the highest first; else the oldest waiting
+   * past {@linkcode RESERVE_GRACE_MS}. A probe whose head has arrived is never closed, so
+   * squatters cannot push a probe out before it is served.
+   */
+  #reserveVictim(group: string, eligible: (c: Guarded) => boolean = () => true): Guarded | undefined {
+    const graceBefore = this.#now() - RESERVE_GRACE_MS;
+    const mine = this.#reserveRank(group);
+    let heaviest: Guarded | undefined;
+    let heaviestLoad = mine;
+    let stale: Guarded | undefined;
+    for (const c of this.#conns) {
+      if (!c.reserve || c.served > 0 || c.finishingSince !== undefined || !eligible(c)) continue;
+      const load = this.#reserveRank(c.group);
+      if (
+        load > heaviestLoad || (heaviest && load === heaviestLoad && c.headStartedAt < heaviest.headStartedAt)
+      ) {
+        heaviest = c;
+        heaviestLoad = load;
+      }
+      if (c.headStartedAt <= graceBefore && (!stale || c.headStartedAt < stale.headStartedAt)) stale = c;
+    }
+    return heaviest ?? stale;
   }
 
   /**
@@ -551,20 +652,21 @@ export class ConnectionGuard {
   #sweep(): void {
     const now = this.#now();
     const { headerTimeoutMs, bodyTimeoutMs, idleTimeoutMs } = this.#options;
+    for (const [group, until] of this.#squatters) if (until <= now) this.#squatters.delete(group);
+    const reserveHeadMs = Math.min(headerTimeoutMs, RESERVE_HEAD_MS);
     for (const c of [...this.#conns]) {
       const state = stateOf(c);
+      const headMs = c.reserve ? reserveHeadMs : headerTimeoutMs;
       if (state === "finishing") {
         if (now - c.finishingSince! > LINGER_MS) this.#close(c);
-      } else if (
-        state === "head" &&
-        now - c.headStartedAt > (c.reserve ? Math.min(headerTimeoutMs, RESERVE_HEAD_MS) : headerTimeoutMs)
-      ) {
+      } else if (state === "head" && now - c.headStartedAt > headMs) {
         this.#stats.timedOut++;
+        if (c.reserve) this.#markSquatter(c.group);
         // A client that sent nothing gets nothing; one stuck in its head is told why.
         if (c.requests.partial && c.responses.pending === 0) {
           void this.#refuse(c, {
             status: 408,
-            message: `Request Timeout: the request head did not arrive within ${headerTimeoutMs / 1000} s`,
+            message: `Request Timeout: the request head did not arrive within ${headMs / 1000} s`,
           });
         } else {
           this.#close(c);
@@ -585,12 +687,14 @@ export class ConnectionGuard {
     if (c.closed) return;
     c.closed = true;
     this.#conns.delete(c);
-    const counts = c.reserve ? this.#reserveByClient : this.#byClient;
-    const left = (counts.get(c.key) ?? 1) - 1;
-    if (left > 0) counts.set(c.key, left);
-    else counts.delete(c.key);
-    if (c.reserve) this.#reserveCount--;
-    else this.#regular--;
+    if (c.reserve) {
+      decrement(this.#reserveByClient, c.group);
+      this.#reserveCount--;
+    } else {
+      decrement(this.#byClient, c.key);
+      decrement(this.#regularByGroup, c.group);
+      this.#regular--;
+    }
     closeQuietly(c.client);
     if (c.inner) closeQuietly(c.inner);
     if (this.#conns.size === 0) {
@@ -613,4 +717,10 @@ function stateOf(c: Guarded): State {
   if (phase === "body") return "body";
   if (phase === "head" || c.served === 0) return "head";
   return c.responses.pending > 0 || c.responses.upgraded ? "busy" : "idle";
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }

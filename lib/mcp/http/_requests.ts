@@ -192,6 +192,7 @@ export function oauthOf(
       scopes: s.oauth_scopes,
       clockSkewS: s.oauth_clock_skew,
       clock,
+      logger: app.http.logger,
       ...(isNetAllowed ? { isNetAllowed } : {}),
       ...(s.oauth_client_id && s.oauth_client_secret
         ? { introspection: { clientId: s.oauth_client_id, clientSecret: s.oauth_client_secret } }

@@ -11,11 +11,23 @@
 // - The key set is cached; a token signed with a key it does not hold makes one refetch, at most
 //   once per cooldown, so rotated keys are picked up and a flood of made-up kids is not relayed.
 // - Opaque tokens, when a client id and secret for the introspection endpoint are configured,
-//   are asked about (RFC 7662), with the same checks on the answer, and the answer cached briefly.
+//   are asked about (RFC 7662), with the same checks on the answer, and the answer cached briefly;
+//   refusals are remembered (by the token's hash) so a repeated bad token costs no request, and
+//   at most a few introspection requests are in flight, so a flood of made-up tokens is not
+//   relayed one for one.
+// - Every answer of the authorization server is read with a size cap (_oauth_limits.ts).
 //
 // The token is only ever sent to the issuer's own introspection endpoint: never upstream.
 import type { Clock } from "../../clock.ts";
 import { ConfigError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import {
+  AUTH_BODY_MAX_BYTES,
+  AuthBodyTooLarge,
+  BoundedTtlCache,
+  Gate,
+  readJsonCapped,
+} from "./_oauth_limits.ts";
 import {
   checkTls,
   introspectionVerdict,
@@ -59,6 +71,10 @@ export interface OAuthOptions {
   jwksMaxAgeMs?: number;
   /** Milliseconds each request to the authorization server may take (default 5 s). */
   timeoutMs?: number;
+  /** Where an oversized answer from the authorization server is reported. */
+  logger?: Logger;
+  /** Most bytes read of one answer from the authorization server (default 1 MiB). */
+  maxBodyBytes?: number;
 }
 
 /** The asymmetric JWS algorithms: a JWKS-published key never verifies an HMAC, and `none` never. */
@@ -89,6 +105,12 @@ type Jose = typeof import("jose");
 type KeyGetter = ReturnType<Jose["createLocalJWKSet"]>;
 
 const MAX_INTROSPECTION_CACHE = 10_000;
+/** Refused tokens remembered, and for how long (a made-up token asked again costs nothing). */
+const MAX_REFUSED_CACHE = 4_096;
+const REFUSED_TTL_MS = 30_000;
+/** Introspection requests in flight at once, and how many more may wait for one. */
+const INTROSPECTION_CONCURRENCY = 4;
+const INTROSPECTION_QUEUE = 32;
 
 /** Checks bearer access tokens for one authorization server; see the module comment. */
 export class OAuthResourceServer {
@@ -99,7 +121,13 @@ export class OAuthResourceServer {
   #keys: KeyGetter | undefined;
   #keysFetchedAt = -Infinity;
   #keysFetching: Promise<void> | undefined;
-  #introspected = new Map<string, { verdict: Verdict; until: number }>();
+  #introspected = new BoundedTtlCache<Verdict>(MAX_INTROSPECTION_CACHE);
+  #refusedTokens = new BoundedTtlCache<Verdict>(MAX_REFUSED_CACHE);
+  /** Introspections under way, by token hash: the same token asked at once waits for one answer. */
+  #introspecting = new Map<string, Promise<Verdict>>();
+  #introspectionGate = new Gate(INTROSPECTION_CONCURRENCY, INTROSPECTION_QUEUE);
+  /** How many introspection requests were sent (for tests). */
+  introspections = 0;
   /** How many times the key set was fetched (for tests and the health page). */
   jwksFetches = 0;
 
@@ -165,8 +193,9 @@ export class OAuthResourceServer {
       }
       let meta: AuthServerMetadata;
       try {
-        meta = await res.json();
-      } catch {
+        meta = await this.#json(res, candidate) as AuthServerMetadata;
+      } catch (e) {
+        if (e instanceof AuthBodyTooLarge) throw new ConfigError("server.oauth_issuer", e.message);
         tried.push(`${candidate} (not JSON)`);
         continue;
       }
@@ -242,6 +271,21 @@ export class OAuthResourceServer {
       redirect: "error",
       signal: AbortSignal.timeout(this.options.timeoutMs ?? 5_000),
     });
+  }
+
+  /** Reads an answer of the authorization server with the size cap, reporting a cut-off one. */
+  async #json(res: Response, url: string): Promise<unknown> {
+    try {
+      return await readJsonCapped(res, url, this.options.maxBodyBytes ?? AUTH_BODY_MAX_BYTES);
+    } catch (e) {
+      if (e instanceof AuthBodyTooLarge) {
+        this.options.logger?.warn("an answer of the authorization server was cut off at the size cap", {
+          url,
+          max_bytes: e.maxBytes,
+        });
+      }
+      throw e;
+    }
   }
 
   /**
@@ -338,6 +382,10 @@ export class OAuthResourceServer {
         currentDate: new Date(now),
         requiredClaims: ["exp", "sub"],
       });
+      // A subject that is not a string (an object, a number) would name no one, or everyone alike.
+      if (typeof payload.sub !== "string" || payload.sub === "") {
+        return invalid("The access token's subject (sub) is not a non-empty string");
+      }
       return { ok: true, principal: principalOf(meta.issuer, payload) };
     } catch (e) {
       return invalid(jwtProblem(e, jose, audiences));
@@ -353,7 +401,7 @@ export class OAuthResourceServer {
           await res.body?.cancel();
           throw new Error(`the key set at ${jwksUri} answered ${res.status}`);
         }
-        const set = await res.json();
+        const set = await this.#json(res, jwksUri) as Parameters<Jose["createLocalJWKSet"]>[0];
         this.#keys = jose.createLocalJWKSet(set);
         this.jwksFetches++;
       } finally {
@@ -368,11 +416,30 @@ export class OAuthResourceServer {
   async #introspect(token: string, endpoint: string, audiences: readonly string[]): Promise<Verdict> {
     const now = this.options.clock.now();
     const key = await sha256(token);
-    const cached = this.#introspected.get(key);
-    if (cached && cached.until > now) return cached.verdict;
+    const known = this.#introspected.get(key, now) ?? this.#refusedTokens.get(key, now);
+    if (known) return known;
+    const pending = this.#introspecting.get(key);
+    if (pending) return await pending;
+    const asked = this.#introspectionGate.run(() => this.#askIntrospection(token, key, endpoint, audiences))
+      .then((v) => v ?? invalid("The authorization server is busy checking other tokens; retry shortly"));
+    this.#introspecting.set(key, asked);
+    try {
+      return await asked;
+    } finally {
+      this.#introspecting.delete(key);
+    }
+  }
+
+  async #askIntrospection(
+    token: string,
+    key: string,
+    endpoint: string,
+    audiences: readonly string[],
+  ): Promise<Verdict> {
     const { clientId, clientSecret } = this.options.introspection!;
     let body: Record<string, unknown>;
     try {
+      this.introspections++;
       const res = await this.#fetch(endpoint, {
         method: "POST",
         headers: {
@@ -387,7 +454,7 @@ export class OAuthResourceServer {
         await res.body?.cancel();
         return invalid("The authorization server did not answer the token check; retry shortly");
       }
-      body = await res.json();
+      body = await this.#json(res, endpoint) as Record<string, unknown>;
       // A trusted server's answer still gets no chance to crash the request: an object, or a refusal.
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
         return invalid("The authorization server did not answer the token check; retry shortly");
@@ -395,13 +462,14 @@ export class OAuthResourceServer {
     } catch {
       return invalid("The authorization server cannot be reached to check the token now; retry shortly");
     }
+    const now = this.options.clock.now();
     const verdict = introspectionVerdict(body, this.options.issuer, audiences, now, this.options.clockSkewS);
     const exp = typeof body["exp"] === "number" ? body["exp"] * 1000 : now;
     // Active answers are kept at most a minute (a revoked token stops working within it) and
-    // never past the token's expiry; refusals for a few seconds.
-    const until = verdict.ok ? Math.min(exp, now + 60_000) : now + 5_000;
-    if (this.#introspected.size >= MAX_INTROSPECTION_CACHE) this.#introspected.clear();
-    this.#introspected.set(key, { verdict, until });
+    // never past the token's expiry; refusals a little longer, apart, so made-up tokens cannot
+    // push good answers out.
+    if (verdict.ok) this.#introspected.set(key, verdict, Math.min(exp, now + 60_000));
+    else this.#refusedTokens.set(key, verdict, now + REFUSED_TTL_MS);
     return verdict;
   }
 }

@@ -74,8 +74,9 @@ export function scopesOf(claims: Record<string, unknown>): string[] {
   return [...new Set(out)];
 }
 
+/** The principal of checked claims; callers have made sure `sub` is a non-empty string. */
 export function principalOf(issuer: string, claims: Record<string, unknown>): Principal {
-  const subject = String(claims["sub"]);
+  const subject = claims["sub"] as string;
   const clientId = claims["client_id"] ?? claims["azp"] ?? claims["appid"];
   return {
     issuer,
@@ -143,6 +144,12 @@ export function introspectionVerdict(
   }
   if (typeof body["exp"] === "number" && body["exp"] * 1000 + skewS * 1000 < now) {
     return invalid("The access token expired: get a new one (refresh or authorize again)");
+  }
+  // A subject or client id that is not a string would name no one, or everyone alike.
+  for (const claim of ["sub", "client_id"]) {
+    if (body[claim] !== undefined && typeof body[claim] !== "string") {
+      return invalid(`The token check names a ${claim} that is not a string: the token is refused`);
+    }
   }
   // A client-credentials token may name no user: the client is then its own subject.
   const subject = typeof body["sub"] === "string" && body["sub"] !== ""

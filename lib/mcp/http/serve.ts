@@ -116,6 +116,8 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     // cap for everyone, so it is left to the proxy (docs/DEPLOYMENT.md).
     maxConnectionsPerClient: settings.trust_proxy ? 0 : settings.max_connections_per_client,
     clientOf: (peer) => clientKey(peer, { ipv6Prefix: settings.client_ipv6_prefix }),
+    // One site usually holds a /56 or /48: its /64s share one share of the health reserve.
+    reserveClientOf: (peer) => clientKey(peer, { ipv6Prefix: Math.min(56, settings.client_ipv6_prefix) }),
     headerTimeoutMs: settings.header_timeout * 1000,
     bodyTimeoutMs: settings.body_timeout * 1000,
     idleTimeoutMs: settings.idle_timeout * 1000,

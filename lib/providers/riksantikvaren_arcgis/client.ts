@@ -66,6 +66,8 @@ export class ArcgisClient {
       upstreamName: "Riksantikvaren's ArcGIS server (kart.ra.no)",
       licence: "NLOD 2.0 (credit Riksantikvaren)",
       ...clientSettings(settings),
+      // Service names come from callers: metrics name the kind of service, never the name.
+      endpoints: ["/", "*/MapServer", "*/FeatureServer"],
       checkUrl: ssrfGuard(guard),
     });
   }

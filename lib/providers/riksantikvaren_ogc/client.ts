@@ -32,6 +32,11 @@ export type NextLink = { ok: true; query: string } | { ok: false; warning: strin
 export interface OgcClientOptions {
   /** Name resolution for the SSRF guard (tests inject one). */
   resolve?: HostResolver;
+  /**
+   * The datasets the metrics name by their endpoint family; a request to any other (a caller's
+   * made-up dataset or collection) counts as "other".
+   */
+  knownDatasets?: readonly string[];
 }
 
 /** api.ra.no: catalog, collections, items and single features. */
@@ -52,6 +57,7 @@ export class OgcClient {
       upstreamName: "Riksantikvaren's OGC API (api.ra.no)",
       licence: "NLOD 2.0 (credit Riksantikvaren) unless the collection states another",
       ...clientSettings(settings),
+      endpoints: ["/", ...(options.knownDatasets ?? []).flatMap((d) => [d, `${d}/collections`])],
       checkUrl: ssrfGuard(guard),
     });
   }

@@ -247,6 +247,21 @@ export function routeStuckSeries(fake: FakeUpstream, rows: number): { release: (
   return { release: () => gate.resolve() };
 }
 
+/** Adds a series `id` of `rows` synthetic observations, served page by page at once. */
+export function routeSyntheticSeries(fake: FakeUpstream, id: string, rows: number): void {
+  fake.route({
+    path: "/fred/series/observations",
+    match: (r: Received) => r.url.searchParams.get("series_id") === id,
+    reply: (r: Received) => ({
+      json: syntheticObservations(
+        rows,
+        Number(r.url.searchParams.get("offset") ?? 0),
+        Number(r.url.searchParams.get("limit")),
+      ),
+    }),
+  });
+}
+
 /** Starts a fake FRED with every route. */
 export function startFakeFred(): FakeUpstream {
   return FakeUpstream.start(fredRoutes());

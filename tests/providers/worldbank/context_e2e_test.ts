@@ -209,7 +209,7 @@ Deno.test("worldbank_search_documents output file: every match from offset up to
       });
       const text = texts(result)[0]!;
       assert.equal(text.match(/resources\/read/g)?.length, 1, "resources/read named once");
-    assert.match(text, /Read it with resources\/read, or with the opendata_read next call\./);
+      assert.match(text, /Read it with resources\/read, or with the opendata_read next call\./);
       assert.equal(text.match(/opendata_read \{/g)?.length, 1, "one opendata_read call");
       const read =
         (ok(result)["next_calls"] as { tool: string; arguments: Record<string, unknown>; for?: string }[])

@@ -81,7 +81,9 @@ function acceptedAnswer(
 
 function jobResult(call: Call, written: Written, source: Source): Record<string, unknown> {
   return {
-    file_path: written.file.path,
+    // Over HTTP the data folder's place on the server is not the caller's business (and a job
+    // resumed on another replica has no call context to ask): the view of its storage says.
+    file_path: call.storage.localPaths ? written.file.path : written.file.relativePath,
     relative_path: written.file.relativePath,
     resource_uri: written.file.uri,
     project: call.project,
