@@ -15,7 +15,7 @@ function shown(r: Result): string {
   return JSON.stringify([r.content, r.structuredContent ?? null]);
 }
 
-Deno.test("fred over HTTP: job status and STORAGE_LIMIT hints name no absolute path of the server", async () => {
+Deno.test("fred over HTTP: job status and storage refusals name no absolute path of the server", async () => {
   await using fake = startFakeFred();
   routeSyntheticSeries(fake, "QUICKJOB", 10_500);
   await using server = await startHttpInProcess({
@@ -52,9 +52,14 @@ Deno.test("fred over HTTP: job status and STORAGE_LIMIT hints name no absolute p
       const r = await client.callTool({ name: "fred_project_create", arguments: { project_name: `p${i}` } });
       if (r.isError) full = errorOf(r);
     }
-    assert.equal(full?.["error_type"], "STORAGE_LIMIT", JSON.stringify(full));
+    // One client meets its share of the folder (1/16 of it, at least one project) before the
+    // folder's own cap: either refusal must name no server path.
+    assert.ok(
+      ["QUOTA_EXCEEDED", "STORAGE_LIMIT"].includes(String(full?.["error_type"])),
+      JSON.stringify(full),
+    );
     assert.ok(!JSON.stringify(full).includes(server.home), JSON.stringify(full));
-    assert.match(String(full!["hint"]), /from the storage folder on the server/);
+    assert.ok(!/\/(tmp|home|root|var)\//.test(JSON.stringify(full)), JSON.stringify(full));
   } finally {
     await client.close();
   }

@@ -453,6 +453,18 @@ Deno.test("riksantikvaren_ogc tools over stdio against a fake api.ra.no", async 
             r.text,
             /Geometry: Geometry simplified to fit the response limit/,
           );
+          // The text says what the shape is in one line; its coordinates are in the structured content.
+          const line = r.text.split("\n").find((l) => l.startsWith("- Geometry: Polygon"))!;
+          assert.match(
+            line,
+            new RegExp(
+              `^- Geometry: Polygon, ${kept.toLocaleString("en-US")} vertices, about \\d+ ha, bbox \\[`,
+            ),
+          );
+          const ha = Number(/about (\d+) ha/.exec(line)![1]);
+          assert.ok(ha > 340 && ha < 420, `a circle of about 1.1 km radius: ${ha} ha`);
+          assert.doesNotMatch(r.text, /"coordinates"/);
+          assert.ok(r.text.length < 2500, `${r.text.length} characters`);
         }
       }
     },

@@ -28,6 +28,9 @@ import {
 import { geoJsonFeature } from "../rows.ts";
 import type { OgcToolDeps } from "../_common.ts";
 import { featureMarkdown, featureSchema, footer, licenceSchema } from "../format.ts";
+import { geometrySummary } from "../../../geo/summary.ts";
+import { countVertices } from "../../../geo/geojson.ts";
+import type { Geometry } from "../../../geo/types.ts";
 import type { FeatureOut } from "../format.ts";
 import { compactProperties, DESCRIPTION_KEYS, pick } from "../heritage.ts";
 
@@ -85,37 +88,13 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
           coordinate_convention: COORDINATE_CONVENTION,
         };
         if (a.response_format === "json") return { text: jsonText(structured), structured };
-        // Said once: a description About shows whole is left out of the properties below; a longer one
-        // is shown whole there only, About giving its start.
-        const props = feature.properties as Record<string, unknown>;
-        const start = (feature.description ?? "").slice(0, 100);
-        const key = DESCRIPTION_KEYS.find((k) =>
-          typeof props[k] === "string" && start && props[k].includes(start)
-        );
-        const whole = feature.description !== null && feature.description.length <= 2000;
-        const shownProps = key && whole ? { ...props, [key]: "(About above)" } : props;
-        const lines = [featureMarkdown(whole ? feature : { ...feature, description: null }, null)];
-        if (!whole && feature.description) {
-          lines.push(`- About: ${shorten(feature.description, 280)} (whole in the properties below)`);
-        }
-        if (feature.geometry) {
-          lines.push(
-            "",
-            "Geometry (GeoJSON, [lon, lat]):",
-            "```json",
-            JSON.stringify(feature.geometry),
-            "```",
-          );
-        }
-        lines.push(
-          "",
-          "Properties:",
-          "```json",
-          JSON.stringify(shownProps),
-          "```",
-          "",
-          footer(url, licence),
-        );
+        const head = featureMarkdown(withAbout(feature), null);
+        const lines = [head];
+        if (feature.geometry) lines.push(geometryLines(feature.geometry as Geometry));
+        // Said once: properties whose value the lines above already show are left out.
+        const rest = otherProperties(feature.properties as Record<string, unknown>, head);
+        if (rest) lines.push(`- Other properties: ${rest}`);
+        lines.push("", footer(url, licence));
         return { text: lines.join("\n").replace(/\n{3,}/g, "\n\n"), structured };
       };
       const fits = (feature: FeatureOut) => {
@@ -167,4 +146,45 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
       return withFile({ text: r.text + note, structured: r.structured }, file);
     },
   };
+}
+
+/** The longest description the text shows whole; a longer one is cut there (whole in the JSON). */
+const ABOUT_MAX = 1500;
+
+/** The feature as its text shows it: a long description cut, saying where the rest is. */
+function withAbout(feature: FeatureOut): FeatureOut {
+  const d = feature.description;
+  if (d === null || d.length <= ABOUT_MAX) return feature;
+  return {
+    ...feature,
+    description: `${d.slice(0, ABOUT_MAX).trimEnd()}… (${
+      (d.length - ABOUT_MAX).toLocaleString("en-US")
+    } more characters: response_format "json")`,
+  };
+}
+
+/** Vertices a geometry may have to be written out in the text; a larger one is summarised. */
+const SHOWN_VERTICES = 24;
+
+/**
+ * The geometry in the text: small ones (a point, a site of a few corners) as GeoJSON, larger ones
+ * as one line of facts; the whole geometry is in the structured content either way.
+ */
+function geometryLines(geometry: Geometry): string {
+  if (countVertices(geometry) <= SHOWN_VERTICES) {
+    return `- Geometry (GeoJSON, [lon, lat]): ${JSON.stringify(geometry)}`;
+  }
+  return `- Geometry: ${geometrySummary(geometry)} (the GeoJSON: response_format "json", or output "file")`;
+}
+
+/** Properties worth a line of their own: scalars not shown above, nulls and empties left out. */
+function otherProperties(props: Record<string, unknown>, shown: string): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(props)) {
+    if (value === null || value === "" || typeof value === "object") continue;
+    const text = String(value).replace(/\s+/g, " ").trim();
+    if (text === "" || (text.length >= 3 && shown.includes(text.slice(0, 200)))) continue;
+    parts.push(`${key} ${shorten(text, 160)}`);
+  }
+  return parts.join(" · ");
 }
