@@ -23,6 +23,7 @@ export function citationStore(
 ): CitationStore {
   return {
     store: shared ? shared.cacheStore : new ResponseCache(4 * 1024 * 1024),
+    kept: shared ? "shared" : "process",
     ttlMs: CITATION_TTL_MS,
     now: () => http.clock.now(),
     // A citation read back names only a host its provider is allowed (a forged one is refused);

@@ -26,6 +26,12 @@ export interface CitationStore {
    * citation whose URL names another host is refused. Absent: any http(s) host.
    */
   hostsOf?(provider: string): readonly string[] | undefined;
+  /**
+   * Where citations live: "shared" (Redis: every replica, a day) or "process" (this process's
+   * memory: gone when it ends, as a stdio server does with its client). The not-found message
+   * says which, so a citation from an earlier run is not reported as expired. Default "process".
+   */
+  kept?: "shared" | "process";
 }
 
 /** What a citation keeps: the request with secrets left out, its answer's hash and time. */
@@ -100,7 +106,12 @@ export function citationTemplate(userAgent: string, citations: CitationStore): R
       const missing = () =>
         new ResourceNotFoundError(
           uri.href,
-          "No such citation here: it expired (citations are kept a day) or was made by another deployment. Call the tool again with the same arguments for a fresh answer and citation; the answer's provenance.permalink names the source",
+          `No such citation here: ${
+            citations.kept === "shared"
+              ? "it expired (citations are kept a day) or was made by another deployment"
+              : "citations live in the memory of the server process that made them, so one from an earlier run " +
+                "(a stdio server starts anew with each client session) or older than a day is gone"
+          }. Call the tool again with the same arguments for a fresh answer and citation; the answer's provenance.permalink names the source`,
         );
       if (!/^[0-9a-f]{20}$/.test(id)) throw missing();
       let entry;

@@ -134,6 +134,31 @@ Deno.test("buildProvenance() keeps a citation that reads back the request; an un
   assert.equal(await buildProvenance(newRecord(), store), undefined, "no upstream answer, nothing to cite");
 });
 
+Deno.test("citationTemplate says where citations live: a process's memory is not called an expiry", async () => {
+  const read = (kept: "shared" | "process" | undefined) =>
+    Promise.resolve(
+      citationTemplate("ua", { ...citations(new FakeClock(0)), ...(kept ? { kept } : {}) })
+        .read(new URL("opendata://citation/fred/0123456789abcdef0123"), {
+          provider: "fred",
+          id: "0123456789abcdef0123",
+        }, {} as never),
+    );
+  // In process (stdio, one replica without Redis): an earlier run's citation is gone with its process.
+  await assert.rejects(
+    read(undefined),
+    /memory of the server process that made them, so one from an earlier run/,
+  );
+  await assert.rejects(
+    read("process"),
+    (e: Error) => !/it expired \(citations are kept a day\)/.test(e.message),
+  );
+  // Shared (Redis): kept a day, across replicas.
+  await assert.rejects(
+    read("shared"),
+    /it expired \(citations are kept a day\) or was made by another deployment/,
+  );
+});
+
 Deno.test("withProvenance() puts the object inside a JSON text and a line under others, within the limit", () => {
   const p: Provenance = {
     source: "Test API",
