@@ -1,12 +1,13 @@
 // The task suite (docs/BENCHMARKS.md) as a test: every realistic question of tools/bench/tasks.ts, asked of the
 // default surface against recorded bodies, is answered by following only the next calls the
 // server names: no dead end, at most three calls, two at the median, no task over 2,500 text
-// tokens (o200k; a count, not a timing), and every call any answer names works as given. Among
+// tokens (o200k; a count, not a timing), each answer within its kind's budget, and every call any
+// answer names works as given. Among
 // the questions: second hops (list to record, next page), empty answers, typos, wrong argument
 // names and a failed upstream (answered by the error and its retry advice). With structured
 // content off, the agent reads the same calls from the text alone.
 import assert from "node:assert/strict";
-import { runSuite, TASKS } from "../../tools/bench/tasks.ts";
+import { ANSWER_BUDGETS, runSuite, TASKS } from "../../tools/bench/tasks.ts";
 import type { TaskResult } from "../../tools/bench/tasks.ts";
 
 function check(results: readonly TaskResult[]): void {
@@ -20,6 +21,12 @@ function check(results: readonly TaskResult[]): void {
   assert.ok(calls[Math.floor(calls.length / 2)]! <= 2, `median ${calls[Math.floor(calls.length / 2)]} calls`);
   const costly = results.filter((r) => r.textTokens > 2500).map((r) => `${r.task.id}: ${r.textTokens}`);
   assert.deepEqual(costly, [], "no task over 2,500 text tokens");
+  const overBudget = results.flatMap((r) =>
+    r.answers.filter((a) => a.tokens > ANSWER_BUDGETS[a.kind]).map((a) =>
+      `${r.task.id}: ${a.kind} ${a.tokens}`
+    )
+  );
+  assert.deepEqual(overBudget, [], "every answer within its kind's budget");
   const failing = results.flatMap((r) => (r.failedHints ?? []).map((h) => `${r.task.id}: ${h}`));
   assert.deepEqual(failing, [], "every named call works as given");
   // The agent never wrote a call: after its first one (the search, or its own call), every call

@@ -55,7 +55,7 @@ import {
   thisServer,
 } from "./startup.ts";
 import type { ServerCommand, Spread } from "./startup.ts";
-import { report, runSuite, textOnlySummary } from "./tasks.ts";
+import { answerBudgets, report, runSuite, textOnlySummary } from "./tasks.ts";
 
 const { values: flags } = parseArgs({
   options: { baseline: { type: "string" }, only: { type: "string" } },
@@ -386,6 +386,11 @@ async function taskSuite(): Promise<void> {
     report(results),
     "",
     textOnlySummary(await runSuite(undefined, { structured: false }), results),
+    "",
+    "What each kind of answer costs (o200k tokens of text per answer, over every answer of the suite), beside",
+    "its budget (tools/bench/tasks.ts ANSWER_BUDGETS; the test holds every answer to it):",
+    "",
+    answerBudgets(results),
   );
 }
 

@@ -487,6 +487,70 @@ export interface TaskResult {
   structured: (Record<string, unknown> | undefined)[];
   /** With `checkHints`: the named calls that failed when called as given. */
   failedHints?: string[];
+  /** Each answer's kind and its text's o200k tokens, in order. */
+  answers: { kind: AnswerKind; tokens: number }[];
+}
+
+/** What an answer is, for its token budget. */
+export type AnswerKind = "search" | "list" | "record" | "data" | "file" | "read" | "error";
+
+/**
+ * The most o200k tokens of text one answer of each kind may cost (tests/mcp/task_suite_test.ts
+ * holds the suite to them; docs/BENCHMARKS.md shows what was measured beside them).
+ */
+export const ANSWER_BUDGETS: Readonly<Record<AnswerKind, number>> = {
+  search: 1_000,
+  list: 1_400,
+  record: 1_400,
+  data: 1_300,
+  file: 800,
+  read: 1_600,
+  error: 300,
+};
+
+/** Tools whose answer is one record. */
+const RECORD_TOOLS = new Set([
+  "wikipedia-summary",
+  "wikipedia-content",
+  "worldbank_get_document_details",
+  "snl-article",
+  "riksantikvaren-feature",
+]);
+
+/** Tools whose answer is observations of series. */
+const DATA_TOOLS = new Set(["fred_series", "boj_get_data_code", "boj_get_data_layer"]);
+
+/** The kind of one answer, by the tool that gave it and what it holds. */
+function answerKind(call: Call, r: Answer): AnswerKind {
+  if (r.isError) return "error";
+  const tool = call.tool === "opendata_call" ? String(call.arguments["tool"]) : call.tool;
+  if (tool === "opendata_search") return "search";
+  if (tool === "opendata_read") return "read";
+  if ((r.content as { type: string }[] | undefined)?.some((b) => b.type === "resource_link")) return "file";
+  if (RECORD_TOOLS.has(tool)) return "record";
+  const args = call.tool === "opendata_call"
+    ? JSON.parse(String(call.arguments["arguments"] ?? "{}"))
+    : call.arguments;
+  if (DATA_TOOLS.has(tool) && !/search|list|get$/.test(String(args["operation"] ?? "get_observations"))) {
+    return "data";
+  }
+  return "list";
+}
+
+/** Per kind of answer: how many, the median and the most tokens, and the budget. */
+export function answerBudgets(results: readonly TaskResult[]): string {
+  const rows: string[] = [
+    "| Answer kind | Answers | Median tokens | Most tokens | Budget |",
+    "| --- | --- | --- | --- | --- |",
+  ];
+  for (const kind of Object.keys(ANSWER_BUDGETS) as AnswerKind[]) {
+    const tokens = results.flatMap((r) => r.answers.filter((a) => a.kind === kind).map((a) => a.tokens));
+    if (tokens.length === 0) continue;
+    rows.push(
+      `| ${kind} | ${tokens.length} | ${median(tokens)} | ${Math.max(...tokens)} | ${ANSWER_BUDGETS[kind]} |`,
+    );
+  }
+  return rows.join("\n");
 }
 
 type Call = { tool: string; arguments: Record<string, unknown>; for?: string };
@@ -559,6 +623,7 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
     trail: [],
     texts: [],
     structured: [],
+    answers: [],
   };
   const followed = new Set<string>();
   while (result.calls < maxCalls) {
@@ -572,6 +637,7 @@ export async function runTask(s: StdioSession, task: Task, maxCalls = 5): Promis
     result.bothTokens += tokens +
       (r.structuredContent ? encode(JSON.stringify(r.structuredContent)).length : 0);
     result.trail.push(`${call.tool}${call.tool === "opendata_call" ? `(${call.arguments["tool"]})` : ""}`);
+    result.answers.push({ kind: answerKind(call, r), tokens });
     if ((task.failure ? r.isError === true : !r.isError) && task.answer.test(text)) {
       result.answered = true;
       return result;
@@ -781,6 +847,7 @@ export function report(results: readonly TaskResult[]): string {
 if (import.meta.main) {
   const results = await runSuite();
   console.log(report(results));
+  console.log(`\n${answerBudgets(results)}`);
   console.log(`\n${textOnlySummary(await runSuite(undefined, { structured: false }), results)}`);
   for (const r of results.filter((x) => !x.answered)) console.log(`\n${r.task.id}: ${r.deadEnd}`);
   const show = Deno.env.get("TASK_SHOW");
