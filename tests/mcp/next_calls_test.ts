@@ -294,3 +294,30 @@ Deno.test("queryLanguage and an empty search: widening only where the words plau
   assert.match(english, /worldbank, no hits →/);
   assert.doesNotMatch(english, /snl, no hits|riksantikvaren_ogc, no hits/);
 });
+
+Deno.test("riksantikvaren-features: a name found nowhere names other collections, never the search that failed", async () => {
+  await using up = startRecordedUpstreams();
+  await using s = await startInProcess({
+    args: ["--providers", "riksantikvaren_ogc"],
+    env: { OPENDATA_MCP_TOOLSETS: "" },
+    configYaml: up.configYaml,
+  });
+  const r = await s.client.callTool({
+    name: "opendata_call",
+    arguments: {
+      tool: "riksantikvaren-features",
+      arguments: JSON.stringify({ collection: "lokaliteter", query: "Nøstvet", limit: 3 }),
+    },
+  });
+  const found = ok(r);
+  assert.equal(found["total"], 0);
+  const next = found["next_calls"] as Call[];
+  assert.deepEqual(
+    next.map((c) => JSON.parse(String(c.arguments["arguments"]))["collection"]),
+    ["enkeltminner", "fredabygninger"],
+  );
+  assert.ok(
+    next.every((c) => c.tool === "opendata_call" && c.arguments["tool"] === "riksantikvaren-features"),
+  );
+  assert.doesNotMatch(texts(r)[0]!, /opendata_search/, "no circle back to the search");
+});
