@@ -32,7 +32,7 @@ import { geometrySummary } from "../../../geo/summary.ts";
 import { countVertices } from "../../../geo/geojson.ts";
 import type { Geometry } from "../../../geo/types.ts";
 import type { FeatureOut } from "../format.ts";
-import { compactProperties, DESCRIPTION_KEYS, pick } from "../heritage.ts";
+import { compactProperties, pick } from "../heritage.ts";
 
 const featureOutput = z.looseObject({ feature: featureSchema, licence: licenceSchema });
 
