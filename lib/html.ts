@@ -102,8 +102,15 @@ export function clip(text: string, max: number): string {
  */
 export function cutField(text: string, max: number): string {
   if (text.length <= max) return text;
-  return `${clip(text, max)} [cut: ${text.length.toLocaleString("en-US")} characters in all]`;
+  // Cut before (a client bounding what it masks): the count says the length the upstream sent.
+  const earlier = CUT_NOTE.exec(text);
+  const total = earlier ? earlier[1]! : text.length.toLocaleString("en-US");
+  const body = earlier ? text.slice(0, earlier.index) : text;
+  return `${clip(body, max)} [cut: ${total} characters in all]`;
 }
+
+/** The note {@linkcode cutField} ends a cut text with. */
+const CUT_NOTE = / \[cut: ([\d,]+) characters in all\]$/;
 
 /** A URL from an upstream, or null when it is longer than any usable link (it cannot be cut). */
 export function boundedUrl(url: string | null, max = 2048): string | null {

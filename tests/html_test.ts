@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { boundedUrl, clip, decodeEntities, holdsWord, inlineText } from "../lib/html.ts";
+import { boundedUrl, clip, cutField, decodeEntities, holdsWord, inlineText } from "../lib/html.ts";
 
 Deno.test("decodeEntities() decodes named and numeric references and leaves unknown ones", () => {
   assert.equal(
@@ -48,4 +48,13 @@ Deno.test("holdsWord() finds a word where a word starts, short words only whole,
     false,
     "short words whole, even inside",
   );
+});
+
+Deno.test("cutField keeps the length the upstream sent when a text was cut before", () => {
+  const long = "x".repeat(50_000);
+  const once = cutField(long, 40_000);
+  assert.match(once, / \[cut: 50,000 characters in all\]$/);
+  const twice = cutField(once, 900);
+  assert.equal(twice.length < 1000, true);
+  assert.match(twice, /^x{899}… \[cut: 50,000 characters in all\]$/);
 });

@@ -14,6 +14,7 @@ import { SecretMasker } from "../../secrets.ts";
 import type { FredSettings } from "./settings.ts";
 
 import { KEY_URL } from "./key.ts";
+import { NOTES_MAX } from "./parse.ts";
 
 export { checkKeyFormat, DEMO_KEY, KEY_URL } from "./key.ts";
 
@@ -77,7 +78,20 @@ export class FredClient {
    * before anything formats, cuts or stores the answer.
    */
   mask<T>(value: T): T {
-    return this.#settings.api_key ? keyMasker(this.#settings.api_key).maskDeep(value) : value;
+    if (!this.#settings.api_key) return value;
+    const masker = keyMasker(this.#settings.api_key);
+    // A string far longer than anything kept of it (parse.ts cuts notes at NOTES_MAX) is cut first,
+    // so masking costs what is kept, not what a hostile upstream sent; the kept head is masked before
+    // the cut note goes on, so half a key at its end is masked as an edge.
+    const cut = boundStrings(
+      value,
+      PRE_MASK_MAX,
+      (s) =>
+        `${masker.mask(s.slice(0, PRE_MASK_MAX))} [cut: ${
+          s.length.toLocaleString("en-US")
+        } characters in all]`,
+    );
+    return masker.maskDeep(cut);
   }
 
   /** Whether a key is configured. */
@@ -177,6 +191,29 @@ function tidy(message: string): string {
   return text.length > MAX_UPSTREAM_MESSAGE
     ? `${text.slice(0, MAX_UPSTREAM_MESSAGE)}... (FRED's message was cut; ${message.length} characters)`
     : text;
+}
+
+/** Longest string of a decoded answer masked whole: twice the longest field kept (NOTES_MAX). */
+const PRE_MASK_MAX = 2 * NOTES_MAX;
+
+/** `value` with every string longer than `max` replaced by `cut(s)`; a new value only where one was. */
+function boundStrings<T>(value: T, max: number, cut: (s: string) => string, depth = 0): T {
+  if (typeof value === "string") return (value.length > max ? cut(value) : value) as T;
+  if (typeof value !== "object" || value === null || depth > 64) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((v, i) => {
+      const next = boundStrings(v, max, cut, depth + 1);
+      if (next !== v) (copy ??= [...value])[i] = next;
+    });
+    return (copy ?? value) as T;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const next = boundStrings(v, max, cut, depth + 1);
+    if (next !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = next;
+  }
+  return (out ?? value) as T;
 }
 
 let lastMasker: { key: string; masker: SecretMasker } | undefined;
