@@ -207,7 +207,7 @@ const FRED_EXTRA = () => ({
   max_rows: z.number().int().min(1).default(1_000_000).describe(
     "Most rows one file may hold; a pull past it stops there and is reported incomplete, with the offset to go on from",
   ),
-  max_projects: z.number().int().min(1).default(100).describe(
+  max_projects: z.number().int().min(1).default(160).describe(
     "Most projects in the storage folder, all users together",
   ),
   max_storage_mb: z.number().positive().default(1024).describe(
