@@ -115,7 +115,7 @@ async function manyAddresses(report: string[]): Promise<void> {
       const { created, written } = await newProjectAndFile(newcomer, "mine");
       report.push(
         `11 addresses × 10 projects and × 96 finished jobs (defaults: quota 10 projects and 100 job records a client, ` +
-          `FRED_MAX_PROJECTS 100, 1,000 finished jobs a replica): project creations ${
+          `FRED_MAX_PROJECTS 160, 1,000 finished jobs a replica): project creations ${
             tally(projects)
           }; job starts ${tally(jobs)}. ` +
           `The victim's earlier job (${victimFirst}) then answered ${

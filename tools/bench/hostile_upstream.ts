@@ -106,12 +106,13 @@ export async function connect(server: HttpServerProcess): Promise<Client> {
 export function outcome(r: Result): string {
   const text = (r.content as { type: string; text?: string }[]).filter((c) => c.type === "text");
   if (!r.isError) return "ok";
-  try {
-    const e = JSON.parse(text[1]?.text ?? "{}") as Record<string, unknown>;
-    return `${e["error_type"]} ("${String(e["message"]).slice(0, 70)}…")`;
-  } catch {
-    return `error ("${(text[0]?.text ?? "").slice(0, 70)}…")`;
-  }
+  // The error contract's payload travels in _meta; the one text block says it in words.
+  const e = (r._meta as Record<string, unknown> | undefined)?.["opendata-mcp/error"] as
+    | Record<string, unknown>
+    | undefined;
+  return e
+    ? `${e["error_type"]} ("${String(e["message"]).slice(0, 70)}…")`
+    : `error ("${(text[0]?.text ?? "").slice(0, 70)}…")`;
 }
 
 /** Options for {@linkcode upstreamAttacks}. */
