@@ -303,6 +303,18 @@ for (const stateless of [false, true]) {
     });
     assert.equal(unknown.status, 400);
     assert.match((await unknown.json()).error.message, /Unknown toolset "atlantis"/);
+    // Discovery a client tries under the endpoint is no toolset list: 404, as for any unknown path.
+    for (
+      const tail of [
+        ".well-known/openid-configuration",
+        ".well-known/oauth-authorization-server",
+        ".well-known",
+      ]
+    ) {
+      const wellKnown = await fetch(`${server.origin}/mcp/${tail}`);
+      assert.equal(wellKnown.status, 404, tail);
+      await wellKnown.body?.cancel();
+    }
   });
 }
 

@@ -421,7 +421,11 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       );
     }
     // `/mcp/<toolsets>` is /mcp listing those toolsets (e.g. /mcp/fred-data,wikipedia).
-    const pathToolsets = path.startsWith("/mcp/") ? decodeURIComponentSafe(path.slice(5)) : undefined;
+    // One segment only, never a dot-name: /mcp/.well-known/... is discovery a client tries, not toolsets (404).
+    const segment = path.startsWith("/mcp/") ? path.slice(5) : undefined;
+    const pathToolsets = segment !== undefined && !segment.includes("/") && !segment.startsWith(".")
+      ? decodeURIComponentSafe(segment)
+      : undefined;
     if (pathToolsets !== undefined) path = "/mcp";
     if (!MCP_PATHS.has(path)) return notFound(path);
 
