@@ -147,6 +147,9 @@ export class RequestFramer {
     // A bare CR or LF would end lines for some parsers and not for others: refuse it outright.
     for (let i = Math.max(0, start - 1); i < need; i++) {
       const b = head[i]!;
+      // Only the head is held to this: what follows its blank line (a body that arrived in the
+      // same packet, e.g. pretty-printed JSON) is the body's business.
+      if (b === LF && i >= 3 && head[i - 1] === CR && head[i - 2] === LF && head[i - 3] === CR) break;
       if (b === LF && (i === 0 || head[i - 1] !== CR)) return badRequest("a line ends in a bare LF");
       if (b === CR && i + 1 < need && head[i + 1] !== LF) return badRequest("a bare CR in the head");
     }

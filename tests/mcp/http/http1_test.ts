@@ -39,6 +39,20 @@ Deno.test("RequestFramer stamps each head and passes bodies through, whatever th
   }
 });
 
+Deno.test("RequestFramer passes a body with bare line breaks that arrives with its head (pretty-printed JSON)", () => {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }, null, 2);
+  const wire = `POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+    "GET /health HTTP/1.1\r\nHost: a\r\n\r\n";
+  for (const size of [wire.length, 64, 5]) {
+    const parts: string[] = [];
+    for (let i = 0; i < wire.length; i += size) parts.push(wire.slice(i, i + size));
+    const out = feed(framer(), ...parts);
+    assert.equal(out.error, undefined, `chunks of ${size}`);
+    assert.deepEqual(out.methods, ["POST", "GET"]);
+    assert.ok(out.text.includes(body), "the body passes through whole");
+  }
+});
+
 Deno.test("RequestFramer follows a chunked body with extensions and trailers", () => {
   const f = framer();
   const body = "4;ext=1\r\nabcd\r\n0\r\nX-Trailer: 1\r\n\r\n";
