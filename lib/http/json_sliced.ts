@@ -157,18 +157,40 @@ function numberEnd(t: string, from: number): number {
   return i;
 }
 
+/** The offset after the escape at `i` (a backslash), checked as JSON.parse checks it. */
+function escapeEnd(t: string, i: number): number {
+  const e = t.charCodeAt(i + 1);
+  if (e === 0x75) {
+    for (let k = 2; k < 6; k++) {
+      const h = t.charCodeAt(i + k) | 0x20;
+      if (!(isDigit(h) || (h >= 0x61 && h <= 0x66))) throw new JsonSliceError("syntax", i);
+    }
+    return i + 6;
+  }
+  // " \ / b f n r t
+  if (
+    e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 ||
+    e === 0x74
+  ) {
+    return i + 2;
+  }
+  throw new JsonSliceError("syntax", i);
+}
+
 /** A string being read, perhaps over several slices. */
 class StringScan {
-  /** Offset of the opening quote. */
-  open = 0;
   /** Where reading goes on. */
   at = 0;
-  escaped = false;
+  /** Where the part not yet read into `#done` starts, and whether it holds an escape. */
+  #from = 0;
+  #escaped = false;
+  /** The string's value before `#from`. */
+  #done = "";
 
   start(open: number): void {
-    this.open = open;
-    this.at = open + 1;
-    this.escaped = false;
+    this.at = this.#from = open + 1;
+    this.#escaped = false;
+    this.#done = "";
   }
 
   /** Reads on for at most RUN characters: the string's value once its closing quote is read, else undefined. */
@@ -179,25 +201,34 @@ class StringScan {
       const c = t.charCodeAt(i);
       if (c === Code.Quote) {
         this.at = i + 1;
-        return this.escaped ? this.#unescape(t, i) : t.slice(this.open + 1, i);
+        const value = this.#done + this.#part(t, i);
+        this.#done = "";
+        return value;
       }
       if (c === Code.Backslash) {
-        this.escaped = true;
-        i += 2;
+        this.#escaped = true;
+        i = escapeEnd(t, i);
       } else if (c < Code.Space) throw new JsonSliceError("syntax", i);
       else i++;
     }
     if (i >= t.length) throw new JsonSliceError("syntax", t.length);
-    this.at = i;
+    // A step ends between escapes: what it read is decoded now, so no step decodes more than its own.
+    this.#done += this.#part(t, i);
+    this.#from = this.at = i;
+    this.#escaped = false;
     return undefined;
   }
 
-  /** JSON.parse reads the escapes (every one, surrogate pairs included) exactly as it would in the whole text. */
-  #unescape(t: string, close: number): string {
+  /**
+   * The value of the characters from `#from` to `end`: JSON.parse reads their escapes as it would
+   * in the whole text (a surrogate pair split between two parts gives the same two code units).
+   */
+  #part(t: string, end: number): string {
+    if (!this.#escaped) return t.slice(this.#from, end);
     try {
-      return JSON.parse(t.slice(this.open, close + 1)) as string;
+      return JSON.parse(`"${t.slice(this.#from, end)}"`) as string;
     } catch {
-      throw new JsonSliceError("syntax", this.open);
+      throw new JsonSliceError("syntax", this.#from);
     }
   }
 }
@@ -227,7 +258,10 @@ export async function parseJsonSliced(
     if ((++ticks & 255) === 0 && pace.due()) await pace.pause();
     if (inString) {
       const s = str.step(t);
-      if (s === undefined) continue;
+      if (s === undefined) {
+        if (pace.due()) await pace.pause();
+        continue;
+      }
       inString = false;
       pos = str.at;
       if (want === Want.Colon) {
@@ -240,6 +274,7 @@ export async function parseJsonSliced(
       if (isSpace(c)) {
         const stop = Math.min(n, pos + RUN);
         do pos++; while (pos < stop && isSpace(t.charCodeAt(pos)));
+        if (pos === stop && pace.due()) await pace.pause();
         continue;
       }
       if (want === Want.After) {

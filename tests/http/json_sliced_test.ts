@@ -57,6 +57,10 @@ const VALID: string[] = [
   `"${"x".repeat(LONG * 2)}\\u00e9"`,
   `[${" ".repeat(LONG * 2)}1${" ".repeat(LONG)}]`,
   `{"${"k".repeat(LONG)}":1}`,
+  // Escapes at and across the end of one step's 65,536 characters, a surrogate pair split by it.
+  `"${"x".repeat(65_530)}\\uD83D\\uDE00${"\\u00e9\\n".repeat(20_000)}"`,
+  `"${"x".repeat(65_533)}\\uD83D\\uDE00\\"${"y".repeat(LONG)}"`,
+  `"${"x".repeat(65_534)}\\\\${"\\t".repeat(LONG)}"`,
   `${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}`,
   JSON.stringify({
     type: "Feature",
@@ -270,6 +274,20 @@ Deno.test("decodeJson() gives the event loop turns while it decodes a 10 MB body
   order.push("decoded");
   assert.deepEqual(order, ["timer", "decoded"]);
   assert.equal(value.geometry.coordinates[0]!.length, 500_000);
+});
+
+Deno.test("parseJsonSliced() gives the event loop turns inside one long string or whitespace run", async () => {
+  for (
+    const text of [
+      `"${"ab".repeat(3_000_000)}"`,
+      `"${"\\n".repeat(3_000_000)}"`,
+      `[${" ".repeat(6_000_000)}]`,
+    ]
+  ) {
+    let turns = 0;
+    await parseJsonSliced(text, new Pace(() => turns++, 1));
+    assert.ok(turns >= 3, `${turns} turns in ${text.slice(0, 8)}`);
+  }
 });
 
 Deno.test("decodeJson() stops a big body when the call is cancelled or past its deadline", async () => {
