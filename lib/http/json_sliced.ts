@@ -291,7 +291,10 @@ export async function parseJsonSliced(
         }
         if (c !== (array ? Code.CloseArray : Code.CloseObject)) throw new JsonSliceError("syntax", pos);
         pos++;
-        value = stack.pop();
+        const closed = stack.pop()!;
+        // An array grown by push holds room for 17 values at least; a copy holds just its own
+        // (a GeoJSON position then takes a third of the memory, as after JSON.parse).
+        value = array && (closed as unknown[]).length < 32 ? (closed as unknown[]).slice() : closed;
         keys.pop();
       } else if (want === Want.Key || want === Want.FirstKey) {
         if (c === Code.CloseObject && want === Want.FirstKey) {
