@@ -234,7 +234,15 @@ export class HttpClient {
 
   /** GETs (or POSTs) and parses JSON; HTML or broken bodies become a `DECODE_ERROR`. */
   json<T = unknown>(path: string, options: RequestOptions = {}): Promise<UpstreamResponse<T>> {
-    return this.#cached(path, options, (raw) => decodeJson<T>(raw, this.#o));
+    const clock = this.#o.runtime.clock;
+    // A big body is decoded in slices; the call's cancellation and deadline stop it in between.
+    const deadline = requestScope.getStore()?.deadline;
+    return this.#cached(path, options, (raw) =>
+      decodeJson<T>(raw, this.#o, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(deadline === undefined ? {} : { deadline }),
+        now: () => clock.now(),
+      }));
   }
 
   /** Fetches text, decoded by the response's charset, else `options.encoding`, else UTF-8. */
@@ -250,7 +258,7 @@ export class HttpClient {
   async #cached<T>(
     path: string,
     options: RequestOptions,
-    decode: (raw: RawResponse) => T,
+    decode: (raw: RawResponse) => T | Promise<T>,
   ): Promise<UpstreamResponse<T>> {
     const url = this.url(path, options.query);
     const ttl = options.cacheTtlMs ?? this.#o.cacheTtlMs ?? 0;
@@ -277,7 +285,7 @@ export class HttpClient {
         return {
           status: hit.status,
           contentType: hit.contentType,
-          data: decode(raw),
+          data: await decode(raw),
           url: raw.url,
           cache: "hit",
           ageS,
@@ -288,7 +296,7 @@ export class HttpClient {
     if (cacheState === "bypass") metrics?.cacheLookups.inc(1, this.#o.provider, "bypass");
     const raw = await this.#send(url, options, logger, cacheState);
     const retrievedAt = clock.now();
-    const data = decode(raw);
+    const data = await decode(raw);
     await this.#recordCall(url, options, raw.body, retrievedAt, raw.status, cacheState);
     if (ttl > 0 && (options.cacheable?.(data) ?? true)) {
       const now = clock.now();

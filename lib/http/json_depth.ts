@@ -24,25 +24,53 @@ const CLOSE_ARRAY = 0x5d;
  * count. Linear in the length, no recursion, no allocation.
  */
 export function jsonTooDeepAt(json: string | Uint8Array, max: number = MAX_JSON_DEPTH): number {
-  const text = typeof json === "string";
-  const n = json.length;
-  const at = text ? (i: number) => json.charCodeAt(i) : (i: number) => json[i]!;
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < n; i++) {
-    const c = at(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
-      inString = true;
-    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (++depth > max) return i;
-    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      depth--;
-    }
+  return new JsonDepthScan(max).scan(json, 0, json.length);
+}
+
+/**
+ * {@linkcode jsonTooDeepAt} in pieces: `scan` reads `json` from `from` to `to` and carries the
+ * depth and whether it is inside a string (or just after a backslash in one) to the next piece,
+ * so a big body can be checked a slice at a time between turns of the event loop.
+ */
+export class JsonDepthScan {
+  #max: number;
+  #depth = 0;
+  #inString = false;
+  #escape = false;
+
+  constructor(max: number = MAX_JSON_DEPTH) {
+    this.#max = max;
   }
-  return -1;
+
+  /** The offset of the first bracket nested deeper than the limit in `[from, to)`, else -1. */
+  scan(json: string | Uint8Array, from: number, to: number): number {
+    const at = typeof json === "string" ? (i: number) => json.charCodeAt(i) : (i: number) => json[i]!;
+    let depth = this.#depth;
+    let inString = this.#inString;
+    let i = from;
+    if (this.#escape && i < to) {
+      this.#escape = false;
+      i++;
+    }
+    for (; i < to; i++) {
+      const c = at(i);
+      if (inString) {
+        if (c === BACKSLASH) i++;
+        else if (c === QUOTE) inString = false;
+      } else if (c === QUOTE) {
+        inString = true;
+      } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+        if (++depth > this.#max) return i;
+      } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+        depth--;
+      }
+    }
+    // A backslash that ends the piece escapes the first character of the next one.
+    if (i > to) this.#escape = true;
+    this.#depth = depth;
+    this.#inString = inString;
+    return -1;
+  }
 }
 
 /** The error for a body {@linkcode jsonTooDeepAt} refused: the upstream's fault, not retried. */

@@ -27,6 +27,21 @@ export function spikyPolygonFeature(id: string, vertices: number): string {
     `"properties":{"kulturminneId":"${id}","navn":"Hostile polygon","kommune":"0301"}}`;
 }
 
+/**
+ * A GeoJSON Feature of a point whose body is made big (13.4 MB at 1,700,000 pairs of small
+ * integers: many values per byte) by a member no reader looks at: what it costs is decoding the
+ * JSON, nothing after.
+ */
+export function bulkyFeature(id: string, pairs: number): string {
+  const samples = Array.from(
+    { length: pairs },
+    (_, i) => `[${i % 1000},${i % 7}]`,
+  );
+  return `{"type":"Feature","id":"${id}","geometry":{"type":"Point","coordinates":[10.75,59.9]},` +
+    `"properties":{"kulturminneId":"${id}","navn":"Bulky feature","kommune":"0301"},` +
+    `"extensions":{"samples":[${samples.join(",")}]}}`;
+}
+
 /** The recorded SNL article (text) with its `xhtml_body` replaced by `body`. */
 export function snlArticleWith(body: string): string {
   return JSON.stringify({

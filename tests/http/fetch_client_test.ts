@@ -4,6 +4,7 @@ import { UpstreamError } from "../../lib/errors.ts";
 import type { RetryPolicy } from "../../lib/http/retry.ts";
 import { DEFAULT_RETRY_POLICY } from "../../lib/http/retry.ts";
 import { networkReason } from "../../lib/http/fetch_client.ts";
+import { requestScope } from "../../lib/http/request_scope.ts";
 import { HttpRuntime, loadHttpClient } from "../../lib/http/runtime.ts";
 import type { ClientOptions } from "../../lib/http/runtime.ts";
 import { Logger } from "../../lib/log.ts";
@@ -388,4 +389,32 @@ Deno.test("networkReason() reads the innermost cause and says what failed, witho
   );
   const other = networkReason(new Error("odd failure at https://x.example/?api_key=s3cret"), "x.example");
   assert.equal(other, "odd failure at <url>");
+});
+
+Deno.test("HttpClient.json() decodes a big cached body under the call's cancellation and deadline", async () => {
+  const big = { items: Array.from({ length: 120_000 }, (_, i) => ({ i, name: `item ${i}` })) };
+  await using fake = FakeUpstream.start([{ path: "/big", reply: { json: big } }]);
+  const { client, clock } = setup(fake, { cacheTtlMs: 60_000 });
+  const first = await client.json<typeof big>("/big");
+  assert.equal(first.cache, "miss");
+  assert.deepEqual(first.data, big);
+  const controller = new AbortController();
+  controller.abort();
+  await rejectsWith(client.json("/big", { signal: controller.signal }), (e) => {
+    assert.equal(e.errorType, "CANCELLED");
+  });
+  await rejectsWith(
+    requestScope.run({ fresh: false, deadline: clock.now() }, () => client.json("/big")),
+    (e) => {
+      assert.equal(e.errorType, "TIMEOUT");
+      assert.match(
+        e.message,
+        /Test API's answer \(\d+ MiB\) was still being read at this tool call's deadline/,
+      );
+    },
+  );
+  const hit = await client.json<typeof big>("/big");
+  assert.equal(hit.cache, "hit");
+  assert.deepEqual(hit.data, big);
+  assert.equal(fake.requests.length, 1);
 });

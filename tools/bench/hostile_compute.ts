@@ -1,13 +1,14 @@
 // Part of `deno task hostile` (docs/SECURITY.md, "Work budgets"): upstream bodies that cost
-// work in proportion to their size once read (a 600,000-vertex polygon, about 4 MB of hostile
-// markup in an SNL article, a FRED title of 7.5 million characters), against a real stateful
-// HTTP server. While the attacker's call runs, a victim on another session polls /health and
+// work in proportion to their size once read (a 600,000-vertex polygon, a 13 MB body that is only
+// JSON to decode, about 4 MB of hostile markup in an SNL article, a FRED title of 7.5 million
+// characters), against a real stateful HTTP server. While the attacker's call runs, a victim on another session polls /health and
 // calls example-ping: the report gives the call's time and outcome and the victim's worst
 // latency. Traffic stays on 127.0.0.1; every phase is bounded.
 import { startHttpServer } from "../../tests/harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../tests/harness/spawn.ts";
 import type { Received } from "../../tests/fakes/upstream.ts";
 import {
+  bulkyFeature,
   fredSeriesWithTitle,
   HOSTILE_MARKUP,
   OGC_DATASET as DS,
@@ -45,6 +46,16 @@ function attacks(): ComputeAttack[] {
         contentType: geo,
       },
       request: { name: "riksantikvaren-feature", arguments: { collection: "lokaliteter", id: "910001" } },
+    },
+    {
+      label:
+        "a Feature of 13 MB (1.7 million small arrays in a member nobody reads) in riksantikvaren-feature",
+      route: {
+        path: `/${DS}/collections/lokaliteter/items/910002`,
+        body: bulkyFeature("910002", 1_700_000),
+        contentType: geo,
+      },
+      request: { name: "riksantikvaren-feature", arguments: { collection: "lokaliteter", id: "910002" } },
     },
     ...Object.entries(HOSTILE_MARKUP).map(([label, body], i) => ({
       label: `an SNL article body of ${label}`,
