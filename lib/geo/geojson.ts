@@ -113,7 +113,10 @@ export function representativePoint(geometry: Geometry): LatLon | null {
       return toLatLon(geometry.coordinates);
     case "Polygon":
     case "MultiPolygon": {
-      const polys = geometry.type === "Polygon" ? [geometry.coordinates] : geometry.coordinates;
+      // A point to stand for a shape needs no more than a few thousand of its vertices: a huge
+      // polygon is located on every k-th vertex (linear in what is kept, not in what was sent).
+      const polys = (geometry.type === "Polygon" ? [geometry.coordinates] : geometry.coordinates)
+        .map((p) => p.map((ring) => sparseRing(ring, LOCATE_VERTICES)));
       let best: Position[][] | undefined;
       let bestArea = -1;
       for (const p of polys) {
@@ -210,6 +213,19 @@ function inRing([x, y]: Position, ring: readonly Position[]): boolean {
 }
 
 /** Signed planar area of a ring in square degrees (only compared, never reported). */
+/** Most vertices of one ring {@linkcode representativePoint} reads. */
+const LOCATE_VERTICES = 4_096;
+
+/** `ring` itself, or every k-th vertex of it (closed again) when it has more than `max`. */
+function sparseRing(ring: Position[], max: number): Position[] {
+  if (ring.length <= max) return ring;
+  const step = Math.ceil(ring.length / max);
+  const out: Position[] = [];
+  for (let i = 0; i < ring.length; i += step) out.push(ring[i]!);
+  out.push(ring[0]!);
+  return out;
+}
+
 function ringArea(ring: readonly Position[]): number {
   let sum = 0;
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {

@@ -218,6 +218,35 @@ export function fitGeometry(geometry: Geometry, fits: (g: Geometry) => boolean):
   };
 }
 
+/**
+ * {@linkcode fitGeometry} with a turn of the event loop (`pause`) after the thinning pass of a
+ * geometry over {@linkcode WORK_VERTICES}, so a huge shape's thinning and its ranking never hold
+ * the loop as one piece. The result says what fitGeometry would for the whole geometry.
+ */
+export async function fitGeometryPaced(
+  geometry: Geometry,
+  fits: (g: Geometry) => boolean,
+  pause: () => Promise<void>,
+): Promise<FittedGeometry | null> {
+  const before = countVertices(geometry);
+  const box = before > WORK_VERTICES ? geometryBbox(geometry) : null;
+  if (!box) return fitGeometry(geometry, fits);
+  const work: Work = { visits: before };
+  const thinned = thinTo(geometry, WORK_VERTICES, planeScale(box), work);
+  await pause();
+  const fitted = fitGeometry(thinned, fits);
+  if (!fitted) return null;
+  return {
+    ...fitted,
+    // Thinned and then fitting whole is Douglas-Peucker at tolerance 0, as fitGeometry says it.
+    simplified: true,
+    method: fitted.method === "none" ? "douglas-peucker" : fitted.method,
+    verticesBefore: before,
+    ...(fitted.method === "bbox" ? {} : { thinnedTo: countVertices(thinned) }),
+    visits: work.visits + fitted.visits,
+  };
+}
+
 /** The smallest `i` in `[0, n)` with `ok(i)`, for an `ok` that stays true once true; -1 if none. */
 function smallestFitting(n: number, ok: (i: number) => boolean): number {
   if (!ok(n - 1)) return -1;

@@ -5,6 +5,7 @@ import type { Geometry, Position } from "../../lib/geo/geojson.ts";
 import {
   attachGeometries,
   fitGeometry,
+  fitGeometryPaced,
   simplificationNote,
   simplifyGeometry,
   WORK_VERTICES,
@@ -179,4 +180,34 @@ Deno.test("fitGeometry() shows a huge MultiPoint or a swarm of tiny polygons by 
     assert.equal(f.method, "bbox", g.type);
     assert.ok(f.visits <= 5 * countVertices(g as Geometry), `${f.visits} vertex visits`);
   }
+});
+
+Deno.test("fitGeometryPaced gives the event loop a turn after thinning a huge shape, and says what fitGeometry says", async () => {
+  const n = 20_000;
+  const ring: [number, number][] = [];
+  for (let i = 0; i < n; i++) {
+    const t = (2 * Math.PI * i) / n;
+    ring.push([10 + 0.01 * Math.cos(t), 60 + 0.005 * Math.sin(t)]);
+  }
+  ring.push(ring[0]!);
+  const polygon = { type: "Polygon" as const, coordinates: [ring] };
+  const fits = (g: unknown) => JSON.stringify(g).length < 20_000;
+  let turns = 0;
+  const paced = (await fitGeometryPaced(polygon, fits, () => {
+    turns++;
+    return Promise.resolve();
+  }))!;
+  const whole = fitGeometry(polygon, fits)!;
+  assert.equal(turns, 1);
+  assert.deepEqual(
+    [paced.simplified, paced.method, paced.verticesBefore, paced.thinnedTo],
+    [whole.simplified, whole.method, whole.verticesBefore, whole.thinnedTo],
+  );
+  assert.match(simplificationNote(paced), /20001 → \d+ vertices .*after thinning to \d+ vertices/);
+  // A small shape is fitted at once, with no turn.
+  await fitGeometryPaced({ type: "Point", coordinates: [10, 60] }, fits, () => {
+    turns++;
+    return Promise.resolve();
+  });
+  assert.equal(turns, 1);
 });

@@ -6,6 +6,7 @@ import type { HttpRuntime } from "../../http/runtime.ts";
 import { checkUrl, originOf, SsrfError, ssrfGuard } from "../../http/ssrf.ts";
 import type { HostResolver } from "../../http/ssrf.ts";
 import type { Logger } from "../../log.ts";
+import { Pace } from "../../http/json_sliced.ts";
 import type { RiksantikvarenOgcSettings } from "./settings.ts";
 import { describe, parseCatalog, parseCollections, parseFeature, parseFeaturePage } from "./parse.ts";
 import type { CollectionEntry, DatasetEntry, FeaturePage, Licence, RawFeature } from "./parse.ts";
@@ -117,8 +118,12 @@ export class OgcClient {
       { f: "json" },
       call,
       ref,
-      parseFeature,
+      // Whether the body is a Feature at all, without reading its geometry twice.
+      (d) => isFeatureShape(d) ? d : null,
     );
+    // A geometry of hundreds of thousands of vertices takes tens of milliseconds to read: the event
+    // loop gets a turn first, so the body's decode and its reading never run as one piece.
+    await new Pace().pause();
     const feature = parseFeature(r.data);
     if (!feature) {
       throw new ToolError(
@@ -226,4 +231,11 @@ function notFound(what: { dataset: string; collection?: string; id?: string }): 
       : `api.ra.no has no collection "${what.collection}" in dataset "${what.dataset}"`,
     { status: 404, hint: "Call riksantikvaren-collections to list the datasets and their collections" },
   );
+}
+
+/** Whether `value` looks like a GeoJSON Feature (what parseFeature reads), checked in constant time. */
+function isFeatureShape(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const f = value as Record<string, unknown>;
+  return f["type"] === "Feature" || ("properties" in f && "geometry" in f);
 }

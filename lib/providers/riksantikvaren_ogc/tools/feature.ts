@@ -3,7 +3,7 @@ import { ogcPlacesView } from "../view.ts";
 import { cite } from "../../../output/provenance.ts";
 import { z } from "zod";
 import { COORDINATE_CONVENTION } from "../../../geo/latlon.ts";
-import { fitGeometry, simplificationNote } from "../../../geo/simplify.ts";
+import { fitGeometryPaced, simplificationNote } from "../../../geo/simplify.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
 import { jsonText, shorten } from "../../../mcp/shaping.ts";
 import {
@@ -33,6 +33,7 @@ import { countVertices } from "../../../geo/geojson.ts";
 import type { Geometry } from "../../../geo/types.ts";
 import type { FeatureOut } from "../format.ts";
 import { compactProperties, pick } from "../heritage.ts";
+import { Pace } from "../../../http/json_sliced.ts";
 
 const featureOutput = z.looseObject({ feature: featureSchema, licence: licenceSchema });
 
@@ -69,6 +70,8 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
         callOptions(ctx),
       );
       const f = featureOut(raw, deps, dataset, a.collection, true);
+      // Each stage over a huge geometry (read, located, simplified) gets its own turn of the event loop.
+      await new Pace().pause();
       const licence = licenceOut(null, dataset, a.collection);
       // The record's own page and last update, for the answer's provenance.
       const updated = pick(raw.properties, ["oppdateringsdato", "sistendret", "endretdato"]);
@@ -107,7 +110,11 @@ export function featureTool(deps: OgcToolDeps): ToolDefinition<z.ZodType, typeof
         cut = true;
       }
       if (a.include_geometry && raw.geometry) {
-        const fitted = fitGeometry(raw.geometry, (g) => fits({ ...f, geometry: g }));
+        const fitted = await fitGeometryPaced(
+          raw.geometry,
+          (g) => fits({ ...f, geometry: g }),
+          () => new Pace().pause(),
+        );
         if (fitted) {
           f.geometry = fitted.geometry;
           f.geometry_note = fitted.simplified ? simplificationNote(fitted) : null;
