@@ -411,12 +411,15 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     if (path === PRM_PATH || path.startsWith(`${PRM_PATH}/`)) {
       if (!oauth) return notFound(path);
       return methodIs(req, ["GET", "HEAD"]) ?? Response.json(
-        (await import("./oauth_claims.ts")).resourceMetadata(resourceOf(url), {
-          issuer: oauth.issuer,
-          scopes: settings.oauth_scopes,
-          name: settings.name,
-          docs: `${CONTACT_URL}/blob/main/docs/DEPLOYMENT.md`,
-        }),
+        (await import("./oauth_claims.ts")).resourceMetadata(
+          resourceOf(url, path === `${PRM_PATH}/sse` ? "/sse" : "/mcp"),
+          {
+            issuer: oauth.issuer,
+            scopes: settings.oauth_scopes,
+            name: settings.name,
+            docs: `${CONTACT_URL}/blob/main/docs/DEPLOYMENT.md`,
+          },
+        ),
         { headers: { "Cache-Control": "public, max-age=3600" } },
       );
     }
@@ -515,7 +518,14 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     const { path, client, reqLogger, fields } = at;
     const caller: Caller = { clientKey: client };
     if (oauth) {
-      const verdict = await oauth.verify(req.headers.get("authorization"), resourceOf(url));
+      // Legacy SSE is its own protected resource (RFC 9728: one per path), so a client that starts
+      // there gets metadata naming its own URL; a token for /mcp works there too (one server).
+      const legacy = path === "/sse" || path === "/message";
+      const resource = resourceOf(url, legacy ? "/sse" : "/mcp");
+      const verdict = await oauth.verify(
+        req.headers.get("authorization"),
+        legacy ? [resource, resourceOf(url, "/mcp")] : resource,
+      );
       if (!verdict.ok) {
         fields["refused"] = "auth";
         reqLogger.warn("unauthorized request", {
@@ -532,7 +542,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
             headers: {
               "WWW-Authenticate": (await import("./oauth_claims.ts")).challenge(
                 verdict,
-                `${publicBase(url)}${PRM_PATH}/mcp`,
+                `${publicBase(url)}${PRM_PATH}${legacy ? "/sse" : "/mcp"}`,
                 settings.oauth_scopes,
               ),
             },
@@ -1184,8 +1194,9 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
   }
 
   /** The protected resource (RFC 8707/9728) a request is for: the server's `/mcp` URL. */
-  function resourceOf(url: URL): string {
-    return `${publicBase(url)}/mcp`;
+  /** The protected resource a path belongs to: `/mcp` (Streamable HTTP) or `/sse` (legacy SSE). */
+  function resourceOf(url: URL, endpoint: "/mcp" | "/sse" = "/mcp"): string {
+    return `${publicBase(url)}${endpoint}`;
   }
 
   const handler = handle as HttpHandler;

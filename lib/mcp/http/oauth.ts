@@ -290,10 +290,10 @@ export class OAuthResourceServer {
 
   /**
    * Checks the `Authorization` header of a request for `resource` (the server's `/mcp` URL as
-   * the client knows it). Never throws for a bad token; a failing authorization server gives a
+   * the client knows it, or several: legacy SSE takes a token for its own URL or for /mcp). Never throws for a bad token; a failing authorization server gives a
    * 401 that says so.
    */
-  async verify(authorization: string | null, resource: string): Promise<Verdict> {
+  async verify(authorization: string | null, resource: string | readonly string[]): Promise<Verdict> {
     if (authorization === null || authorization.trim() === "") {
       return { ok: false, status: 401, description: "Authorization needed: send an OAuth access token" };
     }
@@ -318,7 +318,11 @@ export class OAuthResourceServer {
         description: "The authorization server cannot be reached to check the token now; retry shortly",
       };
     }
-    const audiences = this.options.audiences.length ? this.options.audiences : [resource];
+    const audiences = this.options.audiences.length
+      ? this.options.audiences
+      : typeof resource === "string"
+      ? [resource]
+      : resource;
     const verdict = isJwtShaped(token) && meta.jwks_uri
       ? await this.#verifyJwt(token, meta, audiences)
       : this.options.introspection && meta.introspection_endpoint

@@ -154,6 +154,29 @@ Deno.test("serve with MCP_OAUTH_ISSUER: SDK v1 and v2 authorize from the 401; wo
     );
 
     await t.step(
+      "dave starts over legacy SSE with no token: the 401 leads to metadata for /sse, and he gets in",
+      async () => {
+        const dave = new PlayedUserProvider("dave");
+        const sseUrl = new URL(`${server!.origin}/sse`);
+        const auth = dave as unknown as OAuthClientProvider;
+        const first = new SSEClientTransport(sseUrl, { authProvider: auth });
+        await assert.rejects(
+          new Client({ name: "oauth-sse", version: "0" }, { capabilities: {} }).connect(first),
+          UnauthorizedError,
+          "the SDK accepts the metadata it is led to (before, /sse named /mcp's and the SDK stopped)",
+        );
+        assert.equal(dave.opened[0]!.searchParams.get("resource"), sseUrl.href, "RFC 8707 resource: /sse");
+        await first.finishAuth(dave.code);
+        const d = new Client({ name: "oauth-sse", version: "0" }, { capabilities: {} });
+        await d.connect(new SSEClientTransport(sseUrl, { authProvider: auth }));
+        clients.push(d);
+        assert.equal(ok(await call(d, "fred_job_list", {}))["total"], 0, "dave sees none of alice's work");
+        const meta = await (await fetch(`${server!.origin}/.well-known/oauth-protected-resource/sse`)).json();
+        assert.equal(meta.resource, sseUrl.href);
+      },
+    );
+
+    await t.step(
       "bob's token does not reach alice's session; a raw call without a token gets the challenge",
       async () => {
         const init = {

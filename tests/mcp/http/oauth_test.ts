@@ -47,11 +47,12 @@ async function refused(
   status: number,
   error: string | undefined,
   message: RegExp,
+  metadata = PRM,
 ): Promise<void> {
   const body = await res.json();
   assert.equal(res.status, status, JSON.stringify(body));
   const c = challengeOf(res);
-  assert.equal(c["resource_metadata"], PRM);
+  assert.equal(c["resource_metadata"], metadata);
   assert.equal(c["scope"], "mcp:tools");
   assert.equal(c["error"], error);
   assert.match(body.error.message, message);
@@ -117,12 +118,15 @@ Deno.test("createHttpHandler() with oauth_issuer answers 401 with a challenge on
       undefined,
       /OAuth/,
     );
-    await refused(await h.fetch(`${BASE}/sse`), 401, undefined, /OAuth/);
+    // Legacy SSE is its own resource: its challenge names the metadata for /sse (RFC 9728, one per path).
+    const ssePrm = PRM.replace(/\/mcp$/, "/sse");
+    await refused(await h.fetch(`${BASE}/sse`), 401, undefined, /OAuth/, ssePrm);
     await refused(
       await h.fetch(`${BASE}/message?session_id=x`, { method: "POST", headers: POST_HEADERS, body: "{}" }),
       401,
       undefined,
       /OAuth/,
+      ssePrm,
     );
     await refused(await init(h, "not a token at all"), 401, "invalid_request", /Bearer <access token>/);
   });
