@@ -403,7 +403,7 @@ providers on recorded bodies (tests/fakes/recorded.ts). A scripted agent types t
 \`opendata_search\` and then follows only the next calls the answers name (structuredContent.next_calls,
 preferring one whose \`for\` fits the question); it writes no call of its own. Tokens are o200k tokens of the
 answers a model reads: the text blocks, and the text blocks plus the serialized structured content (what a
-client that forwards both, such as Gemini's \`mcpToTool\`, pays). The tool list (567 tokens, once per
+client that forwards both, such as Gemini's \`mcpToTool\`, pays). The tool list (568 tokens, once per
 conversation; "What the tool list costs an agent" below) is not included. Token counts do not depend on the
 machine. The suite runs a second time against the server with \`structured_content: off\`, where the agent
 reads the next calls from the text alone.
