@@ -187,6 +187,36 @@ const MCP_PATHS = new Set(["/mcp", "/sse", "/message"]);
 /** Where the protected resource metadata is (RFC 9728), in root and path (`/mcp`) forms. */
 const PRM_PATH = "/.well-known/oauth-protected-resource";
 
+/**
+ * The resources a token may name: legacy SSE is its own protected resource (RFC 9728: one per
+ * path), so a client that starts there gets metadata naming its URL; a token for /mcp works there
+ * too (one server).
+ */
+function accepted(base: string, legacy: boolean): string | string[] {
+  return legacy ? [`${base}/sse`, `${base}/mcp`] : `${base}/mcp`;
+}
+
+/** The resource whose metadata a path under PRM_PATH serves: `/sse` for legacy SSE, else `/mcp`. */
+function prmResource(path: string): "/sse" | "/mcp" {
+  return path === `${PRM_PATH}/sse` ? "/sse" : "/mcp";
+}
+
+/** Whether `path` is a legacy SSE endpoint, a protected resource of its own (`/sse`). */
+function isLegacyPath(path: string): boolean {
+  return path === "/sse" || path === "/message";
+}
+
+/**
+ * The toolsets `/mcp/<toolsets>` names, or undefined: one segment only, never a dot-name
+ * (`/mcp/.well-known/...` is discovery a client tries, not toolsets: 404).
+ */
+function toolsetsInPath(path: string): string | undefined {
+  const segment = path.startsWith("/mcp/") ? path.slice(5) : undefined;
+  return segment !== undefined && !segment.includes("/") && !segment.startsWith(".")
+    ? decodeURIComponentSafe(segment)
+    : undefined;
+}
+
 /** The 401 of /metrics on the /mcp port when OAuth guards /mcp and no metrics token is set. */
 function metricsNeedToken(realm: string): Response {
   return new Response(
@@ -411,24 +441,17 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     if (path === PRM_PATH || path.startsWith(`${PRM_PATH}/`)) {
       if (!oauth) return notFound(path);
       return methodIs(req, ["GET", "HEAD"]) ?? Response.json(
-        (await import("./oauth_claims.ts")).resourceMetadata(
-          resourceOf(url, path === `${PRM_PATH}/sse` ? "/sse" : "/mcp"),
-          {
-            issuer: oauth.issuer,
-            scopes: settings.oauth_scopes,
-            name: settings.name,
-            docs: `${CONTACT_URL}/blob/main/docs/DEPLOYMENT.md`,
-          },
-        ),
+        (await import("./oauth_claims.ts")).resourceMetadata(resourceOf(url, prmResource(path)), {
+          issuer: oauth.issuer,
+          scopes: settings.oauth_scopes,
+          name: settings.name,
+          docs: `${CONTACT_URL}/blob/main/docs/DEPLOYMENT.md`,
+        }),
         { headers: { "Cache-Control": "public, max-age=3600" } },
       );
     }
     // `/mcp/<toolsets>` is /mcp listing those toolsets (e.g. /mcp/fred-data,wikipedia).
-    // One segment only, never a dot-name: /mcp/.well-known/... is discovery a client tries, not toolsets (404).
-    const segment = path.startsWith("/mcp/") ? path.slice(5) : undefined;
-    const pathToolsets = segment !== undefined && !segment.includes("/") && !segment.startsWith(".")
-      ? decodeURIComponentSafe(segment)
-      : undefined;
+    const pathToolsets = toolsetsInPath(path);
     if (pathToolsets !== undefined) path = "/mcp";
     if (!MCP_PATHS.has(path)) return notFound(path);
 
@@ -518,14 +541,8 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     const { path, client, reqLogger, fields } = at;
     const caller: Caller = { clientKey: client };
     if (oauth) {
-      // Legacy SSE is its own protected resource (RFC 9728: one per path), so a client that starts
-      // there gets metadata naming its own URL; a token for /mcp works there too (one server).
-      const legacy = path === "/sse" || path === "/message";
-      const resource = resourceOf(url, legacy ? "/sse" : "/mcp");
-      const verdict = await oauth.verify(
-        req.headers.get("authorization"),
-        legacy ? [resource, resourceOf(url, "/mcp")] : resource,
-      );
+      const legacy = isLegacyPath(path);
+      const verdict = await oauth.verify(req.headers.get("authorization"), accepted(publicBase(url), legacy));
       if (!verdict.ok) {
         fields["refused"] = "auth";
         reqLogger.warn("unauthorized request", {

@@ -419,7 +419,9 @@ export class OAuthResourceServer {
 
   async #introspect(token: string, endpoint: string, audiences: readonly string[]): Promise<Verdict> {
     const now = this.options.clock.now();
-    const key = await sha256(token);
+    // A verdict holds for the audiences it was checked against (legacy SSE accepts more than /mcp):
+    // the key names both, so a token let in at one endpoint is not let in at another by the cache.
+    const key = await sha256(`${token}\n${[...audiences].sort().join(" ")}`);
     const known = this.#introspected.get(key, now) ?? this.#refusedTokens.get(key, now);
     if (known) return known;
     const pending = this.#introspecting.get(key);

@@ -306,6 +306,14 @@ Deno.test("createHttpHandler() with an introspection client accepts opaque token
     const other = await as.serviceToken("http://other.example/mcp", "mcp:tools");
     await refused(await init(h, other), 401, "invalid_token", /not issued for this server/);
     await refused(await init(h, "made-up-opaque-token"), 401, "invalid_token", /not active/);
+    // A token for legacy SSE's resource only: let in at /sse, never at /mcp by way of the cache.
+    const sseOnly = await as.serviceToken(`${BASE}/sse`, "mcp:tools");
+    const sse = await h.fetch(`${BASE}/sse`, {
+      headers: { Accept: "text/event-stream", Authorization: `Bearer ${sseOnly}` },
+    });
+    assert.equal(sse.status, 200, "the /sse resource takes it");
+    await sse.body?.cancel();
+    await refused(await init(h, sseOnly), 401, "invalid_token", /not issued for this server/);
     assert.ok(!JSON.stringify(h.logs).includes(SERVICE_CLIENT.secret), "the client secret is never logged");
   } finally {
     await as.close();
