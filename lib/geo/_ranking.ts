@@ -48,12 +48,27 @@ export function thin(ps: readonly Position[], minM: number, s: PlaneScale, work:
   return out;
 }
 
-/** Every `k`th vertex of `ps`, and the last (a ring stays closed). */
-export function everyKth(ps: readonly Position[], k: number, work: Work): Position[] {
-  work.visits += Math.ceil(ps.length / k);
+/**
+ * Every `k`th vertex of `ps` together with those {@linkcode thin} keeps at `minM` (in one pass),
+ * and the ends: a sample shows a zigzagging shape, and the far vertices the distance pass keeps
+ * are never dropped by it (a few far corners of a huge dense ring would be).
+ */
+export function thinAndSample(
+  ps: readonly Position[],
+  minM: number,
+  k: number,
+  s: PlaneScale,
+  work: Work,
+): Position[] {
+  work.visits += ps.length;
   if (ps.length <= 2 || k <= 1) return [...ps];
-  const out: Position[] = [];
-  for (let i = 0; i < ps.length - 1; i += k) out.push(ps[i]!);
+  const out: Position[] = [ps[0]!];
+  let last = ps[0]!;
+  for (let i = 1; i < ps.length - 1; i++) {
+    const far = distance(last, ps[i]!, s) > minM;
+    if (far) last = ps[i]!;
+    if (far || i % k === 0) out.push(ps[i]!);
+  }
   out.push(ps[ps.length - 1]!);
   return out;
 }

@@ -8,7 +8,7 @@
 import { countVertices, geometryBbox, roundGeometry } from "./geojson.ts";
 import type { Geometry, Position } from "./geojson.ts";
 import { EARTH_RADIUS_M } from "./distance.ts";
-import { everyKth, farthestFromFirst, lineLength, rank, thin } from "./_ranking.ts";
+import { farthestFromFirst, lineLength, rank, thin, thinAndSample } from "./_ranking.ts";
 import type { PlaneScale, Work } from "./_ranking.ts";
 
 /**
@@ -146,7 +146,7 @@ function thinTo(geometry: Geometry, budget: number, scale: PlaneScale, work: Wor
   // every kth vertex then shows the shape instead of a triangle.
   if (countVertices(byDistance) >= budget / 4) return byDistance;
   const k = Math.ceil(countVertices(geometry) / budget);
-  const sample = (ps: Position[]) => everyKth(ps, k, work);
+  const sample = (ps: Position[]) => thinAndSample(ps, minM, k, scale, work);
   return mapLines(geometry, sample, sample);
 }
 
@@ -177,6 +177,10 @@ export function fitGeometry(geometry: Geometry, fits: (g: Geometry) => boolean):
   const box = geometryBbox(geometry);
   if (!box) return null;
   const scale = planeScale(box);
+  // So many lines that each keeping its ends is over the budget: thinning cannot help, the box shows it.
+  if (before > WORK_VERTICES && 2 * lineCount(geometry) > 2 * WORK_VERTICES) {
+    return boxFitted(box, scale, fits, before, work);
+  }
   const thinned = before > WORK_VERTICES ? thinTo(geometry, WORK_VERTICES, scale, work) : geometry;
   const thinnedTo = thinned === geometry ? undefined : countVertices(thinned);
   // Many tiny parts can keep more than the budget even thinned (each keeps its ends): such a
@@ -201,10 +205,24 @@ export function fitGeometry(geometry: Geometry, fits: (g: Geometry) => boolean):
       };
     }
   }
-  const diagM = Math.max(1, Math.hypot((box[2] - box[0]) * scale.x, (box[3] - box[1]) * scale.y));
+  return boxFitted(box, scale, fits, before, work);
+}
+
+/** The geometry's bounding box as a polygon, where it fits. */
+function boxFitted(
+  box: readonly number[],
+  scale: PlaneScale,
+  fits: (g: Geometry) => boolean,
+  before: number,
+  work: Work,
+): FittedGeometry | null {
+  const diagM = Math.max(1, Math.hypot((box[2]! - box[0]!) * scale.x, (box[3]! - box[1]!) * scale.y));
   const boxGeometry = roundGeometry({
     type: "Polygon",
-    coordinates: [[[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]], [box[0], box[1]]]],
+    coordinates: [[[box[0]!, box[1]!], [box[2]!, box[1]!], [box[2]!, box[3]!], [box[0]!, box[3]!], [
+      box[0]!,
+      box[1]!,
+    ]]],
   });
   if (!fits(boxGeometry)) return null;
   return {
@@ -218,6 +236,23 @@ export function fitGeometry(geometry: Geometry, fits: (g: Geometry) => boolean):
   };
 }
 
+/** How many lines (rings, line strings) a geometry is made of. */
+function lineCount(geometry: Geometry): number {
+  switch (geometry.type) {
+    case "LineString":
+      return 1;
+    case "Polygon":
+    case "MultiLineString":
+      return geometry.coordinates.length;
+    case "MultiPolygon":
+      return geometry.coordinates.reduce((n, p) => n + p.length, 0);
+    case "GeometryCollection":
+      return geometry.geometries.reduce((n, g) => n + lineCount(g), 0);
+    default:
+      return 0;
+  }
+}
+
 /**
  * {@linkcode fitGeometry} with a turn of the event loop (`pause`) after the thinning pass of a
  * geometry over {@linkcode WORK_VERTICES}, so a huge shape's thinning and its ranking never hold
@@ -229,7 +264,9 @@ export async function fitGeometryPaced(
   pause: () => Promise<void>,
 ): Promise<FittedGeometry | null> {
   const before = countVertices(geometry);
-  const box = before > WORK_VERTICES ? geometryBbox(geometry) : null;
+  const box = before > WORK_VERTICES && 2 * lineCount(geometry) <= 2 * WORK_VERTICES
+    ? geometryBbox(geometry)
+    : null;
   if (!box) return fitGeometry(geometry, fits);
   const work: Work = { visits: before };
   const thinned = thinTo(geometry, WORK_VERTICES, planeScale(box), work);

@@ -211,3 +211,34 @@ Deno.test("fitGeometryPaced gives the event loop a turn after thinning a huge sh
   });
   assert.equal(turns, 1);
 });
+
+Deno.test("fitGeometry keeps a dense ring's far corners when it samples it (no 20 km parcel turned into metres)", () => {
+  // 50,000 vertices zigzag in one corner of a 20 km square whose three other corners are single vertices.
+  const ring: [number, number][] = [];
+  for (let i = 0; i < 50_000; i++) ring.push([10 + (i % 2) * 1e-5, 60 + i * 1e-8]);
+  ring.push([10.36, 60], [10.36, 60.18], [10, 60.18], ring[0]!);
+  const fitted = fitGeometry({ type: "Polygon", coordinates: [ring] }, (g) => JSON.stringify(g).length < 25_000)!;
+  const kept = (fitted.geometry as { coordinates: [number, number][][] }).coordinates[0]!;
+  const lons = kept.map((p) => p[0]);
+  const lats = kept.map((p) => p[1]);
+  assert.deepEqual([Math.max(...lons), Math.max(...lats)], [10.36, 60.18], "the far corners stay");
+});
+
+Deno.test("fitGeometry gives a shape of more lines than the budget its box at once, without thinning it", async () => {
+  const parts: [number, number][][][] = [];
+  for (let i = 0; i < WORK_VERTICES + 500; i++) {
+    const x = 10 + (i % 100) * 0.001;
+    const y = 60 + Math.floor(i / 100) * 0.001;
+    parts.push([[[x, y], [x + 1e-4, y], [x + 1e-4, y + 1e-4], [x, y]]]);
+  }
+  const many = { type: "MultiPolygon" as const, coordinates: parts };
+  const fits = (g: unknown) => JSON.stringify(g).length < 20_000;
+  let turns = 0;
+  const fitted = (await fitGeometryPaced(many, fits, () => {
+    turns++;
+    return Promise.resolve();
+  }))!;
+  assert.equal(fitted.method, "bbox");
+  assert.equal(turns, 0, "nothing to thin, so no stage to pause between");
+  assert.ok(fitted.visits <= countVertices(many), `${fitted.visits} vertex visits: no pass beyond the count`);
+});
