@@ -322,8 +322,11 @@ function reading(drop: (code: number) => boolean, map: (code: number) => number)
 }
 
 function isGap(c: number): boolean {
-  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0xad || (c >= 0x200b && c <= 0x200d) ||
-    c === 0x2060 || c === 0xfeff || c === 0x180e;
+  // Every code point JavaScript counts as white space (\s: thin and other fixed-width spaces, line
+  // and paragraph separators, ideographic space ...), and the invisible ones.
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0xad || c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200d) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f ||
+    c === 0x2060 || c === 0x3000 || c === 0xfeff || c === 0x180e;
 }
 
 /** Secrets and hex: case folded, separators between characters dropped. */

@@ -105,3 +105,18 @@ Deno.test("Logger masks the key in its lines in the forms the masker covers", ()
   assert.equal(lines.length, secretForms(KEY).length);
   for (const line of lines) assert.deepEqual(leakedForms(line, KEY), [], line);
 });
+
+Deno.test("SecretMasker takes every white space JavaScript knows as a gap inside a key", () => {
+  const key = "0123456789abcdef0fedcba987654321";
+  const masker = new SecretMasker([key]);
+  for (
+    const space of ["\u2009", "\u1680", "\u2000", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000"]
+  ) {
+    assert.ok(/\s/.test(space));
+    const split = key.match(/.{4}/g)!.join(space);
+    assert.ok(
+      !masker.mask(`title ${split} end`).includes(key.slice(0, 4) + space),
+      `U+${space.charCodeAt(0).toString(16)}`,
+    );
+  }
+});

@@ -321,3 +321,17 @@ Deno.test("riksantikvaren-features: a name found nowhere names other collections
   );
   assert.doesNotMatch(texts(r)[0]!, /opendata_search/, "no circle back to the search");
 });
+
+Deno.test("opendata_search cut to its limit never names the very call it answers", async () => {
+  await using s = await startInProcess({
+    args: ["--providers", "example,conformance"],
+    env: { OPENDATA_MCP_TOOLSETS: "", MCP_CHARACTER_LIMIT: "1000" },
+  });
+  const args = { query: "Oslo ".repeat(30).trim(), sources: ["example"], limit: 10 };
+  const r = await s.client.callTool({ name: "opendata_search", arguments: args });
+  const next = ((r.structuredContent as { next_calls?: Call[] } | undefined)?.next_calls ?? []);
+  assert.ok(
+    !next.some((c) => c.tool === "opendata_search" && JSON.stringify(c.arguments) === JSON.stringify(args)),
+    JSON.stringify(next),
+  );
+});

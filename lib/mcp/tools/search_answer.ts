@@ -198,7 +198,9 @@ function renderSearch(per: number, answer: SearchAnswer) {
   });
   const total = shown.reduce((n, s) => n + s.hits.length, 0);
   const next: RoutedCall[] = [];
-  if (cutSources.length) {
+  // Never the call just made: a search of that one source already was it (its own listing, `more`, goes on).
+  const alone = picked.ids.length === 1 && picked.ids[0] === cutSources[0];
+  if (cutSources.length && !alone) {
     next.push(route({
       tool: SEARCH_TOOL,
       arguments: { query: args.query, sources: [cutSources[0]], limit: args.limit },
