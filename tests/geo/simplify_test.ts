@@ -217,7 +217,10 @@ Deno.test("fitGeometry keeps a dense ring's far corners when it samples it (no 2
   const ring: [number, number][] = [];
   for (let i = 0; i < 50_000; i++) ring.push([10 + (i % 2) * 1e-5, 60 + i * 1e-8]);
   ring.push([10.36, 60], [10.36, 60.18], [10, 60.18], ring[0]!);
-  const fitted = fitGeometry({ type: "Polygon", coordinates: [ring] }, (g) => JSON.stringify(g).length < 25_000)!;
+  const fitted = fitGeometry(
+    { type: "Polygon", coordinates: [ring] },
+    (g) => JSON.stringify(g).length < 25_000,
+  )!;
   const kept = (fitted.geometry as { coordinates: [number, number][][] }).coordinates[0]!;
   const lons = kept.map((p) => p[0]);
   const lats = kept.map((p) => p[1]);

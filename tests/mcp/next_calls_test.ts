@@ -329,7 +329,7 @@ Deno.test("opendata_search cut to its limit never names the very call it answers
   });
   const args = { query: "Oslo ".repeat(30).trim(), sources: ["example"], limit: 10 };
   const r = await s.client.callTool({ name: "opendata_search", arguments: args });
-  const next = ((r.structuredContent as { next_calls?: Call[] } | undefined)?.next_calls ?? []);
+  const next = (r.structuredContent as { next_calls?: Call[] } | undefined)?.next_calls ?? [];
   assert.ok(
     !next.some((c) => c.tool === "opendata_search" && JSON.stringify(c.arguments) === JSON.stringify(args)),
     JSON.stringify(next),
