@@ -9,6 +9,12 @@ import type { ErrorType } from "../../errors.ts";
 import { JobManager } from "../../output/jobs.ts";
 import type { JobManagerOptions, JobView } from "../../output/jobs.ts";
 import { TaskEngine } from "./engine.ts";
+import { ProtocolError, ProtocolErrorCode } from "../sdk.ts";
+
+/** What a task's job record says while it waits for input (every replica's tasks/get shows it). */
+const WAITING = "Waiting for input";
+/** Job statuses after which nothing waits any more. */
+const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled", "incomplete"]);
 import type {
   CreateTaskOptions,
   DetailedTask,
@@ -77,7 +83,7 @@ export class JobTaskStore implements TaskStore {
           signal: handle.signal,
           askInput: async (requests) => {
             // Said in the job's record too: every replica's tasks/get shows what the task waits for.
-            handle.progress(0, null, `Waiting for input: ${Object.keys(requests).join(", ")}`);
+            handle.progress(0, null, `${WAITING}: ${Object.keys(requests).join(", ")}`);
             const answers = await this.#ask(handle.id, requests, handle.signal);
             handle.progress(0, null, "Working with the answers");
             return answers;
@@ -117,9 +123,21 @@ export class JobTaskStore implements TaskStore {
   }
 
   async updateTask(taskId: string, responses: Record<string, unknown>, owner?: string): Promise<boolean> {
-    if (!await this.#view(taskId, owner)) return false;
+    const view = await this.#view(taskId, owner);
+    if (!view) return false;
     const waiting = this.#waiting.get(taskId);
-    if (!waiting) return true;
+    if (!waiting) {
+      // Waiting for input on another replica: the answers cannot reach it from here, and an ack
+      // would lose them (the task would fail when its wait runs out). Say where to send them.
+      if (!TERMINAL.has(view.status) && view.message.startsWith(WAITING)) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Task "${taskId}" waits for input on another replica of this server: send tasks/update with the ` +
+            "Mcp-Name header set to the task id, so the load balancer routes it to that replica, or retry",
+        );
+      }
+      return true;
+    }
     for (const [key, value] of Object.entries(responses)) {
       if (!(key in waiting.pending)) continue;
       delete waiting.pending[key];
