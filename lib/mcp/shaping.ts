@@ -138,6 +138,29 @@ export function markdownTable(headers: readonly string[], rows: readonly (readon
   ].join("\n");
 }
 
+/** `i`, moved back one place if it would split a surrogate pair (and kept within `text`). */
+export function safeIndex(text: string, i: number): number {
+  if (i <= 0 || i >= text.length) return Math.max(0, Math.min(i, text.length));
+  const code = text.charCodeAt(i);
+  return code >= 0xdc00 && code <= 0xdfff ? i - 1 : i;
+}
+
+/**
+ * The end of the part of `text` that starts at `start`, goes at most to `end` and holds at most
+ * `max` characters: the last paragraph, line, sentence or word boundary past the part's middle,
+ * else a hard cut that splits no surrogate pair. Long texts are read a part at a time with it.
+ */
+export function partEnd(text: string, start: number, end: number, max: number): number {
+  if (end - start <= max) return end;
+  const limit = start + Math.max(1, max);
+  const floor = start + Math.floor(max / 2);
+  for (const sep of ["\n\n", "\n", ". ", " "]) {
+    const at = text.lastIndexOf(sep, limit - sep.length);
+    if (at >= floor) return at + sep.length;
+  }
+  return safeIndex(text, limit);
+}
+
 /** Shortens `text` to about `max` characters at a word boundary, with an ellipsis. */
 export function shorten(text: string, max: number): string {
   // Only the start can be shown: far longer text is cut before its spaces are collapsed, so a

@@ -1,24 +1,7 @@
 // snl-article's parts (tools/article.ts): an article's text is read a part at a time, each part
 // cut at a paragraph, line, sentence or word boundary and fitted with its lists to the limit.
 
-/** `i`, moved back one where it would split a surrogate pair. */
-export function safeIndex(text: string, i: number): number {
-  if (i <= 0 || i >= text.length) return Math.max(0, Math.min(i, text.length));
-  const code = text.charCodeAt(i);
-  return code >= 0xdc00 && code <= 0xdfff ? i - 1 : i;
-}
-
-/** Where a part from `start` of at most `max` characters ends: the last boundary past its middle. */
-function cutPoint(text: string, start: number, max: number): number {
-  if (text.length - start <= max) return text.length;
-  const limit = start + max;
-  const floor = start + Math.floor(max / 2);
-  for (const sep of ["\n\n", "\n", ". ", " "]) {
-    const at = text.lastIndexOf(sep, limit - sep.length);
-    if (at >= floor) return at + sep.length;
-  }
-  return safeIndex(text, limit);
-}
+import { partEnd } from "../../mcp/shaping.ts";
 
 /** How many authors, images and links a part shows. */
 export interface Lists {
@@ -68,7 +51,7 @@ export function fitPart<S>(
 ): { text: string; structured: S } {
   let max = Math.min(maxChars ?? limit, limit);
   for (let i = 0; i < 16; i++) {
-    const end = cutPoint(text, start, Math.max(1, max));
+    const end = partEnd(text, start, text.length, Math.max(1, max));
     const r = render(end);
     const over = size(r) - limit;
     if (over <= 0) return r;

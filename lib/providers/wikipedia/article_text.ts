@@ -85,24 +85,8 @@ export function articleText(extract: string): ArticleText {
   return { text, sections };
 }
 
-/** The end of the part of `text` that starts at `start`, goes at most to `end`, and holds at most `max` characters. */
-export function cutPoint(text: string, start: number, end: number, max: number): number {
-  if (end - start <= max) return end;
-  const limit = start + max;
-  const floor = start + Math.floor(max / 2);
-  for (const sep of ["\n\n", "\n", ". ", " "]) {
-    const at = text.lastIndexOf(sep, limit - sep.length);
-    if (at >= floor) return at + sep.length;
-  }
-  return safeIndex(text, limit);
-}
-
-/** `i`, moved back one place if it would split a surrogate pair. */
-export function safeIndex(text: string, i: number): number {
-  if (i <= 0 || i >= text.length) return Math.max(0, Math.min(i, text.length));
-  const code = text.charCodeAt(i);
-  return code >= 0xdc00 && code <= 0xdfff ? i - 1 : i;
-}
+// The part boundaries every long text shares live in the core (lib/mcp/shaping.ts).
+export { partEnd as cutPoint, safeIndex } from "../../mcp/shaping.ts";
 
 /** The section that contains character `offset`. */
 export function sectionAt(sections: readonly Section[], offset: number): Section {

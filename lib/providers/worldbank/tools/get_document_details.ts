@@ -1,7 +1,7 @@
 // worldbank_get_document_details: one document's full record, its abstract read a part at a time.
 import { cite } from "../../../output/provenance.ts";
 import { ToolError } from "../../../errors.ts";
-import { formatText } from "../../../mcp/shaping.ts";
+import { formatText, partEnd, safeIndex } from "../../../mcp/shaping.ts";
 import type { ToolDefinition } from "../../../mcp/provider.ts";
 import { buildQuery, DETAIL_FIELDS } from "../client.ts";
 import { details, detailsMarkdown, sourceOf } from "../format.ts";
@@ -122,7 +122,7 @@ export function documentDetailsTool(
       }
       let max = abstract.length - start;
       for (let i = 0; i < 16; i++) {
-        const end = cutPoint(abstract, start, max);
+        const end = partEnd(abstract, start, abstract.length, max);
         const out = render(end, lists);
         const over = size(out) - limit;
         if (over <= 0) return out;
@@ -132,22 +132,4 @@ export function documentDetailsTool(
       return render(start, lists);
     },
   };
-}
-
-function safeIndex(text: string, i: number): number {
-  if (i <= 0 || i >= text.length) return Math.max(0, Math.min(i, text.length));
-  const code = text.charCodeAt(i);
-  return code >= 0xdc00 && code <= 0xdfff ? i - 1 : i;
-}
-
-/** Where a part of at most `max` characters from `start` ends: a paragraph, sentence or word boundary. */
-function cutPoint(text: string, start: number, max: number): number {
-  if (text.length - start <= max) return text.length;
-  const limit = start + Math.max(1, max);
-  const floor = start + Math.floor(max / 2);
-  for (const sep of ["\n\n", "\n", ". ", " "]) {
-    const at = text.lastIndexOf(sep, limit - sep.length);
-    if (at >= floor) return at + sep.length;
-  }
-  return safeIndex(text, limit);
 }
