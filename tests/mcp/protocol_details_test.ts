@@ -151,6 +151,23 @@ Deno.test("stdio: the first request fixes the era, and a second initialize is re
   assert.ok((byId(modern.out, 4)?.["result"] as { tools?: unknown[] })?.tools?.length);
 });
 
+Deno.test("stdio: an unanswered server/discover probe does not refuse the initialize that follows it", async () => {
+  // @ai-sdk/mcp probes with server/discover, gives up after 1 s and sends initialize on the same
+  // pipe; a server slower than that to start reads both at once.
+  const { out } = await stdioRun([
+    { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } },
+    INIT(2, "2025-11-25"),
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "example-ping", arguments: {} } },
+  ]);
+  const init = byId(out, 2);
+  assert.equal(init?.["error"], undefined, JSON.stringify(init));
+  assert.equal((init?.["result"] as { protocolVersion?: string }).protocolVersion, "2025-11-25");
+  assert.deepEqual((byId(out, 3)?.["result"] as { structuredContent?: unknown }).structuredContent, {
+    pong: true,
+  });
+});
+
 Deno.test("stdio answers a call still in flight when the client closes stdin, then exits 0", async () => {
   await using fake = FakeUpstream.start([{
     path: "/fred/series",
