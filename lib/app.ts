@@ -22,7 +22,7 @@ import { createRequestStateCodec } from "./mcp/sdk.ts";
 import { DeferredExports } from "./output/deferred_exports.ts";
 import { citationStore, citedHosts, quotaLedger, storageUpkeep } from "./app_stores.ts";
 import type { CitationStore } from "./output/citations.ts";
-import { taskJobs } from "./mcp/tasks/job_store.ts";
+import { lazyTaskJobs } from "./mcp/tasks/lazy_jobs.ts";
 import type { McpServer } from "./mcp/sdk.ts";
 import type { SharedState } from "./redis/mod.ts";
 import type { NewServerOptions, ServedApp } from "./mcp/served_app.ts";
@@ -138,7 +138,12 @@ export async function createApp(
   });
   const tools = collectTools(surfaceOf(defaultToolsets));
   // Tool calls run as tasks (docs/MCP.md, "Tasks"), on the job machinery every replica shares.
-  const tasks = taskJobs({ clock: http.clock, logger, quota, ...(shared ? { shared: shared.jobs } : {}) });
+  const tasks = lazyTaskJobs({
+    clock: http.clock,
+    logger,
+    quota,
+    ...(shared ? { shared: shared.jobs } : {}),
+  });
   const serverOptions = newServerOptions(config, {
     logger,
     http,
