@@ -142,7 +142,7 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
         if (app.config.server.transport === "http") {
           io.serving?.();
           const { serveHttp } = await import("./mcp/http/mod.ts");
-          await serveHttp(app, { logger, shutdown: io.shutdown, isNetAllowed: io.isNetAllowed, dataDir });
+          await serveHttp(app, { logger, shutdown: io.shutdown, isNetAllowed: io.isNetAllowed });
         } else {
           await serveStdio(app, {
             logger,

@@ -57,7 +57,6 @@ export interface HttpSources {
     refusedPerClient: number;
     evicted: number;
     timedOut: number;
-    malformed: number;
   };
 }
 
@@ -224,7 +223,7 @@ export class ServerMetrics {
     r.collected(
       "opendata_http_connection_events_total",
       "Connection guard events: accepted, refused (every slot busy), refused_per_client (the client's own share " +
-        "busy), evicted (idle ones closed to make room), timed_out, malformed",
+        "busy), evicted (idle ones closed to make room), timed_out",
       "counter",
       () => this.#connectionEvents(),
     );
@@ -278,7 +277,6 @@ export class ServerMetrics {
       { labels: { event: "refused_per_client" }, value: g.refusedPerClient },
       { labels: { event: "evicted" }, value: g.evicted },
       { labels: { event: "timed_out" }, value: g.timedOut },
-      { labels: { event: "malformed" }, value: g.malformed },
     ];
   }
 

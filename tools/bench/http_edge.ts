@@ -29,11 +29,27 @@ export interface LoadResult {
   p50: number;
   p95: number;
   failed: number;
+  /** The server's CPU time (user + system) per call, in milliseconds. */
+  cpuPerCall: number;
+}
+
+/** A process's CPU time so far (user + system), in milliseconds; NaN where /proc is not there. */
+function cpuMs(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
 }
 
 interface Target {
   origin: string;
   tool: string;
+  /** The server's process id, for its CPU time. */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -53,7 +69,12 @@ async function startOurs(): Promise<Target> {
       RATE_LIMIT_ENABLED: "false",
     },
   });
-  return { origin: server.origin, tool: "example-echo", close: () => server[Symbol.asyncDispose]() };
+  return {
+    origin: server.origin,
+    tool: "example-echo",
+    pid: server.child.pid,
+    close: () => server[Symbol.asyncDispose](),
+  };
 }
 
 async function startSdk(): Promise<Target> {
@@ -79,6 +100,7 @@ async function startSdk(): Promise<Target> {
   return {
     origin: `http://127.0.0.1:${port}`,
     tool: "echo",
+    pid: child.pid,
     close: async () => {
       child.kill("SIGTERM");
       await child.status;
@@ -118,6 +140,7 @@ export async function load(target: Target, era: Era): Promise<LoadResult> {
   const clients = await Promise.all(Array.from({ length: CLIENTS }, () => connect(target, era)));
   const times: number[] = [];
   let failed = 0;
+  const cpu0 = cpuMs(target.pid);
   const t0 = performance.now();
   await Promise.all(clients.map(async (c) => {
     for (let i = 0; i < CALLS; i++) {
@@ -132,12 +155,14 @@ export async function load(target: Target, era: Era): Promise<LoadResult> {
     }
   }));
   const elapsed = performance.now() - t0;
+  const cpu = cpuMs(target.pid) - cpu0;
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
   return {
     callsPerSecond: times.length / (elapsed / 1000),
     p50: pct(times, 0.5),
     p95: pct(times, 0.95),
     failed,
+    cpuPerCall: cpu / times.length,
   };
 }
 
@@ -154,6 +179,7 @@ function medianOf(results: LoadResult[]): LoadResult {
     p50: pct(results.map((r) => r.p50), 0.5),
     p95: pct(results.map((r) => r.p95), 0.5),
     failed: results.reduce((n, r) => n + r.failed, 0),
+    cpuPerCall: pct(results.map((r) => r.cpuPerCall), 0.5),
   };
 }
 
@@ -175,7 +201,9 @@ export async function compareEdge(log: (line: string) => void = console.error): 
         log(
           `${era} round ${r + 1}: ours ${o.at(-1)!.callsPerSecond.toFixed(0)} calls/s p50 ${
             o.at(-1)!.p50.toFixed(1)
-          } ms; SDK ${s.at(-1)!.callsPerSecond.toFixed(0)} calls/s p50 ${s.at(-1)!.p50.toFixed(1)} ms`,
+          } ms cpu ${o.at(-1)!.cpuPerCall.toFixed(3)} ms/call; SDK ${
+            s.at(-1)!.callsPerSecond.toFixed(0)
+          } calls/s p50 ${s.at(-1)!.p50.toFixed(1)} ms cpu ${s.at(-1)!.cpuPerCall.toFixed(3)} ms/call`,
         );
       }
       out.push({ era, ours: medianOf(o), sdk: medianOf(s) });
@@ -193,10 +221,12 @@ export function edgeSection(results: EdgeComparison[]): string {
     `${CLIENTS} clients at once, each making ${CALLS} tool calls one after another, against this server`,
     "(`--providers example`, `example-echo`) and the smallest SDK v2 server (tools/bench/minimal_http_server.ts),",
     `in ${ROUNDS} interleaved rounds after one warm-up each; medians over rounds. Client and servers share the`,
-    "machine. Ratios: ours over the SDK's (throughput: higher is better; p50: lower is better).",
+    "machine. Ratios: ours over the SDK's (throughput: higher is better; p50: lower is better). Server CPU is",
+    "each server process's user + system time over the load, per call (from /proc): it does not depend on",
+    "what else the machine runs.",
     "",
-    "| load | ours calls/s | SDK calls/s | throughput ratio | ours p50 | SDK p50 | p50 ratio | ours p95 | SDK p95 | failed |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| load | ours calls/s | SDK calls/s | throughput ratio | ours p50 | SDK p50 | p50 ratio | ours p95 | SDK p95 | server CPU per call, ours / SDK | failed |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of results) {
     const label = r.era === "2025-11-25"
@@ -207,7 +237,9 @@ export function edgeSection(results: EdgeComparison[]): string {
         (r.ours.callsPerSecond / r.sdk.callsPerSecond).toFixed(2)
       }× | ${r.ours.p50.toFixed(1)} ms | ${r.sdk.p50.toFixed(1)} ms | ${
         (r.ours.p50 / r.sdk.p50).toFixed(2)
-      }× | ${r.ours.p95.toFixed(1)} ms | ${r.sdk.p95.toFixed(1)} ms | ${r.ours.failed + r.sdk.failed} |`,
+      }× | ${r.ours.p95.toFixed(1)} ms | ${r.sdk.p95.toFixed(1)} ms | ${r.ours.cpuPerCall.toFixed(2)} / ${
+        r.sdk.cpuPerCall.toFixed(2)
+      } ms (${(r.ours.cpuPerCall / r.sdk.cpuPerCall).toFixed(2)}×) | ${r.ours.failed + r.sdk.failed} |`,
     );
   }
   return lines.join("\n");

@@ -1,29 +1,23 @@
 // The connection guard: accepts TCP connections in front of the HTTP server, because
 // `Deno.serve` has no connection cap, no deadline for a request head and no idle timeout, and
-// its accept loop ends the server on EMFILE (denoland/deno#10148, #3515). The guard caps open
-// connections, times request heads, bodies and idle keep-alive connections, survives running
-// out of file descriptors, and hands each connection's bytes to the real server, stamping every
-// request head with the client's address.
+// its accept loop ends the server on EOF of descriptors (denoland/deno#10148, #3515). The guard
+// caps open connections, times request heads and idle keep-alive connections, keeps a reserve
+// for health probes and survives running out of file descriptors, without reading HTTP: it
+// copies each connection's bytes to the real server (`Deno.serve`, the one HTTP parser) over a
+// loopback connection of its own, and learns where each connection stands from that server's
+// handler: {@linkcode ConnectionGuard.dispatch} when a request head has been parsed, and the
+// `done` it returns when the answer has been sent. The handler finds the connection, and with
+// it the client's address, by the loopback address the guard connected from.
 //
 // Longer than the 500 lines the house keeps to, on purpose: ConnectionGuard is one state machine
-// per connection (head, body, busy, idle, finishing) over the guard's shared counts, reserves and
-// timers, which every transition reads. Its socket I/O is in _conn_io.ts, HTTP/1.1 framing in
-// _http1.ts.
+// per connection (head, busy, idle, finishing) over the guard's shared counts, reserves and
+// timers, which every transition reads. Its socket I/O is in _conn_io.ts.
 import type { Logger } from "../../log.ts";
-import { RequestFramer, ResponseFramer } from "./_http1.ts";
-import type { FramingError, RequestHead } from "./_http1.ts";
-import {
-  answerAndClose,
-  closeQuietly,
-  drain,
-  errorResponse,
-  errorText,
-  isFdExhaustion,
-  join,
-  writeAll,
-} from "./_conn_io.ts";
+import { answerAndClose, closeQuietly, drain, errorResponse, errorText, isFdExhaustion, writeAll } from "./_conn_io.ts";
+import type { Refusal } from "./_conn_io.ts";
 
 export { isFdExhaustion } from "./_conn_io.ts";
+export type { Refusal } from "./_conn_io.ts";
 
 /** Connections held back from the cap after the process ran out of file descriptors. */
 const FD_RESERVE = 8;
@@ -37,14 +31,14 @@ const MIN_LOWERED_CAP = 16;
 const MIN_VICTIM_AGE_MS = 250;
 /** How long a cap lowered by file-descriptor exhaustion holds. */
 const LOWERED_CAP_MS = 60_000;
-/** Past the body timeout, so the handler's own 408 answer goes out first. */
-const BODY_GRACE_MS = 1_000;
 /**
  * How long a connection whose last answer went out keeps being read (and what arrives dropped)
  * before it is closed: closing a socket with unread input resets it, and a reset can destroy
  * the answer before the client reads it.
  */
 const LINGER_MS = 2_000;
+/** Past the body timeout, so the server's own 408 answer goes out first. */
+const BODY_GRACE_MS = 1_000;
 /**
  * Connections over a cap kept in reserve until their first request head shows whether it is a
  * health probe (`GET`/`HEAD /health`, passed on) or not (refused), so a full server still
@@ -75,25 +69,33 @@ const MAX_SQUATTERS = 10_000;
 const MAX_BACKOFF_MS = 1_000;
 /** Least time between two warnings of the same kind. */
 const WARN_EVERY_MS = 10_000;
-const BUFFER_BYTES = 16 * 1024;
+/**
+ * Most bytes of a connection's first request head held before it is whole (the server behind
+ * the guard limits later heads, and answers 431 past `MAX_HEADER_BYTES`).
+ */
+const MAX_FIRST_HEAD_BYTES = 64 * 1024;
+/** Bytes one read copies; a tool call's request and answer usually fit in one. */
+const BUFFER_BYTES = 64 * 1024;
 
 /** Options for {@linkcode ConnectionGuard}. */
 export interface ConnectionGuardOptions {
   /** Most connections open at once; the excess is refused (or an idle one closed). */
   maxConnections: number;
-  /** Time a client has for each request head (from accept, then from the head's first byte). */
+  /**
+   * Time a client has for each request head: from accept, then from the first byte it sends
+   * after an answer; a head has arrived when the server behind the guard dispatches it.
+   */
   headerTimeoutMs: number;
-  /** Time a client has for a request body; the connection closes shortly after. */
-  bodyTimeoutMs: number;
   /** Time a connection may sit between requests, or with no byte moving either way. */
   idleTimeoutMs: number;
+  /**
+   * Time the server gives a request body: a request whose body stalls is answered 408 by the
+   * server, so a busy connection is never closed for silence before that answer has gone out.
+   */
+  bodyTimeoutMs: number;
   logger: Logger;
-  /** Opens a connection to the HTTP server behind the guard. */
-  connect(): Promise<Deno.Conn>;
-  /** Name (lower case) of the header each request head is stamped with. */
-  stampName: string;
-  /** The stamp's value for a client address. */
-  stampValue(peer: string): string;
+  /** Opens a loopback TCP connection to the HTTP server behind the guard. */
+  connect(): Promise<Deno.TcpConn>;
   /**
    * Most connections one client holds at once (0 or absent: no per-client cap), counted by
    * `clientOf(peer)`: a flood from one address cannot take every slot.
@@ -108,8 +110,6 @@ export interface ConnectionGuardOptions {
   reserveClientOf?: (peer: string) => string;
   /** The path answered from the health reserve (see {@linkcode HEALTH_RESERVE}); default `/health`. */
   healthPath?: string;
-  /** Most bytes of one request head. Default 64 KiB. */
-  maxHeadBytes?: number;
   /** Milliseconds now; default `Date.now`. */
   now?: () => number;
 }
@@ -127,16 +127,14 @@ export interface GuardStats {
   reserveServed: number;
   /** Idle or stalled connections closed to make room for a new one. */
   evicted: number;
-  /** Connections closed for a late head or body, or for idling too long. */
+  /** Connections closed for a late head, or for idling too long. */
   timedOut: number;
-  /** Requests refused for their framing (400, 405, 431, 501, 505). */
-  malformed: number;
   /** Times accepting or connecting failed for lack of file descriptors. */
   fdExhausted: number;
 }
 
 /** Where a connection stands, for deadlines and eviction. */
-type State = "head" | "body" | "busy" | "idle" | "finishing";
+type State = "head" | "busy" | "idle" | "finishing";
 
 interface Guarded {
   client: Deno.Conn;
@@ -146,29 +144,47 @@ interface Guarded {
   /** The client key the health reserve counts it under. */
   group: string;
   /**
-   * Admitted over a cap, into the health reserve: only a health probe is passed on, anything
-   * else gets this refusal.
+   * Admitted over a cap, into the health reserve: only a health probe is served, anything else
+   * gets this refusal.
    */
-  reserve?: FramingError;
+  reserve?: Refusal;
   /** Whether that refusal is for the client's own share (else the server's cap). */
   reservePerClient?: boolean;
-  requests: RequestFramer;
-  responses: ResponseFramer;
-  inner: Deno.Conn | null;
+  /** The connection to the server behind the guard, opened with the first byte. */
+  inner: Deno.TcpConn | null;
+  /** Its local address, by which the server's handler finds this connection. */
+  innerKey?: string;
+  /** A first head's bytes, held until it is whole (see #fromClient). */
+  held?: Uint8Array | undefined;
+  /** When the head being waited for began: accept, or the first byte after an answer. */
   headStartedAt: number;
-  bodyStartedAt: number;
+  /** Bytes arrived that no request dispatched yet accounts for: a head in progress. */
+  partial: boolean;
   /** When a byte last moved either way. */
   lastProgress: number;
-  /** Requests passed on so far. */
+  /** Requests dispatched whose answers are not sent yet. */
+  inflight: number;
+  /** Requests dispatched so far. */
   served: number;
-  clientDone: boolean;
   /** Whether a loop is reading from the client. */
   reading: boolean;
   /** When the last answer went out; from then on the client's input is only drained. */
   finishingSince?: number;
+  /** An answer to send once the server's side has ended (every earlier answer passed on). */
+  pendingError?: Refusal;
+  /** The reserve's probe was dispatched: the connection ends with its answer. */
+  endAfterAnswer: boolean;
   closed: boolean;
-  /** A refusal to send once the responses to the earlier requests are out. */
-  pendingError?: FramingError;
+}
+
+/** What {@linkcode ConnectionGuard.dispatch} tells the handler about a request's connection. */
+export interface Dispatched {
+  /** The client's address. */
+  peer: string;
+  /** Set when the request must not be served: answer it with this and close. */
+  refusal?: Refusal;
+  /** Call once the answer has been sent, or could not be. */
+  done(): void;
 }
 
 /**
@@ -180,6 +196,8 @@ export class ConnectionGuard {
   #options: ConnectionGuardOptions;
   #now: () => number;
   #conns = new Set<Guarded>();
+  /** Connections by the local address of their connection to the server behind the guard. */
+  #byInner = new Map<string, Guarded>();
   #stats: GuardStats = {
     open: 0,
     accepted: 0,
@@ -188,7 +206,6 @@ export class ConnectionGuard {
     reserveServed: 0,
     evicted: 0,
     timedOut: 0,
-    malformed: 0,
     fdExhausted: 0,
   };
   #ceiling = Infinity;
@@ -212,7 +229,7 @@ export class ConnectionGuard {
     this.#listener = listener;
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    const shortest = Math.min(options.headerTimeoutMs, options.bodyTimeoutMs, options.idleTimeoutMs);
+    const shortest = Math.min(options.headerTimeoutMs, options.idleTimeoutMs);
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(1_000, Math.max(25, shortest / 4)));
   }
 
@@ -289,7 +306,7 @@ export class ConnectionGuard {
     this.#stats.accepted++;
     const peer = (conn.remoteAddr as Deno.NetAddr).hostname ?? "unknown";
     const key = this.#options.clientOf?.(peer) ?? peer;
-    let refusal: FramingError | undefined;
+    let refusal: Refusal | undefined;
     let ownShare = false;
     const perClient = this.#options.maxConnectionsPerClient ?? 0;
     while (perClient > 0 && (this.#byClient.get(key) ?? 0) >= perClient) {
@@ -334,19 +351,14 @@ export class ConnectionGuard {
       key,
       group,
       ...(refusal ? { reserve: refusal, reservePerClient: ownShare } : {}),
-      requests: new RequestFramer(
-        `${this.#options.stampName}: ${this.#options.stampValue(peer)}\r\n`,
-        this.#options.stampName,
-        this.#options.maxHeadBytes ?? 64 * 1024,
-      ),
-      responses: new ResponseFramer(),
       inner: null,
       headStartedAt: now,
-      bodyStartedAt: now,
+      partial: false,
       lastProgress: now,
+      inflight: 0,
       served: 0,
-      clientDone: false,
       reading: true,
+      endAfterAnswer: false,
       closed: false,
     };
     try {
@@ -452,15 +464,38 @@ export class ConnectionGuard {
   }
 
   /**
-   * Whether a reserve connection's request is one health probe (GET or HEAD of the health path,
-   * alone): then it is passed on, and its connection ends after the answer.
+   * Called by the server behind the guard when it has parsed a request head, with the address
+   * its connection came from: the connection that request arrived on, and what to do with it.
+   * Undefined when no connection of the guard's came from there (something else reached the
+   * private port).
    */
-  #isProbe(c: Guarded, heads: readonly RequestHead[]): boolean {
-    if (c.served > 0 || heads.length !== 1) return false;
-    const head = heads[0]!;
-    const path = head.target.split("?")[0];
-    return (head.method === "GET" || head.method === "HEAD") &&
-      path === (this.#options.healthPath ?? "/health");
+  dispatch(from: { hostname: string; port: number }, method: string, path: string): Dispatched | undefined {
+    const c = this.#byInner.get(`${from.hostname}:${from.port}`);
+    if (!c || c.closed) return undefined;
+    c.partial = false;
+    c.served++;
+    c.inflight++;
+    c.lastProgress = this.#now();
+    let ended = false;
+    const done = (): void => {
+      if (ended) return;
+      ended = true;
+      c.inflight--;
+      c.lastProgress = this.#now();
+      if (c.inflight === 0 && c.endAfterAnswer) this.#endInner(c);
+    };
+    if (c.reserve) {
+      // One health probe per reserve connection; the connection ends with its answer.
+      const probe = c.served === 1 && (method === "GET" || method === "HEAD") &&
+        path === (this.#options.healthPath ?? "/health");
+      c.endAfterAnswer = true;
+      if (!probe) {
+        this.#refused(c.reservePerClient === true);
+        return { peer: c.peer, refusal: c.reserve, done };
+      }
+      this.#stats.reserveServed++;
+    }
+    return { peer: c.peer, done };
   }
 
   /** The connection limit now: lower for a while after the process ran out of descriptors. */
@@ -518,47 +553,49 @@ export class ConnectionGuard {
       for (;;) {
         const n = await c.client.read(buf);
         if (n === null) {
-          c.clientDone = true;
-          // A half-closed client may still wait for its answers; anything else is over.
-          if (c.finishingSince !== undefined || c.requests.phase !== "idle" || c.responses.pending === 0) {
-            this.#close(c);
-          }
+          // A half-closed client may still wait for its answers: the server behind the guard is
+          // told the same way, answers what it has, and closes, which ends the connection.
+          if (c.inner && c.finishingSince === undefined) this.#endInner(c);
+          else this.#close(c);
           return;
         }
         if (c.finishingSince !== undefined || c.pendingError) continue;
         const now = this.#now();
         c.lastProgress = now;
-        const before = c.requests.phase;
-        const served = c.served;
-        const step = c.requests.push(buf.subarray(0, n));
-        if (c.reserve && (step.heads.length > 0 || step.error)) {
-          if (step.error || !this.#isProbe(c, step.heads)) {
-            this.#refused(c.reservePerClient === true);
-            void this.#refuse(c, c.reserve);
+        if (!c.partial && c.inflight === 0) {
+          // A head begins: its deadline runs from here (from accept, for the first).
+          c.partial = true;
+          if (c.served > 0) c.headStartedAt = now;
+        }
+        let bytes: Uint8Array = buf.subarray(0, n);
+        if (!c.inner) {
+          // Until its first head is whole, a connection costs one descriptor, not three.
+          const held = c.held ? concat(c.held, bytes) : bytes.slice();
+          if (!headEnded(held, c.held?.length ?? 0)) {
+            if (held.length > MAX_FIRST_HEAD_BYTES) {
+              await this.#refuse(c, {
+                status: 431,
+                message: `Request Header Fields Too Large: the request head exceeds ${MAX_FIRST_HEAD_BYTES} bytes`,
+              });
+              continue;
+            }
+            c.held = held;
             continue;
           }
-          this.#stats.reserveServed++;
+          c.held = undefined;
+          bytes = held;
         }
-        if (
-          c.requests.phase === "head" && (step.heads.length > 0 || (before === "idle" && served > 0))
-        ) {
-          c.headStartedAt = now;
+        const inner = c.inner ?? await this.#open(c);
+        if (!inner) return;
+        try {
+          await writeAll(inner, bytes);
+        } catch {
+          // The server closed its side (an answer with `Connection: close`): what it wrote is
+          // still passed on by #fromServer, which then ends the connection.
+          c.finishingSince ??= this.#now();
+          continue;
         }
-        if (step.heads.length > 0 && c.requests.phase === "body") c.bodyStartedAt = now;
-        for (const head of step.heads) c.responses.expect(head.method);
-        c.served += step.heads.length;
-        if (step.forward.length > 0) {
-          const inner = c.inner ?? await this.#open(c);
-          if (!inner) return;
-          await writeAll(inner, join(step.forward));
-          c.lastProgress = this.#now();
-        }
-        if (step.error) {
-          this.#stats.malformed++;
-          // The rest of what the client sends is drained, not parsed.
-          if (c.responses.pending === 0) void this.#refuse(c, step.error);
-          else c.pendingError = step.error;
-        }
+        c.lastProgress = this.#now();
       }
     } catch {
       this.#close(c);
@@ -574,42 +611,35 @@ export class ConnectionGuard {
         const n = await inner.read(buf);
         if (n === null) break;
         c.lastProgress = this.#now();
-        const chunk = buf.subarray(0, n);
-        const step = c.responses.push(chunk);
-        await writeAll(c.client, chunk);
+        await writeAll(c.client, buf.subarray(0, n));
         c.lastProgress = this.#now();
-        if ("status" in step) {
-          this.#options.logger.debug("closing a connection whose response framing was not understood", {
-            error: step.message,
-          });
-          break;
-        }
-        if (step.close) break;
-        if (step.ended > 0 && c.responses.pending === 0 && c.reserve) break;
-        if (step.ended > 0 && c.responses.pending === 0) {
-          if (c.pendingError) {
-            await this.#refuse(c, c.pendingError);
-            return;
-          }
-          if (c.clientDone) break;
-        }
       }
     } catch {
       // The client or the server went away: nothing more to pass on.
       this.#close(c);
       return;
     }
-    this.#finish(c);
+    // Every answer the server wrote has been passed on.
+    if (c.pendingError) await this.#refuse(c, c.pendingError);
+    else this.#finish(c);
   }
 
-  async #open(c: Guarded): Promise<Deno.Conn | null> {
+  async #open(c: Guarded): Promise<Deno.TcpConn | null> {
     try {
       const inner = await this.#options.connect();
       if (c.closed) {
         inner.close();
         return null;
       }
+      try {
+        inner.setNoDelay(true);
+      } catch {
+        // Already gone: the first write says so.
+      }
+      const local = inner.localAddr as Deno.NetAddr;
       c.inner = inner;
+      c.innerKey = `${local.hostname}:${local.port}`;
+      this.#byInner.set(c.innerKey, c);
       void this.#fromServer(c, inner);
       return inner;
     } catch (e) {
@@ -623,11 +653,36 @@ export class ConnectionGuard {
     }
   }
 
+  /**
+   * Tells the server behind the guard that no more requests come on this connection: it sends
+   * what it still has and closes, and #fromServer then ends the connection.
+   */
+  #endInner(c: Guarded): void {
+    c.finishingSince ??= this.#now();
+    if (!c.inner) {
+      this.#finish(c);
+      return;
+    }
+    c.inner.closeWrite().catch(() => this.#close(c));
+  }
+
+  /**
+   * Answers `error` with `Connection: close` once every answer the server behind the guard
+   * wrote has been passed on (so the two never mix), then finishes the connection.
+   */
+  #refuseAfterAnswers(c: Guarded, error: Refusal): void {
+    if (c.inner) {
+      c.pendingError = error;
+      this.#endInner(c);
+    } else {
+      void this.#refuse(c, error);
+    }
+  }
+
   /** Answers `error` with `Connection: close`, then finishes the connection. */
-  async #refuse(c: Guarded, error: FramingError): Promise<void> {
+  async #refuse(c: Guarded, error: Refusal): Promise<void> {
     if (c.closed) return;
     c.finishingSince ??= this.#now();
-    if (c.inner) closeQuietly(c.inner);
     try {
       await writeAll(c.client, errorResponse(error));
     } catch {
@@ -651,7 +706,8 @@ export class ConnectionGuard {
 
   #sweep(): void {
     const now = this.#now();
-    const { headerTimeoutMs, bodyTimeoutMs, idleTimeoutMs } = this.#options;
+    const { headerTimeoutMs, idleTimeoutMs } = this.#options;
+    const busyMs = Math.max(idleTimeoutMs, this.#options.bodyTimeoutMs + BODY_GRACE_MS);
     for (const [group, until] of this.#squatters) if (until <= now) this.#squatters.delete(group);
     const reserveHeadMs = Math.min(headerTimeoutMs, RESERVE_HEAD_MS);
     for (const c of [...this.#conns]) {
@@ -663,18 +719,15 @@ export class ConnectionGuard {
         this.#stats.timedOut++;
         if (c.reserve) this.#markSquatter(c.group);
         // A client that sent nothing gets nothing; one stuck in its head is told why.
-        if (c.requests.partial && c.responses.pending === 0) {
-          void this.#refuse(c, {
+        if (c.partial) {
+          this.#refuseAfterAnswers(c, {
             status: 408,
             message: `Request Timeout: the request head did not arrive within ${headMs / 1000} s`,
           });
         } else {
           this.#close(c);
         }
-      } else if (state === "body" && now - c.bodyStartedAt > bodyTimeoutMs + BODY_GRACE_MS) {
-        this.#stats.timedOut++;
-        this.#close(c);
-      } else if ((state === "idle" || state === "busy") && now - c.lastProgress > idleTimeoutMs) {
+      } else if (state !== "head" && now - c.lastProgress > (state === "busy" ? busyMs : idleTimeoutMs)) {
         // Idle between requests, or an answer no byte of which moved (a client that stopped
         // reading); streams send keep-alive comments more often than this.
         this.#stats.timedOut++;
@@ -697,6 +750,7 @@ export class ConnectionGuard {
     }
     closeQuietly(c.client);
     if (c.inner) closeQuietly(c.inner);
+    if (c.innerKey) this.#byInner.delete(c.innerKey);
     if (this.#conns.size === 0) {
       for (const resolve of this.#emptyWaiters) resolve();
       this.#emptyWaiters.clear();
@@ -713,14 +767,31 @@ export class ConnectionGuard {
 
 function stateOf(c: Guarded): State {
   if (c.finishingSince !== undefined) return "finishing";
-  const phase = c.requests.phase;
-  if (phase === "body") return "body";
-  if (phase === "head" || c.served === 0) return "head";
-  return c.responses.pending > 0 || c.responses.upgraded ? "busy" : "idle";
+  if (c.inflight > 0) return "busy";
+  return c.served === 0 || c.partial ? "head" : "idle";
 }
 
 function decrement(counts: Map<string, number>, key: string): void {
   const left = (counts.get(key) ?? 1) - 1;
   if (left > 0) counts.set(key, left);
   else counts.delete(key);
+}
+
+/**
+ * Whether `bytes` hold a blank line (the end of a request head), looking from just before
+ * `from`, where the bytes new since the last look begin. Only the end of the head is looked
+ * for: reading the request is the server's.
+ */
+function headEnded(bytes: Uint8Array, from: number): boolean {
+  for (let i = Math.max(1, from - 3); i < bytes.length; i++) {
+    if (bytes[i] === 10 && (bytes[i - 1] === 10 || (bytes[i - 1] === 13 && bytes[i - 2] === 10))) return true;
+  }
+  return false;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }

@@ -1,6 +1,11 @@
 // Socket I/O of the connection guard (_conn_guard.ts): writing whole, draining, answering a
-// malformed request head and closing without throwing.
-import type { FramingError } from "./_http1.ts";
+// connection the guard refuses and closing without throwing.
+
+/** An answer the guard gives in place of the server: a status and a message for the client. */
+export interface Refusal {
+  status: number;
+  message: string;
+}
 
 const encoder = new TextEncoder();
 
@@ -21,17 +26,32 @@ export function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export function errorResponse(error: FramingError): Uint8Array {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: error.message } });
+/** The JSON-RPC error body of a refusal. */
+export function refusalBody(error: Refusal): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: error.message } });
+}
+
+/** The headers of a refusal's answer, besides its length: the connection ends with it. */
+export function refusalHeaders(error: Refusal): Record<string, string> {
+  return {
+    "Content-Type": "application/json",
+    ...(error.status === 503 ? { "Retry-After": "1" } : {}),
+    "Connection": "close",
+  };
+}
+
+/** A refusal as the bytes of an HTTP/1.1 answer, for a connection the server never sees. */
+export function errorResponse(error: Refusal): Uint8Array {
+  const body = refusalBody(error);
+  const headers = Object.entries(refusalHeaders(error)).map(([k, v]) => `${k}: ${v}\r\n`).join("");
   return encoder.encode(
     `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? "Error"}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${encoder.encode(body).length}\r\n` +
-      (error.status === 503 ? "Retry-After: 1\r\n" : "") + `Connection: close\r\n\r\n${body}`,
+      `Content-Length: ${encoder.encode(body).length}\r\n${headers}\r\n${body}`,
   );
 }
 
 /** Answers a connection never admitted, then closes it after a short drain (see LINGER_MS). */
-export async function answerAndClose(conn: Deno.Conn, error: FramingError): Promise<void> {
+export async function answerAndClose(conn: Deno.Conn, error: Refusal): Promise<void> {
   try {
     await writeAll(conn, errorResponse(error));
     await conn.closeWrite();
@@ -66,17 +86,6 @@ export async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
 }
 
-export function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 export function closeQuietly(conn: Deno.Conn): void {
   try {
     conn.close();
@@ -86,11 +95,6 @@ export function closeQuietly(conn: Deno.Conn): void {
 }
 
 const REASONS: Record<number, string> = {
-  400: "Bad Request",
-  405: "Method Not Allowed",
   408: "Request Timeout",
-  431: "Request Header Fields Too Large",
-  501: "Not Implemented",
   503: "Service Unavailable",
-  505: "HTTP Version Not Supported",
 };

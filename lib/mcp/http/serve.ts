@@ -5,7 +5,8 @@ import type { Logger } from "../../log.ts";
 import { clientKey } from "./_client_key.ts";
 import { ConnectionGuard, isFdExhaustion } from "./_conn_guard.ts";
 import type { GuardStats } from "./_conn_guard.ts";
-import { createHttpHandler, GUARD_STAMP_HEADER } from "./handler.ts";
+import { refusalBody, refusalHeaders } from "./_conn_io.ts";
+import { createHttpHandler } from "./handler.ts";
 import type { ConnectionInfo, HttpHandler } from "./handler.ts";
 
 /** Options for {@linkcode serveHttp}. */
@@ -15,13 +16,6 @@ export interface ServeHttpOptions {
   shutdown: AbortSignal;
   /** Whether the process may listen on / connect to `host:port`. */
   isNetAllowed: (host: string) => boolean;
-  /**
-   * Folder for the connection guard's socket to the HTTP server behind it (the per-user data
-   * folder, writable under the start task's permissions). Without it, or where Unix sockets
-   * are not available, the guard uses a loopback port if `--allow-net` allows 127.0.0.1, and
-   * otherwise runs unguarded.
-   */
-  dataDir?: string;
   /** How long shutdown waits for calls in flight before closing streams. Default: `shutdown_grace`. */
   graceMs?: number;
   /**
@@ -37,14 +31,12 @@ export function listenAddress(host: string, port: number): string {
   return `${h}:${port}`;
 }
 
-const STAMP_HEADER = GUARD_STAMP_HEADER;
-
 /**
  * Serves MCP over HTTP on `server.http_host:server.http_port` until shutdown is signalled,
  * then stops gracefully. The listen address must be inside `--allow-net`. Connections are
- * accepted by a {@linkcode ConnectionGuard} (connection cap, head/body/idle deadlines,
- * survival of file-descriptor exhaustion) that passes them to `Deno.serve` on a private
- * Unix socket, or a loopback port that answers only requests the guard stamped.
+ * accepted by a {@linkcode ConnectionGuard} (connection caps, head and idle deadlines, the
+ * health reserve, survival of file-descriptor exhaustion) that copies their bytes to
+ * `Deno.serve` on a private loopback port, which answers only connections the guard opened.
  */
 export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Promise<void> {
   const settings = app.config.server;
@@ -85,15 +77,26 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     throw listenError(e, address);
   }
   const addr = listener.addr;
-  const secret = crypto.randomUUID();
   const publicHost = listenAddress(addr.hostname, addr.port);
+  // Set before the first connection reaches the server behind it (only the guard connects).
+  let guard: ConnectionGuard | undefined;
   const serveInner = (req: Request, served: Deno.ServeHandlerInfo): Response | Promise<Response> => {
-    if (!req.headers.get(STAMP_HEADER)?.startsWith(`${secret} `)) {
-      // Only the guard knows the secret: anything else reached the private socket directly.
+    const from = served.remoteAddr as Deno.NetAddr;
+    const at = req.url.indexOf("/", req.url.indexOf("//") + 2);
+    const q = req.url.indexOf("?", at);
+    const path = at === -1 ? "/" : req.url.slice(at, q === -1 ? undefined : q);
+    const dispatched = guard?.dispatch(from, req.method, path);
+    if (!dispatched) {
+      // Not a connection of the guard's: something else reached the private port.
       return Response.json({ error: `Forbidden: connect to http://${publicHost}` }, { status: 403 });
     }
-    const [forwarded, info] = fromGuard(req, secret, publicHost, served);
-    return handler(forwarded, info);
+    const info = withCompleted(served, { remoteAddr: { hostname: dispatched.peer }, guarded: true });
+    info.completed!.then(dispatched.done, dispatched.done);
+    if (dispatched.refusal) {
+      const { refusal } = dispatched;
+      return new Response(refusalBody(refusal), { status: refusal.status, headers: refusalHeaders(refusal) });
+    }
+    return handler(req, info);
   };
   const onError = (e: unknown): Response => {
     logger.error("unhandled error in the HTTP handler", {
@@ -101,7 +104,7 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     });
     return Response.json({ error: "Internal server error" }, { status: 500 });
   };
-  let inner = await startInner(serveInner, onError, options);
+  let inner = startInner(serveInner, onError, options);
   if (typeof inner === "string") {
     logger.warn("the connection guard is off: no connection cap, no head or idle deadlines", {
       reason: inner,
@@ -110,7 +113,7 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     return await serveDirect(app, handler, options);
   }
   let stopping = false;
-  const guard = new ConnectionGuard(listener, {
+  guard = new ConnectionGuard(listener, {
     maxConnections: settings.max_connections,
     // Behind a proxy every connection comes from the proxy: a per-address cap would be one
     // cap for everyone, so it is left to the proxy (docs/DEPLOYMENT.md).
@@ -119,14 +122,13 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     // One site usually holds a /56 or /48: its /64s share one share of the health reserve.
     reserveClientOf: (peer) => clientKey(peer, { ipv6Prefix: Math.min(56, settings.client_ipv6_prefix) }),
     headerTimeoutMs: settings.header_timeout * 1000,
-    bodyTimeoutMs: settings.body_timeout * 1000,
     idleTimeoutMs: settings.idle_timeout * 1000,
+    bodyTimeoutMs: settings.body_timeout * 1000,
     logger,
     connect: () => (inner as InnerServer).connect(),
-    stampName: STAMP_HEADER,
-    stampValue: (peer) => `${secret} ${peer}`,
   });
-  if (metrics) metrics.http.guard = () => guard.stats();
+  const guarding = guard;
+  if (metrics) metrics.http.guard = () => guarding.stats();
   // Deno.serve's accept loop ends the server when the process runs out of file descriptors;
   // connections it already holds carry on, so a new server takes the new ones.
   const supervise = (current: InnerServer): void => {
@@ -135,10 +137,10 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
       logger.error("the HTTP server behind the connection guard stopped accepting; starting another", {
         error: e instanceof Error ? e.message : String(e),
       });
-      if (isFdExhaustion(e)) guard.exhausted();
+      if (isFdExhaustion(e)) guarding.exhausted();
       for (let attempt = 0; !stopping; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
-        const next = await startInner(serveInner, onError, options, current);
+        const next = await startInner(serveInner, onError, options);
         if (typeof next === "string") continue;
         inner = next;
         supervise(next);
@@ -147,7 +149,7 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     });
   };
   supervise(inner);
-  const accepting = guard.serve();
+  const accepting = guarding.serve();
   logger.info("serving MCP over HTTP", {
     url: `http://${publicHost}/mcp`,
     host: addr.hostname,
@@ -158,155 +160,50 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     auth: settings.oauth_issuer ? "oauth" : settings.auth_token ? "token" : "none",
     writes: settings.writes,
     max_connections: settings.max_connections,
-    guard: inner.kind,
-    ...(inner.path ? { socket: inner.path } : {}),
-    ...(inner.port ? { inner_port: inner.port } : {}),
+    guard: "loopback port",
+    inner_port: inner.port,
   });
   await stopSignal(options.shutdown);
   logger.info("shutting down: no new connections; finishing calls in flight");
   stopping = true;
-  guard.stopAccepting();
+  guarding.stopAccepting();
   await accepting;
   const drainMs = options.drainMs ?? 2_000;
   const finished = inner.server.shutdown();
   await handler.close(options.graceMs ?? settings.shutdown_grace * 1000);
   // The server's answers then still pass through the guard to the client.
   const drainUntil = Date.now() + drainMs;
-  await drain(finished.then(() => guard.settled(drainUntil - Date.now())), options, logger);
-  guard.closeAll();
-  inner.remove();
-  logger.info("HTTP server stopped", { connections: summary(guard.stats()) });
+  await drain(finished.then(() => guarding.settled(drainUntil - Date.now())), options, logger);
+  guarding.closeAll();
+  logger.info("HTTP server stopped", { connections: summary(guarding.stats()) });
 }
 
-/** The HTTP server behind the guard, on a private socket. */
+/** The HTTP server behind the guard, on a private loopback port. */
 interface InnerServer {
-  kind: "unix socket" | "loopback port";
-  /** The Unix socket's path. */
-  path?: string;
-  /** The loopback port, when there is no socket. */
-  port?: number;
+  port: number;
   server: Deno.HttpServer;
-  connect(): Promise<Deno.Conn>;
-  /** Removes the socket file, if any. */
-  remove(): void;
+  connect(): Promise<Deno.TcpConn>;
 }
 
 /**
- * Where the HTTP server behind the guard may listen, in order of preference: a Unix socket in
- * the data folder, then one at a fixed path for compiled binaries (which cannot know the
- * user's home when their permissions are baked in). Deno lets a process use a Unix socket
- * only with an `--allow-net=unix:<path>` grant for that exact path.
+ * Starts `Deno.serve` on a loopback port for the guard, when `--allow-net` allows 127.0.0.1.
+ * It answers only connections the guard opened (see `ConnectionGuard.dispatch`): the guard
+ * knows each of its connections by the address it connected from, which is also how the
+ * handler learns the client's address without a header. Returns why it cannot otherwise.
  */
-export function innerSocketPaths(dataDir: string | undefined): string[] {
-  const paths = dataDir ? [`${dataDir.replace(/\/+$/, "")}/http.sock`] : [];
-  return [...paths, "/tmp/opendata-mcp-http.sock"];
-}
-
-/**
- * Starts `Deno.serve` where only this process reaches it: a Unix socket (mode 0600) from
- * {@linkcode innerSocketPaths} that `--allow-net` grants and no live server holds, else a
- * loopback port when `--allow-net` allows 127.0.0.1. Returns why none worked otherwise.
- * `again` restarts on a socket this process held before.
- */
-async function startInner(
+function startInner(
   fn: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>,
   onError: (e: unknown) => Response,
   options: ServeHttpOptions,
-  again?: InnerServer,
-): Promise<InnerServer | string> {
-  const reasons: string[] = [];
-  const paths = again ? (again.path ? [again.path] : []) : innerSocketPaths(options.dataDir);
-  for (const path of Deno.build.os === "windows" ? [] : paths) {
-    if (!options.isNetAllowed(`unix:${path}`)) {
-      reasons.push(`--allow-net does not grant "unix:${path}"`);
-      continue;
-    }
-    // The longest path a Unix socket address holds is 104 bytes on macOS, 108 on Linux.
-    if (new TextEncoder().encode(path).length > 100) {
-      reasons.push(`the socket path "${path}" is too long`);
-      continue;
-    }
-    try {
-      if (!again) {
-        if (await answers(path)) {
-          reasons.push(`another server is listening on "${path}"`);
-          continue;
-        }
-        Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")) || "/", { recursive: true });
-      }
-      removeQuietly(path);
-      const server = Deno.serve({ transport: "unix", path, onListen: () => {}, onError }, fn);
-      Deno.chmodSync(path, 0o600);
-      return {
-        kind: "unix socket",
-        path,
-        server,
-        connect: () => Deno.connect({ transport: "unix", path }),
-        remove: () => removeQuietly(path),
-      };
-    } catch (e) {
-      reasons.push(`cannot listen on "${path}": ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-  if (!options.isNetAllowed("127.0.0.1")) {
-    reasons.push("--allow-net does not allow 127.0.0.1 for a loopback port");
-    return reasons.join("; ");
-  }
+): InnerServer | string {
+  if (!options.isNetAllowed("127.0.0.1")) return "--allow-net does not allow 127.0.0.1 for a loopback port";
   try {
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {}, onError }, fn);
     const port = server.addr.port;
-    return {
-      kind: "loopback port",
-      port,
-      server,
-      connect: () => Deno.connect({ hostname: "127.0.0.1", port }),
-      remove: () => {},
-    };
+    return { port, server, connect: () => Deno.connect({ hostname: "127.0.0.1", port }) };
   } catch (e) {
-    reasons.push(`cannot listen on a loopback port: ${e instanceof Error ? e.message : String(e)}`);
-    return reasons.join("; ");
+    return `cannot listen on a loopback port: ${e instanceof Error ? e.message : String(e)}`;
   }
-}
-
-/** Whether a server accepts connections on the Unix socket `path`. */
-async function answers(path: string): Promise<boolean> {
-  try {
-    const conn = await Deno.connect({ transport: "unix", path });
-    conn.close();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The request as the client sent it, with the client's address: the guard's stamp is checked
- * and removed, and a Unix socket's `http+unix:` URL becomes the `http:` URL the client used.
- */
-function fromGuard(
-  req: Request,
-  secret: string,
-  publicHost: string,
-  served: Deno.ServeHandlerInfo,
-): [Request, ConnectionInfo] {
-  const stamp = req.headers.get(STAMP_HEADER);
-  const peer = stamp?.startsWith(`${secret} `) ? stamp.slice(secret.length + 1) : "unknown";
-  let url = req.url;
-  if (url.startsWith("http+unix://")) {
-    const slash = url.indexOf("/", "http+unix://".length);
-    url = `http://${req.headers.get("host") ?? publicHost}${slash === -1 ? "/" : url.slice(slash)}`;
-  }
-  // The request goes on as it came, with the client's URL beside it when its own is the socket's:
-  // the handler uses that URL and drops the stamp in the one copy of the headers it makes anyway.
-  // A URL that does not parse (a Host that is not a host name) is the handler's to refuse.
-  return [
-    req,
-    withCompleted(served, {
-      remoteAddr: { hostname: peer },
-      guarded: true,
-      ...(url === req.url ? {} : { url }),
-    }),
-  ];
 }
 
 /**
@@ -417,15 +314,6 @@ function summary(stats: GuardStats): Record<string, number> {
     refused: stats.refused,
     evicted: stats.evicted,
     timed_out: stats.timedOut,
-    malformed: stats.malformed,
     fd_exhausted: stats.fdExhausted,
   };
-}
-
-function removeQuietly(path: string): void {
-  try {
-    Deno.removeSync(path);
-  } catch {
-    // Not there.
-  }
 }
