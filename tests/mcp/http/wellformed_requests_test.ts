@@ -1,8 +1,11 @@
-// Well-formed HTTP/1.1 requests as curl, Node's fetch and browsers send them are served through the
-// real connection guard (a raw socket to `serve` in this process): a pretty-printed JSON body in
-// the same packet as its head, pipelined requests, `Expect: 100-continue`, a chunked body and a
-// large header.
+// Well-formed HTTP/1.1 requests are served through the real connection guard: as raw sockets send
+// them (a pretty-printed JSON body in the same packet as its head, pipelined requests,
+// `Expect: 100-continue`, a chunked body and a large header), and as the clients people use send
+// them: curl (the multi-line example of docs/MCP.md), Node's fetch (undici) with a pretty-printed
+// and a streamed (chunked) body, Deno's fetch, and a browser (Debian's chromium). curl and chromium
+// are Debian packages `.ci/run` installs; Node comes with the npm that installs Deno.
 import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
 import { startHttpInProcess } from "../../harness/in_process.ts";
 
 const enc = new TextEncoder();
@@ -41,6 +44,37 @@ async function readUntil(conn: Deno.Conn, done: (text: string) => boolean): Prom
   }
   return text;
 }
+
+/** Runs `command` with `args` and returns its stdout (asserting it succeeded). */
+async function run(command: string, args: string[], stdin?: string): Promise<string> {
+  const child = new Deno.Command(command, {
+    args,
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(enc.encode(stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const text = dec.decode(out.stdout);
+  assert.ok(out.success, `${command} failed: ${dec.decode(out.stderr)} ${text}`);
+  return text;
+}
+
+/** A Node script posting `INIT` pretty-printed, then as a stream of two parts (chunked). */
+const NODE_FETCH = `
+const [url, body] = process.argv.slice(1);
+const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const pretty = await fetch(url, { method: "POST", headers, body });
+const parts = [body.slice(0, 40), body.slice(40)].map((p) => new TextEncoder().encode(p));
+const stream = new ReadableStream({ pull(c) { const p = parts.shift(); if (p) c.enqueue(p); else c.close(); } });
+const chunked = await fetch(url, { method: "POST", headers, body: stream, duplex: "half" });
+console.log(JSON.stringify([pretty.status, (await pretty.text()).includes("serverInfo"),
+  chunked.status, (await chunked.text()).includes("serverInfo")]));
+`;
 
 const statuses = (text: string) => [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
 
@@ -91,5 +125,77 @@ Deno.test("serve answers well-formed requests as clients send them, through the 
     );
     const text = await readUntil(conn, (s) => s.includes('"serverInfo"'));
     assert.deepEqual(statuses(text), [200], text.slice(0, 300));
+  });
+
+  await t.step({
+    name: "curl with the multi-line JSON body of docs/MCP.md",
+    fn: async () => {
+      const out = await run("curl", [
+        "-sS",
+        "-o",
+        "-",
+        "-w",
+        "\n%{http_code}",
+        "-H",
+        "Content-Type: application/json",
+        "-H",
+        "Accept: application/json, text/event-stream",
+        "--data-binary",
+        "@-",
+        `http://127.0.0.1:${port}/mcp`,
+      ], pretty);
+      assert.equal(out.trim().split("\n").at(-1), "200", out.slice(0, 300));
+      assert.match(out, /"serverInfo"/);
+    },
+  });
+
+  await t.step({
+    name: "Node's fetch (undici): pretty-printed and streamed bodies",
+    fn: async () => {
+      const out = await run("node", [
+        "--input-type=module",
+        "-e",
+        NODE_FETCH,
+        `http://127.0.0.1:${port}/mcp`,
+        pretty,
+      ]);
+      assert.deepEqual(JSON.parse(out), [200, true, 200, true]);
+    },
+  });
+
+  await t.step("Deno's fetch with a pretty-printed body", async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: pretty,
+    });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /"serverInfo"/);
+  });
+
+  await t.step({
+    name: "a browser's fetch from a page of the server's own origin",
+    fn: async () => {
+      const browser = await chromium.launch({
+        executablePath: "/usr/bin/chromium",
+        args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+      });
+      try {
+        const page = await browser.newPage();
+        await page.goto(`http://127.0.0.1:${port}/health`);
+        const got = await page.evaluate(async (body: string) => {
+          const res = await fetch("/mcp", {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+            body,
+          });
+          return [res.status, await res.text()] as const;
+        }, pretty);
+        assert.equal(got[0], 200, got[1]);
+        assert.match(got[1], /"serverInfo"/);
+      } finally {
+        await browser.close();
+      }
+    },
   });
 });
