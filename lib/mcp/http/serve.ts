@@ -78,14 +78,26 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
   }
   const addr = listener.addr;
   const publicHost = listenAddress(addr.hostname, addr.port);
-  // Set before the first connection reaches the server behind it (only the guard connects).
-  let guard: ConnectionGuard | undefined;
+  const guard = new ConnectionGuard(listener, {
+    maxConnections: settings.max_connections,
+    // Behind a proxy every connection comes from the proxy: a per-address cap would be one
+    // cap for everyone, so it is left to the proxy (docs/DEPLOYMENT.md).
+    maxConnectionsPerClient: settings.trust_proxy ? 0 : settings.max_connections_per_client,
+    clientOf: (peer) => clientKey(peer, { ipv6Prefix: settings.client_ipv6_prefix }),
+    // One site usually holds a /56 or /48: its /64s share one share of the health reserve.
+    reserveClientOf: (peer) => clientKey(peer, { ipv6Prefix: Math.min(56, settings.client_ipv6_prefix) }),
+    headerTimeoutMs: settings.header_timeout * 1000,
+    idleTimeoutMs: settings.idle_timeout * 1000,
+    bodyTimeoutMs: settings.body_timeout * 1000,
+    logger,
+    connect: () => (inner as InnerServer).connect(),
+  });
   const serveInner = (req: Request, served: Deno.ServeHandlerInfo): Response | Promise<Response> => {
     const from = served.remoteAddr as Deno.NetAddr;
     const at = req.url.indexOf("/", req.url.indexOf("//") + 2);
     const q = req.url.indexOf("?", at);
     const path = at === -1 ? "/" : req.url.slice(at, q === -1 ? undefined : q);
-    const dispatched = guard?.dispatch(from, req.method, path);
+    const dispatched = guard.dispatch(from, req.method, path);
     if (!dispatched) {
       // Not a connection of the guard's: something else reached the private port.
       return Response.json({ error: `Forbidden: connect to http://${publicHost}` }, { status: 403 });
@@ -109,26 +121,11 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     logger.warn("the connection guard is off: no connection cap, no head or idle deadlines", {
       reason: inner,
     });
-    listener.close();
+    guard.closeAll();
     return await serveDirect(app, handler, options);
   }
   let stopping = false;
-  guard = new ConnectionGuard(listener, {
-    maxConnections: settings.max_connections,
-    // Behind a proxy every connection comes from the proxy: a per-address cap would be one
-    // cap for everyone, so it is left to the proxy (docs/DEPLOYMENT.md).
-    maxConnectionsPerClient: settings.trust_proxy ? 0 : settings.max_connections_per_client,
-    clientOf: (peer) => clientKey(peer, { ipv6Prefix: settings.client_ipv6_prefix }),
-    // One site usually holds a /56 or /48: its /64s share one share of the health reserve.
-    reserveClientOf: (peer) => clientKey(peer, { ipv6Prefix: Math.min(56, settings.client_ipv6_prefix) }),
-    headerTimeoutMs: settings.header_timeout * 1000,
-    idleTimeoutMs: settings.idle_timeout * 1000,
-    bodyTimeoutMs: settings.body_timeout * 1000,
-    logger,
-    connect: () => (inner as InnerServer).connect(),
-  });
-  const guarding = guard;
-  if (metrics) metrics.http.guard = () => guarding.stats();
+  if (metrics) metrics.http.guard = () => guard.stats();
   // Deno.serve's accept loop ends the server when the process runs out of file descriptors;
   // connections it already holds carry on, so a new server takes the new ones.
   const supervise = (current: InnerServer): void => {
@@ -137,7 +134,7 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
       logger.error("the HTTP server behind the connection guard stopped accepting; starting another", {
         error: e instanceof Error ? e.message : String(e),
       });
-      if (isFdExhaustion(e)) guarding.exhausted();
+      if (isFdExhaustion(e)) guard.exhausted();
       for (let attempt = 0; !stopping; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
         const next = await startInner(serveInner, onError, options);
@@ -149,7 +146,7 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     });
   };
   supervise(inner);
-  const accepting = guarding.serve();
+  const accepting = guard.serve();
   logger.info("serving MCP over HTTP", {
     url: `http://${publicHost}/mcp`,
     host: addr.hostname,
@@ -166,16 +163,16 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
   await stopSignal(options.shutdown);
   logger.info("shutting down: no new connections; finishing calls in flight");
   stopping = true;
-  guarding.stopAccepting();
+  guard.stopAccepting();
   await accepting;
   const drainMs = options.drainMs ?? 2_000;
   const finished = inner.server.shutdown();
   await handler.close(options.graceMs ?? settings.shutdown_grace * 1000);
   // The server's answers then still pass through the guard to the client.
   const drainUntil = Date.now() + drainMs;
-  await drain(finished.then(() => guarding.settled(drainUntil - Date.now())), options, logger);
-  guarding.closeAll();
-  logger.info("HTTP server stopped", { connections: summary(guarding.stats()) });
+  await drain(finished.then(() => guard.settled(drainUntil - Date.now())), options, logger);
+  guard.closeAll();
+  logger.info("HTTP server stopped", { connections: summary(guard.stats()) });
 }
 
 /** The HTTP server behind the guard, on a private loopback port. */
