@@ -2,7 +2,7 @@
 // this machine, prints the figures and writes them to docs/BENCHMARKS.md. Figures are measured,
 // never asserted: they vary with the machine.
 //
-//   deno task bench [--baseline DIR] [--only startup|binary|observability|tasks|suite]
+//   deno task bench [--baseline DIR] [--only startup|binary|observability|tasks|suite|edge]
 //
 // --only observability measures only what metrics and traces cost (tools/bench/observability.ts)
 // and replaces that section of docs/BENCHMARKS.md, leaving the others as they are.
@@ -13,6 +13,8 @@
 // --only tasks runs the task suite (tools/bench/tasks.ts) both ways and replaces only that
 // section of docs/BENCHMARKS.md.
 //
+// --only edge measures the HTTP edge under load beside the smallest SDK v2 server
+// (tools/bench/http_edge.ts) and replaces only that section of docs/BENCHMARKS.md.
 // --only binary measures the release binary's payload and its stand-in's start-up
 // (tools/bench/binary.ts) and replaces only that section of docs/BENCHMARKS.md.
 //
@@ -56,6 +58,7 @@ import {
 } from "./startup.ts";
 import type { ServerCommand, Spread } from "./startup.ts";
 import { answerBudgets, report, runSuite, textOnlySummary } from "./tasks.ts";
+import { compareEdge, EDGE_HEADING, edgeSection } from "./http_edge.ts";
 
 const { values: flags } = parseArgs({
   options: { baseline: { type: "string" }, only: { type: "string" } },
@@ -483,6 +486,7 @@ const ONLY: Record<string, { heading: string; measure: () => Promise<string> }> 
     measure: () => benchStartupWays(START_RUNS, MEMORY_CALLS),
   },
   observability: { heading: "## What metrics and traces cost", measure: () => benchObservability() },
+  edge: { heading: EDGE_HEADING, measure: async () => edgeSection(await compareEdge()) },
   tasks: {
     heading: "## Questions answered from the default surface",
     measure: async () => {
@@ -527,6 +531,7 @@ rows.push(...await benchProvenance(RUNS * 20, 1024 * 1024));
 rows.push(...await benchReplicas());
 rows.push(...await benchOAuth());
 observability.push(await benchObservability());
+const edge = edgeSection(await compareEdge());
 
 const cpu = (() => {
   try {
@@ -604,7 +609,7 @@ machines scale.
 
 ${table}`);
 }
-sections.push(...observability);
+sections.push(...observability, `${EDGE_HEADING}\n\n${edge}`);
 // Sections this run does not write (measured by hand or by another tool, e.g. the before and
 // after of the module splits) are kept as they are, after the written ones.
 const written = new Set(sections.map((sec) => sec.split("\n", 1)[0]!.trim()));

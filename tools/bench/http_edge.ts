@@ -215,7 +215,10 @@ export async function compareEdge(log: (line: string) => void = console.error): 
   return out;
 }
 
-/** The section of docs/BENCHMARKS.md. */
+/** The heading of the section of docs/BENCHMARKS.md these figures make. */
+export const EDGE_HEADING = "## The HTTP edge beside the smallest SDK server";
+
+/** The section of docs/BENCHMARKS.md, under {@linkcode EDGE_HEADING}. */
 export function edgeSection(results: EdgeComparison[]): string {
   const lines = [
     `${CLIENTS} clients at once, each making ${CALLS} tool calls one after another, against this server`,
