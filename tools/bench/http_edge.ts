@@ -127,8 +127,12 @@ async function connect(
       },
     };
   }
-  const client = new ClientV2({ name: "edge-bench", version: "2" });
+  const client = new ClientV2({ name: "edge-bench", version: "2" }, {
+    versionNegotiation: { mode: { pin: era } },
+  });
   await client.connect(new TransportV2(url));
+  const version = client.getNegotiatedProtocolVersion();
+  if (version !== era) throw new Error(`the SDK v2 client spoke ${version} to ${target.origin}, not ${era}`);
   return {
     call: (i) => client.callTool({ name: target.tool, arguments: { text: `call ${i}` } }),
     close: () => client.close(),
