@@ -13,7 +13,15 @@
 // per connection (head, busy, idle, finishing) over the guard's shared counts, reserves and
 // timers, which every transition reads. Its socket I/O is in _conn_io.ts.
 import type { Logger } from "../../log.ts";
-import { answerAndClose, closeQuietly, drain, errorResponse, errorText, isFdExhaustion, writeAll } from "./_conn_io.ts";
+import {
+  answerAndClose,
+  closeQuietly,
+  drain,
+  errorResponse,
+  errorText,
+  isFdExhaustion,
+  writeAll,
+} from "./_conn_io.ts";
 import type { Refusal } from "./_conn_io.ts";
 
 export { isFdExhaustion } from "./_conn_io.ts";
@@ -575,7 +583,8 @@ export class ConnectionGuard {
             if (held.length > MAX_FIRST_HEAD_BYTES) {
               await this.#refuse(c, {
                 status: 431,
-                message: `Request Header Fields Too Large: the request head exceeds ${MAX_FIRST_HEAD_BYTES} bytes`,
+                message:
+                  `Request Header Fields Too Large: the request head exceeds ${MAX_FIRST_HEAD_BYTES} bytes`,
               });
               continue;
             }

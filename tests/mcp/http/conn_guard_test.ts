@@ -297,28 +297,31 @@ Deno.test("serveHttp() passes well-framed requests on with the client's address 
     assert.equal(JSON.parse(line)["client_ip"], "127.0.0.1");
   });
 
-  await t.step("framing read one way only: one parser reads every request, and ambiguity is refused", async () => {
-    // No second parser sits in front of the server's (the guard reads no HTTP), so nothing can be
-    // read two ways: a head with bare line feeds is read by the one parser, as it is.
-    using bare = await connect(server.port);
-    await send(bare, "GET /health HTTP/1.1\nHost: 127.0.0.1\nConnection: close\n\n");
-    const served = await receive(bare, 10_000);
-    assert.ok(served.closed);
-    assert.deepEqual(statuses(served.text), [200], served.text);
-    for (
-      const wire of [
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n",
-        "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: 1\r\n folded\r\n\r\n",
-      ]
-    ) {
-      using conn = await connect(server.port);
-      // More bytes follow the bad head; the answer must still reach the client (no reset).
-      await send(conn, wire + "x".repeat(64 * 1024));
-      const got = await receive(conn, 10_000);
-      assert.ok(got.closed, JSON.stringify(wire));
-      assert.deepEqual(statuses(got.text), [400], got.text);
-    }
-  });
+  await t.step(
+    "framing read one way only: one parser reads every request, and ambiguity is refused",
+    async () => {
+      // No second parser sits in front of the server's (the guard reads no HTTP), so nothing can be
+      // read two ways: a head with bare line feeds is read by the one parser, as it is.
+      using bare = await connect(server.port);
+      await send(bare, "GET /health HTTP/1.1\nHost: 127.0.0.1\nConnection: close\n\n");
+      const served = await receive(bare, 10_000);
+      assert.ok(served.closed);
+      assert.deepEqual(statuses(served.text), [200], served.text);
+      for (
+        const wire of [
+          "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n",
+          "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: 1\r\n folded\r\n\r\n",
+        ]
+      ) {
+        using conn = await connect(server.port);
+        // More bytes follow the bad head; the answer must still reach the client (no reset).
+        await send(conn, wire + "x".repeat(64 * 1024));
+        const got = await receive(conn, 10_000);
+        assert.ok(got.closed, JSON.stringify(wire));
+        assert.deepEqual(statuses(got.text), [400], got.text);
+      }
+    },
+  );
 });
 
 Deno.test("serveHttp() guards through a loopback port, else runs unguarded and says why", async (t) => {
@@ -395,7 +398,10 @@ Deno.test("serveHttp() guards through a loopback port, else runs unguarded and s
         reader.releaseLock();
         const warning = lines.find((l) => l.includes("the connection guard is off"));
         assert.ok(warning, text);
-        assert.match(JSON.parse(warning)["reason"], /--allow-net does not allow 127\.0\.0\.1 for a loopback port/);
+        assert.match(
+          JSON.parse(warning)["reason"],
+          /--allow-net does not allow 127\.0\.0\.1 for a loopback port/,
+        );
         assert.match(text, /"guard":"off"/);
         const health = await fetch(`http://127.0.0.1:${port}/health`);
         assert.equal(health.status, 200);
