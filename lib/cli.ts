@@ -128,7 +128,7 @@ async function dispatch(argv: readonly string[], io: CliIo, specs: readonly Prov
   switch (command) {
     case "serve": {
       expectArgs(rest, 0, "serve");
-      const { app, logger, dataDir } = await boot(flags, io, specs, true);
+      const { app, logger } = await boot(flags, io, specs, true);
       let metricsListener: { close(): Promise<void> } | undefined;
       try {
         // The counts are kept only when something serves them (boot): then their module is loaded.
