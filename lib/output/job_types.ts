@@ -82,6 +82,24 @@ export interface JobHandle {
   progress(rowsFetched: number, estimatedTotal?: number | null, message?: string): void;
   /** Reports a failed attempt that will be retried after `delayMs`. */
   retrying(error: JobErrorInfo, retryCount: number, delayMs: number): void;
+  /**
+   * Reports rows done at a point the work can carry on from (after a completed upstream page):
+   * with a shared store it is kept there, in the same write as the progress, and a replica that
+   * takes the job over hands it to the job's resumer.
+   */
+  checkpoint(point: JobCheckpoint, estimatedTotal?: number | null, message?: string): void;
+}
+
+/**
+ * Where a job can carry on from: rows done, the cursor of the next upstream page (the
+ * provider's, e.g. `{ offset }`) and the state of the file being written at that boundary
+ * (row_writers.ts). Read back from a shared store it is checked before use, and signed with the
+ * recipe when replicas share a key.
+ */
+export interface JobCheckpoint {
+  rows: number;
+  cursor: Record<string, unknown>;
+  file?: { bytes: number; rows: number; state: Record<string, unknown> };
 }
 
 /** What {@linkcode JobManager.start} needs. */
@@ -114,11 +132,15 @@ export interface StartJobOptions {
   resume?: { kind: string; data: Record<string, unknown> };
 }
 
-/** Carries on with a job taken over from a replica that died; resolves like `run`. */
+/**
+ * Carries on with a job taken over from a replica that died; resolves like `run`. `from` is the
+ * job's last checkpoint, when it left a trusted one; without it the work starts again.
+ */
 export type Resumer = (
   data: Record<string, unknown>,
   handle: JobHandle,
   owner: OwnerRef,
+  from?: JobCheckpoint,
 ) => Promise<JobOutcome>;
 
 /** Whose job a resumed job is: the owner's hash (the raw id is never stored). */
@@ -156,6 +178,10 @@ export interface JobRecord {
   resume?: { kind: string; data: Record<string, unknown> };
   /** HMAC-SHA-256 (hex) of the recipe with the job's id and owner (job_signing.ts), when replicas share a key. */
   resumeSig?: string;
+  /** The last point the work can carry on from (see {@linkcode JobHandle.checkpoint}). */
+  checkpoint?: JobCheckpoint;
+  /** HMAC-SHA-256 (hex) of the checkpoint with the recipe, id and owner, when replicas share a key. */
+  checkpointSig?: string;
   /** Times another replica took the job over. */
   takeovers?: number;
   /** The replica running (or that last ran) the job. */
@@ -192,6 +218,12 @@ const jobRecordSchema = z.looseObject({
   nextRetryAt: time.optional(),
   resume: z.object({ kind: z.string(), data: record }).optional(),
   resumeSig: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  checkpoint: z.object({
+    rows: count,
+    cursor: record,
+    file: z.object({ bytes: count, rows: count, state: record }).optional(),
+  }).optional(),
+  checkpointSig: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   takeovers: count.optional(),
   replica: z.string().max(200).optional(),
 });

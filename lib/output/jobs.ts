@@ -20,8 +20,9 @@ import { ToolError } from "../errors.ts";
 import { stamp } from "./paths.ts";
 import { ownerHash } from "./owner_hash.ts";
 import { clientHash, QuotaLedger, UNLIMITED } from "./quota.ts";
-import { recipeSignatureValid, signRecipe } from "./job_signing.ts";
+import { checkpointSignatureValid, recipeSignatureValid, signCheckpoint, signRecipe } from "./job_signing.ts";
 import type {
+  JobCheckpoint,
   JobHandle,
   JobManagerOptions,
   JobRecord,
@@ -36,6 +37,7 @@ import type {
 
 export { JOB_STATUSES, jobViewSchema, parseJobRecord } from "./job_types.ts";
 export type {
+  JobCheckpoint,
   JobErrorInfo,
   JobHandle,
   JobManagerOptions,
@@ -394,6 +396,12 @@ export class JobManager {
         delete job.nextRetryAt;
         this.#update(job, { message: message ?? job.message });
       },
+      checkpoint: (point, total, message) => {
+        if (FINISHED.has(job.status) || job.leaving) return;
+        // Only a job another replica could resume needs it kept (and it is written with the progress).
+        if (job.resume) job.checkpoint = structuredClone(point);
+        handle.progress(point.rows, total, message);
+      },
       retrying: (error, retryCount, delayMs) => {
         if (FINISHED.has(job.status) || job.leaving) return;
         job.error = error;
@@ -448,6 +456,8 @@ export class JobManager {
 
   #finish(job: Job, change: { status: JobStatus; message: string }): void {
     job.finishedAt = this.#o.clock.now();
+    // Nothing carries on from a finished job: its record keeps no file state.
+    delete job.checkpoint;
     this.#update(job, change);
     this.#o.logger?.info("job finished", {
       job_id: job.id,
@@ -486,7 +496,11 @@ export class JobManager {
       try {
         await before?.();
         if (job.leaving === "lost") return;
-        await shared.store.save(recordOf(job), this.#o.retentionMs, !FINISHED.has(job.status));
+        const record = recordOf(job);
+        if (record.checkpoint && shared.signingKey) {
+          record.checkpointSig = await signCheckpoint(shared.signingKey, record);
+        }
+        await shared.store.save(record, this.#o.retentionMs, !FINISHED.has(job.status));
         await shared.store.changed(job.id);
       } catch {
         // Out of reach: status answers come from this replica until it is back.
@@ -616,19 +630,38 @@ export class JobManager {
       action: "resumed",
       takeovers,
     });
+    const checkpoint = await this.#trustedCheckpoint(record);
     const job = this.#newJob({
       ...base,
       status: "processing",
-      message: `Resumed on this replica after the replica running it (${from}) stopped; fetching again`,
-      rowsFetched: 0,
+      message: checkpoint
+        ? `Resumed on this replica after the replica running it (${from}) stopped; carrying on from row ${checkpoint.rows}`
+        : `Resumed on this replica after the replica running it (${from}) stopped; fetching again`,
+      rowsFetched: checkpoint?.rows ?? 0,
     });
     delete job.error;
     delete job.startedAt;
+    delete job.checkpointSig;
+    if (!checkpoint) delete job.checkpoint;
     const owner: OwnerRef = {
       hash: record.owner === "" ? undefined : record.owner,
       ...(record.client === undefined ? {} : { client: record.client }),
     };
-    this.#launch(job, (handle) => resumer(record.resume!.data, handle, owner));
+    this.#launch(job, (handle) => resumer(record.resume!.data, handle, owner, checkpoint));
+  }
+
+  /**
+   * The taken-over record's checkpoint, when it may be trusted: with a shared key it must carry
+   * a valid signature; an untrusted one is dropped and the work starts again from its first row.
+   */
+  async #trustedCheckpoint(record: JobRecord): Promise<JobCheckpoint | undefined> {
+    const key = this.#o.shared?.signingKey;
+    if (!record.checkpoint || !key || (await checkpointSignatureValid(key, record))) return record.checkpoint;
+    this.#o.logger?.warn("job checkpoint not trusted: starting again from the first row", {
+      job_id: record.id,
+      reason: "it is not signed with the replicas' shared key (MCP_REQUEST_STATE_KEY)",
+    });
+    return undefined;
   }
 
   /**
