@@ -624,13 +624,14 @@ export class JobManager {
       });
       return;
     }
+    const checkpoint = await this.#trustedCheckpoint(record);
     this.#o.logger?.warn("job taken over from a replica that stopped", {
       job_id: record.id,
       from_replica: from,
       action: "resumed",
       takeovers,
+      from_row: checkpoint?.rows ?? 0,
     });
-    const checkpoint = await this.#trustedCheckpoint(record);
     const job = this.#newJob({
       ...base,
       status: "processing",
