@@ -10,65 +10,22 @@ import { startHttpServer } from "../harness/spawn_http.ts";
 import type { HttpServerProcess } from "../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../harness/spawn.ts";
 import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts";
-import type { Received } from "../fakes/upstream.ts";
 import { ok } from "../harness/results.ts";
-import { fredConfig, startFakeFred, syntheticObservations } from "../providers/fred/fake_fred.ts";
+import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
+import { EXPORT_ROWS, EXPORT_SETTINGS, filesNamed, heldSeries, resultBytes } from "./_held_export.ts";
 import { startRedis } from "./_redis_server.ts";
 import { until } from "./_job_replicas.ts";
 
-const ROWS = 20_000;
 /** The fourth request of the export is held until its replica is killed: three pages are recorded. */
 const HELD = 3;
-
-/** The files under `root` named `name` (a job's file lives in its owner's project folder). */
-function filesNamed(root: string, name: string): string[] {
-  const out: string[] = [];
-  for (const e of Deno.readDirSync(root)) {
-    const path = `${root}/${e.name}`;
-    if (e.isDirectory) out.push(...filesNamed(path, name));
-    else if (e.name === name) out.push(path);
-  }
-  return out;
-}
-
-/** One request for an export's page, with when it arrived. */
-interface PageRequest {
-  offset: number;
-  limit: number;
-  at: number;
-}
+const ROWS = EXPORT_ROWS;
 
 Deno.test("a FRED job whose replica is killed resumes elsewhere from its last page, fetching none twice", async () => {
   await using redis = await startRedis();
   await using fake = startFakeFred();
-  const pages: Record<string, PageRequest[]> = { RESUMED: [], WHOLE: [] };
-  const held = Promise.withResolvers<void>();
-  const heldArrived = Promise.withResolvers<void>();
-  for (const series of Object.keys(pages)) {
-    fake.route({
-      path: "/fred/series/observations",
-      match: (r: Received) => r.url.searchParams.get("series_id") === series,
-      reply: async (r: Received) => {
-        const offset = Number(r.url.searchParams.get("offset") ?? 0);
-        const limit = Number(r.url.searchParams.get("limit"));
-        const seen = pages[series]!;
-        seen.push({ offset, limit, at: Date.now() });
-        if (series === "RESUMED" && seen.length === HELD + 1) {
-          heldArrived.resolve();
-          await held.promise;
-        }
-        return { json: syntheticObservations(ROWS, offset, limit) };
-      },
-    });
-  }
-  const home = scratchHome(
-    fredConfig(fake.origin, {
-      page_size: 2000,
-      job_row_threshold: 1000,
-      output_format: "csv",
-      job_retries: 1,
-    }),
-  );
+  const resumed = heldSeries(fake, "RESUMED", HELD);
+  const whole = heldSeries(fake, "WHOLE", -1);
+  const home = scratchHome(fredConfig(fake.origin, EXPORT_SETTINGS));
   await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
   const options = {
     args: ["--providers", "fred", "--stateless"],
@@ -104,8 +61,8 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
       }),
     );
     const jobId = String(accepted["job_id"]);
-    await heldArrived.promise;
-    const recorded = pages["RESUMED"]!.slice(0, HELD);
+    await resumed.arrived;
+    const recorded = resumed.asked.slice(0, HELD);
     const recordedRows = recorded.reduce((sum, p) => sum + p.limit, 0);
     // The dead replica's checkpoint: the rows of the pages it finished, seen from another replica.
     await until("the third page's checkpoint", async () => {
@@ -115,14 +72,14 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
     });
     await a.stop("SIGKILL");
     const killedAt = Date.now();
-    held.resolve();
+    resumed.release();
 
     const done = await status(cb, { job_id: jobId, wait_seconds: 30 });
     assert.equal(done["status"], "completed", JSON.stringify(done));
     const result = done["result"] as { rows_written: number; relative_path: string };
     assert.equal(result.rows_written, ROWS);
 
-    const asked = pages["RESUMED"]!;
+    const asked = resumed.asked;
     const heldOffset = asked[HELD]!.offset;
     assert.equal(heldOffset, recordedRows, "the held page starts where the recorded rows end");
     const byOffset = new Map<number, number>();
@@ -145,8 +102,8 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
       "one request more than pages: the one in flight at the kill",
     );
 
-    const resumed = await Promise.any([b, c].map((s) => s.logged(/"action":"resumed"/, 10_000)));
-    assert.equal(JSON.parse(resumed)["from_row"], recordedRows, "carried on after the recorded rows");
+    const takeover = await Promise.any([b, c].map((s) => s.logged(/"action":"resumed"/, 10_000)));
+    assert.equal(JSON.parse(takeover)["from_row"], recordedRows, "carried on after the recorded rows");
     const takers = [b, c].filter((s) => /"action":"resumed"/.test(s.stderr()));
     assert.equal(takers.length, 1, "one replica took the job over");
     const takeoverMs = asked.filter((p) => p.offset === heldOffset)[1]!.at - killedAt;
@@ -155,25 +112,24 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
     );
 
     // The same export, never interrupted, by the same rules.
-    const whole = ok(
+    const wholeJob = ok(
       await cb.callTool({
         name: "fred_series",
         arguments: { operation: "get_observations", series_id: "WHOLE" },
       }),
     );
-    const wholeDone = await status(cb, { job_id: String(whole["job_id"]), wait_seconds: 30 });
+    const wholeDone = await status(cb, { job_id: String(wholeJob["job_id"]), wait_seconds: 30 });
     assert.equal(wholeDone["status"], "completed");
-    const wholeResult = wholeDone["result"] as { relative_path: string };
-    const [resumedPath] = filesNamed(home, result.relative_path.split("/").pop()!);
-    const [wholePath] = filesNamed(home, wholeResult.relative_path.split("/").pop()!);
-    const resumedBytes = Deno.readFileSync(resumedPath!);
-    const wholeBytes = Deno.readFileSync(wholePath!);
+    assert.equal(whole.asked.length, new Set(whole.asked.map((p) => p.offset)).size);
+    const resumedBytes = resultBytes(home, result);
+    const wholeBytes = resultBytes(home, wholeDone["result"] as Record<string, unknown>);
     assert.equal(resumedBytes.length, wholeBytes.length, "the same length as the uninterrupted file");
     assert.ok(
       resumedBytes.every((byte, i) => byte === wholeBytes[i]),
       "byte for byte the uninterrupted file",
     );
     assert.equal(new TextDecoder().decode(resumedBytes).split("\r\n").length - 2, ROWS, "header and rows");
+    const [resumedPath] = filesNamed(home, result.relative_path.split("/").pop()!);
     const folder = resumedPath!.slice(0, resumedPath!.lastIndexOf("/"));
     assert.deepEqual(
       [...Deno.readDirSync(folder)].filter((e) => e.name.startsWith(".")).map((e) => e.name),
