@@ -5,7 +5,10 @@
 // met in a later batch (FRED's output_type 3 has a column per vintage, and a vintage that only
 // added recent observations shows up on the last page) is appended: on close the rows written
 // before it are padded with empty cells in one streaming pass. Configured secrets are masked in
-// each batch as it is written (an upstream may echo a key into a title or a value).
+// each batch as it is written (an upstream may echo a key into a title or a value). Between
+// batches a writer can say where its file stands (a checkpoint), and another process can reopen
+// the temporary file there (`resumeRowWriter`): that is how a job taken over by another replica
+// carries on (paged_writes.ts). The temporary file is therefore only ever appended to.
 import type { SecretMasker } from "../secrets.ts";
 
 /** The file formats the writers produce. */
