@@ -391,6 +391,8 @@ export class JobManager {
       signal: job.controller.signal,
       progress: (rows, total, message) => {
         if (FINISHED.has(job.status) || job.leaving) return;
+        // Fewer rows than the checkpoint holds: the work started again, and its file with it.
+        if (job.checkpoint && rows < job.checkpoint.rows) delete job.checkpoint;
         job.rowsFetched = rows;
         if (total !== undefined) job.estimatedTotal = total;
         delete job.nextRetryAt;

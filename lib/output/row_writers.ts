@@ -384,7 +384,11 @@ class CsvWriter extends BaseWriter {
   }
 
   protected state(): Record<string, unknown> {
-    return { columns: this.#columns ?? null, segments: this.#segments.map((s) => [s.start, s.width]) };
+    // Copies: the checkpoint is stored later, after more rows may have added columns.
+    return {
+      columns: this.#columns ? [...this.#columns] : null,
+      segments: this.#segments.map((s) => [s.start, s.width]),
+    };
   }
 
   protected restoreState(state: Record<string, unknown>): void {

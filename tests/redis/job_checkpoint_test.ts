@@ -100,6 +100,31 @@ Deno.test("JobManager hands a taken-over job's checkpoint to its resumer, and dr
       assert.equal(await takenOver(id, key), undefined);
     });
 
+    await t.step(
+      "a resumed job that starts again from row 0 drops the checkpoint it was handed",
+      async () => {
+        const id = await abandoned("a6", key);
+        const b = await replica("taker-a6", key);
+        const seen = Promise.withResolvers<Record<string, unknown>>();
+        b.resumable("test.kind", async (_data, job) => {
+          if (job.id !== id) return { result: {} };
+          job.progress(0, 10_000, "Starting again from the first row");
+          await b.persisted(id);
+          seen.resolve(await stored(id));
+          return { result: { rows_written: 1 } };
+        });
+        try {
+          const record = await seen.promise;
+          assert.equal(record["checkpoint"], undefined, "no stale checkpoint for a later takeover");
+          assert.equal(record["rowsFetched"], 0);
+          const done = await b.wait(id, { timeoutMs: 10_000, owner: "session:1" });
+          assert.equal(done.status, "completed");
+        } finally {
+          await b.close();
+        }
+      },
+    );
+
     await t.step("without a shared key the checkpoint is handed on, for the resumer to check", async () => {
       const id = await abandoned("a5");
       assert.equal((await stored(id))["checkpointSig"], undefined);
