@@ -3,8 +3,8 @@
 // that counts the requests for every page (offset). "No row fetched twice" is held strictly here:
 // every page whose rows the dead replica had recorded (its checkpoint) is requested exactly
 // once, in the whole run; the one page asked twice is the page in flight when the replica died,
-// whose answer the dead replica never received. The finished file equals, byte for byte, the file
-// of the same export run without interruption.
+// whose answer the dead replica never received. The finished files (a CSV and a JSON export, killed
+// together) equal, byte for byte, the files of the same exports run without interruption.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../harness/spawn_http.ts";
 import type { HttpServerProcess } from "../harness/spawn_http.ts";
@@ -13,6 +13,7 @@ import { Client, StreamableHTTPClientTransport } from "../harness/sdk_client.ts"
 import { ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
 import { EXPORT_ROWS, EXPORT_SETTINGS, filesNamed, heldSeries, resultBytes } from "./_held_export.ts";
+import type { PageRequest } from "./_held_export.ts";
 import { startRedis } from "./_redis_server.ts";
 import { until } from "./_job_replicas.ts";
 
@@ -20,11 +21,38 @@ import { until } from "./_job_replicas.ts";
 const HELD = 3;
 const ROWS = EXPORT_ROWS;
 
+/**
+ * Checks an export's page requests after one kill: each recorded page (the first `HELD`) asked
+ * once in the whole run, the page in flight at the kill asked twice, every other page once, and
+ * the pages tiling the rows without gap or overlap. Resolves to the held page's offset.
+ */
+function checkPages(asked: readonly PageRequest[], recordedRows: number): number {
+  const heldOffset = asked[HELD]!.offset;
+  assert.equal(heldOffset, recordedRows, "the held page starts where the recorded rows end");
+  const byOffset = new Map<number, number>();
+  for (const p of asked) byOffset.set(p.offset, (byOffset.get(p.offset) ?? 0) + 1);
+  for (const p of asked.slice(0, HELD)) {
+    assert.equal(byOffset.get(p.offset), 1, `recorded page at offset ${p.offset} fetched once`);
+  }
+  for (const [offset, times] of byOffset) {
+    assert.equal(times, offset === heldOffset ? 2 : 1, `page at offset ${offset}: ${times} requests`);
+  }
+  const tiles = [...new Map(asked.map((p) => [p.offset, p])).values()].sort((x, y) => x.offset - y.offset);
+  tiles.reduce((end, p) => {
+    assert.equal(p.offset, end, "no gap and no overlap between pages");
+    return p.offset + Math.min(p.limit, ROWS - p.offset);
+  }, 0);
+  assert.equal(asked.length, tiles.length + 1, "one request more than pages: the one in flight at the kill");
+  return heldOffset;
+}
+
 Deno.test("a FRED job whose replica is killed resumes elsewhere from its last page, fetching none twice", async () => {
   await using redis = await startRedis();
   await using fake = startFakeFred();
   const resumed = heldSeries(fake, "RESUMED", HELD);
+  const resumedJson = heldSeries(fake, "RESUMEDJSON", HELD);
   const whole = heldSeries(fake, "WHOLE", -1);
+  heldSeries(fake, "WHOLEJSON", -1);
   const home = scratchHome(fredConfig(fake.origin, EXPORT_SETTINGS));
   await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
   const options = {
@@ -54,75 +82,87 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
     ok(await client.callTool({ name: "fred_job_status", arguments: args }));
   try {
     const [ca, cb] = [await connect(a), await connect(b)];
-    const accepted = ok(
-      await ca.callTool({
-        name: "fred_series",
-        arguments: { operation: "get_observations", series_id: "RESUMED" },
-      }),
-    );
-    const jobId = String(accepted["job_id"]);
+    const start = async (series: string, format: string) =>
+      String(
+        ok(
+          await ca.callTool({
+            name: "fred_series",
+            arguments: { operation: "get_observations", series_id: series, format },
+          }),
+        )["job_id"],
+      );
+    // A CSV and a JSON export on the replica that is killed, each held at its fourth page.
+    const jobId = await start("RESUMED", "csv");
+    const jsonJobId = await start("RESUMEDJSON", "json");
     await resumed.arrived;
-    const recorded = resumed.asked.slice(0, HELD);
-    const recordedRows = recorded.reduce((sum, p) => sum + p.limit, 0);
-    // The dead replica's checkpoint: the rows of the pages it finished, seen from another replica.
-    await until("the third page's checkpoint", async () => {
-      const view = await status(cb, { job_id: jobId });
-      const rows = (view["progress"] as { rows_fetched: number } | undefined)?.rows_fetched;
-      return rows === recordedRows ? view : undefined;
-    });
+    await resumedJson.arrived;
+    const recordedRows = resumed.asked.slice(0, HELD).reduce((sum, p) => sum + p.limit, 0);
+    // The dead replica's checkpoints: the rows of the pages it finished, seen from another replica.
+    for (const id of [jobId, jsonJobId]) {
+      await until("the third page's checkpoint", async () => {
+        const view = await status(cb, { job_id: id });
+        const rows = (view["progress"] as { rows_fetched: number } | undefined)?.rows_fetched;
+        return rows === recordedRows ? view : undefined;
+      });
+    }
     await a.stop("SIGKILL");
     const killedAt = Date.now();
     resumed.release();
+    resumedJson.release();
 
-    const done = await status(cb, { job_id: jobId, wait_seconds: 30 });
-    assert.equal(done["status"], "completed", JSON.stringify(done));
-    const result = done["result"] as { rows_written: number; relative_path: string };
-    assert.equal(result.rows_written, ROWS);
-
+    const results: Record<string, unknown>[] = [];
+    for (const id of [jobId, jsonJobId]) {
+      const done = await status(cb, { job_id: id, wait_seconds: 30 });
+      assert.equal(done["status"], "completed", JSON.stringify(done));
+      results.push(done["result"] as Record<string, unknown>);
+      assert.equal(results.at(-1)!["rows_written"], ROWS);
+    }
+    const [result, jsonResult] = results as [
+      { rows_written: number; relative_path: string },
+      Record<string, unknown>,
+    ];
     const asked = resumed.asked;
-    const heldOffset = asked[HELD]!.offset;
-    assert.equal(heldOffset, recordedRows, "the held page starts where the recorded rows end");
-    const byOffset = new Map<number, number>();
-    for (const p of asked) byOffset.set(p.offset, (byOffset.get(p.offset) ?? 0) + 1);
-    for (const p of recorded) {
-      assert.equal(byOffset.get(p.offset), 1, `recorded page at offset ${p.offset} fetched once`);
-    }
-    for (const [offset, times] of byOffset) {
-      assert.equal(times, offset === heldOffset ? 2 : 1, `page at offset ${offset}: ${times} requests`);
-    }
-    // The pages tile the series: each starts where the one before ended, up to the last row.
-    const tiles = [...new Map(asked.map((p) => [p.offset, p])).values()].sort((x, y) => x.offset - y.offset);
-    tiles.reduce((end, p) => {
-      assert.equal(p.offset, end, "no gap and no overlap between pages");
-      return p.offset + Math.min(p.limit, ROWS - p.offset);
-    }, 0);
-    assert.equal(
-      asked.length,
-      tiles.length + 1,
-      "one request more than pages: the one in flight at the kill",
-    );
+    const heldOffset = checkPages(asked, recordedRows);
+    checkPages(resumedJson.asked, recordedRows);
 
-    const takeover = await Promise.any([b, c].map((s) => s.logged(/"action":"resumed"/, 10_000)));
-    assert.equal(JSON.parse(takeover)["from_row"], recordedRows, "carried on after the recorded rows");
-    const takers = [b, c].filter((s) => /"action":"resumed"/.test(s.stderr()));
-    assert.equal(takers.length, 1, "one replica took the job over");
+    await Promise.any([b, c].map((s) => s.logged(/"action":"resumed"/, 10_000)));
+    const takeovers = [b, c].flatMap((s) =>
+      s.stderr().split("\n").filter((l) => l.includes('"action":"resumed"'))
+    );
+    // Each job taken over once, by one replica, from its recorded rows.
+    assert.deepEqual(
+      takeovers.map((l) => [JSON.parse(l)["job_id"], JSON.parse(l)["from_row"]]).sort(),
+      [[jobId, recordedRows], [jsonJobId, recordedRows]].sort(),
+    );
     const takeoverMs = asked.filter((p) => p.offset === heldOffset)[1]!.at - killedAt;
     console.log(
       `takeover: the held page was asked again ${takeoverMs} ms after SIGKILL (lease 1.5 s, scan 0.25 s)`,
     );
 
-    // The same export, never interrupted, by the same rules.
-    const wholeJob = ok(
-      await cb.callTool({
-        name: "fred_series",
-        arguments: { operation: "get_observations", series_id: "WHOLE" },
-      }),
-    );
-    const wholeDone = await status(cb, { job_id: String(wholeJob["job_id"]), wait_seconds: 30 });
-    assert.equal(wholeDone["status"], "completed");
+    // The same exports, never interrupted, by the same rules.
+    const wholeOf = async (series: string, format: string) => {
+      const job = ok(
+        await cb.callTool({
+          name: "fred_series",
+          arguments: { operation: "get_observations", series_id: series, format },
+        }),
+      );
+      const done = await status(cb, { job_id: String(job["job_id"]), wait_seconds: 30 });
+      assert.equal(done["status"], "completed");
+      return resultBytes(home, done["result"] as Record<string, unknown>);
+    };
+    const wholeBytes = await wholeOf("WHOLE", "csv");
     assert.equal(whole.asked.length, new Set(whole.asked.map((p) => p.offset)).size);
+    // The JSON files name their series in their head: the same text once the names are the same.
+    const text = (bytes: Uint8Array, series: string) =>
+      new TextDecoder().decode(bytes).replaceAll(series, "SERIES");
+    assert.equal(
+      text(resultBytes(home, jsonResult), "RESUMEDJSON"),
+      text(await wholeOf("WHOLEJSON", "json"), "WHOLEJSON"),
+      "the JSON file is the uninterrupted export's",
+    );
+    assert.equal(JSON.parse(text(resultBytes(home, jsonResult), "X"))["observations"].length, ROWS);
     const resumedBytes = resultBytes(home, result);
-    const wholeBytes = resultBytes(home, wholeDone["result"] as Record<string, unknown>);
     assert.equal(resumedBytes.length, wholeBytes.length, "the same length as the uninterrupted file");
     assert.ok(
       resumedBytes.every((byte, i) => byte === wholeBytes[i]),
