@@ -78,6 +78,12 @@ export interface JobHandle {
   readonly id: string;
   /** Aborted when the job is cancelled or the server shuts down. */
   readonly signal: AbortSignal;
+  /**
+   * True once another replica has the job or gets it (this one lost its lease, or is shutting
+   * down and hands it over): what the work leaves behind (its partial file) is where that replica
+   * carries on from, so it is kept, not removed.
+   */
+  readonly handedOver: boolean;
   /** Reports rows done so far (and the expected total, when known). */
   progress(rowsFetched: number, estimatedTotal?: number | null, message?: string): void;
   /** Reports a failed attempt that will be retried after `delayMs`. */
@@ -142,6 +148,12 @@ export type Resumer = (
   owner: OwnerRef,
   from?: JobCheckpoint,
 ) => Promise<JobOutcome>;
+
+/**
+ * Cleans up after a job of a recipe this replica could resume but ends instead (cancelled meanwhile,
+ * or taken over too often): e.g. removes the partial file the replica that died left behind.
+ */
+export type Abandoner = (data: Record<string, unknown>, owner: OwnerRef) => Promise<void>;
 
 /** Whose job a resumed job is: the owner's hash (the raw id is never stored). */
 export interface OwnerRef {

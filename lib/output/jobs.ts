@@ -22,6 +22,7 @@ import { ownerHash } from "./owner_hash.ts";
 import { clientHash, QuotaLedger, UNLIMITED } from "./quota.ts";
 import { checkpointSignatureValid, recipeSignatureValid, signCheckpoint, signRecipe } from "./job_signing.ts";
 import type {
+  Abandoner,
   JobCheckpoint,
   JobHandle,
   JobManagerOptions,
@@ -37,6 +38,7 @@ import type {
 
 export { JOB_STATUSES, jobViewSchema, parseJobRecord } from "./job_types.ts";
 export type {
+  Abandoner,
   JobCheckpoint,
   JobErrorInfo,
   JobHandle,
@@ -83,6 +85,7 @@ export class JobManager {
   #o: JobManagerOptions;
   #jobs = new Map<string, Job>();
   #resumers = new Map<string, Resumer>();
+  #abandoners = new Map<string, Abandoner>();
   /** Callers waiting on jobs another replica runs, woken by its change announcements. */
   #remoteWaiters = new Map<string, Set<() => void>>();
   #stopScan: (() => void) | undefined;
@@ -120,10 +123,12 @@ export class JobManager {
 
   /**
    * Registers how jobs of `kind` carry on on this replica when the replica running them died
-   * (see {@linkcode StartJobOptions.resume}).
+   * (see {@linkcode StartJobOptions.resume}), and how what they left is cleaned up when such a
+   * job is ended instead.
    */
-  resumable(kind: string, resume: Resumer): void {
+  resumable(kind: string, resume: Resumer, abandon?: Abandoner): void {
     this.#resumers.set(kind, resume);
+    if (abandon) this.#abandoners.set(kind, abandon);
   }
 
   /**
@@ -389,6 +394,9 @@ export class JobManager {
     const handle: JobHandle = {
       id: job.id,
       signal: job.controller.signal,
+      get handedOver() {
+        return job.leaving !== undefined;
+      },
       progress: (rows, total, message) => {
         if (FINISHED.has(job.status) || job.leaving) return;
         // Fewer rows than the checkpoint holds: the work started again, and its file with it.
@@ -616,6 +624,8 @@ export class JobManager {
             retryable: true,
           },
         };
+      // Only a trusted recipe's: a refused one names nothing to touch.
+      if (resumer) await this.#abandon(record);
       await shared.store.save(final, this.#o.retentionMs, false);
       await shared.store.changed(record.id);
       await shared.store.release(record.id);
@@ -646,11 +656,21 @@ export class JobManager {
     delete job.startedAt;
     delete job.checkpointSig;
     if (!checkpoint) delete job.checkpoint;
-    const owner: OwnerRef = {
-      hash: record.owner === "" ? undefined : record.owner,
-      ...(record.client === undefined ? {} : { client: record.client }),
-    };
-    this.#launch(job, (handle) => resumer(record.resume!.data, handle, owner, checkpoint));
+    this.#launch(job, (handle) => resumer(record.resume!.data, handle, ownerRefOf(record), checkpoint));
+  }
+
+  /** Runs the abandoner of a job ended at its takeover; a failure is logged, never thrown. */
+  async #abandon(record: JobRecord): Promise<void> {
+    const abandon = record.resume && this.#abandoners.get(record.resume.kind);
+    if (!abandon) return;
+    try {
+      await abandon(record.resume!.data, ownerRefOf(record));
+    } catch (e) {
+      this.#o.logger?.warn("job cleanup after its takeover failed", {
+        job_id: record.id,
+        error: e instanceof Error ? e.message : String(e),
+      });
+    }
   }
 
   /**
@@ -861,6 +881,14 @@ function evictable(finished: readonly JobRecord[], count: number): JobRecord[] {
     out.push(job);
   }
   return out;
+}
+
+/** Whose job a stored record is, as a resumer is told. */
+function ownerRefOf(record: JobRecord): OwnerRef {
+  return {
+    hash: record.owner === "" ? undefined : record.owner,
+    ...(record.client === undefined ? {} : { client: record.client }),
+  };
 }
 
 /** The storable part of a job. */

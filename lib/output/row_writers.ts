@@ -49,6 +49,11 @@ export interface RowWriter {
   /** Stops and removes the temporary file. Safe to call more than once, or after `close`. */
   abort(): Promise<void>;
   /**
+   * Stops and keeps the temporary file as it is, for another process to carry on from a
+   * checkpoint (see {@linkcode resumeRowWriter}); a later `abort` removes nothing.
+   */
+  leave(): void;
+  /**
    * Where the file stands now, between two writes: what {@linkcode resumeRowWriter} needs to
    * carry on from here in another process (no row is held).
    */
@@ -177,7 +182,7 @@ abstract class BaseWriter implements RowWriter {
   protected bytes = 0;
   protected options: RowWriterOptions;
   #file: Deno.FsFile;
-  #state: "open" | "closed" | "aborted" = "open";
+  #state: "open" | "closed" | "aborted" | "left" = "open";
 
   constructor(file: Deno.FsFile, options: RowWriterOptions) {
     this.#file = file;
@@ -252,8 +257,14 @@ abstract class BaseWriter implements RowWriter {
     };
   }
 
+  leave(): void {
+    if (this.#state !== "open") return;
+    this.#file.close();
+    this.#state = "left";
+  }
+
   async abort(): Promise<void> {
-    if (this.#state === "aborted") return;
+    if (this.#state === "aborted" || this.#state === "left") return;
     if (this.#state === "open") {
       try {
         this.#file.close();

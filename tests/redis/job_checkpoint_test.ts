@@ -125,6 +125,29 @@ Deno.test("JobManager hands a taken-over job's checkpoint to its resumer, and dr
       },
     );
 
+    await t.step("a handed-over job cancelled before its takeover is cleaned up, not resumed", async () => {
+      const id = await abandoned("a7", key);
+      await redis.command("SET", `${PREFIX}cancel:${id}`, "1");
+      const b = await replica("taker-a7", key);
+      const resumed: string[] = [];
+      const cleaned: Record<string, unknown>[] = [];
+      b.resumable("test.kind", (_data, job) => {
+        resumed.push(job.id);
+        return Promise.resolve({ result: {} });
+      }, (data) => {
+        cleaned.push(data);
+        return Promise.resolve();
+      });
+      try {
+        const done = await b.wait(id, { timeoutMs: 10_000, owner: "session:1" });
+        assert.equal(done.status, "cancelled");
+        assert.ok(!resumed.includes(id), "never resumed");
+        assert.deepEqual(cleaned, [{ series_id: "Y" }], "its recipe's leftovers cleaned up once");
+      } finally {
+        await b.close();
+      }
+    });
+
     await t.step("without a shared key the checkpoint is handed on, for the resumer to check", async () => {
       const id = await abandoned("a5");
       assert.equal((await stored(id))["checkpointSig"], undefined);

@@ -53,6 +53,7 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
   const resumedJson = heldSeries(fake, "RESUMEDJSON", HELD);
   const whole = heldSeries(fake, "WHOLE", -1);
   heldSeries(fake, "WHOLEJSON", -1);
+  const handed = heldSeries(fake, "HANDED", HELD);
   const home = scratchHome(fredConfig(fake.origin, EXPORT_SETTINGS));
   await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
   const options = {
@@ -175,6 +176,36 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
       [...Deno.readDirSync(folder)].filter((e) => e.name.startsWith(".")).map((e) => e.name),
       [],
       "no partial file is left",
+    );
+
+    // A graceful stop (SIGTERM) hands a running export over: the partial file is kept, and the
+    // replica left carries on from the last recorded page just the same.
+    const cc = await connect(c);
+    const handedJob = String(
+      ok(
+        await cb.callTool({
+          name: "fred_series",
+          arguments: { operation: "get_observations", series_id: "HANDED", format: "csv" },
+        }),
+      )["job_id"],
+    );
+    await handed.arrived;
+    await until("the handed job's checkpoint", async () => {
+      const view = await status(cc, { job_id: handedJob });
+      const rows = (view["progress"] as { rows_fetched: number } | undefined)?.rows_fetched;
+      return rows === recordedRows ? view : undefined;
+    });
+    assert.equal(await b.stop("SIGTERM"), 0);
+    handed.release();
+    const handedDone = await status(cc, { job_id: handedJob, wait_seconds: 30 });
+    assert.equal(handedDone["status"], "completed", JSON.stringify(handedDone));
+    checkPages(handed.asked, recordedRows);
+    const handedOver = await c.logged(new RegExp(`"job_id":"${handedJob}".*"action":"resumed"`));
+    assert.equal(JSON.parse(handedOver)["from_row"], recordedRows);
+    assert.deepEqual(
+      resultBytes(home, handedDone["result"] as Record<string, unknown>),
+      wholeBytes,
+      "the handed-over file is the uninterrupted export's",
     );
   } finally {
     for (const client of clients) await client.close().catch(() => {});

@@ -232,6 +232,15 @@ export async function discard(call: Call, file: ReservedFile, writer: RowWriter 
   call.storage.release(file);
 }
 
+/**
+ * Stops a job's writer without removing its file: another replica carries the job on from its
+ * last checkpoint in that file. The name is given back here.
+ */
+export function leaveFile(call: Call, file: ReservedFile, writer: RowWriter): void {
+  writer.leave();
+  call.storage.release(file);
+}
+
 /** Writes a fetched result to a project file and answers with an excerpt and a resource link. */
 export async function fileResult(
   call: Call,

@@ -24,6 +24,7 @@ import {
   discard,
   finishFile,
   jobRequest,
+  leaveFile,
   openFile,
   openWriter,
   pulledMeta,
@@ -186,7 +187,9 @@ async function pagedJob(
     });
     if (job.signal.aborted) throw job.signal.reason;
   } catch (e) {
-    await discard(call, file, writer);
+    // Handed over (a shutdown, or a lease lost): the next replica carries on in this file.
+    if (job.handedOver) leaveFile(call, file, writer);
+    else await discard(call, file, writer);
     throw withoutFile(e);
   }
   const written = await finishFile(call, file, writer, source, missingAfter(call, plan, rows));
@@ -223,6 +226,10 @@ function recipe(call: Call, file: ReservedFile): Record<string, unknown> {
  * its name.
  */
 export function registerResumers(deps: FredDeps): void {
+  // A job ended at its takeover leaves no partial file behind (its recipe is checked first).
+  const abandon = async (data: Record<string, unknown>, owner: OwnerRef) => {
+    await resumedCall(data, owner, deps, true);
+  };
   deps.jobs.resumable(RESUME_PAGED, async (data, job, owner, from) => {
     const plan = recipePlan(data, deps);
     const point = plan && from ? checkedPoint(data, from, plan) : undefined;
@@ -258,11 +265,11 @@ export function registerResumers(deps: FredDeps): void {
     const head: Parsed = { ...first.parsed, meta: pulledMeta(call, first.parsed, again.target) };
     const { file, writer } = await openFile(call, head.meta, source);
     return await pagedJob(call, { file, writer, head, plan: again, source, job });
-  });
+  }, abandon);
   deps.jobs.resumable(RESUME_SINGLE, async (data, job, owner) => {
     const call = await resumedCall(data, owner, deps, true);
     return await singleFetchJob(call, await reserveFile(call), job);
-  });
+  }, abandon);
 }
 
 /** Claims the unfinished file again and reopens it at the checkpoint `point`. */
