@@ -25,16 +25,21 @@ const HELD = 3;
 
 interface Asked {
   offset: number;
+  limit: number;
   at: number;
 }
 
-/** One kill: ms from SIGKILL to the held page asked again, to the job's end, and pages asked twice. */
+/**
+ * One kill: ms from SIGKILL to the next page asked by another replica and to the job's end, and
+ * the rows asked for beyond one pass over the series (the page in flight at the kill, and any the
+ * job fetches again).
+ */
 async function oneTakeover(
   series: string,
   start: () => Promise<HttpServerProcess>,
   survivor: HttpServerProcess,
   route: (series: string, onAsk: (asked: Asked[]) => Promise<void>) => Asked[],
-): Promise<{ takeoverMs: number; finishMs: number; repeated: number }> {
+): Promise<{ takeoverMs: number; finishMs: number; rowsAgain: number }> {
   const held = Promise.withResolvers<void>();
   const arrived = Promise.withResolvers<void>();
   const asked = route(series, async (seen) => {
@@ -65,11 +70,12 @@ async function oneTakeover(
   await watcher.close();
   const status = (done.structuredContent as Record<string, unknown>)["status"];
   if (status !== "completed") throw new Error(`takeover bench: the job ended ${String(status)}`);
-  const heldOffset = asked[HELD]!.offset;
-  const again = asked.filter((a) => a.offset === heldOffset)[1];
-  if (!again) throw new Error("takeover bench: the held page was never asked again");
-  const offsets = asked.map((a) => a.offset);
-  return { takeoverMs: again.at - killedAt, finishMs, repeated: offsets.length - new Set(offsets).size };
+  // The first request after the kill is the other replica's: the held page, or a page before it
+  // when the job starts again from its first row.
+  const next = asked.slice(HELD + 1)[0];
+  if (!next) throw new Error("takeover bench: no page was asked after the kill");
+  const rowsAsked = asked.reduce((sum, a) => sum + Math.max(0, Math.min(a.limit, ROWS - a.offset)), 0);
+  return { takeoverMs: next.at - killedAt, finishMs, rowsAgain: rowsAsked - ROWS };
 }
 
 /** Kills the replica running a FRED export `RUNS` times and reports how long the job stood still. */
@@ -83,9 +89,10 @@ export async function benchJobTakeover(): Promise<BenchRow[]> {
       match: (r: Received) => r.url.searchParams.get("series_id") === series,
       reply: async (r: Received) => {
         const offset = Number(r.url.searchParams.get("offset") ?? 0);
-        asked.push({ offset, at: performance.now() });
+        const limit = Number(r.url.searchParams.get("limit"));
+        asked.push({ offset, limit, at: performance.now() });
         await onAsk(asked);
-        return { json: syntheticObservations(ROWS, offset, Number(r.url.searchParams.get("limit"))) };
+        return { json: syntheticObservations(ROWS, offset, limit) };
       },
     });
     return asked;
@@ -104,13 +111,13 @@ export async function benchJobTakeover(): Promise<BenchRow[]> {
   const survivor = await startHttpServer(options);
   const takeovers: number[] = [];
   const finishes: number[] = [];
-  let repeated = 0;
+  let rowsAgain = 0;
   try {
     for (let run = 0; run < RUNS; run++) {
       const r = await oneTakeover(`TAKEOVER${run}`, () => startHttpServer(options), survivor, route);
       takeovers.push(r.takeoverMs);
       finishes.push(r.finishMs);
-      repeated += r.repeated;
+      rowsAgain += r.rowsAgain;
     }
   } finally {
     await survivor.stop();
@@ -120,11 +127,12 @@ export async function benchJobTakeover(): Promise<BenchRow[]> {
     `${RUNS} kills; lease ${LEASE_S} s, scan every ${SCAN_S} s (defaults 30 s and 10 s: about lease + scan)`;
   return [
     {
-      what: "FRED job takeover: SIGKILL of its replica → the next page asked by another replica",
+      what: "FRED job takeover: SIGKILL of its replica → its next page asked by another replica",
       median: `${quantile(takeovers, 0.5).toFixed(0)} ms`,
       p95: `${quantile(takeovers, 0.95).toFixed(0)} ms`,
-      note:
-        `${note}; pages asked twice: ${repeated} (only the page in flight at each kill: ${RUNS} expected)`,
+      note: `${note}; rows asked for again: ${
+        Math.round(rowsAgain / RUNS)
+      } a kill (the page in flight is 2,000; the kill does not wait for the last page's checkpoint to reach Redis, so that page may be asked again too)`,
     },
     {
       what: `FRED job takeover: SIGKILL → the ${ROWS.toLocaleString("en-US")}-row export completed elsewhere`,
