@@ -61,8 +61,32 @@ export async function signRecipe(key: CryptoKey, record: JobRecord): Promise<str
 
 /** Whether the record carries a valid signature of its recipe (compared in constant time). */
 export async function recipeSignatureValid(key: CryptoKey, record: JobRecord): Promise<boolean> {
-  const sig = record.resumeSig;
+  return await valid(key, record.resumeSig, signedText(record));
+}
+
+/**
+ * What a checkpoint's signature covers: the checkpoint with everything the recipe's covers, so
+ * a checkpoint moved to another job, owner or recipe fails. Labelled apart from the recipe's text.
+ */
+function checkpointText(record: JobRecord): string {
+  return `checkpoint ${canonical({ recipe: signedText(record), checkpoint: record.checkpoint ?? null })}`;
+}
+
+/** The record's checkpoint signature (hex); see {@linkcode checkpointSignatureValid}. */
+export async function signCheckpoint(key: CryptoKey, record: JobRecord): Promise<string> {
+  return hex(await crypto.subtle.sign("HMAC", key, encoder.encode(checkpointText(record))));
+}
+
+/**
+ * Whether the record carries a valid signature of its checkpoint: a resume trusts its byte
+ * length and cursor, which whoever can write to the shared store could otherwise forge.
+ */
+export async function checkpointSignatureValid(key: CryptoKey, record: JobRecord): Promise<boolean> {
+  return await valid(key, record.checkpointSig, checkpointText(record));
+}
+
+async function valid(key: CryptoKey, sig: string | undefined, text: string): Promise<boolean> {
   if (sig === undefined || !/^[0-9a-f]{64}$/.test(sig)) return false;
   const bytes = new Uint8Array(sig.match(/../g)!.map((h) => parseInt(h, 16)));
-  return await crypto.subtle.verify("HMAC", key, bytes, encoder.encode(signedText(record)));
+  return await crypto.subtle.verify("HMAC", key, bytes, encoder.encode(text));
 }

@@ -78,10 +78,34 @@ export interface JobHandle {
   readonly id: string;
   /** Aborted when the job is cancelled or the server shuts down. */
   readonly signal: AbortSignal;
+  /**
+   * True once another replica has the job or gets it (this one lost its lease, or is shutting
+   * down and hands it over): what the work leaves behind (its partial file) is where that replica
+   * carries on from, so it is kept, not removed.
+   */
+  readonly handedOver: boolean;
   /** Reports rows done so far (and the expected total, when known). */
   progress(rowsFetched: number, estimatedTotal?: number | null, message?: string): void;
   /** Reports a failed attempt that will be retried after `delayMs`. */
   retrying(error: JobErrorInfo, retryCount: number, delayMs: number): void;
+  /**
+   * Reports rows done at a point the work can carry on from (after a completed upstream page):
+   * with a shared store it is kept there, in the same write as the progress, and a replica that
+   * takes the job over hands it to the job's resumer.
+   */
+  checkpoint(point: JobCheckpoint, estimatedTotal?: number | null, message?: string): void;
+}
+
+/**
+ * Where a job can carry on from: rows done, the cursor of the next upstream page (the
+ * provider's, e.g. `{ offset }`) and the state of the file being written at that boundary
+ * (row_writers.ts). Read back from a shared store it is checked before use, and signed with the
+ * recipe when replicas share a key.
+ */
+export interface JobCheckpoint {
+  rows: number;
+  cursor: Record<string, unknown>;
+  file?: { bytes: number; rows: number; state: Record<string, unknown> };
 }
 
 /** What {@linkcode JobManager.start} needs. */
@@ -114,12 +138,22 @@ export interface StartJobOptions {
   resume?: { kind: string; data: Record<string, unknown> };
 }
 
-/** Carries on with a job taken over from a replica that died; resolves like `run`. */
+/**
+ * Carries on with a job taken over from a replica that died; resolves like `run`. `from` is the
+ * job's last checkpoint, when it left a trusted one; without it the work starts again.
+ */
 export type Resumer = (
   data: Record<string, unknown>,
   handle: JobHandle,
   owner: OwnerRef,
+  from?: JobCheckpoint,
 ) => Promise<JobOutcome>;
+
+/**
+ * Cleans up after a job of a recipe this replica could resume but ends instead (cancelled meanwhile,
+ * or taken over too often): e.g. removes the partial file the replica that died left behind.
+ */
+export type Abandoner = (data: Record<string, unknown>, owner: OwnerRef) => Promise<void>;
 
 /** Whose job a resumed job is: the owner's hash (the raw id is never stored). */
 export interface OwnerRef {
@@ -156,6 +190,10 @@ export interface JobRecord {
   resume?: { kind: string; data: Record<string, unknown> };
   /** HMAC-SHA-256 (hex) of the recipe with the job's id and owner (job_signing.ts), when replicas share a key. */
   resumeSig?: string;
+  /** The last point the work can carry on from (see {@linkcode JobHandle.checkpoint}). */
+  checkpoint?: JobCheckpoint;
+  /** HMAC-SHA-256 (hex) of the checkpoint with the recipe, id and owner, when replicas share a key. */
+  checkpointSig?: string;
   /** Times another replica took the job over. */
   takeovers?: number;
   /** The replica running (or that last ran) the job. */
@@ -192,6 +230,12 @@ const jobRecordSchema = z.looseObject({
   nextRetryAt: time.optional(),
   resume: z.object({ kind: z.string(), data: record }).optional(),
   resumeSig: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  checkpoint: z.object({
+    rows: count,
+    cursor: record,
+    file: z.object({ bytes: count, rows: count, state: record }).optional(),
+  }).optional(),
+  checkpointSig: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   takeovers: count.optional(),
   replica: z.string().max(200).optional(),
 });

@@ -20,8 +20,10 @@ import { ToolError } from "../errors.ts";
 import { stamp } from "./paths.ts";
 import { ownerHash } from "./owner_hash.ts";
 import { clientHash, QuotaLedger, UNLIMITED } from "./quota.ts";
-import { recipeSignatureValid, signRecipe } from "./job_signing.ts";
+import { checkpointSignatureValid, recipeSignatureValid, signCheckpoint, signRecipe } from "./job_signing.ts";
 import type {
+  Abandoner,
+  JobCheckpoint,
   JobHandle,
   JobManagerOptions,
   JobRecord,
@@ -36,6 +38,8 @@ import type {
 
 export { JOB_STATUSES, jobViewSchema, parseJobRecord } from "./job_types.ts";
 export type {
+  Abandoner,
+  JobCheckpoint,
   JobErrorInfo,
   JobHandle,
   JobManagerOptions,
@@ -81,6 +85,7 @@ export class JobManager {
   #o: JobManagerOptions;
   #jobs = new Map<string, Job>();
   #resumers = new Map<string, Resumer>();
+  #abandoners = new Map<string, Abandoner>();
   /** Callers waiting on jobs another replica runs, woken by its change announcements. */
   #remoteWaiters = new Map<string, Set<() => void>>();
   #stopScan: (() => void) | undefined;
@@ -118,10 +123,12 @@ export class JobManager {
 
   /**
    * Registers how jobs of `kind` carry on on this replica when the replica running them died
-   * (see {@linkcode StartJobOptions.resume}).
+   * (see {@linkcode StartJobOptions.resume}), and how what they left is cleaned up when such a
+   * job is ended instead.
    */
-  resumable(kind: string, resume: Resumer): void {
+  resumable(kind: string, resume: Resumer, abandon?: Abandoner): void {
     this.#resumers.set(kind, resume);
+    if (abandon) this.#abandoners.set(kind, abandon);
   }
 
   /**
@@ -387,12 +394,23 @@ export class JobManager {
     const handle: JobHandle = {
       id: job.id,
       signal: job.controller.signal,
+      get handedOver() {
+        return job.leaving !== undefined;
+      },
       progress: (rows, total, message) => {
         if (FINISHED.has(job.status) || job.leaving) return;
+        // Fewer rows than the checkpoint holds: the work started again, and its file with it.
+        if (job.checkpoint && rows < job.checkpoint.rows) delete job.checkpoint;
         job.rowsFetched = rows;
         if (total !== undefined) job.estimatedTotal = total;
         delete job.nextRetryAt;
         this.#update(job, { message: message ?? job.message });
+      },
+      checkpoint: (point, total, message) => {
+        if (FINISHED.has(job.status) || job.leaving) return;
+        // Only a job another replica could resume needs it kept (and it is written with the progress).
+        if (job.resume) job.checkpoint = structuredClone(point);
+        handle.progress(point.rows, total, message);
       },
       retrying: (error, retryCount, delayMs) => {
         if (FINISHED.has(job.status) || job.leaving) return;
@@ -448,6 +466,8 @@ export class JobManager {
 
   #finish(job: Job, change: { status: JobStatus; message: string }): void {
     job.finishedAt = this.#o.clock.now();
+    // Nothing carries on from a finished job: its record keeps no file state.
+    delete job.checkpoint;
     this.#update(job, change);
     this.#o.logger?.info("job finished", {
       job_id: job.id,
@@ -486,7 +506,11 @@ export class JobManager {
       try {
         await before?.();
         if (job.leaving === "lost") return;
-        await shared.store.save(recordOf(job), this.#o.retentionMs, !FINISHED.has(job.status));
+        const record = recordOf(job);
+        if (record.checkpoint && shared.signingKey) {
+          record.checkpointSig = await signCheckpoint(shared.signingKey, record);
+        }
+        await shared.store.save(record, this.#o.retentionMs, !FINISHED.has(job.status));
         await shared.store.changed(job.id);
       } catch {
         // Out of reach: status answers come from this replica until it is back.
@@ -600,6 +624,8 @@ export class JobManager {
             retryable: true,
           },
         };
+      // Only a trusted recipe's: a refused one names nothing to touch.
+      if (resumer) await this.#abandon(record);
       await shared.store.save(final, this.#o.retentionMs, false);
       await shared.store.changed(record.id);
       await shared.store.release(record.id);
@@ -610,25 +636,55 @@ export class JobManager {
       });
       return;
     }
+    const checkpoint = await this.#trustedCheckpoint(record);
     this.#o.logger?.warn("job taken over from a replica that stopped", {
       job_id: record.id,
       from_replica: from,
       action: "resumed",
       takeovers,
+      from_row: checkpoint?.rows ?? 0,
     });
     const job = this.#newJob({
       ...base,
       status: "processing",
-      message: `Resumed on this replica after the replica running it (${from}) stopped; fetching again`,
-      rowsFetched: 0,
+      message: checkpoint
+        ? `Resumed on this replica after the replica running it (${from}) stopped; carrying on from row ${checkpoint.rows}`
+        : `Resumed on this replica after the replica running it (${from}) stopped; fetching again`,
+      rowsFetched: checkpoint?.rows ?? 0,
     });
     delete job.error;
     delete job.startedAt;
-    const owner: OwnerRef = {
-      hash: record.owner === "" ? undefined : record.owner,
-      ...(record.client === undefined ? {} : { client: record.client }),
-    };
-    this.#launch(job, (handle) => resumer(record.resume!.data, handle, owner));
+    delete job.checkpointSig;
+    if (!checkpoint) delete job.checkpoint;
+    this.#launch(job, (handle) => resumer(record.resume!.data, handle, ownerRefOf(record), checkpoint));
+  }
+
+  /** Runs the abandoner of a job ended at its takeover; a failure is logged, never thrown. */
+  async #abandon(record: JobRecord): Promise<void> {
+    const abandon = record.resume && this.#abandoners.get(record.resume.kind);
+    if (!abandon) return;
+    try {
+      await abandon(record.resume!.data, ownerRefOf(record));
+    } catch (e) {
+      this.#o.logger?.warn("job cleanup after its takeover failed", {
+        job_id: record.id,
+        error: e instanceof Error ? e.message : String(e),
+      });
+    }
+  }
+
+  /**
+   * The taken-over record's checkpoint, when it may be trusted: with a shared key it must carry
+   * a valid signature; an untrusted one is dropped and the work starts again from its first row.
+   */
+  async #trustedCheckpoint(record: JobRecord): Promise<JobCheckpoint | undefined> {
+    const key = this.#o.shared?.signingKey;
+    if (!record.checkpoint || !key || (await checkpointSignatureValid(key, record))) return record.checkpoint;
+    this.#o.logger?.warn("job checkpoint not trusted: starting again from the first row", {
+      job_id: record.id,
+      reason: "it is not signed with the replicas' shared key (MCP_REQUEST_STATE_KEY)",
+    });
+    return undefined;
   }
 
   /**
@@ -825,6 +881,14 @@ function evictable(finished: readonly JobRecord[], count: number): JobRecord[] {
     out.push(job);
   }
   return out;
+}
+
+/** Whose job a stored record is, as a resumer is told. */
+function ownerRefOf(record: JobRecord): OwnerRef {
+  return {
+    hash: record.owner === "" ? undefined : record.owner,
+    ...(record.client === undefined ? {} : { client: record.client }),
+  };
 }
 
 /** The storable part of a job. */

@@ -5,7 +5,10 @@
 // met in a later batch (FRED's output_type 3 has a column per vintage, and a vintage that only
 // added recent observations shows up on the last page) is appended: on close the rows written
 // before it are padded with empty cells in one streaming pass. Configured secrets are masked in
-// each batch as it is written (an upstream may echo a key into a title or a value).
+// each batch as it is written (an upstream may echo a key into a title or a value). Between
+// batches a writer can say where its file stands (a checkpoint), and another process can reopen
+// the temporary file there (`resumeRowWriter`): that is how a job taken over by another replica
+// carries on (paged_writes.ts). The temporary file is therefore only ever appended to.
 import type { SecretMasker } from "../secrets.ts";
 
 /** The file formats the writers produce. */
@@ -45,6 +48,26 @@ export interface RowWriter {
   close(trailer?: Record<string, unknown>): Promise<WriteSummary>;
   /** Stops and removes the temporary file. Safe to call more than once, or after `close`. */
   abort(): Promise<void>;
+  /**
+   * Stops and keeps the temporary file as it is, for another process to carry on from a
+   * checkpoint (see {@linkcode resumeRowWriter}); a later `abort` removes nothing.
+   */
+  leave(): void;
+  /**
+   * Where the file stands now, between two writes: what {@linkcode resumeRowWriter} needs to
+   * carry on from here in another process (no row is held).
+   */
+  checkpoint(): WriterCheckpoint;
+}
+
+/**
+ * A point a temporary file can be reopened at: its length, the rows in it, and the writer's own
+ * state (CSV: the columns met so far and where each width of row begins).
+ */
+export interface WriterCheckpoint {
+  bytes: number;
+  rows: number;
+  state: Record<string, unknown>;
 }
 
 /** Options for {@linkcode openRowWriter}. */
@@ -116,6 +139,40 @@ export async function openRowWriter(options: RowWriterOptions): Promise<RowWrite
   return options.format === "csv" ? new CsvWriter(file, options) : new JsonWriter(file, options);
 }
 
+/**
+ * Reopens a temporary file another writer left at `point` (its process died): what was written
+ * after that point (a half-written batch) is cut off and writing carries on there. The kept bytes
+ * are charged again. Throws when the file is not a plain file at least that long, or the state
+ * does not fit it: a checkpoint read back from a shared store only ever shortens its own file.
+ */
+export async function resumeRowWriter(
+  options: RowWriterOptions,
+  point: WriterCheckpoint,
+): Promise<RowWriter> {
+  const info = await Deno.lstat(options.tempPath);
+  if (!info.isFile || !isCount(point.bytes) || !isCount(point.rows) || point.bytes > info.size) {
+    throw new Error(`Cannot resume "${options.tempPath}": the file does not match its checkpoint`);
+  }
+  // A leftover of a CSV file being widened when its writer died; it is made again on close.
+  await Deno.remove(widerPath(options.tempPath)).catch(() => {});
+  options.charge?.(point.bytes);
+  const file = await Deno.open(options.tempPath, { write: true });
+  try {
+    await file.truncate(point.bytes);
+    await file.seek(0, Deno.SeekMode.End);
+    const writer = options.format === "csv" ? new CsvWriter(file, options) : new JsonWriter(file, options);
+    writer.restore(point);
+    return writer;
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+}
+
+function isCount(n: unknown): n is number {
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+}
+
 const encoder = new TextEncoder();
 
 abstract class BaseWriter implements RowWriter {
@@ -125,7 +182,7 @@ abstract class BaseWriter implements RowWriter {
   protected bytes = 0;
   protected options: RowWriterOptions;
   #file: Deno.FsFile;
-  #state: "open" | "closed" | "aborted" = "open";
+  #state: "open" | "closed" | "aborted" | "left" = "open";
 
   constructor(file: Deno.FsFile, options: RowWriterOptions) {
     this.#file = file;
@@ -134,9 +191,28 @@ abstract class BaseWriter implements RowWriter {
 
   protected abstract encodeBatch(rows: readonly Record<string, unknown>[]): string;
   protected abstract tail(trailer?: Record<string, unknown>): string;
-  /** Last changes to the closed temporary file before it takes its final name. */
-  protected finish(): Promise<void> {
-    return Promise.resolve();
+  /**
+   * Last changes to the closed temporary file; resolves to true when they moved the file to its
+   * final name themselves (the temporary file itself is never rewritten: a checkpoint of it
+   * stays valid until the end).
+   */
+  protected finish(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+  /** The format's own part of a checkpoint. */
+  protected abstract state(): Record<string, unknown>;
+  /** Takes a checkpoint's state back; throws when it does not fit the file. */
+  protected abstract restoreState(state: Record<string, unknown>): void;
+
+  checkpoint(): WriterCheckpoint {
+    return { bytes: this.bytes, rows: this.rowsWritten, state: this.state() };
+  }
+
+  /** Carries on from `point` (see {@linkcode resumeRowWriter}). */
+  restore(point: WriterCheckpoint): void {
+    this.bytes = point.bytes;
+    this.rowsWritten = point.rows;
+    this.restoreState(point.state);
   }
 
   async write(rows: readonly Record<string, unknown>[]): Promise<void> {
@@ -167,8 +243,8 @@ abstract class BaseWriter implements RowWriter {
       await this.put(this.tail(trailer));
       this.#file.close();
       this.#state = "closed";
-      await this.finish();
-      await Deno.rename(this.options.tempPath, this.options.path);
+      if (await this.finish()) await Deno.remove(this.options.tempPath);
+      else await Deno.rename(this.options.tempPath, this.options.path);
     } catch (e) {
       await this.abort();
       throw e;
@@ -181,8 +257,14 @@ abstract class BaseWriter implements RowWriter {
     };
   }
 
+  leave(): void {
+    if (this.#state !== "open") return;
+    this.#file.close();
+    this.#state = "left";
+  }
+
   async abort(): Promise<void> {
-    if (this.#state === "aborted") return;
+    if (this.#state === "aborted" || this.#state === "left") return;
     if (this.#state === "open") {
       try {
         this.#file.close();
@@ -252,9 +334,9 @@ class CsvWriter extends BaseWriter {
   }
 
   /** Pads rows written before a late column, and writes the full header, in one pass. */
-  protected override async finish(): Promise<void> {
+  protected override async finish(): Promise<boolean> {
     const columns = this.#columns;
-    if (!columns || this.#segments.every((s) => s.width === columns.length)) return;
+    if (!columns || this.#segments.every((s) => s.width === columns.length)) return false;
     const wide = widerPath(this.options.tempPath);
     const source = await Deno.open(this.options.tempPath, { read: true });
     const target = await Deno.open(wide, { write: true, createNew: true });
@@ -308,7 +390,42 @@ class CsvWriter extends BaseWriter {
       source.close();
       target.close();
     }
-    await Deno.rename(wide, this.options.tempPath);
+    await Deno.rename(wide, this.options.path);
+    return true;
+  }
+
+  protected state(): Record<string, unknown> {
+    // Copies: the checkpoint is stored later, after more rows may have added columns.
+    return {
+      columns: this.#columns ? [...this.#columns] : null,
+      segments: this.#segments.map((s) => [s.start, s.width]),
+    };
+  }
+
+  protected restoreState(state: Record<string, unknown>): void {
+    const { columns, segments } = state;
+    const bad = (): never => {
+      throw new Error("Cannot resume a CSV file: its checkpoint's columns do not fit it");
+    };
+    if (columns === null && (this.bytes > 0 || (Array.isArray(segments) && segments.length > 0))) bad();
+    if (columns === null) return;
+    if (!Array.isArray(columns) || !columns.every((c) => typeof c === "string")) bad();
+    if (!Array.isArray(segments) || segments.length === 0) bad();
+    const names = columns as string[];
+    let last: Segment = { start: 0, width: 0 };
+    const parsed: Segment[] = [];
+    for (const s of segments as unknown[]) {
+      if (!Array.isArray(s) || !isCount(s[0]) || !isCount(s[1])) bad();
+      const [start, width] = s as [number, number];
+      // Each width starts later and is wider than the one before, within the file and the columns.
+      if (start < last.start || width <= last.width || start > this.bytes || width > names.length) bad();
+      last = { start, width };
+      parsed.push(last);
+    }
+    if (last.width !== names.length || new Set(names).size !== names.length) bad();
+    this.#columns = [...names];
+    this.#known = new Set(names);
+    this.#segments = parsed;
   }
 }
 
@@ -338,6 +455,16 @@ class JsonWriter extends BaseWriter {
       .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
       .join("");
     return `{\n${head}${JSON.stringify(this.options.itemsKey ?? "items")}: [\n`;
+  }
+
+  protected state(): Record<string, unknown> {
+    return {};
+  }
+
+  protected restoreState(): void {
+    // Whether the head and a first row were written follows from the bytes and rows.
+    this.#started = this.bytes > 0;
+    this.#first = this.rowsWritten === 0;
   }
 
   protected tail(trailer: Record<string, unknown> = {}): string {

@@ -335,22 +335,54 @@ export class ProjectStorage {
         const tempPath = nodePath.join(dir, `.${name}.partial`);
         // A partial file is another process's (a replica sharing the folder) file in the making.
         if (this.#s.reserved.has(path) || (await exists(path)) || (await exists(tempPath))) continue;
-        this.#s.reserved.add(path);
-        const relativePath = `${subdir}/${name}`;
-        this.#s.inflight.set(tempPath, 0);
-        if (this.#client !== undefined) this.#s.inflightClient.set(tempPath, this.#client);
-        return {
-          project,
-          name,
-          relativePath,
-          path,
-          tempPath,
-          uri: this.uri(project, relativePath),
-          charge: (bytes: number) => this.#charge(tempPath, bytes),
-          ...(this.#o.secrets ? { secrets: this.#o.secrets } : {}),
-        };
+        return this.#claimName(project, subdir, dir, name);
       }
     });
+  }
+
+  /**
+   * Claims again the file `relativePath` (`subdir/name`) of `project` whose temporary file
+   * another process left unfinished (a replica that died mid-job), so the job carries on
+   * writing it. Refused when the name is not in the making (no temporary file, a final file
+   * already, or reserved here), so nothing finished or another writer's is ever reopened.
+   */
+  async reclaim(project: string, relativePath: string, format: string): Promise<ReservedFile> {
+    const [subdir, filename] = checkRelativePath(relativePath, 2, "file");
+    if (subdir === undefined || filename === undefined || !this.#o.subdirs.includes(subdir)) {
+      throw new Error(`Not a project file: "${relativePath}"`);
+    }
+    const name = checkFilename(filename, format, "file");
+    if (name !== filename) throw new Error(`Not a ${format} file: "${relativePath}"`);
+    this.#quota.checkWrites("write files");
+    const dir = nodePath.join(this.projectPath(checkProjectName(project, "project")), subdir);
+    return await this.#serial(async () => {
+      await this.#confine(await this.#ensureRoot(), dir);
+      const path = nodePath.join(dir, name);
+      const partial = await Deno.lstat(nodePath.join(dir, `.${name}.partial`)).catch(() => undefined);
+      if (this.#s.reserved.has(path) || (await exists(path)) || !partial?.isFile) {
+        throw new Error(`No unfinished file to carry on: "${relativePath}"`);
+      }
+      return this.#claimName(project, subdir, dir, name);
+    });
+  }
+
+  #claimName(project: string, subdir: string, dir: string, name: string): ReservedFile {
+    const path = nodePath.join(dir, name);
+    const tempPath = nodePath.join(dir, `.${name}.partial`);
+    this.#s.reserved.add(path);
+    const relativePath = `${subdir}/${name}`;
+    this.#s.inflight.set(tempPath, 0);
+    if (this.#client !== undefined) this.#s.inflightClient.set(tempPath, this.#client);
+    return {
+      project,
+      name,
+      relativePath,
+      path,
+      tempPath,
+      uri: this.uri(project, relativePath),
+      charge: (bytes: number) => this.#charge(tempPath, bytes),
+      ...(this.#o.secrets ? { secrets: this.#o.secrets } : {}),
+    };
   }
 
   /** Gives a reserved name back (after the file was written, or abandoned). */

@@ -1,59 +1,11 @@
 // JobManager over the Redis job store: managers stand for replicas (takeovers, signed recipes).
 import assert from "node:assert/strict";
-import { systemClock } from "../../lib/clock.ts";
-import { Logger } from "../../lib/log.ts";
 import { JobManager } from "../../lib/output/jobs.ts";
 import { ownerHash } from "../../lib/output/storage.ts";
-import type { JobHandle } from "../../lib/output/jobs.ts";
 import { RedisConnection } from "../../lib/redis/connection.ts";
-import { RedisJobStore } from "../../lib/redis/job_store.ts";
 import { recipeSigningKey } from "../../lib/output/job_signing.ts";
 import { startRedis } from "./_redis_server.ts";
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Work that runs until its job is stopped. */
-function forever(job: JobHandle): Promise<never> {
-  job.progress(1, 10, "Working");
-  return new Promise((_, reject) => job.signal.addEventListener("abort", () => reject(job.signal.reason)));
-}
-
-/** Makes JobManagers standing for replicas on `url`; their connections go into `conns`. */
-function replicas(
-  url: string,
-  prefix: string,
-  conns: RedisConnection[],
-): (name: string, signingKey?: CryptoKey) => Promise<JobManager> {
-  return async (name, signingKey) => {
-    const conn = await RedisConnection.connect({
-      url,
-      prefix,
-      timeoutMs: 1000,
-      retryMaxMs: 200,
-      logger: new Logger(),
-    });
-    conns.push(conn);
-    return new JobManager({
-      clock: systemClock,
-      retentionMs: 3_600_000,
-      idPrefix: "fred-job",
-      shared: {
-        store: new RedisJobStore(conn, name),
-        leaseMs: 300,
-        takeoverIntervalMs: 100,
-        ...(signingKey ? { signingKey } : {}),
-      },
-    });
-  };
-}
+import { forever, replicas, storedJob, until } from "./_job_replicas.ts";
 
 Deno.test("JobManager with a shared store fails or resumes a job whose replica went away", async (t) => {
   await using redis = await startRedis();
@@ -134,8 +86,7 @@ Deno.test("JobManager refuses to resume a forged or moved takeover recipe", asyn
   const key = await recipeSigningKey(SECRET);
   const replica = async (name: string, signingKey: CryptoKey | undefined = key): Promise<JobManager> =>
     await replicas(redis.url, PREFIX, conns)(name, signingKey);
-  const stored = async (id: string): Promise<Record<string, unknown>> =>
-    JSON.parse(/\{.*\}/s.exec(await redis.command("GET", `${PREFIX}job:${id}`))![0]);
+  const stored = (id: string) => storedJob(redis, PREFIX, id);
   /** Writes `record` as a running job whose replica is gone, for the other replica to take over. */
   const forge = async (record: Record<string, unknown>): Promise<void> => {
     const id = String(record["id"]);

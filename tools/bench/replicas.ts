@@ -11,6 +11,7 @@ import { removeHome, scratchHome } from "../../tests/harness/spawn.ts";
 import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_client.ts";
 import { fredConfig, startFakeFred } from "../../tests/providers/fred/fake_fred.ts";
 import { startRedis } from "../../tests/redis/_redis_server.ts";
+import { benchJobTakeover } from "./job_takeover.ts";
 
 /** One measured row. */
 export interface BenchRow {
@@ -130,6 +131,7 @@ export async function benchReplicas(): Promise<BenchRow[]> {
   } finally {
     removeHome(home);
   }
+  rows.push(...(await benchJobTakeover()));
   return rows;
 }
 

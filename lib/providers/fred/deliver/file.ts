@@ -7,8 +7,8 @@ import { resourceLink } from "../../../output/resources.ts";
 import type { ReservedFile } from "../../../output/storage.ts";
 import { toMb } from "../../../output/storage.ts";
 import type { OutputDecision } from "../../../output/tokens.ts";
-import { openRowWriter } from "../../../output/row_writers.ts";
-import type { RowWriter } from "../../../output/row_writers.ts";
+import { openRowWriter, resumeRowWriter } from "../../../output/row_writers.ts";
+import type { RowWriter, RowWriterOptions, WriterCheckpoint } from "../../../output/row_writers.ts";
 import { boundedMeta, itemsTable, sourceLines } from "../format.ts";
 import type { ClipCount, Source } from "../format.ts";
 import { CSV_COLUMNS, itemFor } from "../parse.ts";
@@ -79,6 +79,25 @@ export async function reserveFile(call: Call): Promise<ReservedFile> {
   return await call.storage.reserve(call.project, call.spec.subdir, fileName(call), call.format);
 }
 
+/** The row writer's options for a reserved file; the JSON head carries the source and metadata. */
+function writerOptions(
+  call: Call,
+  file: ReservedFile,
+  meta: Record<string, unknown>,
+  source: Source,
+): RowWriterOptions {
+  return {
+    format: call.format,
+    path: file.path,
+    tempPath: file.tempPath,
+    ...(csvColumns(call) ? { columns: csvColumns(call)! } : {}),
+    head: { source, request: requestSummary(call), ...meta },
+    itemsKey: ITEMS_KEY[call.spec.kind] ?? call.spec.kind,
+    charge: (bytes) => file.charge(bytes),
+    ...(file.secrets ? { secrets: file.secrets } : {}),
+  };
+}
+
 /** Opens the streaming writer of a reserved file; the JSON head carries the source and metadata. */
 export async function openWriter(
   call: Call,
@@ -87,16 +106,25 @@ export async function openWriter(
   source: Source,
 ): Promise<RowWriter> {
   try {
-    return await openRowWriter({
-      format: call.format,
-      path: file.path,
-      tempPath: file.tempPath,
-      ...(csvColumns(call) ? { columns: csvColumns(call)! } : {}),
-      head: { source, request: requestSummary(call), ...meta },
-      itemsKey: ITEMS_KEY[call.spec.kind] ?? call.spec.kind,
-      charge: (bytes) => file.charge(bytes),
-      ...(file.secrets ? { secrets: file.secrets } : {}),
-    });
+    return await openRowWriter(writerOptions(call, file, meta, source));
+  } catch (e) {
+    call.storage.release(file);
+    throw e;
+  }
+}
+
+/**
+ * Reopens a reclaimed file at a job's checkpoint (its head is written already), cutting off
+ * what the replica that died wrote after it.
+ */
+export async function resumeWriter(
+  call: Call,
+  file: ReservedFile,
+  source: Source,
+  point: WriterCheckpoint,
+): Promise<RowWriter> {
+  try {
+    return await resumeRowWriter(writerOptions(call, file, {}, source), point);
   } catch (e) {
     call.storage.release(file);
     throw e;
@@ -201,6 +229,15 @@ export async function finishFile(
 /** Stops a writer after a failure and gives the file's name back: nothing is kept. */
 export async function discard(call: Call, file: ReservedFile, writer: RowWriter | undefined): Promise<void> {
   await writer?.abort();
+  call.storage.release(file);
+}
+
+/**
+ * Stops a job's writer without removing its file: another replica carries the job on from its
+ * last checkpoint in that file. The name is given back here.
+ */
+export function leaveFile(call: Call, file: ReservedFile, writer: RowWriter): void {
+  writer.leave();
   call.storage.release(file);
 }
 

@@ -4,14 +4,14 @@ import * as nodePath from "node:path";
 import { ToolError } from "../../../errors.ts";
 import { jsonText, markdownTable } from "../../../mcp/shaping.ts";
 import type { ToolCallContext, ToolOutput } from "../../../mcp/provider.ts";
-import type { JobHandle, JobOutcome, OwnerRef } from "../../../output/jobs.ts";
+import type { JobCheckpoint, JobHandle, JobOutcome, OwnerRef } from "../../../output/jobs.ts";
 import { checkProjectName, checkRelativePath } from "../../../output/paths.ts";
 import type { ReservedFile } from "../../../output/storage.ts";
 import { toMb } from "../../../output/storage.ts";
 import type { OutputMode } from "../../../output/tokens.ts";
 import { OUTPUT_MODES } from "../../../output/tokens.ts";
 import { FILE_FORMATS } from "../../../output/row_writers.ts";
-import type { FileFormat, RowWriter } from "../../../output/row_writers.ts";
+import type { FileFormat, RowWriter, WriterCheckpoint } from "../../../output/row_writers.ts";
 import { sourceLines, sourceOf } from "../format.ts";
 import type { Source } from "../format.ts";
 import { OPERATIONS } from "../operations.ts";
@@ -24,10 +24,12 @@ import {
   discard,
   finishFile,
   jobRequest,
+  leaveFile,
   openFile,
   openWriter,
   pulledMeta,
   reserveFile,
+  resumeWriter,
   writeRows,
   type Written,
 } from "./file.ts";
@@ -135,7 +137,7 @@ export async function startPagedJob(
     estimatedRows: plan.target,
     ...(call.ctx.owner === undefined ? {} : { owner: call.ctx.owner }),
     ...(call.ctx.client === undefined ? {} : { client: call.ctx.client }),
-    resume: { kind: RESUME_PAGED, data: recipe(call, file) },
+    resume: { kind: RESUME_PAGED, data: { ...recipe(call, file), plan: { ...plan } } },
     run: (job) => {
       const head = firstPage!;
       firstPage = undefined;
@@ -152,27 +154,42 @@ export async function startPagedJob(
   );
 }
 
-/** The work of a paged job: the first page's rows, then the rest page by page, into the file. */
+/**
+ * The work of a paged job: the first page's rows, then the rest page by page, into the file, with
+ * a checkpoint after each page; or, taken over, the rest after the checkpoint `from`.
+ */
 async function pagedJob(
   call: Call,
-  o: { file: ReservedFile; writer: RowWriter; head: Parsed; plan: Plan; source: Source; job: JobHandle },
+  o: {
+    file: ReservedFile;
+    writer: RowWriter;
+    head?: Parsed;
+    from?: { rows: number; offset: number };
+    plan: Plan;
+    source: Source;
+    job: JobHandle;
+  },
 ): Promise<JobOutcome> {
   const { file, writer, plan, source, job } = o;
   const logger = call.deps.logger.child({ tool_name: call.tool, job_id: job.id });
   let rows: number;
   try {
     rows = await streamPages(call, {
-      first: o.head,
+      ...(o.head ? { first: o.head } : {}),
+      ...(o.from ? { from: o.from } : {}),
       target: plan.target,
       writer,
       signal: job.signal,
       logger,
-      onRows: (n) => job.progress(n, plan.target, `Fetching ${call.spec.kind} from FRED API...`),
+      onRows: (_rows, point) =>
+        job.checkpoint(point, plan.target, `Fetching ${call.spec.kind} from FRED API...`),
       job,
     });
     if (job.signal.aborted) throw job.signal.reason;
   } catch (e) {
-    await discard(call, file, writer);
+    // Handed over (a shutdown, or a lease lost): the next replica carries on in this file.
+    if (job.handedOver) leaveFile(call, file, writer);
+    else await discard(call, file, writer);
     throw withoutFile(e);
   }
   const written = await finishFile(call, file, writer, source, missingAfter(call, plan, rows));
@@ -203,14 +220,39 @@ function recipe(call: Call, file: ReservedFile): Record<string, unknown> {
 }
 
 /**
- * Lets this replica carry on with FRED jobs whose replica died: the pull starts again from its
- * first row (the dead replica's partial file is removed) and the file keeps its name.
+ * Lets this replica carry on with FRED jobs whose replica died: a paged pull carries on from its
+ * last checkpoint (the file is cut back to it and the next page fetched); without a usable one it
+ * starts again from its first row (the dead replica's partial file is removed). The file keeps
+ * its name.
  */
 export function registerResumers(deps: FredDeps): void {
-  deps.jobs.resumable(RESUME_PAGED, async (data, job, owner) => {
-    const call = await resumedCall(data, owner, deps);
+  // A job ended at its takeover leaves no partial file behind (its recipe is checked first).
+  const abandon = async (data: Record<string, unknown>, owner: OwnerRef) => {
+    await resumedCall(data, owner, deps, true);
+  };
+  deps.jobs.resumable(RESUME_PAGED, async (data, job, owner, from) => {
+    const plan = recipePlan(data, deps);
+    const point = plan && from ? checkedPoint(data, from, plan) : undefined;
+    const logger = deps.logger.child({ job_id: job.id });
+    if (plan && point) {
+      const call = await resumedCall(data, owner, deps, false);
+      const source = pagedSource(call);
+      const reopened = await reopen(call, checkRecipe(data).file, source, from!.file!).catch((e) => {
+        // Not the file the checkpoint describes (gone, shorter, another writer's): start again.
+        logger.warn("job checkpoint not usable: starting again from the first row", {
+          error: e instanceof Error ? e.message : String(e),
+        });
+        return undefined;
+      });
+      if (reopened) return await pagedJob(call, { ...reopened, from: point, plan, source, job });
+      job.progress(0, plan.target, "Starting again from the first row");
+    } else if (from) {
+      logger.warn("job checkpoint not usable: starting again from the first row", {
+        error: "it does not fit the job's recipe",
+      });
+    }
+    const call = await resumedCall(data, owner, deps, true);
     const asked = typeof call.args["limit"] === "number" ? call.args["limit"] : Infinity;
-    const logger = deps.logger.child({ tool_name: call.tool, job_id: job.id });
     const first = await withJobRetries(
       call,
       job,
@@ -218,20 +260,68 @@ export function registerResumers(deps: FredDeps): void {
     );
     const total = first.parsed.total ?? call.offset + first.parsed.items.length;
     const wanted = Math.min(asked, Math.max(0, total - call.offset));
-    const plan: Plan = { wanted, target: Math.min(wanted, deps.settings.max_rows) };
+    const again: Plan = { wanted, target: Math.min(wanted, deps.settings.max_rows) };
     const source = pagedSource(call);
-    const head: Parsed = { ...first.parsed, meta: pulledMeta(call, first.parsed, plan.target) };
+    const head: Parsed = { ...first.parsed, meta: pulledMeta(call, first.parsed, again.target) };
     const { file, writer } = await openFile(call, head.meta, source);
-    return await pagedJob(call, { file, writer, head, plan, source, job });
-  });
+    return await pagedJob(call, { file, writer, head, plan: again, source, job });
+  }, abandon);
   deps.jobs.resumable(RESUME_SINGLE, async (data, job, owner) => {
-    const call = await resumedCall(data, owner, deps);
+    const call = await resumedCall(data, owner, deps, true);
     return await singleFetchJob(call, await reserveFile(call), job);
-  });
+  }, abandon);
 }
 
-/** Rebuilds a job's call from its recipe, and removes what the dead replica left half written. */
-async function resumedCall(data: Record<string, unknown>, owner: OwnerRef, deps: FredDeps): Promise<Call> {
+/** Claims the unfinished file again and reopens it at the checkpoint `point`. */
+async function reopen(
+  call: Call,
+  relative: string,
+  source: Source,
+  point: WriterCheckpoint,
+): Promise<{ file: ReservedFile; writer: RowWriter }> {
+  const file = await call.storage.reclaim(call.project, relative, call.format);
+  return { file, writer: await resumeWriter(call, file, source, point) };
+}
+
+/** The plan a paged job's recipe holds (recipes of older replicas have none). */
+function recipePlan(data: Record<string, unknown>, deps: FredDeps): Plan | undefined {
+  const plan = data["plan"] as Record<string, unknown> | undefined;
+  const wanted = plan?.["wanted"];
+  const target = plan?.["target"];
+  const count = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+  if (!count(wanted) || !count(target) || target > wanted || target > deps.settings.max_rows) {
+    return undefined;
+  }
+  return { wanted, target };
+}
+
+/**
+ * Where a checkpoint says the pull stands, when it fits the recipe: its next offset follows its
+ * rows from the recipe's offset, within the plan, and its file holds those rows. A checkpoint
+ * comes back from the shared store: it may only ever point inside what the recipe asks for.
+ */
+function checkedPoint(
+  data: Record<string, unknown>,
+  from: JobCheckpoint,
+  plan: Plan,
+): { rows: number; offset: number } | undefined {
+  const args = data["args"] as Record<string, unknown> | undefined;
+  const start = typeof args?.["offset"] === "number" ? args["offset"] : 0;
+  const offset = from.cursor["offset"];
+  if (
+    from.rows <= 0 || from.rows > plan.target || from.file?.rows !== from.rows ||
+    offset !== start + from.rows
+  ) return undefined;
+  return { rows: from.rows, offset };
+}
+
+/** Rebuilds a job's call from its recipe; `fresh` removes what the dead replica left half written. */
+async function resumedCall(
+  data: Record<string, unknown>,
+  owner: OwnerRef,
+  deps: FredDeps,
+  fresh: boolean,
+): Promise<Call> {
   // The recipe comes back from the shared store: every part is checked as a caller's input
   // would be before anything is fetched or removed (a forged one once removed files elsewhere).
   const { tool, args, mode, format, project, file: relative } = checkRecipe(data);
@@ -239,9 +329,11 @@ async function resumedCall(data: Record<string, unknown>, owner: OwnerRef, deps:
   // Its file counts against the client it was started for, as on the replica that started it.
   const storage = deps.storage.forOwnerHash(owner.hash, owner.client);
   const path = nodePath.join(storage.projectPath(project), ...checkRelativePath(relative, 2, "file"));
-  const partial = nodePath.join(nodePath.dirname(path), `.${nodePath.basename(path)}.partial`);
-  await Deno.remove(partial).catch(() => {});
-  await Deno.remove(`${partial}.wide`).catch(() => {});
+  if (fresh) {
+    const partial = nodePath.join(nodePath.dirname(path), `.${nodePath.basename(path)}.partial`);
+    await Deno.remove(partial).catch(() => {});
+    await Deno.remove(`${partial}.wide`).catch(() => {});
+  }
   // A job's work never reads the call's context beyond these: it has its own signal and logger.
   const ctx = {
     signal: new AbortController().signal,

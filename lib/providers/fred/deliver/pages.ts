@@ -3,7 +3,8 @@
 import { ToolError } from "../../../errors.ts";
 import { remainingMs } from "../../../http/request_scope.ts";
 import type { Logger } from "../../../log.ts";
-import type { JobHandle } from "../../../output/jobs.ts";
+import type { JobCheckpoint, JobHandle } from "../../../output/jobs.ts";
+import { pageCheckpoint, writePages } from "../../../output/paged_writes.ts";
 import { JsonScanError, scanJsonList } from "../../../output/json_scan.ts";
 import { chooseOutput, countRowsTokens, modelProfile, tokenCounter } from "../../../output/tokens.ts";
 import type { OutputDecision } from "../../../output/tokens.ts";
@@ -163,40 +164,55 @@ export async function pagedDecision(call: Call, first: Parsed, rows: number): Pr
 }
 
 interface StreamOptions {
-  first: Parsed;
+  /** The first page, parsed: its rows are written first. Absent when carrying on from `from`. */
+  first?: Parsed;
+  /** Where a file taken over from another replica stands (its first page is in it already). */
+  from?: { rows: number; offset: number };
   target: number;
   writer: RowWriter;
   signal: AbortSignal;
   logger: Logger;
-  onRows(rows: number): void | Promise<void>;
+  /** Called with the rows in the file after each page, and the point a job can carry on from. */
+  onRows(rows: number, point: JobCheckpoint): void | Promise<void>;
   /** Jobs retry a failed page; calls rely on the client's retries. */
   job?: JobHandle;
 }
 
 /**
- * Writes the first page's rows, then fetches and writes the rest page by page, batch by batch.
- * Resolves to the rows written: fewer than `target` when FRED runs out early.
+ * Writes the first page's rows, then fetches and writes the rest page by page, batch by batch
+ * (or carries on from `o.from`). Resolves to the rows written: fewer than `target` when FRED runs
+ * out early.
  */
 export async function streamPages(call: Call, o: StreamOptions): Promise<number> {
   const size = pageSize(call);
-  const head = o.first.items.slice(0, o.target);
-  await writeRows(call, o.writer, head);
-  let written = head.length;
-  await o.onRows(written);
-  while (written < o.target) {
-    const limit = Math.min(size, o.target - written);
-    const offset = call.offset + written;
-    const fetch = () =>
-      streamedPage(call, offset, limit, o.signal, o.logger, async (items) => {
-        await o.writer.write(fileRows(call, items));
-      });
-    const rows = o.job ? await withJobRetries(call, o.job, fetch) : await fetch();
-    // FRED may hold fewer rows than its count said (a revision between pages): stop there.
-    if (rows === 0) break;
-    written += rows;
-    await o.onRows(written);
+  let written = o.from?.rows ?? 0;
+  if (!o.from) {
+    const head = (o.first?.items ?? []).slice(0, o.target);
+    await writeRows(call, o.writer, head);
+    written = head.length;
+    await o.onRows(written, pageCheckpoint(o.writer, written, { offset: call.offset + written }));
   }
-  return written;
+  return await writePages({
+    writer: o.writer,
+    cursor: { offset: o.from?.offset ?? call.offset + written },
+    rows: written,
+    target: o.target,
+    fetchPage: async ({ offset }, room, write) => {
+      const fetch = () =>
+        streamedPage(
+          call,
+          offset,
+          Math.min(size, room),
+          o.signal,
+          o.logger,
+          (items) => write(fileRows(call, items)),
+        );
+      const rows = o.job ? await withJobRetries(call, o.job, fetch) : await fetch();
+      return { rows, next: { offset: offset + rows } };
+    },
+    // FRED may hold fewer rows than its count said (a revision between pages): a page of none ends it.
+    onPage: o.onRows,
+  });
 }
 
 /** Retries a job step after a retryable failure, waiting `rate_limit_retry_delay` (or Retry-After). */
