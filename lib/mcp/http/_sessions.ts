@@ -158,6 +158,11 @@ export class SessionStore {
     return entry?.session;
   }
 
+  /** The session with `id`, without counting a request (for messages from other replicas). */
+  peek(id: string): Session | undefined {
+    return this.#sessions.get(id)?.session;
+  }
+
   delete(id: string): void {
     this.#sessions.delete(id);
   }

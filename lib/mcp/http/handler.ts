@@ -37,6 +37,17 @@ import type { OAuthResourceServer, Principal } from "./oauth.ts";
 import { ownerHash } from "../../output/owner_hash.ts";
 import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
+import {
+  forwardAnswers,
+  levelRequest,
+  levelSet,
+  onBusMessage,
+  recordOf,
+  replayedInitialize,
+  replayRequest,
+  sentElsewhere,
+} from "./shared_sessions.ts";
+import type { SessionRecord, SharedCopy } from "./shared_sessions.ts";
 import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
 import type { ReserveRefusal, Session } from "./_sessions.ts";
 import { finishResponse, SSE_HEADERS } from "./_streams.ts";
@@ -115,7 +126,7 @@ export interface HttpHandler {
   ready(): Promise<void>;
 }
 
-interface StreamableSession extends Session {
+interface StreamableSession extends Session, SharedCopy {
   kind: "streamable";
   transport: WebStandardStreamableHTTPServerTransport;
   inflight: number;
@@ -183,6 +194,8 @@ function defaultEvery(ms: number, fn: () => void): () => void {
   return () => clearInterval(id);
 }
 
+/** Where requests replayed into a rebuilt session claim to go (the transport does not look). */
+const REPLAY_URL = "http://127.0.0.1/mcp";
 const MCP_PATHS = new Set(["/mcp", "/sse", "/message"]);
 /** Where the protected resource metadata is (RFC 9728), in root and path (`/mcp`) forms. */
 const PRM_PATH = "/.well-known/oauth-protected-resource";
@@ -269,6 +282,16 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
   /** The scrape token's check, made with the metrics route's code on the first /metrics request. */
   let scrapeAuth: BearerAuth | null | undefined;
   if (served) served.http.sessions = () => store.counts();
+  // Hook: with Redis, sessions are shared by replicas (shared_sessions.ts).
+  const shared = settings.stateless ? undefined : app.shared?.sessions;
+  shared?.subscribe((m) => {
+    const copy = store.peek(m.id);
+    if (copy?.kind !== "streamable") return;
+    const session = copy as StreamableSession;
+    void onBusMessage(m, session, (r) => replay(session, r)).catch((e) =>
+      logger.debug("shared session message failed", { session_id: m.id, error: String(e) })
+    );
+  });
   const policy: AccessPolicy = {
     bindHost: settings.http_host,
     allowedHosts: settings.allowed_hosts,
@@ -325,6 +348,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       // that says what to do); the SDK's own stays behind them as a backstop.
       maxSubscriptions: settings.max_listen_streams * 2,
       maxRequestBodySize: settings.max_body_bytes,
+      ...(app.shared?.eventBus ? { bus: app.shared.eventBus } : {}),
       onerror: (e) => logger.debug("modern request error", { error: e.message }),
     },
   );
@@ -711,7 +735,13 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
 
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) {
-      const session = store.get(sessionId);
+      let session = store.get(sessionId);
+      if (!session && shared) {
+        // Hook: a session opened on another replica (or before this one restarted).
+        const restored = await restoreShared(sessionId, forwarded, reqLogger, caller);
+        if (restored instanceof Response) return restored;
+        session = restored;
+      }
       // A session is its user's: another user's token does not reach it (nor learns it exists).
       if (!session || session.kind !== "streamable" || session.principal !== caller.principal?.id) {
         return jsonRpcError(
@@ -737,7 +767,10 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       }
       streamable.closedBy = reqLogger;
       try {
-        return await inSession(streamable, req.method, forwarded, body, messages, conn?.completed);
+        const res = await inSession(streamable, req.method, forwarded, body, messages, conn?.completed);
+        // Hook: a DELETE ends the session on every replica.
+        if (res.ok) await shared?.remove(sessionId);
+        return res;
       } finally {
         // A DELETE the SDK refused leaves the session open: a later close is not this request's.
         delete streamable.closedBy;
@@ -865,8 +898,21 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     completed: Promise<void> | undefined,
   ): Promise<Response> {
     // Only messages count as activity: every SDK client holds a GET stream, quiet or not.
-    if (method !== "POST") return await session.transport.handleRequest(forwarded);
+    if (method !== "POST") {
+      const res = await session.transport.handleRequest(forwarded);
+      if (method !== "GET" || !res.ok || !shared) return res;
+      // Hook: notifications for the GET stream reach this replica while it holds the stream.
+      session.standalone = true;
+      return whenSent(res, () => session.standalone = false, completed);
+    }
     session.lastActive = clock.now();
+    if (shared) {
+      // Hook: answers to requests another replica made go there; activity keeps the record.
+      if (forwardAnswers(shared, session, messages)) return new Response(null, { status: 202 });
+      shared.touch(session.id);
+      const level = levelSet(messages);
+      if (level !== undefined) shared.setLevel(session.id, level);
+    }
     const ids = messages.filter(isJSONRPCRequest).map((m) => m.id);
     // Two requests in flight with one id would have their answers crossed, and one would never
     // be answered: refuse the newcomer at once.
@@ -915,12 +961,13 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     caller: Caller,
     toolsets: ReadonlySet<string>,
     completed: Promise<void> | undefined,
+    restoring?: SessionRecord,
   ): Promise<Response> {
     const client = caller.clientKey;
     const refused = store.reserve(client);
     if (refused) return tooManySessions(messages, refused);
     // The id is chosen before the server exists, so the server knows whose work it does.
-    const id = crypto.randomUUID();
+    const id = restoring?.id ?? crypto.randomUUID();
     const session: StreamableSession = {
       id: "",
       kind: "streamable",
@@ -929,12 +976,20 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       lastActive: clock.now(),
       inflight: 0,
       calls: new Map(),
+      outgoing: new Set(),
+      standalone: false,
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
         onsessioninitialized: (sid) => {
           session.id = sid;
           store.add(session);
-          reqLogger.info("session opened", { session_id: sid, transport: "streamable-http" });
+          // Hook: the session's record goes to the shared store.
+          const init = messages.find(isInitializeRequest);
+          if (shared && init) void shared.put(restoring ?? recordOf(sid, init, { ...session, toolsets }));
+          reqLogger.info(restoring ? "session restored from the shared store" : "session opened", {
+            session_id: sid,
+            transport: "streamable-http",
+          });
         },
         keepAliveMs,
       }),
@@ -947,6 +1002,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
+      shared?.forget(session.id);
       (session.closedBy ?? logger).info("session closed", {
         session_id: session.id,
         transport: "streamable-http",
@@ -956,6 +1012,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       logger.debug("transport error", { session_id: session.id, error: e.message });
     const send = session.transport.send.bind(session.transport);
     session.transport.send = async (message, options) => {
+      if (shared && sentElsewhere(shared, session, message, options?.relatedRequestId)) return;
       await send(message, options);
       if (("result" in message || "error" in message) && message.id !== undefined && message.id !== null) {
         settle(session, message.id, false);
@@ -975,6 +1032,56 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       await server.close().catch(() => {});
       throw e;
     }
+  }
+
+  /**
+   * Hook: the session `id` from the shared store, rebuilt here without a new `initialize` (see
+   * shared_sessions.ts); undefined when there is none or it is another user's, a Response when
+   * the store cannot answer or there is no room.
+   */
+  async function restoreShared(
+    id: string,
+    forwarded: Request,
+    reqLogger: Logger,
+    caller: Caller,
+  ): Promise<StreamableSession | Response | undefined> {
+    const record = await shared!.get(id);
+    if (record === "unavailable") {
+      return jsonRpcError(
+        503,
+        SERVER_ERROR,
+        "Service Unavailable: the shared session store (Redis) cannot be reached to resume this session; " +
+          "retry after the Retry-After delay, the session is kept",
+        { headers: { "Retry-After": "1" } },
+      );
+    }
+    if (!record || record.principal !== caller.principal?.id) return undefined;
+    const init = replayedInitialize(record);
+    const owner: Caller = { ...caller, clientKey: record.owner ?? caller.clientKey };
+    const res = await newSession(
+      replayRequest(forwarded.url, init),
+      init,
+      [init],
+      reqLogger,
+      owner,
+      new Set(record.toolsets),
+      undefined,
+      record,
+    );
+    const session = store.peek(id) as StreamableSession | undefined;
+    if (!session) return res.status === 429 || res.status === 503 ? res : undefined;
+    await res.text();
+    await replay(session, { jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
+    if (record.logLevel) await replay(session, levelRequest(record.logLevel));
+    return session;
+  }
+
+  /** Sends `message` into the local copy of a shared session as if its client had, dropping the answer. */
+  async function replay(session: StreamableSession, message: JSONRPCMessage): Promise<void> {
+    const res = await session.transport.handleRequest(replayRequest(REPLAY_URL, message, session.id), {
+      parsedBody: message,
+    });
+    await res.text();
   }
 
   /** A 2025-era request in stateless mode: a fresh server and transport for this request only. */
