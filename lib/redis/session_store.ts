@@ -131,9 +131,10 @@ export class RedisSessionStore implements SharedSessionStore {
       return;
     }
     if (!m || m.from === this.#replica || typeof m.id !== "string") return;
+    const { from: _from, ...message } = m;
     for (const l of [...this.#listeners]) {
       try {
-        l(m);
+        l(message as SessionBusMessage);
       } catch (e) {
         this.#o.logger?.debug("session bus listener failed", { error: String(e) });
       }
