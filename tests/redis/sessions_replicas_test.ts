@@ -15,6 +15,7 @@ import {
 } from "../harness/sdk_client.ts";
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "../harness/sdk2_client.ts";
 import { startBalancer } from "../harness/balancer.ts";
+import { StdioClientTransport } from "../harness/sdk_client.ts";
 import { startRedis } from "./_redis_server.ts";
 
 const SESSION_ERA = "2025-11-25";
@@ -96,6 +97,61 @@ Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any rep
     await callsSpread(client, seen);
     await client.close();
   });
+
+  await t.step(
+    "mcp-remote (stdio to Streamable HTTP) keeps one session over the three replicas",
+    async () => {
+      // Each replica's rebuilds, as "replica session" pairs.
+      const restored = (): Set<string> => {
+        const pairs = new Set<string>();
+        replicas.forEach((r, i) => {
+          const lines = r.stderr().split("\n").filter((l) =>
+            l.includes('"session restored from the shared store"')
+          );
+          const ids = lines.map((l) => `${i} ${JSON.parse(l).session_id}`);
+          assert.equal(new Set(ids).size, ids.length, `replica ${i} rebuilt a session twice`);
+          for (const id of ids) pairs.add(id);
+        });
+        return pairs;
+      };
+      const before = restored();
+      const scratch = Deno.makeTempDirSync({ prefix: "mcp-remote-" });
+      const transport = new StdioClientTransport({
+        command: Deno.execPath(),
+        args: [
+          "run",
+          "-A",
+          "--quiet",
+          "npm:mcp-remote@0.15.1",
+          url.href,
+          "--transport",
+          "http-only",
+          "--allow-http",
+        ],
+        env: {
+          HOME: scratch,
+          PATH: Deno.env.get("PATH") ?? "",
+          DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
+        },
+        stderr: "ignore",
+      });
+      const client = new V1Client({ name: "via-mcp-remote", version: "1" }, { capabilities: {} });
+      try {
+        await client.connect(transport);
+        await callsSpread(client, ["r0", "r1", "r2"]);
+        const fresh = [...restored()].filter((p) => !before.has(p));
+        const replicasOf = new Map<string, number>();
+        for (const p of fresh) replicasOf.set(p.split(" ")[1]!, (replicasOf.get(p.split(" ")[1]!) ?? 0) + 1);
+        assert.ok(
+          [...replicasOf.values()].includes(2),
+          `its session was rebuilt on the two other replicas: ${fresh}`,
+        );
+      } finally {
+        await client.close();
+        Deno.removeSync(scratch, { recursive: true });
+      }
+    },
+  );
 
   await t.step(
     "an elicitation answered through another replica reaches the tool waiting for it",

@@ -738,7 +738,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       let session = store.get(sessionId);
       if (!session && shared) {
         // Hook: a session opened on another replica (or before this one restarted).
-        const restored = await restoreShared(sessionId, forwarded, reqLogger, caller);
+        const restored = await restoreOnce(sessionId, forwarded, reqLogger, caller);
         if (restored instanceof Response) return restored;
         session = restored;
       }
@@ -1032,6 +1032,27 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       await server.close().catch(() => {});
       throw e;
     }
+  }
+
+  /** Rebuilds in progress, so that a client's concurrent first requests here share one. */
+  const restoring = new Map<string, Promise<StreamableSession | Response | undefined>>();
+
+  /** {@linkcode restoreShared}, once at a time per session. */
+  async function restoreOnce(
+    id: string,
+    forwarded: Request,
+    reqLogger: Logger,
+    caller: Caller,
+  ): Promise<StreamableSession | Response | undefined> {
+    const pending = restoring.get(id);
+    if (pending) {
+      const done = await pending;
+      // A refusal answers its own request only; another user's request learns nothing.
+      return done instanceof Response || done?.principal !== caller.principal?.id ? undefined : done;
+    }
+    const attempt = restoreShared(id, forwarded, reqLogger, caller).finally(() => restoring.delete(id));
+    restoring.set(id, attempt);
+    return await attempt;
   }
 
   /**
