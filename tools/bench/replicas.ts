@@ -1,6 +1,7 @@
 // Part of `deno task bench`: tool calls through one replica (without and with Redis) and through
-// two replicas sharing one Redis behind a client-side round-robin, plus the cost of one Redis
-// round trip. The upstream is a loopback fake FRED; every call bypasses the cache (`fresh`), so
+// two replicas sharing one Redis behind a client-side round-robin, 2025-11-25 sessions through
+// HAProxy in front of 1-3 replicas with the takeover time (replicas_sessions.ts), plus the cost
+// of one Redis round trip. The upstream is a loopback fake FRED; every call bypasses the cache (`fresh`), so
 // each one makes its Redis round trips (breaker, cache write) and one upstream request.
 import { Logger } from "../../lib/log.ts";
 import { RedisConnection } from "../../lib/redis/connection.ts";
@@ -11,6 +12,7 @@ import { removeHome, scratchHome } from "../../tests/harness/spawn.ts";
 import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_client.ts";
 import { fredConfig, startFakeFred } from "../../tests/providers/fred/fake_fred.ts";
 import { startRedis } from "../../tests/redis/_redis_server.ts";
+import { benchSessionReplicas } from "./replicas_sessions.ts";
 
 /** One measured row. */
 export interface BenchRow {
@@ -93,6 +95,11 @@ export async function benchReplicas(): Promise<BenchRow[]> {
         await Promise.all(servers.map((s) => s.stop()));
       }
     }
+    rows.push(
+      ...await benchSessionReplicas(() =>
+        startHttpServer({ args: ["--providers", "fred"], home, env: { REDIS_URL: redis.url } })
+      ),
+    );
     const conn = await RedisConnection.connect({
       url: redis.url,
       prefix: "bench:",
