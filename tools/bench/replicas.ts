@@ -12,7 +12,7 @@ import { removeHome, scratchHome } from "../../tests/harness/spawn.ts";
 import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_client.ts";
 import { fredConfig, startFakeFred } from "../../tests/providers/fred/fake_fred.ts";
 import { startRedis } from "../../tests/redis/_redis_server.ts";
-import { benchSessionReplicas } from "./replicas_sessions.ts";
+import { benchSessionReplicas, latencyRow, pct } from "./replicas_sessions.ts";
 
 /** One measured row. */
 export interface BenchRow {
@@ -20,11 +20,6 @@ export interface BenchRow {
   median: string;
   p95: string;
   note: string;
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
 }
 
 const CALLS = Number(Deno.env.get("BENCH_REPLICA_CALLS") ?? 600);
@@ -83,14 +78,12 @@ export async function benchReplicas(): Promise<BenchRow[]> {
         const clients = await clientsFor(servers);
         const { latencies, perSecond } = await drive(clients);
         for (const c of clients) await c.close();
-        rows.push({
-          what: `fred_category call, stateless HTTP, ${CONCURRENCY} concurrent callers: ${label}`,
-          median: `${pct(latencies, 0.5).toFixed(1)} ms`,
-          p95: `${pct(latencies, 0.95).toFixed(1)} ms`,
-          note: `p99 ${pct(latencies, 0.99).toFixed(1)} ms; ${
-            perSecond.toFixed(0)
-          } calls/s over ${CALLS} calls`,
-        });
+        rows.push(latencyRow(
+          `fred_category call, stateless HTTP, ${CONCURRENCY} concurrent callers: ${label}`,
+          latencies,
+          perSecond,
+          CALLS,
+        ));
       } finally {
         await Promise.all(servers.map((s) => s.stop()));
       }

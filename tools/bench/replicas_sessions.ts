@@ -12,7 +12,8 @@ const CALLS = Number(Deno.env.get("BENCH_REPLICA_CALLS") ?? 600);
 const CONCURRENCY = 8;
 const ARGS = { operation: "get", category_id: 125, fresh: true };
 
-function pct(xs: number[], p: number): number {
+/** The `p` quantile of `xs`. */
+export function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
 }
@@ -30,6 +31,16 @@ async function sessionsThrough(origin: string, n: number): Promise<Client[]> {
 async function call(client: Client): Promise<void> {
   const r = await client.callTool({ name: "fred_category", arguments: ARGS });
   if (r.isError) throw new Error(`bench call failed: ${JSON.stringify(r.content)}`);
+}
+
+/** The row of a load run: median, p95, and p99 with the rate in the note. */
+export function latencyRow(what: string, latencies: number[], perSecond: number, calls: number): BenchRow {
+  return {
+    what,
+    median: `${pct(latencies, 0.5).toFixed(1)} ms`,
+    p95: `${pct(latencies, 0.95).toFixed(1)} ms`,
+    note: `p99 ${pct(latencies, 0.99).toFixed(1)} ms; ${perSecond.toFixed(0)} calls/s over ${calls} calls`,
+  };
 }
 
 /** CONCURRENCY sessions share CALLS calls through the balancer. */
@@ -62,15 +73,13 @@ export async function benchSessionReplicas(start: () => Promise<HttpServerProces
       const clients = await sessionsThrough(lb.origin, CONCURRENCY);
       const { latencies, perSecond } = await drive(clients);
       for (const c of clients) await c.close();
-      rows.push({
-        what: `fred_category call, 2025-11-25 sessions through HAProxy (round robin, no stickiness), ` +
+      rows.push(latencyRow(
+        `fred_category call, 2025-11-25 sessions through HAProxy (round robin, no stickiness), ` +
           `${CONCURRENCY} sessions: ${n} replica${n > 1 ? "s" : ""}, one Redis`,
-        median: `${pct(latencies, 0.5).toFixed(1)} ms`,
-        p95: `${pct(latencies, 0.95).toFixed(1)} ms`,
-        note: `p99 ${pct(latencies, 0.99).toFixed(1)} ms; ${
-          perSecond.toFixed(0)
-        } calls/s over ${CALLS} calls`,
-      });
+        latencies,
+        perSecond,
+        CALLS,
+      ));
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
     }
