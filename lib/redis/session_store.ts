@@ -2,13 +2,16 @@
 // in braces is a Redis Cluster hash tag: every key of a session hashes to one slot), expiring
 // after the idle timeout unless refreshed, and one pub/sub channel for what replicas tell each
 // other about sessions (closed, log level, answers and notifications for a stream held by
-// another replica). Records hold no secrets: the session id names the key, the OAuth principal
-// is the user's id the replica checks callers against.
+// another replica). A session id is a credential (it is all a client shows to use its session),
+// so Redis never sees one: keys, records and bus messages name a session by the SHA-256 of its
+// id, and a replica learns the id from the request that names it. The OAuth principal is the
+// user's id, which the replica checks callers against.
 //
 // Expiry is refreshed cheaply: at most once every `refreshMs` per session (a PEXPIRE, or the
 // whole record when it is gone). A Redis that restarts empty loses every record; each replica
 // notices within a second (its marker key is gone) and writes back the records of the sessions
 // it holds, so sessions come back without their clients doing anything.
+import { createHash } from "node:crypto";
 import type { Logger } from "../log.ts";
 import type { SessionBusMessage, SessionRecord, SharedSessionStore } from "../mcp/http/shared_sessions.ts";
 import type { RedisConnection } from "./connection.ts";
@@ -33,6 +36,8 @@ export class RedisSessionStore implements SharedSessionStore {
   #o: Required<Omit<RedisSessionStoreOptions, "logger">> & { logger?: Logger };
   /** The records of the sessions this replica holds, and when each was last written. */
   #held = new Map<string, { record: SessionRecord; written: number }>();
+  /** The ids of the held sessions, by their digest (what Redis and the bus name them by). */
+  #byDigest = new Map<string, string>();
   #listeners = new Set<(m: SessionBusMessage) => void>();
   #unsubscribe: (() => void) | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -50,6 +55,7 @@ export class RedisSessionStore implements SharedSessionStore {
 
   async put(record: SessionRecord): Promise<void> {
     this.#held.set(record.id, { record, written: Date.now() });
+    this.#byDigest.set(digest(record.id), record.id);
     this.#startResync();
     try {
       await this.#write(record);
@@ -87,23 +93,25 @@ export class RedisSessionStore implements SharedSessionStore {
       return "unavailable";
     }
     if (raw === null) return undefined;
-    const record = parseRecord(raw, id);
+    const record = parseRecord(raw, id, digest(id));
     if (!record) this.#o.logger?.warn("ignoring a malformed session record in Redis", { session_id: id });
     return record;
   }
 
   async remove(id: string): Promise<void> {
-    this.#held.delete(id);
+    this.forget(id);
     await this.#conn.command(["DEL", this.#key(id)]).catch(() => {});
     this.publish({ type: "closed", id });
   }
 
   forget(id: string): void {
     this.#held.delete(id);
+    this.#byDigest.delete(digest(id));
   }
 
   publish(message: SessionBusMessage): void {
-    void this.#conn.publish(CHANNEL, JSON.stringify({ from: this.#replica, ...message }));
+    const named = { ...message, id: digest(message.id) };
+    void this.#conn.publish(CHANNEL, JSON.stringify({ from: this.#replica, ...named }));
   }
 
   subscribe(listener: (message: SessionBusMessage) => void): () => void {
@@ -131,7 +139,11 @@ export class RedisSessionStore implements SharedSessionStore {
       return;
     }
     if (!m || m.from === this.#replica || typeof m.id !== "string") return;
-    const { from: _from, ...message } = m;
+    // Only sessions held here concern this replica, and only they have a known id.
+    const id = this.#byDigest.get(m.id);
+    if (id === undefined) return;
+    const { from: _from, ...rest } = m;
+    const message = { ...rest, id };
     for (const l of [...this.#listeners]) {
       try {
         l(message as SessionBusMessage);
@@ -142,14 +154,14 @@ export class RedisSessionStore implements SharedSessionStore {
   }
 
   #key(id: string): string {
-    return this.#conn.key("session", `{${id}}`);
+    return this.#conn.key("session", `{${digest(id)}}`);
   }
 
   async #write(record: SessionRecord): Promise<void> {
     await this.#conn.command([
       "SET",
       this.#key(record.id),
-      JSON.stringify(record),
+      JSON.stringify({ ...record, id: digest(record.id) }),
       "PX",
       String(this.#o.ttlMs),
     ]);
@@ -177,8 +189,16 @@ export class RedisSessionStore implements SharedSessionStore {
   }
 }
 
-/** A record read from Redis, checked field by field; undefined when it is not one. */
-function parseRecord(raw: string, id: string): SessionRecord | undefined {
+/** How Redis names session `id`: the hex SHA-256 of the id. */
+export function digest(id: string): string {
+  return createHash("sha256").update(id).digest("hex");
+}
+
+/**
+ * The record of session `id` read from Redis (stored under `named`, its digest), checked field
+ * by field; undefined when it is not one.
+ */
+function parseRecord(raw: string, id: string, named: string): SessionRecord | undefined {
   let v: Record<string, unknown>;
   try {
     v = JSON.parse(raw);
@@ -189,10 +209,11 @@ function parseRecord(raw: string, id: string): SessionRecord | undefined {
     typeof x === "object" && x !== null && !Array.isArray(x);
   const optionalString = (x: unknown): boolean => x === undefined || typeof x === "string";
   if (
-    !object(v) || v["id"] !== id || typeof v["protocolVersion"] !== "string" || !object(v["capabilities"]) ||
+    !object(v) || v["id"] !== named || typeof v["protocolVersion"] !== "string" ||
+    !object(v["capabilities"]) ||
     !object(v["clientInfo"]) || !Array.isArray(v["toolsets"]) ||
     !v["toolsets"].every((t) => typeof t === "string") || !optionalString(v["logLevel"]) ||
     !optionalString(v["owner"]) || !optionalString(v["principal"])
   ) return undefined;
-  return v as unknown as SessionRecord;
+  return { ...v, id } as unknown as SessionRecord;
 }

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { Logger } from "../../lib/log.ts";
 import { RedisConnection } from "../../lib/redis/connection.ts";
-import { RedisSessionStore } from "../../lib/redis/session_store.ts";
+import { digest, RedisSessionStore } from "../../lib/redis/session_store.ts";
 import { RedisServerEventBus } from "../../lib/redis/event_bus.ts";
 import type { SessionBusMessage, SessionRecord } from "../../lib/mcp/http/shared_sessions.ts";
 import type { ServerEvent } from "../../lib/mcp/sdk.ts";
@@ -46,10 +46,14 @@ Deno.test("RedisSessionStore shares records between replicas, expires them, and 
     await sa.put(record);
     assert.deepEqual(await sb.get(record.id), record, "the other replica reads it");
     assert.match(
-      await redis.command("PTTL", `t:session:{${record.id}}`),
+      await redis.command("PTTL", `t:session:{${digest(record.id)}}`),
       /^:(5\d|60)\d{3}\r\n$/,
       "it expires",
     );
+
+    const stored = await redis.command("KEYS", "*");
+    assert.ok(!stored.includes(record.id), "Redis never sees a session id, only its digest");
+    assert.ok(!(await redis.command("GET", `t:session:{${digest(record.id)}}`)).includes(record.id));
 
     sa.setLevel(record.id, "error");
     await until(
@@ -57,14 +61,20 @@ Deno.test("RedisSessionStore shares records between replicas, expires them, and 
       async () => (await sb.get(record.id) as SessionRecord).logLevel === "error",
     );
 
-    await redis.command("SET", "t:session:{forged}", JSON.stringify({ ...record, id: "other" }));
+    await redis.command(
+      "SET",
+      `t:session:{${digest("forged")}}`,
+      JSON.stringify({ ...record, id: digest("other") }),
+    );
     assert.equal(await sb.get("forged"), undefined, "a record under another id is not taken");
-    await redis.command("SET", "t:session:{junk}", "{not json");
+    await redis.command("SET", `t:session:{${digest("junk")}}`, "{not json");
     assert.equal(await sb.get("junk"), undefined);
 
     await redis.command("FLUSHALL");
     await until("the record written back", async () => (await sb.get(record.id)) !== undefined);
 
+    // b rebuilt the session too (a replica that holds no copy has nothing to hear).
+    await sb.put(record);
     const heard: SessionBusMessage[] = [];
     sb.subscribe((m) => heard.push(m));
     sa.subscribe((m) => heard.push({ ...m, id: `echo:${m.id}` }));

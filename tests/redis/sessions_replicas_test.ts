@@ -17,6 +17,7 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import { startBalancer } from "../harness/balancer.ts";
 import { StdioClientTransport } from "../harness/sdk_client.ts";
 import { startRedis } from "./_redis_server.ts";
+import { digest } from "../../lib/redis/session_store.ts";
 
 const SESSION_ERA = "2025-11-25";
 
@@ -205,21 +206,21 @@ Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any rep
   await t.step("a record naming another user is not served to this caller", async () => {
     const id = crypto.randomUUID();
     const record = {
-      id,
+      id: digest(id),
       protocolVersion: SESSION_ERA,
       capabilities: {},
       clientInfo: { name: "alice", version: "1" },
       toolsets: [],
       principal: "alice@example.org",
     };
-    await redis.command("SET", `opendata-mcp:session:{${id}}`, JSON.stringify(record));
+    await redis.command("SET", `opendata-mcp:session:{${digest(id)}}`, JSON.stringify(record));
     const res = await postRaw(replicas[0]!.origin, id, ping);
     assert.equal(res.status, 404);
     assert.match((await res.json()).error.message, /Session not found/);
     // The same record without the principal is served: the refusal was the principal's.
     await redis.command(
       "SET",
-      `opendata-mcp:session:{${id}}`,
+      `opendata-mcp:session:{${digest(id)}}`,
       JSON.stringify({ ...record, principal: undefined }),
     );
     assert.equal((await postRaw(replicas[0]!.origin, id, ping)).status, 200);
@@ -253,7 +254,7 @@ Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any rep
       const transport = new V1Transport(url);
       await client.connect(transport);
       const id = transport.sessionId!;
-      const key = `opendata-mcp:session:{${id}}`;
+      const key = `opendata-mcp:session:{${digest(id)}}`;
       await redis.stop();
       const outcomes: string[] = [];
       for (let i = 0; i < 6; i++) {
