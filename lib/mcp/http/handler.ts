@@ -37,19 +37,11 @@ import type { OAuthResourceServer, Principal } from "./oauth.ts";
 import { ownerHash } from "../../output/owner_hash.ts";
 import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
-import {
-  forwardAnswers,
-  levelRequest,
-  levelSet,
-  onBusMessage,
-  recordOf,
-  replayedInitialize,
-  replayRequest,
-  sentElsewhere,
-} from "./shared_sessions.ts";
+import { tooManySessions } from "./_session_refusal.ts";
+import { holdingStream, postedShared, recordOf, sentElsewhere, sessionRestorer } from "./shared_sessions.ts";
 import type { SessionRecord, SharedCopy } from "./shared_sessions.ts";
 import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
-import type { ReserveRefusal, Session } from "./_sessions.ts";
+import type { Session } from "./_sessions.ts";
 import { finishResponse, SSE_HEADERS } from "./_streams.ts";
 import { metrics } from "../../metrics/mod.ts";
 import {
@@ -194,8 +186,6 @@ function defaultEvery(ms: number, fn: () => void): () => void {
   return () => clearInterval(id);
 }
 
-/** Where requests replayed into a rebuilt session claim to go (the transport does not look). */
-const REPLAY_URL = "http://127.0.0.1/mcp";
 const MCP_PATHS = new Set(["/mcp", "/sse", "/message"]);
 /** Where the protected resource metadata is (RFC 9728), in root and path (`/mcp`) forms. */
 const PRM_PATH = "/.well-known/oauth-protected-resource";
@@ -284,13 +274,12 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
   if (served) served.http.sessions = () => store.counts();
   // Hook: with Redis, sessions are shared by replicas (shared_sessions.ts).
   const shared = settings.stateless ? undefined : app.shared?.sessions;
-  shared?.subscribe((m) => {
-    const copy = store.peek(m.id);
-    if (copy?.kind !== "streamable") return;
-    const session = copy as StreamableSession;
-    void onBusMessage(m, session, (r) => replay(session, r)).catch((e) =>
-      logger.debug("shared session message failed", { session_id: m.id, error: String(e) })
-    );
+  const restorer = shared && sessionRestorer<StreamableSession, Caller>({
+    shared,
+    logger,
+    held: (id) => store.peek(id)?.kind === "streamable" ? store.peek(id) as StreamableSession : undefined,
+    open: (rec, init, req, log, caller) =>
+      newSession(req, init, [init], log, caller, new Set(rec.toolsets), undefined, rec),
   });
   const policy: AccessPolicy = {
     bindHost: settings.http_host,
@@ -735,13 +724,10 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
 
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) {
-      let session = store.get(sessionId);
-      if (!session && shared) {
-        // Hook: a session opened on another replica (or before this one restarted).
-        const restored = await restoreOnce(sessionId, forwarded, reqLogger, caller);
-        if (restored instanceof Response) return restored;
-        session = restored;
-      }
+      // Hook: a session opened on another replica (or before this one restarted).
+      const session = store.get(sessionId) ??
+        await restorer?.restore(sessionId, forwarded.url, reqLogger, caller);
+      if (session instanceof Response) return session;
       // A session is its user's: another user's token does not reach it (nor learns it exists).
       if (!session || session.kind !== "streamable" || session.principal !== caller.principal?.id) {
         return jsonRpcError(
@@ -768,8 +754,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       streamable.closedBy = reqLogger;
       try {
         const res = await inSession(streamable, req.method, forwarded, body, messages, conn?.completed);
-        // Hook: a DELETE ends the session on every replica.
-        if (res.ok) await shared?.remove(sessionId);
+        if (res.ok) await shared?.remove(sessionId); // Hook: a DELETE ends it on every replica.
         return res;
       } finally {
         // A DELETE the SDK refused leaves the session open: a later close is not this request's.
@@ -900,19 +885,10 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     // Only messages count as activity: every SDK client holds a GET stream, quiet or not.
     if (method !== "POST") {
       const res = await session.transport.handleRequest(forwarded);
-      if (method !== "GET" || !res.ok || !shared) return res;
-      // Hook: notifications for the GET stream reach this replica while it holds the stream.
-      session.standalone = true;
-      return whenSent(res, () => session.standalone = false, completed);
+      return shared ? holdingStream(session, method, res, (f) => whenSent(res, f, completed)) : res;
     }
     session.lastActive = clock.now();
-    if (shared) {
-      // Hook: answers to requests another replica made go there; activity keeps the record.
-      if (forwardAnswers(shared, session, messages)) return new Response(null, { status: 202 });
-      shared.touch(session.id);
-      const level = levelSet(messages);
-      if (level !== undefined) shared.setLevel(session.id, level);
-    }
+    if (shared && postedShared(shared, session, messages)) return new Response(null, { status: 202 }); // Hook
     const ids = messages.filter(isJSONRPCRequest).map((m) => m.id);
     // Two requests in flight with one id would have their answers crossed, and one would never
     // be answered: refuse the newcomer at once.
@@ -965,7 +941,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
   ): Promise<Response> {
     const client = caller.clientKey;
     const refused = store.reserve(client);
-    if (refused) return tooManySessions(messages, refused);
+    if (refused) return tooManySessions(settings, messages, refused);
     // The id is chosen before the server exists, so the server knows whose work it does.
     const id = restoring?.id ?? crypto.randomUUID();
     const session: StreamableSession = {
@@ -984,12 +960,9 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
           session.id = sid;
           store.add(session);
           // Hook: the session's record goes to the shared store.
-          const init = messages.find(isInitializeRequest);
-          if (shared && init) void shared.put(restoring ?? recordOf(sid, init, { ...session, toolsets }));
-          reqLogger.info(restoring ? "session restored from the shared store" : "session opened", {
-            session_id: sid,
-            transport: "streamable-http",
-          });
+          void shared?.put(restoring ?? recordOf(sid, messages, { ...session, toolsets }));
+          const opened = restoring ? "session restored from the shared store" : "session opened";
+          reqLogger.info(opened, { session_id: sid, transport: "streamable-http" });
         },
         keepAliveMs,
       }),
@@ -1032,77 +1005,6 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       await server.close().catch(() => {});
       throw e;
     }
-  }
-
-  /** Rebuilds in progress, so that a client's concurrent first requests here share one. */
-  const restoring = new Map<string, Promise<StreamableSession | Response | undefined>>();
-
-  /** {@linkcode restoreShared}, once at a time per session. */
-  async function restoreOnce(
-    id: string,
-    forwarded: Request,
-    reqLogger: Logger,
-    caller: Caller,
-  ): Promise<StreamableSession | Response | undefined> {
-    const pending = restoring.get(id);
-    if (pending) {
-      const done = await pending;
-      // A refusal answers its own request only; another user's request learns nothing.
-      return done instanceof Response || done?.principal !== caller.principal?.id ? undefined : done;
-    }
-    const attempt = restoreShared(id, forwarded, reqLogger, caller).finally(() => restoring.delete(id));
-    restoring.set(id, attempt);
-    return await attempt;
-  }
-
-  /**
-   * Hook: the session `id` from the shared store, rebuilt here without a new `initialize` (see
-   * shared_sessions.ts); undefined when there is none or it is another user's, a Response when
-   * the store cannot answer or there is no room.
-   */
-  async function restoreShared(
-    id: string,
-    forwarded: Request,
-    reqLogger: Logger,
-    caller: Caller,
-  ): Promise<StreamableSession | Response | undefined> {
-    const record = await shared!.get(id);
-    if (record === "unavailable") {
-      return jsonRpcError(
-        503,
-        SERVER_ERROR,
-        "Service Unavailable: the shared session store (Redis) cannot be reached to resume this session; " +
-          "retry after the Retry-After delay, the session is kept",
-        { headers: { "Retry-After": "1" } },
-      );
-    }
-    if (!record || record.principal !== caller.principal?.id) return undefined;
-    const init = replayedInitialize(record);
-    const owner: Caller = { ...caller, clientKey: record.owner ?? caller.clientKey };
-    const res = await newSession(
-      replayRequest(forwarded.url, init),
-      init,
-      [init],
-      reqLogger,
-      owner,
-      new Set(record.toolsets),
-      undefined,
-      record,
-    );
-    const session = store.peek(id) as StreamableSession | undefined;
-    if (!session) return res.status === 429 || res.status === 503 ? res : undefined;
-    await res.text();
-    await replay(session, { jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
-    if (record.logLevel) await replay(session, levelRequest(record.logLevel));
-    return session;
-  }
-
-  /** Sends `message` into the local copy of a shared session as if its client had, dropping the answer. */
-  async function replay(session: StreamableSession, message: JSONRPCMessage): Promise<void> {
-    const res = await session.transport.handleRequest(replayRequest(REPLAY_URL, message, session.id), {
-      parsedBody: message,
-    });
-    await res.text();
   }
 
   /** A 2025-era request in stateless mode: a fresh server and transport for this request only. */
@@ -1156,7 +1058,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     if (off) return off;
     const { LegacySseTransport } = await import("./_legacy_sse.ts");
     const refused = store.reserve(caller.clientKey);
-    if (refused) return tooManySessions([], refused);
+    if (refused) return tooManySessions(settings, [], refused);
     const id = crypto.randomUUID();
     const transport = new LegacySseTransport(id, {
       endpoint: `/message?session_id=${id}`,
@@ -1296,31 +1198,6 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       {
         headers: { "Connection": "close", "Retry-After": "5" },
       },
-    );
-  }
-
-  function tooManySessions(messages: JSONRPCMessage[], why: ReserveRefusal): Response {
-    const init = messages.find(isInitializeRequest);
-    const id = init && "id" in init ? init.id as string | number : null;
-    served?.shareRefusals.inc(1, why === "client" ? "sessions_per_client" : "sessions");
-    if (why === "client") {
-      return jsonRpcError(
-        429,
-        SERVER_ERROR,
-        `Too many sessions from your client: it holds ${store.maxPerClient}, the most one client may ` +
-          `(MCP_MAX_SESSIONS_PER_CLIENT), and none may make room: each is answering a call or opened less ` +
-          `than ${settings.session_reclaim_grace} s ago (MCP_SESSION_RECLAIM_GRACE). Reuse an open session ` +
-          `(send its Mcp-Session-Id), close one you no longer need (DELETE /mcp), or retry once a call finished`,
-        { id, headers: { "Retry-After": "10" } },
-      );
-    }
-    return jsonRpcError(
-      503,
-      SERVER_ERROR,
-      `The server is full: all ${store.max} sessions (MCP_MAX_SESSIONS) are in use by clients active ` +
-        `in the last ${settings.session_reclaim_idle} s, and no one's live session is closed for a newcomer. ` +
-        `Retry after the Retry-After delay, or use another instance; 2026-07-28 requests need no session`,
-      { id, headers: { "Retry-After": "30" } },
     );
   }
 

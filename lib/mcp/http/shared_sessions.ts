@@ -9,7 +9,9 @@
 // client had sent them again, and their answers are dropped. The transport and server then hold
 // the client's capabilities, identity, protocol version and log level as they did on the replica
 // that opened the session (pinned by tests/mcp/http/shared_sessions_test.ts).
+import type { Logger } from "../../log.ts";
 import type { JSONRPCMessage } from "../sdk.ts";
+import { jsonRpcError, SERVER_ERROR } from "./_jsonrpc.ts";
 
 /** What a 2025-11-25 session is, as the shared store keeps it. */
 export interface SessionRecord {
@@ -64,13 +66,14 @@ export interface SharedSessionStore {
 /** The prefix of the ids of requests a replica sends its own copy of a session. */
 export const INTERNAL_ID = "opendata-shared-";
 
-/** The record of a session opened by `init` (an `initialize` request). */
+/** The record of a session opened by the `initialize` among `messages`. */
 export function recordOf(
   id: string,
-  init: JSONRPCMessage,
+  messages: readonly JSONRPCMessage[],
   session: { toolsets: ReadonlySet<string>; owner?: string | undefined; principal?: string | undefined },
 ): SessionRecord {
-  const params = ("params" in init ? init.params : undefined) as Record<string, unknown> | undefined;
+  const init = messages.find((m) => "method" in m && m.method === "initialize");
+  const params = (init && "params" in init ? init.params : undefined) as Record<string, unknown> | undefined;
   return {
     id,
     protocolVersion: String(params?.["protocolVersion"] ?? ""),
@@ -153,11 +156,118 @@ export interface SharedCopy {
   outgoing: Set<RequestId>;
   /** Whether this replica holds the session's standalone GET stream now. */
   standalone: boolean;
+  /** The OAuth user it belongs to. */
+  principal?: string;
   transport: {
     send(message: JSONRPCMessage): Promise<void>;
     onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+    handleRequest(req: Request, options?: { parsedBody?: unknown }): Promise<Response>;
   };
   close(): Promise<void>;
+}
+
+/** Where requests replayed into a rebuilt session claim to go (the transport does not look). */
+const REPLAY_URL = "http://127.0.0.1/mcp";
+
+/** Who asks for a session: the OAuth user, if any, and the client key. */
+interface Asker {
+  principal?: { id: string } | undefined;
+  clientKey: string;
+}
+
+/** What {@linkcode sessionRestorer} needs of the HTTP handler. */
+export interface RestorerOptions<S extends SharedCopy, C extends Asker> {
+  shared: SharedSessionStore;
+  logger: Logger;
+  /** This replica's copy of session `id`, if it holds one. */
+  held(id: string): S | undefined;
+  /**
+   * Opens a session from `record` as for a client's `initialize` (`init`, sent in `request`),
+   * with the record's id; answers as that initialize would be answered.
+   */
+  open(
+    record: SessionRecord,
+    init: JSONRPCMessage,
+    request: Request,
+    reqLogger: Logger,
+    caller: C,
+  ): Promise<Response>;
+}
+
+/** Rebuilds shared sessions on this replica and acts on the other replicas' messages. */
+export interface SessionRestorer<S, C> {
+  /**
+   * Session `id` from the shared store, rebuilt here without a new `initialize`; undefined when
+   * there is none or it is another user's, a Response when the store cannot answer or there is
+   * no room.
+   */
+  restore(
+    id: string,
+    url: string,
+    reqLogger: Logger,
+    caller: C,
+  ): Promise<S | Response | undefined>;
+}
+
+/**
+ * The rebuilding of shared sessions on this replica (see the module comment), once at a time per
+ * session, and the listener of the other replicas' messages about the sessions it holds.
+ */
+export function sessionRestorer<S extends SharedCopy, C extends Asker>(
+  o: RestorerOptions<S, C>,
+): SessionRestorer<S, C> {
+  const pending = new Map<string, Promise<S | Response | undefined>>();
+  const replay = async (session: S, message: JSONRPCMessage): Promise<void> => {
+    const req = replayRequest(REPLAY_URL, message, session.id);
+    await (await session.transport.handleRequest(req, { parsedBody: message })).text();
+  };
+  o.shared.subscribe((m) => {
+    const copy = o.held(m.id);
+    if (!copy) return;
+    void onBusMessage(m, copy, (r) => replay(copy, r)).catch((e) =>
+      o.logger.debug("shared session message failed", { session_id: m.id, error: String(e) })
+    );
+  });
+  const rebuild = async (
+    id: string,
+    url: string,
+    reqLogger: Logger,
+    caller: C,
+  ): Promise<S | Response | undefined> => {
+    const record = await o.shared.get(id);
+    if (record === "unavailable") {
+      return jsonRpcError(
+        503,
+        SERVER_ERROR,
+        "Service Unavailable: the shared session store (Redis) cannot be reached to resume this session; " +
+          "retry after the Retry-After delay, the session is kept",
+        { headers: { "Retry-After": "1" } },
+      );
+    }
+    if (!record || record.principal !== caller.principal?.id) return undefined;
+    const init = replayedInitialize(record);
+    const owner = { ...caller, clientKey: record.owner ?? caller.clientKey };
+    const res = await o.open(record, init, replayRequest(url, init), reqLogger, owner);
+    const session = o.held(id);
+    if (!session) return res.status === 429 || res.status === 503 ? res : undefined;
+    await res.text();
+    await replay(session, { jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
+    if (record.logLevel) await replay(session, levelRequest(record.logLevel));
+    return session;
+  };
+  return {
+    async restore(id, url, reqLogger, caller) {
+      const running = pending.get(id);
+      if (running) {
+        const done = await running;
+        // A refusal answers its own request only; another user's request learns nothing.
+        return done instanceof Response || done?.principal !== caller.principal?.id ? undefined : done;
+      }
+      const attempt = rebuild(id, url, reqLogger, caller).finally(() => pending.delete(id));
+      pending.set(id, attempt);
+      return await attempt;
+    },
+  };
 }
 
 /**
@@ -194,6 +304,38 @@ export function forwardAnswers(
     forwarded++;
   }
   return forwarded > 0 && forwarded === messages.length;
+}
+
+/**
+ * What a POST into `copy` means for the shared session: answers to requests another replica
+ * made go there (true: nothing is left for this one), activity keeps the record, a new log level
+ * is stored and sent to the other replicas.
+ */
+export function postedShared(
+  shared: SharedSessionStore,
+  copy: SharedCopy,
+  messages: readonly JSONRPCMessage[],
+): boolean {
+  if (forwardAnswers(shared, copy, messages)) return true;
+  shared.touch(copy.id);
+  const level = levelSet(messages);
+  if (level !== undefined) shared.setLevel(copy.id, level);
+  return false;
+}
+
+/**
+ * `res`, the answer to a GET or DELETE into `copy`: when a GET opens the standalone stream, `copy` holds it
+ * until it ends (`whenDone` calls back then), so notifications for it come to this replica.
+ */
+export function holdingStream(
+  copy: SharedCopy,
+  method: string,
+  res: Response,
+  whenDone: (done: () => void) => Response,
+): Response {
+  if (method !== "GET" || !res.ok) return res;
+  copy.standalone = true;
+  return whenDone(() => copy.standalone = false);
 }
 
 /**

@@ -95,7 +95,7 @@ function copy(standalone: boolean): SharedCopy {
     id: "s1",
     outgoing: new Set(),
     standalone,
-    transport: { send: () => Promise.resolve() },
+    transport: { send: () => Promise.resolve(), handleRequest: () => Promise.resolve(new Response(null)) },
     close: () => Promise.resolve(),
   };
 }
@@ -121,7 +121,7 @@ Deno.test("sentElsewhere() and forwardAnswers() route a session's messages to th
 
 Deno.test("recordOf() and levelSet() read what a session's record keeps from its messages", () => {
   const init = replayedInitialize(record);
-  assert.deepEqual(recordOf("x", init, { toolsets: new Set(["core"]), owner: "ip:1" }), {
+  assert.deepEqual(recordOf("x", [init], { toolsets: new Set(["core"]), owner: "ip:1" }), {
     id: "x",
     protocolVersion: record.protocolVersion,
     capabilities: record.capabilities,
