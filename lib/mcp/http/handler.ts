@@ -958,7 +958,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
         sessionIdGenerator: () => id,
         onsessioninitialized: (sid) => {
           session.id = sid;
-          store.add(session);
+          store.add(session, restoring !== undefined);
           // Hook: the session's record goes to the shared store.
           void shared?.put(restoring ?? recordOf(sid, messages, { ...session, toolsets }));
           const opened = restoring ? "session restored from the shared store" : "session opened";

@@ -21,6 +21,10 @@ import type {
   SharedSessionStore,
 } from "../../../lib/mcp/http/shared_sessions.ts";
 import type { JSONRPCMessage } from "../../../lib/mcp/sdk.ts";
+import { SessionStore } from "../../../lib/mcp/http/_sessions.ts";
+import type { Session } from "../../../lib/mcp/http/_sessions.ts";
+import { FakeClock } from "../../../lib/clock.ts";
+import { Logger } from "../../../lib/log.ts";
 
 const URL_ = "http://127.0.0.1/mcp";
 
@@ -131,4 +135,25 @@ Deno.test("recordOf() and levelSet() read what a session's record keeps from its
   });
   assert.equal(levelSet([init, levelRequest("warning")]), "warning");
   assert.equal(levelSet([init]), undefined);
+});
+
+Deno.test("SessionStore.add() keeps a rebuilt session past the init timeout: its client went on elsewhere", () => {
+  const clock = new FakeClock();
+  const store = new SessionStore(10, 3_600_000, clock, new Logger({ write: () => {} }), {
+    initTimeoutMs: 1_000,
+  });
+  const closed: string[] = [];
+  const session = (id: string): Session => ({
+    id,
+    kind: "streamable",
+    lastActive: clock.now(),
+    busy: () => false,
+    close: () => Promise.resolve(void closed.push(id)),
+  });
+  for (let i = 0; i < 2; i++) assert.equal(store.reserve(), undefined);
+  store.add(session("fresh"));
+  store.add(session("rebuilt"), true);
+  clock.advance(2_000);
+  assert.equal(store.sweep(), 1);
+  assert.deepEqual(closed, ["fresh"], "only the session whose client never went on past initialize");
 });
