@@ -162,14 +162,30 @@ Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any rep
         action: "accept",
         content: { username: "kari", email: "kari@example.org" },
       }));
-      await client.connect(new V1Transport(url));
-      // Round robin: with three replicas, the answers of three calls cannot all land where asked.
+      // Which replica took each tools/call and each answer to an elicitation.
+      const calls: string[] = [];
+      const answers: string[] = [];
+      await client.connect(
+        new V1Transport(url, {
+          fetch: async (input, init) => {
+            const res = await fetch(input, init);
+            const body = typeof init?.body === "string" ? init.body : "";
+            const by = res.headers.get("x-served-by") ?? "";
+            if (body.includes('"tools/call"')) calls.push(by);
+            else if (body.includes('"action":"accept"')) answers.push(by);
+            return res;
+          },
+        }),
+      );
       for (let i = 0; i < 3; i++) {
         const result = await client.callTool({ name: "test_elicitation", arguments: { message: "Who?" } });
         assert.match(textOf(result), /action=accept.*kari@example\.org/);
       }
-      const forwarded = replicas.filter((r) => /"session restored from the shared store"/.test(r.stderr()));
-      assert.ok(forwarded.length >= 2, "the session was rebuilt on the other replicas");
+      assert.equal(answers.length, 3);
+      assert.ok(
+        calls.some((c, i) => answers[i] !== c),
+        `an answer reached another replica than its call: calls ${calls}, answers ${answers}`,
+      );
       await client.close();
     },
   );
