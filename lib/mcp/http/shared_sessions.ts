@@ -281,7 +281,12 @@ export function sentElsewhere(
   message: JSONRPCMessage,
   relatedRequestId: RequestId | undefined,
 ): boolean {
-  if (isOutgoingRequest(message) && relatedRequestId !== undefined) copy.outgoing.add(message.id);
+  // The answer to a request this replica makes is awaited here, whichever stream carries it.
+  if (isOutgoingRequest(message)) copy.outgoing.add(message.id);
+  if ("method" in message && message.method === "notifications/cancelled") {
+    const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+    if (id !== undefined) copy.outgoing.delete(id);
+  }
   if (relatedRequestId !== undefined || isResponse(message) || copy.standalone || !copy.id) return false;
   shared.publish({ type: "notify", id: copy.id, message });
   return true;
@@ -338,6 +343,12 @@ export function holdingStream(
   return whenDone(() => copy.standalone = false);
 }
 
+/** Sends another replica's message on the GET stream held here; its answer is awaited there. */
+async function notify(copy: SharedCopy, message: JSONRPCMessage): Promise<void> {
+  await copy.transport.send(message);
+  if (isOutgoingRequest(message)) copy.outgoing.delete(message.id);
+}
+
 /**
  * Acts on a message from another replica about `copy`, this replica's copy of the session:
  * `replay` sends the copy a request as if its client had (the log level).
@@ -358,6 +369,6 @@ export function onBusMessage(
       }
       return Promise.resolve();
     case "notify":
-      return copy.standalone ? copy.transport.send(message.message) : Promise.resolve();
+      return copy.standalone ? notify(copy, message.message) : Promise.resolve();
   }
 }

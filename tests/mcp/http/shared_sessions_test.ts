@@ -9,6 +9,7 @@ import {
   forwardAnswers,
   levelRequest,
   levelSet,
+  onBusMessage,
   recordOf,
   replayedInitialize,
   replayRequest,
@@ -121,6 +122,39 @@ Deno.test("sentElsewhere() and forwardAnswers() route a session's messages to th
   assert.equal(forwardAnswers(store, here, [mine]), false, "an answer awaited here is served here");
   assert.equal(forwardAnswers(store, here, [theirs]), true, "one awaited elsewhere goes there");
   assert.deepEqual(sent, [{ type: "response", id: "s1", message: theirs }]);
+
+  const roots = { jsonrpc: "2.0", id: 5, method: "roots/list" } as JSONRPCMessage;
+  assert.equal(
+    sentElsewhere(store, here, roots, undefined),
+    true,
+    "a request of no call goes to the GET stream",
+  );
+  assert.ok(here.outgoing.has(5), "its answer is still awaited here");
+  const cancelled = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } };
+  sentElsewhere(store, here, cancelled as JSONRPCMessage, undefined);
+  assert.ok(!here.outgoing.has(5), "a request given up is no longer awaited");
+});
+
+Deno.test("onBusMessage() sends another replica's request on the GET stream held here, awaited there", async () => {
+  const out: JSONRPCMessage[] = [];
+  const holder: SharedCopy = {
+    ...copy(true),
+    transport: {
+      send: (m) => {
+        // The handler's send hook notes every request as awaited here.
+        if ("id" in m && "method" in m) holder.outgoing.add(m.id as number);
+        out.push(m);
+        return Promise.resolve();
+      },
+      handleRequest: () => Promise.resolve(new Response(null)),
+    },
+  };
+  const roots = { jsonrpc: "2.0", id: 5, method: "roots/list" } as JSONRPCMessage;
+  await onBusMessage({ type: "notify", id: "s1", message: roots }, holder, () => Promise.resolve());
+  assert.deepEqual(out, [roots]);
+  assert.ok(!holder.outgoing.has(5), "the answer goes back to the replica that asked");
+  await onBusMessage({ type: "notify", id: "s1", message: roots }, copy(false), () => Promise.resolve());
+  assert.equal(out.length, 1, "a replica without the GET stream sends nothing");
 });
 
 Deno.test("recordOf() and levelSet() read what a session's record keeps from its messages", () => {
