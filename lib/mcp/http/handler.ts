@@ -279,7 +279,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     logger,
     held: (id) => store.peek(id)?.kind === "streamable" ? store.peek(id) as StreamableSession : undefined,
     open: (rec, init, req, log, caller) =>
-      newSession(req, init, [init], log, caller, new Set(rec.toolsets), undefined, rec),
+      newSession(req, init, [], log, caller, new Set(rec.toolsets), undefined, rec),
   });
   const policy: AccessPolicy = {
     bindHost: settings.http_host,

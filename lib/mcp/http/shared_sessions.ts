@@ -183,7 +183,8 @@ export interface RestorerOptions<S extends SharedCopy, C extends Asker> {
   held(id: string): S | undefined;
   /**
    * Opens a session from `record` as for a client's `initialize` (`init`, sent in `request`),
-   * with the record's id; answers as that initialize would be answered.
+   * with the record's id; answers as that initialize would be answered. A refusal (no room) is
+   * the answer to the client's own request: it must not carry the replayed initialize's id.
    */
   open(
     record: SessionRecord,
