@@ -6,6 +6,7 @@
 // under load leaves calls answered (or refused with a retryable error) and the records back.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../harness/spawn_http.ts";
+import { startHttpInProcess } from "../harness/in_process.ts";
 import type { HttpServerProcess } from "../harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../harness/spawn.ts";
 import {
@@ -293,4 +294,32 @@ Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any rep
       await client.close();
     },
   );
+});
+
+Deno.test("a rebuild that finds the replica full answers the client's own request with the server-full error", async () => {
+  await using redis = await startRedis();
+  await using server = await startHttpInProcess({
+    args: ["--providers", "conformance"],
+    env: { REDIS_URL: redis.url, MCP_MAX_SESSIONS: "1" },
+  });
+  const client = new V1Client({ name: "holder", version: "1" }, { capabilities: {} });
+  await client.connect(new V1Transport(new URL(`${server.origin}/mcp`)));
+  try {
+    const id = crypto.randomUUID();
+    const record = {
+      id: digest(id),
+      protocolVersion: SESSION_ERA,
+      capabilities: {},
+      clientInfo: {},
+      toolsets: [],
+    };
+    await redis.command("SET", `opendata-mcp:session:{${digest(id)}}`, JSON.stringify(record));
+    const res = await postRaw(server.origin, id, { jsonrpc: "2.0", id: 41, method: "ping" });
+    assert.equal(res.status, 503);
+    const body = await res.json();
+    assert.equal(body.id, null, "not the id of the initialize replayed in the client's stead");
+    assert.match(body.error.message, /The server is full: all 1 sessions \(MCP_MAX_SESSIONS\)/);
+  } finally {
+    await client.close();
+  }
 });
