@@ -37,6 +37,8 @@ export type {
   McpRequestContext,
   ReadResourceResult,
   ServerContext,
+  ServerEvent,
+  ServerEventBus,
   Tool,
   ToolAnnotations,
   Transport,

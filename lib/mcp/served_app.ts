@@ -4,7 +4,8 @@
 import type { ServerSettings } from "../config/server_settings.ts";
 import type { HttpRuntime } from "../http/runtime.ts";
 import type { Provider, ToolDefinition } from "./provider.ts";
-import type { McpServer } from "./sdk.ts";
+import type { McpServer, ServerEventBus } from "./sdk.ts";
+import type { SharedSessionStore } from "./http/shared_sessions.ts";
 import type { ToolCatalog } from "./toolsets.ts";
 
 /** A per-client limiter: 0 when the request may pass, else seconds until it may. */
@@ -19,6 +20,10 @@ export interface SharedTransportState {
   connection: { readonly up: boolean };
   /** The per-client HTTP limit shared by all replicas, falling back to `local`. */
   clientLimiter(perMinute: number, local: ClientLimiter): ClientLimiter;
+  /** The 2025-11-25 sessions every replica serves (lib/mcp/http/shared_sessions.ts). */
+  sessions?: SharedSessionStore;
+  /** The change events of 2026-07-28 listen streams, heard by every replica. */
+  eventBus?: ServerEventBus;
 }
 
 /** Per-instance choices for {@linkcode ServedApp.newServer}. */

@@ -18,6 +18,8 @@ import {
 } from "./http_stores.ts";
 import type { ClientLimiter } from "./http_stores.ts";
 import { RedisJobStore } from "./job_store.ts";
+import { RedisSessionStore } from "./session_store.ts";
+import { RedisServerEventBus } from "./event_bus.ts";
 import { recipeSigningKey } from "../output/job_signing.ts";
 
 export { redactUrl, RedisConnection, RedisUnavailableError } from "./connection.ts";
@@ -34,6 +36,10 @@ export interface SharedState {
   jobs: SharedJobsOptions;
   /** The per-client HTTP limit shared by all replicas, falling back to `local`. */
   clientLimiter(perMinute: number, local: ClientLimiter): ClientLimiter;
+  /** The 2025-11-25 sessions every replica serves. */
+  sessions: RedisSessionStore;
+  /** The change events of 2026-07-28 listen streams, heard by every replica. */
+  eventBus: RedisServerEventBus;
   close(): Promise<void>;
 }
 
@@ -70,6 +76,10 @@ export async function openSharedState(
       "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned, so whoever can write to Redis can have a replica run a forged one; set the same secret (32+ characters) on every replica",
     );
   }
+  const sessions = new RedisSessionStore(connection, replica, {
+    ttlMs: Math.round(server.session_idle_timeout * 1000),
+    logger: options.logger,
+  });
   return {
     replica,
     connection,
@@ -85,6 +95,11 @@ export async function openSharedState(
       ...(server.request_state_key ? { signingKey: await recipeSigningKey(server.request_state_key) } : {}),
     },
     clientLimiter: (perMinute, local) => new RedisClientLimiter(connection, perMinute, local),
-    close: () => connection.close(),
+    sessions,
+    eventBus: new RedisServerEventBus(connection, replica),
+    close: async () => {
+      sessions.close();
+      await connection.close();
+    },
   };
 }

@@ -607,6 +607,13 @@ this 2-core machine the replicas, the fake upstream, Redis and the load generato
 cores, so a second replica adds no CPU: the rows show what Redis costs per call, not how far N
 machines scale.
 
+The session rows open 8 Streamable HTTP sessions (2025-11-25, \`Mcp-Session-Id\`) through a real HAProxy in
+front of 1, 2 or 3 stateful replicas (round robin, no stickiness: tests/harness/balancer.ts), so each
+session's calls land on every replica, which rebuilt it from its record in Redis (docs/DEPLOYMENT.md, "Several
+replicas"). The takeover row kills the replica that answered a session's \`initialize\` right after it, and
+times the session's next call until another replica answers it (the session survived every run, with no new
+\`initialize\`). With 3 replicas on 2 shared cores, the third process only adds contention. The takeover time includes the balancer's part: HAProxy retries a refused connection on another replica after its turn-around timer (min(\`timeout connect\`, 1 s)), unless its health check (every 300 ms in tests/harness/balancer.ts) has marked the dead replica down already.
+
 ${table}`);
 }
 sections.push(...observability, `${EDGE_HEADING}\n\n${edge}`);

@@ -1,6 +1,7 @@
 // Part of `deno task bench`: tool calls through one replica (without and with Redis) and through
-// two replicas sharing one Redis behind a client-side round-robin, plus the cost of one Redis
-// round trip. The upstream is a loopback fake FRED; every call bypasses the cache (`fresh`), so
+// two replicas sharing one Redis behind a client-side round-robin, 2025-11-25 sessions through
+// HAProxy in front of 1-3 replicas with the takeover time (replicas_sessions.ts), plus the cost
+// of one Redis round trip. The upstream is a loopback fake FRED; every call bypasses the cache (`fresh`), so
 // each one makes its Redis round trips (breaker, cache write) and one upstream request.
 import { Logger } from "../../lib/log.ts";
 import { RedisConnection } from "../../lib/redis/connection.ts";
@@ -12,6 +13,7 @@ import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_c
 import { fredConfig, startFakeFred } from "../../tests/providers/fred/fake_fred.ts";
 import { startRedis } from "../../tests/redis/_redis_server.ts";
 import { benchJobTakeover } from "./job_takeover.ts";
+import { benchSessionReplicas, latencyRow, pct } from "./replicas_sessions.ts";
 
 /** One measured row. */
 export interface BenchRow {
@@ -19,11 +21,6 @@ export interface BenchRow {
   median: string;
   p95: string;
   note: string;
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
 }
 
 const CALLS = Number(Deno.env.get("BENCH_REPLICA_CALLS") ?? 600);
@@ -82,18 +79,21 @@ export async function benchReplicas(): Promise<BenchRow[]> {
         const clients = await clientsFor(servers);
         const { latencies, perSecond } = await drive(clients);
         for (const c of clients) await c.close();
-        rows.push({
-          what: `fred_category call, stateless HTTP, ${CONCURRENCY} concurrent callers: ${label}`,
-          median: `${pct(latencies, 0.5).toFixed(1)} ms`,
-          p95: `${pct(latencies, 0.95).toFixed(1)} ms`,
-          note: `p99 ${pct(latencies, 0.99).toFixed(1)} ms; ${
-            perSecond.toFixed(0)
-          } calls/s over ${CALLS} calls`,
-        });
+        rows.push(latencyRow(
+          `fred_category call, stateless HTTP, ${CONCURRENCY} concurrent callers: ${label}`,
+          latencies,
+          perSecond,
+          CALLS,
+        ));
       } finally {
         await Promise.all(servers.map((s) => s.stop()));
       }
     }
+    rows.push(
+      ...await benchSessionReplicas(() =>
+        startHttpServer({ args: ["--providers", "fred"], home, env: { REDIS_URL: redis.url } })
+      ),
+    );
     const conn = await RedisConnection.connect({
       url: redis.url,
       prefix: "bench:",

@@ -145,10 +145,13 @@ export class SessionStore {
     else this.#reservedBy.delete(owner);
   }
 
-  /** Turns a reserved slot into a live session. */
-  add(session: Session): void {
+  /**
+   * Turns a reserved slot into a live session; `established` when its client went on past
+   * `initialize` elsewhere (a session rebuilt from the shared store).
+   */
+  add(session: Session, established = false): void {
     this.release(session.owner);
-    this.#sessions.set(session.id, { session, openedAt: this.#clock.now(), requests: 0 });
+    this.#sessions.set(session.id, { session, openedAt: this.#clock.now(), requests: established ? 2 : 0 });
   }
 
   /** The session with `id`; counts as a request reaching it. */
@@ -156,6 +159,11 @@ export class SessionStore {
     const entry = this.#sessions.get(id);
     if (entry) entry.requests++;
     return entry?.session;
+  }
+
+  /** The session with `id`, without counting a request (for messages from other replicas). */
+  peek(id: string): Session | undefined {
+    return this.#sessions.get(id)?.session;
   }
 
   delete(id: string): void {

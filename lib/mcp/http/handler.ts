@@ -37,8 +37,11 @@ import type { OAuthResourceServer, Principal } from "./oauth.ts";
 import { ownerHash } from "../../output/owner_hash.ts";
 import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
+import { tooManySessions } from "./_session_refusal.ts";
+import { holdingStream, postedShared, recordOf, sentElsewhere, sessionRestorer } from "./shared_sessions.ts";
+import type { SessionRecord, SharedCopy } from "./shared_sessions.ts";
 import { parseToolsetList, UnknownToolsetError } from "../toolsets.ts";
-import type { ReserveRefusal, Session } from "./_sessions.ts";
+import type { Session } from "./_sessions.ts";
 import { finishResponse, SSE_HEADERS } from "./_streams.ts";
 import { metrics } from "../../metrics/mod.ts";
 import {
@@ -115,7 +118,7 @@ export interface HttpHandler {
   ready(): Promise<void>;
 }
 
-interface StreamableSession extends Session {
+interface StreamableSession extends Session, SharedCopy {
   kind: "streamable";
   transport: WebStandardStreamableHTTPServerTransport;
   inflight: number;
@@ -269,6 +272,15 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
   /** The scrape token's check, made with the metrics route's code on the first /metrics request. */
   let scrapeAuth: BearerAuth | null | undefined;
   if (served) served.http.sessions = () => store.counts();
+  // Hook: with Redis, sessions are shared by replicas (shared_sessions.ts).
+  const shared = settings.stateless ? undefined : app.shared?.sessions;
+  const restorer = shared && sessionRestorer<StreamableSession, Caller>({
+    shared,
+    logger,
+    held: (id) => store.peek(id)?.kind === "streamable" ? store.peek(id) as StreamableSession : undefined,
+    open: (rec, init, req, log, caller) =>
+      newSession(req, init, [], log, caller, new Set(rec.toolsets), undefined, rec),
+  });
   const policy: AccessPolicy = {
     bindHost: settings.http_host,
     allowedHosts: settings.allowed_hosts,
@@ -325,6 +337,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       // that says what to do); the SDK's own stays behind them as a backstop.
       maxSubscriptions: settings.max_listen_streams * 2,
       maxRequestBodySize: settings.max_body_bytes,
+      ...(app.shared?.eventBus ? { bus: app.shared.eventBus } : {}),
       onerror: (e) => logger.debug("modern request error", { error: e.message }),
     },
   );
@@ -711,7 +724,10 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
 
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) {
-      const session = store.get(sessionId);
+      // Hook: a session opened on another replica (or before this one restarted).
+      const session = store.get(sessionId) ??
+        await restorer?.restore(sessionId, forwarded.url, reqLogger, caller);
+      if (session instanceof Response) return session;
       // A session is its user's: another user's token does not reach it (nor learns it exists).
       if (!session || session.kind !== "streamable" || session.principal !== caller.principal?.id) {
         return jsonRpcError(
@@ -737,7 +753,9 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       }
       streamable.closedBy = reqLogger;
       try {
-        return await inSession(streamable, req.method, forwarded, body, messages, conn?.completed);
+        const res = await inSession(streamable, req.method, forwarded, body, messages, conn?.completed);
+        if (res.ok) await shared?.remove(sessionId); // Hook: a DELETE ends it on every replica.
+        return res;
       } finally {
         // A DELETE the SDK refused leaves the session open: a later close is not this request's.
         delete streamable.closedBy;
@@ -865,8 +883,12 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     completed: Promise<void> | undefined,
   ): Promise<Response> {
     // Only messages count as activity: every SDK client holds a GET stream, quiet or not.
-    if (method !== "POST") return await session.transport.handleRequest(forwarded);
+    if (method !== "POST") {
+      const res = await session.transport.handleRequest(forwarded);
+      return shared ? holdingStream(session, method, res, (f) => whenSent(res, f, completed)) : res;
+    }
     session.lastActive = clock.now();
+    if (shared && postedShared(shared, session, messages)) return new Response(null, { status: 202 }); // Hook
     const ids = messages.filter(isJSONRPCRequest).map((m) => m.id);
     // Two requests in flight with one id would have their answers crossed, and one would never
     // be answered: refuse the newcomer at once.
@@ -915,12 +937,13 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     caller: Caller,
     toolsets: ReadonlySet<string>,
     completed: Promise<void> | undefined,
+    restoring?: SessionRecord,
   ): Promise<Response> {
     const client = caller.clientKey;
     const refused = store.reserve(client);
-    if (refused) return tooManySessions(messages, refused);
+    if (refused) return tooManySessions(settings, messages, refused);
     // The id is chosen before the server exists, so the server knows whose work it does.
-    const id = crypto.randomUUID();
+    const id = restoring?.id ?? crypto.randomUUID();
     const session: StreamableSession = {
       id: "",
       kind: "streamable",
@@ -929,12 +952,17 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       lastActive: clock.now(),
       inflight: 0,
       calls: new Map(),
+      outgoing: new Set(),
+      standalone: false,
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
         onsessioninitialized: (sid) => {
           session.id = sid;
-          store.add(session);
-          reqLogger.info("session opened", { session_id: sid, transport: "streamable-http" });
+          store.add(session, restoring !== undefined);
+          // Hook: the session's record goes to the shared store.
+          void shared?.put(restoring ?? recordOf(sid, messages, { ...session, toolsets }));
+          const opened = restoring ? "session restored from the shared store" : "session opened";
+          reqLogger.info(opened, { session_id: sid, transport: "streamable-http" });
         },
         keepAliveMs,
       }),
@@ -947,6 +975,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     session.transport.onclose = () => {
       if (!session.id) return;
       store.delete(session.id);
+      shared?.forget(session.id);
       (session.closedBy ?? logger).info("session closed", {
         session_id: session.id,
         transport: "streamable-http",
@@ -956,6 +985,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       logger.debug("transport error", { session_id: session.id, error: e.message });
     const send = session.transport.send.bind(session.transport);
     session.transport.send = async (message, options) => {
+      if (shared && sentElsewhere(shared, session, message, options?.relatedRequestId)) return;
       await send(message, options);
       if (("result" in message || "error" in message) && message.id !== undefined && message.id !== null) {
         settle(session, message.id, false);
@@ -1028,7 +1058,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     if (off) return off;
     const { LegacySseTransport } = await import("./_legacy_sse.ts");
     const refused = store.reserve(caller.clientKey);
-    if (refused) return tooManySessions([], refused);
+    if (refused) return tooManySessions(settings, [], refused);
     const id = crypto.randomUUID();
     const transport = new LegacySseTransport(id, {
       endpoint: `/message?session_id=${id}`,
@@ -1168,31 +1198,6 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
       {
         headers: { "Connection": "close", "Retry-After": "5" },
       },
-    );
-  }
-
-  function tooManySessions(messages: JSONRPCMessage[], why: ReserveRefusal): Response {
-    const init = messages.find(isInitializeRequest);
-    const id = init && "id" in init ? init.id as string | number : null;
-    served?.shareRefusals.inc(1, why === "client" ? "sessions_per_client" : "sessions");
-    if (why === "client") {
-      return jsonRpcError(
-        429,
-        SERVER_ERROR,
-        `Too many sessions from your client: it holds ${store.maxPerClient}, the most one client may ` +
-          `(MCP_MAX_SESSIONS_PER_CLIENT), and none may make room: each is answering a call or opened less ` +
-          `than ${settings.session_reclaim_grace} s ago (MCP_SESSION_RECLAIM_GRACE). Reuse an open session ` +
-          `(send its Mcp-Session-Id), close one you no longer need (DELETE /mcp), or retry once a call finished`,
-        { id, headers: { "Retry-After": "10" } },
-      );
-    }
-    return jsonRpcError(
-      503,
-      SERVER_ERROR,
-      `The server is full: all ${store.max} sessions (MCP_MAX_SESSIONS) are in use by clients active ` +
-        `in the last ${settings.session_reclaim_idle} s, and no one's live session is closed for a newcomer. ` +
-        `Retry after the Retry-After delay, or use another instance; 2026-07-28 requests need no session`,
-      { id, headers: { "Retry-After": "30" } },
     );
   }
 

@@ -1,0 +1,219 @@
+// The 2025-11-25 sessions in Redis: one JSON record per session under `session:{<id>}` (the id
+// in braces is a Redis Cluster hash tag: every key of a session hashes to one slot), expiring
+// after the idle timeout unless refreshed, and one pub/sub channel for what replicas tell each
+// other about sessions (closed, log level, answers and notifications for a stream held by
+// another replica). A session id is a credential (it is all a client shows to use its session),
+// so Redis never sees one: keys, records and bus messages name a session by the SHA-256 of its
+// id, and a replica learns the id from the request that names it. The OAuth principal is the
+// user's id, which the replica checks callers against.
+//
+// Expiry is refreshed cheaply: at most once every `refreshMs` per session (a PEXPIRE, or the
+// whole record when it is gone). A Redis that restarts empty loses every record; each replica
+// notices within a second (its marker key is gone) and writes back the records of the sessions
+// it holds, so sessions come back without their clients doing anything.
+import { createHash } from "node:crypto";
+import type { Logger } from "../log.ts";
+import type { SessionBusMessage, SessionRecord, SharedSessionStore } from "../mcp/http/shared_sessions.ts";
+import type { RedisConnection } from "./connection.ts";
+
+const CHANNEL = "sessions";
+
+/** Options for {@linkcode RedisSessionStore}. */
+export interface RedisSessionStoreOptions {
+  /** Milliseconds a session lives without activity (the idle timeout). */
+  ttlMs: number;
+  /** Least milliseconds between two refreshes of one session's expiry. Default: min(5 s, ttl / 4). */
+  refreshMs?: number;
+  /** Milliseconds between checks that Redis still holds this replica's records. Default 1000. */
+  resyncMs?: number;
+  logger?: Logger;
+}
+
+/** {@linkcode SharedSessionStore} on Redis; see the module comment. */
+export class RedisSessionStore implements SharedSessionStore {
+  #conn: RedisConnection;
+  #replica: string;
+  #o: Required<Omit<RedisSessionStoreOptions, "logger">> & { logger?: Logger };
+  /** The records of the sessions this replica holds, and when each was last written. */
+  #held = new Map<string, { record: SessionRecord; written: number }>();
+  /** The ids of the held sessions, by their digest (what Redis and the bus name them by). */
+  #byDigest = new Map<string, string>();
+  #listeners = new Set<(m: SessionBusMessage) => void>();
+  #unsubscribe: (() => void) | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(conn: RedisConnection, replica: string, options: RedisSessionStoreOptions) {
+    this.#conn = conn;
+    this.#replica = replica;
+    this.#o = {
+      ttlMs: options.ttlMs,
+      refreshMs: options.refreshMs ?? Math.max(1, Math.min(5_000, Math.floor(options.ttlMs / 4))),
+      resyncMs: options.resyncMs ?? 1_000,
+      ...(options.logger ? { logger: options.logger } : {}),
+    };
+  }
+
+  async put(record: SessionRecord): Promise<void> {
+    this.#held.set(record.id, { record, written: Date.now() });
+    this.#byDigest.set(digest(record.id), record.id);
+    this.#startResync();
+    try {
+      await this.#write(record);
+    } catch (e) {
+      this.#o.logger?.debug("session record not written", { session_id: record.id, error: String(e) });
+    }
+  }
+
+  setLevel(id: string, level: string): void {
+    const held = this.#held.get(id);
+    if (!held) return;
+    held.record = { ...held.record, logLevel: level };
+    held.written = Date.now();
+    void this.#write(held.record).catch(() => {});
+    this.publish({ type: "level", id, level });
+  }
+
+  touch(id: string): void {
+    const held = this.#held.get(id);
+    if (!held) return;
+    const now = Date.now();
+    if (now - held.written < this.#o.refreshMs) return;
+    held.written = now;
+    const key = this.#key(id);
+    void this.#conn.command<number>(["PEXPIRE", key, String(this.#o.ttlMs)])
+      .then((n) => n === 1 ? undefined : this.#write(held.record))
+      .catch(() => {});
+  }
+
+  async get(id: string): Promise<SessionRecord | undefined | "unavailable"> {
+    let raw: string | null;
+    try {
+      raw = await this.#conn.command<string | null>(["GET", this.#key(id)]);
+    } catch {
+      return "unavailable";
+    }
+    if (raw === null) return undefined;
+    const record = parseRecord(raw, id, digest(id));
+    if (!record) this.#o.logger?.warn("ignoring a malformed session record in Redis", { session_id: id });
+    return record;
+  }
+
+  async remove(id: string): Promise<void> {
+    this.forget(id);
+    await this.#conn.command(["DEL", this.#key(id)]).catch(() => {});
+    this.publish({ type: "closed", id });
+  }
+
+  forget(id: string): void {
+    this.#held.delete(id);
+    this.#byDigest.delete(digest(id));
+  }
+
+  publish(message: SessionBusMessage): void {
+    const named = { ...message, id: digest(message.id) };
+    void this.#conn.publish(CHANNEL, JSON.stringify({ from: this.#replica, ...named }));
+  }
+
+  subscribe(listener: (message: SessionBusMessage) => void): () => void {
+    this.#listeners.add(listener);
+    if (!this.#unsubscribe) {
+      const stop = this.#conn.subscribe(CHANNEL, (raw) => this.#deliver(raw));
+      this.#unsubscribe = () => void stop.then((f) => f());
+    }
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Stops the resync timer and the subscription. */
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
+
+  #deliver(raw: string): void {
+    let m: (SessionBusMessage & { from?: unknown }) | undefined;
+    try {
+      m = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    if (!m || m.from === this.#replica || typeof m.id !== "string") return;
+    // Only sessions held here concern this replica, and only they have a known id.
+    const id = this.#byDigest.get(m.id);
+    if (id === undefined) return;
+    const { from: _from, ...rest } = m;
+    const message = { ...rest, id };
+    for (const l of [...this.#listeners]) {
+      try {
+        l(message as SessionBusMessage);
+      } catch (e) {
+        this.#o.logger?.debug("session bus listener failed", { error: String(e) });
+      }
+    }
+  }
+
+  #key(id: string): string {
+    return this.#conn.key("session", `{${digest(id)}}`);
+  }
+
+  async #write(record: SessionRecord): Promise<void> {
+    await this.#conn.command([
+      "SET",
+      this.#key(record.id),
+      JSON.stringify({ ...record, id: digest(record.id) }),
+      "PX",
+      String(this.#o.ttlMs),
+    ]);
+  }
+
+  #startResync(): void {
+    if (this.#timer !== undefined) return;
+    const timer = setInterval(() => void this.#resync(), this.#o.resyncMs);
+    Deno.unrefTimer(timer as unknown as number);
+    this.#timer = timer;
+  }
+
+  /** Writes back every held record when Redis lost them (restarted empty, flushed). */
+  async #resync(): Promise<void> {
+    if (this.#held.size === 0 || !this.#conn.up) return;
+    const marker = this.#conn.key("sessions-held", this.#replica);
+    try {
+      if (await this.#conn.command<number>(["EXISTS", marker]) === 1) return;
+      await Promise.all([...this.#held.values()].map((h) => this.#write(h.record)));
+      await this.#conn.command(["SET", marker, "1", "PX", String(Math.max(this.#o.ttlMs, 60_000))]);
+      this.#o.logger?.info("session records written to Redis", { sessions: this.#held.size });
+    } catch {
+      // Down: the next tick tries again.
+    }
+  }
+}
+
+/** How Redis names session `id`: the hex SHA-256 of the id. */
+export function digest(id: string): string {
+  return createHash("sha256").update(id).digest("hex");
+}
+
+/**
+ * The record of session `id` read from Redis (stored under `named`, its digest), checked field
+ * by field; undefined when it is not one.
+ */
+function parseRecord(raw: string, id: string, named: string): SessionRecord | undefined {
+  let v: Record<string, unknown>;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const object = (x: unknown): x is Record<string, unknown> =>
+    typeof x === "object" && x !== null && !Array.isArray(x);
+  const optionalString = (x: unknown): boolean => x === undefined || typeof x === "string";
+  if (
+    !object(v) || v["id"] !== named || typeof v["protocolVersion"] !== "string" ||
+    !object(v["capabilities"]) ||
+    !object(v["clientInfo"]) || !Array.isArray(v["toolsets"]) ||
+    !v["toolsets"].every((t) => typeof t === "string") || !optionalString(v["logLevel"]) ||
+    !optionalString(v["owner"]) || !optionalString(v["principal"])
+  ) return undefined;
+  return { ...v, id } as unknown as SessionRecord;
+}

@@ -1,0 +1,325 @@
+// Three real server processes over one real redis-server behind a real HAProxy (round robin, no
+// stickiness) serve 2025-11-25 sessions as one server: the SDK v1 and v2 clients' calls land on
+// every replica and none fails, an elicitation's answer reaching another replica gets to the
+// one waiting for it, the log level follows the session, a DELETE ends it everywhere, a record
+// naming another user is refused, a SIGKILLed replica loses no session, and a Redis restart
+// under load leaves calls answered (or refused with a retryable error) and the records back.
+import assert from "node:assert/strict";
+import { startHttpServer } from "../harness/spawn_http.ts";
+import { startHttpInProcess } from "../harness/in_process.ts";
+import type { HttpServerProcess } from "../harness/spawn_http.ts";
+import { removeHome, scratchHome } from "../harness/spawn.ts";
+import {
+  Client as V1Client,
+  ElicitRequestSchema,
+  StreamableHTTPClientTransport as V1Transport,
+} from "../harness/sdk_client.ts";
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "../harness/sdk2_client.ts";
+import { startBalancer } from "../harness/balancer.ts";
+import { StdioClientTransport } from "../harness/sdk_client.ts";
+import { startRedis } from "./_redis_server.ts";
+import { digest } from "../../lib/redis/session_store.ts";
+
+const SESSION_ERA = "2025-11-25";
+
+/** A fetch that notes which replica (HAProxy's X-Served-By) answered each request. */
+function tracingFetch(seen: string[]): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const by = res.headers.get("x-served-by");
+    if (by) seen.push(by);
+    return res;
+  };
+}
+
+function textOf(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.map((c) => c.text ?? "").join("");
+}
+
+async function postRaw(origin: string, sessionId: string, body: unknown): Promise<Response> {
+  return await fetch(`${origin}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "accept": "application/json, text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": SESSION_ERA,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Nine calls of `client`, every one answered, and answered by all three replicas. */
+async function callsSpread(
+  client: { callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown> },
+  seen: string[],
+): Promise<void> {
+  for (let i = 0; i < 9; i++) {
+    assert.equal(
+      textOf(await client.callTool({ name: "test_simple_text", arguments: {} })),
+      "This is a simple text response for testing.",
+    );
+  }
+  assert.equal(new Set(seen).size, 3, `answers came from ${[...new Set(seen)].join(", ")}`);
+}
+
+const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+
+Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any replica", async (t) => {
+  await using redis = await startRedis();
+  const home = scratchHome();
+  await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
+  const options = {
+    args: ["--providers", "conformance"],
+    home,
+    env: { REDIS_URL: redis.url, REDIS_TIMEOUT: "0.5", REDIS_RETRY_MAX: "0.2" },
+  };
+  const replicas: HttpServerProcess[] = await Promise.all([0, 1, 2].map(() => startHttpServer(options)));
+  await using _replicas = {
+    [Symbol.asyncDispose]: async () => void await Promise.all(replicas.map((r) => r.stop())),
+  };
+  await using lb = await startBalancer(replicas.map((r) => r.port));
+  const url = new URL(`${lb.origin}/mcp`);
+
+  await t.step("the SDK v1 client's calls are spread over the three replicas and all answered", async () => {
+    const seen: string[] = [];
+    const client = new V1Client({ name: "v1", version: "1" }, { capabilities: {} });
+    await client.connect(new V1Transport(url, { fetch: tracingFetch(seen) }));
+    await callsSpread(client, seen);
+    await client.close();
+  });
+
+  await t.step("the SDK v2 client (legacy mode: 2025-11-25 sessions) likewise", async () => {
+    const seen: string[] = [];
+    const client = new V2Client({ name: "v2", version: "2" }, { versionNegotiation: { mode: "legacy" } });
+    const transport = new V2Transport(url, { fetch: tracingFetch(seen) });
+    await client.connect(transport);
+    assert.ok(transport.sessionId, "a 2025-11-25 session");
+    await callsSpread(client, seen);
+    await client.close();
+  });
+
+  await t.step(
+    "mcp-remote (stdio to Streamable HTTP) keeps one session over the three replicas",
+    async () => {
+      // Each replica's rebuilds, as "replica session" pairs.
+      const restored = (): Set<string> => {
+        const pairs = new Set<string>();
+        replicas.forEach((r, i) => {
+          const lines = r.stderr().split("\n").filter((l) =>
+            l.includes('"session restored from the shared store"')
+          );
+          const ids = lines.map((l) => `${i} ${JSON.parse(l).session_id}`);
+          assert.equal(new Set(ids).size, ids.length, `replica ${i} rebuilt a session twice`);
+          for (const id of ids) pairs.add(id);
+        });
+        return pairs;
+      };
+      const before = restored();
+      const scratch = Deno.makeTempDirSync({ prefix: "mcp-remote-" });
+      const transport = new StdioClientTransport({
+        command: Deno.execPath(),
+        args: [
+          "run",
+          "-A",
+          "--quiet",
+          "npm:mcp-remote@0.15.1",
+          url.href,
+          "--transport",
+          "http-only",
+          "--allow-http",
+        ],
+        env: {
+          HOME: scratch,
+          PATH: Deno.env.get("PATH") ?? "",
+          DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
+        },
+        stderr: "ignore",
+      });
+      const client = new V1Client({ name: "via-mcp-remote", version: "1" }, { capabilities: {} });
+      try {
+        await client.connect(transport);
+        await callsSpread(client, ["r0", "r1", "r2"]);
+        const fresh = [...restored()].filter((p) => !before.has(p));
+        const replicasOf = new Map<string, number>();
+        for (const p of fresh) replicasOf.set(p.split(" ")[1]!, (replicasOf.get(p.split(" ")[1]!) ?? 0) + 1);
+        assert.ok(
+          [...replicasOf.values()].includes(2),
+          `its session was rebuilt on the two other replicas: ${fresh}`,
+        );
+      } finally {
+        await client.close();
+        Deno.removeSync(scratch, { recursive: true });
+      }
+    },
+  );
+
+  await t.step(
+    "an elicitation answered through another replica reaches the tool waiting for it",
+    async () => {
+      const client = new V1Client({ name: "elicit", version: "1" }, { capabilities: { elicitation: {} } });
+      client.setRequestHandler(ElicitRequestSchema, () => ({
+        action: "accept",
+        content: { username: "kari", email: "kari@example.org" },
+      }));
+      // Which replica took each tools/call and each answer to an elicitation.
+      const calls: string[] = [];
+      const answers: string[] = [];
+      await client.connect(
+        new V1Transport(url, {
+          fetch: async (input, init) => {
+            const res = await fetch(input, init);
+            const body = typeof init?.body === "string" ? init.body : "";
+            const by = res.headers.get("x-served-by") ?? "";
+            if (body.includes('"tools/call"')) calls.push(by);
+            else if (body.includes('"action":"accept"')) answers.push(by);
+            return res;
+          },
+        }),
+      );
+      for (let i = 0; i < 3; i++) {
+        const result = await client.callTool({ name: "test_elicitation", arguments: { message: "Who?" } });
+        assert.match(textOf(result), /action=accept.*kari@example\.org/);
+      }
+      assert.equal(answers.length, 3);
+      assert.ok(
+        calls.some((c, i) => answers[i] !== c),
+        `an answer reached another replica than its call: calls ${calls}, answers ${answers}`,
+      );
+      await client.close();
+    },
+  );
+
+  await t.step("the log level set through one replica holds on the others", async () => {
+    const logs: string[] = [];
+    const client = new V1Client({ name: "levels", version: "1" }, { capabilities: {} });
+    client.fallbackNotificationHandler = (n) => {
+      if (n.method === "notifications/message") logs.push(String((n.params as { data?: unknown }).data));
+      return Promise.resolve();
+    };
+    await client.connect(new V1Transport(url));
+    await client.setLoggingLevel("error");
+    for (let i = 0; i < 3; i++) await client.callTool({ name: "test_tool_with_logging", arguments: {} });
+    assert.deepEqual(logs, [], "no info message passes an error level on any replica");
+    await client.close();
+  });
+
+  await t.step("DELETE through one replica ends the session on all of them", async () => {
+    const transport = new V1Transport(url);
+    const client = new V1Client({ name: "delete", version: "1" }, { capabilities: {} });
+    await client.connect(transport);
+    const id = transport.sessionId!;
+    for (const r of replicas) {
+      assert.equal((await postRaw(r.origin, id, ping)).status, 200, "every replica holds it");
+    }
+    await transport.terminateSession();
+    for (const r of replicas) {
+      assert.equal((await postRaw(r.origin, id, ping)).status, 404, `${r.origin} dropped it`);
+    }
+    await client.close();
+  });
+
+  await t.step("a record naming another user is not served to this caller", async () => {
+    const id = crypto.randomUUID();
+    const record = {
+      id: digest(id),
+      protocolVersion: SESSION_ERA,
+      capabilities: {},
+      clientInfo: { name: "alice", version: "1" },
+      toolsets: [],
+      principal: "alice@example.org",
+    };
+    await redis.command("SET", `opendata-mcp:session:{${digest(id)}}`, JSON.stringify(record));
+    const res = await postRaw(replicas[0]!.origin, id, ping);
+    assert.equal(res.status, 404);
+    assert.match((await res.json()).error.message, /Session not found/);
+    // The same record without the principal is served: the refusal was the principal's.
+    await redis.command(
+      "SET",
+      `opendata-mcp:session:{${digest(id)}}`,
+      JSON.stringify({ ...record, principal: undefined }),
+    );
+    assert.equal((await postRaw(replicas[0]!.origin, id, ping)).status, 200);
+  });
+
+  await t.step(
+    "a SIGKILLed replica loses no session: the next calls are answered by the others",
+    async () => {
+      const seen: string[] = [];
+      const client = new V1Client({ name: "kill", version: "1" }, { capabilities: {} });
+      await client.connect(new V1Transport(url, { fetch: tracingFetch(seen) }));
+      for (let i = 0; i < 3; i++) await client.callTool({ name: "test_simple_text", arguments: {} });
+      await replicas[1]!.stop("SIGKILL");
+      seen.length = 0;
+      for (let i = 0; i < 6; i++) {
+        assert.equal(
+          textOf(await client.callTool({ name: "test_simple_text", arguments: {} })),
+          "This is a simple text response for testing.",
+        );
+      }
+      assert.ok(!seen.includes("r1"), "no answer from the killed replica");
+      assert.equal(new Set(seen).size, 2, "both survivors answer");
+      await client.close();
+    },
+  );
+
+  await t.step(
+    "Redis restarting under load: calls are answered or refused as retryable, records come back",
+    async () => {
+      const client = new V1Client({ name: "restart", version: "1" }, { capabilities: {} });
+      const transport = new V1Transport(url);
+      await client.connect(transport);
+      const id = transport.sessionId!;
+      const key = `opendata-mcp:session:{${digest(id)}}`;
+      await redis.stop();
+      const outcomes: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        try {
+          await client.callTool({ name: "test_simple_text", arguments: {} });
+          outcomes.push("ok");
+        } catch (e) {
+          assert.match(String(e), /503|shared session store \(Redis\) cannot be reached.*retry/s);
+          outcomes.push("retry");
+        }
+      }
+      assert.ok(outcomes.includes("ok"), `some calls answered while Redis is down: ${outcomes.join(",")}`);
+      await redis.restart();
+      const end = Date.now() + 10_000;
+      while (!(await redis.command("EXISTS", key)).startsWith(":1")) {
+        if (Date.now() > end) throw new Error("the session record was not written back after the restart");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (let i = 0; i < 4; i++) await client.callTool({ name: "test_simple_text", arguments: {} });
+      await client.close();
+    },
+  );
+});
+
+Deno.test("a rebuild that finds the replica full answers the client's own request with the server-full error", async () => {
+  await using redis = await startRedis();
+  await using server = await startHttpInProcess({
+    args: ["--providers", "conformance"],
+    env: { REDIS_URL: redis.url, MCP_MAX_SESSIONS: "1" },
+  });
+  const client = new V1Client({ name: "holder", version: "1" }, { capabilities: {} });
+  await client.connect(new V1Transport(new URL(`${server.origin}/mcp`)));
+  try {
+    const id = crypto.randomUUID();
+    const record = {
+      id: digest(id),
+      protocolVersion: SESSION_ERA,
+      capabilities: {},
+      clientInfo: {},
+      toolsets: [],
+    };
+    await redis.command("SET", `opendata-mcp:session:{${digest(id)}}`, JSON.stringify(record));
+    const res = await postRaw(server.origin, id, { jsonrpc: "2.0", id: 41, method: "ping" });
+    assert.equal(res.status, 503);
+    const body = await res.json();
+    assert.equal(body.id, null, "not the id of the initialize replayed in the client's stead");
+    assert.match(body.error.message, /The server is full: all 1 sessions \(MCP_MAX_SESSIONS\)/);
+  } finally {
+    await client.close();
+  }
+});
