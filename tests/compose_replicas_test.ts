@@ -3,6 +3,7 @@
 // run here.
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
+import { HAPROXY } from "./harness/balancer.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -24,7 +25,7 @@ Deno.test("docker-compose.replicas.yml: scaled replicas behind an HAProxy balanc
 
 Deno.test("deploy/haproxy.cfg is valid for HAProxy, round robin with no stickiness", async () => {
   const path = new URL("deploy/haproxy.cfg", ROOT).pathname;
-  const check = await new Deno.Command("haproxy", {
+  const check = await new Deno.Command(HAPROXY, {
     args: ["-c", "-f", path],
     stdout: "piped",
     stderr: "piped",

@@ -51,6 +51,21 @@ export function haproxyConfig(port: number, backends: readonly number[]): string
   ].join("\n");
 }
 
+/**
+ * The haproxy executable: on PATH, else where Debian's package puts it (/usr/sbin, which a
+ * non-root user's PATH often lacks).
+ */
+export const HAPROXY = (() => {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (dir && Deno.statSync(`${dir}/haproxy`).isFile) return `${dir}/haproxy`;
+    } catch {
+      // Not there.
+    }
+  }
+  return "/usr/sbin/haproxy";
+})();
+
 /** Starts HAProxy in front of `backends` and waits (up to 5 s) until it accepts connections. */
 export async function startBalancer(backends: readonly number[]): Promise<Balancer> {
   const dir = Deno.makeTempDirSync({ prefix: "opendata-haproxy-" });
@@ -59,7 +74,7 @@ export async function startBalancer(backends: readonly number[]): Promise<Balanc
   Deno.writeTextFileSync(config, haproxyConfig(port, backends));
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command("haproxy", {
+    child = new Deno.Command(HAPROXY, {
       args: ["-db", "-f", config],
       stdin: "null",
       stdout: "null",
