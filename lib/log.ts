@@ -23,9 +23,9 @@ export interface LoggerOptions {
   now?: () => number;
 }
 
-// Lets child() hand its output (and the messages it leaves out) to a new Logger without a
-// public constructor parameter.
-const sharedFrom = new WeakMap<LoggerOptions, { shared: Shared; skip: ReadonlySet<string> | undefined }>();
+// Lets child() hand its output (and the messages it leaves out) to the Logger it constructs next
+// without a public constructor parameter (set and taken within one synchronous call).
+let inherited: { shared: Shared; skip: ReadonlySet<string> | undefined } | undefined;
 
 interface Shared {
   level: number;
@@ -48,15 +48,9 @@ export class Logger {
   #skip: ReadonlySet<string> | undefined;
 
   constructor(options: LoggerOptions = {}) {
-    const from = sharedFrom.get(options);
-    const secrets = new Set([...(options.secrets ?? [])].filter((s) => s.length >= 4));
-    this.#shared = from?.shared ?? {
-      level: LOG_LEVELS.indexOf(options.level ?? "info"),
-      write: options.write ?? (() => {}),
-      secrets,
-      masker: new SecretMasker(secrets),
-      now: options.now ?? Date.now,
-    };
+    const from = inherited;
+    inherited = undefined;
+    this.#shared = from?.shared ?? sharedOf(options);
     this.#skip = from?.skip;
     this.#fields = options.fields ?? {};
     this.#fieldsHaveError = hasError(this.#fields, ERROR_SEARCH_DEPTH);
@@ -67,9 +61,8 @@ export class Logger {
    * `skip` names messages it leaves out (e.g. warnings the start-up log already gave).
    */
   child(fields: LogFields, skip?: ReadonlySet<string>): Logger {
-    const options: LoggerOptions = { fields: { ...this.#fields, ...fields } };
-    sharedFrom.set(options, { shared: this.#shared, skip: skip ?? this.#skip });
-    return new Logger(options);
+    inherited = { shared: this.#shared, skip: skip ?? this.#skip };
+    return new Logger({ fields: { ...this.#fields, ...fields } });
   }
 
   /** Registers a value to mask from now on (short values are ignored to keep lines readable). */
@@ -122,6 +115,18 @@ export class Logger {
     }
     this.#shared.write(this.#shared.masker.mask(maskSecrets(line, this.#shared.secrets)));
   }
+}
+
+/** The output, level and secrets of a logger made from `options` (not a child). */
+function sharedOf(options: LoggerOptions): Shared {
+  const secrets = new Set([...(options.secrets ?? [])].filter((s) => s.length >= 4));
+  return {
+    level: LOG_LEVELS.indexOf(options.level ?? "info"),
+    write: options.write ?? (() => {}),
+    secrets,
+    masker: new SecretMasker(secrets),
+    now: options.now ?? Date.now,
+  };
 }
 
 /**

@@ -94,3 +94,27 @@ export function detachedFromDeadline<T>(fn: () => T): T {
     ...(requestId ? { requestId } : {}),
   }, fn);
 }
+
+/**
+ * What the HTTP edge knows of the request it is serving, for the code that runs on its behalf:
+ * the per-request servers of 2026-07-28 requests read whose work it is, and a tool call hands
+ * its outcome to the request's one access line instead of writing a line of its own.
+ */
+export interface ExchangeScope {
+  /** The id the HTTP edge gave the request (its `X-Request-Id`). */
+  requestId: string;
+  /** Whose work the request's calls do (jobs, projects, files). */
+  owner: string;
+  /** Whom per-client limits count the request against. */
+  client: string;
+  /** The toolsets the request's server lists, already checked. */
+  toolsets: ReadonlySet<string>;
+  /**
+   * Adds a finished tool call's fields to the request's access line; false when that line is
+   * already written or already holds a call (the call then writes its own line).
+   */
+  noteCall(fields: Record<string, unknown>): boolean;
+}
+
+/** The HTTP request being served, set by the HTTP edge around each request it routes. */
+export const exchangeScope: AsyncLocalStorage<ExchangeScope> = new AsyncLocalStorage<ExchangeScope>();

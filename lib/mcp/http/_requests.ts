@@ -28,14 +28,17 @@ export interface ConnectionInfo {
   completed?: Promise<void>;
 }
 
-/** The header that tells the per-request server factory whose work a request is (set here only). */
-export const OWNER_HEADER = "x-opendata-owner";
-/** The header that tells it whose per-client limits a request counts against (set here only). */
-export const CLIENT_HEADER = "x-opendata-client";
-/** The header that tells it which toolsets to list, already checked (set here only). */
-export const TOOLSETS_HEADER = "x-opendata-toolsets";
-/** The headers only this server sets on a forwarded request (a client's own are dropped). */
-export const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, TOOLSETS_HEADER, CLIENT_HEADER]);
+/**
+ * Headers only this server once set on forwarded requests (whose work, which client, which
+ * toolsets, the request id): that now travels in the request's context, and a client's own
+ * values are dropped so that nothing past the handler can mistake them for the server's.
+ */
+export const SERVER_SET = new Set([
+  "x-request-id",
+  "x-opendata-owner",
+  "x-opendata-toolsets",
+  "x-opendata-client",
+]);
 /**
  * Client credentials, dropped once checked: nothing past the handler (the SDK, tools, upstream
  * requests) ever sees a client's token.
@@ -49,31 +52,30 @@ export const CREDENTIALS = new Set(["authorization", "cookie", "proxy-authorizat
  */
 export const GUARD_STAMP_HEADER = "x-opendata-mcp-peer";
 
+function dropped(name: string): boolean {
+  return name === GUARD_STAMP_HEADER || CREDENTIALS.has(name) || SERVER_SET.has(name);
+}
+
 /**
- * The request as the SDK and the core see it: the one copy of the client's headers a request
- * gets (headers of a served request cannot be changed in place).
+ * The request as the SDK and the core see it, its body already read by the handler: `req`
+ * itself when it carries nothing to drop and its URL is `url`, else a header-only copy without
+ * the guard's stamp, the client's credentials and the headers only this server may set.
  */
-export function withRequestId(
-  req: Request,
-  requestId: string,
-  toolsets: ReadonlySet<string>,
-  owner: string,
-  url: string = req.url,
-  client = "unknown",
-): Request {
-  // One pass over the client's headers, building the list the copy is made from (cheaper than
-  // copying them and then deleting and setting names, each of which scans the whole list).
-  const headers: [string, string][] = [];
-  for (const pair of req.headers) {
-    const name = pair[0];
-    if (name !== GUARD_STAMP_HEADER && !SERVER_SET.has(name) && !CREDENTIALS.has(name)) headers.push(pair);
+export function forwardedRequest(req: Request, url: string = req.url): Request {
+  let keep = url === req.url;
+  if (keep) {
+    for (const pair of req.headers) {
+      if (dropped(pair[0])) {
+        keep = false;
+        break;
+      }
+    }
   }
-  // The core's tool-call log lines read the id from here, so every line of a call carries it.
-  headers.push(["x-request-id", requestId]);
-  // Only this server says who owns a request and what it lists: a client's own values are never
-  // trusted. The owner is read by the per-request servers of 2026-07-28 requests; sessions and
-  // stateless 2025-era servers are given theirs when created.
-  headers.push([OWNER_HEADER, owner], [CLIENT_HEADER, client], [TOOLSETS_HEADER, [...toolsets].join(",")]);
+  if (keep) return req;
+  // One pass over the client's headers, building the list the copy is made from (cheaper than
+  // copying them and then deleting names, each of which scans the whole list).
+  const headers: [string, string][] = [];
+  for (const pair of req.headers) if (!dropped(pair[0])) headers.push(pair);
   return new Request(url, { method: req.method, headers });
 }
 
