@@ -96,7 +96,7 @@ export function detachedFromDeadline<T>(fn: () => T): T {
 }
 
 /**
- * What the HTTP edge knows of the request it is serving, for the code that runs on its behalf:
+ * What the HTTP edge knows of a request it serves, for the code that runs on its behalf:
  * the per-request servers of 2026-07-28 requests read whose work it is, and a tool call hands
  * its outcome to the request's one access line instead of writing a line of its own.
  */
@@ -116,5 +116,18 @@ export interface ExchangeScope {
   noteCall(fields: Record<string, unknown>): boolean;
 }
 
-/** The HTTP request being served, set by the HTTP edge around each request it routes. */
-export const exchangeScope: AsyncLocalStorage<ExchangeScope> = new AsyncLocalStorage<ExchangeScope>();
+/** The exchange of each request the HTTP edge hands on, by the request object handed on. */
+const exchanges = new WeakMap<object, ExchangeScope>();
+
+/** Ties `req`, the request the HTTP edge hands to the SDK, to the exchange it serves. */
+export function bindExchange(req: object, exchange: ExchangeScope): void {
+  exchanges.set(req, exchange);
+}
+
+/**
+ * The exchange of `req`, the request a server factory or a tool call was handed (the SDK's
+ * `requestInfo`, `http.req`); undefined for one the HTTP edge did not serve (stdio, tests).
+ */
+export function exchangeOf(req: object | undefined): ExchangeScope | undefined {
+  return req === undefined ? undefined : exchanges.get(req);
+}

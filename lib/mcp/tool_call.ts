@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { systemClock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
-import { exchangeScope, requestScope } from "../http/request_scope.ts";
+import { exchangeOf, requestScope } from "../http/request_scope.ts";
 import type { CallRecord, ExchangeScope } from "../http/request_scope.ts";
 import type { Logger } from "../log.ts";
 import { metrics } from "../metrics/mod.ts";
@@ -143,7 +143,7 @@ function openCallLog(
   note: ToolCallNote | undefined,
 ): CallLog {
   const started = performance.now();
-  const exchange = extra.http?.req ? exchangeScope.getStore() : undefined;
+  const exchange = exchangeOf(extra.http?.req);
   const requestId = exchange?.requestId ?? crypto.randomUUID();
   if (note) note.requestId = requestId;
   const logger = options.logger.child({ request_id: requestId, tool_name: toolName });

@@ -1,9 +1,9 @@
 // Route: 2026-07-28 requests at /mcp, each one exchange on a fresh server (the SDK's per-request
 // entry), with the caps on held-open `subscriptions/listen` streams. Whose work a request is
-// reaches the per-request server through the request's context (exchangeScope), never headers.
+// reaches the per-request server through the request's context (exchangeOf), never headers.
 import { createMcpHandler } from "../sdk.ts";
 import type { McpHttpHandler } from "../sdk.ts";
-import { exchangeScope } from "../../http/request_scope.ts";
+import { exchangeOf } from "../../http/request_scope.ts";
 import { jsonRpcError, SERVER_ERROR } from "./_jsonrpc.ts";
 import { notifyDrain } from "./_context.ts";
 import type { HttpState, RequestContext } from "./_context.ts";
@@ -31,9 +31,9 @@ export function createModernRoute(state: HttpState): ModernRoute {
   // The SDK's per-request entry, one fresh server per request. 2025-era traffic never reaches
   // it (_route_streamable.ts routes it to the session code).
   const modern: McpHttpHandler = createMcpHandler(
-    () => {
-      // Runs inside the request's exchangeScope (the handler routes every request within it).
-      const exchange = exchangeScope.getStore();
+    ({ requestInfo }) => {
+      // The request handed on is tied to its exchange (handler.ts): whose work, which toolsets.
+      const exchange = exchangeOf(requestInfo);
       return app.newServer({
         owner: exchange?.owner ?? state.sharedOwner,
         client: exchange?.client ?? "unknown",

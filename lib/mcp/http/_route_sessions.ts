@@ -2,10 +2,10 @@
 // session on `initialize` (newSession), every later request into its transport (inSession),
 // with the bookkeeping the SDK leaves to its host (request ids in use, cancelled calls, calls in
 // flight for idle expiry and shutdown).
-import { isJSONRPCRequest, WebStandardStreamableHTTPServerTransport } from "../sdk.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../sdk.ts";
 import type { JSONRPCMessage } from "../sdk.ts";
 import type { Logger } from "../../log.ts";
-import { INVALID_REQUEST, jsonRpcError } from "./_jsonrpc.ts";
+import { INVALID_REQUEST, isRequest, jsonRpcError } from "./_jsonrpc.ts";
 import type { Session } from "./_sessions.ts";
 import { tooManySessions } from "./_answers.ts";
 import { notifyDrain, sessionOwner } from "./_context.ts";
@@ -62,7 +62,7 @@ export async function inSession(
   if (ctx.req.method !== "POST") return await session.transport.handleRequest(forwarded);
   session.lastActive = state.clock.now();
   const ids: RequestId[] = [];
-  for (const m of ctx.messages) if (isJSONRPCRequest(m)) ids.push(m.id);
+  for (const m of ctx.messages) if (isRequest(m)) ids.push(m.id);
   // Two requests in flight with one id would have their answers crossed, and one would never
   // be answered: refuse the newcomer at once.
   const reused = ids.find((id, i) => session.calls.has(id) || ids.indexOf(id) !== i);

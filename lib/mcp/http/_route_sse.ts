@@ -1,8 +1,7 @@
 // Route: the legacy SSE transport (2024-11-05): GET /sse opens a session's stream, POST
 // /message?session_id=… carries the client's messages into it. Off in stateless mode.
-import { isJSONRPCRequest } from "../sdk.ts";
 import type { JSONRPCMessage } from "../sdk.ts";
-import { jsonRpcError, SERVER_ERROR, SESSION_NOT_FOUND } from "./_jsonrpc.ts";
+import { isRequest, jsonRpcError, SERVER_ERROR, SESSION_NOT_FOUND } from "./_jsonrpc.ts";
 import type { JsonRpcErrorMessage } from "./_jsonrpc.ts";
 import type { LegacySseTransport } from "./_legacy_sse.ts";
 import type { Session } from "./_sessions.ts";
@@ -106,7 +105,7 @@ export async function sseMessage(
   const errors: JsonRpcErrorMessage[] = [];
   const refused = await readBody(state, ctx, errors);
   if (refused) return refused;
-  if (state.closing && ctx.messages.some(isJSONRPCRequest)) return shuttingDown();
+  if (state.closing && ctx.messages.some(isRequest)) return shuttingDown();
   session.lastActive = state.clock.now();
   const transport = (session as SseSession).transport;
   for (const message of ctx.messages) transport.receive(message, { request: forwarded });

@@ -4,12 +4,12 @@
 import {
   classifyInboundRequest,
   isInitializeRequest,
-  isJSONRPCRequest,
   WebStandardStreamableHTTPServerTransport,
 } from "../sdk.ts";
 import {
   INVALID_PARAMS,
   INVALID_REQUEST,
+  isRequest,
   jsonRpcError,
   SERVER_ERROR,
   SESSION_NOT_FOUND,
@@ -63,7 +63,7 @@ async function routed(
     body: ctx.body,
   });
   if (era.kind !== "legacy") {
-    if (state.closing && ctx.messages.some(isJSONRPCRequest)) return shuttingDown();
+    if (state.closing && ctx.messages.some(isRequest)) return shuttingDown();
     return await modern.serve(ctx, forwarded);
   }
   const bad = methodIs(req, settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"]);
@@ -78,12 +78,12 @@ async function routed(
     }
     return bad;
   }
-  if (state.closing && ctx.messages.some(isJSONRPCRequest)) return shuttingDown();
+  if (state.closing && ctx.messages.some(isRequest)) return shuttingDown();
   if (settings.stateless) return await stateless(state, ctx, forwarded);
   const sessionId = req.headers.get("mcp-session-id");
   if (sessionId) return await toSession(state, ctx, forwarded, sessionId);
   if (req.method !== "POST" || !ctx.messages.some(isInitializeRequest)) {
-    const init = ctx.messages.find((m) => isJSONRPCRequest(m) && m.method === "initialize");
+    const init = ctx.messages.find((m) => isRequest(m) && m.method === "initialize");
     if (init && "id" in init) {
       // It is an initialize, only a malformed one: say so instead of asking for one.
       return jsonRpcError(
@@ -132,7 +132,7 @@ async function toSession(
     );
   }
   const streamable = session as StreamableSession;
-  const again = ctx.messages.find((m) => isJSONRPCRequest(m) && m.method === "initialize");
+  const again = ctx.messages.find((m) => isRequest(m) && m.method === "initialize");
   if (again && "id" in again) {
     // The SDK refuses it with `id: null`; the answer belongs to the request that asked.
     return jsonRpcError(

@@ -11,7 +11,7 @@
 //   _route_metrics.ts
 // - one access line per request: _access_log.ts
 import type { ServedApp } from "../served_app.ts";
-import { exchangeScope } from "../../http/request_scope.ts";
+import { bindExchange } from "../../http/request_scope.ts";
 import { INTERNAL_ERROR, jsonRpcError, SERVER_ERROR } from "./_jsonrpc.ts";
 import { clientKey } from "./_client_key.ts";
 import { clientIp, decodeURIComponentSafe, forwardedRequest, methodIs, notFound } from "./_requests.ts";
@@ -108,8 +108,7 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     const ctx = new RequestContext({ req, url, path, requestId, ip, client }, info, started, state);
     let res: Response;
     try {
-      // Whatever runs on the request's behalf (its server, its tool calls) finds it here.
-      res = await exchangeScope.run(ctx, route, ctx);
+      res = await route(ctx);
     } catch (e) {
       ctx.log().error("request failed unexpectedly", { error: e instanceof Error ? e.message : String(e) });
       res = jsonRpcError(
@@ -167,6 +166,8 @@ function createRouter(state: HttpState, modern: ModernRoute): (ctx: RequestConte
     if (unknown) return unknown;
     ctx.owner = ownerOf(state, ctx.caller);
     const forwarded = forwardedRequest(req, ctx.url.href);
+    // What runs on the request's behalf (its server, its tool calls) finds its context by it.
+    bindExchange(forwarded, ctx);
     if (ctx.path === "/mcp") return await streamableRoute(state, ctx, forwarded, modern);
     if (ctx.path === "/sse") return methodIs(req, ["GET"]) ?? await openSse(state, ctx);
     return methodIs(req, ["POST"]) ?? await sseMessage(state, ctx, forwarded);
