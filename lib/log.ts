@@ -25,7 +25,7 @@ export interface LoggerOptions {
 
 // Lets child() hand its output (and the messages it leaves out) to the Logger it constructs next
 // without a public constructor parameter (set and taken within one synchronous call).
-let inherited: { shared: Shared; skip: ReadonlySet<string> | undefined } | undefined;
+let inherited: { shared: Shared; skip: ReadonlySet<string> | undefined; base: LogFields } | undefined;
 
 interface Shared {
   level: number;
@@ -42,9 +42,12 @@ interface Shared {
  */
 export class Logger {
   #shared: Shared;
-  #fields: LogFields;
-  /** Whether a field every line carries holds an Error (worked out once). */
-  #fieldsHaveError: boolean;
+  /** The parent's fields (a child's), merged with `#own` on the first line: most children log none. */
+  #base: LogFields | undefined;
+  #own: LogFields;
+  #fields: LogFields | undefined;
+  /** Whether a field every line carries holds an Error (worked out with `#fields`). */
+  #fieldsHaveError = false;
   #skip: ReadonlySet<string> | undefined;
 
   constructor(options: LoggerOptions = {}) {
@@ -52,8 +55,8 @@ export class Logger {
     inherited = undefined;
     this.#shared = from?.shared ?? sharedOf(options);
     this.#skip = from?.skip;
-    this.#fields = options.fields ?? {};
-    this.#fieldsHaveError = hasError(this.#fields, ERROR_SEARCH_DEPTH);
+    this.#base = from?.base;
+    this.#own = options.fields ?? {};
   }
 
   /**
@@ -61,8 +64,17 @@ export class Logger {
    * `skip` names messages it leaves out (e.g. warnings the start-up log already gave).
    */
   child(fields: LogFields, skip?: ReadonlySet<string>): Logger {
-    inherited = { shared: this.#shared, skip: skip ?? this.#skip };
-    return new Logger({ fields: { ...this.#fields, ...fields } });
+    inherited = { shared: this.#shared, skip: skip ?? this.#skip, base: this.#merged() };
+    return new Logger({ fields: { ...fields } });
+  }
+
+  /** The fields every line carries (the parent's, then this logger's own). */
+  #merged(): LogFields {
+    if (this.#fields === undefined) {
+      this.#fields = this.#base === undefined ? this.#own : { ...this.#base, ...this.#own };
+      this.#fieldsHaveError = hasError(this.#fields, ERROR_SEARCH_DEPTH);
+    }
+    return this.#fields;
   }
 
   /** Registers a value to mask from now on (short values are ignored to keep lines readable). */
@@ -101,7 +113,7 @@ export class Logger {
       time: new Date(this.#shared.now()).toISOString(),
       level,
       msg,
-      ...this.#fields,
+      ...this.#merged(),
       ...fields,
     };
     let line: string;
@@ -221,7 +233,9 @@ function hasError(value: unknown, depth: number): boolean {
   if (value instanceof Error) return true;
   if (depth === 0) return false;
   for (const key in value) {
-    if (hasError((value as Record<string, unknown>)[key], depth - 1)) return true;
+    // Most fields are strings and numbers: only objects are looked into.
+    const field = (value as Record<string, unknown>)[key];
+    if (typeof field === "object" && field !== null && hasError(field, depth - 1)) return true;
   }
   return false;
 }

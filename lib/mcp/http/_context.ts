@@ -14,7 +14,7 @@ import type { AccessPolicy } from "./_security.ts";
 import { SessionStore } from "./_sessions.ts";
 import type { ClientLimiter } from "../served_app.ts";
 import { givenOAuth, oauthOf } from "./_requests.ts";
-import type { ConnectionInfo, LazyOAuth } from "./_requests.ts";
+import type { ConnectionInfo, HeaderSplit, LazyOAuth } from "./_requests.ts";
 import type { OAuthResourceServer, Principal } from "./oauth.ts";
 import { AccessLog } from "./_access_log.ts";
 import { finishResponse } from "./_streams.ts";
@@ -74,6 +74,8 @@ export class RequestContext implements ExchangeScope {
   readonly fields: Record<string, unknown>;
   /** Whether the access line has been written (a later tool call writes its own). */
   logged = false;
+  /** The request's headers as they go on past the handler (filled in by the admission step). */
+  readonly headers: HeaderSplit = { kept: [], drops: false };
   /** Responses of this request still being sent (see {@linkcode whenSent}). */
   #sending = 0;
   /** Called once nothing is being sent any more (the access line, when it waited). */

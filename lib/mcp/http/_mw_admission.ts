@@ -3,7 +3,7 @@
 // rebinding).
 import { jsonRpcError, SERVER_ERROR } from "./_jsonrpc.ts";
 import { hostRefusal, originRefusal } from "./_security.ts";
-import { GUARD_STAMP_HEADER, plain } from "./_requests.ts";
+import { GUARD_STAMP_HEADER, isDroppedHeader, plain } from "./_requests.ts";
 import type { HttpState, RequestContext } from "./_context.ts";
 import { shuttingDown } from "./_answers.ts";
 
@@ -47,9 +47,17 @@ function admission(
   let headerBytes = 0;
   let host: string | null = null;
   let origin: string | null = null;
-  // One pass over the headers: their size, and the two this step checks.
-  for (const [k, v] of req.headers) {
-    if (k === GUARD_STAMP_HEADER) continue;
+  // One pass over the headers: their size, the two this step checks, and which go on past the
+  // handler (forwardedRequest).
+  const split = ctx.headers;
+  for (const pair of req.headers) {
+    const [k, v] = pair;
+    if (isDroppedHeader(k)) {
+      split.drops = true;
+      if (k === GUARD_STAMP_HEADER) continue;
+    } else {
+      split.kept.push(pair);
+    }
     headerBytes += k.length + v.length + 4;
     if (k === "host") host = v;
     else if (k === "origin") origin = v;

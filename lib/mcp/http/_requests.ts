@@ -52,31 +52,45 @@ export const CREDENTIALS = new Set(["authorization", "cookie", "proxy-authorizat
  */
 export const GUARD_STAMP_HEADER = "x-opendata-mcp-peer";
 
-function dropped(name: string): boolean {
+/** Whether header `name` goes no further than the handler (see {@linkcode forwardedRequest}). */
+export function isDroppedHeader(name: string): boolean {
   return name === GUARD_STAMP_HEADER || CREDENTIALS.has(name) || SERVER_SET.has(name);
+}
+
+/** A request's headers split as {@linkcode forwardedRequest} needs them (from one pass over them). */
+export interface HeaderSplit {
+  /** The headers that go on. */
+  kept: [string, string][];
+  /** Whether any header is dropped. */
+  drops: boolean;
+}
+
+/** `req`'s headers, split into those that go on and whether any is dropped. */
+export function splitHeaders(req: Request): HeaderSplit {
+  const kept: [string, string][] = [];
+  let drops = false;
+  for (const pair of req.headers) {
+    if (isDroppedHeader(pair[0])) drops = true;
+    else kept.push(pair);
+  }
+  return { kept, drops };
 }
 
 /**
  * The request as the SDK and the core see it, its body already read by the handler: `req`
  * itself when it carries nothing to drop and its URL is `url`, else a header-only copy without
- * the guard's stamp, the client's credentials and the headers only this server may set.
+ * the guard's stamp, the client's credentials and the headers only this server may set. `split`
+ * is its headers' split when already made (the admission step makes it).
  */
-export function forwardedRequest(req: Request, url: string = req.url): Request {
-  let keep = url === req.url;
-  if (keep) {
-    for (const pair of req.headers) {
-      if (dropped(pair[0])) {
-        keep = false;
-        break;
-      }
-    }
-  }
-  if (keep) return req;
-  // One pass over the client's headers, building the list the copy is made from (cheaper than
-  // copying them and then deleting names, each of which scans the whole list).
-  const headers: [string, string][] = [];
-  for (const pair of req.headers) if (!dropped(pair[0])) headers.push(pair);
-  return new Request(url, { method: req.method, headers });
+export function forwardedRequest(
+  req: Request,
+  url: string = req.url,
+  split: HeaderSplit = splitHeaders(req),
+): Request {
+  if (!split.drops && url === req.url) return req;
+  // Built from the list (cheaper than copying the headers and then deleting names, each of
+  // which scans the whole list).
+  return new Request(url, { method: req.method, headers: split.kept });
 }
 
 export function decodeURIComponentSafe(value: string): string {

@@ -165,7 +165,7 @@ function createRouter(state: HttpState, modern: ModernRoute): (ctx: RequestConte
     const unknown = requestToolsets(state, ctx, pathToolsets);
     if (unknown) return unknown;
     ctx.owner = ownerOf(state, ctx.caller);
-    const forwarded = forwardedRequest(req, ctx.url.href);
+    const forwarded = forwardedRequest(req, ctx.url.href, ctx.headers);
     // What runs on the request's behalf (its server, its tool calls) finds its context by it.
     bindExchange(forwarded, ctx);
     if (ctx.path === "/mcp") return await streamableRoute(state, ctx, forwarded, modern);
