@@ -151,7 +151,8 @@ function createRouter(state: HttpState, modern: ModernRoute): (ctx: RequestConte
     if (refused) return refused;
     if (req.method === "OPTIONS") return preflight(state, ctx);
     if (ctx.path === "/health") return methodIs(req, ["GET", "HEAD"]) ?? await healthPage(state, req);
-    const limited = await rateLimited(state, ctx);
+    // Each step that may wait is only awaited when it is on: an await costs every request a turn.
+    const limited = state.limiter ? await rateLimited(state, ctx) : undefined;
     if (limited) return limited;
     if (ctx.path === "/metrics" && metricsRoute) return await metricsRoute(ctx);
     if (ctx.path === "/") return methodIs(req, ["GET", "HEAD"]) ?? rootPage(state);
@@ -160,7 +161,7 @@ function createRouter(state: HttpState, modern: ModernRoute): (ctx: RequestConte
     const pathToolsets = toolsetsInPath(ctx.path);
     if (pathToolsets !== undefined) ctx.path = "/mcp";
     if (!MCP_PATHS.has(ctx.path)) return notFound(ctx.path);
-    const unauthorized = await authenticate(state, ctx);
+    const unauthorized = state.oauth || state.auth ? await authenticate(state, ctx) : undefined;
     if (unauthorized) return unauthorized;
     const unknown = requestToolsets(state, ctx, pathToolsets);
     if (unknown) return unknown;
