@@ -23,9 +23,9 @@ export interface LoggerOptions {
   now?: () => number;
 }
 
-// Lets child() hand its output (and the messages it leaves out) to a new Logger without a
-// public constructor parameter.
-const sharedFrom = new WeakMap<LoggerOptions, { shared: Shared; skip: ReadonlySet<string> | undefined }>();
+// Lets child() hand its output (and the messages it leaves out) to the Logger it constructs next
+// without a public constructor parameter (set and taken within one synchronous call).
+let inherited: { shared: Shared; skip: ReadonlySet<string> | undefined; base: LogFields } | undefined;
 
 interface Shared {
   level: number;
@@ -42,24 +42,21 @@ interface Shared {
  */
 export class Logger {
   #shared: Shared;
-  #fields: LogFields;
-  /** Whether a field every line carries holds an Error (worked out once). */
-  #fieldsHaveError: boolean;
+  /** The parent's fields (a child's), merged with `#own` on the first line: most children log none. */
+  #base: LogFields | undefined;
+  #own: LogFields;
+  #fields: LogFields | undefined;
+  /** Whether a field every line carries holds an Error (worked out with `#fields`). */
+  #fieldsHaveError = false;
   #skip: ReadonlySet<string> | undefined;
 
   constructor(options: LoggerOptions = {}) {
-    const from = sharedFrom.get(options);
-    const secrets = new Set([...(options.secrets ?? [])].filter((s) => s.length >= 4));
-    this.#shared = from?.shared ?? {
-      level: LOG_LEVELS.indexOf(options.level ?? "info"),
-      write: options.write ?? (() => {}),
-      secrets,
-      masker: new SecretMasker(secrets),
-      now: options.now ?? Date.now,
-    };
+    const from = inherited;
+    inherited = undefined;
+    this.#shared = from?.shared ?? sharedOf(options);
     this.#skip = from?.skip;
-    this.#fields = options.fields ?? {};
-    this.#fieldsHaveError = hasError(this.#fields, ERROR_SEARCH_DEPTH);
+    this.#base = from?.base;
+    this.#own = options.fields ?? {};
   }
 
   /**
@@ -67,9 +64,17 @@ export class Logger {
    * `skip` names messages it leaves out (e.g. warnings the start-up log already gave).
    */
   child(fields: LogFields, skip?: ReadonlySet<string>): Logger {
-    const options: LoggerOptions = { fields: { ...this.#fields, ...fields } };
-    sharedFrom.set(options, { shared: this.#shared, skip: skip ?? this.#skip });
-    return new Logger(options);
+    inherited = { shared: this.#shared, skip: skip ?? this.#skip, base: this.#merged() };
+    return new Logger({ fields: { ...fields } });
+  }
+
+  /** The fields every line carries (the parent's, then this logger's own). */
+  #merged(): LogFields {
+    if (this.#fields === undefined) {
+      this.#fields = this.#base === undefined ? this.#own : { ...this.#base, ...this.#own };
+      this.#fieldsHaveError = hasError(this.#fields, ERROR_SEARCH_DEPTH);
+    }
+    return this.#fields;
   }
 
   /** Registers a value to mask from now on (short values are ignored to keep lines readable). */
@@ -108,7 +113,7 @@ export class Logger {
       time: new Date(this.#shared.now()).toISOString(),
       level,
       msg,
-      ...this.#fields,
+      ...this.#merged(),
       ...fields,
     };
     let line: string;
@@ -122,6 +127,18 @@ export class Logger {
     }
     this.#shared.write(this.#shared.masker.mask(maskSecrets(line, this.#shared.secrets)));
   }
+}
+
+/** The output, level and secrets of a logger made from `options` (not a child). */
+function sharedOf(options: LoggerOptions): Shared {
+  const secrets = new Set([...(options.secrets ?? [])].filter((s) => s.length >= 4));
+  return {
+    level: LOG_LEVELS.indexOf(options.level ?? "info"),
+    write: options.write ?? (() => {}),
+    secrets,
+    masker: new SecretMasker(secrets),
+    now: options.now ?? Date.now,
+  };
 }
 
 /**
@@ -216,7 +233,9 @@ function hasError(value: unknown, depth: number): boolean {
   if (value instanceof Error) return true;
   if (depth === 0) return false;
   for (const key in value) {
-    if (hasError((value as Record<string, unknown>)[key], depth - 1)) return true;
+    // Most fields are strings and numbers: only objects are looked into.
+    const field = (value as Record<string, unknown>)[key];
+    if (typeof field === "object" && field !== null && hasError(field, depth - 1)) return true;
   }
   return false;
 }

@@ -285,6 +285,19 @@ export const SERVER_ENV: readonly Binding[] = [
   },
   { name: "LOG_LEVEL", key: "log_level", kind: "string", description: "debug, info, warn or error" },
   { name: "LOG_FORMAT", key: "log_format", kind: "string", description: "json or text" },
+  {
+    name: "MCP_ACCESS_LOG",
+    key: "access_log",
+    kind: "string",
+    description:
+      "HTTP access lines: all (one per request), sampled (errors, slow, 1 in N) or off (errors only)",
+  },
+  {
+    name: "MCP_ACCESS_LOG_SAMPLE",
+    key: "access_log_sample",
+    kind: "int",
+    description: "With access_log sampled: one in this many ordinary requests is logged",
+  },
   { name: "SERVER_NAME", key: "name", kind: "string", description: "Server name sent to clients" },
   { name: "SERVER_VERSION", key: "version", kind: "string", description: "Server version sent to clients" },
   {

@@ -67,6 +67,8 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   map_tiles_url: "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
   log_level: "info",
   log_format: "json",
+  access_log: "all",
+  access_log_sample: 100,
   cache_max_mb: 64,
   export_max_mb: 1024,
   data_dir: null,
@@ -261,6 +263,7 @@ function buildServerSchema() {
     log_format: z.enum(["json", "text"]).default(SERVER_DEFAULTS.log_format).describe(
       "json (one object per line) or text",
     ),
+    ...accessLogFields(),
     cache_max_mb: z.number().min(0).default(SERVER_DEFAULTS.cache_max_mb).describe(
       "MiB of the shared upstream response cache",
     ),
@@ -310,6 +313,19 @@ function buildServerSchema() {
 }
 
 let builtServerSchema: ReturnType<typeof buildServerSchema> | undefined;
+
+/** The access log's settings (kept apart so the schema's one long function does not grow). */
+function accessLogFields() {
+  return {
+    access_log: z.enum(["all", "sampled", "off"]).default(SERVER_DEFAULTS.access_log).describe(
+      "HTTP access lines: all (one per request), sampled (errors, requests slower than 1 s and 1 in " +
+        "access_log_sample of the rest) or off (errors only)",
+    ),
+    access_log_sample: z.number().int().min(1).default(SERVER_DEFAULTS.access_log_sample).describe(
+      "With access_log sampled: one in this many ordinary requests is logged",
+    ),
+  };
+}
 
 /** The `server` block of the config file (built when first asked for: zod schemas cost start-up time). */
 export function serverSchema(): ReturnType<typeof buildServerSchema> {

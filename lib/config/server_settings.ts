@@ -124,6 +124,13 @@ export interface ServerSettings {
   map_tiles_url: string | null;
   log_level: typeof LOG_LEVELS[number];
   log_format: "json" | "text";
+  /**
+   * Which HTTP requests get their access line: every one, a sample (errors, slow ones and one in
+   * `access_log_sample` of the rest) or errors only.
+   */
+  access_log: "all" | "sampled" | "off";
+  /** With `access_log: sampled`, one in this many ordinary requests is logged. */
+  access_log_sample: number;
   /** Total MiB of the shared upstream response cache. */
   cache_max_mb: number;
   /** Most MiB the result files of `output: "file"` may take, all callers together. */

@@ -94,3 +94,40 @@ export function detachedFromDeadline<T>(fn: () => T): T {
     ...(requestId ? { requestId } : {}),
   }, fn);
 }
+
+/**
+ * What the HTTP edge knows of a request it serves, for the code that runs on its behalf:
+ * the per-request servers of 2026-07-28 requests read whose work it is, and a tool call hands
+ * its outcome to the request's one access line instead of writing a line of its own.
+ */
+export interface ExchangeScope {
+  /** The id the HTTP edge gave the request (its `X-Request-Id`). */
+  requestId: string;
+  /** Whose work the request's calls do (jobs, projects, files). */
+  owner: string;
+  /** Whom per-client limits count the request against. */
+  client: string;
+  /** The toolsets the request's server lists, already checked. */
+  toolsets: ReadonlySet<string>;
+  /**
+   * Adds a finished tool call's fields to the request's access line; false when that line is
+   * already written or already holds a call (the call then writes its own line).
+   */
+  noteCall(fields: Record<string, unknown>): boolean;
+}
+
+/** The exchange of each request the HTTP edge hands on, by the request object handed on. */
+const exchanges = new WeakMap<object, ExchangeScope>();
+
+/** Ties `req`, the request the HTTP edge hands to the SDK, to the exchange it serves. */
+export function bindExchange(req: object, exchange: ExchangeScope): void {
+  exchanges.set(req, exchange);
+}
+
+/**
+ * The exchange of `req`, the request a server factory or a tool call was handed (the SDK's
+ * `requestInfo`, `http.req`); undefined for one the HTTP edge did not serve (stdio, tests).
+ */
+export function exchangeOf(req: object | undefined): ExchangeScope | undefined {
+  return req === undefined ? undefined : exchanges.get(req);
+}

@@ -3,8 +3,7 @@
 // tool_call.ts; how tools are listed is tool_schemas.ts; the error contract is call_errors.ts;
 // resources, prompts and subscriptions are registered by primitives.ts.
 import { z } from "zod";
-import { ToolError } from "../errors.ts";
-import type { ErrorPayload } from "../errors.ts";
+import { type ErrorPayload, ToolError } from "../errors.ts";
 import { SERVER_NAME, USER_AGENT, VERSION } from "../version.ts";
 import { citationTemplate } from "../output/citations.ts";
 import { CALL_TOOL, callTarget } from "./core_tools.ts";
@@ -44,7 +43,7 @@ export { applyAliases, errorResult, validationError } from "./call_errors.ts";
 
 /**
  * Runs one tool call (tool_call.ts). Listing tools needs none of that code, so it is loaded on
- * the first call (docs/ARCHITECTURE.md, "Start-up").
+ * the first call (docs/ARCHITECTURE.md, "Start-up") and kept: an import per call costs a lookup.
  */
 export async function callTool(
   // deno-lint-ignore no-explicit-any
@@ -53,8 +52,9 @@ export async function callTool(
   extra: McpExtra,
   options: CallToolOptions,
 ): Promise<CallToolResult | InputRequiredResult> {
-  return await (await import("./tool_call.ts")).callTool(listed, rawArgs, extra, options);
+  return await (toolCalls ??= await import("./tool_call.ts")).callTool(listed, rawArgs, extra, options);
 }
+let toolCalls: typeof import("./tool_call.ts") | undefined;
 
 /**
  * How long clients may reuse a list result (2026-07-28 `ttlMs`). The lists only change when

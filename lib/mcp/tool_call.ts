@@ -6,8 +6,8 @@ import type { z } from "zod";
 import { systemClock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
-import { requestScope } from "../http/request_scope.ts";
-import type { CallRecord } from "../http/request_scope.ts";
+import { exchangeOf, requestScope } from "../http/request_scope.ts";
+import type { CallRecord, ExchangeScope } from "../http/request_scope.ts";
 import type { Logger } from "../log.ts";
 import { metrics } from "../metrics/mod.ts";
 import { tracing } from "../metrics/tracing.ts";
@@ -129,9 +129,13 @@ interface CallLog {
   requestId: string;
   logger: Logger;
   note: ToolCallNote | undefined;
+  /** The HTTP request the call came in, whose access line is to carry the call's outcome. */
+  exchange: ExchangeScope | undefined;
 }
 
-/** Starts the call's clock and names it: the client's `x-request-id`, else a new one. */
+/**
+ * Starts the call's clock and names it: the id of the HTTP request it came in, else a new one.
+ */
 function openCallLog(
   toolName: string,
   extra: McpExtra,
@@ -139,11 +143,11 @@ function openCallLog(
   note: ToolCallNote | undefined,
 ): CallLog {
   const started = performance.now();
-  const headerId = extra.http?.req?.headers.get("x-request-id");
-  const requestId = headerId ?? crypto.randomUUID();
+  const exchange = exchangeOf(extra.http?.req);
+  const requestId = exchange?.requestId ?? crypto.randomUUID();
   if (note) note.requestId = requestId;
   const logger = options.logger.child({ request_id: requestId, tool_name: toolName });
-  return { toolName, started, requestId, logger, note };
+  return { toolName, started, requestId, logger, note, exchange };
 }
 
 /** Ends the call: its one log line, its metrics and its trace note; returns `result`. */
@@ -153,7 +157,15 @@ function closeCallLog(log: CallLog, result: CallToolResult, payload?: ErrorPaylo
   const fields: Record<string, unknown> = { duration_ms: Math.round(duration), status };
   if (payload) fields["error_type"] = payload.error_type;
   if (payload?.status) fields["upstream_status"] = payload.status;
-  log.logger.info("tool call", fields);
+  // Over HTTP the request's access line says it all, in one line (lib/mcp/http/_access_log.ts).
+  const noted = log.exchange?.noteCall({
+    tool_name: log.toolName,
+    tool_status: status,
+    tool_ms: fields["duration_ms"],
+    ...(payload ? { error_type: payload.error_type } : {}),
+    ...(payload?.status ? { upstream_status: payload.status } : {}),
+  });
+  if (!noted) log.logger.info("tool call", fields);
   if (metrics) {
     metrics.toolCalls.inc(1, log.toolName, status, payload?.error_type ?? "");
     metrics.toolDuration.observe(duration / 1000, log.toolName, status);

@@ -170,11 +170,56 @@ function check(item: unknown): { message: JSONRPCMessage } | { code: number; mes
         `Invalid Request: the message nests objects and arrays more than ${DEFAULT_MAX_DEPTH} levels deep`,
     };
   }
+  if (plainRequest(item)) return { message: item };
   try {
     return { message: parseJSONRPCMessage(item) };
   } catch {
     return invalidMessage(item);
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isRequestId(value: unknown): boolean {
+  return typeof value === "string" || Number.isInteger(value);
+}
+
+const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * Whether `item` is a request or notification of the plain shape nearly every client sends, one
+ * the SDK's message schema accepts as it is: checked here without building the schema's copy (the
+ * SDK parses the body again anyway). Anything else (answers, `_meta` beyond a progress token) is
+ * left to the schema and its error messages.
+ */
+function plainRequest(item: unknown): item is JSONRPCMessage {
+  if (!isPlainObject(item) || item["jsonrpc"] !== "2.0" || typeof item["method"] !== "string") return false;
+  for (const key in item) if (!MESSAGE_KEYS.has(key)) return false;
+  if ("id" in item && !isRequestId(item["id"])) return false;
+  const params = item["params"];
+  if (params === undefined) return !("params" in item);
+  if (!isPlainObject(params)) return false;
+  const meta = params["_meta"];
+  if (meta === undefined) return !("_meta" in params);
+  if (!isPlainObject(meta) || RELATED_TASK in meta) return false;
+  return meta["progressToken"] === undefined
+    ? !("progressToken" in meta)
+    : isRequestId(meta["progressToken"]);
+}
+
+/** The `_meta` key the SDK's schema checks beyond the progress token. */
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/**
+ * Whether a message already checked is a request (it has a method and an id): the SDK's
+ * `isJSONRPCRequest` checks its whole schema again.
+ */
+export function isRequest(
+  message: JSONRPCMessage,
+): message is JSONRPCMessage & { id: string | number; method: string } {
+  return "method" in message && "id" in message;
 }
 
 /**

@@ -12,13 +12,14 @@ import { ConfigError } from "../../errors.ts";
 export interface ConnectionInfo {
   remoteAddr?: { hostname?: string };
   /**
-   * The URL the client asked for, when the request's own is another (the connection guard's
-   * private Unix socket): used in its place, so the request need not be copied to change it.
+   * The URL the client asked for, when the request's own is another (a server in front that
+   * names its own address): used in its place, so the request need not be copied to change it.
    */
   url?: string;
   /**
-   * The request came through the connection guard, which closes its connection once the body
-   * deadline has passed: a read of its body still pending then ends with it.
+   * The request came through the connection guard: its body may be read whole, since a body
+   * that stalls is answered 408 with `Connection: close` and its connection then ends, which
+   * ends a read still pending.
    */
   guarded?: boolean;
   /**
@@ -28,53 +29,62 @@ export interface ConnectionInfo {
   completed?: Promise<void>;
 }
 
-/** The header that tells the per-request server factory whose work a request is (set here only). */
-export const OWNER_HEADER = "x-opendata-owner";
-/** The header that tells it whose per-client limits a request counts against (set here only). */
-export const CLIENT_HEADER = "x-opendata-client";
-/** The header that tells it which toolsets to list, already checked (set here only). */
-export const TOOLSETS_HEADER = "x-opendata-toolsets";
-/** The headers only this server sets on a forwarded request (a client's own are dropped). */
-export const SERVER_SET = new Set(["x-request-id", OWNER_HEADER, TOOLSETS_HEADER, CLIENT_HEADER]);
+/**
+ * Headers only this server once set on forwarded requests (whose work, which client, which
+ * toolsets, the request id): that now travels in the request's context, and a client's own
+ * values are dropped so that nothing past the handler can mistake them for the server's.
+ */
+export const SERVER_SET = new Set([
+  "x-request-id",
+  "x-opendata-owner",
+  "x-opendata-toolsets",
+  "x-opendata-client",
+]);
 /**
  * Client credentials, dropped once checked: nothing past the handler (the SDK, tools, upstream
  * requests) ever sees a client's token.
  */
 export const CREDENTIALS = new Set(["authorization", "cookie", "proxy-authorization"]);
 
-/**
- * The header the connection guard (serve.ts) stamps on every request head it passes on: a
- * per-process secret and the client's address. The guard drops any such header a client sends;
- * the handler drops the guard's before a request goes further.
- */
-export const GUARD_STAMP_HEADER = "x-opendata-mcp-peer";
+/** Whether header `name` goes no further than the handler (see {@linkcode forwardedRequest}). */
+export function isDroppedHeader(name: string): boolean {
+  return CREDENTIALS.has(name) || SERVER_SET.has(name);
+}
+
+/** A request's headers split as {@linkcode forwardedRequest} needs them (from one pass over them). */
+export interface HeaderSplit {
+  /** The headers that go on. */
+  kept: [string, string][];
+  /** Whether any header is dropped. */
+  drops: boolean;
+}
+
+/** `req`'s headers, split into those that go on and whether any is dropped. */
+export function splitHeaders(req: Request): HeaderSplit {
+  const kept: [string, string][] = [];
+  let drops = false;
+  for (const pair of req.headers) {
+    if (isDroppedHeader(pair[0])) drops = true;
+    else kept.push(pair);
+  }
+  return { kept, drops };
+}
 
 /**
- * The request as the SDK and the core see it: the one copy of the client's headers a request
- * gets (headers of a served request cannot be changed in place).
+ * The request as the SDK and the core see it, its body already read by the handler: `req`
+ * itself when it carries nothing to drop and its URL is `url`, else a header-only copy without
+ * the client's credentials and the headers only this server may set. `split`
+ * is its headers' split when already made (the admission step makes it).
  */
-export function withRequestId(
+export function forwardedRequest(
   req: Request,
-  requestId: string,
-  toolsets: ReadonlySet<string>,
-  owner: string,
   url: string = req.url,
-  client = "unknown",
+  split: HeaderSplit = splitHeaders(req),
 ): Request {
-  // One pass over the client's headers, building the list the copy is made from (cheaper than
-  // copying them and then deleting and setting names, each of which scans the whole list).
-  const headers: [string, string][] = [];
-  for (const pair of req.headers) {
-    const name = pair[0];
-    if (name !== GUARD_STAMP_HEADER && !SERVER_SET.has(name) && !CREDENTIALS.has(name)) headers.push(pair);
-  }
-  // The core's tool-call log lines read the id from here, so every line of a call carries it.
-  headers.push(["x-request-id", requestId]);
-  // Only this server says who owns a request and what it lists: a client's own values are never
-  // trusted. The owner is read by the per-request servers of 2026-07-28 requests; sessions and
-  // stateless 2025-era servers are given theirs when created.
-  headers.push([OWNER_HEADER, owner], [CLIENT_HEADER, client], [TOOLSETS_HEADER, [...toolsets].join(",")]);
-  return new Request(url, { method: req.method, headers });
+  if (!split.drops && url === req.url) return req;
+  // Built from the list (cheaper than copying the headers and then deleting names, each of
+  // which scans the whole list).
+  return new Request(url, { method: req.method, headers: split.kept });
 }
 
 export function decodeURIComponentSafe(value: string): string {

@@ -112,3 +112,38 @@ Deno.test("readJsonRpc() answers 408 when a body stalls past the deadline", asyn
     await new Promise((resolve) => setTimeout(resolve, 0));
   });
 });
+
+Deno.test("readJsonRpc() takes plain requests as they are and refuses every shape the SDK's schema refuses", async () => {
+  const read = (message: unknown) =>
+    readJsonRpc(new Request("http://127.0.0.1/mcp", { method: "POST", body: JSON.stringify(message) }), 4096);
+  const plain = [
+    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x", arguments: { a: 1 } } },
+    { jsonrpc: "2.0", id: "a", method: "ping" },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "x", _meta: { progressToken: 7 } } },
+  ];
+  for (const message of plain) {
+    const got = await read(message);
+    assert.ok(got.ok, JSON.stringify(message));
+    assert.deepEqual(got.messages, [message]);
+  }
+  const refused = [
+    { jsonrpc: "2.0", id: 1.5, method: "ping" },
+    { jsonrpc: "2.0", id: null, method: "ping" },
+    { jsonrpc: "2.0", id: 1, method: "ping", params: null },
+    { jsonrpc: "2.0", id: 1, method: "ping", params: [1] },
+    { jsonrpc: "2.0", id: 1, method: "ping", extra: true },
+    { jsonrpc: "1.0", id: 1, method: "ping" },
+    { jsonrpc: "2.0", id: 1, method: 5 },
+    { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { progressToken: { x: 1 } } } },
+    { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: [] } },
+  ];
+  for (const message of refused) {
+    const got = await read(message);
+    assert.equal(got.ok, false, JSON.stringify(message));
+    // -32600 for a message that is not one, -32602 for a request with malformed params.
+    if (!got.ok) {
+      assert.ok([-32600, -32602].includes((await got.response.json()).error.code), JSON.stringify(message));
+    }
+  }
+});

@@ -172,7 +172,7 @@ Deno.test("legacy SSE answers -32700 and -32600 on the POST and -32601/-32602 on
     const badParams = await nextMessage(events);
     assert.equal((badParams["error"] as { code: number }).code, -32602);
 
-    await (await postLegacy(
+    const callPost = await postLegacy(
       h,
       endpoint,
       JSON.stringify({
@@ -181,11 +181,18 @@ Deno.test("legacy SSE answers -32700 and -32600 on the POST and -32601/-32602 on
         method: "tools/call",
         params: { name: "example-echo", arguments: { a: 1 } },
       }),
-    )).text();
+    );
+    await callPost.text();
     const called = await nextMessage(events);
     assert.deepEqual((called["result"] as { structuredContent: unknown }).structuredContent, {
       echo: { a: 1 },
     });
+    // The POST was answered (and its access line written) before the call ran: the call writes
+    // its own line, under the POST's request id.
+    const requestId = callPost.headers.get("x-request-id");
+    const line = h.logs.find((l) => l["msg"] === "tool call" && l["tool_name"] === "example-echo");
+    assert.equal(line?.["request_id"], requestId);
+    assert.equal(line?.["status"], "ok");
   } finally {
     await events.cancel();
   }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { MAX_HEADER_BYTES } from "../../../lib/mcp/http/mod.ts";
-import { GUARD_STAMP_HEADER, MAX_URL_LENGTH, withRequestId } from "../../../lib/mcp/http/handler.ts";
+import { MAX_URL_LENGTH } from "../../../lib/mcp/http/handler.ts";
+import { forwardedRequest } from "../../../lib/mcp/http/_requests.ts";
 import {
   BASE,
   initializeBody,
@@ -226,11 +227,10 @@ Deno.test("POST /mcp refuses a non-JSON content type with 415", async () => {
   assert.match((msg!["error"] as { message: string }).message, /Content-Type must be application\/json/);
 });
 
-Deno.test("withRequestId() drops the guard's stamp and credentials and overrides a client's owner, client and toolsets headers", () => {
+Deno.test("forwardedRequest() drops credentials and a client's owner, client, toolsets and request id headers", () => {
   const fromClient = new Request("http://127.0.0.1:8000/mcp", {
     method: "POST",
     headers: {
-      [GUARD_STAMP_HEADER]: "secret 10.0.0.7",
       "x-opendata-owner": "session:someone-else",
       "x-opendata-toolsets": "fred-data",
       "x-request-id": "chosen-by-client",
@@ -240,24 +240,20 @@ Deno.test("withRequestId() drops the guard's stamp and credentials and overrides
       "cookie": "a=b",
     },
   });
-  const forwarded = withRequestId(
-    fromClient,
-    "rid-1",
-    new Set(["core", "wikipedia"]),
-    "anonymous",
-    undefined,
-    "10.0.0.7",
-  );
+  const forwarded = forwardedRequest(fromClient);
   assert.equal(forwarded.headers.get("authorization"), null, "the client's token goes no further");
   assert.equal(forwarded.headers.get("cookie"), null);
-  assert.equal(forwarded.headers.get("x-opendata-client"), "10.0.0.7");
-  assert.equal(forwarded.headers.get(GUARD_STAMP_HEADER), null, "the per-process secret goes no further");
-  assert.equal(forwarded.headers.get("x-opendata-owner"), "anonymous");
-  assert.equal(forwarded.headers.get("x-opendata-toolsets"), "core,wikipedia");
-  assert.equal(forwarded.headers.get("x-request-id"), "rid-1");
+  // Whose work a request is travels in its context now: a client's claims are not passed on.
+  assert.equal(forwarded.headers.get("x-opendata-client"), null);
+  assert.equal(forwarded.headers.get("x-opendata-owner"), null);
+  assert.equal(forwarded.headers.get("x-opendata-toolsets"), null);
+  assert.equal(forwarded.headers.get("x-request-id"), null);
   assert.equal(forwarded.headers.get("mcp-session-id"), "abc", "the client's own headers pass");
   assert.equal(forwarded.url, fromClient.url);
   assert.equal(forwarded.method, "POST");
+  const plain = new Request("http://127.0.0.1:8000/mcp", { headers: { "mcp-session-id": "abc" } });
+  assert.equal(forwardedRequest(plain), plain, "a request with nothing to drop is not copied");
+  assert.equal(forwardedRequest(plain, "http://127.0.0.1:9000/mcp").url, "http://127.0.0.1:9000/mcp");
 });
 
 Deno.test("the handler routes by the client's URL from the connection info, not the private socket's", async () => {
@@ -267,7 +263,7 @@ Deno.test("the handler routes by the client's URL from the connection info, not 
     h.handler(
       new Request(`http+unix://%2Ftmp%2Fguard.sock${path}`, {
         ...init,
-        headers: { host: "127.0.0.1:8000", [GUARD_STAMP_HEADER]: "secret 192.0.2.9", ...init?.headers },
+        headers: { host: "127.0.0.1:8000", ...init?.headers },
       }),
       { remoteAddr: { hostname: "192.0.2.9" }, url: `http://127.0.0.1:8000${path}` },
     );

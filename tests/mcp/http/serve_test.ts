@@ -52,9 +52,13 @@ Deno.test("serveHttp() finishes a call in flight before exiting on SIGTERM", asy
   assert.deepEqual(seen, [0, 50, 100]);
   assert.match((result.content as { text: string }[])[0]!.text, /executed successfully/);
   assert.equal(await stopping, 0, server.stderr());
-  const lines = server.stderr().split("\n").filter(Boolean).map((l) => JSON.parse(l)["msg"]);
+  const records = server.stderr().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const lines = records.map((l) => l["msg"]);
   const shutdownAt = lines.indexOf("shutting down: no new connections; finishing calls in flight");
-  const callAt = lines.indexOf("tool call");
+  // The call's outcome is on its request's access line, written once the answer was sent.
+  const callAt = records.findIndex((l) =>
+    l["tool_name"] === "test_tool_with_progress" && l["tool_status"] === "ok"
+  );
   assert.ok(
     shutdownAt !== -1 && callAt > shutdownAt,
     `the call ended after shutdown began: ${lines.join(" | ")}`,

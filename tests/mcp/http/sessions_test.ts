@@ -103,7 +103,7 @@ Deno.test("DELETE /mcp ends the session; later requests get 404", async () => {
   assert.match((await noSession.json()).error.message, /start a session with an initialize request/);
 });
 
-Deno.test("every response carries a UUID v4 X-Request-Id that the call's log lines share", async () => {
+Deno.test("every response carries a UUID v4 X-Request-Id; its one access line tells the request and its call", async () => {
   await using h = await startHarness();
   const id = await openSession(h);
   const res = await postMcp(h, toolCall(1, "example-echo", { a: 1 }), { "Mcp-Session-Id": id });
@@ -111,10 +111,15 @@ Deno.test("every response carries a UUID v4 X-Request-Id that the call's log lin
   assert.match(requestId ?? "", UUID_V4);
   await res.text();
   const lines = h.logs.filter((l) => l["request_id"] === requestId);
-  assert.deepEqual(lines.map((l) => l["msg"]).sort(), ["http request", "tool call"]);
-  const tool = lines.find((l) => l["msg"] === "tool call")!;
-  assert.equal(tool["tool_name"], "example-echo");
-  const access = lines.find((l) => l["msg"] === "http request")!;
+  assert.deepEqual(lines.map((l) => l["msg"]), ["http request"], "one line per request");
+  const access = lines[0]!;
+  assert.equal(access["tool_name"], "example-echo");
+  assert.equal(access["tool_status"], "ok");
+  assert.equal(typeof access["tool_ms"], "number");
+  assert.equal(access["rpc_method"], "tools/call");
+  assert.equal(access["method"], "POST");
+  assert.equal(access["path"], "/mcp");
+  assert.equal(typeof access["duration_ms"], "number");
   assert.equal(access["status"], 200);
   assert.equal(access["session_id"], id);
   assert.equal(access["client_ip"], "192.0.2.1");
