@@ -2,7 +2,6 @@
 // HAProxy (round robin, no stickiness) in front of 1, 2 and 3 replicas sharing one Redis, so a
 // session's calls land on every replica; and the takeover time: a replica holding a session is
 // killed (SIGKILL) and the clock runs until the session's next call is answered by another.
-import { startHttpServer } from "../../tests/harness/spawn_http.ts";
 import type { HttpServerProcess } from "../../tests/harness/spawn_http.ts";
 import { startBalancer } from "../../tests/harness/balancer.ts";
 import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_client.ts";
