@@ -1,18 +1,12 @@
-// The connection guard: accepts TCP connections in front of the HTTP server, because
-// `Deno.serve` has no connection cap, no deadline for a request head and no idle timeout, and
-// its accept loop ends the server on EOF of descriptors (denoland/deno#10148, #3515). The guard
-// caps open connections, times request heads and idle keep-alive connections, keeps a reserve
-// for health probes and survives running out of file descriptors, without reading HTTP: it
-// copies each connection's bytes to the real server (`Deno.serve`, the one HTTP parser) over a
-// loopback connection of its own, and learns where each connection stands from that server's
-// handler: {@linkcode ConnectionGuard.dispatch} when a request head has been parsed, and the
-// `done` it returns when the answer has been sent. The handler finds the connection, and with
-// it the client's address, by the loopback address the guard connected from.
-//
-// Longer than the 500 lines the house keeps to, on purpose: ConnectionGuard is one state machine
-// per connection (head, busy, idle, finishing) over the guard's shared counts, reserves and
-// timers, which every transition reads. Its socket I/O is in _conn_io.ts.
-import type { Logger } from "../../log.ts";
+// The connection guard: `Deno.serve` has no connection cap, no head deadline, no idle timeout,
+// and its accept loop ends the server on EMFILE (denoland/deno#10148, #3515). The guard caps
+// connections, times heads and idle connections, keeps a reserve for health probes and survives
+// running out of descriptors, without reading HTTP: it copies each connection's bytes to
+// `Deno.serve` (the one HTTP parser) over a loopback connection, and learns where a connection
+// stands from the handler: `dispatch` when a head has been parsed, its `done` when the answer
+// went out. The handler finds the connection (and the client's address) by the loopback
+// address the guard connected from. Types and helpers: _conn_types.ts; the health reserve:
+// _conn_reserve.ts; socket I/O: _conn_io.ts.
 import {
   answerAndClose,
   closeQuietly,
@@ -24,176 +18,31 @@ import {
 } from "./_conn_io.ts";
 import type { Refusal } from "./_conn_io.ts";
 
+import { HealthReserve, RESERVE_HEAD_MS } from "./_conn_reserve.ts";
+import {
+  BODY_GRACE_MS,
+  BUFFER_BYTES,
+  decrement,
+  emptyStats,
+  FD_RESERVE,
+  holdFirstHead,
+  LINGER_MS,
+  LOWERED_CAP_MS,
+  MAX_BACKOFF_MS,
+  MAX_FIRST_HEAD_BYTES,
+  MIN_LOWERED_CAP,
+  MIN_VICTIM_AGE_MS,
+  newGuarded,
+  roomVictim,
+  stateOf,
+  WARN_EVERY_MS,
+} from "./_conn_types.ts";
+import type { ConnectionGuardOptions, Dispatched, Guarded, GuardStats } from "./_conn_types.ts";
+
 export { isFdExhaustion } from "./_conn_io.ts";
 export type { Refusal } from "./_conn_io.ts";
-
-/** Connections held back from the cap after the process ran out of file descriptors. */
-const FD_RESERVE = 8;
-/** The lowest a cap lowered by file-descriptor exhaustion goes (repeated exhaustion lowers it again). */
-const MIN_LOWERED_CAP = 16;
-/**
- * A connection must have been sending its head, or idle, for this long before it is closed to
- * make room: a new client's head is normally in its first packet, and a client between two
- * requests of one exchange sends the next at once.
- */
-const MIN_VICTIM_AGE_MS = 250;
-/** How long a cap lowered by file-descriptor exhaustion holds. */
-const LOWERED_CAP_MS = 60_000;
-/**
- * How long a connection whose last answer went out keeps being read (and what arrives dropped)
- * before it is closed: closing a socket with unread input resets it, and a reset can destroy
- * the answer before the client reads it.
- */
-const LINGER_MS = 2_000;
-/** Past the body timeout, so the server's own 408 answer goes out first. */
-const BODY_GRACE_MS = 1_000;
-/**
- * Connections over a cap kept in reserve until their first request head shows whether it is a
- * health probe (`GET`/`HEAD /health`, passed on) or not (refused), so a full server still
- * answers its health check; and how many of those one client may hold (IPv6 counted by the
- * wider `reserveClientOf` group, so the /64s of one site share two).
- */
-export const HEALTH_RESERVE = 16;
-const HEALTH_RESERVE_PER_CLIENT = 2;
-/**
- * Time a reserve connection has to send its head: a probe sends it in its first packet, so the
- * guard has usually read it by the time it looks; far shorter than the normal head deadline.
- */
-const RESERVE_HEAD_MS = 500;
-/**
- * After this long without a complete head, a reserve connection gives its slot to any newcomer:
- * a probe's head has arrived by then, a squatter's never does. A client that holds more regular
- * connections than the newcomer's loses its waiting reserve slots at once (see #reserveVictim).
- */
-const RESERVE_GRACE_MS = 100;
-/**
- * How long a client whose reserve connection was closed without a probe's head (evicted or
- * timed out) counts as a squatter: its reserve connections then give way at once to a client
- * that is not one, however fast it reconnects. Remembered for this many clients at most.
- */
-const SQUATTER_MEMORY_MS = 10_000;
-const MAX_SQUATTERS = 10_000;
-/** Longest pause of the accept loop after an error. */
-const MAX_BACKOFF_MS = 1_000;
-/** Least time between two warnings of the same kind. */
-const WARN_EVERY_MS = 10_000;
-/**
- * Most bytes of a connection's first request head held before it is whole (the server behind
- * the guard limits later heads, and answers 431 past `MAX_HEADER_BYTES`).
- */
-const MAX_FIRST_HEAD_BYTES = 64 * 1024;
-/** Bytes one read copies; a tool call's request and answer usually fit in one. */
-const BUFFER_BYTES = 64 * 1024;
-
-/** Options for {@linkcode ConnectionGuard}. */
-export interface ConnectionGuardOptions {
-  /** Most connections open at once; the excess is refused (or an idle one closed). */
-  maxConnections: number;
-  /**
-   * Time a client has for each request head: from accept, then from the first byte it sends
-   * after an answer; a head has arrived when the server behind the guard dispatches it.
-   */
-  headerTimeoutMs: number;
-  /** Time a connection may sit between requests, or with no byte moving either way. */
-  idleTimeoutMs: number;
-  /**
-   * Time the server gives a request body: a request whose body stalls is answered 408 by the
-   * server, so a busy connection is never closed for silence before that answer has gone out.
-   */
-  bodyTimeoutMs: number;
-  logger: Logger;
-  /** Opens a loopback TCP connection to the HTTP server behind the guard. */
-  connect(): Promise<Deno.TcpConn>;
-  /**
-   * Most connections one client holds at once (0 or absent: no per-client cap), counted by
-   * `clientOf(peer)`: a flood from one address cannot take every slot.
-   */
-  maxConnectionsPerClient?: number;
-  /** The client a peer address belongs to (e.g. IPv6 by /64); default the address itself. */
-  clientOf?: (peer: string) => string;
-  /**
-   * The client a peer belongs to for the health reserve's share and priority (e.g. IPv6 by /56,
-   * wider than `clientOf`, so the /64s of one site count as one); default `clientOf`.
-   */
-  reserveClientOf?: (peer: string) => string;
-  /** The path answered from the health reserve (see {@linkcode HEALTH_RESERVE}); default `/health`. */
-  healthPath?: string;
-  /** Milliseconds now; default `Date.now`. */
-  now?: () => number;
-}
-
-/** Counters of what the guard did since it started. */
-export interface GuardStats {
-  /** Connections open now. */
-  open: number;
-  accepted: number;
-  /** Connections answered 503 because every slot was busy (or their client's were). */
-  refused: number;
-  /** Of those, refused because their client held its per-client share. */
-  refusedPerClient: number;
-  /** Health probes answered from the reserve while the server was at a cap. */
-  reserveServed: number;
-  /** Idle or stalled connections closed to make room for a new one. */
-  evicted: number;
-  /** Connections closed for a late head, or for idling too long. */
-  timedOut: number;
-  /** Times accepting or connecting failed for lack of file descriptors. */
-  fdExhausted: number;
-}
-
-/** Where a connection stands, for deadlines and eviction. */
-type State = "head" | "busy" | "idle" | "finishing";
-
-interface Guarded {
-  client: Deno.Conn;
-  peer: string;
-  /** The client key its per-client cap counts under. */
-  key: string;
-  /** The client key the health reserve counts it under. */
-  group: string;
-  /**
-   * Admitted over a cap, into the health reserve: only a health probe is served, anything else
-   * gets this refusal.
-   */
-  reserve?: Refusal;
-  /** Whether that refusal is for the client's own share (else the server's cap). */
-  reservePerClient?: boolean;
-  /** The connection to the server behind the guard, opened with the first byte. */
-  inner: Deno.TcpConn | null;
-  /** Its local address, by which the server's handler finds this connection. */
-  innerKey?: string;
-  /** A first head's bytes, held until it is whole (see #fromClient). */
-  held?: Uint8Array | undefined;
-  /** When the head being waited for began: accept, or the first byte after an answer. */
-  headStartedAt: number;
-  /** Bytes arrived that no request dispatched yet accounts for: a head in progress. */
-  partial: boolean;
-  /** When a byte last moved either way. */
-  lastProgress: number;
-  /** Requests dispatched whose answers are not sent yet. */
-  inflight: number;
-  /** Requests dispatched so far. */
-  served: number;
-  /** Whether a loop is reading from the client. */
-  reading: boolean;
-  /** When the last answer went out; from then on the client's input is only drained. */
-  finishingSince?: number;
-  /** An answer to send once the server's side has ended (every earlier answer passed on). */
-  pendingError?: Refusal;
-  /** The reserve's probe was dispatched: the connection ends with its answer. */
-  endAfterAnswer: boolean;
-  closed: boolean;
-}
-
-/** What {@linkcode ConnectionGuard.dispatch} tells the handler about a request's connection. */
-export interface Dispatched {
-  /** The client's address. */
-  peer: string;
-  /** Set when the request must not be served: answer it with this and close. */
-  refusal?: Refusal;
-  /** Call once the answer has been sent, or could not be. */
-  done(): void;
-}
+export { HEALTH_RESERVE } from "./_conn_reserve.ts";
+export type { ConnectionGuardOptions, Dispatched, GuardStats } from "./_conn_types.ts";
 
 /**
  * Accepts connections on `listener` and passes each one's requests to the server `connect`
@@ -206,16 +55,7 @@ export class ConnectionGuard {
   #conns = new Set<Guarded>();
   /** Connections by the local address of their connection to the server behind the guard. */
   #byInner = new Map<string, Guarded>();
-  #stats: GuardStats = {
-    open: 0,
-    accepted: 0,
-    refused: 0,
-    refusedPerClient: 0,
-    reserveServed: 0,
-    evicted: 0,
-    timedOut: 0,
-    fdExhausted: 0,
-  };
+  #stats: GuardStats = emptyStats();
   #ceiling = Infinity;
   #ceilingUntil = 0;
   #warnedAt: Record<string, number> = {};
@@ -226,17 +66,14 @@ export class ConnectionGuard {
   #regular = 0;
   /** Connections counted against the caps, by reserve group (see `reserveClientOf`). */
   #regularByGroup = new Map<string, number>();
-  /** Reserve groups seen squatting, until when (see SQUATTER_MEMORY_MS). */
-  #squatters = new Map<string, number>();
-  /** Reserve connections, in all and by client key. */
-  #reserveByClient = new Map<string, number>();
-  #reserveCount = 0;
+  #reserve: HealthReserve;
   #sweeper: ReturnType<typeof setInterval>;
 
   constructor(listener: Deno.Listener, options: ConnectionGuardOptions) {
     this.#listener = listener;
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#reserve = new HealthReserve(this.#now);
     const shortest = Math.min(options.headerTimeoutMs, options.idleTimeoutMs);
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(1_000, Math.max(25, shortest / 4)));
   }
@@ -346,38 +183,19 @@ export class ConnectionGuard {
       this.#close(victim);
     }
     const group = this.#options.reserveClientOf?.(peer) ?? key;
-    if (refusal && !this.#roomInReserve(group)) {
+    const evict = (victim: Guarded): void => {
+      this.#stats.evicted++;
+      this.#close(victim);
+    };
+    if (refusal && !this.#reserve.room(group, this.#conns, this.#regularByGroup, evict)) {
       this.#refused(ownShare);
       void answerAndClose(conn, refusal);
       return;
     }
-    const reserveHeld = this.#reserveByClient.get(group) ?? 0;
-    const now = this.#now();
-    const c: Guarded = {
-      client: conn,
-      peer,
-      key,
-      group,
-      ...(refusal ? { reserve: refusal, reservePerClient: ownShare } : {}),
-      inner: null,
-      headStartedAt: now,
-      partial: false,
-      lastProgress: now,
-      inflight: 0,
-      served: 0,
-      reading: true,
-      endAfterAnswer: false,
-      closed: false,
-    };
-    try {
-      (conn as Deno.TcpConn).setNoDelay?.(true);
-    } catch {
-      // Not a TCP socket, or already gone.
-    }
+    const c = newGuarded(conn, { peer, key, group }, this.#now(), refusal && { refusal, ownShare });
     this.#conns.add(c);
     if (refusal) {
-      this.#reserveCount++;
-      this.#reserveByClient.set(group, reserveHeld + 1);
+      this.#reserve.add(group);
     } else {
       this.#regular++;
       this.#byClient.set(key, (this.#byClient.get(key) ?? 0) + 1);
@@ -399,76 +217,6 @@ export class ConnectionGuard {
         max_connections_per_client: this.#options.maxConnectionsPerClient ?? 0,
       },
     );
-  }
-
-  /**
-   * Whether `group` may take a reserve slot, making room if needed: its own share is two, and a
-   * full reserve gives up a slot whose holder has not sent a probe's head (see #reserveVictim).
-   */
-  #roomInReserve(group: string): boolean {
-    while ((this.#reserveByClient.get(group) ?? 0) >= HEALTH_RESERVE_PER_CLIENT) {
-      const own = this.#reserveVictim(group, (c) => c.group === group);
-      if (!own) return false;
-      this.#evictSquatter(own);
-    }
-    while (this.#reserveCount >= HEALTH_RESERVE) {
-      const other = this.#reserveVictim(group);
-      if (!other) return false;
-      this.#evictSquatter(other);
-    }
-    return true;
-  }
-
-  /** Closes a reserve connection that sent no probe's head, and remembers its client for it. */
-  #evictSquatter(c: Guarded): void {
-    this.#stats.evicted++;
-    this.#markSquatter(c.group);
-    this.#close(c);
-  }
-
-  #markSquatter(group: string): void {
-    this.#squatters.delete(group);
-    if (this.#squatters.size >= MAX_SQUATTERS) {
-      const oldest = this.#squatters.keys().next().value;
-      if (oldest !== undefined) this.#squatters.delete(oldest);
-    }
-    this.#squatters.set(group, this.#now() + SQUATTER_MEMORY_MS);
-  }
-
-  /**
-   * How strongly a group's reserve connections hold their slots, lowest first: a squatter's
-   * weakest of all, then by the regular connections the group holds.
-   */
-  #reserveRank(group: string): number {
-    const load = this.#regularByGroup.get(group) ?? 0;
-    return (this.#squatters.get(group) ?? 0) > this.#now() ? load + 1e9 : load;
-  }
-
-  /**
-   * The reserve connection to close for a newcomer of `group`: one still waiting for its first
-   * head whose client ranks above the newcomer's (see #reserveRank: a squatter's, or a flooder's,
-   * gives way at once to a client that is neither), the highest first; else the oldest waiting
-   * past {@linkcode RESERVE_GRACE_MS}. A probe whose head has arrived is never closed, so
-   * squatters cannot push a probe out before it is served.
-   */
-  #reserveVictim(group: string, eligible: (c: Guarded) => boolean = () => true): Guarded | undefined {
-    const graceBefore = this.#now() - RESERVE_GRACE_MS;
-    const mine = this.#reserveRank(group);
-    let heaviest: Guarded | undefined;
-    let heaviestLoad = mine;
-    let stale: Guarded | undefined;
-    for (const c of this.#conns) {
-      if (!c.reserve || c.served > 0 || c.finishingSince !== undefined || !eligible(c)) continue;
-      const load = this.#reserveRank(c.group);
-      if (
-        load > heaviestLoad || (heaviest && load === heaviestLoad && c.headStartedAt < heaviest.headStartedAt)
-      ) {
-        heaviest = c;
-        heaviestLoad = load;
-      }
-      if (c.headStartedAt <= graceBefore && (!stale || c.headStartedAt < stale.headStartedAt)) stale = c;
-    }
-    return heaviest ?? stale;
   }
 
   /**
@@ -512,27 +260,10 @@ export class ConnectionGuard {
     return this.#now() < this.#ceilingUntil ? Math.min(max, this.#ceiling) : max;
   }
 
-  /**
-   * The connection to close for room: one already finishing, else the one idle the longest,
-   * else the one stalled the longest in its head. Never one that only just arrived or only just
-   * went idle: in a burst, refusing the newcomer is fairer than closing a connection in use.
-   */
+  /** The connection to close for room (see `roomVictim`), of those `eligible`. */
   #victim(eligible: (c: Guarded) => boolean = () => true): Guarded | undefined {
     const before = this.#now() - Math.min(MIN_VICTIM_AGE_MS, this.#options.headerTimeoutMs / 2);
-    let idle: Guarded | undefined;
-    let head: Guarded | undefined;
-    for (const c of this.#conns) {
-      if (c.reserve || !eligible(c)) continue;
-      const state = stateOf(c);
-      if (state === "finishing") return c;
-      if (state === "idle" && c.lastProgress < before && (!idle || c.lastProgress < idle.lastProgress)) {
-        idle = c;
-      }
-      if (state === "head" && c.headStartedAt < before && (!head || c.headStartedAt < head.headStartedAt)) {
-        head = c;
-      }
-    }
-    return idle ?? head;
+    return roomVictim(this.#conns, before, eligible);
   }
 
   #exhausted(): void {
@@ -578,21 +309,16 @@ export class ConnectionGuard {
         let bytes: Uint8Array = buf.subarray(0, n);
         if (!c.inner) {
           // Until its first head is whole, a connection costs one descriptor, not three.
-          const held = c.held ? concat(c.held, bytes) : bytes.slice();
-          if (!headEnded(held, c.held?.length ?? 0)) {
-            if (held.length > MAX_FIRST_HEAD_BYTES) {
-              await this.#refuse(c, {
-                status: 431,
-                message:
-                  `Request Header Fields Too Large: the request head exceeds ${MAX_FIRST_HEAD_BYTES} bytes`,
-              });
-              continue;
-            }
-            c.held = held;
-            continue;
+          const head = holdFirstHead(c, bytes);
+          if (head === "too large") {
+            await this.#refuse(c, {
+              status: 431,
+              message:
+                `Request Header Fields Too Large: the request head exceeds ${MAX_FIRST_HEAD_BYTES} bytes`,
+            });
           }
-          c.held = undefined;
-          bytes = held;
+          if (typeof head === "string") continue;
+          bytes = head;
         }
         const inner = c.inner ?? await this.#open(c);
         if (!inner) return;
@@ -717,7 +443,7 @@ export class ConnectionGuard {
     const now = this.#now();
     const { headerTimeoutMs, idleTimeoutMs } = this.#options;
     const busyMs = Math.max(idleTimeoutMs, this.#options.bodyTimeoutMs + BODY_GRACE_MS);
-    for (const [group, until] of this.#squatters) if (until <= now) this.#squatters.delete(group);
+    this.#reserve.forgetExpired();
     const reserveHeadMs = Math.min(headerTimeoutMs, RESERVE_HEAD_MS);
     for (const c of [...this.#conns]) {
       const state = stateOf(c);
@@ -726,7 +452,7 @@ export class ConnectionGuard {
         if (now - c.finishingSince! > LINGER_MS) this.#close(c);
       } else if (state === "head" && now - c.headStartedAt > headMs) {
         this.#stats.timedOut++;
-        if (c.reserve) this.#markSquatter(c.group);
+        if (c.reserve) this.#reserve.markSquatter(c.group);
         // A client that sent nothing gets nothing; one stuck in its head is told why.
         if (c.partial) {
           this.#refuseAfterAnswers(c, {
@@ -750,8 +476,7 @@ export class ConnectionGuard {
     c.closed = true;
     this.#conns.delete(c);
     if (c.reserve) {
-      decrement(this.#reserveByClient, c.group);
-      this.#reserveCount--;
+      this.#reserve.remove(c.group);
     } else {
       decrement(this.#byClient, c.key);
       decrement(this.#regularByGroup, c.group);
@@ -772,35 +497,4 @@ export class ConnectionGuard {
     this.#warnedAt[kind] = now;
     this.#options.logger.warn(msg, { ...fields, ...this.stats() });
   }
-}
-
-function stateOf(c: Guarded): State {
-  if (c.finishingSince !== undefined) return "finishing";
-  if (c.inflight > 0) return "busy";
-  return c.served === 0 || c.partial ? "head" : "idle";
-}
-
-function decrement(counts: Map<string, number>, key: string): void {
-  const left = (counts.get(key) ?? 1) - 1;
-  if (left > 0) counts.set(key, left);
-  else counts.delete(key);
-}
-
-/**
- * Whether `bytes` hold a blank line (the end of a request head), looking from just before
- * `from`, where the bytes new since the last look begin. Only the end of the head is looked
- * for: reading the request is the server's.
- */
-function headEnded(bytes: Uint8Array, from: number): boolean {
-  for (let i = Math.max(1, from - 3); i < bytes.length; i++) {
-    if (bytes[i] === 10 && (bytes[i - 1] === 10 || (bytes[i - 1] === 13 && bytes[i - 2] === 10))) return true;
-  }
-  return false;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

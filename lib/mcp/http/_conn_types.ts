@@ -1,0 +1,260 @@
+// The connection guard's (_conn_guard.ts) types: its options and counters, and where one
+// connection stands (its state for deadlines and eviction), with the small helpers they need.
+import type { Logger } from "../../log.ts";
+import type { Refusal } from "./_conn_io.ts";
+
+/** Connections held back from the cap after the process ran out of file descriptors. */
+export const FD_RESERVE = 8;
+/** The lowest a cap lowered by file-descriptor exhaustion goes (repeated exhaustion lowers it again). */
+export const MIN_LOWERED_CAP = 16;
+/**
+ * A connection must have been sending its head, or idle, for this long before it is closed to
+ * make room: a new client's head is normally in its first packet, and a client between two
+ * requests of one exchange sends the next at once.
+ */
+export const MIN_VICTIM_AGE_MS = 250;
+/** How long a cap lowered by file-descriptor exhaustion holds. */
+export const LOWERED_CAP_MS = 60_000;
+/**
+ * How long a connection whose last answer went out keeps being read (and what arrives dropped)
+ * before it is closed: closing a socket with unread input resets it, and a reset can destroy
+ * the answer before the client reads it.
+ */
+export const LINGER_MS = 2_000;
+/** Past the body timeout, so the server's own 408 answer goes out first. */
+export const BODY_GRACE_MS = 1_000;
+/** Longest pause of the accept loop after an error. */
+export const MAX_BACKOFF_MS = 1_000;
+/** Least time between two warnings of the same kind. */
+export const WARN_EVERY_MS = 10_000;
+/**
+ * Most bytes of a connection's first request head held before it is whole (the server behind
+ * the guard limits later heads, and answers 431 past `MAX_HEADER_BYTES`).
+ */
+export const MAX_FIRST_HEAD_BYTES = 64 * 1024;
+/** Bytes one read copies; a tool call's request and answer usually fit in one. */
+export const BUFFER_BYTES = 64 * 1024;
+
+/** Options for {@linkcode ConnectionGuard}. */
+export interface ConnectionGuardOptions {
+  /** Most connections open at once; the excess is refused (or an idle one closed). */
+  maxConnections: number;
+  /**
+   * Time a client has for each request head: from accept, then from the first byte it sends
+   * after an answer; a head has arrived when the server behind the guard dispatches it.
+   */
+  headerTimeoutMs: number;
+  /** Time a connection may sit between requests, or with no byte moving either way. */
+  idleTimeoutMs: number;
+  /**
+   * Time the server gives a request body: a request whose body stalls is answered 408 by the
+   * server, so a busy connection is never closed for silence before that answer has gone out.
+   */
+  bodyTimeoutMs: number;
+  logger: Logger;
+  /** Opens a loopback TCP connection to the HTTP server behind the guard. */
+  connect(): Promise<Deno.TcpConn>;
+  /**
+   * Most connections one client holds at once (0 or absent: no per-client cap), counted by
+   * `clientOf(peer)`: a flood from one address cannot take every slot.
+   */
+  maxConnectionsPerClient?: number;
+  /** The client a peer address belongs to (e.g. IPv6 by /64); default the address itself. */
+  clientOf?: (peer: string) => string;
+  /**
+   * The client a peer belongs to for the health reserve's share and priority (e.g. IPv6 by /56,
+   * wider than `clientOf`, so the /64s of one site count as one); default `clientOf`.
+   */
+  reserveClientOf?: (peer: string) => string;
+  /** The path answered from the health reserve (see {@linkcode HEALTH_RESERVE}); default `/health`. */
+  healthPath?: string;
+  /** Milliseconds now; default `Date.now`. */
+  now?: () => number;
+}
+
+/** Counters of what the guard did since it started. */
+export interface GuardStats {
+  /** Connections open now. */
+  open: number;
+  accepted: number;
+  /** Connections answered 503 because every slot was busy (or their client's were). */
+  refused: number;
+  /** Of those, refused because their client held its per-client share. */
+  refusedPerClient: number;
+  /** Health probes answered from the reserve while the server was at a cap. */
+  reserveServed: number;
+  /** Idle or stalled connections closed to make room for a new one. */
+  evicted: number;
+  /** Connections closed for a late head, or for idling too long. */
+  timedOut: number;
+  /** Times accepting or connecting failed for lack of file descriptors. */
+  fdExhausted: number;
+}
+
+/** Where a connection stands, for deadlines and eviction. */
+export type State = "head" | "busy" | "idle" | "finishing";
+
+export interface Guarded {
+  client: Deno.Conn;
+  peer: string;
+  /** The client key its per-client cap counts under. */
+  key: string;
+  /** The client key the health reserve counts it under. */
+  group: string;
+  /**
+   * Admitted over a cap, into the health reserve: only a health probe is served, anything else
+   * gets this refusal.
+   */
+  reserve?: Refusal;
+  /** Whether that refusal is for the client's own share (else the server's cap). */
+  reservePerClient?: boolean;
+  /** The connection to the server behind the guard, opened with the first byte. */
+  inner: Deno.TcpConn | null;
+  /** Its local address, by which the server's handler finds this connection. */
+  innerKey?: string;
+  /** A first head's bytes, held until it is whole (see #fromClient). */
+  held?: Uint8Array | undefined;
+  /** When the head being waited for began: accept, or the first byte after an answer. */
+  headStartedAt: number;
+  /** Bytes arrived that no request dispatched yet accounts for: a head in progress. */
+  partial: boolean;
+  /** When a byte last moved either way. */
+  lastProgress: number;
+  /** Requests dispatched whose answers are not sent yet. */
+  inflight: number;
+  /** Requests dispatched so far. */
+  served: number;
+  /** Whether a loop is reading from the client. */
+  reading: boolean;
+  /** When the last answer went out; from then on the client's input is only drained. */
+  finishingSince?: number;
+  /** An answer to send once the server's side has ended (every earlier answer passed on). */
+  pendingError?: Refusal;
+  /** The reserve's probe was dispatched: the connection ends with its answer. */
+  endAfterAnswer: boolean;
+  closed: boolean;
+}
+
+/** What {@linkcode ConnectionGuard.dispatch} tells the handler about a request's connection. */
+export interface Dispatched {
+  /** The client's address. */
+  peer: string;
+  /** Set when the request must not be served: answer it with this and close. */
+  refusal?: Refusal;
+  /** Call once the answer has been sent, or could not be. */
+  done(): void;
+}
+
+export function stateOf(c: Guarded): State {
+  if (c.finishingSince !== undefined) return "finishing";
+  if (c.inflight > 0) return "busy";
+  return c.served === 0 || c.partial ? "head" : "idle";
+}
+
+export function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
+}
+
+/**
+ * Whether `bytes` hold a blank line (the end of a request head), looking from just before
+ * `from`, where the bytes new since the last look begin. Only the end of the head is looked
+ * for: reading the request is the server's.
+ */
+export function headEnded(bytes: Uint8Array, from: number): boolean {
+  for (let i = Math.max(1, from - 3); i < bytes.length; i++) {
+    if (bytes[i] === 10 && (bytes[i - 1] === 10 || (bytes[i - 1] === 13 && bytes[i - 2] === 10))) return true;
+  }
+  return false;
+}
+
+export function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Counters that have counted nothing yet. */
+export function emptyStats(): GuardStats {
+  return {
+    open: 0,
+    accepted: 0,
+    refused: 0,
+    refusedPerClient: 0,
+    reserveServed: 0,
+    evicted: 0,
+    timedOut: 0,
+    fdExhausted: 0,
+  };
+}
+
+/** A connection just accepted: `reserve` when it was admitted over a cap, for a probe only. */
+export function newGuarded(
+  conn: Deno.Conn,
+  who: { peer: string; key: string; group: string },
+  now: number,
+  reserve: { refusal: Refusal; ownShare: boolean } | undefined,
+): Guarded {
+  try {
+    (conn as Deno.TcpConn).setNoDelay?.(true);
+  } catch {
+    // Not a TCP socket, or already gone.
+  }
+  return {
+    client: conn,
+    ...who,
+    ...(reserve ? { reserve: reserve.refusal, reservePerClient: reserve.ownShare } : {}),
+    inner: null,
+    headStartedAt: now,
+    partial: false,
+    lastProgress: now,
+    inflight: 0,
+    served: 0,
+    reading: true,
+    endAfterAnswer: false,
+    closed: false,
+  };
+}
+
+/**
+ * Adds `bytes` to connection `c`'s first request head: all its bytes once the head is whole
+ * (they go on to the server), "wait" for more, or "too large" past MAX_FIRST_HEAD_BYTES.
+ */
+export function holdFirstHead(c: Guarded, bytes: Uint8Array): Uint8Array | "wait" | "too large" {
+  const held = c.held ? concat(c.held, bytes) : bytes.slice();
+  if (headEnded(held, c.held?.length ?? 0)) {
+    c.held = undefined;
+    return held;
+  }
+  if (held.length > MAX_FIRST_HEAD_BYTES) return "too large";
+  c.held = held;
+  return "wait";
+}
+
+/**
+ * The connection to close for room: one already finishing, else the one idle the longest,
+ * else the one stalled the longest in its head. Never one that only just arrived or only just
+ * went idle: in a burst, refusing the newcomer is fairer than closing a connection in use.
+ */
+export function roomVictim(
+  conns: Iterable<Guarded>,
+  before: number,
+  eligible: (c: Guarded) => boolean,
+): Guarded | undefined {
+  let idle: Guarded | undefined;
+  let head: Guarded | undefined;
+  for (const c of conns) {
+    if (c.reserve || !eligible(c)) continue;
+    const state = stateOf(c);
+    if (state === "finishing") return c;
+    if (state === "idle" && c.lastProgress < before && (!idle || c.lastProgress < idle.lastProgress)) {
+      idle = c;
+    }
+    if (state === "head" && c.headStartedAt < before && (!head || c.headStartedAt < head.headStartedAt)) {
+      head = c;
+    }
+  }
+  return idle ?? head;
+}
