@@ -73,7 +73,7 @@ export async function openSharedState(
   options.logger.info("shared state in Redis", { replica, prefix: server.redis_prefix });
   if (!server.request_state_key) {
     options.logger.warn(
-      "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned and sessions are rebuilt from unsigned records, so whoever can write to Redis can have a replica run a forged recipe or use a session as another client or user; set the same secret (32+ characters) on every replica",
+      "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned and sessions are rebuilt from unsigned records, so whoever can write to Redis can have a replica run a forged recipe or use a session as another client; set the same secret (32+ characters) on every replica",
     );
   }
   const secret = server.request_state_key;

@@ -115,7 +115,7 @@ export class RedisSessionStore implements SharedSessionStore {
     const named = digest(id);
     const stored = parseRecord(raw, named);
     const key = this.#o.signingKey;
-    if (stored && (!key || await textSignatureValid(key, stored.sig, signedText(stored)))) {
+    if (stored && (!key || await signedBy(key, stored))) {
       const { sig: _sig, ...record } = stored;
       return { ...record, id };
     }
@@ -250,6 +250,17 @@ type StoredRecord = SessionRecord & { sig?: string };
 function signedText(stored: StoredRecord): string {
   const { sig: _sig, ...fields } = stored;
   return `session ${canonical(fields)}`;
+}
+
+/** Whether `stored` carries a valid signature; false too when its text cannot be made (too deep). */
+async function signedBy(key: CryptoKey, stored: StoredRecord): Promise<boolean> {
+  let text: string;
+  try {
+    text = signedText(stored);
+  } catch {
+    return false;
+  }
+  return await textSignatureValid(key, stored.sig, text);
 }
 
 /**

@@ -198,6 +198,11 @@ Deno.test("RedisSessionStore with a signing key reads back signed records and re
     await forge(chosen, { ...unsigned, id: digest(chosen), sig: await signText(recipeKey, "x") });
     assert.equal(await sb.get(chosen), undefined, "a signature of another use");
 
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 20_000; i++) deep = { d: deep };
+    await forge(chosen, { ...signed, id: digest(chosen), capabilities: deep });
+    assert.equal(await sb.get(chosen), undefined, "a record too deep to check");
+
     const refusals = lines.filter((l) => l.includes("session record in Redis refused"));
     assert.equal(refusals.length, 2, `one warning per record, not per read: ${refusals.join("\n")}`);
     assert.match(refusals[0]!, /not signed with the replicas' shared key \(MCP_REQUEST_STATE_KEY\)/);
