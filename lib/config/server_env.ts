@@ -251,7 +251,8 @@ export const SERVER_ENV: readonly Binding[] = [
     name: "MCP_REQUEST_STATE_KEY",
     key: "request_state_key",
     kind: "string",
-    description: "Secret (32+ characters) sealing multi round-trip request state; the same on every replica",
+    description:
+      "Secret (32+ characters) sealing multi round-trip request state and signing job recipes and session records in Redis; the same on every replica",
   },
   {
     name: "OPENDATA_MCP_CONTACT",

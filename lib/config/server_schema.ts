@@ -227,7 +227,7 @@ function buildServerSchema() {
       "Seconds shutdown waits for calls in flight before closing streams",
     ),
     request_state_key: z.string().min(32).nullable().default(SERVER_DEFAULTS.request_state_key).describe(
-      "Secret (32+ characters) sealing multi round-trip request state; the same on every replica (null = random per process)",
+      "Secret (32+ characters) sealing multi round-trip request state and signing job recipes and session records in Redis; the same on every replica (null = random per process)",
     ),
     operator_contact: z.string().trim().min(3).max(200).regex(
       /^[\x20-\x27\x2a-\x7e]+$/,

@@ -4,16 +4,32 @@
 // `server.request_state_key` (MCP_REQUEST_STATE_KEY); the signing key is derived from it for this
 // use alone, so neither key reveals the other. Without it nothing is derived (the Redis URL or
 // password would be guessable by anyone who can write to Redis): recipes are then unsigned and
-// resumed from their checked fields only (docs/SECURITY.md).
+// resumed from their checked fields only (docs/SECURITY.md). Shared session records are signed
+// the same way under a key of their own (lib/redis/session_store.ts).
 import type { JobRecord } from "./job_types.ts";
 
 const encoder = new TextEncoder();
 
-/** The label the signing key is derived under (HMAC-SHA-256 of it, keyed by the shared secret). */
-const LABEL = "opendata-mcp job takeover recipe v1";
+/**
+ * The labels signing keys are derived under (HMAC-SHA-256 of the label, keyed by the shared
+ * secret): one per use, so a signature made for one use never holds for another.
+ */
+const LABELS = {
+  recipe: "opendata-mcp job takeover recipe v1",
+  session: "opendata-mcp shared session record v1",
+} as const;
 
 /** The HMAC-SHA-256 key of takeover recipes, derived from the replicas' shared secret. */
 export async function recipeSigningKey(sharedSecret: string): Promise<CryptoKey> {
+  return await derivedKey(sharedSecret, LABELS.recipe);
+}
+
+/** The HMAC-SHA-256 key of shared session records, derived from the replicas' shared secret. */
+export async function sessionSigningKey(sharedSecret: string): Promise<CryptoKey> {
+  return await derivedKey(sharedSecret, LABELS.session);
+}
+
+async function derivedKey(sharedSecret: string, label: string): Promise<CryptoKey> {
   const outer = await crypto.subtle.importKey(
     "raw",
     encoder.encode(sharedSecret),
@@ -21,7 +37,7 @@ export async function recipeSigningKey(sharedSecret: string): Promise<CryptoKey>
     false,
     ["sign"],
   );
-  const derived = await crypto.subtle.sign("HMAC", outer, encoder.encode(LABEL));
+  const derived = await crypto.subtle.sign("HMAC", outer, encoder.encode(label));
   return await crypto.subtle.importKey("raw", derived, { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
     "verify",
@@ -29,7 +45,7 @@ export async function recipeSigningKey(sharedSecret: string): Promise<CryptoKey>
 }
 
 /** JSON with object keys sorted at every level: the same value always gives the same text. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
@@ -54,14 +70,19 @@ function hex(bytes: ArrayBuffer): string {
   return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The HMAC-SHA-256 signature of `text` (hex). */
+export async function signText(key: CryptoKey, text: string): Promise<string> {
+  return hex(await crypto.subtle.sign("HMAC", key, encoder.encode(text)));
+}
+
 /** The record's recipe signature (hex). */
 export async function signRecipe(key: CryptoKey, record: JobRecord): Promise<string> {
-  return hex(await crypto.subtle.sign("HMAC", key, encoder.encode(signedText(record))));
+  return await signText(key, signedText(record));
 }
 
 /** Whether the record carries a valid signature of its recipe (compared in constant time). */
 export async function recipeSignatureValid(key: CryptoKey, record: JobRecord): Promise<boolean> {
-  return await valid(key, record.resumeSig, signedText(record));
+  return await textSignatureValid(key, record.resumeSig, signedText(record));
 }
 
 /**
@@ -74,7 +95,7 @@ function checkpointText(record: JobRecord): string {
 
 /** The record's checkpoint signature (hex); see {@linkcode checkpointSignatureValid}. */
 export async function signCheckpoint(key: CryptoKey, record: JobRecord): Promise<string> {
-  return hex(await crypto.subtle.sign("HMAC", key, encoder.encode(checkpointText(record))));
+  return await signText(key, checkpointText(record));
 }
 
 /**
@@ -82,11 +103,17 @@ export async function signCheckpoint(key: CryptoKey, record: JobRecord): Promise
  * length and cursor, which whoever can write to the shared store could otherwise forge.
  */
 export async function checkpointSignatureValid(key: CryptoKey, record: JobRecord): Promise<boolean> {
-  return await valid(key, record.checkpointSig, checkpointText(record));
+  return await textSignatureValid(key, record.checkpointSig, checkpointText(record));
 }
 
-async function valid(key: CryptoKey, sig: string | undefined, text: string): Promise<boolean> {
-  if (sig === undefined || !/^[0-9a-f]{64}$/.test(sig)) return false;
+/** Whether `sig` is a valid signature of `text` (hex; compared in constant time). */
+export async function textSignatureValid(
+  key: CryptoKey,
+  sig: unknown,
+  text: string,
+): Promise<boolean> {
+  if (typeof sig !== "string") return false;
+  if (!/^[0-9a-f]{64}$/.test(sig)) return false;
   const bytes = new Uint8Array(sig.match(/../g)!.map((h) => parseInt(h, 16)));
   return await crypto.subtle.verify("HMAC", key, bytes, encoder.encode(text));
 }

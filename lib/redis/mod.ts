@@ -20,7 +20,7 @@ import type { ClientLimiter } from "./http_stores.ts";
 import { RedisJobStore } from "./job_store.ts";
 import { RedisSessionStore } from "./session_store.ts";
 import { RedisServerEventBus } from "./event_bus.ts";
-import { recipeSigningKey } from "../output/job_signing.ts";
+import { recipeSigningKey, sessionSigningKey } from "../output/job_signing.ts";
 
 export { redactUrl, RedisConnection, RedisUnavailableError } from "./connection.ts";
 export type { ClientLimiter } from "./http_stores.ts";
@@ -73,11 +73,13 @@ export async function openSharedState(
   options.logger.info("shared state in Redis", { replica, prefix: server.redis_prefix });
   if (!server.request_state_key) {
     options.logger.warn(
-      "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned, so whoever can write to Redis can have a replica run a forged one; set the same secret (32+ characters) on every replica",
+      "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned and sessions are rebuilt from unsigned records, so whoever can write to Redis can have a replica run a forged recipe or use a session as another client; set the same secret (32+ characters) on every replica",
     );
   }
+  const secret = server.request_state_key;
   const sessions = new RedisSessionStore(connection, replica, {
     ttlMs: Math.round(server.session_idle_timeout * 1000),
+    ...(secret ? { signingKey: await sessionSigningKey(secret) } : {}),
     logger: options.logger,
   });
   return {
@@ -92,7 +94,7 @@ export async function openSharedState(
       store: new RedisJobStore(connection, replica, options.logger),
       leaseMs: Math.round(server.job_lease_timeout * 1000),
       takeoverIntervalMs: Math.round(server.job_takeover_interval * 1000),
-      ...(server.request_state_key ? { signingKey: await recipeSigningKey(server.request_state_key) } : {}),
+      ...(secret ? { signingKey: await recipeSigningKey(secret) } : {}),
     },
     clientLimiter: (perMinute, local) => new RedisClientLimiter(connection, perMinute, local),
     sessions,

@@ -11,8 +11,16 @@
 // whole record when it is gone). A Redis that restarts empty loses every record; each replica
 // notices within a second (its marker key is gone) and writes back the records of the sessions
 // it holds, so sessions come back without their clients doing anything.
+//
+// A record says whose a session is (OAuth principal, client key), so whoever can write to Redis
+// could otherwise write one for a session id of their choosing and use it as someone else. With
+// a signing key (derived from MCP_REQUEST_STATE_KEY, lib/output/job_signing.ts) every record is
+// written with an HMAC over all its fields, the id's digest included, and a record whose
+// signature does not hold is not used: its session is not found (docs/SECURITY.md, "Records read
+// back from Redis").
 import { createHash } from "node:crypto";
 import type { Logger } from "../log.ts";
+import { canonical, signText, textSignatureValid } from "../output/job_signing.ts";
 import type { SessionBusMessage, SessionRecord, SharedSessionStore } from "../mcp/http/shared_sessions.ts";
 import type { RedisConnection } from "./connection.ts";
 
@@ -26,6 +34,11 @@ export interface RedisSessionStoreOptions {
   refreshMs?: number;
   /** Milliseconds between checks that Redis still holds this replica's records. Default 1000. */
   resyncMs?: number;
+  /**
+   * The key records are signed and checked with (`sessionSigningKey`); without it records are
+   * written unsigned and read back from their checked fields only.
+   */
+  signingKey?: CryptoKey;
   logger?: Logger;
 }
 
@@ -33,7 +46,10 @@ export interface RedisSessionStoreOptions {
 export class RedisSessionStore implements SharedSessionStore {
   #conn: RedisConnection;
   #replica: string;
-  #o: Required<Omit<RedisSessionStoreOptions, "logger">> & { logger?: Logger };
+  #o: Required<Omit<RedisSessionStoreOptions, "logger" | "signingKey">> & {
+    logger?: Logger;
+    signingKey?: CryptoKey;
+  };
   /** The records of the sessions this replica holds, and when each was last written. */
   #held = new Map<string, { record: SessionRecord; written: number }>();
   /** The ids of the held sessions, by their digest (what Redis and the bus name them by). */
@@ -41,6 +57,8 @@ export class RedisSessionStore implements SharedSessionStore {
   #listeners = new Set<(m: SessionBusMessage) => void>();
   #unsubscribe: (() => void) | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
+  /** Digests of the refused records already logged (each once per process, not per request). */
+  #reported = new Set<string>();
 
   constructor(conn: RedisConnection, replica: string, options: RedisSessionStoreOptions) {
     this.#conn = conn;
@@ -50,6 +68,7 @@ export class RedisSessionStore implements SharedSessionStore {
       refreshMs: options.refreshMs ?? Math.max(1, Math.min(5_000, Math.floor(options.ttlMs / 4))),
       resyncMs: options.resyncMs ?? 1_000,
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.signingKey ? { signingKey: options.signingKey } : {}),
     };
   }
 
@@ -93,9 +112,28 @@ export class RedisSessionStore implements SharedSessionStore {
       return "unavailable";
     }
     if (raw === null) return undefined;
-    const record = parseRecord(raw, id, digest(id));
-    if (!record) this.#o.logger?.warn("ignoring a malformed session record in Redis", { session_id: id });
-    return record;
+    const named = digest(id);
+    const stored = parseRecord(raw, named);
+    const key = this.#o.signingKey;
+    if (stored && (!key || await signedBy(key, stored))) {
+      const { sig: _sig, ...record } = stored;
+      return { ...record, id };
+    }
+    this.#refused(
+      named,
+      stored
+        ? "session record in Redis refused: it is not signed with the replicas' shared key (MCP_REQUEST_STATE_KEY)"
+        : "session record in Redis refused: it is not a valid record",
+    );
+    return undefined;
+  }
+
+  /** Logs a refused record once per process; by its key, never the session id (a credential). */
+  #refused(named: string, message: string): void {
+    if (this.#reported.has(named)) return;
+    if (this.#reported.size >= 1000) this.#reported.clear();
+    this.#reported.add(named);
+    this.#o.logger?.warn(message, { record: this.#conn.key("session", `{${named}}`) });
   }
 
   async remove(id: string): Promise<void> {
@@ -158,10 +196,18 @@ export class RedisSessionStore implements SharedSessionStore {
   }
 
   async #write(record: SessionRecord): Promise<void> {
+    const stored: StoredRecord = { ...record, id: digest(record.id) };
+    const key = this.#o.signingKey;
+    if (key) {
+      stored.sig = await signText(key, signedText(stored));
+      // Signing awaits: a newer write of the session (a log level) or its removal may have come
+      // meanwhile, and this older record must not land after it.
+      if (this.#held.get(record.id)?.record !== record) return;
+    }
     await this.#conn.command([
       "SET",
       this.#key(record.id),
-      JSON.stringify({ ...record, id: digest(record.id) }),
+      JSON.stringify(stored),
       "PX",
       String(this.#o.ttlMs),
     ]);
@@ -194,11 +240,34 @@ export function digest(id: string): string {
   return createHash("sha256").update(id).digest("hex");
 }
 
+/** A record as Redis holds it: named by the id's digest, with its signature when signed. */
+type StoredRecord = SessionRecord & { sig?: string };
+
 /**
- * The record of session `id` read from Redis (stored under `named`, its digest), checked field
- * by field; undefined when it is not one.
+ * What a record's signature covers: every field but the signature, the id's digest included, so
+ * an edited field, an added one, or a signature copied from another record fails.
  */
-function parseRecord(raw: string, id: string, named: string): SessionRecord | undefined {
+function signedText(stored: StoredRecord): string {
+  const { sig: _sig, ...fields } = stored;
+  return `session ${canonical(fields)}`;
+}
+
+/** Whether `stored` carries a valid signature; false too when its text cannot be made (too deep). */
+async function signedBy(key: CryptoKey, stored: StoredRecord): Promise<boolean> {
+  let text: string;
+  try {
+    text = signedText(stored);
+  } catch {
+    return false;
+  }
+  return await textSignatureValid(key, stored.sig, text);
+}
+
+/**
+ * The record read from Redis under `named` (the session id's digest), checked field by field;
+ * undefined when it is not one.
+ */
+function parseRecord(raw: string, named: string): StoredRecord | undefined {
   let v: Record<string, unknown>;
   try {
     v = JSON.parse(raw);
@@ -213,7 +282,7 @@ function parseRecord(raw: string, id: string, named: string): SessionRecord | un
     !object(v["capabilities"]) ||
     !object(v["clientInfo"]) || !Array.isArray(v["toolsets"]) ||
     !v["toolsets"].every((t) => typeof t === "string") || !optionalString(v["logLevel"]) ||
-    !optionalString(v["owner"]) || !optionalString(v["principal"])
+    !optionalString(v["owner"]) || !optionalString(v["principal"]) || !optionalString(v["sig"])
   ) return undefined;
-  return { ...v, id } as unknown as SessionRecord;
+  return v as unknown as StoredRecord;
 }

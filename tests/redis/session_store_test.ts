@@ -8,6 +8,7 @@ import { RedisServerEventBus } from "../../lib/redis/event_bus.ts";
 import type { SessionBusMessage, SessionRecord } from "../../lib/mcp/http/shared_sessions.ts";
 import type { ServerEvent } from "../../lib/mcp/sdk.ts";
 import { startRedis } from "./_redis_server.ts";
+import { recipeSigningKey, sessionSigningKey, signText } from "../../lib/output/job_signing.ts";
 
 async function connect(url: string): Promise<RedisConnection> {
   return await RedisConnection.connect({
@@ -131,5 +132,118 @@ Deno.test("RedisServerEventBus delivers a listen event to this replica at once a
   } finally {
     await a.close();
     await b.close();
+  }
+});
+
+/** A logger that keeps its lines. */
+function recordingLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: new Logger({ level: "debug", write: (l) => lines.push(l) }), lines };
+}
+
+Deno.test("RedisSessionStore with a signing key reads back signed records and refuses edited, copied or unsigned ones", async () => {
+  await using redis = await startRedis();
+  const a = await connect(redis.url);
+  const b = await connect(redis.url);
+  const signingKey = await sessionSigningKey("k".repeat(40));
+  const { logger, lines } = recordingLogger();
+  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, signingKey });
+  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, signingKey, logger });
+  const keyOf = (id: string): string => `t:session:{${digest(id)}}`;
+  const stored = async (id: string): Promise<Record<string, unknown>> =>
+    JSON.parse(await a.command<string>(["GET", keyOf(id)]));
+  const forge = async (id: string, value: Record<string, unknown>): Promise<void> =>
+    void await a.command(["SET", keyOf(id), JSON.stringify(value)]);
+  try {
+    const alice = { ...record, principal: "alice@example.org" };
+    await sa.put(alice);
+    assert.match(String((await stored(alice.id))["sig"]), /^[0-9a-f]{64}$/, "written signed");
+    assert.deepEqual(await sb.get(alice.id), alice, "the other replica reads it, without the signature");
+
+    sa.setLevel(alice.id, "error");
+    await until("the new level stored", async () => (await stored(alice.id))["logLevel"] === "error");
+    assert.deepEqual(await sb.get(alice.id), { ...alice, logLevel: "error" }, "the level's record is signed");
+
+    const signed = await stored(alice.id);
+    const edits: Record<string, unknown>[] = [
+      { owner: "ip:10.0.0.9" },
+      { principal: "mallory@example.org" },
+      { principal: undefined },
+      { toolsets: ["core", "fred"] },
+      { protocolVersion: "2025-06-18" },
+      { clientInfo: { name: "other", version: "1" } },
+      { capabilities: {} },
+      { logLevel: "debug" },
+      { extra: "field" },
+    ];
+    for (const edit of edits) {
+      await forge(alice.id, { ...signed, ...edit });
+      assert.equal(await sb.get(alice.id), undefined, `edited in Redis: ${JSON.stringify(edit)}`);
+    }
+
+    // A session id of the forger's choosing, with another record's fields and signature.
+    const chosen = "0d6f7a52-2222-4000-8000-000000000000";
+    await forge(chosen, { ...signed, id: digest(chosen) });
+    assert.equal(await sb.get(chosen), undefined, "a signature copied from another record");
+    const { sig: _sig, ...unsigned } = signed;
+    await forge(chosen, unsigned);
+    assert.equal(await sb.get(chosen), undefined, "an unsigned record");
+    const otherKey = await sessionSigningKey("o".repeat(40));
+    const elsewhere = new RedisSessionStore(a, "c", { ttlMs: 60_000, signingKey: otherKey });
+    await elsewhere.put({ ...alice, id: chosen });
+    elsewhere.forget(chosen);
+    assert.equal(await sb.get(chosen), undefined, "a record signed with another key");
+    // Nor does a job recipe's key sign sessions.
+    const recipeKey = await recipeSigningKey("k".repeat(40));
+    await forge(chosen, { ...unsigned, id: digest(chosen), sig: await signText(recipeKey, "x") });
+    assert.equal(await sb.get(chosen), undefined, "a signature of another use");
+
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 20_000; i++) deep = { d: deep };
+    await forge(chosen, { ...signed, id: digest(chosen), capabilities: deep });
+    assert.equal(await sb.get(chosen), undefined, "a record too deep to check");
+
+    const refusals = lines.filter((l) => l.includes("session record in Redis refused"));
+    assert.equal(refusals.length, 2, `one warning per record, not per read: ${refusals.join("\n")}`);
+    assert.match(refusals[0]!, /not signed with the replicas' shared key \(MCP_REQUEST_STATE_KEY\)/);
+    assert.ok(refusals.every((l) => !l.includes(alice.id) && !l.includes(chosen)), "no session id logged");
+    assert.ok(refusals.some((l) => l.includes(digest(chosen))), "the record's key is named");
+
+    await sa.put(alice);
+    assert.deepEqual(await sb.get(alice.id), alice, "written again, it is read again");
+
+    // Signing awaits: a session removed meanwhile must not come back with the late write.
+    const brief = { ...record, id: "0d6f7a52-3333-4000-8000-000000000000" };
+    const putting = sa.put(brief);
+    await sa.remove(brief.id);
+    await putting;
+    assert.equal(await a.command<number>(["EXISTS", keyOf(brief.id)]), 0, "removed while signed");
+  } finally {
+    sa.close();
+    sb.close();
+    await a.close();
+    await b.close();
+  }
+});
+
+Deno.test("RedisSessionStore without a signing key accepts unsigned records and drops signatures", async () => {
+  await using redis = await startRedis();
+  const a = await connect(redis.url);
+  const plain = new RedisSessionStore(a, "b", { ttlMs: 60_000 });
+  const key = `t:session:{${digest(record.id)}}`;
+  try {
+    await redis.command("SET", key, JSON.stringify({ ...record, id: digest(record.id) }));
+    assert.deepEqual(await plain.get(record.id), record, "unsigned, as before");
+    // A replica with the key wrote it (during a rollout that sets the key, say).
+    const sig = await signText(await sessionSigningKey("k".repeat(40)), "any");
+    await redis.command("SET", key, JSON.stringify({ ...record, id: digest(record.id), sig }));
+    assert.deepEqual(await plain.get(record.id), record, "a signed one, read without its signature");
+    await redis.command("SET", key, JSON.stringify({ ...record, id: digest(record.id), sig: 7 }));
+    assert.equal(await plain.get(record.id), undefined, "a signature that is not a string is malformed");
+    await plain.put({ ...record, logLevel: "info" });
+    assert.ok(!(await a.command<string>(["GET", key])).includes('"sig"'), "written unsigned");
+  } finally {
+    plain.close();
+    await a.close();
   }
 });

@@ -4,6 +4,7 @@
 // one waiting for it, the log level follows the session, a DELETE ends it everywhere, a record
 // naming another user is refused, a SIGKILLed replica loses no session, and a Redis restart
 // under load leaves calls answered (or refused with a retryable error) and the records back.
+// Replicas sharing MCP_REQUEST_STATE_KEY serve only the records they signed.
 import assert from "node:assert/strict";
 import { startHttpServer } from "../harness/spawn_http.ts";
 import { startHttpInProcess } from "../harness/in_process.ts";
@@ -319,6 +320,60 @@ Deno.test("a rebuild that finds the replica full answers the client's own reques
     const body = await res.json();
     assert.equal(body.id, null, "not the id of the initialize replayed in the client's stead");
     assert.match(body.error.message, /The server is full: all 1 sessions \(MCP_MAX_SESSIONS\)/);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("replicas sharing MCP_REQUEST_STATE_KEY serve signed session records and refuse forged ones", async () => {
+  await using redis = await startRedis();
+  const home = scratchHome();
+  await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
+  const options = {
+    args: ["--providers", "conformance"],
+    home,
+    env: { REDIS_URL: redis.url, MCP_REQUEST_STATE_KEY: "s".repeat(40) },
+  };
+  const [a, b] = await Promise.all([0, 1].map(() => startHttpServer(options))) as [
+    HttpServerProcess,
+    HttpServerProcess,
+  ];
+  await using _replicas = { [Symbol.asyncDispose]: async () => void await Promise.all([a.stop(), b.stop()]) };
+  const keyOf = (id: string): string => `opendata-mcp:session:{${digest(id)}}`;
+  const transport = new V1Transport(new URL(`${a.origin}/mcp`));
+  const client = new V1Client({ name: "signed", version: "1" }, { capabilities: {} });
+  await client.connect(transport);
+  try {
+    const id = transport.sessionId!;
+    assert.equal(
+      (await postRaw(b.origin, id, ping)).status,
+      200,
+      "the other replica rebuilds the signed record",
+    );
+    // GET answers a RESP bulk string: "$<length>\r\n<record>\r\n".
+    const raw = await redis.command("GET", keyOf(id));
+    const genuine = JSON.parse(raw.slice(raw.indexOf("\r\n") + 2, -2));
+    assert.match(genuine.sig, /^[0-9a-f]{64}$/);
+
+    // A session id of the forger's choosing, naming another client as its owner: with the genuine
+    // record's signature, and without one.
+    const chosen = crypto.randomUUID();
+    const forged = {
+      ...genuine,
+      id: digest(chosen),
+      owner: "ip:203.0.113.9",
+      clientInfo: { name: "victim", version: "1" },
+    };
+    for (const record of [forged, { ...forged, sig: undefined }]) {
+      await redis.command("SET", keyOf(chosen), JSON.stringify(record));
+      const res = await postRaw(b.origin, chosen, ping);
+      assert.equal(res.status, 404, `refused: ${JSON.stringify(record)}`);
+      assert.match((await res.json()).error.message, /Session not found/);
+    }
+    const warnings = b.stderr().split("\n").filter((l) => l.includes("session record in Redis refused"));
+    assert.equal(warnings.length, 1, "one warning for the record");
+    assert.ok(!warnings[0]!.includes(chosen), "without the session id");
+    assert.equal((await postRaw(b.origin, id, ping)).status, 200, "the genuine session is still served");
   } finally {
     await client.close();
   }
