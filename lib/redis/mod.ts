@@ -20,6 +20,7 @@ import type { ClientLimiter } from "./http_stores.ts";
 import { RedisJobStore } from "./job_store.ts";
 import { RedisSessionStore } from "./session_store.ts";
 import { RedisServerEventBus } from "./event_bus.ts";
+import { RedisTaskRelay } from "./task_relay.ts";
 import { recipeSigningKey } from "../output/job_signing.ts";
 
 export { redactUrl, RedisConnection, RedisUnavailableError } from "./connection.ts";
@@ -40,6 +41,8 @@ export interface SharedState {
   sessions: RedisSessionStore;
   /** The change events of 2026-07-28 listen streams, heard by every replica. */
   eventBus: RedisServerEventBus;
+  /** Tasks waiting for input on one replica, reached from every other. */
+  taskRelay: RedisTaskRelay;
   close(): Promise<void>;
 }
 
@@ -76,6 +79,7 @@ export async function openSharedState(
       "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned, so whoever can write to Redis can have a replica run a forged one; set the same secret (32+ characters) on every replica",
     );
   }
+  const signingKey = server.request_state_key ? await recipeSigningKey(server.request_state_key) : undefined;
   const sessions = new RedisSessionStore(connection, replica, {
     ttlMs: Math.round(server.session_idle_timeout * 1000),
     logger: options.logger,
@@ -92,11 +96,16 @@ export async function openSharedState(
       store: new RedisJobStore(connection, replica, options.logger),
       leaseMs: Math.round(server.job_lease_timeout * 1000),
       takeoverIntervalMs: Math.round(server.job_takeover_interval * 1000),
-      ...(server.request_state_key ? { signingKey: await recipeSigningKey(server.request_state_key) } : {}),
+      ...(signingKey ? { signingKey } : {}),
     },
     clientLimiter: (perMinute, local) => new RedisClientLimiter(connection, perMinute, local),
     sessions,
     eventBus: new RedisServerEventBus(connection, replica),
+    // A relayed request is one round trip through Redis and the other replica: a command's time.
+    taskRelay: new RedisTaskRelay(connection, replica, {
+      timeoutMs: Math.round(server.redis_timeout * 1000),
+      signingKey,
+    }),
     close: async () => {
       sessions.close();
       await connection.close();
