@@ -16,6 +16,8 @@ const REPLIES = "task-relay-reply";
 const LABEL = "opendata-mcp task relay v1";
 /** Oldest a message may be when it arrives (a replayed one is refused after this; skew included). */
 const MAX_AGE_MS = 60_000;
+/** Most request ids remembered to refuse a replay (those of the last minute, unless more). */
+const MAX_SEEN = 10_000;
 
 /** One message on the relay's channels. */
 interface Envelope {
@@ -59,12 +61,18 @@ export class RedisTaskRelay implements TaskRelay {
   #asked = new Map<string, { to: string; done: (reply: TaskRelayReply) => void }>();
   #replies: Promise<unknown> | undefined;
   #serving: Promise<unknown> | undefined;
+  /** Ids of the requests served lately, by arrival time: a request heard again is a replay. */
+  #seen = new Map<string, number>();
+  #handled: Promise<void> = Promise.resolve();
+  /** The wall clock messages are stamped and aged by (replicas' clocks agree within a minute). */
+  #now: () => number;
 
   constructor(
     conn: RedisConnection,
     replica: string,
-    options: { timeoutMs: number; signingKey?: CryptoKey | undefined },
+    options: { timeoutMs: number; signingKey?: CryptoKey | undefined; now?: () => number },
   ) {
+    this.#now = options.now ?? Date.now;
     this.#conn = conn;
     this.replica = replica;
     this.timeoutMs = options.timeoutMs;
@@ -75,7 +83,7 @@ export class RedisTaskRelay implements TaskRelay {
     this.#replies ??= this.#conn.subscribe(`${REPLIES}:${this.replica}`, (raw) => void this.#replied(raw));
     await this.#replies;
     const id = crypto.randomUUID();
-    const text = await this.#seal({ id, from: this.replica, to, at: Date.now(), body: request });
+    const text = await this.#seal({ id, from: this.replica, to, at: this.#now(), body: request });
     const { promise, resolve } = Promise.withResolvers<TaskRelayReply | TaskRelayMiss>();
     const timer = setTimeout(() => resolve("timeout"), this.timeoutMs);
     this.#asked.set(id, { to, done: resolve });
@@ -96,7 +104,8 @@ export class RedisTaskRelay implements TaskRelay {
   async serve(handler: (request: TaskRelayRequest) => TaskRelayReply): Promise<void> {
     this.#serving ??= this.#conn.subscribe(
       `${REQUESTS}:${this.replica}`,
-      (raw) => void this.#request(raw, handler),
+      // One at a time, in the order heard: a replay is always met after its original.
+      (raw) => void (this.#handled = this.#handled.then(() => this.#request(raw, handler)).catch(() => {})),
     );
     await this.#serving;
   }
@@ -104,15 +113,27 @@ export class RedisTaskRelay implements TaskRelay {
   async #request(raw: string, handler: (request: TaskRelayRequest) => TaskRelayReply): Promise<void> {
     const m = await this.#open(raw);
     const request = m ? relayRequest(m.body) : undefined;
-    if (!m || !request) return;
+    if (!m || !request || !this.#first(m.id)) return;
     const text = await this.#seal({
       id: m.id,
       from: this.replica,
       to: m.from,
-      at: Date.now(),
+      at: this.#now(),
       body: handler(request),
     });
     await this.#conn.publish(`${REPLIES}:${m.from}`, text);
+  }
+
+  /** Whether request `id` is heard for the first time (a signed one may be sent again by a Redis reader). */
+  #first(id: string): boolean {
+    const now = this.#now();
+    for (const [old, at] of this.#seen) {
+      if (now - at <= MAX_AGE_MS && this.#seen.size < MAX_SEEN) break;
+      this.#seen.delete(old);
+    }
+    if (this.#seen.has(id)) return false;
+    this.#seen.set(id, now);
+    return true;
   }
 
   async #replied(raw: string): Promise<void> {
@@ -140,7 +161,7 @@ export class RedisTaskRelay implements TaskRelay {
     if (!isObject(m)) return undefined;
     const { id, from, to, at, body, sig } = m;
     if (typeof id !== "string" || typeof from !== "string" || to !== this.replica) return undefined;
-    if (typeof at !== "number" || Math.abs(Date.now() - at) > MAX_AGE_MS) return undefined;
+    if (typeof at !== "number" || Math.abs(this.#now() - at) > MAX_AGE_MS) return undefined;
     const envelope: Envelope = { id, from, to, at, body };
     if (
       this.#key &&

@@ -184,7 +184,12 @@ Deno.test("RedisTaskRelay with the replicas' key takes signed requests only", as
   const conns = connections(redis.url);
   const key = await recipeSigningKey("k".repeat(40));
   const served: TaskRelayRequest[] = [];
-  const server = new RedisTaskRelay(await conns.connect(), "r1", { timeoutMs: 300, signingKey: key });
+  let skew = 0;
+  const server = new RedisTaskRelay(await conns.connect(), "r1", {
+    timeoutMs: 300,
+    signingKey: key,
+    now: () => Date.now() + skew,
+  });
   await server.serve((request) => {
     served.push(request);
     return { found: true, pending: { confirm: ASK } };
@@ -198,8 +203,24 @@ Deno.test("RedisTaskRelay with the replicas' key takes signed requests only", as
     assert.equal(await wrong.ask("r1", request), "timeout");
     assert.deepEqual(served, [], "neither reached the handler");
     const signed = new RedisTaskRelay(await conns.connect(), "r4", { timeoutMs: 300, signingKey: key });
+    const heard: string[] = [];
+    const reader = await conns.connect();
+    await reader.subscribe("task-relay:r1", (raw) => heard.push(raw));
     assert.deepEqual(await signed.ask("r1", request), { found: true, pending: { confirm: ASK } });
     assert.deepEqual(served, [request]);
+    // Whoever reads Redis may send a signed request again: it is not served twice.
+    assert.equal(heard.length, 1, "the signed request, as Redis carried it");
+    await reader.publish("task-relay:r1", heard[0]!);
+    assert.equal(
+      await signed.ask("r1", request).then((r) => typeof r),
+      "object",
+      "a later request is served",
+    );
+    assert.equal(served.length, 2, "the replay was not");
+    // Ids are remembered for a minute; past that a request is refused as too old.
+    skew = 61_000;
+    assert.equal(await signed.ask("r1", request), "timeout", "sent a minute before r1's clock");
+    assert.equal(served.length, 2);
     assert.equal(await signed.ask("nobody", request), "gone", "no replica of that name listens");
   } finally {
     await conns.close();

@@ -122,7 +122,7 @@ export class JobTaskStore implements TaskStore {
     this.#ttlMs = options.ttlMs;
     this.#inputWaitMs = options.inputWaitMs ?? INPUT_WAIT_MS;
     this.#relay = options.relay;
-    // Out of reach now: the subscription is made again once Redis is back.
+    // The connection keeps its subscriptions across reconnects; no failure here fails a task.
     this.#listening = this.#relay?.relay.serve((request) => this.#served(request)).catch(() => {});
   }
 
@@ -203,7 +203,7 @@ export class JobTaskStore implements TaskStore {
     const reply = await this.#askRunning(taskId, request);
     if (reply === undefined) return true;
     if (typeof reply === "object") return reply.found;
-    throw unreachable(taskId, reply, this.#relay!.relay.timeoutMs);
+    throw unreachable(taskId, reply, this.#relay?.relay.timeoutMs ?? 0);
   }
 
   async cancelTask(taskId: string, owner?: string): Promise<boolean> {
