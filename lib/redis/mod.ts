@@ -76,7 +76,7 @@ export async function openSharedState(
   options.logger.info("shared state in Redis", { replica, prefix: server.redis_prefix });
   if (!server.request_state_key) {
     options.logger.warn(
-      "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned, so whoever can write to Redis can have a replica run a forged one; set the same secret (32+ characters) on every replica",
+      "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned, and tasks' input is relayed between replicas unsigned, so whoever can write to Redis can have a replica run a forged recipe or answer a task's input request; set the same secret (32+ characters) on every replica",
     );
   }
   const signingKey = server.request_state_key ? await recipeSigningKey(server.request_state_key) : undefined;
