@@ -142,7 +142,7 @@ export async function createApp(
     clock: http.clock,
     logger,
     quota,
-    ...(shared ? { shared: shared.jobs } : {}),
+    ...(shared ? { shared: shared.jobs, relay: shared.taskRelay } : {}),
   });
   const serverOptions = newServerOptions(config, {
     logger,

@@ -117,3 +117,21 @@ export async function textSignatureValid(
   const bytes = new Uint8Array(sig.match(/../g)!.map((h) => parseInt(h, 16)));
   return await crypto.subtle.verify("HMAC", key, bytes, encoder.encode(text));
 }
+
+/**
+ * Signs another message replicas exchange through the shared store with the same key, under
+ * `label` (so no message passes for a recipe, a checkpoint or a message of another kind); hex.
+ */
+export async function signMessage(key: CryptoKey, label: string, value: unknown): Promise<string> {
+  return hex(await crypto.subtle.sign("HMAC", key, encoder.encode(`${label} ${canonical(value)}`)));
+}
+
+/** Whether `sig` is {@linkcode signMessage}'s signature of `value` under `label`. */
+export async function messageSignatureValid(
+  key: CryptoKey,
+  sig: string | undefined,
+  label: string,
+  value: unknown,
+): Promise<boolean> {
+  return await valid(key, sig, `${label} ${canonical(value)}`);
+}

@@ -20,6 +20,7 @@ import type { ClientLimiter } from "./http_stores.ts";
 import { RedisJobStore } from "./job_store.ts";
 import { RedisSessionStore } from "./session_store.ts";
 import { RedisServerEventBus } from "./event_bus.ts";
+import { RedisTaskRelay } from "./task_relay.ts";
 import { recipeSigningKey, sessionSigningKey } from "../output/job_signing.ts";
 
 export { redactUrl, RedisConnection, RedisUnavailableError } from "./connection.ts";
@@ -40,6 +41,8 @@ export interface SharedState {
   sessions: RedisSessionStore;
   /** The change events of 2026-07-28 listen streams, heard by every replica. */
   eventBus: RedisServerEventBus;
+  /** Tasks waiting for input on one replica, reached from every other. */
+  taskRelay: RedisTaskRelay;
   close(): Promise<void>;
 }
 
@@ -73,10 +76,11 @@ export async function openSharedState(
   options.logger.info("shared state in Redis", { replica, prefix: server.redis_prefix });
   if (!server.request_state_key) {
     options.logger.warn(
-      "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned and sessions are rebuilt from unsigned records, so whoever can write to Redis can have a replica run a forged recipe or use a session as another client; set the same secret (32+ characters) on every replica",
+      "MCP_REQUEST_STATE_KEY is not set: jobs taken over from another replica are resumed from their recipe in Redis unsigned, sessions are rebuilt from unsigned records, and tasks' input is relayed between replicas unsigned, so whoever can write to Redis can have a replica run a forged recipe, use a session as another client or answer a task's input request; set the same secret (32+ characters) on every replica",
     );
   }
   const secret = server.request_state_key;
+  const signingKey = secret ? await recipeSigningKey(secret) : undefined;
   const sessions = new RedisSessionStore(connection, replica, {
     ttlMs: Math.round(server.session_idle_timeout * 1000),
     ...(secret ? { signingKey: await sessionSigningKey(secret) } : {}),
@@ -94,11 +98,16 @@ export async function openSharedState(
       store: new RedisJobStore(connection, replica, options.logger),
       leaseMs: Math.round(server.job_lease_timeout * 1000),
       takeoverIntervalMs: Math.round(server.job_takeover_interval * 1000),
-      ...(secret ? { signingKey: await recipeSigningKey(secret) } : {}),
+      ...(signingKey ? { signingKey } : {}),
     },
     clientLimiter: (perMinute, local) => new RedisClientLimiter(connection, perMinute, local),
     sessions,
     eventBus: new RedisServerEventBus(connection, replica),
+    // A relayed request is one round trip through Redis and the other replica: a command's time.
+    taskRelay: new RedisTaskRelay(connection, replica, {
+      timeoutMs: Math.round(server.redis_timeout * 1000),
+      signingKey,
+    }),
     close: async () => {
       sessions.close();
       await connection.close();

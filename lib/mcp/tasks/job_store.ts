@@ -2,12 +2,14 @@
 // JobManager, so tasks get what jobs have (per-owner visibility, the per-client shares, retention,
 // Redis across replicas: any replica answers `tasks/get` and `tasks/cancel`, a replica that dies
 // leaves its tasks to be failed with the reason by the one that notices). What a task waits for
-// (`input_required`) is the journal of the replica running it.
+// (`input_required`) is the journal of the replica running it; with replicas, the replica a
+// `tasks/get` or `tasks/update` reaches asks that one through the relay (docs/MCP.md, "Tasks").
 import type { Clock } from "../../clock.ts";
 import { ToolError } from "../../errors.ts";
 import type { ErrorType } from "../../errors.ts";
 import { JobManager } from "../../output/jobs.ts";
-import type { JobManagerOptions, JobView } from "../../output/jobs.ts";
+import type { JobManagerOptions, JobView, SharedJobStore } from "../../output/jobs.ts";
+import { ownerHash } from "../../output/owner_hash.ts";
 import { TaskEngine } from "./engine.ts";
 import { ProtocolError, ProtocolErrorCode } from "../sdk.ts";
 
@@ -22,6 +24,10 @@ import type {
   Task,
   TaskError,
   TaskOutcome,
+  TaskRelay,
+  TaskRelayMiss,
+  TaskRelayReply,
+  TaskRelayRequest,
   TaskStore,
 } from "./types.ts";
 
@@ -50,9 +56,54 @@ export class TaskFailure extends ToolError {
 
 /** One task's pending input: what it waits for and what was answered so far (the step journal). */
 interface Waiting {
+  /** The owner's hash ("" without one), as the job record keeps it. */
+  owner: string;
   pending: Record<string, Record<string, unknown>>;
   answers: Record<string, unknown>;
   settle: () => void;
+}
+
+/** The key a task's owner is kept under in job records (and relayed requests). */
+function ownerKey(owner: string | undefined): string {
+  return owner === undefined ? "" : ownerHash(owner);
+}
+
+/** Gives `waiting` the answers to keys it waits for, and lets the task go on once none is left. */
+function answer(waiting: Waiting, responses: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(responses)) {
+    if (!(key in waiting.pending)) continue;
+    delete waiting.pending[key];
+    waiting.answers[key] = value;
+  }
+  if (Object.keys(waiting.pending).length === 0) waiting.settle();
+}
+
+/** The retryable refusal of a `tasks/update` whose running replica could not be asked. */
+function unreachable(taskId: string, miss: TaskRelayMiss, timeoutMs: number): ProtocolError {
+  const why = {
+    gone: "which no longer listens (it may have stopped)",
+    timeout: `which did not answer within ${timeoutMs / 1000} s`,
+    unavailable: "but the shared store (Redis) that reaches it is out of reach",
+  }[miss];
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Task "${taskId}" waits for input on another replica of this server, ${why}: the answers were not ` +
+      "delivered; retry tasks/update in a few seconds (if that replica stopped, the task fails with the " +
+      "reason and the call must be started again)",
+    { retryable: true },
+  );
+}
+
+/** Options of {@linkcode JobTaskStore}. */
+export interface JobTaskStoreOptions {
+  clock: Clock;
+  ttlMs: number;
+  inputWaitMs?: number;
+  /**
+   * With replicas: the relay to the replica running a task, and the shared job records that
+   * name it. Without it a task's input is served by the replica running it only.
+   */
+  relay?: { relay: TaskRelay; records: Pick<SharedJobStore, "load"> };
 }
 
 /** Tasks as jobs of `jobs` (a JobManager of their own, e.g. id prefix `task`). */
@@ -62,16 +113,24 @@ export class JobTaskStore implements TaskStore {
   #inputWaitMs: number;
   #clock: Clock;
   #waiting = new Map<string, Waiting>();
+  #relay: JobTaskStoreOptions["relay"];
+  #listening: Promise<void> | undefined;
 
-  constructor(jobs: JobManager, options: { clock: Clock; ttlMs: number; inputWaitMs?: number }) {
+  constructor(jobs: JobManager, options: JobTaskStoreOptions) {
     this.#jobs = jobs;
     this.#clock = options.clock;
     this.#ttlMs = options.ttlMs;
     this.#inputWaitMs = options.inputWaitMs ?? INPUT_WAIT_MS;
+    this.#relay = options.relay;
+    // The connection keeps its subscriptions across reconnects; no failure here fails a task.
+    this.#listening = this.#relay?.relay.serve((request) => this.#served(request)).catch(() => {});
   }
 
   /** Starts the task's job and resolves once it is in the shared store (when there is one). */
   async createTask(options: CreateTaskOptions): Promise<Task> {
+    // Other replicas relay this task's input here: listen before it can wait for any.
+    await this.#listening;
+    const owner = ownerKey(options.owner);
     const view = this.#jobs.start({
       kind: "task",
       request: options.request,
@@ -84,7 +143,7 @@ export class JobTaskStore implements TaskStore {
           askInput: async (requests) => {
             // Said in the job's record too: every replica's tasks/get shows what the task waits for.
             handle.progress(0, null, `${WAITING}: ${Object.keys(requests).join(", ")}`);
-            const answers = await this.#ask(handle.id, requests, handle.signal);
+            const answers = await this.#ask(handle.id, owner, requests, handle.signal);
             handle.progress(0, null, "Working with the answers");
             return answers;
           },
@@ -103,10 +162,15 @@ export class JobTaskStore implements TaskStore {
     const view = await this.#view(taskId, owner);
     if (!view) return undefined;
     const task: DetailedTask = this.#task(view);
-    const waiting = this.#waiting.get(taskId);
-    if (task.status === "working" && waiting && Object.keys(waiting.pending).length > 0) {
+    let pending = this.#waiting.get(taskId)?.pending;
+    if (!pending && task.status === "working" && view.message.startsWith(WAITING)) {
+      // Waiting on another replica: what it waits for is asked there (shown as working when it cannot be).
+      const reply = await this.#askRunning(taskId, { op: "get", taskId, owner: ownerKey(owner) });
+      if (typeof reply === "object" && reply.found) pending = reply.pending;
+    }
+    if (task.status === "working" && pending && Object.keys(pending).length > 0) {
       task.status = "input_required";
-      task.inputRequests = { ...waiting.pending };
+      task.inputRequests = { ...pending };
     }
     if (view.status === "completed" || view.status === "incomplete") {
       const result = view.result?.["toolResult"];
@@ -126,25 +190,20 @@ export class JobTaskStore implements TaskStore {
     const view = await this.#view(taskId, owner);
     if (!view) return false;
     const waiting = this.#waiting.get(taskId);
-    if (!waiting) {
-      // Waiting for input on another replica: the answers cannot reach it from here, and an ack
-      // would lose them (the task would fail when its wait runs out). Say where to send them.
-      if (!TERMINAL.has(view.status) && view.message.startsWith(WAITING)) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Task "${taskId}" waits for input on another replica of this server: send tasks/update with the ` +
-            "Mcp-Name header set to the task id, so the load balancer routes it to that replica, or retry",
-        );
-      }
+    if (waiting) {
+      answer(waiting, responses);
       return true;
     }
-    for (const [key, value] of Object.entries(responses)) {
-      if (!(key in waiting.pending)) continue;
-      delete waiting.pending[key];
-      waiting.answers[key] = value;
-    }
-    if (Object.keys(waiting.pending).length === 0) waiting.settle();
-    return true;
+    // Nothing waits: answers to a finished or working task are ignored, as the extension says.
+    if (TERMINAL.has(view.status) || !view.message.startsWith(WAITING)) return true;
+    // Waiting for input on another replica: the answers go there, and its reply is the answer
+    // here; an ack without delivering them would lose them (the task would fail when its wait
+    // runs out).
+    const request: TaskRelayRequest = { op: "update", taskId, owner: ownerKey(owner), responses };
+    const reply = await this.#askRunning(taskId, request);
+    if (reply === undefined) return true;
+    if (typeof reply === "object") return reply.found;
+    throw unreachable(taskId, reply, this.#relay?.relay.timeoutMs ?? 0);
   }
 
   async cancelTask(taskId: string, owner?: string): Promise<boolean> {
@@ -165,8 +224,45 @@ export class JobTaskStore implements TaskStore {
     }
   }
 
+  /**
+   * Asks the replica running `taskId` (its job record names it); undefined when this replica is
+   * the one (the task stopped waiting meanwhile). Without a relay the refusal says how to route.
+   */
+  async #askRunning(
+    taskId: string,
+    request: TaskRelayRequest,
+  ): Promise<TaskRelayReply | TaskRelayMiss | undefined> {
+    if (!this.#relay) {
+      if (request.op === "get") return undefined;
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Task "${taskId}" waits for input on another replica of this server: send tasks/update with the ` +
+          "Mcp-Name header set to the task id, so the load balancer routes it to that replica, or retry",
+      );
+    }
+    const { relay, records } = this.#relay;
+    let running: string | undefined;
+    try {
+      running = (await records.load(taskId))?.replica;
+    } catch {
+      return "unavailable";
+    }
+    if (running === undefined || running === relay.replica) return undefined;
+    return await relay.ask(running, request);
+  }
+
+  /** A request relayed from another replica: answered for the task's owner only. */
+  #served(request: TaskRelayRequest): TaskRelayReply {
+    const waiting = this.#waiting.get(request.taskId);
+    if (!waiting) return { found: true, pending: {} };
+    if (waiting.owner !== request.owner) return { found: false, pending: {} };
+    if (request.op === "update") answer(waiting, request.responses);
+    return { found: true, pending: { ...waiting.pending } };
+  }
+
   #ask(
     taskId: string,
+    owner: string,
     requests: Record<string, Record<string, unknown>>,
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
@@ -183,6 +279,7 @@ export class JobTaskStore implements TaskStore {
       };
       if (signal.aborted) return onAbort();
       const waiting: Waiting = {
+        owner,
         pending: { ...requests },
         answers: {},
         settle: () => {
@@ -243,12 +340,18 @@ export const TASK_RETENTION_MS = 24 * 3_600_000;
  * The task engine of a server (docs/MCP.md, "Tasks"): tasks are jobs of their own manager (id
  * prefix `task`), on the store replicas share like every job, under the same per-client shares.
  */
-export function taskJobs(
-  options: Pick<JobManagerOptions, "clock" | "logger" | "quota" | "shared">,
-): { engine: TaskEngine; close(): Promise<void> } {
-  const jobs = new JobManager({ ...options, retentionMs: TASK_RETENTION_MS, idPrefix: TASK_ID_PREFIX });
-  return {
-    engine: new TaskEngine(new JobTaskStore(jobs, { clock: options.clock, ttlMs: TASK_RETENTION_MS })),
-    close: () => jobs.close(),
-  };
+export function taskJobs(options: TaskJobsOptions): { engine: TaskEngine; close(): Promise<void> } {
+  const { relay, ...managed } = options;
+  const jobs = new JobManager({ ...managed, retentionMs: TASK_RETENTION_MS, idPrefix: TASK_ID_PREFIX });
+  const store = new JobTaskStore(jobs, {
+    clock: options.clock,
+    ttlMs: TASK_RETENTION_MS,
+    ...(relay && options.shared ? { relay: { relay, records: options.shared.store } } : {}),
+  });
+  return { engine: new TaskEngine(store), close: () => jobs.close() };
 }
+
+/** What {@linkcode taskJobs} needs: the job manager's parts, and the relay between replicas. */
+export type TaskJobsOptions = Pick<JobManagerOptions, "clock" | "logger" | "quota" | "shared"> & {
+  relay?: TaskRelay;
+};

@@ -2,8 +2,8 @@
 // a client of the Tasks extension first uses it, so a start costs no more for it
 // (docs/BENCHMARKS.md, "Start-up as users start it"). Its job manager, once made, follows the
 // tasks of every replica through the shared store as before.
-import type { JobManagerOptions } from "../../output/jobs.ts";
 import type { TaskEngine } from "./engine.ts";
+import type { TaskJobsOptions } from "./job_store.ts";
 import type { TaskStore } from "./types.ts";
 
 /** What {@linkcode lazyTaskJobs} hands out: the engine, and what stops its job manager. */
@@ -13,9 +13,7 @@ export interface TaskJobs {
 }
 
 /** The task engine of job_store.ts, made on its first use. */
-export function lazyTaskJobs(
-  options: Pick<JobManagerOptions, "clock" | "logger" | "quota" | "shared">,
-): TaskJobs {
+export function lazyTaskJobs(options: TaskJobsOptions): TaskJobs {
   let made: Promise<TaskJobs> | undefined;
   const real = (): Promise<TaskJobs> => made ??= import("./job_store.ts").then((m) => m.taskJobs(options));
   const store: TaskStore = {

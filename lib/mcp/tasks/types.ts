@@ -101,3 +101,39 @@ export interface JobFollower {
   ): Promise<JobView>;
   cancel(id: string, owner?: string): Promise<JobView>;
 }
+
+/**
+ * What one replica asks the replica running a task, by the task's id and its owner's hash (the
+ * job record's `owner`): the input the task waits for (`get`), or answers to deliver (`update`).
+ */
+export type TaskRelayRequest =
+  | { op: "get"; taskId: string; owner: string }
+  | { op: "update"; taskId: string; owner: string; responses: Record<string, unknown> };
+
+/**
+ * The running replica's reply: `found: false` when a task of that id and owner waits for input
+ * there under another owner; otherwise what is still pending (empty: nothing waits any more).
+ */
+export interface TaskRelayReply {
+  found: boolean;
+  pending: Record<string, Record<string, unknown>>;
+}
+
+/** Why a relayed request got no reply: no replica of that name listens, it did not answer in time, or the shared store is out of reach. */
+export type TaskRelayMiss = "gone" | "timeout" | "unavailable";
+
+/**
+ * Request and reply between replicas about tasks that wait for input (Redis pub/sub with
+ * `REDIS_URL`): what a task waits for lives with the replica running it, and the replica a
+ * request reaches asks that one.
+ */
+export interface TaskRelay {
+  /** This replica's name, as job records name the replica running a job. */
+  readonly replica: string;
+  /** How long {@linkcode TaskRelay.ask} waits for a reply, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Sends `request` to `replica` and resolves to its reply, or to why there is none. */
+  ask(replica: string, request: TaskRelayRequest): Promise<TaskRelayReply | TaskRelayMiss>;
+  /** Answers the requests other replicas send this one; resolves once it listens. */
+  serve(handler: (request: TaskRelayRequest) => TaskRelayReply): Promise<void>;
+}
