@@ -123,7 +123,7 @@ export async function textSignatureValid(
  * `label` (so no message passes for a recipe, a checkpoint or a message of another kind); hex.
  */
 export async function signMessage(key: CryptoKey, label: string, value: unknown): Promise<string> {
-  return hex(await crypto.subtle.sign("HMAC", key, encoder.encode(`${label} ${canonical(value)}`)));
+  return await signText(key, `${label} ${canonical(value)}`);
 }
 
 /** Whether `sig` is {@linkcode signMessage}'s signature of `value` under `label`. */
@@ -133,5 +133,5 @@ export async function messageSignatureValid(
   label: string,
   value: unknown,
 ): Promise<boolean> {
-  return await valid(key, sig, `${label} ${canonical(value)}`);
+  return await textSignatureValid(key, sig, `${label} ${canonical(value)}`);
 }
