@@ -97,12 +97,14 @@ function registerTemplate(
   );
 }
 
-/** Registers a prompt with its arguments as strings (completable where the prompt completes them). */
-function registerPrompt(
-  server: McpServer,
-  prompt: PromptDefinition,
-  withOwner: (ctx: McpExtra) => McpExtra,
-): void {
+/**
+ * A prompt's arguments as a schema of strings (completable where the prompt completes them),
+ * made once per prompt: every server instance (each session, each 2026-07-28 request) registers
+ * the same prompts, and building schemas was most of what registering cost.
+ */
+function argsSchemaOf(prompt: PromptDefinition): z.ZodObject<Record<string, z.ZodType<string | undefined>>> {
+  const known = argsSchemas.get(prompt);
+  if (known) return known;
   const shape: Record<string, z.ZodType<string | undefined>> = {};
   for (const arg of prompt.arguments) {
     const complete = arg.complete;
@@ -112,12 +114,28 @@ function registerPrompt(
       : field;
     shape[arg.name] = arg.required ? marked : marked.optional();
   }
+  const schema = z.object(shape);
+  argsSchemas.set(prompt, schema);
+  return schema;
+}
+
+const argsSchemas = new WeakMap<
+  PromptDefinition,
+  z.ZodObject<Record<string, z.ZodType<string | undefined>>>
+>();
+
+/** Registers a prompt with its arguments as strings (completable where the prompt completes them). */
+function registerPrompt(
+  server: McpServer,
+  prompt: PromptDefinition,
+  withOwner: (ctx: McpExtra) => McpExtra,
+): void {
   server.registerPrompt(
     prompt.name,
     {
       ...(prompt.title ? { title: prompt.title } : {}),
       description: prompt.description,
-      argsSchema: z.object(shape),
+      argsSchema: argsSchemaOf(prompt),
     },
     (args: Record<string, string | undefined>, ctx: McpExtra) => {
       const clean: Record<string, string> = {};

@@ -390,6 +390,9 @@ function declareListsUnchanged(server: McpServer): void {
 
 type RequestHandler = (request: unknown, ctx: unknown) => Promise<unknown>;
 
+/** View options without map tiles (one object, so the views built for it are kept). */
+const NO_TILES: ViewOptions = { tilesUrl: null };
+
 /**
  * Serves the views the tools name as `ui://` resources, and keeps them out of `resources/list`
  * for clients that do not render views (the spec lets a server leave UI-only resources out of
@@ -404,7 +407,7 @@ function registerViews(
 ): void {
   const ids = new Set<ViewId>(tools.flatMap((t) => t.view ? [t.view.id] : []));
   if (ids.size === 0) return;
-  const views = viewResources(ids, options ?? { tilesUrl: null });
+  const views = viewResources(ids, options ?? NO_TILES);
   for (const view of views) {
     server.registerResource(
       view.name,

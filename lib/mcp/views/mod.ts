@@ -70,6 +70,21 @@ const DESCRIPTIONS: Record<ServedViewId, [string, string]> = {
  */
 export function viewResources(ids: Iterable<ViewId>, options: ViewOptions): ViewResource[] {
   const wanted = new Set<ServedViewId>(ids);
+  // Every server instance (each session, each 2026-07-28 request) asks for the same few lists:
+  // one list per options and set of views, so each view's HTML is also built once.
+  const key = [...wanted].sort().join(",");
+  let byIds = builtViews.get(options);
+  if (!byIds) builtViews.set(options, byIds = new Map());
+  const built = byIds.get(key);
+  if (built) return built;
+  const views = buildViews(wanted, options);
+  byIds.set(key, views);
+  return views;
+}
+
+const builtViews = new WeakMap<ViewOptions, Map<string, ViewResource[]>>();
+
+function buildViews(wanted: Set<ServedViewId>, options: ViewOptions): ViewResource[] {
   if (wanted.size) wanted.add(ROUTER_VIEW);
   const all: ServedViewId[] = [...VIEW_IDS, ROUTER_VIEW];
   return all.filter((id) => wanted.has(id)).map((id) => {
