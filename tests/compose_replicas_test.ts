@@ -23,7 +23,7 @@ Deno.test("docker-compose.replicas.yml: scaled replicas behind an HAProxy balanc
   assert.deepEqual(balancer["volumes"], ["./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"]);
 });
 
-Deno.test("deploy/haproxy.cfg is valid for HAProxy, round robin with no stickiness", async () => {
+Deno.test("deploy/haproxy.cfg is valid for HAProxy: /mcp round robin with no stickiness, legacy SSE by client address", async () => {
   const path = new URL("deploy/haproxy.cfg", ROOT).pathname;
   const check = await new Deno.Command(HAPROXY, {
     args: ["-c", "-f", path],
@@ -33,7 +33,18 @@ Deno.test("deploy/haproxy.cfg is valid for HAProxy, round robin with no stickine
     .output();
   assert.ok(check.success, new TextDecoder().decode(check.stderr));
   const text = Deno.readTextFileSync(path);
-  assert.match(text, /^\s*balance roundrobin$/m);
-  assert.doesNotMatch(text, /^\s*(stick|cookie|hash-type|balance (source|hdr))/m, "no stickiness");
+  const backend = (name: string): string =>
+    text.split(/^backend /m).find((b) => b.startsWith(`${name}\n`)) ?? "";
+  // /mcp (the default backend) needs no stickiness: any replica serves any session.
+  assert.match(text, /^\s*default_backend replicas$/m);
+  assert.match(backend("replicas"), /^\s*balance roundrobin$/m);
+  assert.doesNotMatch(
+    backend("replicas"),
+    /^\s*(stick|cookie|hash-type|balance (source|hdr))/m,
+    "no stickiness",
+  );
+  // A legacy SSE session is its one stream: its /sse and /message go to one replica.
+  assert.match(text, /^\s*use_backend legacy_sse if \{ path \/sse \/message \}$/m);
+  assert.match(backend("legacy_sse"), /^\s*balance source$/m);
   assert.match(text, /server-template mcp \d+ mcp-server:8000 .*resolvers docker/);
 });

@@ -83,13 +83,13 @@ export class RedisSessionStore implements SharedSessionStore {
     }
   }
 
-  setLevel(id: string, level: string): void {
+  async setLevel(id: string, level: string): Promise<void> {
     const held = this.#held.get(id);
     if (!held) return;
     held.record = { ...held.record, logLevel: level };
     held.written = Date.now();
-    void this.#write(held.record).catch(() => {});
     this.publish({ type: "level", id, level });
+    await this.#write(held.record).catch(() => {});
   }
 
   touch(id: string): void {

@@ -1,6 +1,6 @@
 // A real HAProxy (Debian's `haproxy` package) on loopback in front of server replicas: round
 // robin, no stickiness, a health check on /health, and a failed connection retried on another
-// replica. Every answer names the replica that gave it in `X-Served-By` (r0, r1, ...), so tests
+// replica; legacy SSE (/sse + /message) by client address, as deploy/haproxy.cfg routes it. Every answer names the replica that gave it in `X-Served-By` (r0, r1, ...), so tests
 // can see the calls spread. The config goes to a temp dir; `stop()` ends HAProxy and removes it.
 
 /** A running HAProxy. */
@@ -40,13 +40,16 @@ export function haproxyConfig(port: number, backends: readonly number[]): string
     "  retry-on conn-failure empty-response",
     "frontend mcp",
     `  bind 127.0.0.1:${port}`,
+    "  use_backend legacy_sse if { path /sse /message }",
     "  default_backend replicas",
-    "backend replicas",
-    "  balance roundrobin",
-    "  option httpchk",
-    "  http-check send meth GET uri /health ver HTTP/1.1 hdr Host 127.0.0.1",
-    "  http-response set-header X-Served-By %s",
-    ...backends.map((p, i) => `  server r${i} 127.0.0.1:${p} check inter 300ms fall 1 rise 1`),
+    ...["replicas", "legacy_sse"].flatMap((name) => [
+      `backend ${name}`,
+      name === "replicas" ? "  balance roundrobin" : "  balance source",
+      "  option httpchk",
+      "  http-check send meth GET uri /health ver HTTP/1.1 hdr Host 127.0.0.1",
+      "  http-response set-header X-Served-By %s",
+      ...backends.map((p, i) => `  server r${i} 127.0.0.1:${p} check inter 300ms fall 1 rise 1`),
+    ]),
     "",
   ].join("\n");
 }

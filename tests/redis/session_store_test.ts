@@ -56,7 +56,7 @@ Deno.test("RedisSessionStore shares records between replicas, expires them, and 
     assert.ok(!stored.includes(record.id), "Redis never sees a session id, only its digest");
     assert.ok(!(await redis.command("GET", `t:session:{${digest(record.id)}}`)).includes(record.id));
 
-    sa.setLevel(record.id, "error");
+    await sa.setLevel(record.id, "error");
     await until(
       "the level stored",
       async () => (await sb.get(record.id) as SessionRecord).logLevel === "error",
@@ -160,7 +160,7 @@ Deno.test("RedisSessionStore with a signing key reads back signed records and re
     assert.match(String((await stored(alice.id))["sig"]), /^[0-9a-f]{64}$/, "written signed");
     assert.deepEqual(await sb.get(alice.id), alice, "the other replica reads it, without the signature");
 
-    sa.setLevel(alice.id, "error");
+    await sa.setLevel(alice.id, "error");
     await until("the new level stored", async () => (await stored(alice.id))["logLevel"] === "error");
     assert.deepEqual(await sb.get(alice.id), { ...alice, logLevel: "error" }, "the level's record is signed");
 

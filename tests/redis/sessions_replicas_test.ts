@@ -13,6 +13,7 @@ import { removeHome, scratchHome } from "../harness/spawn.ts";
 import {
   Client as V1Client,
   ElicitRequestSchema,
+  SSEClientTransport,
   StreamableHTTPClientTransport as V1Transport,
 } from "../harness/sdk_client.ts";
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "../harness/sdk2_client.ts";
@@ -88,6 +89,25 @@ Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any rep
     const client = new V1Client({ name: "v1", version: "1" }, { capabilities: {} });
     await client.connect(new V1Transport(url, { fetch: tracingFetch(seen) }));
     await callsSpread(client, seen);
+    await client.close();
+  });
+
+  await t.step("a legacy SSE client's stream and messages go to one replica, all answered", async () => {
+    const seen: string[] = [];
+    const client = new V1Client({ name: "sse", version: "1" }, { capabilities: {} });
+    await client.connect(
+      new SSEClientTransport(new URL(`${lb.origin}/sse`), {
+        fetch: tracingFetch(seen),
+        eventSourceInit: { fetch: tracingFetch(seen) },
+      }),
+    );
+    for (let i = 0; i < 6; i++) {
+      assert.equal(
+        textOf(await client.callTool({ name: "test_simple_text", arguments: {} })),
+        "This is a simple text response for testing.",
+      );
+    }
+    assert.equal(new Set(seen).size, 1, `answers came from ${[...new Set(seen)].join(", ")}`);
     await client.close();
   });
 

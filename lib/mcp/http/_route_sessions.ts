@@ -69,7 +69,7 @@ export async function inSession(
   }
   session.lastActive = state.clock.now();
   // With Redis, the client's answers to another replica's requests go there.
-  if (shared && postedShared(shared, session, ctx.messages)) return new Response(null, { status: 202 });
+  if (shared && await postedShared(shared, session, ctx.messages)) return new Response(null, { status: 202 });
   const ids: RequestId[] = [];
   for (const m of ctx.messages) if (isRequest(m)) ids.push(m.id);
   // Two requests in flight with one id would have their answers crossed, and one would never

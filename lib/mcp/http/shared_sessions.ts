@@ -47,8 +47,11 @@ export type SessionBusMessage =
 export interface SharedSessionStore {
   /** Writes `record` (the session opened, or its log level changed) and keeps it while held here. */
   put(record: SessionRecord): Promise<void>;
-  /** The client set the session's log level: stores it and tells the other replicas. */
-  setLevel(id: string, level: string): void;
+  /**
+   * The client set the session's log level: stores it and tells the other replicas; settles once
+   * stored (or the store failed), so a replica rebuilding the session after the answer has it.
+   */
+  setLevel(id: string, level: string): Promise<void>;
   /** The session had activity: refreshes its expiry, at most every few seconds. */
   touch(id: string): void;
   /** The record of `id`; undefined when there is none; "unavailable" when the store cannot answer. */
@@ -315,17 +318,17 @@ export function forwardAnswers(
 /**
  * What a POST into `copy` means for the shared session: answers to requests another replica
  * made go there (true: nothing is left for this one), activity keeps the record, a new log level
- * is stored and sent to the other replicas.
+ * is stored and sent to the other replicas before the request is answered.
  */
-export function postedShared(
+export async function postedShared(
   shared: SharedSessionStore,
   copy: SharedCopy,
   messages: readonly JSONRPCMessage[],
-): boolean {
+): Promise<boolean> {
   if (forwardAnswers(shared, copy, messages)) return true;
   shared.touch(copy.id);
   const level = levelSet(messages);
-  if (level !== undefined) shared.setLevel(copy.id, level);
+  if (level !== undefined) await shared.setLevel(copy.id, level);
   return false;
 }
 

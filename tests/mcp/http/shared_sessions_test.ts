@@ -84,7 +84,7 @@ function publishing(): { store: SharedSessionStore; sent: SessionBusMessage[] } 
   const sent: SessionBusMessage[] = [];
   const store: SharedSessionStore = {
     put: () => Promise.resolve(),
-    setLevel: () => {},
+    setLevel: () => Promise.resolve(),
     touch: () => {},
     get: () => Promise.resolve(undefined),
     remove: () => Promise.resolve(),
