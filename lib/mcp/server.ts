@@ -390,9 +390,6 @@ function declareListsUnchanged(server: McpServer): void {
 
 type RequestHandler = (request: unknown, ctx: unknown) => Promise<unknown>;
 
-/** View options without map tiles (one object, so the views built for it are kept). */
-const NO_TILES: ViewOptions = { tilesUrl: null };
-
 /**
  * Serves the views the tools name as `ui://` resources, and keeps them out of `resources/list`
  * for clients that do not render views (the spec lets a server leave UI-only resources out of
@@ -407,7 +404,7 @@ function registerViews(
 ): void {
   const ids = new Set<ViewId>(tools.flatMap((t) => t.view ? [t.view.id] : []));
   if (ids.size === 0) return;
-  const views = viewResources(ids, options ?? NO_TILES);
+  const views = viewResources(ids, options);
   for (const view of views) {
     server.registerResource(
       view.name,

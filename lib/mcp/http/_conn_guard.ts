@@ -14,6 +14,7 @@ import {
   errorResponse,
   errorText,
   isFdExhaustion,
+  within,
   writeAll,
 } from "./_conn_io.ts";
 import type { Refusal } from "./_conn_io.ts";
@@ -29,7 +30,6 @@ import {
   LINGER_MS,
   LOWERED_CAP_MS,
   MAX_BACKOFF_MS,
-  MAX_FIRST_HEAD_BYTES,
   MIN_LOWERED_CAP,
   MIN_VICTIM_AGE_MS,
   newGuarded,
@@ -121,15 +121,7 @@ export class ConnectionGuard {
    */
   async settled(ms: number): Promise<boolean> {
     if (this.#conns.size === 0) return true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const done = await Promise.race([
-      new Promise<boolean>((resolve) => this.#emptyWaiters.add(() => resolve(true))),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), ms);
-      }),
-    ]);
-    clearTimeout(timer);
-    return done;
+    return await within(new Promise<void>((resolve) => this.#emptyWaiters.add(resolve)), ms);
   }
 
   /** Stops accepting and closes every connection at once. */
@@ -231,14 +223,14 @@ export class ConnectionGuard {
     c.partial = false;
     c.served++;
     c.inflight++;
-    c.lastProgress = this.#now();
+    c.lastProgress = c.lastSent = this.#now();
     let ended = false;
     const done = (): void => {
       if (ended) return;
       ended = true;
       c.inflight--;
       c.lastProgress = this.#now();
-      if (c.inflight === 0 && c.endAfterAnswer) this.#endInner(c);
+      if (c.inflight === 0 && (c.endAfterAnswer || c.clientDone)) this.#endInner(c);
     };
     if (c.reserve) {
       // One health probe per reserve connection; the connection ends with its answer.
@@ -292,10 +284,12 @@ export class ConnectionGuard {
       for (;;) {
         const n = await c.client.read(buf);
         if (n === null) {
-          // A half-closed client may still wait for its answers: the server behind the guard is
-          // told the same way, answers what it has, and closes, which ends the connection.
-          if (c.inner && c.finishingSince === undefined) this.#endInner(c);
-          else this.#close(c);
+          // A half-closed client may still wait for its answers. The server behind the guard
+          // drops a request whose connection half-closes, so it is told only once nothing is
+          // owed: now, or when the last answer has gone out (see `done` in dispatch).
+          c.clientDone = true;
+          if (!c.inner || c.finishingSince !== undefined) this.#close(c);
+          else if (c.inflight === 0 && !c.partial) this.#endInner(c);
           return;
         }
         if (c.finishingSince !== undefined || c.pendingError) continue;
@@ -310,14 +304,11 @@ export class ConnectionGuard {
         if (!c.inner) {
           // Until its first head is whole, a connection costs one descriptor, not three.
           const head = holdFirstHead(c, bytes);
-          if (head === "too large") {
-            await this.#refuse(c, {
-              status: 431,
-              message:
-                `Request Header Fields Too Large: the request head exceeds ${MAX_FIRST_HEAD_BYTES} bytes`,
-            });
+          if (head === "wait") continue;
+          if (!(head instanceof Uint8Array)) {
+            await this.#refuse(c, head);
+            continue;
           }
-          if (typeof head === "string") continue;
           bytes = head;
         }
         const inner = c.inner ?? await this.#open(c);
@@ -345,9 +336,10 @@ export class ConnectionGuard {
       for (;;) {
         const n = await inner.read(buf);
         if (n === null) break;
-        c.lastProgress = this.#now();
+        c.sending = true;
         await writeAll(c.client, buf.subarray(0, n));
-        c.lastProgress = this.#now();
+        c.sending = false;
+        c.lastProgress = c.lastSent = this.#now();
       }
     } catch {
       // The client or the server went away: nothing more to pass on.
@@ -462,7 +454,11 @@ export class ConnectionGuard {
         } else {
           this.#close(c);
         }
-      } else if (state !== "head" && now - c.lastProgress > (state === "busy" ? busyMs : idleTimeoutMs)) {
+      } else if (
+        state === "busy"
+          ? now - c.lastSent > busyMs
+          : state === "idle" && now - c.lastProgress > idleTimeoutMs
+      ) {
         // Idle between requests, or an answer no byte of which moved (a client that stopped
         // reading); streams send keep-alive comments more often than this.
         this.#stats.timedOut++;

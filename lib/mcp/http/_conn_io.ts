@@ -55,14 +55,7 @@ export async function answerAndClose(conn: Deno.Conn, error: Refusal): Promise<v
   try {
     await writeAll(conn, errorResponse(error));
     await conn.closeWrite();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      drain(conn),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, REFUSED_LINGER_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    await within(drain(conn), REFUSED_LINGER_MS);
   } catch {
     // The client is gone already.
   }
@@ -86,6 +79,19 @@ export async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
 }
 
+/** True once `event` settles, false if `ms` milliseconds pass first. */
+export async function within(event: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const done = await Promise.race([
+    event.then(() => true, () => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return done;
+}
+
 export function closeQuietly(conn: Deno.Conn): void {
   try {
     conn.close();
@@ -96,5 +102,7 @@ export function closeQuietly(conn: Deno.Conn): void {
 
 const REASONS: Record<number, string> = {
   408: "Request Timeout",
+  431: "Request Header Fields Too Large",
   503: "Service Unavailable",
+  505: "HTTP Version Not Supported",
 };

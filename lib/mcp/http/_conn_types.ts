@@ -120,6 +120,15 @@ export interface Guarded {
   partial: boolean;
   /** When a byte last moved either way. */
   lastProgress: number;
+  /**
+   * When the answers last moved toward the client (or the last request was dispatched): a busy
+   * connection is timed by this, so a client that stops reading cannot hold it by sending bytes.
+   */
+  lastSent: number;
+  /** The guard is writing the server's bytes to the client (the client may be slow to take them). */
+  sending: boolean;
+  /** The client closed its sending side: the connection ends once its answers are out. */
+  clientDone: boolean;
   /** Requests dispatched whose answers are not sent yet. */
   inflight: number;
   /** Requests dispatched so far. */
@@ -147,7 +156,8 @@ export interface Dispatched {
 
 export function stateOf(c: Guarded): State {
   if (c.finishingSince !== undefined) return "finishing";
-  if (c.inflight > 0) return "busy";
+  // Answered, but still being copied to the client: as busy as a request in flight.
+  if (c.inflight > 0 || c.sending) return "busy";
   return c.served === 0 || c.partial ? "head" : "idle";
 }
 
@@ -210,6 +220,9 @@ export function newGuarded(
     headStartedAt: now,
     partial: false,
     lastProgress: now,
+    lastSent: now,
+    sending: false,
+    clientDone: false,
     inflight: 0,
     served: 0,
     reading: true,
@@ -218,19 +231,33 @@ export function newGuarded(
   };
 }
 
+/** The start of the HTTP/2 connection preface (prior knowledge, without TLS). */
+const HTTP2_PREFACE = "PRI * HTTP/2.0";
+
 /**
  * Adds `bytes` to connection `c`'s first request head: all its bytes once the head is whole
- * (they go on to the server), "wait" for more, or "too large" past MAX_FIRST_HEAD_BYTES.
+ * (they go on to the server), "wait" for more, or the refusal to answer instead: a head past
+ * MAX_FIRST_HEAD_BYTES, or HTTP/2 spoken without TLS (the guard times HTTP/1.1 exchanges;
+ * HTTP/2 belongs to a TLS proxy in front).
  */
-export function holdFirstHead(c: Guarded, bytes: Uint8Array): Uint8Array | "wait" | "too large" {
+export function holdFirstHead(c: Guarded, bytes: Uint8Array): Uint8Array | "wait" | Refusal {
   const held = c.held ? concat(c.held, bytes) : bytes.slice();
   if (headEnded(held, c.held?.length ?? 0)) {
     c.held = undefined;
-    return held;
+    if (new TextDecoder().decode(held.subarray(0, HTTP2_PREFACE.length)) !== HTTP2_PREFACE) return held;
+    return {
+      status: 505,
+      message: "HTTP Version Not Supported: speak HTTP/1.1 here (HTTP/2 needs TLS, at a proxy in front)",
+    };
   }
-  if (held.length > MAX_FIRST_HEAD_BYTES) return "too large";
-  c.held = held;
-  return "wait";
+  if (held.length <= MAX_FIRST_HEAD_BYTES) {
+    c.held = held;
+    return "wait";
+  }
+  return {
+    status: 431,
+    message: `Request Header Fields Too Large: the request head exceeds ${MAX_FIRST_HEAD_BYTES} bytes`,
+  };
 }
 
 /**

@@ -37,6 +37,9 @@ export interface ViewOptions {
   tilesUrl: string | null;
 }
 
+/** View options without map tiles (one object, so the views built for it are kept). */
+const NO_TILES: ViewOptions = { tilesUrl: null };
+
 /** A view as a resource: its listing and its one content item. */
 export interface ViewResource {
   id: ServedViewId;
@@ -68,7 +71,7 @@ const DESCRIPTIONS: Record<ServedViewId, [string, string]> = {
  * it never changes while serving. The router hands its frame to the places view, so it declares
  * the tiles too.
  */
-export function viewResources(ids: Iterable<ViewId>, options: ViewOptions): ViewResource[] {
+export function viewResources(ids: Iterable<ViewId>, options: ViewOptions = NO_TILES): ViewResource[] {
   const wanted = new Set<ServedViewId>(ids);
   // Every server instance (each session, each 2026-07-28 request) asks for the same few lists:
   // one list per options and set of views, so each view's HTML is also built once.
