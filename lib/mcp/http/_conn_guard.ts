@@ -23,6 +23,7 @@ import { HealthReserve, RESERVE_HEAD_MS } from "./_conn_reserve.ts";
 import {
   BODY_GRACE_MS,
   BUFFER_BYTES,
+  CLIENT_BUFFER_BYTES,
   decrement,
   emptyStats,
   FD_RESERVE,
@@ -279,7 +280,7 @@ export class ConnectionGuard {
   }
 
   async #fromClient(c: Guarded): Promise<void> {
-    const buf = new Uint8Array(BUFFER_BYTES);
+    const buf = new Uint8Array(CLIENT_BUFFER_BYTES);
     try {
       for (;;) {
         const n = await c.client.read(buf);

@@ -32,8 +32,13 @@ export const WARN_EVERY_MS = 10_000;
  * the guard limits later heads, and answers 431 past `MAX_HEADER_BYTES`).
  */
 export const MAX_FIRST_HEAD_BYTES = 64 * 1024;
-/** Bytes one read copies; a tool call's request and answer usually fit in one. */
+/**
+ * Bytes one read copies: from the server, an answer usually in one read (allocated with the
+ * connection to the server, on the first head); from the client, requests are small, and every
+ * open connection, idle or squatting, holds this one.
+ */
 export const BUFFER_BYTES = 64 * 1024;
+export const CLIENT_BUFFER_BYTES = 16 * 1024;
 
 /** Options for {@linkcode ConnectionGuard}. */
 export interface ConnectionGuardOptions {
