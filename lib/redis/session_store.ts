@@ -17,14 +17,26 @@
 // a signing key (derived from MCP_REQUEST_STATE_KEY, lib/output/job_signing.ts) every record is
 // written with an HMAC over all its fields, the id's digest included, and a record whose
 // signature does not hold is not used: its session is not found (docs/SECURITY.md, "Records read
-// back from Redis").
+// back from Redis"). The same key signs what replicas tell each other on the bus, with the
+// sender and the time, so whoever can publish on Redis can neither answer a user's elicitation
+// nor end or steer a session: with a key, an unsigned, wrongly signed or stale message is dropped.
 import { createHash } from "node:crypto";
 import type { Logger } from "../log.ts";
-import { canonical, signText, textSignatureValid } from "../output/job_signing.ts";
+import {
+  canonical,
+  messageSignatureValid,
+  signMessage,
+  signText,
+  textSignatureValid,
+} from "../output/job_signing.ts";
 import type { SessionBusMessage, SessionRecord, SharedSessionStore } from "../mcp/http/shared_sessions.ts";
 import type { RedisConnection } from "./connection.ts";
 
 const CHANNEL = "sessions";
+/** What bus messages are signed under, apart from records and every other signed message. */
+const BUS_LABEL = "opendata-mcp shared session bus v1";
+/** Oldest a bus message may be when it arrives (a replayed one is refused after this; skew included). */
+const MAX_AGE_MS = 60_000;
 
 /** Options for {@linkcode RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -40,13 +52,15 @@ export interface RedisSessionStoreOptions {
    */
   signingKey?: CryptoKey;
   logger?: Logger;
+  /** The wall clock bus messages are stamped and aged by (replicas' clocks agree within a minute). */
+  now?: () => number;
 }
 
 /** {@linkcode SharedSessionStore} on Redis; see the module comment. */
 export class RedisSessionStore implements SharedSessionStore {
   #conn: RedisConnection;
   #replica: string;
-  #o: Required<Omit<RedisSessionStoreOptions, "logger" | "signingKey">> & {
+  #o: Required<Omit<RedisSessionStoreOptions, "logger" | "signingKey" | "now">> & {
     logger?: Logger;
     signingKey?: CryptoKey;
   };
@@ -59,10 +73,16 @@ export class RedisSessionStore implements SharedSessionStore {
   #timer: ReturnType<typeof setInterval> | undefined;
   /** Digests of the refused records already logged (each once per process, not per request). */
   #reported = new Set<string>();
+  #now: () => number;
+  /** Publishes in order: signing awaits, and a level must not arrive after the session's close. */
+  #sending: Promise<void> = Promise.resolve();
+  /** Delivers in the order heard: checking a signature awaits. */
+  #delivering: Promise<void> = Promise.resolve();
 
   constructor(conn: RedisConnection, replica: string, options: RedisSessionStoreOptions) {
     this.#conn = conn;
     this.#replica = replica;
+    this.#now = options.now ?? Date.now;
     this.#o = {
       ttlMs: options.ttlMs,
       refreshMs: options.refreshMs ?? Math.max(1, Math.min(5_000, Math.floor(options.ttlMs / 4))),
@@ -148,14 +168,20 @@ export class RedisSessionStore implements SharedSessionStore {
   }
 
   publish(message: SessionBusMessage): void {
-    const named = { ...message, id: digest(message.id) };
-    void this.#conn.publish(CHANNEL, JSON.stringify({ from: this.#replica, ...named }));
+    const envelope = { ...message, id: digest(message.id), from: this.#replica, at: this.#now() };
+    const key = this.#o.signingKey;
+    this.#sending = this.#sending.then(async () => {
+      const sig = key ? await signMessage(key, BUS_LABEL, envelope) : undefined;
+      await this.#conn.publish(CHANNEL, JSON.stringify(sig ? { ...envelope, sig } : envelope));
+    }).catch(() => {});
   }
 
   subscribe(listener: (message: SessionBusMessage) => void): () => void {
     this.#listeners.add(listener);
     if (!this.#unsubscribe) {
-      const stop = this.#conn.subscribe(CHANNEL, (raw) => this.#deliver(raw));
+      const stop = this.#conn.subscribe(CHANNEL, (raw) => {
+        this.#delivering = this.#delivering.then(() => this.#deliver(raw)).catch(() => {});
+      });
       this.#unsubscribe = () => void stop.then((f) => f());
     }
     return () => this.#listeners.delete(listener);
@@ -169,18 +195,29 @@ export class RedisSessionStore implements SharedSessionStore {
     this.#unsubscribe = undefined;
   }
 
-  #deliver(raw: string): void {
-    let m: (SessionBusMessage & { from?: unknown }) | undefined;
+  async #deliver(raw: string): Promise<void> {
+    let m: (SessionBusMessage & { from?: unknown; at?: unknown; sig?: unknown }) | undefined;
     try {
       m = JSON.parse(raw);
     } catch {
       return;
     }
-    if (!m || m.from === this.#replica || typeof m.id !== "string") return;
+    if (!m || typeof m !== "object" || m.from === this.#replica || typeof m.id !== "string") return;
     // Only sessions held here concern this replica, and only they have a known id.
+    if (!this.#byDigest.has(m.id)) return;
+    const { sig, ...envelope } = m;
+    const key = this.#o.signingKey;
+    if (key) {
+      if (typeof envelope.at !== "number" || Math.abs(this.#now() - envelope.at) > MAX_AGE_MS) return;
+      if (!await messageSignatureValid(key, typeof sig === "string" ? sig : undefined, BUS_LABEL, envelope)) {
+        this.#refused(m.id, "session bus message refused: it is not signed with the replicas' shared key");
+        return;
+      }
+    }
+    // Looked up again: the session may have closed here while the signature was checked.
     const id = this.#byDigest.get(m.id);
     if (id === undefined) return;
-    const { from: _from, ...rest } = m;
+    const { from: _from, at: _at, ...rest } = envelope;
     const message = { ...rest, id };
     for (const l of [...this.#listeners]) {
       try {

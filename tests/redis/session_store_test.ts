@@ -247,3 +247,72 @@ Deno.test("RedisSessionStore without a signing key accepts unsigned records and 
     await a.close();
   }
 });
+
+Deno.test("RedisSessionStore with a signing key refuses bus messages unsigned, forged, edited or stale", async () => {
+  await using redis = await startRedis();
+  const a = await connect(redis.url);
+  const b = await connect(redis.url);
+  const spy = await connect(redis.url);
+  let now = 1_000_000;
+  const key = await sessionSigningKey("k".repeat(40));
+  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, signingKey: key, now: () => now });
+  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, signingKey: key, now: () => now });
+  const other = new RedisSessionStore(a, "c", {
+    ttlMs: 60_000,
+    signingKey: await sessionSigningKey("x".repeat(40)),
+    now: () => now,
+  });
+  const wire: string[] = [];
+  const heard: SessionBusMessage[] = [];
+  try {
+    await sb.put(record);
+    sb.subscribe((m) => heard.push(m));
+    await spy.subscribe("sessions", (raw) => wire.push(raw));
+    await until(
+      "both listening",
+      async () => /:2\r\n$/.test(await redis.command("PUBSUB", "NUMSUB", "t:sessions")),
+    );
+    // A marker sent after each attempt: messages are delivered in order, so once it is heard the
+    // attempt before it was judged.
+    let marks = 0;
+    const judged = async (): Promise<SessionBusMessage[]> => {
+      const level = `mark${++marks}`;
+      sa.publish({ type: "level", id: record.id, level });
+      await until(level, () => heard.some((m) => m.type === "level" && m.level === level));
+      return heard.splice(0).filter((m) => !(m.type === "level" && m.level.startsWith("mark")));
+    };
+    const answer = { jsonrpc: "2.0", id: 7, result: { action: "accept", content: { confirm: true } } };
+    const forged = { from: "mallory", at: now, type: "response", id: digest(record.id), message: answer };
+    await redis.command("PUBLISH", "t:sessions", JSON.stringify(forged));
+    assert.deepEqual(await judged(), [], "an unsigned message is refused");
+
+    other.publish({ type: "response", id: record.id, message: answer as never });
+    assert.deepEqual(await judged(), [], "a message signed with another key is refused");
+
+    wire.length = 0;
+    sa.publish({ type: "response", id: record.id, message: answer as never });
+    assert.deepEqual(
+      await judged(),
+      [{ type: "response", id: record.id, message: answer }],
+      "a signed one is heard",
+    );
+    const genuine = JSON.parse(wire[0]!);
+    assert.equal(genuine.from, "a");
+    assert.match(genuine.sig, /^[0-9a-f]{64}$/);
+
+    const edited = { ...genuine, message: { ...answer, id: 8 } };
+    await redis.command("PUBLISH", "t:sessions", JSON.stringify(edited));
+    assert.deepEqual(await judged(), [], "an edited message is refused");
+
+    now += 61_000;
+    await redis.command("PUBLISH", "t:sessions", JSON.stringify(genuine));
+    assert.deepEqual(await judged(), [], "a message older than a minute is refused");
+  } finally {
+    sa.close();
+    sb.close();
+    other.close();
+    await a.close();
+    await b.close();
+    await spy.close();
+  }
+});
