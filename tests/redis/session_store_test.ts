@@ -316,3 +316,59 @@ Deno.test("RedisSessionStore with a signing key refuses bus messages unsigned, f
     await spy.close();
   }
 });
+
+Deno.test("RedisSessionStore.remove() ends the session on a replica that missed the close", async () => {
+  await using redis = await startRedis();
+  const a = await connect(redis.url);
+  const b = await connect(redis.url);
+  const { logger, lines } = recordingLogger();
+  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, refreshMs: 0, resyncMs: 50, logger });
+  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, refreshMs: 0 });
+  const heard: SessionBusMessage[] = [];
+  try {
+    await sa.put(record);
+    await sb.put(record);
+    sb.subscribe((m) => heard.push(m));
+    // b stops listening: it misses the close, as a replica does when pub/sub drops it.
+    sb.close();
+    await sa.remove(record.id);
+    const key = `t:session:{${digest(record.id)}}`;
+    sb.touch(record.id);
+    await until("b's copy closed", () => heard.length > 0);
+    assert.deepEqual(heard, [{ type: "closed", id: record.id }]);
+    assert.equal(await redis.command("EXISTS", key), ":0\r\n", "the record was not written back");
+    assert.equal(await sb.get(record.id), undefined, "no replica rebuilds it");
+
+    heard.length = 0;
+    await sb.put(record);
+    assert.deepEqual(heard, [{ type: "closed", id: record.id }], "a copy written again is closed too");
+    assert.equal(await redis.command("EXISTS", key), ":0\r\n");
+
+    // A DELETE while Redis is away: this replica refuses the session at once, Redis learns it later.
+    const other = { ...record, id: "0d6f7a52-2222-4000-8000-000000000000" };
+    await sa.put(other);
+    await redis.stop();
+    await sa.remove(other.id);
+    assert.ok(lines.some((l) => l.includes("session deleted here but not in Redis")), lines.join("\n"));
+    assert.ok(!lines.some((l) => l.includes(other.id)), "the log never names the session id");
+    assert.equal(await sa.get(other.id), undefined);
+    await redis.restart();
+    await until(
+      "the tombstone written once Redis is back",
+      async () => (await redis.command("EXISTS", `t:session-ended:{${digest(other.id)}}`)) === ":1\r\n",
+    );
+    // A record written back by a replica that still held a copy: no replica serves it.
+    await redis.command(
+      "SET",
+      `t:session:{${digest(other.id)}}`,
+      JSON.stringify({ ...other, id: digest(other.id) }),
+    );
+    await until("b reconnected", async () => (await sb.get(record.id)) !== "unavailable");
+    assert.equal(await sb.get(other.id), undefined, "the other replicas refuse it too");
+  } finally {
+    sa.close();
+    sb.close();
+    await a.close();
+    await b.close();
+  }
+});
