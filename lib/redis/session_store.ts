@@ -12,19 +12,45 @@
 // notices within a second (its marker key is gone) and writes back the records of the sessions
 // it holds, so sessions come back without their clients doing anything.
 //
+// A DELETE leaves a tombstone under the session's digest (as long as a record lives) with the
+// record's removal, and no record is written where a tombstone is: a replica that missed the
+// `closed` message (pub/sub is at most once) and still holds a copy would otherwise write the
+// record back on its next refresh. It closes its copy instead, and no replica rebuilds the session.
+//
 // A record says whose a session is (OAuth principal, client key), so whoever can write to Redis
 // could otherwise write one for a session id of their choosing and use it as someone else. With
 // a signing key (derived from MCP_REQUEST_STATE_KEY, lib/output/job_signing.ts) every record is
 // written with an HMAC over all its fields, the id's digest included, and a record whose
 // signature does not hold is not used: its session is not found (docs/SECURITY.md, "Records read
-// back from Redis").
+// back from Redis"). The same key signs what replicas tell each other on the bus, with the
+// sender and the time, so whoever can publish on Redis can neither answer a user's elicitation
+// nor end or steer a session: with a key, an unsigned, wrongly signed or stale message is dropped.
 import { createHash } from "node:crypto";
 import type { Logger } from "../log.ts";
-import { canonical, signText, textSignatureValid } from "../output/job_signing.ts";
+import {
+  canonical,
+  messageSignatureValid,
+  signMessage,
+  signText,
+  textSignatureValid,
+} from "../output/job_signing.ts";
 import type { SessionBusMessage, SessionRecord, SharedSessionStore } from "../mcp/http/shared_sessions.ts";
+import { redisScript } from "./connection.ts";
 import type { RedisConnection } from "./connection.ts";
 
 const CHANNEL = "sessions";
+/** What bus messages are signed under, apart from records and every other signed message. */
+const BUS_LABEL = "opendata-mcp shared session bus v1";
+/** Writes a session's record (KEYS[1]) unless its tombstone (KEYS[2]) is there: 1 written, 0 ended. */
+const WRITE = redisScript(`if redis.call("EXISTS", KEYS[2]) == 1 then return 0 end
+redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
+return 1`);
+/** Ends a session for every replica: its tombstone (KEYS[2]) for as long as a record lives, no record. */
+const REMOVE = redisScript(`redis.call("SET", KEYS[2], "1", "PX", ARGV[1])
+redis.call("DEL", KEYS[1])
+return 1`);
+/** Oldest a bus message may be when it arrives (a replayed one is refused after this; skew included). */
+const MAX_AGE_MS = 60_000;
 
 /** Options for {@linkcode RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -40,13 +66,15 @@ export interface RedisSessionStoreOptions {
    */
   signingKey?: CryptoKey;
   logger?: Logger;
+  /** The wall clock bus messages are stamped and aged by (replicas' clocks agree within a minute). */
+  now?: () => number;
 }
 
 /** {@linkcode SharedSessionStore} on Redis; see the module comment. */
 export class RedisSessionStore implements SharedSessionStore {
   #conn: RedisConnection;
   #replica: string;
-  #o: Required<Omit<RedisSessionStoreOptions, "logger" | "signingKey">> & {
+  #o: Required<Omit<RedisSessionStoreOptions, "logger" | "signingKey" | "now">> & {
     logger?: Logger;
     signingKey?: CryptoKey;
   };
@@ -59,10 +87,18 @@ export class RedisSessionStore implements SharedSessionStore {
   #timer: ReturnType<typeof setInterval> | undefined;
   /** Digests of the refused records already logged (each once per process, not per request). */
   #reported = new Set<string>();
+  /** Sessions deleted here while Redis could not be reached, until when to retry (their record's life). */
+  #unremoved = new Map<string, number>();
+  #now: () => number;
+  /** Publishes in order: signing awaits, and a level must not arrive after the session's close. */
+  #sending: Promise<void> = Promise.resolve();
+  /** Delivers in the order heard: checking a signature awaits. */
+  #delivering: Promise<void> = Promise.resolve();
 
   constructor(conn: RedisConnection, replica: string, options: RedisSessionStoreOptions) {
     this.#conn = conn;
     this.#replica = replica;
+    this.#now = options.now ?? Date.now;
     this.#o = {
       ttlMs: options.ttlMs,
       refreshMs: options.refreshMs ?? Math.max(1, Math.min(5_000, Math.floor(options.ttlMs / 4))),
@@ -105,13 +141,21 @@ export class RedisSessionStore implements SharedSessionStore {
   }
 
   async get(id: string): Promise<SessionRecord | undefined | "unavailable"> {
+    // Deleted here while Redis was away: ended, whatever Redis still holds.
+    if (this.#unremoved.has(id)) return undefined;
     let raw: string | null;
+    let ended: string | null;
     try {
-      raw = await this.#conn.command<string | null>(["GET", this.#key(id)]);
+      // One slot (the hash tag): the record and its tombstone in one read.
+      [raw, ended] = await this.#conn.command<[string | null, string | null]>([
+        "MGET",
+        this.#key(id),
+        this.#tombstone(id),
+      ]);
     } catch {
       return "unavailable";
     }
-    if (raw === null) return undefined;
+    if (raw === null || ended !== null) return undefined;
     const named = digest(id);
     const stored = parseRecord(raw, named);
     const key = this.#o.signingKey;
@@ -138,8 +182,40 @@ export class RedisSessionStore implements SharedSessionStore {
 
   async remove(id: string): Promise<void> {
     this.forget(id);
-    await this.#conn.command(["DEL", this.#key(id)]).catch(() => {});
     this.publish({ type: "closed", id });
+    try {
+      await this.#end(id);
+    } catch (e) {
+      // Retried on every resync tick while its record may live; until then this replica refuses it.
+      this.#unremoved.set(id, Date.now() + this.#o.ttlMs);
+      this.#startResync();
+      this.#o.logger?.warn(
+        "session deleted here but not in Redis, which cannot be reached: other replicas holding it " +
+          "keep serving it until Redis is back or its record expires",
+        { record: this.#key(id), error: String(e) },
+      );
+    }
+  }
+
+  async #end(id: string): Promise<void> {
+    await this.#conn.script(REMOVE, [this.#key(id), this.#tombstone(id)], [String(this.#o.ttlMs)]);
+  }
+
+  /** A held copy's session was ended by a DELETE elsewhere (its tombstone): close the copy here. */
+  #ended(id: string): void {
+    if (!this.#held.has(id)) return;
+    this.forget(id);
+    this.#emit({ type: "closed", id });
+  }
+
+  #emit(message: SessionBusMessage): void {
+    for (const l of [...this.#listeners]) {
+      try {
+        l(message);
+      } catch (e) {
+        this.#o.logger?.debug("session bus listener failed", { error: String(e) });
+      }
+    }
   }
 
   forget(id: string): void {
@@ -148,14 +224,20 @@ export class RedisSessionStore implements SharedSessionStore {
   }
 
   publish(message: SessionBusMessage): void {
-    const named = { ...message, id: digest(message.id) };
-    void this.#conn.publish(CHANNEL, JSON.stringify({ from: this.#replica, ...named }));
+    const envelope = { ...message, id: digest(message.id), from: this.#replica, at: this.#now() };
+    const key = this.#o.signingKey;
+    this.#sending = this.#sending.then(async () => {
+      const sig = key ? await signMessage(key, BUS_LABEL, envelope) : undefined;
+      await this.#conn.publish(CHANNEL, JSON.stringify(sig ? { ...envelope, sig } : envelope));
+    }).catch(() => {});
   }
 
   subscribe(listener: (message: SessionBusMessage) => void): () => void {
     this.#listeners.add(listener);
     if (!this.#unsubscribe) {
-      const stop = this.#conn.subscribe(CHANNEL, (raw) => this.#deliver(raw));
+      const stop = this.#conn.subscribe(CHANNEL, (raw) => {
+        this.#delivering = this.#delivering.then(() => this.#deliver(raw)).catch(() => {});
+      });
       this.#unsubscribe = () => void stop.then((f) => f());
     }
     return () => this.#listeners.delete(listener);
@@ -169,32 +251,42 @@ export class RedisSessionStore implements SharedSessionStore {
     this.#unsubscribe = undefined;
   }
 
-  #deliver(raw: string): void {
-    let m: (SessionBusMessage & { from?: unknown }) | undefined;
+  async #deliver(raw: string): Promise<void> {
+    let m: (SessionBusMessage & { from?: unknown; at?: unknown; sig?: unknown }) | undefined;
     try {
       m = JSON.parse(raw);
     } catch {
       return;
     }
-    if (!m || m.from === this.#replica || typeof m.id !== "string") return;
+    if (!m || typeof m !== "object" || m.from === this.#replica || typeof m.id !== "string") return;
     // Only sessions held here concern this replica, and only they have a known id.
-    const id = this.#byDigest.get(m.id);
-    if (id === undefined) return;
-    const { from: _from, ...rest } = m;
-    const message = { ...rest, id };
-    for (const l of [...this.#listeners]) {
-      try {
-        l(message as SessionBusMessage);
-      } catch (e) {
-        this.#o.logger?.debug("session bus listener failed", { error: String(e) });
+    if (!this.#byDigest.has(m.id)) return;
+    const { sig, ...envelope } = m;
+    const key = this.#o.signingKey;
+    if (key) {
+      if (typeof envelope.at !== "number" || Math.abs(this.#now() - envelope.at) > MAX_AGE_MS) return;
+      if (!await messageSignatureValid(key, typeof sig === "string" ? sig : undefined, BUS_LABEL, envelope)) {
+        this.#refused(m.id, "session bus message refused: it is not signed with the replicas' shared key");
+        return;
       }
     }
+    // Looked up again: the session may have closed here while the signature was checked.
+    const id = this.#byDigest.get(m.id);
+    if (id === undefined) return;
+    const { from: _from, at: _at, ...rest } = envelope;
+    this.#emit({ ...rest, id } as SessionBusMessage);
   }
 
   #key(id: string): string {
     return this.#conn.key("session", `{${digest(id)}}`);
   }
 
+  /** The key whose presence says session `id` was deleted. */
+  #tombstone(id: string): string {
+    return this.#conn.key("session-ended", `{${digest(id)}}`);
+  }
+
+  /** Writes `record`; closes the copy here instead when the session was ended (a tombstone). */
   async #write(record: SessionRecord): Promise<void> {
     const stored: StoredRecord = { ...record, id: digest(record.id) };
     const key = this.#o.signingKey;
@@ -204,13 +296,27 @@ export class RedisSessionStore implements SharedSessionStore {
       // meanwhile, and this older record must not land after it.
       if (this.#held.get(record.id)?.record !== record) return;
     }
-    await this.#conn.command([
-      "SET",
-      this.#key(record.id),
-      JSON.stringify(stored),
-      "PX",
-      String(this.#o.ttlMs),
-    ]);
+    const written = await this.#conn.script<number>(
+      WRITE,
+      [this.#key(record.id), this.#tombstone(record.id)],
+      [JSON.stringify(stored), String(this.#o.ttlMs)],
+    );
+    if (Number(written) === 0) this.#ended(record.id);
+  }
+
+  /** Ends in Redis the sessions deleted here while it could not be reached. */
+  async #retryRemoves(): Promise<void> {
+    const now = Date.now();
+    for (const [id, until] of [...this.#unremoved]) {
+      if (now > until) {
+        this.#unremoved.delete(id);
+        continue;
+      }
+      await this.#end(id).then(() => {
+        this.#unremoved.delete(id);
+        this.publish({ type: "closed", id });
+      }, () => {});
+    }
   }
 
   #startResync(): void {
@@ -222,7 +328,9 @@ export class RedisSessionStore implements SharedSessionStore {
 
   /** Writes back every held record when Redis lost them (restarted empty, flushed). */
   async #resync(): Promise<void> {
-    if (this.#held.size === 0 || !this.#conn.up) return;
+    if (!this.#conn.up) return;
+    await this.#retryRemoves();
+    if (this.#held.size === 0) return;
     const marker = this.#conn.key("sessions-held", this.#replica);
     try {
       if (await this.#conn.command<number>(["EXISTS", marker]) === 1) return;

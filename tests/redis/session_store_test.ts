@@ -247,3 +247,128 @@ Deno.test("RedisSessionStore without a signing key accepts unsigned records and 
     await a.close();
   }
 });
+
+Deno.test("RedisSessionStore with a signing key refuses bus messages unsigned, forged, edited or stale", async () => {
+  await using redis = await startRedis();
+  const a = await connect(redis.url);
+  const b = await connect(redis.url);
+  const spy = await connect(redis.url);
+  let now = 1_000_000;
+  const key = await sessionSigningKey("k".repeat(40));
+  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, signingKey: key, now: () => now });
+  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, signingKey: key, now: () => now });
+  const other = new RedisSessionStore(a, "c", {
+    ttlMs: 60_000,
+    signingKey: await sessionSigningKey("x".repeat(40)),
+    now: () => now,
+  });
+  const wire: string[] = [];
+  const heard: SessionBusMessage[] = [];
+  try {
+    await sb.put(record);
+    sb.subscribe((m) => heard.push(m));
+    await spy.subscribe("sessions", (raw) => wire.push(raw));
+    await until(
+      "both listening",
+      async () => /:2\r\n$/.test(await redis.command("PUBSUB", "NUMSUB", "t:sessions")),
+    );
+    // A marker sent after each attempt: messages are delivered in order, so once it is heard the
+    // attempt before it was judged.
+    let marks = 0;
+    const judged = async (): Promise<SessionBusMessage[]> => {
+      const level = `mark${++marks}`;
+      sa.publish({ type: "level", id: record.id, level });
+      await until(level, () => heard.some((m) => m.type === "level" && m.level === level));
+      return heard.splice(0).filter((m) => !(m.type === "level" && m.level.startsWith("mark")));
+    };
+    const answer = { jsonrpc: "2.0", id: 7, result: { action: "accept", content: { confirm: true } } };
+    const forged = { from: "mallory", at: now, type: "response", id: digest(record.id), message: answer };
+    await redis.command("PUBLISH", "t:sessions", JSON.stringify(forged));
+    assert.deepEqual(await judged(), [], "an unsigned message is refused");
+
+    other.publish({ type: "response", id: record.id, message: answer as never });
+    assert.deepEqual(await judged(), [], "a message signed with another key is refused");
+
+    wire.length = 0;
+    sa.publish({ type: "response", id: record.id, message: answer as never });
+    assert.deepEqual(
+      await judged(),
+      [{ type: "response", id: record.id, message: answer }],
+      "a signed one is heard",
+    );
+    const genuine = JSON.parse(wire[0]!);
+    assert.equal(genuine.from, "a");
+    assert.match(genuine.sig, /^[0-9a-f]{64}$/);
+
+    const edited = { ...genuine, message: { ...answer, id: 8 } };
+    await redis.command("PUBLISH", "t:sessions", JSON.stringify(edited));
+    assert.deepEqual(await judged(), [], "an edited message is refused");
+
+    now += 61_000;
+    await redis.command("PUBLISH", "t:sessions", JSON.stringify(genuine));
+    assert.deepEqual(await judged(), [], "a message older than a minute is refused");
+  } finally {
+    sa.close();
+    sb.close();
+    other.close();
+    await a.close();
+    await b.close();
+    await spy.close();
+  }
+});
+
+Deno.test("RedisSessionStore.remove() ends the session on a replica that missed the close", async () => {
+  await using redis = await startRedis();
+  const a = await connect(redis.url);
+  const b = await connect(redis.url);
+  const { logger, lines } = recordingLogger();
+  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, refreshMs: 0, resyncMs: 50, logger });
+  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, refreshMs: 0 });
+  const heard: SessionBusMessage[] = [];
+  try {
+    await sa.put(record);
+    await sb.put(record);
+    sb.subscribe((m) => heard.push(m));
+    // b stops listening: it misses the close, as a replica does when pub/sub drops it.
+    sb.close();
+    await sa.remove(record.id);
+    const key = `t:session:{${digest(record.id)}}`;
+    sb.touch(record.id);
+    await until("b's copy closed", () => heard.length > 0);
+    assert.deepEqual(heard, [{ type: "closed", id: record.id }]);
+    assert.equal(await redis.command("EXISTS", key), ":0\r\n", "the record was not written back");
+    assert.equal(await sb.get(record.id), undefined, "no replica rebuilds it");
+
+    heard.length = 0;
+    await sb.put(record);
+    assert.deepEqual(heard, [{ type: "closed", id: record.id }], "a copy written again is closed too");
+    assert.equal(await redis.command("EXISTS", key), ":0\r\n");
+
+    // A DELETE while Redis is away: this replica refuses the session at once, Redis learns it later.
+    const other = { ...record, id: "0d6f7a52-2222-4000-8000-000000000000" };
+    await sa.put(other);
+    await redis.stop();
+    await sa.remove(other.id);
+    assert.ok(lines.some((l) => l.includes("session deleted here but not in Redis")), lines.join("\n"));
+    assert.ok(!lines.some((l) => l.includes(other.id)), "the log never names the session id");
+    assert.equal(await sa.get(other.id), undefined);
+    await redis.restart();
+    await until(
+      "the tombstone written once Redis is back",
+      async () => (await redis.command("EXISTS", `t:session-ended:{${digest(other.id)}}`)) === ":1\r\n",
+    );
+    // A record written back by a replica that still held a copy: no replica serves it.
+    await redis.command(
+      "SET",
+      `t:session:{${digest(other.id)}}`,
+      JSON.stringify({ ...other, id: digest(other.id) }),
+    );
+    await until("b reconnected", async () => (await sb.get(record.id)) !== "unavailable");
+    assert.equal(await sb.get(other.id), undefined, "the other replicas refuse it too");
+  } finally {
+    sa.close();
+    sb.close();
+    await a.close();
+    await b.close();
+  }
+});

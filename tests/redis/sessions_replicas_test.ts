@@ -212,6 +212,45 @@ Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any rep
     },
   );
 
+  await t.step(
+    "concurrent elicitations of one session on several replicas each get their own answer",
+    async () => {
+      // Each replica's copy asks the client under its own ids: with ids shared, answers crossed.
+      const crossed: string[] = [];
+      const ids = new Set<string>();
+      for (let round = 0; round < 4; round++) {
+        const client = new V1Client({ name: "elicit-many", version: "1" }, {
+          capabilities: { elicitation: {} },
+        });
+        client.setRequestHandler(ElicitRequestSchema, (req, extra) => {
+          ids.add(String(extra.requestId));
+          return {
+            action: "accept",
+            content: { username: String(req.params.message), email: "x@example.org" },
+          };
+        });
+        await client.connect(new V1Transport(url));
+        const names = ["alpha", "beta", "gamma"];
+        const results = await Promise.all(
+          names.map((n) =>
+            client.callTool({ name: "test_elicitation", arguments: { message: n } }).then(
+              textOf,
+              (e) => `error ${e}`,
+            )
+          ),
+        );
+        names.forEach((n, i) => {
+          if (!results[i]!.includes(`"username":"${n}"`)) {
+            crossed.push(`round ${round}: ${n} got ${results[i]}`);
+          }
+        });
+        await client.close();
+      }
+      assert.deepEqual(crossed, []);
+      assert.equal(ids.size, 12, `every elicitation had an id of its own: ${[...ids]}`);
+    },
+  );
+
   await t.step("the log level set through one replica holds on the others", async () => {
     const logs: string[] = [];
     const client = new V1Client({ name: "levels", version: "1" }, { capabilities: {} });

@@ -10,7 +10,14 @@ import type { Session } from "./_sessions.ts";
 import { tooManySessions } from "./_answers.ts";
 import { notifyDrain, RequestContext, sessionOwner } from "./_context.ts";
 import type { Caller, HttpState } from "./_context.ts";
-import { holdingStream, postedShared, recordOf, sentElsewhere, sessionRestorer } from "./shared_sessions.ts";
+import {
+  holdingStream,
+  ownRequestIds,
+  postedShared,
+  recordOf,
+  sentElsewhere,
+  sessionRestorer,
+} from "./shared_sessions.ts";
 import type { SessionRecord, SessionRestorer, SharedCopy } from "./shared_sessions.ts";
 
 export type RequestId = string | number;
@@ -111,6 +118,9 @@ export async function inSession(
   });
 }
 
+/** Whether the missing SDK request id counter was logged (once per process). */
+let sdkCounterMissing = false;
+
 /**
  * An `initialize` without a session: a new session (within the caps), its server, its first
  * answer. `restoring`: a session another replica opened, rebuilt from its shared record with the
@@ -161,6 +171,11 @@ export async function newSession(
     toolsets: ctx.toolsets,
     client: caller.clientKey,
   });
+  // With Redis, copies of this session on other replicas ask the client too: their ids must differ.
+  if (shared && !ownRequestIds(server) && !sdkCounterMissing) {
+    sdkCounterMissing = true;
+    logger.warn("the SDK's request id counter was not found: replicas' requests to one client may share ids");
+  }
   session.transport.onclose = () => {
     if (!session.id) return;
     store.delete(session.id);

@@ -69,6 +69,25 @@ export interface SharedSessionStore {
 /** The prefix of the ids of requests a replica sends its own copy of a session. */
 export const INTERNAL_ID = "opendata-shared-";
 
+/** Where the request ids of a copy's server start at most: well inside the integers JSON carries exactly. */
+const ID_SPACE = 2 ** 48;
+
+/**
+ * Gives `server`, one replica's copy of a shared session, request ids of its own for what it asks
+ * the client (elicitations, sampling): the SDK numbers them from 0 in every server, so two copies
+ * of one session would both ask with id 0 and the client's answers, routed by id between
+ * replicas, would reach the wrong call. The counter starts at a random point instead; the SDK
+ * has no option for it, so its private counter is set, and tests/mcp/http/shared_sessions_test.ts
+ * fails when an SDK upgrade renames it. Returns whether the counter was found.
+ */
+export function ownRequestIds(server: { server: object }): boolean {
+  const protocol = server.server as { _requestMessageId?: unknown };
+  if (typeof protocol._requestMessageId !== "number") return false;
+  const [high, low] = crypto.getRandomValues(new Uint32Array(2));
+  protocol._requestMessageId = ((high! % 2 ** 16) * 2 ** 32 + low!) % ID_SPACE;
+  return true;
+}
+
 /** The record of a session opened by the `initialize` among `messages`. */
 export function recordOf(
   id: string,

@@ -10,6 +10,7 @@ import {
   levelRequest,
   levelSet,
   onBusMessage,
+  ownRequestIds,
   recordOf,
   replayedInitialize,
   replayRequest,
@@ -190,4 +191,28 @@ Deno.test("SessionStore.add() keeps a rebuilt session past the init timeout: its
   clock.advance(2_000);
   assert.equal(store.sweep(), 1);
   assert.deepEqual(closed, ["fresh"], "only the session whose client never went on past initialize");
+});
+
+Deno.test("ownRequestIds() gives each copy of a session its own ids for requests to the client", async () => {
+  const idsOf = async (own: boolean): Promise<unknown> => {
+    const server = new McpServer({ name: "t", version: "0" }, { capabilities: {} });
+    if (own) assert.equal(ownRequestIds(server), true, "the SDK's request id counter is where it was");
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => record.id });
+    await server.connect(transport);
+    const init = replayedInitialize(record);
+    await (await transport.handleRequest(replayRequest(URL_, init), { parsedBody: init })).text();
+    const sent: JSONRPCMessage[] = [];
+    transport.send = (m) => Promise.resolve(void sent.push(m));
+    const asked = server.server.ping().catch(() => {});
+    await server.close();
+    await asked;
+    const request = sent.find((m) => "method" in m && m.method === "ping");
+    assert.ok(request && "id" in request, "the server asked the client");
+    return request.id;
+  };
+  // Without it every copy numbers from 0: two replicas' requests to one client would share ids.
+  assert.equal(await idsOf(false), await idsOf(false));
+  const ids = await Promise.all([idsOf(true), idsOf(true), idsOf(true)]);
+  assert.equal(new Set(ids).size, 3, `ids ${ids.join(", ")}`);
+  for (const id of ids) assert.ok(Number.isSafeInteger(id) && (id as number) >= 0, `id ${id}`);
 });
