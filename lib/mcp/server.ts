@@ -75,8 +75,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   // and results carry view models; every other client gets the same bytes as without views.
   const viewsFor = (ctx: unknown): boolean =>
     rendersViews(requestCapabilities(ctx, server.server.getClientCapabilities()));
-  const jobs = new Map(providers.flatMap((p) => p.jobs ? [[p.id, p.jobs] as const] : []));
-  const scope: ServerScope = { server, tools, options, viewsFor, jobs };
+  const scope: ServerScope = { server, tools, options, viewsFor, jobs: tools.jobs };
   server.server.setRequestHandler("tools/list", (_request, ctx) => listTools(scope, ctx));
   server.server.setRequestHandler("tools/call", (request, ctx) => answerToolCall(scope, request.params, ctx));
   registerPrimitives(server, [...providers, coreProvider(tools, options)], {
@@ -84,7 +83,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     secrets: options.secrets,
   });
   shareInputSchemas(server, tools.byName);
-  registerViews(server, [...tools.callable.values()].map((c) => c.tool), options.views, viewsFor);
+  registerViews(server, tools.all, options.views, viewsFor);
   registerSubscriptions(server, providers);
   declareListsUnchanged(server);
   answerMalformedParamsAsInvalidParams(server);
@@ -113,9 +112,33 @@ interface ServedTools {
   seriesTools: Set<string>;
   /** Whether any tool has a view (then opendata_call names the router view). */
   viewTools: boolean;
+  /** Every callable tool. */
+  // deno-lint-ignore no-explicit-any
+  all: ToolDefinition<any, any>[];
+  /** The background jobs of the providers that have some, by provider id. */
+  jobs: ReadonlyMap<string, JobFollower>;
 }
 
+/**
+ * The served tools of `providers` with `options.callable`, made once per pair: every server
+ * instance (each 2026-07-28 request) over the same selection serves the same tools, and nothing
+ * changes them after they are made.
+ */
 function servedTools(providers: readonly Provider[], options: CreateServerOptions): ServedTools {
+  const known = servedToolsMade.get(providers);
+  if (known && known.callable === options.callable) return known.tools;
+  const tools = makeServedTools(providers, options);
+  servedToolsMade.set(providers, { callable: options.callable, tools });
+  return tools;
+}
+
+/** The served tools per provider list (surfaces.ts keeps one list per toolset selection). */
+const servedToolsMade = new WeakMap<
+  readonly Provider[],
+  { callable: CreateServerOptions["callable"]; tools: ServedTools }
+>();
+
+function makeServedTools(providers: readonly Provider[], options: CreateServerOptions): ServedTools {
   const listed = collectTools(providers);
   // deno-lint-ignore no-explicit-any
   const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>(
@@ -132,6 +155,8 @@ function servedTools(providers: readonly Provider[], options: CreateServerOption
       [...callable.values()].filter((c) => c.tool.view?.id === "series").map((c) => c.tool.name),
     ),
     viewTools: [...callable.values()].some((c) => c.tool.view),
+    all: [...callable.values()].map((c) => c.tool),
+    jobs: new Map(providers.flatMap((p) => p.jobs ? [[p.id, p.jobs] as const] : [])),
   };
 }
 

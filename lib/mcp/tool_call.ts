@@ -83,7 +83,7 @@ async function runToolCall(
   const deadline = startDeadline(extra, options);
   // Tools whose answers may carry a provenance (not those with a closed or core-only schema).
   const cites = takesProvenance(describeTool(listed).outputSchema);
-  const context = callContext(extra, options, { log, signal: deadline.signal, cites });
+  const context = callContext(extra, options, { log, deadline, cites });
   try {
     const record = newRecord();
     const output = await runHandler(loaded.tool, input, context, { deadline, record, options });
@@ -260,8 +260,11 @@ interface CallDeadline {
   at: number;
   /** Aborts at the deadline. */
   expired: AbortSignal;
-  /** Aborts at the deadline or when the client cancels. */
-  signal: AbortSignal;
+  /**
+   * Aborts at the deadline or when the client cancels; made on first use: a handler that never
+   * reads it (an echo, an answer from memory) costs no combined signal.
+   */
+  readonly signal: AbortSignal;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -275,20 +278,30 @@ function startDeadline(extra: McpExtra, options: CallToolOptions): CallDeadline 
     () => expired.abort(new DOMException("The call reached its deadline", "TimeoutError")),
     timeoutMs,
   );
-  const signal = AbortSignal.any([extra.mcpReq.signal, expired.signal]);
-  return { timeoutMs, at, expired: expired.signal, signal, timer };
+  let signal: AbortSignal | undefined;
+  return {
+    timeoutMs,
+    at,
+    expired: expired.signal,
+    get signal(): AbortSignal {
+      return signal ??= AbortSignal.any([extra.mcpReq.signal, expired.signal]);
+    },
+    timer,
+  };
 }
 
 /** What the handler gets: the signal, its logger, its share of the limit, progress, state and files. */
 function callContext(
   extra: McpExtra,
   options: CallToolOptions,
-  call: { log: CallLog; signal: AbortSignal; cites: boolean },
+  call: { log: CallLog; deadline: CallDeadline; cites: boolean },
 ): ToolCallContext {
   const progressToken = extra.mcpReq._meta?.progressToken;
   const seal = options.requestState;
   return {
-    signal: call.signal,
+    get signal(): AbortSignal {
+      return call.deadline.signal;
+    },
     logger: call.log.logger,
     requestId: call.log.requestId,
     // The answer's provenance (added by the core after the handler) takes the last part of the limit.
