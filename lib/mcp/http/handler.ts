@@ -138,6 +138,8 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     const stragglers = [...state.statelessOpen];
     state.statelessOpen.clear();
     await Promise.all(stragglers.map((server) => server.close().catch(() => {})));
+    // Last: a POST into a live session may still start a body deadline while draining.
+    state.bodyDeadlines?.stop();
   };
   return handler;
 }
