@@ -106,7 +106,10 @@ function uriTemplateOf(source: string): UriTemplate {
   if (!parsed) {
     // Bounded: templates come from the providers, a fixed few, but nothing here enforces that.
     if (uriTemplates.size >= 1024) uriTemplates.clear();
-    uriTemplates.set(source, parsed = new UriTemplate(source));
+    parsed = new UriTemplate(source);
+    // The SDK reads the variable names at every registration; its getter rebuilds the list.
+    Object.defineProperty(parsed, "variableNames", { value: Object.freeze(parsed.variableNames) });
+    uriTemplates.set(source, parsed);
   }
   return parsed;
 }
