@@ -83,7 +83,7 @@ export function createServer(providers: readonly Provider[], options: CreateServ
     secrets: options.secrets,
   });
   shareInputSchemas(server, tools.byName);
-  registerViews(server, tools.all, options.views, viewsFor);
+  registerViews(server, tools.viewIds, options.views, viewsFor);
   registerSubscriptions(server, providers);
   declareListsUnchanged(server);
   answerMalformedParamsAsInvalidParams(server);
@@ -112,9 +112,8 @@ interface ServedTools {
   seriesTools: Set<string>;
   /** Whether any tool has a view (then opendata_call names the router view). */
   viewTools: boolean;
-  /** Every callable tool. */
-  // deno-lint-ignore no-explicit-any
-  all: ToolDefinition<any, any>[];
+  /** The views the callable tools name. */
+  viewIds: ReadonlySet<ViewId>;
   /** The background jobs of the providers that have some, by provider id. */
   jobs: ReadonlyMap<string, JobFollower>;
 }
@@ -155,7 +154,7 @@ function makeServedTools(providers: readonly Provider[], options: CreateServerOp
       [...callable.values()].filter((c) => c.tool.view?.id === "series").map((c) => c.tool.name),
     ),
     viewTools: [...callable.values()].some((c) => c.tool.view),
-    all: [...callable.values()].map((c) => c.tool),
+    viewIds: new Set([...callable.values()].flatMap((c) => c.tool.view ? [c.tool.view.id] : [])),
     jobs: new Map(providers.flatMap((p) => p.jobs ? [[p.id, p.jobs] as const] : [])),
   };
 }
@@ -419,18 +418,16 @@ type RequestHandler = (request: unknown, ctx: unknown) => Promise<unknown>;
 const NO_TILES: ViewOptions = { tilesUrl: null };
 
 /**
- * Serves the views the tools name as `ui://` resources, and keeps them out of `resources/list`
+ * Serves the views `ids` names as `ui://` resources, and keeps them out of `resources/list`
  * for clients that do not render views (the spec lets a server leave UI-only resources out of
  * the list), so that list stays as it was for them.
  */
 function registerViews(
   server: McpServer,
-  // deno-lint-ignore no-explicit-any
-  tools: readonly ToolDefinition<any, any>[],
+  ids: ReadonlySet<ViewId>,
   options: ViewOptions | undefined,
   viewsFor: (ctx: unknown) => boolean,
 ): void {
-  const ids = new Set<ViewId>(tools.flatMap((t) => t.view ? [t.view.id] : []));
   if (ids.size === 0) return;
   const views = viewResources(ids, options ?? NO_TILES);
   for (const view of views) {
