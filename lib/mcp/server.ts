@@ -78,13 +78,17 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   const scope: ServerScope = { server, tools, options, viewsFor, jobs: tools.jobs };
   server.server.setRequestHandler("tools/list", (_request, ctx) => listTools(scope, ctx));
   server.server.setRequestHandler("tools/call", (request, ctx) => answerToolCall(scope, request.params, ctx));
-  registerPrimitives(server, [...providers, coreProvider(tools, options)], {
-    owner: options.owner,
-    secrets: options.secrets,
-  });
+  if (!options.toolsOnly) {
+    registerPrimitives(server, [...providers, coreProvider(tools, options)], {
+      owner: options.owner,
+      secrets: options.secrets,
+    });
+  }
   shareInputSchemas(server, tools.byName);
-  registerViews(server, tools.viewIds, options.views, viewsFor);
-  registerSubscriptions(server, providers);
+  if (!options.toolsOnly) {
+    registerViews(server, tools.viewIds, options.views, viewsFor);
+    registerSubscriptions(server, providers);
+  }
   declareListsUnchanged(server);
   answerMalformedParamsAsInvalidParams(server);
   if (options.tasks) registerTasks(server, options.tasks, options.owner);
