@@ -258,11 +258,13 @@ interface CallDeadline {
   timeoutMs: number;
   /** The clock time upstream requests must end by. */
   at: number;
-  /** Aborts at the deadline. */
-  expired: AbortSignal;
+  /** Why the call ended at its deadline, once it has fallen. */
+  reason: DOMException | undefined;
+  /** Rejects the race under way (see {@linkcode raceDeadline}) when the deadline falls. */
+  onFall: ((reason: DOMException) => void) | undefined;
   /**
-   * Aborts at the deadline or when the client cancels; made on first use: a handler that never
-   * reads it (an echo, an answer from memory) costs no combined signal.
+   * Aborts at the deadline or when the client cancels; made on first use, with what it combines:
+   * a handler that never reads it (an echo, an answer from memory) costs no signals.
    */
   readonly signal: AbortSignal;
   timer: ReturnType<typeof setTimeout>;
@@ -272,22 +274,28 @@ interface CallDeadline {
 function startDeadline(extra: McpExtra, options: CallToolOptions): CallDeadline {
   const timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const clock = options.clock ?? systemClock;
-  const at = clock.now() + timeoutMs;
-  const expired = new AbortController();
-  const timer = setTimeout(
-    () => expired.abort(new DOMException("The call reached its deadline", "TimeoutError")),
-    timeoutMs,
-  );
+  let expired: AbortController | undefined;
   let signal: AbortSignal | undefined;
-  return {
+  const deadline: CallDeadline = {
     timeoutMs,
-    at,
-    expired: expired.signal,
+    at: clock.now() + timeoutMs,
+    reason: undefined,
+    onFall: undefined,
     get signal(): AbortSignal {
-      return signal ??= AbortSignal.any([extra.mcpReq.signal, expired.signal]);
+      if (!signal) {
+        expired = new AbortController();
+        if (deadline.reason) expired.abort(deadline.reason);
+        signal = AbortSignal.any([extra.mcpReq.signal, expired.signal]);
+      }
+      return signal;
     },
-    timer,
+    timer: setTimeout(() => {
+      const reason = deadline.reason = new DOMException("The call reached its deadline", "TimeoutError");
+      expired?.abort(reason);
+      deadline.onFall?.(reason);
+    }, timeoutMs),
   };
+  return deadline;
 }
 
 /** What the handler gets: the signal, its logger, its share of the limit, progress, state and files. */
@@ -355,13 +363,13 @@ function runHandler(
       record,
       ...(options.client === undefined ? {} : { client: options.client }),
     },
-    () => raceDeadline(tool.handler(input.args, context), deadline.expired),
+    () => raceDeadline(tool.handler(input.args, context), deadline),
   );
 }
 
 /** The error a handler's failure answers with: the call's own deadline, else what it threw. */
 function thrownPayload(e: unknown, deadline: CallDeadline, extra: McpExtra, logger: Logger): ErrorPayload {
-  const payload = deadline.expired.aborted && !extra.mcpReq.signal.aborted
+  const payload = deadline.reason !== undefined && !extra.mcpReq.signal.aborted
     ? deadlinePayload(deadline.timeoutMs)
     : toPayload(e, extra.mcpReq.signal);
   if (payload.error_type === "INTERNAL_ERROR") {
@@ -444,13 +452,12 @@ function withNextCalls(payload: ErrorPayload, extra: NextCall[], options: CallTo
   return { ...payload, next_calls: calls.map((c) => routeCall(c, new Set([...served, DESCRIBE_TOOL_NAME]))) };
 }
 
-/** Settles with `work`, or rejects as soon as `expired` aborts (the handler is told through its signal). */
-function raceDeadline<T>(work: Promise<T>, expired: AbortSignal): Promise<T> {
-  if (expired.aborted) return Promise.reject(expired.reason);
+/** Settles with `work`, or rejects as soon as `deadline` falls (the handler is told through its signal). */
+function raceDeadline<T>(work: Promise<T>, deadline: CallDeadline): Promise<T> {
+  if (deadline.reason) return Promise.reject(deadline.reason);
   return new Promise<T>((resolve, reject) => {
-    const onExpired = (): void => reject(expired.reason);
-    expired.addEventListener("abort", onExpired, { once: true });
-    work.then(resolve, reject).finally(() => expired.removeEventListener("abort", onExpired));
+    deadline.onFall = reject;
+    work.then(resolve, reject).finally(() => deadline.onFall = undefined);
   });
 }
 
