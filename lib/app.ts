@@ -169,6 +169,7 @@ export async function createApp(
         tasks: tasks.engine,
         ...(caller.owner === undefined ? {} : { owner: caller.owner }),
         ...(caller.client === undefined ? {} : { client: caller.client }),
+        ...(caller.toolsOnly ? { toolsOnly: true } : {}),
       }),
     async close() {
       upkeep.close();

@@ -1,7 +1,7 @@
 // The resources, resource templates, prompts and subscriptions of one server instance
 // (createServer in server.ts), registered from the providers' definitions.
 import { z } from "zod";
-import { completable, ProtocolError, ProtocolErrorCode, ResourceTemplate } from "./sdk.ts";
+import { completable, ProtocolError, ProtocolErrorCode, ResourceTemplate, UriTemplate } from "./sdk.ts";
 import type {
   McpExtra,
   PromptDefinition,
@@ -80,7 +80,7 @@ function registerTemplate(
   const list = template.list;
   server.registerResource(
     template.name,
-    new ResourceTemplate(template.uriTemplate, {
+    new ResourceTemplate(uriTemplateOf(template.uriTemplate), {
       list: list
         ? async (ctx) => ({
           resources: (await list(withOwner(ctx))).map((r) => ({ mimeType: template.mimeType, ...r })),
@@ -96,6 +96,25 @@ function registerTemplate(
     (uri, variables, ctx) => masked(template.read(uri, variables, withOwner(ctx))),
   );
 }
+
+/**
+ * The parsed URI template of `source`, parsed once: every server instance registers the same
+ * templates, and a parsed template is only ever matched and expanded, never changed.
+ */
+function uriTemplateOf(source: string): UriTemplate {
+  let parsed = uriTemplates.get(source);
+  if (!parsed) {
+    // Bounded: templates come from the providers, a fixed few, but nothing here enforces that.
+    if (uriTemplates.size >= 1024) uriTemplates.clear();
+    parsed = new UriTemplate(source);
+    // The SDK reads the variable names at every registration; its getter rebuilds the list.
+    Object.defineProperty(parsed, "variableNames", { value: Object.freeze(parsed.variableNames) });
+    uriTemplates.set(source, parsed);
+  }
+  return parsed;
+}
+
+const uriTemplates = new Map<string, UriTemplate>();
 
 /**
  * A prompt's arguments as a schema of strings (completable where the prompt completes them),

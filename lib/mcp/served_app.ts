@@ -34,6 +34,12 @@ export interface NewServerOptions {
   client?: string;
   /** The toolsets to list, from `app.catalog.resolve()`; default: the configured ones. */
   toolsets?: ReadonlySet<string>;
+  /**
+   * The instance answers `tools/list` and `tools/call` only (one 2026-07-28 request for one of
+   * them): its resources, templates, prompts and views are left unregistered, as nothing it
+   * answers reads them.
+   */
+  toolsOnly?: boolean;
 }
 
 /** The running server as a transport serves it. */

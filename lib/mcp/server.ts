@@ -8,7 +8,7 @@ import { SERVER_NAME, USER_AGENT, VERSION } from "../version.ts";
 import { citationTemplate } from "../output/citations.ts";
 import { CALL_TOOL, callTarget } from "./core_tools.ts";
 import type { CallInput } from "./core_tools.ts";
-import type { McpExtra, Provider, ToolDefinition, UnavailableTools } from "./provider.ts";
+import type { McpExtra, Provider, ToolDefinition } from "./provider.ts";
 import { loadedTool } from "./lazy.ts";
 import { isInputRequiredResult, McpServer, ProtocolError, ProtocolErrorCode } from "./sdk.ts";
 import type { CacheHint, CallToolResult, InputRequiredResult, Tool } from "./sdk.ts";
@@ -29,10 +29,12 @@ import type { ChartPart } from "./tools/chart.ts";
 import { registerPrimitives, registerSubscriptions } from "./primitives.ts";
 import { citationsOf, NO_FILES } from "./server_options.ts";
 import type { CallToolOptions, CreateServerOptions } from "./server_options.ts";
-import { collectTools, describeTool, servedInput } from "./tool_schemas.ts";
+import { describeTool, servedInput } from "./tool_schemas.ts";
 import { errorResult, validationError } from "./call_errors.ts";
 import { closestNames, routeCall } from "./next_calls.ts";
 import { registerTasks, runsAsTask } from "./tasks/wire.ts";
+import { servedTools } from "./served_tools.ts";
+import type { ServedTools } from "./served_tools.ts";
 import { startToolTask } from "./tasks/tool_tasks.ts";
 import type { JobFollower } from "./tasks/tool_tasks.ts";
 
@@ -75,64 +77,24 @@ export function createServer(providers: readonly Provider[], options: CreateServ
   // and results carry view models; every other client gets the same bytes as without views.
   const viewsFor = (ctx: unknown): boolean =>
     rendersViews(requestCapabilities(ctx, server.server.getClientCapabilities()));
-  const jobs = new Map(providers.flatMap((p) => p.jobs ? [[p.id, p.jobs] as const] : []));
-  const scope: ServerScope = { server, tools, options, viewsFor, jobs };
+  const scope: ServerScope = { server, tools, options, viewsFor, jobs: tools.jobs };
   server.server.setRequestHandler("tools/list", (_request, ctx) => listTools(scope, ctx));
   server.server.setRequestHandler("tools/call", (request, ctx) => answerToolCall(scope, request.params, ctx));
-  registerPrimitives(server, [...providers, coreProvider(tools, options)], {
-    owner: options.owner,
-    secrets: options.secrets,
-  });
+  if (!options.toolsOnly) {
+    registerPrimitives(server, [...providers, coreProvider(tools, options)], {
+      owner: options.owner,
+      secrets: options.secrets,
+    });
+  }
   shareInputSchemas(server, tools.byName);
-  registerViews(server, [...tools.callable.values()].map((c) => c.tool), options.views, viewsFor);
-  registerSubscriptions(server, providers);
+  if (!options.toolsOnly) {
+    registerViews(server, tools.viewIds, options.views, viewsFor);
+    registerSubscriptions(server, providers);
+  }
   declareListsUnchanged(server);
   answerMalformedParamsAsInvalidParams(server);
   if (options.tasks) registerTasks(server, options.tasks, options.owner);
   return server;
-}
-
-/** The tools one server instance lists, and those it calls by name. */
-interface ServedTools {
-  /** Listed in registration order, the same on every call: clients may cache the list. */
-  // deno-lint-ignore no-explicit-any
-  listed: ToolDefinition<any, any>[];
-  /**
-   * Listed tools, and every other tool of the enabled providers: a client that listed another
-   * toolset selection earlier (toolsets may differ per HTTP request) can still call what it saw.
-   */
-  // deno-lint-ignore no-explicit-any
-  callable: Map<string, { tool: ToolDefinition<any, any>; provider: string }>;
-  // deno-lint-ignore no-explicit-any
-  byName: Map<string, ToolDefinition<any, any>>;
-  /** The names of the listed tools. */
-  served: Set<string>;
-  /** Tools left out as configured (e.g. without an API key): calling one says how to enable it. */
-  unavailable: UnavailableTools[];
-  /** Tools whose view is the series chart: opendata_chart puts several of their calls on one chart. */
-  seriesTools: Set<string>;
-  /** Whether any tool has a view (then opendata_call names the router view). */
-  viewTools: boolean;
-}
-
-function servedTools(providers: readonly Provider[], options: CreateServerOptions): ServedTools {
-  const listed = collectTools(providers);
-  // deno-lint-ignore no-explicit-any
-  const callable = new Map<string, { tool: ToolDefinition<any, any>; provider: string }>(
-    options.callable ?? [],
-  );
-  for (const p of providers) for (const t of p.tools) callable.set(t.name, { tool: t, provider: p.id });
-  return {
-    listed,
-    callable,
-    byName: new Map([...callable].map(([name, c]) => [name, c.tool])),
-    served: new Set(listed.map((t) => t.name)),
-    unavailable: providers.flatMap((p) => p.unavailable ?? []),
-    seriesTools: new Set(
-      [...callable.values()].filter((c) => c.tool.view?.id === "series").map((c) => c.tool.name),
-    ),
-    viewTools: [...callable.values()].some((c) => c.tool.view),
-  };
 }
 
 /** The SDK's server with this server's identity, capabilities, list cache hints and state seal. */
@@ -391,18 +353,16 @@ function declareListsUnchanged(server: McpServer): void {
 type RequestHandler = (request: unknown, ctx: unknown) => Promise<unknown>;
 
 /**
- * Serves the views the tools name as `ui://` resources, and keeps them out of `resources/list`
+ * Serves the views `ids` names as `ui://` resources, and keeps them out of `resources/list`
  * for clients that do not render views (the spec lets a server leave UI-only resources out of
  * the list), so that list stays as it was for them.
  */
 function registerViews(
   server: McpServer,
-  // deno-lint-ignore no-explicit-any
-  tools: readonly ToolDefinition<any, any>[],
+  ids: ReadonlySet<ViewId>,
   options: ViewOptions | undefined,
   viewsFor: (ctx: unknown) => boolean,
 ): void {
-  const ids = new Set<ViewId>(tools.flatMap((t) => t.view ? [t.view.id] : []));
   if (ids.size === 0) return;
   const views = viewResources(ids, options);
   for (const view of views) {

@@ -70,6 +70,11 @@ export interface CreateServerOptions {
    */
   views?: ViewOptions;
   /**
+   * The instance answers `tools/list` and `tools/call` only: resources, templates, prompts and
+   * views are not registered (see `NewServerOptions.toolsOnly`).
+   */
+  toolsOnly?: boolean;
+  /**
    * The configured secrets, masked in every answer (text, structured content, error payloads)
    * and resource read before anything is cut to the limit. Absent: nothing is masked.
    */

@@ -83,7 +83,7 @@ async function runToolCall(
   const deadline = startDeadline(extra, options);
   // Tools whose answers may carry a provenance (not those with a closed or core-only schema).
   const cites = takesProvenance(describeTool(listed).outputSchema);
-  const context = callContext(extra, options, { log, signal: deadline.signal, cites });
+  const context = callContext(extra, options, { log, deadline, cites });
   try {
     const record = newRecord();
     const output = await runHandler(loaded.tool, input, context, { deadline, record, options });
@@ -258,10 +258,15 @@ interface CallDeadline {
   timeoutMs: number;
   /** The clock time upstream requests must end by. */
   at: number;
-  /** Aborts at the deadline. */
-  expired: AbortSignal;
-  /** Aborts at the deadline or when the client cancels. */
-  signal: AbortSignal;
+  /** Why the call ended at its deadline, once it has fallen. */
+  reason: DOMException | undefined;
+  /** Rejects the race under way (see {@linkcode raceDeadline}) when the deadline falls. */
+  onFall: ((reason: DOMException) => void) | undefined;
+  /**
+   * Aborts at the deadline or when the client cancels; made on first use, with what it combines:
+   * a handler that never reads it (an echo, an answer from memory) costs no signals.
+   */
+  readonly signal: AbortSignal;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -269,26 +274,42 @@ interface CallDeadline {
 function startDeadline(extra: McpExtra, options: CallToolOptions): CallDeadline {
   const timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const clock = options.clock ?? systemClock;
-  const at = clock.now() + timeoutMs;
-  const expired = new AbortController();
-  const timer = setTimeout(
-    () => expired.abort(new DOMException("The call reached its deadline", "TimeoutError")),
+  let expired: AbortController | undefined;
+  let signal: AbortSignal | undefined;
+  const deadline: CallDeadline = {
     timeoutMs,
-  );
-  const signal = AbortSignal.any([extra.mcpReq.signal, expired.signal]);
-  return { timeoutMs, at, expired: expired.signal, signal, timer };
+    at: clock.now() + timeoutMs,
+    reason: undefined,
+    onFall: undefined,
+    get signal(): AbortSignal {
+      if (!signal) {
+        expired = new AbortController();
+        if (deadline.reason) expired.abort(deadline.reason);
+        signal = AbortSignal.any([extra.mcpReq.signal, expired.signal]);
+      }
+      return signal;
+    },
+    timer: setTimeout(() => {
+      const reason = deadline.reason = new DOMException("The call reached its deadline", "TimeoutError");
+      expired?.abort(reason);
+      deadline.onFall?.(reason);
+    }, timeoutMs),
+  };
+  return deadline;
 }
 
 /** What the handler gets: the signal, its logger, its share of the limit, progress, state and files. */
 function callContext(
   extra: McpExtra,
   options: CallToolOptions,
-  call: { log: CallLog; signal: AbortSignal; cites: boolean },
+  call: { log: CallLog; deadline: CallDeadline; cites: boolean },
 ): ToolCallContext {
   const progressToken = extra.mcpReq._meta?.progressToken;
   const seal = options.requestState;
   return {
-    signal: call.signal,
+    get signal(): AbortSignal {
+      return call.deadline.signal;
+    },
     logger: call.log.logger,
     requestId: call.log.requestId,
     // The answer's provenance (added by the core after the handler) takes the last part of the limit.
@@ -342,13 +363,13 @@ function runHandler(
       record,
       ...(options.client === undefined ? {} : { client: options.client }),
     },
-    () => raceDeadline(tool.handler(input.args, context), deadline.expired),
+    () => raceDeadline(tool.handler(input.args, context), deadline),
   );
 }
 
 /** The error a handler's failure answers with: the call's own deadline, else what it threw. */
 function thrownPayload(e: unknown, deadline: CallDeadline, extra: McpExtra, logger: Logger): ErrorPayload {
-  const payload = deadline.expired.aborted && !extra.mcpReq.signal.aborted
+  const payload = deadline.reason !== undefined && !extra.mcpReq.signal.aborted
     ? deadlinePayload(deadline.timeoutMs)
     : toPayload(e, extra.mcpReq.signal);
   if (payload.error_type === "INTERNAL_ERROR") {
@@ -431,13 +452,12 @@ function withNextCalls(payload: ErrorPayload, extra: NextCall[], options: CallTo
   return { ...payload, next_calls: calls.map((c) => routeCall(c, new Set([...served, DESCRIBE_TOOL_NAME]))) };
 }
 
-/** Settles with `work`, or rejects as soon as `expired` aborts (the handler is told through its signal). */
-function raceDeadline<T>(work: Promise<T>, expired: AbortSignal): Promise<T> {
-  if (expired.aborted) return Promise.reject(expired.reason);
+/** Settles with `work`, or rejects as soon as `deadline` falls (the handler is told through its signal). */
+function raceDeadline<T>(work: Promise<T>, deadline: CallDeadline): Promise<T> {
+  if (deadline.reason) return Promise.reject(deadline.reason);
   return new Promise<T>((resolve, reject) => {
-    const onExpired = (): void => reject(expired.reason);
-    expired.addEventListener("abort", onExpired, { once: true });
-    work.then(resolve, reject).finally(() => expired.removeEventListener("abort", onExpired));
+    deadline.onFall = reject;
+    work.then(resolve, reject).finally(() => deadline.onFall = undefined);
   });
 }
 

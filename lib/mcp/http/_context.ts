@@ -19,6 +19,7 @@ import type { ConnectionInfo, HeaderSplit, LazyOAuth } from "./_requests.ts";
 import type { OAuthResourceServer, Principal } from "./oauth.ts";
 import { AccessLog } from "./_access_log.ts";
 import { finishResponse } from "./_streams.ts";
+import { DeadlineWheel } from "./_deadlines.ts";
 import type { ExchangeScope } from "../../http/request_scope.ts";
 import type { SharedSessionStore } from "./shared_sessions.ts";
 
@@ -165,6 +166,13 @@ export interface HttpState {
   startedAt: number;
   keepAliveMs: number;
   bodyTimeoutMs: number;
+  /**
+   * Starts a POST body's deadline (`body_timeout`); the returned function cancels it. On one
+   * shared timer, or on `every` when the handler was given one (tests drive it).
+   */
+  bodyDeadline: (fn: () => void) => () => void;
+  /** The shared timer of the body deadlines, stopped when the handler closes. */
+  bodyDeadlines: DeadlineWheel | undefined;
   store: SessionStore;
   /** With Redis, the 2025-11-25 sessions every replica serves (shared_sessions.ts). */
   shared: SharedSessionStore | undefined;
@@ -213,6 +221,9 @@ export function createState(app: ServedApp, options: HttpHandlerOptions): HttpSt
   const auth = settings.auth_token ? new BearerAuth(settings.auth_token) : null;
   const oauth = options.oauth ? givenOAuth(options.oauth) : oauthOf(app, clock, options.isNetAllowed);
   if (metrics) metrics.http.sessions = () => store.counts();
+  const bodyTimeoutMs = Math.round(settings.body_timeout * 1000);
+  const every = options.every;
+  const bodyDeadlines = every ? undefined : new DeadlineWheel(bodyTimeoutMs);
   return {
     app,
     settings,
@@ -221,7 +232,9 @@ export function createState(app: ServedApp, options: HttpHandlerOptions): HttpSt
     every: options.every ?? defaultEvery,
     startedAt: clock.now(),
     keepAliveMs: Math.max(1, Math.round(settings.keepalive_interval * 1000)),
-    bodyTimeoutMs: Math.round(settings.body_timeout * 1000),
+    bodyTimeoutMs,
+    bodyDeadline: bodyDeadlines ? (fn) => bodyDeadlines.after(fn) : (fn) => every!(bodyTimeoutMs, fn),
+    bodyDeadlines,
     store,
     shared: settings.stateless ? undefined : app.shared?.sessions,
     // With Redis the per-IP budget holds across replicas; this replica's buckets stand in meanwhile.

@@ -19,7 +19,7 @@ export async function readBody(
   }
   // Within body_timeout, so a client that trickles its body cannot pin memory.
   const deadline = new AbortController();
-  const stop = state.every(state.bodyTimeoutMs, () => deadline.abort());
+  const stop = state.bodyDeadline(() => deadline.abort());
   try {
     const read = await readJsonRpc(ctx.req, state.settings.max_body_bytes, {
       deadline: deadline.signal,

@@ -25,9 +25,19 @@ function listenRequestId(body: unknown): RequestId | undefined {
   return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
 }
 
+/** Whether `body` is one tools/list or tools/call message. */
+function toolsOnly(body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const method = (body as { method?: unknown }).method;
+  return method === "tools/call" || method === "tools/list";
+}
+
 /** The 2026-07-28 route of the handler whose state is `state`. */
 export function createModernRoute(state: HttpState): ModernRoute {
   const { app, settings, logger } = state;
+  // The requests whose one message is a tools/list or tools/call: their server registers no
+  // resources, prompts or views (nothing it answers reads them), most of what building one costs.
+  const toolRequests = new WeakSet<Request>();
   // The SDK's per-request entry, one fresh server per request. 2025-era traffic never reaches
   // it (_route_streamable.ts routes it to the session code).
   const modern: McpHttpHandler = createMcpHandler(
@@ -38,6 +48,7 @@ export function createModernRoute(state: HttpState): ModernRoute {
         owner: exchange?.owner ?? state.sharedOwner,
         client: exchange?.client ?? "unknown",
         toolsets: exchange?.toolsets ?? app.defaultToolsets,
+        ...(requestInfo && toolRequests.has(requestInfo) ? { toolsOnly: true } : {}),
       });
     },
     {
@@ -55,6 +66,7 @@ export function createModernRoute(state: HttpState): ModernRoute {
 
   async function uncapped(ctx: RequestContext, forwarded: Request): Promise<Response> {
     state.modernOpen++;
+    if (toolsOnly(ctx.body)) toolRequests.add(forwarded);
     let res: Response;
     try {
       // The parsed body goes along: the SDK reads nothing from the request's body.

@@ -138,6 +138,8 @@ export function createHttpHandler(app: ServedApp, options: HttpHandlerOptions): 
     const stragglers = [...state.statelessOpen];
     state.statelessOpen.clear();
     await Promise.all(stragglers.map((server) => server.close().catch(() => {})));
+    // Last: a POST into a live session may still start a body deadline while draining.
+    state.bodyDeadlines?.stop();
   };
   return handler;
 }
@@ -179,8 +181,9 @@ function createRouter(state: HttpState, modern: ModernRoute): (ctx: RequestConte
 /** The request's access line and metrics, once its response has been sent (or at once). */
 function finish(state: HttpState, ctx: RequestContext, res: Response): void {
   const { req, url, fields } = ctx;
+  // A URL without a query has no session id in it (and costs no URLSearchParams).
   const sessionId = res.headers.get("mcp-session-id") ?? req.headers.get("mcp-session-id") ??
-    url.searchParams.get("session_id") ?? url.searchParams.get("sessionId");
+    (url.search === "" ? null : url.searchParams.get("session_id") ?? url.searchParams.get("sessionId"));
   if (sessionId) fields["session_id"] = sessionId;
   const path = ctx.path;
   state.served?.httpRequests.inc(
