@@ -486,7 +486,10 @@ const ONLY: Record<string, { heading: string; measure: () => Promise<string> }> 
     measure: () => benchStartupWays(START_RUNS, MEMORY_CALLS),
   },
   observability: { heading: "## What metrics and traces cost", measure: () => benchObservability() },
-  edge: { heading: EDGE_HEADING, measure: async () => edgeSection(await compareEdge()) },
+  edge: {
+    heading: EDGE_HEADING,
+    measure: async () => `${EDGE_HEADING}\n\n${edgeSection(await compareEdge())}`,
+  },
   tasks: {
     heading: "## Questions answered from the default surface",
     measure: async () => {
