@@ -13,7 +13,7 @@ import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_c
 import { fredConfig, startFakeFred } from "../../tests/providers/fred/fake_fred.ts";
 import { startRedis } from "../../tests/redis/_redis_server.ts";
 import { benchJobTakeover } from "./job_takeover.ts";
-import { benchSessionReplicas, latencyRow, pct } from "./replicas_sessions.ts";
+import { benchSessionReplicas, driveCalls, latencyRow, pct } from "./replicas_sessions.ts";
 
 /** One measured row. */
 export interface BenchRow {
@@ -38,22 +38,12 @@ async function clientsFor(servers: HttpServerProcess[]): Promise<Client[]> {
 }
 
 /** CONCURRENCY callers share CALLS calls; caller i uses client i (round-robin over the replicas). */
-async function drive(clients: Client[]): Promise<{ latencies: number[]; perSecond: number }> {
+function drive(clients: Client[]): Promise<{ latencies: number[]; perSecond: number }> {
   const args = { operation: "get", category_id: 125, fresh: true };
-  for (const c of clients) await c.callTool({ name: "fred_category", arguments: args }); // warm-up
-  const latencies: number[] = [];
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(clients.map(async (client) => {
-    while (next < CALLS) {
-      next++;
-      const s = performance.now();
-      const r = await client.callTool({ name: "fred_category", arguments: args });
-      if (r.isError) throw new Error(`bench call failed: ${JSON.stringify(r.content)}`);
-      latencies.push(performance.now() - s);
-    }
-  }));
-  return { latencies, perSecond: CALLS / ((performance.now() - t0) / 1000) };
+  return driveCalls(clients, async (client) => {
+    const r = await client.callTool({ name: "fred_category", arguments: args });
+    if (r.isError) throw new Error(`bench call failed: ${JSON.stringify(r.content)}`);
+  }, 1);
 }
 
 /** Runs the replica benchmarks and returns their rows. */

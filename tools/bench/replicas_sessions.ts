@@ -42,9 +42,16 @@ export function latencyRow(what: string, latencies: number[], perSecond: number,
   };
 }
 
-/** CONCURRENCY sessions share CALLS calls through the balancer. */
-async function drive(clients: Client[]): Promise<{ latencies: number[]; perSecond: number }> {
-  for (const c of clients) for (let i = 0; i < 3; i++) await call(c); // warm-up: rebuilt everywhere
+/**
+ * The clients share CALLS calls (each takes the next while any are left) after `warmups` calls
+ * each, one after another; the latency of every call and the calls per second.
+ */
+export async function driveCalls(
+  clients: readonly Client[],
+  call: (client: Client) => Promise<void>,
+  warmups: number,
+): Promise<{ latencies: number[]; perSecond: number }> {
+  for (const c of clients) for (let i = 0; i < warmups; i++) await call(c);
   const latencies: number[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -57,6 +64,11 @@ async function drive(clients: Client[]): Promise<{ latencies: number[]; perSecon
     }
   }));
   return { latencies, perSecond: CALLS / ((performance.now() - t0) / 1000) };
+}
+
+/** CONCURRENCY sessions share CALLS calls through the balancer (three warm-ups each: rebuilt everywhere). */
+function drive(clients: Client[]): Promise<{ latencies: number[]; perSecond: number }> {
+  return driveCalls(clients, call, 3);
 }
 
 /**
