@@ -1,7 +1,7 @@
 // A FRED export whose page requests a fake FRED counts, one of them held until the test lets it go
 // (the replica asking it is killed meanwhile), for the tests of jobs resumed on another replica.
 import type { FakeUpstream, Received } from "../fakes/upstream.ts";
-import { syntheticObservations } from "../providers/fred/fake_fred.ts";
+import { fredError, syntheticObservations } from "../providers/fred/fake_fred.ts";
 
 /** Rows of every held export's series. */
 export const EXPORT_ROWS = 20_000;
@@ -30,8 +30,12 @@ export interface HeldSeries {
   release(): void;
 }
 
-/** Routes `series` (EXPORT_ROWS rows) on `fake`, holding its request number `held` (none: -1). */
-export function heldSeries(fake: FakeUpstream, series: string, held: number): HeldSeries {
+/**
+ * Routes `series` (EXPORT_ROWS rows, shaped as FRED's observations) on `fake`, holding its
+ * request number `held` (none: -1); with `failAfter`, every request after the held one is
+ * answered with FRED's error body and that status.
+ */
+export function heldSeries(fake: FakeUpstream, series: string, held: number, failAfter?: number): HeldSeries {
   const asked: PageRequest[] = [];
   const gate = Promise.withResolvers<void>();
   const arrived = Promise.withResolvers<void>();
@@ -45,6 +49,9 @@ export function heldSeries(fake: FakeUpstream, series: string, held: number): He
       if (asked.length === held + 1) {
         arrived.resolve();
         await gate.promise;
+      }
+      if (failAfter !== undefined && held >= 0 && asked.length > held + 1) {
+        return fredError(failAfter, "Internal Server Error.");
       }
       return { json: syntheticObservations(EXPORT_ROWS, offset, limit) };
     },

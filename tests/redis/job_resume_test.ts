@@ -211,3 +211,79 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
     for (const client of clients) await client.close().catch(() => {});
   }
 });
+
+Deno.test("a FRED job taken over whose upstream then fails ends failed, naming the upstream's error, with no partial file left", async () => {
+  await using redis = await startRedis();
+  await using fake = startFakeFred();
+  const failing = heldSeries(fake, "FAILING", HELD, 500);
+  const home = scratchHome(fredConfig(fake.origin, EXPORT_SETTINGS));
+  await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
+  const options = {
+    args: ["--providers", "fred", "--stateless"],
+    home,
+    env: {
+      REDIS_URL: redis.url,
+      MCP_JOB_LEASE_TIMEOUT: "1.5",
+      MCP_JOB_TAKEOVER_INTERVAL: "0.25",
+      MCP_REQUEST_STATE_KEY: "job-resume-test-shared-secret-0123456789",
+    },
+  };
+  const [a, b] = await Promise.all([0, 1].map(() => startHttpServer(options))) as [
+    HttpServerProcess,
+    HttpServerProcess,
+  ];
+  await using _a = a;
+  await using _b = b;
+  const connect = async (server: HttpServerProcess): Promise<Client> => {
+    const client = new Client({ name: "job-resume-failing", version: "0" }, { capabilities: {} });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+    return client;
+  };
+  const [ca, cb] = [await connect(a), await connect(b)];
+  try {
+    const jobId = String(
+      ok(
+        await ca.callTool({
+          name: "fred_series",
+          arguments: { operation: "get_observations", series_id: "FAILING", format: "csv" },
+        }),
+      )["job_id"],
+    );
+    await failing.arrived;
+    const recordedRows = failing.asked.slice(0, HELD).reduce((sum, p) => sum + p.limit, 0);
+    await until("the third page's checkpoint", async () => {
+      const view = ok(await cb.callTool({ name: "fred_job_status", arguments: { job_id: jobId } }));
+      const rows = (view["progress"] as { rows_fetched: number } | undefined)?.rows_fetched;
+      return rows === recordedRows ? view : undefined;
+    });
+    await a.stop("SIGKILL");
+    failing.release();
+    const done = ok(
+      await cb.callTool({ name: "fred_job_status", arguments: { job_id: jobId, wait_seconds: 30 } }),
+    );
+    assert.equal(done["status"], "failed", JSON.stringify(done));
+    const error = done["error"] as { code: string; message: string };
+    assert.equal(error.code, "SERVER_ERROR", JSON.stringify(error));
+    assert.match(error.message, /FRED API server error \(HTTP 500\)/, "the upstream's status is named");
+    // The resumed job asked from the recorded rows on, never for a recorded page again.
+    const after = failing.asked.slice(HELD + 1);
+    assert.ok(after.length > 0, "the taken-over job asked for the next page");
+    assert.ok(after.every((p) => p.offset >= recordedRows), JSON.stringify(after));
+    // Its partial file is gone with it.
+    assert.deepEqual(partialsOf(home, "FAILING"), [], "no partial file is left");
+  } finally {
+    await ca.close().catch(() => {});
+    await cb.close().catch(() => {});
+  }
+});
+
+/** The files under `root` that name `series`: a failed job leaves none, partial or not. */
+function partialsOf(root: string, series: string): string[] {
+  const out: string[] = [];
+  for (const e of Deno.readDirSync(root)) {
+    const path = `${root}/${e.name}`;
+    if (e.isDirectory) out.push(...partialsOf(path, series));
+    else if (e.name.includes(series)) out.push(path);
+  }
+  return out;
+}

@@ -10,8 +10,9 @@ import { startHttpServer } from "../../tests/harness/spawn_http.ts";
 import type { HttpServerProcess } from "../../tests/harness/spawn_http.ts";
 import { removeHome, scratchHome } from "../../tests/harness/spawn.ts";
 import { Client, StreamableHTTPClientTransport } from "../../tests/harness/sdk_client.ts";
-import type { Received } from "../../tests/fakes/upstream.ts";
-import { fredConfig, startFakeFred, syntheticObservations } from "../../tests/providers/fred/fake_fred.ts";
+import type { FakeUpstream } from "../../tests/fakes/upstream.ts";
+import { fredConfig, startFakeFred } from "../../tests/providers/fred/fake_fred.ts";
+import { EXPORT_ROWS, heldSeries } from "../../tests/redis/_held_export.ts";
 import { startRedis } from "../../tests/redis/_redis_server.ts";
 import type { BenchRow } from "./replicas.ts";
 import { quantile } from "./startup.ts";
@@ -19,15 +20,9 @@ import { quantile } from "./startup.ts";
 const RUNS = Number(Deno.env.get("BENCH_TAKEOVER_RUNS") ?? 5);
 const LEASE_S = 1.5;
 const SCAN_S = 0.25;
-const ROWS = 20_000;
+const ROWS = EXPORT_ROWS;
 /** The request (0-based) held until the replica running the job is killed. */
 const HELD = 3;
-
-interface Asked {
-  offset: number;
-  limit: number;
-  at: number;
-}
 
 /**
  * One kill: ms from SIGKILL to the next page asked by another replica and to the job's end, and
@@ -38,15 +33,9 @@ async function oneTakeover(
   series: string,
   start: () => Promise<HttpServerProcess>,
   survivor: HttpServerProcess,
-  route: (series: string, onAsk: (asked: Asked[]) => Promise<void>) => Asked[],
+  fake: FakeUpstream,
 ): Promise<{ takeoverMs: number; finishMs: number; rowsAgain: number }> {
-  const held = Promise.withResolvers<void>();
-  const arrived = Promise.withResolvers<void>();
-  const asked = route(series, async (seen) => {
-    if (seen.length !== HELD + 1) return;
-    arrived.resolve();
-    await held.promise;
-  });
+  const { asked, arrived, release } = heldSeries(fake, series, HELD);
   const victim = await start();
   const client = new Client({ name: "bench-takeover", version: "0" }, { capabilities: {} });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${victim.origin}/mcp`)));
@@ -55,18 +44,18 @@ async function oneTakeover(
     arguments: { operation: "get_observations", series_id: series },
   });
   const jobId = String((accepted.structuredContent as Record<string, unknown>)["job_id"]);
-  await arrived.promise;
+  await arrived;
   await client.close().catch(() => {});
   await victim.stop("SIGKILL");
-  const killedAt = performance.now();
-  held.resolve();
+  const killedAt = Date.now();
+  release();
   const watcher = new Client({ name: "bench-takeover", version: "0" }, { capabilities: {} });
   await watcher.connect(new StreamableHTTPClientTransport(new URL(`${survivor.origin}/mcp`)));
   const done = await watcher.callTool({
     name: "fred_job_status",
     arguments: { job_id: jobId, wait_seconds: 60 },
   });
-  const finishMs = performance.now() - killedAt;
+  const finishMs = Date.now() - killedAt;
   await watcher.close();
   const status = (done.structuredContent as Record<string, unknown>)["status"];
   if (status !== "completed") throw new Error(`takeover bench: the job ended ${String(status)}`);
@@ -82,21 +71,6 @@ async function oneTakeover(
 export async function benchJobTakeover(): Promise<BenchRow[]> {
   await using redis = await startRedis();
   await using fake = startFakeFred();
-  const route = (series: string, onAsk: (asked: Asked[]) => Promise<void>): Asked[] => {
-    const asked: Asked[] = [];
-    fake.route({
-      path: "/fred/series/observations",
-      match: (r: Received) => r.url.searchParams.get("series_id") === series,
-      reply: async (r: Received) => {
-        const offset = Number(r.url.searchParams.get("offset") ?? 0);
-        const limit = Number(r.url.searchParams.get("limit"));
-        asked.push({ offset, limit, at: performance.now() });
-        await onAsk(asked);
-        return { json: syntheticObservations(ROWS, offset, limit) };
-      },
-    });
-    return asked;
-  };
   const home = scratchHome(fredConfig(fake.origin, { page_size: 2000, job_row_threshold: 1000 }));
   const options = {
     args: ["--providers", "fred", "--stateless"],
@@ -114,7 +88,7 @@ export async function benchJobTakeover(): Promise<BenchRow[]> {
   let rowsAgain = 0;
   try {
     for (let run = 0; run < RUNS; run++) {
-      const r = await oneTakeover(`TAKEOVER${run}`, () => startHttpServer(options), survivor, route);
+      const r = await oneTakeover(`TAKEOVER${run}`, () => startHttpServer(options), survivor, fake);
       takeovers.push(r.takeoverMs);
       finishes.push(r.finishMs);
       rowsAgain += r.rowsAgain;
