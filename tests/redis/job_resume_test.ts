@@ -21,6 +21,27 @@ import { until } from "./_job_replicas.ts";
 const HELD = 3;
 const ROWS = EXPORT_ROWS;
 
+/** Replicas over one Redis with a short lease and scan; checkpoints signed, as deployments run. */
+function replicaOptions(redisUrl: string, home: string) {
+  return {
+    args: ["--providers", "fred", "--stateless"],
+    home,
+    env: {
+      REDIS_URL: redisUrl,
+      MCP_JOB_LEASE_TIMEOUT: "1.5",
+      MCP_JOB_TAKEOVER_INTERVAL: "0.25",
+      MCP_REQUEST_STATE_KEY: "job-resume-test-shared-secret-0123456789",
+    },
+  };
+}
+
+/** An SDK client with a session on `server`. */
+async function clientOf(server: HttpServerProcess): Promise<Client> {
+  const client = new Client({ name: "job-resume-test", version: "0" }, { capabilities: {} });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+  return client;
+}
+
 /**
  * Checks an export's page requests after one kill: each recorded page (the first `HELD`) asked
  * once in the whole run, the page in flight at the kill asked twice, every other page once, and
@@ -56,17 +77,7 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
   const handed = heldSeries(fake, "HANDED", HELD);
   const home = scratchHome(fredConfig(fake.origin, EXPORT_SETTINGS));
   await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
-  const options = {
-    args: ["--providers", "fred", "--stateless"],
-    home,
-    env: {
-      REDIS_URL: redis.url,
-      MCP_JOB_LEASE_TIMEOUT: "1.5",
-      MCP_JOB_TAKEOVER_INTERVAL: "0.25",
-      // Checkpoints are signed: the signed path is the one deployments run.
-      MCP_REQUEST_STATE_KEY: "job-resume-test-shared-secret-0123456789",
-    },
-  };
+  const options = replicaOptions(redis.url, home);
   const replicas = await Promise.all([0, 1, 2].map(() => startHttpServer(options)));
   await using _a = replicas[0]!;
   await using _b = replicas[1]!;
@@ -74,8 +85,7 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
   const [a, b, c] = replicas as [HttpServerProcess, HttpServerProcess, HttpServerProcess];
   const clients: Client[] = [];
   const connect = async (server: HttpServerProcess): Promise<Client> => {
-    const client = new Client({ name: "job-resume-test", version: "0" }, { capabilities: {} });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
+    const client = await clientOf(server);
     clients.push(client);
     return client;
   };
@@ -218,28 +228,14 @@ Deno.test("a FRED job taken over whose upstream then fails ends failed, naming t
   const failing = heldSeries(fake, "FAILING", HELD, 500);
   const home = scratchHome(fredConfig(fake.origin, EXPORT_SETTINGS));
   await using _home = { [Symbol.asyncDispose]: () => Promise.resolve(removeHome(home)) };
-  const options = {
-    args: ["--providers", "fred", "--stateless"],
-    home,
-    env: {
-      REDIS_URL: redis.url,
-      MCP_JOB_LEASE_TIMEOUT: "1.5",
-      MCP_JOB_TAKEOVER_INTERVAL: "0.25",
-      MCP_REQUEST_STATE_KEY: "job-resume-test-shared-secret-0123456789",
-    },
-  };
+  const options = replicaOptions(redis.url, home);
   const [a, b] = await Promise.all([0, 1].map(() => startHttpServer(options))) as [
     HttpServerProcess,
     HttpServerProcess,
   ];
   await using _a = a;
   await using _b = b;
-  const connect = async (server: HttpServerProcess): Promise<Client> => {
-    const client = new Client({ name: "job-resume-failing", version: "0" }, { capabilities: {} });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
-    return client;
-  };
-  const [ca, cb] = [await connect(a), await connect(b)];
+  const [ca, cb] = [await clientOf(a), await clientOf(b)];
   try {
     const jobId = String(
       ok(
