@@ -124,8 +124,16 @@ export class RedisSessionStore implements SharedSessionStore {
     if (!held) return;
     held.record = { ...held.record, logLevel: level };
     held.written = Date.now();
-    this.publish({ type: "level", id, level });
+    // Stored before published: a replica that missed the message (its copy was being rebuilt)
+    // reads the level again once it holds the copy. Both settle before the client is answered.
     await this.#write(held.record).catch(() => {});
+    await this.publish({ type: "level", id, level });
+  }
+
+  hold(record: SessionRecord): void {
+    this.#held.set(record.id, { record, written: Date.now() });
+    this.#byDigest.set(digest(record.id), record.id);
+    this.#startResync();
   }
 
   touch(id: string): void {
@@ -182,7 +190,7 @@ export class RedisSessionStore implements SharedSessionStore {
 
   async remove(id: string): Promise<void> {
     this.forget(id);
-    this.publish({ type: "closed", id });
+    void this.publish({ type: "closed", id });
     try {
       await this.#end(id);
     } catch (e) {
@@ -223,13 +231,18 @@ export class RedisSessionStore implements SharedSessionStore {
     this.#byDigest.delete(digest(id));
   }
 
-  publish(message: SessionBusMessage): void {
+  publish(message: SessionBusMessage): Promise<void> {
     const envelope = { ...message, id: digest(message.id), from: this.#replica, at: this.#now() };
     const key = this.#o.signingKey;
     this.#sending = this.#sending.then(async () => {
       const sig = key ? await signMessage(key, BUS_LABEL, envelope) : undefined;
       await this.#conn.publish(CHANNEL, JSON.stringify(sig ? { ...envelope, sig } : envelope));
     }).catch(() => {});
+    return this.#sending;
+  }
+
+  heard(): Promise<void> {
+    return this.#delivering;
   }
 
   subscribe(listener: (message: SessionBusMessage) => void): () => void {
@@ -274,7 +287,13 @@ export class RedisSessionStore implements SharedSessionStore {
     const id = this.#byDigest.get(m.id);
     if (id === undefined) return;
     const { from: _from, at: _at, ...rest } = envelope;
-    this.#emit({ ...rest, id } as SessionBusMessage);
+    const message = { ...rest, id } as SessionBusMessage;
+    // The record kept here follows, or a rewrite after Redis lost it would bring back the old level.
+    const held = this.#held.get(id);
+    if (message.type === "level" && held && typeof message.level === "string") {
+      held.record = { ...held.record, logLevel: message.level };
+    }
+    this.#emit(message);
   }
 
   #key(id: string): string {
@@ -314,7 +333,7 @@ export class RedisSessionStore implements SharedSessionStore {
       }
       await this.#end(id).then(() => {
         this.#unremoved.delete(id);
-        this.publish({ type: "closed", id });
+        void this.publish({ type: "closed", id });
       }, () => {});
     }
   }

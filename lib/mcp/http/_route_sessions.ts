@@ -155,7 +155,8 @@ export async function newSession(
         session.id = sid;
         store.add(session, restoring !== undefined);
         // With Redis, the session's record goes to the shared store for the other replicas.
-        void shared?.put(restoring ?? recordOf(sid, ctx.messages, { ...session, toolsets: ctx.toolsets }));
+        if (restoring) shared?.hold(restoring);
+        else void shared?.put(recordOf(sid, ctx.messages, { ...session, toolsets: ctx.toolsets }));
         const opened = restoring ? "session restored from the shared store" : "session opened";
         ctx.log().info(opened, { session_id: sid, transport: "streamable-http" });
       },

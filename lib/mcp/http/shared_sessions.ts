@@ -45,11 +45,17 @@ export type SessionBusMessage =
 
 /** The session records and bus shared by replicas. */
 export interface SharedSessionStore {
-  /** Writes `record` (the session opened, or its log level changed) and keeps it while held here. */
+  /** Writes `record` (the session opened here) and keeps it while held here. */
   put(record: SessionRecord): Promise<void>;
   /**
-   * The client set the session's log level: stores it and tells the other replicas; settles once
-   * stored (or the store failed), so a replica rebuilding the session after the answer has it.
+   * Keeps `record`, just read from the store for a copy rebuilt here, while held here; writes
+   * nothing: a newer record (a log level set meanwhile) must not be overwritten with it.
+   */
+  hold(record: SessionRecord): void;
+  /**
+   * The client set the session's log level: stores it, then tells the other replicas; settles
+   * once both are done (or failed), so whichever replica the client reaches next has the level:
+   * one holding the session has heard it, one rebuilding it reads it.
    */
   setLevel(id: string, level: string): Promise<void>;
   /** The session had activity: refreshes its expiry, at most every few seconds. */
@@ -60,8 +66,10 @@ export interface SharedSessionStore {
   remove(id: string): Promise<void>;
   /** This replica no longer holds the session (closed, expired here): stop refreshing it. */
   forget(id: string): void;
-  /** Sends `message` to the other replicas. */
-  publish(message: SessionBusMessage): void;
+  /** Sends `message` to the other replicas; settles once Redis took it (or could not). */
+  publish(message: SessionBusMessage): Promise<void>;
+  /** Settles once every message heard from other replicas so far has reached the listeners. */
+  heard(): Promise<void>;
   /** Calls `listener` with every message other replicas send; returns the unsubscribe. */
   subscribe(listener: (message: SessionBusMessage) => void): () => void;
 }
@@ -178,6 +186,10 @@ export interface SharedCopy {
   outgoing: Set<RequestId>;
   /** Whether this replica holds the session's standalone GET stream now. */
   standalone: boolean;
+  /** Log levels being applied to this copy, in the order heard; undefined once all are. */
+  leveling?: Promise<void> | undefined;
+  /** Whether another replica's log level reached this copy (newer than the record it was built from). */
+  levelHeard?: boolean;
   /** The OAuth user it belongs to. */
   principal?: string;
   transport: {
@@ -275,7 +287,12 @@ export function sessionRestorer<S extends SharedCopy, C extends Asker>(
     if (!session) return res.status === 429 || res.status === 503 ? res : undefined;
     await res.text();
     await replay(session, { jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
-    if (record.logLevel) await replay(session, levelRequest(record.logLevel));
+    // A level set elsewhere after the read above, before this copy was held, reached no one here:
+    // read again (a level is stored before it is published). One heard since is newer still.
+    const latest = await o.shared.get(id);
+    if (typeof latest === "object" && latest.principal === record.principal) o.shared.hold(latest);
+    const level = typeof latest === "object" ? latest.logLevel : record.logLevel;
+    if (level && !session.levelHeard) await applyLevel(session, level, (m) => replay(session, m));
     return session;
   };
   return {
@@ -311,7 +328,7 @@ export function sentElsewhere(
     if (id !== undefined) copy.outgoing.delete(id);
   }
   if (relatedRequestId !== undefined || isResponse(message) || copy.standalone || !copy.id) return false;
-  shared.publish({ type: "notify", id: copy.id, message });
+  void shared.publish({ type: "notify", id: copy.id, message });
   return true;
 }
 
@@ -328,7 +345,7 @@ export function forwardAnswers(
   for (const m of messages) {
     if (!isResponse(m)) continue;
     if (copy.outgoing.delete(m.id)) continue;
-    shared.publish({ type: "response", id: copy.id, message: m });
+    void shared.publish({ type: "response", id: copy.id, message: m });
     forwarded++;
   }
   return forwarded > 0 && forwarded === messages.length;
@@ -345,6 +362,10 @@ export async function postedShared(
   messages: readonly JSONRPCMessage[],
 ): Promise<boolean> {
   if (forwardAnswers(shared, copy, messages)) return true;
+  // A log level set through another replica was answered once published: what this replica
+  // heard before this request applies first, or a call here would log at the old level.
+  await shared.heard();
+  if (copy.leveling) await copy.leveling;
   shared.touch(copy.id);
   const level = levelSet(messages);
   if (level !== undefined) await shared.setLevel(copy.id, level);
@@ -373,6 +394,23 @@ async function notify(copy: SharedCopy, message: JSONRPCMessage): Promise<void> 
 }
 
 /**
+ * Sends `copy` the client's `logging/setLevel` for `level` after the levels already on their way,
+ * so the last one set wins; the client's next request waits for them (`postedShared`).
+ */
+function applyLevel(
+  copy: SharedCopy,
+  level: string,
+  replay: (m: JSONRPCMessage) => Promise<void>,
+): Promise<void> {
+  const applied = (copy.leveling ?? Promise.resolve()).then(() => replay(levelRequest(level)));
+  const settled: Promise<void> = applied.catch(() => {}).then(() => {
+    if (copy.leveling === settled) copy.leveling = undefined;
+  });
+  copy.leveling = settled;
+  return applied;
+}
+
+/**
  * Acts on a message from another replica about `copy`, this replica's copy of the session:
  * `replay` sends the copy a request as if its client had (the log level).
  */
@@ -385,7 +423,8 @@ export function onBusMessage(
     case "closed":
       return copy.close();
     case "level":
-      return replay(levelRequest(message.level));
+      copy.levelHeard = true;
+      return applyLevel(copy, message.level, replay);
     case "response":
       if (isResponse(message.message) && copy.outgoing.delete(message.message.id)) {
         copy.transport.onmessage?.(message.message);

@@ -11,10 +11,12 @@ import {
   levelSet,
   onBusMessage,
   ownRequestIds,
+  postedShared,
   recordOf,
   replayedInitialize,
   replayRequest,
   sentElsewhere,
+  sessionRestorer,
 } from "../../../lib/mcp/http/shared_sessions.ts";
 import type {
   SessionBusMessage,
@@ -85,12 +87,17 @@ function publishing(): { store: SharedSessionStore; sent: SessionBusMessage[] } 
   const sent: SessionBusMessage[] = [];
   const store: SharedSessionStore = {
     put: () => Promise.resolve(),
+    hold: () => {},
     setLevel: () => Promise.resolve(),
     touch: () => {},
     get: () => Promise.resolve(undefined),
     remove: () => Promise.resolve(),
     forget: () => {},
-    publish: (m) => void sent.push(m),
+    publish: (m) => {
+      sent.push(m);
+      return Promise.resolve();
+    },
+    heard: () => Promise.resolve(),
     subscribe: () => () => {},
   };
   return { store, sent };
@@ -156,6 +163,100 @@ Deno.test("onBusMessage() sends another replica's request on the GET stream held
   assert.ok(!holder.outgoing.has(5), "the answer goes back to the replica that asked");
   await onBusMessage({ type: "notify", id: "s1", message: roots }, copy(false), () => Promise.resolve());
   assert.equal(out.length, 1, "a replica without the GET stream sends nothing");
+});
+
+Deno.test("a log level heard from another replica applies before this copy's next request", async () => {
+  // The client was answered once the level was published: its next request, wherever it lands,
+  // must see that level. Here the bus message is heard, its replay into the copy is slow, and the
+  // request has to wait for it.
+  let listener: ((m: SessionBusMessage) => void) | undefined;
+  let heardDone!: () => void;
+  const heard = new Promise<void>((r) => heardDone = r);
+  const store: SharedSessionStore = {
+    ...publishing().store,
+    heard: () => heard,
+    subscribe: (l) => {
+      listener = l;
+      return () => {};
+    },
+  };
+  let finishReplay!: () => void;
+  const replayed: JSONRPCMessage[] = [];
+  const held: SharedCopy = {
+    ...copy(false),
+    transport: {
+      send: () => Promise.resolve(),
+      handleRequest: async (_req, options) => {
+        replayed.push(options?.parsedBody as JSONRPCMessage);
+        await new Promise<void>((r) => finishReplay = r);
+        return new Response(null);
+      },
+    },
+  };
+  sessionRestorer({
+    shared: store,
+    logger: new Logger({ write: () => {} }),
+    held: (id) => id === held.id ? held : undefined,
+    open: () => Promise.resolve(new Response(null)),
+  });
+  const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x" } } as JSONRPCMessage;
+  const order: string[] = [];
+  const posted = postedShared(store, held, [call]).then((forwarded) => {
+    assert.equal(forwarded, false, "the call is this replica's to answer");
+    order.push("call dispatched");
+  });
+  await Promise.resolve();
+  listener!({ type: "level", id: held.id, level: "error" });
+  heardDone();
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(order.length, 0, "the call waits while the level is being applied");
+  assert.equal((replayed[0] as { params?: { level?: string } }).params?.level, "error");
+  order.push("level applied");
+  finishReplay();
+  await posted;
+  assert.deepEqual(order, ["level applied", "call dispatched"]);
+  assert.equal(held.leveling, undefined, "nothing is left waiting once applied");
+});
+
+Deno.test("a copy rebuilt while the client set its level elsewhere ends at that level", async () => {
+  // The record was read before the level was set, and the level's message came before the copy was
+  // held here (so no one here heard it): the rebuild reads the record again once it holds the copy.
+  const first: SessionRecord = { ...record, logLevel: "info" };
+  const reads = [first, { ...record, logLevel: "error" }];
+  const held: SharedCopy[] = [];
+  const levels: string[] = [];
+  const kept: SessionRecord[] = [];
+  const store: SharedSessionStore = {
+    ...publishing().store,
+    get: () => Promise.resolve(reads.shift()),
+    hold: (r) => void kept.push(r),
+  };
+  const restorer = sessionRestorer({
+    shared: store,
+    logger: new Logger({ write: () => {} }),
+    held: (id) => held.find((c) => c.id === id),
+    open: () => {
+      held.push({
+        ...copy(false),
+        id: record.id,
+        transport: {
+          send: () => Promise.resolve(),
+          handleRequest: (_req, options) => {
+            const m = options?.parsedBody as { method?: string; params?: { level?: string } };
+            if (m.method === "logging/setLevel") levels.push(m.params!.level!);
+            return Promise.resolve(new Response(null));
+          },
+        },
+      });
+      return Promise.resolve(new Response(null));
+    },
+  });
+  const rebuilt = await restorer.restore(record.id, URL_, new Logger({ write: () => {} }), {
+    clientKey: "k",
+  });
+  assert.equal((rebuilt as SharedCopy).id, record.id);
+  assert.deepEqual(levels, ["error"], "the level read last is the one applied");
+  assert.equal(kept.at(-1)?.logLevel, "error", "the record kept here is the newer one");
 });
 
 Deno.test("recordOf() and levelSet() read what a session's record keeps from its messages", () => {
