@@ -16,7 +16,15 @@ import {
   USER_CONFIG,
 } from "../tools/distribution.ts";
 import { BUNDLE_ENTRY } from "../tools/bundle.ts";
-import { envGranted, envNames, permissionTasks, splitStartTask, START_ENV } from "../tools/permissions.ts";
+import {
+  envGranted,
+  envNames,
+  HTTP_V8_FLAGS,
+  permissionTasks,
+  splitStartTask,
+  START_ENV,
+  V8_FLAGS,
+} from "../tools/permissions.ts";
 import {
   releaseNotes,
   serverJsonTemplate,
@@ -185,7 +193,7 @@ Deno.test("npm/opendata-mcp/package.json: one optional platform package per targ
   assert.equal((pkg["repository"] as { url: string }).url, `git+https://github.com/${REPOSITORY}.git`);
 });
 
-Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check, the start task's command", () => {
+Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check, the start:http task's command", () => {
   const dockerfile = Deno.readTextFileSync(join(ROOT, "Dockerfile"));
   const ciDeno = /^DENO_VERSION=(\S+)$/m.exec(Deno.readTextFileSync(join(ROOT, ".ci/run")))?.[1];
   assert.equal(/^ARG DENO_VERSION=(\S+)$/m.exec(dockerfile)?.[1], ciDeno, "the Deno of .ci/run");
@@ -214,7 +222,7 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
   assert.match(dockerfile, /^EXPOSE 8000$/m);
   assert.match(dockerfile, /^HEALTHCHECK .*\\\n\s+CMD \[.*http:\/\/127\.0\.0\.1:8000\/health/m);
   const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
-  const start = splitStartTask(permissionTasks()["start"]!)!;
+  const start = splitStartTask(permissionTasks()["start:http"]!)!;
   for (const [name, value] of Object.entries(start.env)) {
     assert.match(
       dockerfile,
@@ -229,15 +237,13 @@ Deno.test("Dockerfile: pinned Deno images, non-root, EXPOSE 8000, /health check,
       ...start.args.slice(0, -1),
       "--cached-only",
       BUNDLE_ENTRY,
-      "serve",
-      "--transport",
-      "http",
+      ...start.after,
       "--host",
       "0.0.0.0",
       "--port",
       "8000",
     ],
-    "the container runs deno task start's command on the bundle its build stage built",
+    "the container runs deno task start:http's command on the bundle its build stage built",
   );
   const ignore = Deno.readTextFileSync(join(ROOT, ".dockerignore")).split("\n").filter((l) =>
     l && !l.startsWith("#")
@@ -395,8 +401,19 @@ Deno.test("splitStartTask() separates the variables a start task sets from its d
     env: { MALLOC_ARENA_MAX: "1", A_B: "" },
     args: ["-q", "-P", "main.ts"],
     entry: "main.ts",
+    after: [],
   });
-  assert.deepEqual(splitStartTask("deno run main.ts"), { env: {}, args: ["main.ts"], entry: "main.ts" });
+  assert.deepEqual(splitStartTask("deno run main.ts"), {
+    env: {},
+    args: ["main.ts"],
+    entry: "main.ts",
+    after: [],
+  });
+  assert.deepEqual(splitStartTask("deno run -q main.ts serve --transport http")?.after, [
+    "serve",
+    "--transport",
+    "http",
+  ]);
   assert.equal(splitStartTask("deno run -q other.ts"), undefined);
   assert.equal(splitStartTask("deno run -q bundle/main.js"), undefined, "a start runs the sources");
   assert.equal(splitStartTask("deno eval main.ts"), undefined);
@@ -405,4 +422,10 @@ Deno.test("splitStartTask() separates the variables a start task sets from its d
   assert.deepEqual(start.env, { ...START_ENV }, "deno task start sets START_ENV");
   assert.equal(start.entry, "main.ts", "deno task start runs the sources");
   assert.equal(splitStartTask(permissionTasks()["dev"]!)?.entry, "main.ts", "deno task dev runs the sources");
+  // start:http is start serving HTTP: the same variables and flags but the V8 flags of a shared server.
+  const http = splitStartTask(permissionTasks()["start:http"]!)!;
+  assert.deepEqual(http.env, start.env);
+  assert.deepEqual(http.args.filter((a) => a !== HTTP_V8_FLAGS), start.args.filter((a) => a !== V8_FLAGS));
+  assert.ok(http.args.includes(HTTP_V8_FLAGS) && start.args.includes(V8_FLAGS));
+  assert.deepEqual(http.after, ["serve", "--transport", "http"]);
 });

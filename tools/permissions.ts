@@ -90,15 +90,26 @@ export function permissionSet(): PermissionSet {
 }
 
 /**
- * V8 flags of every run and compile task: a young generation of at most 2 MiB a half, so a resident
- * stdio server stays small after many calls, and an old generation capped at 1 GiB. The cap is
- * what keeps an HTTP server under load small: V8 lets the heap grow by a factor that shrinks with
+ * V8 flags of `deno task start`, `dev` and the release compile: a young generation of at most 2 MiB
+ * a half, so a resident stdio server stays small after many calls, and an old generation capped at
+ * 1 GiB (HTTP_V8_FLAGS below serve HTTP). The cap is what keeps a server under load small: V8 lets the heap grow by a factor that shrinks with
  * its maximum size (up to 4x the live data on a machine with much memory), and a maximum of 1 GiB
  * keeps that factor near 1.5 without the slower code `--optimize-for-size` costs. 1 GiB is far
  * above what the server holds (the response cache is 64 MiB by default; a larger one is warned
  * about at start-up). docs/BENCHMARKS.md has the figures with and without them.
  */
 export const V8_FLAGS = "--v8-flags=--max-semi-space-size=2,--max-old-space-size=1024";
+
+/**
+ * V8 flags of `deno task start:http` and the container, which serve HTTP: a young generation of up
+ * to 8 MiB a half and an old generation capped at 2 GiB. Under concurrent requests a 2 MiB young
+ * generation fills several times while one request is in flight, so what the request holds is
+ * promoted and collected again as old; and a 1 GiB cap keeps V8's heap growing factor near 1.5,
+ * so the old generation is marked often. A shared HTTP server trades memory for throughput the
+ * other way from a resident stdio server: under 200 sessions × 50 calls the peak RSS stays under
+ * the 250 MiB bound. docs/ARCHITECTURE.md ("Memory and V8 flags") has the figures.
+ */
+export const HTTP_V8_FLAGS = "--v8-flags=--max-semi-space-size=8,--max-old-space-size=2048";
 
 /**
  * The environment `deno task start` sets for the server (the container sets it with `ENV`).
@@ -119,21 +130,21 @@ const START_ENTRY = "main.ts";
 
 /**
  * A start task split into the variables it sets (`NAME=value` words before `deno`), the arguments
- * after `deno run` (the entry included, last) and its entry; undefined when it is not
- * `deno run ... main.ts`.
+ * after `deno run` (the entry included, last), its entry and the server's arguments after the
+ * entry (`serve --transport http` for start:http); undefined when it is not `deno run ... main.ts`.
  */
 export function splitStartTask(
   task: string,
-): { env: Record<string, string>; args: string[]; entry: string } | undefined {
+): { env: Record<string, string>; args: string[]; entry: string; after: string[] } | undefined {
   const words = task.split(" ");
   const env: Record<string, string> = {};
   while (/^[A-Z_][A-Z0-9_]*=\S*$/.test(words[0] ?? "")) {
     const [name, ...value] = words.shift()!.split("=");
     env[name!] = value.join("=");
   }
-  const entry = words.at(-1) ?? "";
-  if (words[0] !== "deno" || words[1] !== "run" || entry !== START_ENTRY) return undefined;
-  return { env, args: words.slice(2), entry };
+  const at = words.indexOf(START_ENTRY);
+  if (words[0] !== "deno" || words[1] !== "run" || at === -1) return undefined;
+  return { env, args: words.slice(2, at + 1), entry: START_ENTRY, after: words.slice(at + 1) };
 }
 
 /** The tasks that run or compile the server, all with `-P` (the default set) and no prompts. */
@@ -141,9 +152,12 @@ export function permissionTasks(): Record<string, string> {
   // -q keeps Deno's own notices (the permission set is "experimental") out of the JSON-lines log;
   // a manual node_modules/ is not checked against the lock on every start (deno install fills it).
   const env = Object.entries(START_ENV).map(([k, v]) => `${k}=${v} `).join("");
-  const flags = `-q --unstable-lazy-dynamic-imports -P --no-prompt --node-modules-dir=manual ${V8_FLAGS}`;
+  const common = "-q --unstable-lazy-dynamic-imports -P --no-prompt --node-modules-dir=manual";
+  const flags = `${common} ${V8_FLAGS}`;
   const tasks: Record<string, string> = {
     start: `${env}deno run ${flags} ${START_ENTRY}`,
+    // The same server serving HTTP, with the V8 flags of a shared server (HTTP_V8_FLAGS).
+    "start:http": `${env}deno run ${common} ${HTTP_V8_FLAGS} ${START_ENTRY} serve --transport http`,
     // The same start, restarted when a source changes.
     dev: `${env}deno run --watch ${flags} ${START_ENTRY}`,
   };

@@ -61,23 +61,19 @@ async function spawnServing(
   return { child, stderr: () => stderr, stop };
 }
 
-Deno.test("deno task start --transport http --port <any free port> answers /health with the permission set", async () => {
+for (const typed of [["start", "--transport", "http"], ["start:http"]]) {
+  Deno.test(`deno task ${typed.join(" ")} --port <any free port> answers /health with the permission set`, async () => {
+    await answersHealth(typed);
+  });
+}
+
+async function answersHealth(typed: string[]): Promise<void> {
   const home = scratchHome();
   const port = freePort();
   try {
     // Exactly what a user types (from another folder: --config names the project).
     const server = await spawnServing(
-      [
-        "task",
-        "-q",
-        "--config",
-        join(ROOT, "deno.json"),
-        "start",
-        "--transport",
-        "http",
-        "--port",
-        String(port),
-      ],
+      ["task", "-q", "--config", join(ROOT, "deno.json"), ...typed, "--port", String(port)],
       { env: childEnv(home), cwd: home },
     );
     const response = await fetch(`http://127.0.0.1:${port}/health`);
@@ -90,7 +86,7 @@ Deno.test("deno task start --transport http --port <any free port> answers /heal
   } finally {
     removeHome(home);
   }
-});
+}
 
 /** The `CMD` and the `HEALTHCHECK` command of the Dockerfile, as JSON arrays. */
 function dockerCommands(): { cmd: string[]; healthcheck: string[] } {

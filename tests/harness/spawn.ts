@@ -31,6 +31,8 @@ export interface SpawnOptions {
   exactPermissions?: boolean;
   /** Leaves out the start task's V8 flags (the bench compares with and without them). */
   withoutV8Flags?: boolean;
+  /** The start task whose flags the server runs with (default `start`; HTTP servers: `start:http`). */
+  task?: "start" | "start:http";
   /**
    * Narrows file writes to these paths (`$HOME` is the scratch HOME), replacing the set's
    * unscoped write, to test how the server reports a refused write.
@@ -69,7 +71,7 @@ export function startArgs(home: string, options: SpawnOptions = {}): string[] {
     ? join(dirname(dirname(options.bundle)), "deno.json")
     : `${ROOT}deno.json`;
   const config = JSON.parse(Deno.readTextFileSync(configPath));
-  const task = splitStartTask(String(config.tasks.start));
+  const task = splitStartTask(String(config.tasks[options.task ?? "start"] ?? config.tasks.start));
   if (!task) throw new Error(`Unexpected start task: ${config.tasks.start}`);
   const args = [
     "--config",

@@ -63,7 +63,8 @@ export async function startHttpServer(
     args: [
       ...limit,
       "run",
-      ...startArgs(home, options),
+      // As `deno task start:http` runs it (its V8 flags), unless the options name another task.
+      ...startArgs(home, { task: "start:http", ...options }),
       entryOf(options),
       "serve",
       "--transport",

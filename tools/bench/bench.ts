@@ -339,7 +339,7 @@ async function startupAndMemory(): Promise<void> {
         `| ${HTTP_SESSIONS} sessions × ${HTTP_CALLS} × ${
           ours.call!.name
         }, Streamable HTTP (2025-11-25 sessions)${
-          flagged ? "" : ", without the start task's V8 flags"
+          flagged ? " (deno task start:http)" : ", without the start:http task's V8 flags"
         } | ${latencies.length} | ${p50.toFixed(1)} ms | ${quantile(latencies, 0.99).toFixed(1)} ms | ${
           (latencies.length / seconds).toFixed(0)
         } | ${mib(before?.rss ?? NaN)} | ${mib(after?.rss ?? NaN)} | ${mib(after?.peak ?? NaN)} |`,

@@ -225,8 +225,9 @@ export const EDGE_HEADING = "## The HTTP edge beside the smallest SDK server";
 /** The section of docs/BENCHMARKS.md, under {@linkcode EDGE_HEADING}. */
 export function edgeSection(results: EdgeComparison[]): string {
   const lines = [
-    `${CLIENTS} clients at once, each making ${CALLS} tool calls one after another, against this server`,
-    "(`--providers example`, `example-echo`) and the smallest SDK v2 server (tools/bench/minimal_http_server.ts),",
+    `${CLIENTS} clients at once, each making ${CALLS} tool calls one after another, against this server as`,
+    "`deno task start:http` and the image run it (its V8 flags; `--providers example`, `example-echo`) and the",
+    "smallest SDK v2 server (tools/bench/minimal_http_server.ts, `deno run` with V8's defaults),",
     `in ${ROUNDS} interleaved rounds after one warm-up each; medians over rounds. Client and servers share the`,
     "machine. Ratios: ours over the SDK's (throughput: higher is better; p50: lower is better). Server CPU is",
     "each server process's user + system time over the load, per call (from /proc): it does not depend on",
