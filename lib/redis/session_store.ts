@@ -41,9 +41,13 @@ import type { RedisConnection } from "./connection.ts";
 const CHANNEL = "sessions";
 /** What bus messages are signed under, apart from records and every other signed message. */
 const BUS_LABEL = "opendata-mcp shared session bus v1";
-/** Writes a session's record (KEYS[1]) unless its tombstone (KEYS[2]) is there: 1 written, 0 ended. */
+/**
+ * Writes a session's record (KEYS[1]) unless its tombstone (KEYS[2]) is there: 1 written (or
+ * kept), 0 ended. ARGV[3] "NX" writes it only where Redis has none (a record lost, written back).
+ */
 const WRITE = redisScript(`if redis.call("EXISTS", KEYS[2]) == 1 then return 0 end
-redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
+if ARGV[3] == "NX" then redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "NX")
+else redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2]) end
 return 1`);
 /** Ends a session for every replica: its tombstone (KEYS[2]) for as long as a record lives, no record. */
 const REMOVE = redisScript(`redis.call("SET", KEYS[2], "1", "PX", ARGV[1])
@@ -131,7 +135,8 @@ export class RedisSessionStore implements SharedSessionStore {
   }
 
   hold(record: SessionRecord): void {
-    this.#held.set(record.id, { record, written: Date.now() });
+    // Never written here: the copy's first activity refreshes the record's expiry.
+    this.#held.set(record.id, { record, written: 0 });
     this.#byDigest.set(digest(record.id), record.id);
     this.#startResync();
   }
@@ -144,7 +149,7 @@ export class RedisSessionStore implements SharedSessionStore {
     held.written = now;
     const key = this.#key(id);
     void this.#conn.command<number>(["PEXPIRE", key, String(this.#o.ttlMs)])
-      .then((n) => n === 1 ? undefined : this.#write(held.record))
+      .then((n) => n === 1 ? undefined : this.#write(held.record, true))
       .catch(() => {});
   }
 
@@ -305,8 +310,11 @@ export class RedisSessionStore implements SharedSessionStore {
     return this.#conn.key("session-ended", `{${digest(id)}}`);
   }
 
-  /** Writes `record`; closes the copy here instead when the session was ended (a tombstone). */
-  async #write(record: SessionRecord): Promise<void> {
+  /**
+   * Writes `record` (with `ifAbsent`, only where Redis holds no record of the session: writing
+   * back a lost one); closes the copy here instead when the session was ended (a tombstone).
+   */
+  async #write(record: SessionRecord, ifAbsent = false): Promise<void> {
     const stored: StoredRecord = { ...record, id: digest(record.id) };
     const key = this.#o.signingKey;
     if (key) {
@@ -318,7 +326,7 @@ export class RedisSessionStore implements SharedSessionStore {
     const written = await this.#conn.script<number>(
       WRITE,
       [this.#key(record.id), this.#tombstone(record.id)],
-      [JSON.stringify(stored), String(this.#o.ttlMs)],
+      [JSON.stringify(stored), String(this.#o.ttlMs), ifAbsent ? "NX" : ""],
     );
     if (Number(written) === 0) this.#ended(record.id);
   }
@@ -353,7 +361,8 @@ export class RedisSessionStore implements SharedSessionStore {
     const marker = this.#conn.key("sessions-held", this.#replica);
     try {
       if (await this.#conn.command<number>(["EXISTS", marker]) === 1) return;
-      await Promise.all([...this.#held.values()].map((h) => this.#write(h.record)));
+      // Only what Redis lost: a record another replica wrote since (a newer level) stays.
+      await Promise.all([...this.#held.values()].map((h) => this.#write(h.record, true)));
       await this.#conn.command(["SET", marker, "1", "PX", String(Math.max(this.#o.ttlMs, 60_000))]);
       this.#o.logger?.info("session records written to Redis", { sessions: this.#held.size });
     } catch {

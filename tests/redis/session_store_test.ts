@@ -372,3 +372,44 @@ Deno.test("RedisSessionStore.remove() ends the session on a replica that missed 
     await b.close();
   }
 });
+
+Deno.test("RedisSessionStore.hold() keeps a rebuilt copy's record unwritten, refreshed on first use, following levels", async () => {
+  await using redis = await startRedis();
+  const a = await connect(redis.url);
+  const b = await connect(redis.url);
+  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, refreshMs: 5_000, resyncMs: 50 });
+  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, refreshMs: 5_000, resyncMs: 50 });
+  const key = `t:session:{${digest(record.id)}}`;
+  try {
+    await sa.put(record);
+    // b rebuilt the session from an older read while a set a level: holding must not write it back.
+    sb.hold({ ...record, logLevel: "debug" });
+    await sa.setLevel(record.id, "error");
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await sa.get(record.id) as SessionRecord).logLevel, "error", "the newer level stays");
+    // The record near its end: the held copy's first use refreshes it, though it was held just now.
+    await redis.command("PEXPIRE", key, "2000");
+    sb.touch(record.id);
+    await until(
+      "the expiry refreshed",
+      async () => Number(/:(\d+)/.exec(await redis.command("PTTL", key))![1]) > 50_000,
+    );
+    // A level set elsewhere reaches the record held here: rewritten after a flush, it has that level.
+    sb.subscribe(() => {});
+    await until(
+      "b subscribed",
+      async () => /:1\r\n$/.test(await redis.command("PUBSUB", "NUMSUB", "t:sessions")),
+    );
+    await sa.setLevel(record.id, "warning");
+    await new Promise((r) => setTimeout(r, 100));
+    sa.forget(record.id);
+    await redis.command("FLUSHALL");
+    await until("b wrote its record back", async () => (await sa.get(record.id)) !== undefined);
+    assert.equal((await sa.get(record.id) as SessionRecord).logLevel, "warning");
+  } finally {
+    sa.close();
+    sb.close();
+    await a.close();
+    await b.close();
+  }
+});

@@ -24,8 +24,10 @@ import { digest } from "../../lib/redis/session_store.ts";
 
 const SESSION_ERA = "2025-11-25";
 
-/** A fetch that notes which replica (HAProxy's X-Served-By) answered each request. */
-/** A fetch that notes which replica answered each request (only those whose body has `only`, if given). */
+/**
+ * A fetch that notes which replica (HAProxy's X-Served-By) answered each request: only those whose
+ * body has `only`, if given.
+ */
 function tracingFetch(seen: string[], only?: string): typeof fetch {
   return async (input, init) => {
     const res = await fetch(input, init);

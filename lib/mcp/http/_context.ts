@@ -31,6 +31,8 @@ export interface SessionResumer {
     reqLogger: Logger,
     asker: Caller & { requestId: string; ip: string },
   ): Promise<Session | Response | undefined>;
+  /** The rebuild of session `id` under way on this replica, if any. */
+  rebuilding(id: string): Promise<unknown> | undefined;
 }
 
 /** Options for `createHttpHandler`. */

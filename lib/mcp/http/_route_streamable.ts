@@ -122,7 +122,9 @@ async function toSession(
   forwarded: Request,
   sessionId: string,
 ): Promise<Response> {
-  // With Redis, a session opened on another replica (or before this one restarted) is rebuilt.
+  // With Redis, a session opened on another replica (or before this one restarted) is rebuilt;
+  // a request that comes while it is being rebuilt here waits for it (its copy has no level yet).
+  await state.resumer?.rebuilding(sessionId)?.catch(() => {});
   const session = state.store.get(sessionId) ??
     await state.resumer?.restore(sessionId, forwarded.url, ctx.log(), {
       ...ctx.caller,

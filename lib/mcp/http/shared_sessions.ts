@@ -242,6 +242,11 @@ export interface SessionRestorer<S, C> {
     reqLogger: Logger,
     caller: C,
   ): Promise<S | Response | undefined>;
+  /**
+   * The rebuild of session `id` under way here, if any: the copy is held (found by id) before it
+   * has its level, so the session's other requests wait for this first.
+   */
+  rebuilding(id: string): Promise<unknown> | undefined;
 }
 
 /**
@@ -290,8 +295,11 @@ export function sessionRestorer<S extends SharedCopy, C extends Asker>(
     // A level set elsewhere after the read above, before this copy was held, reached no one here:
     // read again (a level is stored before it is published). One heard since is newer still.
     const latest = await o.shared.get(id);
-    if (typeof latest === "object" && latest.principal === record.principal) o.shared.hold(latest);
-    const level = typeof latest === "object" ? latest.logLevel : record.logLevel;
+    // Kept only while the copy is: one closed meanwhile must not be held again. A level heard
+    // meanwhile is newer than this read, and the store's record already follows it.
+    const current = typeof latest === "object" && latest.principal === record.principal;
+    if (current && o.held(id) === session && !session.levelHeard) o.shared.hold(latest);
+    const level = current ? latest.logLevel : record.logLevel;
     if (level && !session.levelHeard) await applyLevel(session, level, (m) => replay(session, m));
     return session;
   };
@@ -307,6 +315,7 @@ export function sessionRestorer<S extends SharedCopy, C extends Asker>(
       pending.set(id, attempt);
       return await attempt;
     },
+    rebuilding: (id) => pending.get(id),
   };
 }
 

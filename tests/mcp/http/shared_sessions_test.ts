@@ -251,9 +251,11 @@ Deno.test("a copy rebuilt while the client set its level elsewhere ends at that 
       return Promise.resolve(new Response(null));
     },
   });
-  const rebuilt = await restorer.restore(record.id, URL_, new Logger({ write: () => {} }), {
-    clientKey: "k",
-  });
+  const restoring = restorer.restore(record.id, URL_, new Logger({ write: () => {} }), { clientKey: "k" });
+  // The session's other requests here wait for this: its copy is found before it has its level.
+  assert.ok(restorer.rebuilding(record.id), "the rebuild is under way");
+  const rebuilt = await restoring;
+  assert.equal(restorer.rebuilding(record.id), undefined, "and over");
   assert.equal((rebuilt as SharedCopy).id, record.id);
   assert.deepEqual(levels, ["error"], "the level read last is the one applied");
   assert.equal(kept.at(-1)?.logLevel, "error", "the record kept here is the newer one");
