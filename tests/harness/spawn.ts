@@ -71,8 +71,9 @@ export function startArgs(home: string, options: SpawnOptions = {}): string[] {
     ? join(dirname(dirname(options.bundle)), "deno.json")
     : `${ROOT}deno.json`;
   const config = JSON.parse(Deno.readTextFileSync(configPath));
-  const task = splitStartTask(String(config.tasks[options.task ?? "start"] ?? config.tasks.start));
-  if (!task) throw new Error(`Unexpected start task: ${config.tasks.start}`);
+  const name = options.task ?? "start";
+  const task = splitStartTask(String(config.tasks[name]));
+  if (!task) throw new Error(`Unexpected or missing task ${name} in ${configPath}: ${config.tasks[name]}`);
   const args = [
     "--config",
     configPath,

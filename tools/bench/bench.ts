@@ -566,9 +566,10 @@ one server answering ${
     MEMORY_CALLS.toLocaleString("en-US")
   } \`tools/call\` one after another over stdio. HTTP load: ${HTTP_SESSIONS}
 concurrent 2025-11-25 sessions, each making ${HTTP_CALLS} calls in turn, against one server with the default
-providers (the load generator runs on the same cores). The run tasks pass V8 flags (a young generation of at
-most 2 MiB a half, an old generation of at most 1 GiB, which also makes V8 grow the heap in smaller steps);
-the rows without them show what the flags trade: resident memory for throughput. Each server in the start-up comparison has a Deno cache of its own (V8 rejects code cached
+providers (the load generator runs on the same cores). \`deno task start\` passes V8 flags (a young
+generation of at most 2 MiB a half, an old generation of at most 1 GiB, which also makes V8 grow the heap in
+smaller steps); the HTTP rows run with \`deno task start:http\`'s (8 MiB, 1 GiB, the heap grown 3× its live data). The rows without them show
+what the flags trade: resident memory for throughput. Each server in the start-up comparison has a Deno cache of its own (V8 rejects code cached
 under other flags). The machine is shared and its speed drifts within a run, so beside the ratio of medians
 each start is also divided by the minimal server's start of the same round (they run one after the other),
 and the median of those paired ratios given.
