@@ -31,8 +31,11 @@ export interface SpawnOptions {
   exactPermissions?: boolean;
   /** Leaves out the start task's V8 flags (the bench compares with and without them). */
   withoutV8Flags?: boolean;
-  /** The start task whose flags the server runs with (default `start`; HTTP servers: `start:http`). */
-  task?: "start" | "start:http";
+  /**
+   * The start task whose flags the server runs with: `start` (the default) or `start:http`, which
+   * HTTP servers use where the checkout has it ("start:http?": a checkout from before it had none).
+   */
+  task?: "start" | "start:http" | "start:http?";
   /**
    * Narrows file writes to these paths (`$HOME` is the scratch HOME), replacing the set's
    * unscoped write, to test how the server reports a refused write.
@@ -71,7 +74,8 @@ export function startArgs(home: string, options: SpawnOptions = {}): string[] {
     ? join(dirname(dirname(options.bundle)), "deno.json")
     : `${ROOT}deno.json`;
   const config = JSON.parse(Deno.readTextFileSync(configPath));
-  const name = options.task ?? "start";
+  const asked = options.task ?? "start";
+  const name = asked === "start:http?" ? (config.tasks["start:http"] ? "start:http" : "start") : asked;
   const task = splitStartTask(String(config.tasks[name]));
   if (!task) throw new Error(`Unexpected or missing task ${name} in ${configPath}: ${config.tasks[name]}`);
   const args = [

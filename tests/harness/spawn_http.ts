@@ -63,8 +63,9 @@ export async function startHttpServer(
     args: [
       ...limit,
       "run",
-      // As `deno task start:http` runs it (its V8 flags), unless the options name another task.
-      ...startArgs(home, { task: "start:http", ...options }),
+      // As `deno task start:http` runs it (its V8 flags), unless the options name another task; a
+      // baseline checkout from before that task runs as its `deno task start` does.
+      ...startArgs(home, { task: "start:http?", ...options }),
       entryOf(options),
       "serve",
       "--transport",
