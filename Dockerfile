@@ -70,10 +70,11 @@ EXPOSE 8000
 # deno eval has every permission; the image has no shell and no curl.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["/bin/deno", "eval", "const r = await fetch('http://127.0.0.1:8000/health'); Deno.exit(r.ok ? 0 : 1);"]
-# The start:http task's command (deno.json: deno run -q --unstable-lazy-dynamic-imports -P --no-prompt
-# --node-modules-dir=manual with the V8 flags of a shared HTTP server and the one permission set) on the
+# The start:http task's command (deno.json: deno run -q --unstable-lazy-dynamic-imports
+# --unstable-no-legacy-abort -P --no-prompt --node-modules-dir=manual with the V8 flags of a shared HTTP
+# server and the one permission set) on the
 # built bundle/main.js instead of main.ts, plus --cached-only; flags fix the transport and address, so a
 # blank variable in an env file cannot move them. tini (the image's entrypoint) forwards SIGTERM: the
 # server finishes calls in flight for MCP_SHUTDOWN_GRACE (10 s), so give it ~15 s before SIGKILL
 # (stop_grace_period).
-CMD ["run", "-q", "--unstable-lazy-dynamic-imports", "-P", "--no-prompt", "--node-modules-dir=manual", "--v8-flags=--max-semi-space-size=8,--max-old-space-size=1024,--heap-growing-percent=200", "--cached-only", "bundle/main.js", "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]
+CMD ["run", "-q", "--unstable-lazy-dynamic-imports", "--unstable-no-legacy-abort", "-P", "--no-prompt", "--node-modules-dir=manual", "--v8-flags=--max-semi-space-size=8,--max-old-space-size=1024,--heap-growing-percent=200", "--cached-only", "bundle/main.js", "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]

@@ -21,7 +21,7 @@
 //
 // tests/e2e/binary_test.ts compiles with exactly these arguments and runs the embedded files.
 import { join } from "node:path";
-import { V8_FLAGS } from "./permissions.ts";
+import { SERVE_FLAG, V8_FLAGS } from "./permissions.ts";
 import { RELEASE_TARGETS } from "./distribution.ts";
 import { buildBundle, BUNDLE_DIR, BUNDLE_ENTRY, NOTICE } from "./bundle.ts";
 import { esmClosure, exportTarget, npmImports, TRIMMED_PACKAGES } from "./npm_exports.ts";
@@ -147,6 +147,7 @@ export async function compileArgs(target: string, output: string, entry = BUNDLE
     "-P",
     "--no-prompt",
     V8_FLAGS,
+    SERVE_FLAG,
     "--node-modules-dir=none",
     "--exclude-unused-npm",
     ...excluded.flatMap((p) => ["--exclude", p]),

@@ -126,6 +126,15 @@ export const HTTP_V8_FLAGS =
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "1" };
 
 /**
+ * Deno.serve's request signals abort only when a client goes away, not after every answer sent
+ * (the behaviour Deno is moving to): the legacy one made a DOMException for every request whose
+ * signal the SDK reads, and wrote a warning that is not a JSON log line to stderr. Nothing here
+ * waits for a request's signal to learn that its answer went out (the connection's `completed`
+ * promise says so).
+ */
+export const SERVE_FLAG = "--unstable-no-legacy-abort";
+
+/**
  * What a start task runs: the sources, so no way of starting from a checkout runs code older than
  * lib/ (the start bundle is built where it ships: the image and the release compile).
  */
@@ -155,7 +164,7 @@ export function permissionTasks(): Record<string, string> {
   // -q keeps Deno's own notices (the permission set is "experimental") out of the JSON-lines log;
   // a manual node_modules/ is not checked against the lock on every start (deno install fills it).
   const env = Object.entries(START_ENV).map(([k, v]) => `${k}=${v} `).join("");
-  const common = "-q --unstable-lazy-dynamic-imports -P --no-prompt --node-modules-dir=manual";
+  const common = `-q --unstable-lazy-dynamic-imports ${SERVE_FLAG} -P --no-prompt --node-modules-dir=manual`;
   const flags = `${common} ${V8_FLAGS}`;
   const tasks: Record<string, string> = {
     start: `${env}deno run ${flags} ${START_ENTRY}`,

@@ -9,7 +9,7 @@ import { compile, exportTarget } from "../../tools/compile.ts";
 import { denoInfo } from "../../tools/deno_info.ts";
 import { RELEASE_TARGETS } from "../../tools/distribution.ts";
 import { type Embedded, prepareStandIn, readEmbedded, type StandIn } from "../../tools/embedded.ts";
-import { permissionSet, V8_FLAGS } from "../../tools/permissions.ts";
+import { permissionSet, SERVE_FLAG, V8_FLAGS } from "../../tools/permissions.ts";
 import { smoke, smokeServer } from "../../tools/smoke.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
@@ -177,6 +177,9 @@ Deno.test({
     assert.equal(permissions["prompt"], false);
     const v8 = embedded.metadata["v8_flags"] as string[];
     for (const flag of V8_FLAGS.replace("--v8-flags=", "").split(",")) assert.ok(v8.includes(flag), flag);
+    // Deno.serve's request signals as the run tasks have them (SERVE_FLAG): no legacy abort.
+    const features = (embedded.metadata["unstable_config"] as { features?: string[] } | undefined)?.features;
+    assert.ok(features?.includes(SERVE_FLAG.replace("--unstable-", "")), JSON.stringify(features));
   },
 });
 

@@ -80,9 +80,38 @@ async function answersHealth(typed: string[]): Promise<void> {
     const health = await response.json();
     assert.equal(response.status, 200);
     assert.equal(health.status, "ok");
+    // A 2026-07-28 request: the SDK reads its signal, which Deno's legacy abort warned about on stderr.
+    const era = "2026-07-28";
+    const listed = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": era,
+        "mcp-method": "tools/list",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": era,
+            "io.modelcontextprotocol/clientInfo": { name: "start-task-test", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    assert.equal(listed.status, 200, await listed.clone().text());
+    assert.ok((await listed.text()).includes("opendata_search"));
     const status = await server.stop();
     assert.equal(status.code, 0, server.stderr());
     assert.doesNotMatch(server.stderr(), /Not allowed|NotCapable|experimental/);
+    // stderr is the JSON-lines log: every line parses (no runtime notice between them).
+    for (const line of completeLines(server.stderr()).filter((l) => l !== "")) {
+      assert.doesNotThrow(() => JSON.parse(line), `not a JSON log line: ${line}`);
+    }
   } finally {
     removeHome(home);
   }
