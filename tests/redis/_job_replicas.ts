@@ -7,17 +7,6 @@ import { RedisConnection } from "../../lib/redis/connection.ts";
 import { RedisJobStore } from "../../lib/redis/job_store.ts";
 import type { RedisServer } from "./_redis_server.ts";
 
-/** Polls `probe` until it gives a value, or throws after `ms`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Work that runs until its job is stopped. */
 export function forever(job: JobHandle): Promise<never> {
   job.progress(1, 10, "Working");

@@ -10,18 +10,12 @@ import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations } from "../providers/fred/fake_fred.ts";
 import { digest } from "../../lib/redis/http_stores.ts";
 import { startRedis } from "./_redis_server.ts";
+import { until as poll } from "../harness/until.ts";
 
 const PREFIX = "opendata-mcp:";
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> =>
+  poll(what, probe, ms, 50);
 
 /** A record as a replica writes it; `drop` leaves fields out, `extra` changes them. */
 function record(id: string, extra: Record<string, unknown> = {}, drop: string[] = []): string {

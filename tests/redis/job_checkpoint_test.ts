@@ -7,7 +7,8 @@ import type { JobCheckpoint, JobHandle, JobManager } from "../../lib/output/jobs
 import { recipeSigningKey } from "../../lib/output/job_signing.ts";
 import type { RedisConnection } from "../../lib/redis/connection.ts";
 import { startRedis } from "./_redis_server.ts";
-import { replicas, storedJob, until } from "./_job_replicas.ts";
+import { replicas, storedJob } from "./_job_replicas.ts";
+import { until } from "../harness/until.ts";
 
 const PREFIX = "checkpoint-test:";
 const POINT: JobCheckpoint = {

@@ -11,7 +11,8 @@ import { ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
 import { EXPORT_ROWS, EXPORT_SETTINGS, heldSeries, resultBytes } from "./_held_export.ts";
 import { startRedis } from "./_redis_server.ts";
-import { storedJob, until } from "./_job_replicas.ts";
+import { storedJob } from "./_job_replicas.ts";
+import { until } from "../harness/until.ts";
 
 const PREFIX = "opendata-mcp:";
 

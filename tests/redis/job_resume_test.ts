@@ -15,7 +15,7 @@ import { fredConfig, startFakeFred } from "../providers/fred/fake_fred.ts";
 import { EXPORT_ROWS, EXPORT_SETTINGS, filesNamed, heldSeries, resultBytes } from "./_held_export.ts";
 import type { PageRequest } from "./_held_export.ts";
 import { startRedis } from "./_redis_server.ts";
-import { until } from "./_job_replicas.ts";
+import { until } from "../harness/until.ts";
 
 /** The fourth request of the export is held until its replica is killed: three pages are recorded. */
 const HELD = 3;

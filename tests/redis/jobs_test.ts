@@ -5,7 +5,8 @@ import { ownerHash } from "../../lib/output/storage.ts";
 import { RedisConnection } from "../../lib/redis/connection.ts";
 import { recipeSigningKey } from "../../lib/output/job_signing.ts";
 import { startRedis } from "./_redis_server.ts";
-import { forever, replicas, storedJob, until } from "./_job_replicas.ts";
+import { forever, replicas, storedJob } from "./_job_replicas.ts";
+import { until } from "../harness/until.ts";
 
 Deno.test("JobManager with a shared store fails or resumes a job whose replica went away", async (t) => {
   await using redis = await startRedis();

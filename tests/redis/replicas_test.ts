@@ -12,6 +12,7 @@ import { errorOf, ok } from "../harness/results.ts";
 import { fredConfig, startFakeFred, syntheticObservations, TEST_KEY } from "../providers/fred/fake_fred.ts";
 import { startRedis } from "./_redis_server.ts";
 import type { RedisServer } from "./_redis_server.ts";
+import { until as poll } from "../harness/until.ts";
 
 /**
  * The one file under `root` whose path ends with `relative`: over HTTP a job names its file
@@ -40,15 +41,8 @@ async function connect(server: HttpServerProcess): Promise<Client> {
   return client;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> =>
+  poll(what, probe, ms, 50);
 
 async function health(server: HttpServerProcess): Promise<Record<string, unknown>> {
   return await (await fetch(`${server.origin}/health`)).json();

@@ -9,6 +9,7 @@ import type { SessionBusMessage, SessionRecord } from "../../lib/mcp/http/shared
 import type { ServerEvent } from "../../lib/mcp/sdk.ts";
 import { startRedis } from "./_redis_server.ts";
 import { recipeSigningKey, sessionSigningKey, signText } from "../../lib/output/job_signing.ts";
+import { until as poll } from "../harness/until.ts";
 
 async function connect(url: string): Promise<RedisConnection> {
   return await RedisConnection.connect({
@@ -20,13 +21,8 @@ async function connect(url: string): Promise<RedisConnection> {
   });
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (what: string, check: () => boolean | Promise<boolean>, ms = 5_000): Promise<true> =>
+  poll(what, check, ms);
 
 const record: SessionRecord = {
   id: "0d6f7a52-1111-4000-8000-000000000000",

@@ -5,6 +5,7 @@ import { Logger } from "../../lib/log.ts";
 import { RedisConnection } from "../../lib/redis/connection.ts";
 import { RedisBreakerStore, RedisCacheStore, RedisRateWindowStore } from "../../lib/redis/http_stores.ts";
 import { startRedis } from "./_redis_server.ts";
+import { until } from "../harness/until.ts";
 
 function capture(): { logger: Logger; lines: () => Record<string, unknown>[] } {
   const out: string[] = [];
@@ -16,14 +17,6 @@ function capture(): { logger: Logger; lines: () => Record<string, unknown>[] } {
 
 async function connect(url: string, logger = new Logger(), prefix = "test:"): Promise<RedisConnection> {
   return await RedisConnection.connect({ url, prefix, timeoutMs: 1000, retryMaxMs: 200, logger });
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 Deno.test("Redis stores share budgets, breakers and answers between replicas and fall back when Redis stops", async (t) => {

@@ -15,7 +15,7 @@ import { RedisTaskRelay } from "../../lib/redis/task_relay.ts";
 import { JobTaskStore } from "../../lib/mcp/tasks/job_store.ts";
 import type { TaskRelayRequest } from "../../lib/mcp/tasks/types.ts";
 import { ProtocolError } from "../../lib/mcp/sdk.ts";
-import { until } from "./_job_replicas.ts";
+import { until } from "../harness/until.ts";
 import { startRedis } from "./_redis_server.ts";
 
 const PREFIX = "relay-test:";

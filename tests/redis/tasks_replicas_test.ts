@@ -14,6 +14,7 @@ import {
   syntheticObservations,
 } from "../providers/fred/fake_fred.ts";
 import { startRedis } from "./_redis_server.ts";
+import { until as poll } from "../harness/until.ts";
 
 const ALICE = { "X-Forwarded-For": "192.0.2.1" };
 const BOB = { "X-Forwarded-For": "198.51.100.7" };
@@ -21,13 +22,7 @@ const BOB = { "X-Forwarded-For": "198.51.100.7" };
 type Json = Record<string, unknown>;
 
 /** Waits (polling, as for another process's state) until `probe` holds. */
-async function until(what: string, probe: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (what: string, probe: () => boolean, ms = 20_000): Promise<true> => poll(what, probe, ms, 50);
 
 /** The FRED job a task runs as, from its status message. */
 function jobOf(task: Json): string {
