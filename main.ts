@@ -5,7 +5,7 @@
 import { run } from "./lib/cli.ts";
 import { knownEnvNames } from "./lib/config/parse.ts";
 import { ConfigError } from "./lib/errors.ts";
-import { LineWriter, writeAllSync } from "./lib/log.ts";
+import { LineWriter, LOG_GATHER_MS, writeAllSync } from "./lib/log.ts";
 import { PROJECT_CONFIG } from "./lib/config/paths.ts";
 import { PROVIDERS } from "./lib/providers/registry.ts";
 import type { ProviderSpec } from "./lib/config/provider_spec.ts";
@@ -55,7 +55,8 @@ export async function main(providers: readonly ProviderSpec[]): Promise<never> {
   // Log lines: written at once until the process serves HTTP, then asynchronously, many to a
   // write. An uncaught error or rejection ends the process without waiting: what is queued goes
   // out first.
-  const stderr = new LineWriter(Deno.stderr);
+  // While serving, lines gather for a moment and go out many to a write (docs/OBSERVABILITY.md).
+  const stderr = new LineWriter(Deno.stderr, { gatherMs: LOG_GATHER_MS });
   globalThis.addEventListener("error", () => stderr.flushSync());
   globalThis.addEventListener("unhandledrejection", () => stderr.flushSync());
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LineWriter, Logger, maskSecretFully, maskSecrets, mayHoldSecret } from "../lib/log.ts";
+import { isoTime, LineWriter, Logger, maskSecretFully, maskSecrets, mayHoldSecret } from "../lib/log.ts";
 
 Deno.test("Logger writes one JSON object per line with inherited fields and masks secrets", () => {
   const lines: string[] = [];
@@ -116,6 +116,101 @@ Deno.test("LineWriter writes each line at once until the process serves, then ma
   await writer.drain();
 });
 
+Deno.test("isoTime() formats as Date does, across seconds, centuries, and before 1970", () => {
+  const times = [
+    0,
+    1,
+    999,
+    1000,
+    1_764_410_000_123,
+    1_764_410_000_999,
+    1_764_410_001_000,
+    1_764_410_000_123.9,
+    -1,
+    -1.5,
+    -999,
+    -1000,
+    -1001,
+    -86_400_000_123,
+    253_402_300_799_999,
+    253_402_300_800_000,
+    8.64e15,
+    -8.64e15,
+  ];
+  // Twice, in order and back: the kept second must never leak into another.
+  for (const t of [...times, ...times.toReversed()]) {
+    assert.equal(isoTime(t), new Date(t).toISOString(), String(t));
+  }
+  assert.throws(() => isoTime(8.64e15 + 1), RangeError);
+  assert.throws(() => isoTime(Number.NaN), RangeError);
+});
+
+Deno.test("LineWriter gathers the lines of a moment into one write while serving", async (t) => {
+  const decoder = new TextDecoder();
+  const gathering = (gatherBytes?: number) => {
+    const writes: string[] = [];
+    const writer = new LineWriter({
+      writeSync(p) {
+        writes.push(`sync:${decoder.decode(p)}`);
+        return p.length;
+      },
+      write(p) {
+        writes.push(`async:${decoder.decode(p)}`);
+        return Promise.resolve(p.length);
+      },
+    }, { gatherMs: 60_000, ...(gatherBytes ? { gatherBytes } : {}) });
+    writer.serving();
+    return { writer, writes };
+  };
+  await t.step("lines of many runs wait for the batch; drain() writes it without waiting", async () => {
+    const { writer, writes } = gathering();
+    writer.write("a");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    writer.write("b");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(writes, [], "nothing written within the moment");
+    await writer.drain();
+    assert.deepEqual(writes, ["async:a\nb\n"], "one write for both, at drain");
+    writer.write("c");
+    await writer.drain();
+    assert.deepEqual(writes.slice(1), ["async:c\n"], "the next batch gathers anew");
+  });
+  await t.step("a batch that reaches gatherBytes goes out at once", async () => {
+    const { writer, writes } = gathering(8);
+    writer.write("12345");
+    await Promise.resolve();
+    assert.deepEqual(writes, []);
+    writer.write("67890");
+    await Promise.resolve();
+    assert.deepEqual(writes, ["async:12345\n67890\n"]);
+    await writer.drain();
+  });
+  await t.step("the batch goes out by itself after gatherMs", async () => {
+    const writes: string[] = [];
+    const writer = new LineWriter({
+      writeSync: (p) => p.length,
+      write(p) {
+        writes.push(decoder.decode(p));
+        return Promise.resolve(p.length);
+      },
+    }, { gatherMs: 10 });
+    writer.serving();
+    writer.write("x");
+    writer.write("y");
+    const until = Date.now() + 5_000;
+    while (writes.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(writes, ["x\ny\n"]);
+  });
+  await t.step("flushSync() writes the batch and ends its timer", async () => {
+    const { writer, writes } = gathering();
+    writer.write("d");
+    writer.flushSync();
+    assert.deepEqual(writes, ["sync:d\n"]);
+    await writer.drain();
+    assert.deepEqual(writes, ["sync:d\n"], "nothing written twice");
+  });
+});
+
 Deno.test("LineWriter drops lines instead of throwing when its sink fails", async () => {
   const broken = new Deno.errors.BrokenPipe("stderr closed");
   const writer = new LineWriter({
@@ -160,7 +255,7 @@ Deno.test("LineWriter recovers from a sink that throws at once, and bounds what 
         written.push(decoder.decode(p));
         return new Promise((resolve) => release = () => resolve(p.length));
       },
-    }, 100);
+    }, { maxQueuedBytes: 100 });
     writer.serving();
     writer.write("first, under way");
     await Promise.resolve();
