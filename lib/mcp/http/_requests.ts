@@ -63,10 +63,10 @@ export interface HeaderSplit {
 export function splitHeaders(req: Request): HeaderSplit {
   const kept: [string, string][] = [];
   let drops = false;
-  for (const pair of req.headers) {
-    if (isDroppedHeader(pair[0])) drops = true;
-    else kept.push(pair);
-  }
+  req.headers.forEach((v, k) => {
+    if (isDroppedHeader(k)) drops = true;
+    else kept.push([k, v]);
+  });
   return { kept, drops };
 }
 
