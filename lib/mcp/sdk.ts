@@ -16,6 +16,7 @@ export {
   LATEST_PROTOCOL_VERSION,
   McpServer,
   parseJSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,

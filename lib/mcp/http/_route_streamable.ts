@@ -4,6 +4,7 @@
 import {
   classifyInboundRequest,
   isInitializeRequest,
+  PROTOCOL_VERSION_META_KEY,
   WebStandardStreamableHTTPServerTransport,
 } from "../sdk.ts";
 import {
@@ -44,28 +45,59 @@ async function routed(
   modern: ModernRoute,
   batchErrors: JsonRpcErrorMessage[],
 ): Promise<Response> {
-  const { req } = ctx;
-  const settings = state.settings;
-  if (req.method === "POST") {
+  if (ctx.req.method === "POST") {
     const refused = await readBody(state, ctx, batchErrors);
     if (refused) return refused;
   }
   noteRpcMethod(ctx);
-  // The era of the request: 2026-07-28 requests carry their protocol version in `_meta` (and
-  // in headers), 2025-era ones do not. Malformed modern claims go to the modern path too, which
-  // owns their error answers.
+  if (!claimsModern(ctx) && isLegacy(ctx)) return await legacyRoute(state, ctx, forwarded);
+  if (state.closing && ctx.messages.some(isRequest)) return shuttingDown();
+  return await modern.serve(ctx, forwarded);
+}
+
+/**
+ * The era of the request, as the SDK tells them apart: 2026-07-28 requests carry their protocol
+ * version in `_meta` (and in headers), 2025-era ones do not. Malformed modern claims go to the
+ * modern path too, which owns their error answers.
+ */
+function isLegacy(ctx: RequestContext): boolean {
+  const { req } = ctx;
   const versionHeader = req.headers.get("mcp-protocol-version");
   const methodHeader = req.headers.get("mcp-method");
-  const era = classifyInboundRequest({
+  return classifyInboundRequest({
     httpMethod: req.method,
     ...(versionHeader === null ? {} : { protocolVersionHeader: versionHeader }),
     ...(methodHeader === null ? {} : { mcpMethodHeader: methodHeader }),
     body: ctx.body,
-  });
-  if (era.kind !== "legacy") {
-    if (state.closing && ctx.messages.some(isRequest)) return shuttingDown();
-    return await modern.serve(ctx, forwarded);
-  }
+  }).kind === "legacy";
+}
+
+/**
+ * Whether the request is certainly not of the 2025 era, without the SDK's classifier: one POSTed
+ * JSON-RPC request, not `initialize`, whose `_meta` holds the protocol-version claim. The SDK
+ * calls such a request modern or rejects it, never legacy (its `classifyRequestBody`), and the
+ * modern route runs the classifier again anyway, so here it would only be repeated: that cost a
+ * 2026-07-28 call about 17 µs (docs/BENCHMARKS.md). Anything else is classified by the SDK.
+ */
+export function claimsModern(ctx: Pick<RequestContext, "req" | "body" | "messages">): boolean {
+  const body = ctx.body;
+  if (ctx.req.method !== "POST" || ctx.messages.length !== 1 || !isObject(body)) return false;
+  if (typeof body["method"] !== "string" || body["method"] === "initialize" || !("id" in body)) return false;
+  // A request, not an answer (read body checks every message against the SDK's schema).
+  if ("result" in body || "error" in body || !isRequest(ctx.messages[0]!)) return false;
+  const params = body["params"];
+  const meta = isObject(params) ? params["_meta"] : undefined;
+  return isObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A 2025-era request: in its session, or with `stateless` on a fresh server and transport. */
+async function legacyRoute(state: HttpState, ctx: RequestContext, forwarded: Request): Promise<Response> {
+  const { req } = ctx;
+  const settings = state.settings;
   const bad = methodIs(req, settings.stateless ? ["POST"] : ["POST", "GET", "DELETE"]);
   if (bad) {
     if (settings.stateless) {
