@@ -19,7 +19,7 @@ import type { ConnectionInfo, HeaderSplit, LazyOAuth } from "./_requests.ts";
 import type { OAuthResourceServer, Principal } from "./oauth.ts";
 import { AccessLog } from "./_access_log.ts";
 import { finishResponse } from "./_streams.ts";
-import { DeadlineWheel } from "./_deadlines.ts";
+import { DeadlineWheel } from "../../deadline_wheel.ts";
 import type { ExchangeScope } from "../../http/request_scope.ts";
 import type { SharedSessionStore } from "./shared_sessions.ts";
 

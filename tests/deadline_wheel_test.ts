@@ -1,6 +1,7 @@
-// The shared timer of the POST body deadlines (lib/mcp/http/_deadlines.ts), driven by hand.
+// The shared timer of the POST body deadlines and the tool call deadlines (lib/deadline_wheel.ts),
+// driven by hand.
 import assert from "node:assert/strict";
-import { DeadlineWheel } from "../../../lib/mcp/http/_deadlines.ts";
+import { DeadlineWheel } from "../lib/deadline_wheel.ts";
 
 /** A wheel on a hand-moved clock and a hand-fired interval, with how many intervals it set. */
 function handWheel(ms: number): { wheel: DeadlineWheel; advance(byMs: number): void; timers: () => number } {
@@ -56,4 +57,24 @@ Deno.test("DeadlineWheel.after() shares one timer among the deadlines of many re
   assert.equal(timers(), 2, "the next deadline starts it again");
   wheel.stop();
   assert.equal(wheel.running, false);
+});
+
+Deno.test("DeadlineWheel ticks a twentieth of its length, within 10 ms and maxTickMs", () => {
+  const tickOf = (ms: number, maxTickMs?: number): number => {
+    let tick = 0;
+    const wheel = new DeadlineWheel(ms, {
+      now: () => 0,
+      every: (t) => {
+        tick = t;
+        return () => {};
+      },
+      ...(maxTickMs ? { maxTickMs } : {}),
+    });
+    wheel.after(() => {})();
+    return tick;
+  };
+  assert.equal(tickOf(2_000), 100);
+  assert.equal(tickOf(100), 10);
+  assert.equal(tickOf(60_000), 1_000, "at most a second by default");
+  assert.equal(tickOf(45_000, 100), 100, "a tool call's deadline falls at most 100 ms late");
 });

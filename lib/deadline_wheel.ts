@@ -1,7 +1,7 @@
-// One-shot deadlines of one length (the body deadline of every POST) on one shared timer: a timer
-// per request costs each request a timer set and cleared, where almost every deadline is cancelled
-// long before it falls. A deadline falls within one tick (a twentieth of its length, at most 1 s)
-// after it is due.
+// One-shot deadlines of one length (the body deadline of every POST, the deadline of every tool
+// call) on one shared timer: a timer per request costs each request a timer set and cleared, where
+// almost every deadline is cancelled long before it falls. A deadline falls within one tick (by
+// default a twentieth of its length, at most 1 s) after it is due.
 
 interface Deadline {
   due: number;
@@ -28,10 +28,13 @@ export class DeadlineWheel {
   #pending = new Set<Deadline>();
   #stopTimer: (() => void) | undefined;
 
-  /** `now` and `every` default to `performance.now` and an unref'd `setInterval` (tests pass their own). */
-  constructor(ms: number, options: { now?: () => number; every?: Every } = {}) {
+  /**
+   * `now` and `every` default to `performance.now` and an unref'd `setInterval` (tests pass their
+   * own); `maxTickMs` (default 1 s) bounds how late a deadline may fall.
+   */
+  constructor(ms: number, options: { now?: () => number; every?: Every; maxTickMs?: number } = {}) {
     this.#ms = ms;
-    this.#tickMs = Math.max(10, Math.min(1000, Math.round(ms / 20)));
+    this.#tickMs = Math.max(10, Math.min(options.maxTickMs ?? 1000, Math.round(ms / 20)));
     this.#now = options.now ?? (() => performance.now());
     this.#every = options.every ?? unrefEvery;
   }
