@@ -274,7 +274,7 @@ interface CallDeadline {
 
 /**
  * The shared timers of call deadlines, one per length (a server has one): a timer set and cleared
- * per call cost each call about 9 µs in the running server (docs/BENCHMARKS.md). A deadline falls
+ * per call cost each call about 9 µs in the running handler (docs/BENCHMARKS.md). A deadline falls
  * at most a tenth of a second late.
  */
 const wheels = new Map<number, DeadlineWheel>();
