@@ -23,6 +23,7 @@ export const LAYERS: readonly Layer[] = [
       "lib/log.ts",
       "lib/secrets.ts",
       "lib/clock.ts",
+      "lib/deadline_wheel.ts",
       "lib/html.ts",
       "lib/markup.ts",
       "lib/version.ts",

@@ -21,6 +21,7 @@ import { startBalancer } from "../harness/balancer.ts";
 import { StdioClientTransport } from "../harness/sdk_client.ts";
 import { startRedis } from "./_redis_server.ts";
 import { digest } from "../../lib/redis/session_store.ts";
+import { until } from "../harness/until.ts";
 
 const SESSION_ERA = "2025-11-25";
 
@@ -166,9 +167,17 @@ Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any rep
       try {
         await client.connect(transport);
         await callsSpread(client, ["r0", "r1", "r2"]);
-        const fresh = [...restored()].filter((p) => !before.has(p));
+        // A serving replica's log lines reach stderr a moment after the answers they go with.
         const replicasOf = new Map<string, number>();
-        for (const p of fresh) replicasOf.set(p.split(" ")[1]!, (replicasOf.get(p.split(" ")[1]!) ?? 0) + 1);
+        let fresh: string[] = [];
+        await until("its session rebuilt on the two other replicas", () => {
+          fresh = [...restored()].filter((p) => !before.has(p));
+          replicasOf.clear();
+          for (const p of fresh) {
+            replicasOf.set(p.split(" ")[1]!, (replicasOf.get(p.split(" ")[1]!) ?? 0) + 1);
+          }
+          return [...replicasOf.values()].includes(2);
+        }).catch(() => {});
         assert.ok(
           [...replicasOf.values()].includes(2),
           `its session was rebuilt on the two other replicas: ${fresh}`,
@@ -440,10 +449,15 @@ Deno.test("replicas sharing MCP_REQUEST_STATE_KEY serve signed session records a
       assert.equal(res.status, 404, `refused: ${JSON.stringify(record)}`);
       assert.match((await res.json()).error.message, /Session not found/);
     }
+    assert.equal((await postRaw(b.origin, id, ping)).status, 200, "the genuine session is still served");
+    // Lines go out in the order they were logged: once that request's access line is in, so is
+    // every warning the refusals before it gave.
+    const served = (): number =>
+      b.stderr().split("\n").filter((l) => l.includes('"msg":"http request"') && l.includes(id)).length;
+    await until("the last request's access line", () => served() >= 2);
     const warnings = b.stderr().split("\n").filter((l) => l.includes("session record in Redis refused"));
     assert.equal(warnings.length, 1, "one warning for the record");
     assert.ok(!warnings[0]!.includes(chosen), "without the session id");
-    assert.equal((await postRaw(b.origin, id, ping)).status, 200, "the genuine session is still served");
   } finally {
     await client.close();
   }
