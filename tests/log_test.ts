@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { isoTime, LineWriter, Logger, maskSecretFully, maskSecrets, mayHoldSecret } from "../lib/log.ts";
+import type { ByteSink } from "../lib/log.ts";
 
 Deno.test("Logger writes one JSON object per line with inherited fields and masks secrets", () => {
   const lines: string[] = [];
@@ -71,21 +72,30 @@ Deno.test("Logger logs an Error as its name and message within four levels of it
   assert.ok(!lines.join("\n").includes("at "), "no stack frame in any line");
 });
 
-Deno.test("LineWriter writes each line at once until the process serves, then many lines to a write", async () => {
-  const writes: string[] = [];
-  const pending: (() => void)[] = [];
+/**
+ * A sink that records each write as `sync:` or `async:` and its text; an asynchronous write
+ * finishes at once, or, given `pending`, when the test calls the function it leaves there.
+ */
+function recordingSink(writes: string[], pending?: (() => void)[]): ByteSink {
   const decoder = new TextDecoder();
-  const writer = new LineWriter({
+  return {
     writeSync(p) {
       writes.push(`sync:${decoder.decode(p)}`);
       return p.length;
     },
     write(p) {
       writes.push(`async:${decoder.decode(p)}`);
-      // Each write finishes when the test says so, like a busy pipe.
+      if (!pending) return Promise.resolve(p.length);
       return new Promise((resolve) => pending.push(() => resolve(p.length)));
     },
-  });
+  };
+}
+
+Deno.test("LineWriter writes each line at once until the process serves, then many lines to a write", async () => {
+  const writes: string[] = [];
+  const pending: (() => void)[] = [];
+  // Each write finishes when the test says so, like a busy pipe.
+  const writer = new LineWriter(recordingSink(writes, pending));
   writer.write("a");
   writer.write("b");
   assert.deepEqual(writes, ["sync:a\n", "sync:b\n"], "before serving: one synchronous write a line");
@@ -149,16 +159,10 @@ Deno.test("LineWriter gathers the lines of a moment into one write while serving
   const decoder = new TextDecoder();
   const gathering = (gatherBytes?: number) => {
     const writes: string[] = [];
-    const writer = new LineWriter({
-      writeSync(p) {
-        writes.push(`sync:${decoder.decode(p)}`);
-        return p.length;
-      },
-      write(p) {
-        writes.push(`async:${decoder.decode(p)}`);
-        return Promise.resolve(p.length);
-      },
-    }, { gatherMs: 60_000, ...(gatherBytes ? { gatherBytes } : {}) });
+    const writer = new LineWriter(recordingSink(writes), {
+      gatherMs: 60_000,
+      ...(gatherBytes ? { gatherBytes } : {}),
+    });
     writer.serving();
     return { writer, writes };
   };
