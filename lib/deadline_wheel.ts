@@ -18,6 +18,12 @@ function unrefEvery(ms: number, fn: () => void): () => void {
   return () => clearInterval(id);
 }
 
+/** `setInterval`, keeping the process alive until stopped. */
+function keptEvery(ms: number, fn: () => void): () => void {
+  const id = setInterval(fn, ms);
+  return () => clearInterval(id);
+}
+
 /** Deadlines of `ms` milliseconds, checked on one interval while any may still fall. */
 export class DeadlineWheel {
   readonly #ms: number;
@@ -30,13 +36,18 @@ export class DeadlineWheel {
 
   /**
    * `now` and `every` default to `performance.now` and an unref'd `setInterval` (tests pass their
-   * own); `maxTickMs` (default 1 s) bounds how late a deadline may fall.
+   * own); `keepsAlive` makes the interval keep the process alive while deadlines are pending (a
+   * deadline that must fall even where nothing else waits); `maxTickMs` (default 1 s) bounds how
+   * late a deadline may fall.
    */
-  constructor(ms: number, options: { now?: () => number; every?: Every; maxTickMs?: number } = {}) {
+  constructor(
+    ms: number,
+    options: { now?: () => number; every?: Every; keepsAlive?: boolean; maxTickMs?: number } = {},
+  ) {
     this.#ms = ms;
     this.#tickMs = Math.max(10, Math.min(options.maxTickMs ?? 1000, Math.round(ms / 20)));
     this.#now = options.now ?? (() => performance.now());
-    this.#every = options.every ?? unrefEvery;
+    this.#every = options.every ?? (options.keepsAlive ? keptEvery : unrefEvery);
   }
 
   /** Runs `fn` once, `ms` milliseconds from now (within a tick), unless the returned function is called first. */

@@ -270,12 +270,16 @@ interface CallDeadline {
   readonly signal: AbortSignal;
   /** Ends the deadline: the call is answered. */
   cancel: () => void;
+  /** Whether the deadline has come: fallen, or due though its timer has not run yet. */
+  due(): boolean;
 }
 
 /**
- * The shared timers of call deadlines, one per length (a server has one): a timer set and cleared
- * per call cost each call about 9 µs in the running handler (docs/BENCHMARKS.md). A deadline falls
- * at most a tenth of a second late.
+ * The shared timers of call deadlines, one per length (a server has two: its calls' and the rounds
+ * of tasks): a timer set and cleared per call cost each call about 9 µs in the running handler
+ * (docs/BENCHMARKS.md). A deadline falls at most a tenth of a second late (a failure at the
+ * deadline itself, such as the upstream request's timeout, is answered as the deadline: `due()`),
+ * and, like the timer it replaces, keeps the process alive while a call runs.
  */
 const wheels = new Map<number, DeadlineWheel>();
 const CALL_DEADLINE_TICK_MS = 100;
@@ -283,7 +287,7 @@ const CALL_DEADLINE_TICK_MS = 100;
 function wheelOf(ms: number): DeadlineWheel {
   let wheel = wheels.get(ms);
   if (!wheel) {
-    wheel = new DeadlineWheel(ms, { maxTickMs: CALL_DEADLINE_TICK_MS });
+    wheel = new DeadlineWheel(ms, { maxTickMs: CALL_DEADLINE_TICK_MS, keepsAlive: true });
     // Lengths come from configuration: a handful at most. Past that, a wheel per call still works.
     if (wheels.size < 16) wheels.set(ms, wheel);
   }
@@ -294,6 +298,7 @@ function wheelOf(ms: number): DeadlineWheel {
 function startDeadline(extra: McpExtra, options: CallToolOptions): CallDeadline {
   const timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const clock = options.clock ?? systemClock;
+  const started = performance.now();
   let expired: AbortController | undefined;
   let signal: AbortSignal | undefined;
   const deadline: CallDeadline = {
@@ -314,6 +319,8 @@ function startDeadline(extra: McpExtra, options: CallToolOptions): CallDeadline 
       expired?.abort(reason);
       deadline.onFall?.(reason);
     }),
+    // In real time, as the timers that end the call's upstream requests run.
+    due: () => deadline.reason !== undefined || performance.now() - started >= timeoutMs,
   };
   return deadline;
 }
@@ -389,7 +396,7 @@ function runHandler(
 
 /** The error a handler's failure answers with: the call's own deadline, else what it threw. */
 function thrownPayload(e: unknown, deadline: CallDeadline, extra: McpExtra, logger: Logger): ErrorPayload {
-  const payload = deadline.reason !== undefined && !extra.mcpReq.signal.aborted
+  const payload = deadline.due() && !extra.mcpReq.signal.aborted
     ? deadlinePayload(deadline.timeoutMs)
     : toPayload(e, extra.mcpReq.signal);
   if (payload.error_type === "INTERNAL_ERROR") {

@@ -99,6 +99,10 @@ Deno.test("a tool call answers a structured TIMEOUT at the per-call deadline, un
   const payload =
     (result._meta as Record<string, { error_type: string; message: string }>)["opendata-mcp/error"];
   assert.equal(payload?.error_type, "TIMEOUT");
-  assert.match(payload?.message ?? "", /deadline/);
+  assert.match(
+    payload?.message ?? "",
+    /within the server.s 0\.5 s per-call deadline/,
+    "the call.s own deadline",
+  );
   assert.equal(fake.requests.length, 1, "no retry was started past the call's deadline");
 });
