@@ -374,8 +374,12 @@ export class LineWriter {
 
   /** Settles once every line written so far is out (or the sink failed). */
   async drain(): Promise<void> {
-    if (this.#gathering !== undefined) this.#flush();
-    while (this.#writing) await this.#writing;
+    for (;;) {
+      // A line logged while the last write ended starts a new batch: it goes out at once too.
+      if (this.#gathering !== undefined) this.#flush();
+      if (!this.#writing) return;
+      await this.#writing;
+    }
   }
 
   /** Writes the queued lines at once; a write already under way is left to finish. */

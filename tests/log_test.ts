@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { isoTime, LineWriter, Logger, maskSecretFully, maskSecrets, mayHoldSecret } from "../lib/log.ts";
 import type { ByteSink } from "../lib/log.ts";
+import { until } from "./harness/until.ts";
 
 Deno.test("Logger writes one JSON object per line with inherited fields and masks secrets", () => {
   const lines: string[] = [];
@@ -168,10 +169,12 @@ Deno.test("LineWriter gathers the lines of a moment into one write while serving
   };
   await t.step("lines of many runs wait for the batch; drain() writes it without waiting", async () => {
     const { writer, writes } = gathering();
+    // Each line in a turn of the event loop of its own.
+    const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
     writer.write("a");
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextTurn();
     writer.write("b");
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextTurn();
     assert.deepEqual(writes, [], "nothing written within the moment");
     await writer.drain();
     assert.deepEqual(writes, ["async:a\nb\n"], "one write for both, at drain");
@@ -191,19 +194,12 @@ Deno.test("LineWriter gathers the lines of a moment into one write while serving
   });
   await t.step("the batch goes out by itself after gatherMs", async () => {
     const writes: string[] = [];
-    const writer = new LineWriter({
-      writeSync: (p) => p.length,
-      write(p) {
-        writes.push(decoder.decode(p));
-        return Promise.resolve(p.length);
-      },
-    }, { gatherMs: 10 });
+    const writer = new LineWriter(recordingSink(writes), { gatherMs: 10 });
     writer.serving();
     writer.write("x");
     writer.write("y");
-    const until = Date.now() + 5_000;
-    while (writes.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
-    assert.deepEqual(writes, ["x\ny\n"]);
+    await until("the batch's own write", () => writes.length > 0);
+    assert.deepEqual(writes, ["async:x\ny\n"]);
   });
   await t.step("flushSync() writes the batch and ends its timer", async () => {
     const { writer, writes } = gathering();
@@ -213,6 +209,37 @@ Deno.test("LineWriter gathers the lines of a moment into one write while serving
     await writer.drain();
     assert.deepEqual(writes, ["sync:d\n"], "nothing written twice");
   });
+});
+
+Deno.test("LineWriter.drain() writes a line logged while it waits for the last write", async () => {
+  // The line comes as the last write ends: in the same microtask as the write's answer, or in the
+  // next, when the write is over but drain() has not looked again. Either way it is logged before
+  // drain() returns, so it must be out when it does (the process exits right after drain()).
+  for (const hops of [0, 1]) {
+    const writes: string[] = [];
+    let logged = false;
+    const decoder = new TextDecoder();
+    const writer = new LineWriter({
+      writeSync: (p) => p.length,
+      write(p) {
+        writes.push(decoder.decode(p));
+        if (writes.length === 1) {
+          let later = Promise.resolve();
+          for (let i = 0; i < hops; i++) later = later.then(() => {});
+          void later.then(() => {
+            writer.write("b");
+            logged = true;
+          });
+        }
+        return Promise.resolve(p.length);
+      },
+    }, { gatherMs: 60_000 });
+    writer.serving();
+    writer.write("a");
+    await writer.drain();
+    assert.ok(logged, `b was logged before drain() returned (${hops})`);
+    assert.deepEqual(writes, ["a\n", "b\n"], `b logged ${hops} microtasks after the write's answer`);
+  }
 });
 
 Deno.test("LineWriter drops lines instead of throwing when its sink fails", async () => {
