@@ -136,10 +136,11 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
     const heldOffset = checkPages(asked, recordedRows);
     checkPages(resumedJson.asked, recordedRows);
 
-    await Promise.any([b, c].map((s) => s.logged(/"action":"resumed"/, 10_000)));
-    const takeovers = [b, c].flatMap((s) =>
-      s.stderr().split("\n").filter((l) => l.includes('"action":"resumed"'))
-    );
+    // Both takeovers logged (a serving replica's lines reach stderr a moment after its answers).
+    const resumedLines = () =>
+      [b, c].flatMap((s) => s.stderr().split("\n").filter((l) => l.includes('"action":"resumed"')));
+    await until("both takeovers logged", () => resumedLines().length >= 2).catch(() => {});
+    const takeovers = resumedLines();
     // Each job taken over once, by one replica, from its recorded rows.
     assert.deepEqual(
       takeovers.map((l) => [JSON.parse(l)["job_id"], JSON.parse(l)["from_row"]]).sort(),

@@ -142,6 +142,18 @@ Deno.test("three replicas behind HAProxy serve any 2025-11-25 session on any rep
         });
         return pairs;
       };
+      // The steps before may have lines still on their way to stderr: each replica's log is
+      // caught up once the access line of a request sent now is in (lines keep their order).
+      for (const r of replicas) {
+        const probes = () =>
+          r.stderr().split("\n").filter((l) =>
+            l.includes('"msg":"http request"') && l.includes('"path":"/health"')
+          )
+            .length;
+        const seen = probes();
+        await (await fetch(`${r.origin}/health`)).body?.cancel();
+        await until("the replica's log caught up", () => probes() > seen);
+      }
       const before = restored();
       const scratch = Deno.makeTempDirSync({ prefix: "mcp-remote-" });
       const transport = new StdioClientTransport({

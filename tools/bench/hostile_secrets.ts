@@ -87,6 +87,8 @@ export async function secretAttacks(options: SecretAttackOptions = {}): Promise<
   for (const path of filesBelow(home)) {
     if (/\.(csv|json|md)$/.test(path)) look("files on disk", Deno.readTextFileSync(path));
   }
+  // Stopped first: a serving process writes its log a moment after the answers, and stop() waits for it.
+  await server.stop();
   look("log", server.stderr());
   return { forms: ECHOED_FORMS.length, channels };
 }

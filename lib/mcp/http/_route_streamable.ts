@@ -83,7 +83,8 @@ export function claimsModern(ctx: Pick<RequestContext, "req" | "body" | "message
   const body = ctx.body;
   if (ctx.req.method !== "POST" || ctx.messages.length !== 1 || !isObject(body)) return false;
   if (typeof body["method"] !== "string" || body["method"] === "initialize" || !("id" in body)) return false;
-  // A request, not an answer (read body checks every message against the SDK's schema).
+  // A request, not an answer: readJsonRpc took it as a JSON-RPC message (the plain request shape,
+  // or the SDK's schema), and no answer has a method.
   if ("result" in body || "error" in body || !isRequest(ctx.messages[0]!)) return false;
   const params = body["params"];
   const meta = isObject(params) ? params["_meta"] : undefined;
