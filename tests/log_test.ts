@@ -157,7 +157,6 @@ Deno.test("isoTime() formats as Date does, across seconds, centuries, and before
 });
 
 Deno.test("LineWriter gathers the lines of a moment into one write while serving", async (t) => {
-  const decoder = new TextDecoder();
   const gathering = (gatherBytes?: number) => {
     const writes: string[] = [];
     const writer = new LineWriter(recordingSink(writes), {
