@@ -3,8 +3,6 @@
 // answer (next calls, provenance, the size limit). Both `tools/call` (createServer in server.ts)
 // and the CLI's `call` run tools through callTool().
 import type { z } from "zod";
-import { systemClock } from "../clock.ts";
-import { DeadlineWheel } from "../deadline_wheel.ts";
 import { ToolError } from "../errors.ts";
 import type { ErrorPayload } from "../errors.ts";
 import { exchangeOf, requestScope } from "../http/request_scope.ts";
@@ -21,7 +19,9 @@ import { isInputRequiredResult, ProtocolError } from "./sdk.ts";
 import { isTaskRound } from "./tasks/tool_tasks.ts";
 import type { CallToolResult, InputRequiredResult, Tool } from "./sdk.ts";
 import type { CallToolOptions } from "./server_options.ts";
-import { DEFAULT_CALL_TIMEOUT_MS, NO_FILES } from "./server_options.ts";
+import { NO_FILES } from "./server_options.ts";
+import { deadlinePayload, raceDeadline, startDeadline } from "./call_deadline.ts";
+import type { CallDeadline } from "./call_deadline.ts";
 import { describeTool, servedInput, takesProvenance } from "./tool_schemas.ts";
 import { toolResult } from "./tool_result.ts";
 import { applyAliases, errorResult, toPayload, validationError } from "./call_errors.ts";
@@ -254,77 +254,6 @@ function parseInput(
   return { ok: true, inputSchema, sent, notices: aliased.notices, args, fresh };
 }
 
-/** The call's deadline: when it falls, the signal the handler gets, and what ends it. */
-interface CallDeadline {
-  timeoutMs: number;
-  /** The clock time upstream requests must end by. */
-  at: number;
-  /** Why the call ended at its deadline, once it has fallen. */
-  reason: DOMException | undefined;
-  /** Rejects the race under way (see {@linkcode raceDeadline}) when the deadline falls. */
-  onFall: ((reason: DOMException) => void) | undefined;
-  /**
-   * Aborts at the deadline or when the client cancels; made on first use, with what it combines:
-   * a handler that never reads it (an echo, an answer from memory) costs no signals.
-   */
-  readonly signal: AbortSignal;
-  /** Ends the deadline: the call is answered. */
-  cancel: () => void;
-  /** Whether the deadline has come: fallen, or due though its timer has not run yet. */
-  due(): boolean;
-}
-
-/**
- * The shared timers of call deadlines, one per length (a server has two: its calls' and the rounds
- * of tasks): a timer set and cleared per call cost each call about 9 µs in the running handler
- * (docs/BENCHMARKS.md). A deadline falls at most a tenth of a second late (a failure at the
- * deadline itself, such as the upstream request's timeout, is answered as the deadline: `due()`),
- * and, like the timer it replaces, keeps the process alive while a call runs.
- */
-const wheels = new Map<number, DeadlineWheel>();
-const CALL_DEADLINE_TICK_MS = 100;
-
-function wheelOf(ms: number): DeadlineWheel {
-  let wheel = wheels.get(ms);
-  if (!wheel) {
-    wheel = new DeadlineWheel(ms, { maxTickMs: CALL_DEADLINE_TICK_MS, keepsAlive: true });
-    // Lengths come from configuration: a handful at most. Past that, a wheel per call still works.
-    if (wheels.size < 16) wheels.set(ms, wheel);
-  }
-  return wheel;
-}
-
-/** Starts the call's one deadline, covering every retry and upstream request the call makes. */
-function startDeadline(extra: McpExtra, options: CallToolOptions): CallDeadline {
-  const timeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-  const clock = options.clock ?? systemClock;
-  const started = performance.now();
-  let expired: AbortController | undefined;
-  let signal: AbortSignal | undefined;
-  const deadline: CallDeadline = {
-    timeoutMs,
-    at: clock.now() + timeoutMs,
-    reason: undefined,
-    onFall: undefined,
-    get signal(): AbortSignal {
-      if (!signal) {
-        expired = new AbortController();
-        if (deadline.reason) expired.abort(deadline.reason);
-        signal = AbortSignal.any([extra.mcpReq.signal, expired.signal]);
-      }
-      return signal;
-    },
-    cancel: wheelOf(timeoutMs).after(() => {
-      const reason = deadline.reason = new DOMException("The call reached its deadline", "TimeoutError");
-      expired?.abort(reason);
-      deadline.onFall?.(reason);
-    }),
-    // In real time, as the timers that end the call's upstream requests run.
-    due: () => deadline.reason !== undefined || performance.now() - started >= timeoutMs,
-  };
-  return deadline;
-}
-
 /** What the handler gets: the signal, its logger, its share of the limit, progress, state and files. */
 function callContext(
   extra: McpExtra,
@@ -477,26 +406,4 @@ function withNextCalls(payload: ErrorPayload, extra: NextCall[], options: CallTo
   if (calls.length === 0) return payload;
   const served = options.served ?? new Set(calls.map((c) => c.tool));
   return { ...payload, next_calls: calls.map((c) => routeCall(c, new Set([...served, DESCRIBE_TOOL_NAME]))) };
-}
-
-/** Settles with `work`, or rejects as soon as `deadline` falls (the handler is told through its signal). */
-function raceDeadline<T>(work: Promise<T>, deadline: CallDeadline): Promise<T> {
-  if (deadline.reason) return Promise.reject(deadline.reason);
-  return new Promise<T>((resolve, reject) => {
-    deadline.onFall = reject;
-    work.then(resolve, reject).finally(() => deadline.onFall = undefined);
-  });
-}
-
-/** The TIMEOUT of a call that reached the server's per-call deadline, with how to ask for less. */
-function deadlinePayload(callTimeoutMs: number): ErrorPayload {
-  const s = Math.round(callTimeoutMs / 100) / 10;
-  return {
-    error_type: "TIMEOUT",
-    message: `The call did not finish within the server's ${s} s per-call deadline`,
-    retryable: true,
-    hint:
-      "Ask for less in one call (a smaller limit, a narrower area, filter or date range), continue from " +
-      "the last cursor or offset, or use file output or a background job where the tool offers one",
-  };
 }

@@ -1,4 +1,4 @@
-// A tool call's deadline (lib/mcp/tool_call.ts, on a shared DeadlineWheel): it falls even where
+// A tool call's deadline (lib/mcp/call_deadline.ts, on a shared DeadlineWheel): it falls even where
 // nothing else keeps the process alive (an in-memory transport, a handler that never settles), and
 // a failure at the deadline itself is answered as the call's deadline.
 import assert from "node:assert/strict";
