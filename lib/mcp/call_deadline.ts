@@ -37,6 +37,8 @@ export interface CallDeadline {
  */
 const wheels = new Map<number, DeadlineWheel>();
 const CALL_DEADLINE_TICK_MS = 100;
+/** How early a failure may come and still be the deadline's (see `due()`). */
+const DUE_SLACK_MS = 2;
 
 function wheelOf(ms: number): DeadlineWheel {
   let wheel = wheels.get(ms);
@@ -73,8 +75,9 @@ export function startDeadline(extra: McpExtra, options: CallToolOptions): CallDe
       expired?.abort(reason);
       deadline.onFall?.(reason);
     }),
-    // In real time, as the timers that end the call's upstream requests run.
-    due: () => deadline.reason !== undefined || performance.now() - started >= timeoutMs,
+    // In real time, as the timers that end the call's upstream requests run; those are sized from
+    // the clock's whole milliseconds (`at`), so they may fire up to a millisecond sooner.
+    due: () => deadline.reason !== undefined || performance.now() - started >= timeoutMs - DUE_SLACK_MS,
   };
   return deadline;
 }

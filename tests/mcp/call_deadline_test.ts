@@ -7,6 +7,7 @@ import { Logger } from "../../lib/log.ts";
 import { callTool, createServer } from "../../lib/mcp/server.ts";
 import type { McpExtra, ToolDefinition } from "../../lib/mcp/provider.ts";
 import { isInputRequiredResult } from "../../lib/mcp/sdk.ts";
+import { requestScope } from "../../lib/http/request_scope.ts";
 import { Client, InMemoryTransport } from "../harness/sdk_client.ts";
 
 const output = z.object({ done: z.boolean() });
@@ -80,4 +81,23 @@ Deno.test("a failure that comes at the deadline (an upstream timed to it) is ans
   const { payload } = await errorOf("fails", [failsAtDeadline], 400);
   assert.equal(payload.error_type, "TIMEOUT");
   assert.match(payload.message, /within the server's 0\.4 s per-call deadline/);
+});
+
+Deno.test("an upstream timed from the clock's whole milliseconds, a millisecond early, is the deadline too", async () => {
+  // The HTTP client sizes its timeout as the deadline (the clock's whole milliseconds) less the
+  // clock's time now, so it may fire up to a millisecond before the deadline in real time. This
+  // handler fails exactly then: as soon as the clock reads a millisecond before the deadline.
+  const early = tool("early", async () => {
+    const at = requestScope.getStore()?.deadline ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now() - 10)));
+    while (Date.now() < at - 1) {
+      // The last few milliseconds, to the millisecond.
+    }
+    throw new Error("upstream timed out");
+  });
+  for (let run = 0; run < 3; run++) {
+    const { payload } = await errorOf("early", [early], 100);
+    assert.equal(payload.error_type, "TIMEOUT", `run ${run}: ${payload.message}`);
+    assert.match(payload.message, /within the server's 0\.1 s per-call deadline/, `run ${run}`);
+  }
 });
