@@ -67,6 +67,17 @@ function checkPages(asked: readonly PageRequest[], recordedRows: number): number
   return heldOffset;
 }
 
+/** Starts a FRED export of `series` through `client`; resolves to its job id. */
+async function startExport(client: Client, series: string, format = "csv"): Promise<string> {
+  const started = ok(
+    await client.callTool({
+      name: "fred_series",
+      arguments: { operation: "get_observations", series_id: series, format },
+    }),
+  );
+  return String(started["job_id"]);
+}
+
 Deno.test("a FRED job whose replica is killed resumes elsewhere from its last page, fetching none twice", async () => {
   await using redis = await startRedis();
   await using fake = startFakeFred();
@@ -93,18 +104,9 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
     ok(await client.callTool({ name: "fred_job_status", arguments: args }));
   try {
     const [ca, cb] = [await connect(a), await connect(b)];
-    const start = async (series: string, format: string) =>
-      String(
-        ok(
-          await ca.callTool({
-            name: "fred_series",
-            arguments: { operation: "get_observations", series_id: series, format },
-          }),
-        )["job_id"],
-      );
     // A CSV and a JSON export on the replica that is killed, each held at its fourth page.
-    const jobId = await start("RESUMED", "csv");
-    const jsonJobId = await start("RESUMEDJSON", "json");
+    const jobId = await startExport(ca, "RESUMED", "csv");
+    const jsonJobId = await startExport(ca, "RESUMEDJSON", "json");
     await resumed.arrived;
     await resumedJson.arrived;
     const recordedRows = resumed.asked.slice(0, HELD).reduce((sum, p) => sum + p.limit, 0);
@@ -153,13 +155,7 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
 
     // The same exports, never interrupted, by the same rules.
     const wholeOf = async (series: string, format: string) => {
-      const job = ok(
-        await cb.callTool({
-          name: "fred_series",
-          arguments: { operation: "get_observations", series_id: series, format },
-        }),
-      );
-      const done = await status(cb, { job_id: String(job["job_id"]), wait_seconds: 30 });
+      const done = await status(cb, { job_id: await startExport(cb, series, format), wait_seconds: 30 });
       assert.equal(done["status"], "completed");
       return resultBytes(home, done["result"] as Record<string, unknown>);
     };
@@ -192,14 +188,7 @@ Deno.test("a FRED job whose replica is killed resumes elsewhere from its last pa
     // A graceful stop (SIGTERM) hands a running export over: the partial file is kept, and the
     // replica left carries on from the last recorded page just the same.
     const cc = await connect(c);
-    const handedJob = String(
-      ok(
-        await cb.callTool({
-          name: "fred_series",
-          arguments: { operation: "get_observations", series_id: "HANDED", format: "csv" },
-        }),
-      )["job_id"],
-    );
+    const handedJob = await startExport(cb, "HANDED");
     await handed.arrived;
     await until("the handed job's checkpoint", async () => {
       const view = await status(cc, { job_id: handedJob });
@@ -238,14 +227,7 @@ Deno.test("a FRED job taken over whose upstream then fails ends failed, naming t
   await using _b = b;
   const [ca, cb] = [await clientOf(a), await clientOf(b)];
   try {
-    const jobId = String(
-      ok(
-        await ca.callTool({
-          name: "fred_series",
-          arguments: { operation: "get_observations", series_id: "FAILING", format: "csv" },
-        }),
-      )["job_id"],
-    );
+    const jobId = await startExport(ca, "FAILING");
     await failing.arrived;
     const recordedRows = failing.asked.slice(0, HELD).reduce((sum, p) => sum + p.limit, 0);
     await until("the third page's checkpoint", async () => {

@@ -21,6 +21,28 @@ async function connect(url: string): Promise<RedisConnection> {
   });
 }
 
+/** Two replicas' session stores, each on a connection of its own, closed at the end of the scope. */
+async function twoReplicas(url: string, optionsA: StoreOptions, optionsB: StoreOptions) {
+  const a = await connect(url);
+  const b = await connect(url);
+  const sa = new RedisSessionStore(a, "a", optionsA);
+  const sb = new RedisSessionStore(b, "b", optionsB);
+  return {
+    a,
+    b,
+    sa,
+    sb,
+    async [Symbol.asyncDispose]() {
+      sa.close();
+      sb.close();
+      await a.close();
+      await b.close();
+    },
+  };
+}
+
+type StoreOptions = ConstructorParameters<typeof RedisSessionStore>[2];
+
 const until = (what: string, check: () => boolean | Promise<boolean>, ms = 5_000): Promise<true> =>
   poll(what, check, ms);
 
@@ -35,63 +57,56 @@ const record: SessionRecord = {
 
 Deno.test("RedisSessionStore shares records between replicas, expires them, and writes them back after a flush", async () => {
   await using redis = await startRedis();
-  const a = await connect(redis.url);
-  const b = await connect(redis.url);
-  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, refreshMs: 0, resyncMs: 50 });
-  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000 });
-  try {
-    await sa.put(record);
-    assert.deepEqual(await sb.get(record.id), record, "the other replica reads it");
-    assert.match(
-      await redis.command("PTTL", `t:session:{${digest(record.id)}}`),
-      /^:(5\d|60)\d{3}\r\n$/,
-      "it expires",
-    );
+  await using replicas = await twoReplicas(redis.url, { ttlMs: 60_000, refreshMs: 0, resyncMs: 50 }, {
+    ttlMs: 60_000,
+  });
+  const { a, b, sa, sb } = replicas;
+  await sa.put(record);
+  assert.deepEqual(await sb.get(record.id), record, "the other replica reads it");
+  assert.match(
+    await redis.command("PTTL", `t:session:{${digest(record.id)}}`),
+    /^:(5\d|60)\d{3}\r\n$/,
+    "it expires",
+  );
 
-    const stored = await redis.command("KEYS", "*");
-    assert.ok(!stored.includes(record.id), "Redis never sees a session id, only its digest");
-    assert.ok(!(await redis.command("GET", `t:session:{${digest(record.id)}}`)).includes(record.id));
+  const stored = await redis.command("KEYS", "*");
+  assert.ok(!stored.includes(record.id), "Redis never sees a session id, only its digest");
+  assert.ok(!(await redis.command("GET", `t:session:{${digest(record.id)}}`)).includes(record.id));
 
-    await sa.setLevel(record.id, "error");
-    await until(
-      "the level stored",
-      async () => (await sb.get(record.id) as SessionRecord).logLevel === "error",
-    );
+  await sa.setLevel(record.id, "error");
+  await until(
+    "the level stored",
+    async () => (await sb.get(record.id) as SessionRecord).logLevel === "error",
+  );
 
-    await redis.command(
-      "SET",
-      `t:session:{${digest("forged")}}`,
-      JSON.stringify({ ...record, id: digest("other") }),
-    );
-    assert.equal(await sb.get("forged"), undefined, "a record under another id is not taken");
-    await redis.command("SET", `t:session:{${digest("junk")}}`, "{not json");
-    assert.equal(await sb.get("junk"), undefined);
+  await redis.command(
+    "SET",
+    `t:session:{${digest("forged")}}`,
+    JSON.stringify({ ...record, id: digest("other") }),
+  );
+  assert.equal(await sb.get("forged"), undefined, "a record under another id is not taken");
+  await redis.command("SET", `t:session:{${digest("junk")}}`, "{not json");
+  assert.equal(await sb.get("junk"), undefined);
 
-    await redis.command("FLUSHALL");
-    await until("the record written back", async () => (await sb.get(record.id)) !== undefined);
+  await redis.command("FLUSHALL");
+  await until("the record written back", async () => (await sb.get(record.id)) !== undefined);
 
-    // b rebuilt the session too (a replica that holds no copy has nothing to hear).
-    await sb.put(record);
-    const heard: SessionBusMessage[] = [];
-    sb.subscribe((m) => heard.push(m));
-    sa.subscribe((m) => heard.push({ ...m, id: `echo:${m.id}` }));
-    await until(
-      "both replicas subscribed",
-      async () => /:2\r\n$/.test(await redis.command("PUBSUB", "NUMSUB", "t:sessions")),
-    );
-    await sa.remove(record.id);
-    await until("the close heard", () => heard.length > 0);
-    assert.deepEqual(heard, [{ type: "closed", id: record.id }], "heard by the other, not echoed");
-    assert.equal(await sb.get(record.id), undefined, "removed");
+  // b rebuilt the session too (a replica that holds no copy has nothing to hear).
+  await sb.put(record);
+  const heard: SessionBusMessage[] = [];
+  sb.subscribe((m) => heard.push(m));
+  sa.subscribe((m) => heard.push({ ...m, id: `echo:${m.id}` }));
+  await until(
+    "both replicas subscribed",
+    async () => /:2\r\n$/.test(await redis.command("PUBSUB", "NUMSUB", "t:sessions")),
+  );
+  await sa.remove(record.id);
+  await until("the close heard", () => heard.length > 0);
+  assert.deepEqual(heard, [{ type: "closed", id: record.id }], "heard by the other, not echoed");
+  assert.equal(await sb.get(record.id), undefined, "removed");
 
-    await redis.stop();
-    assert.equal(await sb.get(record.id), "unavailable", "a store that cannot answer says so");
-  } finally {
-    sa.close();
-    sb.close();
-    await a.close();
-    await b.close();
-  }
+  await redis.stop();
+  assert.equal(await sb.get(record.id), "unavailable", "a store that cannot answer says so");
 });
 
 Deno.test("RedisServerEventBus delivers a listen event to this replica at once and to the others through Redis", async () => {
@@ -139,87 +154,82 @@ function recordingLogger(): { logger: Logger; lines: string[] } {
 
 Deno.test("RedisSessionStore with a signing key reads back signed records and refuses edited, copied or unsigned ones", async () => {
   await using redis = await startRedis();
-  const a = await connect(redis.url);
-  const b = await connect(redis.url);
   const signingKey = await sessionSigningKey("k".repeat(40));
   const { logger, lines } = recordingLogger();
-  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, signingKey });
-  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, signingKey, logger });
+  await using replicas = await twoReplicas(redis.url, { ttlMs: 60_000, signingKey }, {
+    ttlMs: 60_000,
+    signingKey,
+    logger,
+  });
+  const { a, b, sa, sb } = replicas;
   const keyOf = (id: string): string => `t:session:{${digest(id)}}`;
   const stored = async (id: string): Promise<Record<string, unknown>> =>
     JSON.parse(await a.command<string>(["GET", keyOf(id)]));
   const forge = async (id: string, value: Record<string, unknown>): Promise<void> =>
     void await a.command(["SET", keyOf(id), JSON.stringify(value)]);
-  try {
-    const alice = { ...record, principal: "alice@example.org" };
-    await sa.put(alice);
-    assert.match(String((await stored(alice.id))["sig"]), /^[0-9a-f]{64}$/, "written signed");
-    assert.deepEqual(await sb.get(alice.id), alice, "the other replica reads it, without the signature");
+  const alice = { ...record, principal: "alice@example.org" };
+  await sa.put(alice);
+  assert.match(String((await stored(alice.id))["sig"]), /^[0-9a-f]{64}$/, "written signed");
+  assert.deepEqual(await sb.get(alice.id), alice, "the other replica reads it, without the signature");
 
-    await sa.setLevel(alice.id, "error");
-    await until("the new level stored", async () => (await stored(alice.id))["logLevel"] === "error");
-    assert.deepEqual(await sb.get(alice.id), { ...alice, logLevel: "error" }, "the level's record is signed");
+  await sa.setLevel(alice.id, "error");
+  await until("the new level stored", async () => (await stored(alice.id))["logLevel"] === "error");
+  assert.deepEqual(await sb.get(alice.id), { ...alice, logLevel: "error" }, "the level's record is signed");
 
-    const signed = await stored(alice.id);
-    const edits: Record<string, unknown>[] = [
-      { owner: "ip:10.0.0.9" },
-      { principal: "mallory@example.org" },
-      { principal: undefined },
-      { toolsets: ["core", "fred"] },
-      { protocolVersion: "2025-06-18" },
-      { clientInfo: { name: "other", version: "1" } },
-      { capabilities: {} },
-      { logLevel: "debug" },
-      { extra: "field" },
-    ];
-    for (const edit of edits) {
-      await forge(alice.id, { ...signed, ...edit });
-      assert.equal(await sb.get(alice.id), undefined, `edited in Redis: ${JSON.stringify(edit)}`);
-    }
-
-    // A session id of the forger's choosing, with another record's fields and signature.
-    const chosen = "0d6f7a52-2222-4000-8000-000000000000";
-    await forge(chosen, { ...signed, id: digest(chosen) });
-    assert.equal(await sb.get(chosen), undefined, "a signature copied from another record");
-    const { sig: _sig, ...unsigned } = signed;
-    await forge(chosen, unsigned);
-    assert.equal(await sb.get(chosen), undefined, "an unsigned record");
-    const otherKey = await sessionSigningKey("o".repeat(40));
-    const elsewhere = new RedisSessionStore(a, "c", { ttlMs: 60_000, signingKey: otherKey });
-    await elsewhere.put({ ...alice, id: chosen });
-    elsewhere.forget(chosen);
-    assert.equal(await sb.get(chosen), undefined, "a record signed with another key");
-    // Nor does a job recipe's key sign sessions.
-    const recipeKey = await recipeSigningKey("k".repeat(40));
-    await forge(chosen, { ...unsigned, id: digest(chosen), sig: await signText(recipeKey, "x") });
-    assert.equal(await sb.get(chosen), undefined, "a signature of another use");
-
-    let deep: Record<string, unknown> = {};
-    for (let i = 0; i < 20_000; i++) deep = { d: deep };
-    await forge(chosen, { ...signed, id: digest(chosen), capabilities: deep });
-    assert.equal(await sb.get(chosen), undefined, "a record too deep to check");
-
-    const refusals = lines.filter((l) => l.includes("session record in Redis refused"));
-    assert.equal(refusals.length, 2, `one warning per record, not per read: ${refusals.join("\n")}`);
-    assert.match(refusals[0]!, /not signed with the replicas' shared key \(MCP_REQUEST_STATE_KEY\)/);
-    assert.ok(refusals.every((l) => !l.includes(alice.id) && !l.includes(chosen)), "no session id logged");
-    assert.ok(refusals.some((l) => l.includes(digest(chosen))), "the record's key is named");
-
-    await sa.put(alice);
-    assert.deepEqual(await sb.get(alice.id), alice, "written again, it is read again");
-
-    // Signing awaits: a session removed meanwhile must not come back with the late write.
-    const brief = { ...record, id: "0d6f7a52-3333-4000-8000-000000000000" };
-    const putting = sa.put(brief);
-    await sa.remove(brief.id);
-    await putting;
-    assert.equal(await a.command<number>(["EXISTS", keyOf(brief.id)]), 0, "removed while signed");
-  } finally {
-    sa.close();
-    sb.close();
-    await a.close();
-    await b.close();
+  const signed = await stored(alice.id);
+  const edits: Record<string, unknown>[] = [
+    { owner: "ip:10.0.0.9" },
+    { principal: "mallory@example.org" },
+    { principal: undefined },
+    { toolsets: ["core", "fred"] },
+    { protocolVersion: "2025-06-18" },
+    { clientInfo: { name: "other", version: "1" } },
+    { capabilities: {} },
+    { logLevel: "debug" },
+    { extra: "field" },
+  ];
+  for (const edit of edits) {
+    await forge(alice.id, { ...signed, ...edit });
+    assert.equal(await sb.get(alice.id), undefined, `edited in Redis: ${JSON.stringify(edit)}`);
   }
+
+  // A session id of the forger's choosing, with another record's fields and signature.
+  const chosen = "0d6f7a52-2222-4000-8000-000000000000";
+  await forge(chosen, { ...signed, id: digest(chosen) });
+  assert.equal(await sb.get(chosen), undefined, "a signature copied from another record");
+  const { sig: _sig, ...unsigned } = signed;
+  await forge(chosen, unsigned);
+  assert.equal(await sb.get(chosen), undefined, "an unsigned record");
+  const otherKey = await sessionSigningKey("o".repeat(40));
+  const elsewhere = new RedisSessionStore(a, "c", { ttlMs: 60_000, signingKey: otherKey });
+  await elsewhere.put({ ...alice, id: chosen });
+  elsewhere.forget(chosen);
+  assert.equal(await sb.get(chosen), undefined, "a record signed with another key");
+  // Nor does a job recipe's key sign sessions.
+  const recipeKey = await recipeSigningKey("k".repeat(40));
+  await forge(chosen, { ...unsigned, id: digest(chosen), sig: await signText(recipeKey, "x") });
+  assert.equal(await sb.get(chosen), undefined, "a signature of another use");
+
+  let deep: Record<string, unknown> = {};
+  for (let i = 0; i < 20_000; i++) deep = { d: deep };
+  await forge(chosen, { ...signed, id: digest(chosen), capabilities: deep });
+  assert.equal(await sb.get(chosen), undefined, "a record too deep to check");
+
+  const refusals = lines.filter((l) => l.includes("session record in Redis refused"));
+  assert.equal(refusals.length, 2, `one warning per record, not per read: ${refusals.join("\n")}`);
+  assert.match(refusals[0]!, /not signed with the replicas' shared key \(MCP_REQUEST_STATE_KEY\)/);
+  assert.ok(refusals.every((l) => !l.includes(alice.id) && !l.includes(chosen)), "no session id logged");
+  assert.ok(refusals.some((l) => l.includes(digest(chosen))), "the record's key is named");
+
+  await sa.put(alice);
+  assert.deepEqual(await sb.get(alice.id), alice, "written again, it is read again");
+
+  // Signing awaits: a session removed meanwhile must not come back with the late write.
+  const brief = { ...record, id: "0d6f7a52-3333-4000-8000-000000000000" };
+  const putting = sa.put(brief);
+  await sa.remove(brief.id);
+  await putting;
+  assert.equal(await a.command<number>(["EXISTS", keyOf(brief.id)]), 0, "removed while signed");
 });
 
 Deno.test("RedisSessionStore without a signing key accepts unsigned records and drops signatures", async () => {
@@ -246,13 +256,15 @@ Deno.test("RedisSessionStore without a signing key accepts unsigned records and 
 
 Deno.test("RedisSessionStore with a signing key refuses bus messages unsigned, forged, edited or stale", async () => {
   await using redis = await startRedis();
-  const a = await connect(redis.url);
-  const b = await connect(redis.url);
   const spy = await connect(redis.url);
   let now = 1_000_000;
   const key = await sessionSigningKey("k".repeat(40));
-  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, signingKey: key, now: () => now });
-  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, signingKey: key, now: () => now });
+  await using replicas = await twoReplicas(redis.url, { ttlMs: 60_000, signingKey: key, now: () => now }, {
+    ttlMs: 60_000,
+    signingKey: key,
+    now: () => now,
+  });
+  const { a, b, sa, sb } = replicas;
   const other = new RedisSessionStore(a, "c", {
     ttlMs: 60_000,
     signingKey: await sessionSigningKey("x".repeat(40)),
@@ -304,108 +316,93 @@ Deno.test("RedisSessionStore with a signing key refuses bus messages unsigned, f
     await redis.command("PUBLISH", "t:sessions", JSON.stringify(genuine));
     assert.deepEqual(await judged(), [], "a message older than a minute is refused");
   } finally {
-    sa.close();
-    sb.close();
     other.close();
-    await a.close();
-    await b.close();
     await spy.close();
   }
 });
 
 Deno.test("RedisSessionStore.remove() ends the session on a replica that missed the close", async () => {
   await using redis = await startRedis();
-  const a = await connect(redis.url);
-  const b = await connect(redis.url);
   const { logger, lines } = recordingLogger();
-  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, refreshMs: 0, resyncMs: 50, logger });
-  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, refreshMs: 0 });
+  await using replicas = await twoReplicas(redis.url, { ttlMs: 60_000, refreshMs: 0, resyncMs: 50, logger }, {
+    ttlMs: 60_000,
+    refreshMs: 0,
+  });
+  const { a, b, sa, sb } = replicas;
   const heard: SessionBusMessage[] = [];
-  try {
-    await sa.put(record);
-    await sb.put(record);
-    sb.subscribe((m) => heard.push(m));
-    // b stops listening: it misses the close, as a replica does when pub/sub drops it.
-    sb.close();
-    await sa.remove(record.id);
-    const key = `t:session:{${digest(record.id)}}`;
-    sb.touch(record.id);
-    await until("b's copy closed", () => heard.length > 0);
-    assert.deepEqual(heard, [{ type: "closed", id: record.id }]);
-    assert.equal(await redis.command("EXISTS", key), ":0\r\n", "the record was not written back");
-    assert.equal(await sb.get(record.id), undefined, "no replica rebuilds it");
+  await sa.put(record);
+  await sb.put(record);
+  sb.subscribe((m) => heard.push(m));
+  // b stops listening: it misses the close, as a replica does when pub/sub drops it.
+  sb.close();
+  await sa.remove(record.id);
+  const key = `t:session:{${digest(record.id)}}`;
+  sb.touch(record.id);
+  await until("b's copy closed", () => heard.length > 0);
+  assert.deepEqual(heard, [{ type: "closed", id: record.id }]);
+  assert.equal(await redis.command("EXISTS", key), ":0\r\n", "the record was not written back");
+  assert.equal(await sb.get(record.id), undefined, "no replica rebuilds it");
 
-    heard.length = 0;
-    await sb.put(record);
-    assert.deepEqual(heard, [{ type: "closed", id: record.id }], "a copy written again is closed too");
-    assert.equal(await redis.command("EXISTS", key), ":0\r\n");
+  heard.length = 0;
+  await sb.put(record);
+  assert.deepEqual(heard, [{ type: "closed", id: record.id }], "a copy written again is closed too");
+  assert.equal(await redis.command("EXISTS", key), ":0\r\n");
 
-    // A DELETE while Redis is away: this replica refuses the session at once, Redis learns it later.
-    const other = { ...record, id: "0d6f7a52-2222-4000-8000-000000000000" };
-    await sa.put(other);
-    await redis.stop();
-    await sa.remove(other.id);
-    assert.ok(lines.some((l) => l.includes("session deleted here but not in Redis")), lines.join("\n"));
-    assert.ok(!lines.some((l) => l.includes(other.id)), "the log never names the session id");
-    assert.equal(await sa.get(other.id), undefined);
-    await redis.restart();
-    await until(
-      "the tombstone written once Redis is back",
-      async () => (await redis.command("EXISTS", `t:session-ended:{${digest(other.id)}}`)) === ":1\r\n",
-    );
-    // A record written back by a replica that still held a copy: no replica serves it.
-    await redis.command(
-      "SET",
-      `t:session:{${digest(other.id)}}`,
-      JSON.stringify({ ...other, id: digest(other.id) }),
-    );
-    await until("b reconnected", async () => (await sb.get(record.id)) !== "unavailable");
-    assert.equal(await sb.get(other.id), undefined, "the other replicas refuse it too");
-  } finally {
-    sa.close();
-    sb.close();
-    await a.close();
-    await b.close();
-  }
+  // A DELETE while Redis is away: this replica refuses the session at once, Redis learns it later.
+  const other = { ...record, id: "0d6f7a52-2222-4000-8000-000000000000" };
+  await sa.put(other);
+  await redis.stop();
+  await sa.remove(other.id);
+  assert.ok(lines.some((l) => l.includes("session deleted here but not in Redis")), lines.join("\n"));
+  assert.ok(!lines.some((l) => l.includes(other.id)), "the log never names the session id");
+  assert.equal(await sa.get(other.id), undefined);
+  await redis.restart();
+  await until(
+    "the tombstone written once Redis is back",
+    async () => (await redis.command("EXISTS", `t:session-ended:{${digest(other.id)}}`)) === ":1\r\n",
+  );
+  // A record written back by a replica that still held a copy: no replica serves it.
+  await redis.command(
+    "SET",
+    `t:session:{${digest(other.id)}}`,
+    JSON.stringify({ ...other, id: digest(other.id) }),
+  );
+  await until("b reconnected", async () => (await sb.get(record.id)) !== "unavailable");
+  assert.equal(await sb.get(other.id), undefined, "the other replicas refuse it too");
 });
 
 Deno.test("RedisSessionStore.hold() keeps a rebuilt copy's record unwritten, refreshed on first use, following levels", async () => {
   await using redis = await startRedis();
-  const a = await connect(redis.url);
-  const b = await connect(redis.url);
-  const sa = new RedisSessionStore(a, "a", { ttlMs: 60_000, refreshMs: 5_000, resyncMs: 50 });
-  const sb = new RedisSessionStore(b, "b", { ttlMs: 60_000, refreshMs: 5_000, resyncMs: 50 });
+  await using replicas = await twoReplicas(redis.url, { ttlMs: 60_000, refreshMs: 5_000, resyncMs: 50 }, {
+    ttlMs: 60_000,
+    refreshMs: 5_000,
+    resyncMs: 50,
+  });
+  const { a, b, sa, sb } = replicas;
   const key = `t:session:{${digest(record.id)}}`;
-  try {
-    await sa.put(record);
-    // b rebuilt the session from an older read while a set a level: holding must not write it back.
-    sb.hold({ ...record, logLevel: "debug" });
-    await sa.setLevel(record.id, "error");
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal((await sa.get(record.id) as SessionRecord).logLevel, "error", "the newer level stays");
-    // The record near its end: the held copy's first use refreshes it, though it was held just now.
-    await redis.command("PEXPIRE", key, "2000");
-    sb.touch(record.id);
-    await until(
-      "the expiry refreshed",
-      async () => Number(/:(\d+)/.exec(await redis.command("PTTL", key))![1]) > 50_000,
-    );
-    // A level set elsewhere reaches the record held here: rewritten after a flush, it has that level.
-    sb.subscribe(() => {});
-    await until(
-      "b subscribed",
-      async () => /:1\r\n$/.test(await redis.command("PUBSUB", "NUMSUB", "t:sessions")),
-    );
-    await sa.setLevel(record.id, "warning");
-    await new Promise((r) => setTimeout(r, 100));
-    sa.forget(record.id);
-    await redis.command("FLUSHALL");
-    await until("b wrote its record back", async () => (await sa.get(record.id)) !== undefined);
-    assert.equal((await sa.get(record.id) as SessionRecord).logLevel, "warning");
-  } finally {
-    sa.close();
-    sb.close();
-    await a.close();
-    await b.close();
-  }
+  await sa.put(record);
+  // b rebuilt the session from an older read while a set a level: holding must not write it back.
+  sb.hold({ ...record, logLevel: "debug" });
+  await sa.setLevel(record.id, "error");
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await sa.get(record.id) as SessionRecord).logLevel, "error", "the newer level stays");
+  // The record near its end: the held copy's first use refreshes it, though it was held just now.
+  await redis.command("PEXPIRE", key, "2000");
+  sb.touch(record.id);
+  await until(
+    "the expiry refreshed",
+    async () => Number(/:(\d+)/.exec(await redis.command("PTTL", key))![1]) > 50_000,
+  );
+  // A level set elsewhere reaches the record held here: rewritten after a flush, it has that level.
+  sb.subscribe(() => {});
+  await until(
+    "b subscribed",
+    async () => /:1\r\n$/.test(await redis.command("PUBSUB", "NUMSUB", "t:sessions")),
+  );
+  await sa.setLevel(record.id, "warning");
+  await new Promise((r) => setTimeout(r, 100));
+  sa.forget(record.id);
+  await redis.command("FLUSHALL");
+  await until("b wrote its record back", async () => (await sa.get(record.id)) !== undefined);
+  assert.equal((await sa.get(record.id) as SessionRecord).logLevel, "warning");
 });
