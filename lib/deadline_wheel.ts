@@ -19,7 +19,7 @@ function unrefEvery(ms: number, fn: () => void): () => void {
 }
 
 /** `setInterval`, keeping the process alive until stopped. */
-function keptEvery(ms: number, fn: () => void): () => void {
+export function keptEvery(ms: number, fn: () => void): () => void {
   const id = setInterval(fn, ms);
   return () => clearInterval(id);
 }

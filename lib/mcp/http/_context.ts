@@ -19,7 +19,7 @@ import type { ConnectionInfo, HeaderSplit, LazyOAuth } from "./_requests.ts";
 import type { OAuthResourceServer, Principal } from "./oauth.ts";
 import { AccessLog } from "./_access_log.ts";
 import { finishResponse } from "./_streams.ts";
-import { DeadlineWheel } from "../../deadline_wheel.ts";
+import { DeadlineWheel, keptEvery } from "../../deadline_wheel.ts";
 import type { ExchangeScope } from "../../http/request_scope.ts";
 import type { SharedSessionStore } from "./shared_sessions.ts";
 
@@ -201,11 +201,6 @@ export interface HttpState {
   drainWaiters: Set<() => void>;
 }
 
-function defaultEvery(ms: number, fn: () => void): () => void {
-  const id = setInterval(fn, ms);
-  return () => clearInterval(id);
-}
-
 /** The handler's state for `app`'s settings. */
 export function createState(app: ServedApp, options: HttpHandlerOptions): HttpState {
   const settings = app.config.server;
@@ -231,7 +226,7 @@ export function createState(app: ServedApp, options: HttpHandlerOptions): HttpSt
     settings,
     logger: options.logger,
     clock,
-    every: options.every ?? defaultEvery,
+    every: options.every ?? keptEvery,
     startedAt: clock.now(),
     keepAliveMs: Math.max(1, Math.round(settings.keepalive_interval * 1000)),
     bodyTimeoutMs,

@@ -178,7 +178,7 @@ function check(item: unknown): { message: JSONRPCMessage } | { code: number; mes
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

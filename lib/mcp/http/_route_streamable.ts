@@ -10,6 +10,7 @@ import {
 import {
   INVALID_PARAMS,
   INVALID_REQUEST,
+  isPlainObject,
   isRequest,
   jsonRpcError,
   SERVER_ERROR,
@@ -81,18 +82,14 @@ function isLegacy(ctx: RequestContext): boolean {
  */
 export function claimsModern(ctx: Pick<RequestContext, "req" | "body" | "messages">): boolean {
   const body = ctx.body;
-  if (ctx.req.method !== "POST" || ctx.messages.length !== 1 || !isObject(body)) return false;
+  if (ctx.req.method !== "POST" || ctx.messages.length !== 1 || !isPlainObject(body)) return false;
   if (typeof body["method"] !== "string" || body["method"] === "initialize" || !("id" in body)) return false;
   // A request, not an answer: readJsonRpc took it as a JSON-RPC message (the plain request shape,
   // or the SDK's schema), and no answer has a method.
   if ("result" in body || "error" in body || !isRequest(ctx.messages[0]!)) return false;
   const params = body["params"];
-  const meta = isObject(params) ? params["_meta"] : undefined;
-  return isObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  const meta = isPlainObject(params) ? params["_meta"] : undefined;
+  return isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /** A 2025-era request: in its session, or with `stateless` on a fresh server and transport. */
