@@ -60,7 +60,7 @@ Deno.test("RedisSessionStore shares records between replicas, expires them, and 
   await using replicas = await twoReplicas(redis.url, { ttlMs: 60_000, refreshMs: 0, resyncMs: 50 }, {
     ttlMs: 60_000,
   });
-  const { a, b, sa, sb } = replicas;
+  const { sa, sb } = replicas;
   await sa.put(record);
   assert.deepEqual(await sb.get(record.id), record, "the other replica reads it");
   assert.match(
@@ -161,7 +161,7 @@ Deno.test("RedisSessionStore with a signing key reads back signed records and re
     signingKey,
     logger,
   });
-  const { a, b, sa, sb } = replicas;
+  const { a, sa, sb } = replicas;
   const keyOf = (id: string): string => `t:session:{${digest(id)}}`;
   const stored = async (id: string): Promise<Record<string, unknown>> =>
     JSON.parse(await a.command<string>(["GET", keyOf(id)]));
@@ -264,7 +264,7 @@ Deno.test("RedisSessionStore with a signing key refuses bus messages unsigned, f
     signingKey: key,
     now: () => now,
   });
-  const { a, b, sa, sb } = replicas;
+  const { a, sa, sb } = replicas;
   const other = new RedisSessionStore(a, "c", {
     ttlMs: 60_000,
     signingKey: await sessionSigningKey("x".repeat(40)),
@@ -328,7 +328,7 @@ Deno.test("RedisSessionStore.remove() ends the session on a replica that missed 
     ttlMs: 60_000,
     refreshMs: 0,
   });
-  const { a, b, sa, sb } = replicas;
+  const { sa, sb } = replicas;
   const heard: SessionBusMessage[] = [];
   await sa.put(record);
   await sb.put(record);
@@ -378,7 +378,7 @@ Deno.test("RedisSessionStore.hold() keeps a rebuilt copy's record unwritten, ref
     refreshMs: 5_000,
     resyncMs: 50,
   });
-  const { a, b, sa, sb } = replicas;
+  const { sa, sb } = replicas;
   const key = `t:session:{${digest(record.id)}}`;
   await sa.put(record);
   // b rebuilt the session from an older read while a set a level: holding must not write it back.
