@@ -154,11 +154,12 @@ export async function newSession(
       onsessioninitialized: (sid) => {
         session.id = sid;
         store.add(session, restoring !== undefined);
-        // With Redis, the session's record goes to the shared store for the other replicas.
-        if (restoring) shared?.hold(restoring);
-        else void shared?.put(recordOf(sid, ctx.messages, { ...session, toolsets: ctx.toolsets }));
         const opened = restoring ? "session restored from the shared store" : "session opened";
         ctx.log().info(opened, { session_id: sid, transport: "streamable-http" });
+        // With Redis, the session's record goes to the shared store for the other replicas,
+        // before the client is answered: its next request may reach any of them.
+        if (restoring) shared?.hold(restoring);
+        else return shared?.put(recordOf(sid, ctx.messages, { ...session, toolsets: ctx.toolsets }));
       },
       keepAliveMs,
     }),

@@ -8,6 +8,7 @@ import type { ServerSettings } from "../../../lib/config/parse.ts";
 import { Logger } from "../../../lib/log.ts";
 import { createHttpHandler } from "../../../lib/mcp/http/mod.ts";
 import type { HttpHandler } from "../../../lib/mcp/http/mod.ts";
+import type { SharedTransportState } from "../../../lib/mcp/served_app.ts";
 import { TEST_PROVIDERS as PROVIDERS } from "../../harness/providers.ts";
 
 /** The base URL requests are addressed to (no socket is opened). */
@@ -56,6 +57,8 @@ export interface HarnessOptions {
   clock?: FakeClock;
   /** Passed to the handler (the OAuth issuer's --allow-net check). */
   isNetAllowed?: (host: string) => boolean;
+  /** State shared with other replicas, as Redis would give it (default: none). */
+  shared?: SharedTransportState;
 }
 
 /** Starts the real app with the given providers and server settings behind an in-process handler. */
@@ -76,6 +79,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const clock = options.clock ?? new FakeClock();
   const app = await createApp(config, PROVIDERS, { logger, dataDir: "/nonexistent", clock });
+  // The handler reads only the transport's part of it (ServedApp).
+  if (options.shared) (app as { shared?: SharedTransportState }).shared = options.shared;
   const ticks: Tick[] = [];
   const handler = createHttpHandler(app, {
     logger,

@@ -29,6 +29,7 @@ import { SessionStore } from "../../../lib/mcp/http/_sessions.ts";
 import type { Session } from "../../../lib/mcp/http/_sessions.ts";
 import { FakeClock } from "../../../lib/clock.ts";
 import { Logger } from "../../../lib/log.ts";
+import { BASE, initializeBody, POST_HEADERS, startHarness } from "./_harness.ts";
 
 const URL_ = "http://127.0.0.1/mcp";
 
@@ -318,4 +319,38 @@ Deno.test("ownRequestIds() gives each copy of a session its own ids for requests
   const ids = await Promise.all([idsOf(true), idsOf(true), idsOf(true)]);
   assert.equal(new Set(ids).size, 3, `ids ${ids.join(", ")}`);
   for (const id of ids) assert.ok(Number.isSafeInteger(id) && (id as number) >= 0, `id ${id}`);
+});
+
+Deno.test("initialize is answered only once the session's record is in the shared store", async () => {
+  // The client's next request may reach another replica at once: answered before the record was
+  // written, it found no session there (and a level set meanwhile could be overwritten by it).
+  const puts: SessionRecord[] = [];
+  let written!: () => void;
+  const writing = new Promise<void>((resolve) => written = resolve);
+  const store: SharedSessionStore = {
+    ...publishing().store,
+    put: async (r) => {
+      puts.push(r);
+      await writing;
+    },
+  };
+  await using h = await startHarness({
+    providers: "example",
+    shared: { replica: "r1", connection: { up: true }, clientLimiter: (_, local) => local, sessions: store },
+  });
+  let answered = false;
+  const answer = h.fetch(`${BASE}/mcp`, { method: "POST", headers: POST_HEADERS, body: initializeBody() })
+    .then((res) => {
+      answered = true;
+      return res;
+    });
+  for (let i = 0; i < 50 && puts.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(puts.length, 1, "the record is being written");
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(answered, false, "not answered while the record is being written");
+  written();
+  const res = await answer;
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("mcp-session-id"), puts[0]!.id);
+  await res.body?.cancel();
 });
