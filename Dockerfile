@@ -77,4 +77,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
 # blank variable in an env file cannot move them. tini (the image's entrypoint) forwards SIGTERM: the
 # server finishes calls in flight for MCP_SHUTDOWN_GRACE (10 s), so give it ~15 s before SIGKILL
 # (stop_grace_period).
-CMD ["run", "-q", "--unstable-lazy-dynamic-imports", "--unstable-no-legacy-abort", "-P", "--no-prompt", "--node-modules-dir=manual", "--v8-flags=--max-semi-space-size=8,--max-old-space-size=1024,--heap-growing-percent=200", "--cached-only", "bundle/main.js", "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]
+CMD ["run", "-q", "--unstable-lazy-dynamic-imports", "--unstable-no-legacy-abort", "-P", "--no-prompt", "--node-modules-dir=manual", "--v8-flags=--max-old-space-size=1024", "--cached-only", "bundle/main.js", "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]

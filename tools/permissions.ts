@@ -102,17 +102,16 @@ export function permissionSet(): PermissionSet {
 export const V8_FLAGS = "--v8-flags=--max-semi-space-size=2,--max-old-space-size=1024";
 
 /**
- * V8 flags of `deno task start:http` and the container, which serve HTTP: a young generation of up
- * to 8 MiB a half, the same 1 GiB cap, and the heap grown 3x its live data after a full collection.
+ * V8 flags of `deno task start:http` and the container, which serve HTTP: the same 1 GiB cap as
+ * stdio, and V8's own young generation (up to 16 MiB a half, grown as requests keep it busy).
  * Under concurrent requests a 2 MiB young generation fills several times while one request is in
- * flight, so what the request holds is promoted and collected again as old; and the 1 GiB cap
- * alone keeps V8's growing factor near 1.5, so the old generation is marked often. A shared HTTP
- * server trades memory for throughput the other way from a resident stdio server; under 200
- * sessions × 50 calls its peak RSS stays under the 250 MiB bound (a 2 GiB cap, growing 4x, did
- * not). docs/ARCHITECTURE.md ("Memory and V8 flags") has the figures.
+ * flight, so what the request holds is promoted and collected again as old; any young size set
+ * outright (8 or 16 MiB tried) left a call's median latency about 1.4x the SDK server's, against
+ * 1.1-1.2x with V8's sizing. Under 200 sessions x 50 calls the peak RSS stays under the 250 MiB
+ * bound (a 2 GiB cap, growing 4x, or the heap grown 3x after a full collection, did not).
+ * docs/ARCHITECTURE.md ("Memory and V8 flags") has the figures.
  */
-export const HTTP_V8_FLAGS =
-  "--v8-flags=--max-semi-space-size=8,--max-old-space-size=1024,--heap-growing-percent=200";
+export const HTTP_V8_FLAGS = "--v8-flags=--max-old-space-size=1024";
 
 /**
  * The environment `deno task start` sets for the server (the container sets it with `ENV`).

@@ -212,6 +212,13 @@ export const SERVER_ENV: readonly Binding[] = [
     description: "Most HTTP connections open at once",
   },
   {
+    name: "MCP_CONNECTION_GUARD",
+    key: "connection_guard",
+    kind: "string",
+    description:
+      "direct (the guard hands sockets to Deno's HTTP server) or proxy (it copies bytes via a loopback port)",
+  },
+  {
     name: "MCP_HEADER_TIMEOUT",
     key: "header_timeout",
     kind: "number",

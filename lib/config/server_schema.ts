@@ -53,6 +53,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
   max_listen_streams_per_client: 32,
   session_init_timeout: 30,
   max_connections: 512,
+  connection_guard: "direct",
   header_timeout: 10,
   idle_timeout: 60,
   session_idle_timeout: 1800,
@@ -207,6 +208,9 @@ function buildServerSchema() {
     ),
     max_connections: z.number().int().min(1).default(SERVER_DEFAULTS.max_connections).describe(
       "Most HTTP connections open at once",
+    ),
+    connection_guard: z.enum(["direct", "proxy"]).default(SERVER_DEFAULTS.connection_guard).describe(
+      "How the connection guard hands connections to the HTTP server: direct (Deno's parser reads the accepted socket) or proxy (bytes copied through a loopback port: 408 to unfinished heads, half-closed clients answered)",
     ),
     header_timeout: z.number().positive().max(3600).default(SERVER_DEFAULTS.header_timeout).describe(
       "Seconds a client has to send each request head",

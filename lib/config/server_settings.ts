@@ -90,6 +90,11 @@ export interface ServerSettings {
   session_init_timeout: number;
   /** Most HTTP connections open at once. */
   max_connections: number;
+  /**
+   * How accepted connections reach the HTTP server: `direct` hands the socket to Deno's HTTP
+   * server; `proxy` copies its bytes through a loopback port (docs/DEPLOYMENT.md).
+   */
+  connection_guard: "direct" | "proxy";
   /** Seconds a client has to send each request head. */
   header_timeout: number;
   /** Seconds a keep-alive connection may idle between requests (or with no byte moving). */

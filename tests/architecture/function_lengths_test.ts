@@ -11,7 +11,7 @@ const LIMIT = 150;
 /** The functions past LIMIT today, by `path name`, with the most lines each may keep. */
 const LONGER: ReadonlyMap<string, number> = new Map([
   // The server block's schema: one field after another, each with its default and description.
-  ["lib/config/server_schema.ts buildServerSchema", 212],
+  ["lib/config/server_schema.ts buildServerSchema", 215],
 ]);
 
 const ROOT = new URL("../../", import.meta.url);

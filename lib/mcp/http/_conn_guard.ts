@@ -1,11 +1,13 @@
 // The connection guard: `Deno.serve` has no connection cap, no head deadline, no idle timeout,
 // and its accept loop ends the server on EMFILE (denoland/deno#10148, #3515). The guard caps
 // connections, times heads and idle connections, keeps a reserve for health probes and survives
-// running out of descriptors, without reading HTTP: it copies each connection's bytes to
-// `Deno.serve` (the one HTTP parser) over a loopback connection, and learns where a connection
-// stands from the handler: `dispatch` when a head has been parsed, its `done` when the answer
-// went out. The handler finds the connection (and the client's address) by the loopback
-// address the guard connected from. Types and helpers: _conn_types.ts; the health reserve:
+// running out of descriptors, without reading HTTP. It reaches Deno's HTTP server (the one HTTP
+// parser) one of two ways: direct, handing it the accepted socket (`handOff`, _conn_direct.ts),
+// or proxy, copying each connection's bytes to `Deno.serve` over a loopback connection
+// (`connect`). Either way it learns where a connection stands from the handler: `dispatch` when
+// a head has been parsed, its `done` when the answer went out. The handler finds the connection
+// by the address it came from: the client's own (direct), or the loopback address the guard
+// connected from (proxy). Types and helpers: _conn_types.ts; the health reserve:
 // _conn_reserve.ts; socket I/O: _conn_io.ts.
 import {
   answerAndClose,
@@ -20,22 +22,22 @@ import {
 import type { Refusal } from "./_conn_io.ts";
 
 import { HealthReserve, RESERVE_HEAD_MS } from "./_conn_reserve.ts";
+import { copyFromClient } from "./_conn_proxy.ts";
+import type { ProxyHost } from "./_conn_proxy.ts";
 import {
+  ANSWER_SETTLE_MS,
   BODY_GRACE_MS,
-  BUFFER_BYTES,
-  CLIENT_BUFFER_BYTES,
   decrement,
   emptyStats,
   FD_RESERVE,
-  holdFirstHead,
-  LINGER_MS,
   LOWERED_CAP_MS,
   MAX_BACKOFF_MS,
   MIN_LOWERED_CAP,
   MIN_VICTIM_AGE_MS,
   newGuarded,
+  overCapRefusal,
+  overdue,
   roomVictim,
-  stateOf,
   WARN_EVERY_MS,
 } from "./_conn_types.ts";
 import type { ConnectionGuardOptions, Dispatched, Guarded, GuardStats } from "./_conn_types.ts";
@@ -54,7 +56,10 @@ export class ConnectionGuard {
   #options: ConnectionGuardOptions;
   #now: () => number;
   #conns = new Set<Guarded>();
-  /** Connections by the local address of their connection to the server behind the guard. */
+  /**
+   * Connections by the address their requests reach the server from: the local address of the
+   * guard's connection to it (proxy), or the client's own (direct).
+   */
   #byInner = new Map<string, Guarded>();
   #stats: GuardStats = emptyStats();
   #ceiling = Infinity;
@@ -69,6 +74,18 @@ export class ConnectionGuard {
   #regularByGroup = new Map<string, number>();
   #reserve: HealthReserve;
   #sweeper: ReturnType<typeof setInterval>;
+  /** The guard as the proxy way's copy loops see it (_conn_proxy.ts). */
+  #proxy: ProxyHost = {
+    now: () => this.#now(),
+    connect: () => this.#options.connect!(),
+    register: (c) => this.#byInner.set(c.innerKey!, c),
+    close: (c) => this.#close(c),
+    refuse: (c, error) => this.#refuse(c, error),
+    finish: (c) => this.#finish(c),
+    endInner: (c) => this.#endInner(c),
+    exhausted: () => this.#exhausted(),
+    warn: (kind, msg, fields) => this.#warn(kind, msg, fields),
+  };
 
   constructor(listener: Deno.Listener, options: ConnectionGuardOptions) {
     this.#listener = listener;
@@ -125,6 +142,14 @@ export class ConnectionGuard {
     return await within(new Promise<void>((resolve) => this.#emptyWaiters.add(resolve)), ms);
   }
 
+  /**
+   * The direct way: asks the server to end every connection once its answers in flight are
+   * sent; settles when it has (streams end when the handler closes them).
+   */
+  async endServed(): Promise<void> {
+    await Promise.all([...this.#conns].map((c) => c.direct?.shutdown().catch(() => {})));
+  }
+
   /** Stops accepting and closes every connection at once. */
   closeAll(): void {
     this.stopAccepting();
@@ -151,11 +176,7 @@ export class ConnectionGuard {
       // The client's own idle connection may go; another client's never does for this one.
       const own = this.#victim((c) => c.key === key);
       if (!own) {
-        refusal = {
-          status: 503,
-          message: `Too many connections from your address: it holds ${perClient}, the most one client ` +
-            `may (MCP_MAX_CONNECTIONS_PER_CLIENT). Reuse open connections (keep-alive) or close some, then retry`,
-        };
+        refusal = overCapRefusal(perClient, true);
         ownShare = true;
         break;
       }
@@ -165,11 +186,7 @@ export class ConnectionGuard {
     while (!refusal && this.#regular >= this.#cap()) {
       const victim = this.#victim();
       if (!victim) {
-        refusal = {
-          status: 503,
-          message: `Too many connections: the server holds its limit of ${this.#cap()} ` +
-            `(MCP_MAX_CONNECTIONS); retry shortly`,
-        };
+        refusal = overCapRefusal(this.#cap(), false);
         break;
       }
       this.#stats.evicted++;
@@ -194,7 +211,24 @@ export class ConnectionGuard {
       this.#byClient.set(key, (this.#byClient.get(key) ?? 0) + 1);
       this.#regularByGroup.set(group, (this.#regularByGroup.get(group) ?? 0) + 1);
     }
-    void this.#fromClient(c);
+    if (this.#options.handOff) this.#handOff(c, this.#options.handOff);
+    else void copyFromClient(this.#proxy, c);
+  }
+
+  /** The direct way: the server reads the connection from now on; the guard only counts and times it. */
+  #handOff(c: Guarded, handOff: NonNullable<ConnectionGuardOptions["handOff"]>): void {
+    c.reading = false;
+    const remote = c.client.remoteAddr as Deno.NetAddr;
+    c.innerKey = `${remote.hostname}:${remote.port}`;
+    this.#byInner.set(c.innerKey, c);
+    try {
+      c.direct = handOff(c.client);
+    } catch (e) {
+      this.#warn("connect", "the HTTP server could not take a connection", { error: errorText(e) });
+      this.#close(c);
+      return;
+    }
+    c.direct.finished.then(() => this.#close(c), () => this.#close(c));
   }
 
   #refused(ownShare: boolean): void {
@@ -226,9 +260,21 @@ export class ConnectionGuard {
     c.inflight++;
     c.lastProgress = c.lastSent = this.#now();
     let ended = false;
+    let stream = false;
+    const answered = c.direct
+      ? (isStream: boolean, closing: boolean): void => {
+        c.lastSent = this.#now();
+        // Deno's server keeps a connection open after an answer saying `Connection: close`.
+        if (closing) c.endAfterAnswer = true;
+        if (!isStream || stream || ended) return;
+        stream = true;
+        c.streaming++;
+      }
+      : () => {};
     const done = (): void => {
       if (ended) return;
       ended = true;
+      if (stream) c.streaming--;
       c.inflight--;
       c.lastProgress = this.#now();
       if (c.inflight === 0 && (c.endAfterAnswer || c.clientDone)) this.#endInner(c);
@@ -240,11 +286,11 @@ export class ConnectionGuard {
       c.endAfterAnswer = true;
       if (!probe) {
         this.#refused(c.reservePerClient === true);
-        return { peer: c.peer, refusal: c.reserve, done };
+        return { peer: c.peer, refusal: c.reserve, done, answered, last: true };
       }
       this.#stats.reserveServed++;
     }
-    return { peer: c.peer, done };
+    return { peer: c.peer, done, answered, last: c.endAfterAnswer };
   }
 
   /** The connection limit now: lower for a while after the process ran out of descriptors. */
@@ -255,8 +301,9 @@ export class ConnectionGuard {
 
   /** The connection to close for room (see `roomVictim`), of those `eligible`. */
   #victim(eligible: (c: Guarded) => boolean = () => true): Guarded | undefined {
-    const before = this.#now() - Math.min(MIN_VICTIM_AGE_MS, this.#options.headerTimeoutMs / 2);
-    return roomVictim(this.#conns, before, eligible);
+    const now = this.#now();
+    const before = now - Math.min(MIN_VICTIM_AGE_MS, this.#options.headerTimeoutMs / 2);
+    return roomVictim(this.#conns, before, eligible, Math.min(before, now - ANSWER_SETTLE_MS));
   }
 
   #exhausted(): void {
@@ -279,114 +326,16 @@ export class ConnectionGuard {
     );
   }
 
-  async #fromClient(c: Guarded): Promise<void> {
-    const buf = new Uint8Array(CLIENT_BUFFER_BYTES);
-    try {
-      for (;;) {
-        const n = await c.client.read(buf);
-        if (n === null) {
-          // A half-closed client may still wait for its answers. The server behind the guard
-          // drops a request whose connection half-closes, so it is told only once nothing is
-          // owed: now, or when the last answer has gone out (see `done` in dispatch).
-          c.clientDone = true;
-          if (!c.inner || c.finishingSince !== undefined) this.#close(c);
-          else if (c.inflight === 0 && !c.partial) this.#endInner(c);
-          return;
-        }
-        if (c.finishingSince !== undefined || c.pendingError) continue;
-        const now = this.#now();
-        c.lastProgress = now;
-        if (!c.partial && c.inflight === 0) {
-          // A head begins: its deadline runs from here (from accept, for the first).
-          c.partial = true;
-          if (c.served > 0) c.headStartedAt = now;
-        }
-        let bytes: Uint8Array = buf.subarray(0, n);
-        if (!c.inner) {
-          // Until its first head is whole, a connection costs one descriptor, not three.
-          const head = holdFirstHead(c, bytes);
-          if (head === "wait") continue;
-          if (!(head instanceof Uint8Array)) {
-            await this.#refuse(c, head);
-            continue;
-          }
-          bytes = head;
-        }
-        const inner = c.inner ?? await this.#open(c);
-        if (!inner) return;
-        try {
-          await writeAll(inner, bytes);
-        } catch {
-          // The server closed its side (an answer with `Connection: close`): what it wrote is
-          // still passed on by #fromServer, which then ends the connection.
-          c.finishingSince ??= this.#now();
-          continue;
-        }
-        c.lastProgress = this.#now();
-      }
-    } catch {
-      this.#close(c);
-    } finally {
-      c.reading = false;
-    }
-  }
-
-  async #fromServer(c: Guarded, inner: Deno.Conn): Promise<void> {
-    const buf = new Uint8Array(BUFFER_BYTES);
-    try {
-      for (;;) {
-        const n = await inner.read(buf);
-        if (n === null) break;
-        c.sending = true;
-        await writeAll(c.client, buf.subarray(0, n));
-        c.sending = false;
-        c.lastProgress = c.lastSent = this.#now();
-      }
-    } catch {
-      // The client or the server went away: nothing more to pass on.
-      this.#close(c);
-      return;
-    }
-    // Every answer the server wrote has been passed on.
-    if (c.pendingError) await this.#refuse(c, c.pendingError);
-    else this.#finish(c);
-  }
-
-  async #open(c: Guarded): Promise<Deno.TcpConn | null> {
-    try {
-      const inner = await this.#options.connect();
-      if (c.closed) {
-        inner.close();
-        return null;
-      }
-      try {
-        inner.setNoDelay(true);
-      } catch {
-        // Already gone: the first write says so.
-      }
-      const local = inner.localAddr as Deno.NetAddr;
-      c.inner = inner;
-      c.innerKey = `${local.hostname}:${local.port}`;
-      this.#byInner.set(c.innerKey, c);
-      void this.#fromServer(c, inner);
-      return inner;
-    } catch (e) {
-      if (isFdExhaustion(e)) this.#exhausted();
-      else this.#warn("connect", "cannot reach the HTTP server behind the guard", { error: errorText(e) });
-      await this.#refuse(c, {
-        status: 503,
-        message: "Service Unavailable: the server is at its connection limit; retry shortly",
-      });
-      return null;
-    }
-  }
-
   /**
    * Tells the server behind the guard that no more requests come on this connection: it sends
    * what it still has and closes, and #fromServer then ends the connection.
    */
   #endInner(c: Guarded): void {
     c.finishingSince ??= this.#now();
+    // The direct way: the sweep ends it once it lingered (LINGER_MS), time for Deno's server to
+    // write the answer it holds. Not a graceful shutdown: that waits for a request body that may
+    // never come, and after it the connection can no longer be ended at once.
+    if (c.direct) return;
     if (!c.inner) {
       this.#finish(c);
       return;
@@ -439,30 +388,19 @@ export class ConnectionGuard {
     this.#reserve.forgetExpired();
     const reserveHeadMs = Math.min(headerTimeoutMs, RESERVE_HEAD_MS);
     for (const c of [...this.#conns]) {
-      const state = stateOf(c);
       const headMs = c.reserve ? reserveHeadMs : headerTimeoutMs;
-      if (state === "finishing") {
-        if (now - c.finishingSince! > LINGER_MS) this.#close(c);
-      } else if (state === "head" && now - c.headStartedAt > headMs) {
-        this.#stats.timedOut++;
-        if (c.reserve) this.#reserve.markSquatter(c.group);
-        // A client that sent nothing gets nothing; one stuck in its head is told why.
-        if (c.partial) {
-          this.#refuseAfterAnswers(c, {
-            status: 408,
-            message: `Request Timeout: the request head did not arrive within ${headMs / 1000} s`,
-          });
-        } else {
-          this.#close(c);
-        }
-      } else if (
-        state === "busy"
-          ? now - c.lastSent > busyMs
-          : state === "idle" && now - c.lastProgress > idleTimeoutMs
-      ) {
-        // Idle between requests, or an answer no byte of which moved (a client that stopped
-        // reading); streams send keep-alive comments more often than this.
-        this.#stats.timedOut++;
+      const late = overdue(c, now, { headMs, idleMs: idleTimeoutMs, busyMs });
+      if (!late) continue;
+      if (late !== "finished") this.#stats.timedOut++;
+      if (late === "head" && c.reserve) this.#reserve.markSquatter(c.group);
+      if (late === "head" && c.partial) {
+        // A client that sent nothing gets nothing; one stuck in its head is told why (the proxy
+        // way: the direct way sees no bytes, and closes).
+        this.#refuseAfterAnswers(c, {
+          status: 408,
+          message: `Request Timeout: the request head did not arrive within ${headMs / 1000} s`,
+        });
+      } else {
         this.#close(c);
       }
     }
@@ -479,6 +417,7 @@ export class ConnectionGuard {
       decrement(this.#regularByGroup, c.group);
       this.#regular--;
     }
+    c.direct?.abort();
     closeQuietly(c.client);
     if (c.inner) closeQuietly(c.inner);
     if (c.innerKey) this.#byInner.delete(c.innerKey);

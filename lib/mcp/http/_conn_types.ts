@@ -13,6 +13,11 @@ export const MIN_LOWERED_CAP = 16;
  * requests of one exchange sends the next at once.
  */
 export const MIN_VICTIM_AGE_MS = 250;
+/**
+ * The direct way: how long after its last answer a connection is still taken as busy for room
+ * (Deno settles an answer once it holds it, and may still be writing it to a slow reader).
+ */
+export const ANSWER_SETTLE_MS = 2_000;
 /** How long a cap lowered by file-descriptor exhaustion holds. */
 export const LOWERED_CAP_MS = 60_000;
 /**
@@ -57,8 +62,16 @@ export interface ConnectionGuardOptions {
    */
   bodyTimeoutMs: number;
   logger: Logger;
-  /** Opens a loopback TCP connection to the HTTP server behind the guard. */
-  connect(): Promise<Deno.TcpConn>;
+  /**
+   * Opens a loopback TCP connection to the HTTP server behind the guard (the proxy way: the
+   * guard copies each connection's bytes). Either this or `handOff`.
+   */
+  connect?(): Promise<Deno.TcpConn>;
+  /**
+   * Gives an admitted connection to the HTTP server itself (the direct way, see _conn_direct.ts):
+   * the guard then counts and times it without reading its bytes.
+   */
+  handOff?(conn: Deno.Conn): ServedConnection;
   /**
    * Most connections one client holds at once (0 or absent: no per-client cap), counted by
    * `clientOf(peer)`: a flood from one address cannot take every slot.
@@ -75,6 +88,16 @@ export interface ConnectionGuardOptions {
   healthPath?: string;
   /** Milliseconds now; default `Date.now`. */
   now?: () => number;
+}
+
+/** A connection the HTTP server reads itself (see `ConnectionGuardOptions.handOff`). */
+export interface ServedConnection {
+  /** Settles once the connection has ended, however it ended. */
+  finished: Promise<void>;
+  /** Ends the connection once its answers in flight are sent (at once when it has none). */
+  shutdown(): Promise<void>;
+  /** Ends the connection at once, answers in flight or not; nothing once it has ended. */
+  abort(): void;
 }
 
 /** Counters of what the guard did since it started. */
@@ -113,8 +136,15 @@ export interface Guarded {
   reserve?: Refusal;
   /** Whether that refusal is for the client's own share (else the server's cap). */
   reservePerClient?: boolean;
-  /** The connection to the server behind the guard, opened with the first byte. */
+  /** The connection to the server behind the guard, opened with the first byte (proxy way). */
   inner: Deno.TcpConn | null;
+  /** The direct way: the server reading the connection. */
+  direct?: ServedConnection;
+  /**
+   * The direct way: answers in flight that are streams (their bytes are not seen, and a stream
+   * is alive however long it lasts); the others are timed from when they were made.
+   */
+  streaming: number;
   /** Its local address, by which the server's handler finds this connection. */
   innerKey?: string;
   /** A first head's bytes, held until it is whole (see #fromClient). */
@@ -155,8 +185,20 @@ export interface Dispatched {
   peer: string;
   /** Set when the request must not be served: answer it with this and close. */
   refusal?: Refusal;
+  /**
+   * The connection ends with this answer (a health probe from the reserve): the direct way says so
+   * in the answer (`Connection: close`), so the client does not send it another request.
+   */
+  last: boolean;
   /** Call once the answer has been sent, or could not be. */
   done(): void;
+  /**
+   * Call when the answer is made, saying whether it is a stream and whether it closes the
+   * connection (`Connection: close`). The direct way times a busy connection from then (it sees
+   * no byte move), a stream not at all, and ends a closing one once the answer is out; the proxy
+   * way times the bytes it copies instead.
+   */
+  answered(stream: boolean, closing: boolean): void;
 }
 
 export function stateOf(c: Guarded): State {
@@ -164,6 +206,41 @@ export function stateOf(c: Guarded): State {
   // Answered, but still being copied to the client: as busy as a request in flight.
   if (c.inflight > 0 || c.sending) return "busy";
   return c.served === 0 || c.partial ? "head" : "idle";
+}
+
+/**
+ * Why connection `c` is past its deadline at `now`: "finished" (its last answer went out and
+ * it lingered long enough), "head" (its head is late), "silent" (idle between requests, or an
+ * answer no byte of which moved: a client that stopped reading; streams send keep-alive comments
+ * more often than that, and the direct way, which sees no bytes, does not time streams), or
+ * undefined while it keeps its deadlines.
+ */
+export function overdue(
+  c: Guarded,
+  now: number,
+  ms: { headMs: number; idleMs: number; busyMs: number },
+): "finished" | "head" | "silent" | undefined {
+  switch (stateOf(c)) {
+    case "finishing":
+      return now - c.finishingSince! > LINGER_MS ? "finished" : undefined;
+    case "head":
+      return now - c.headStartedAt > ms.headMs ? "head" : undefined;
+    case "busy":
+      return c.streaming === 0 && now - c.lastSent > ms.busyMs ? "silent" : undefined;
+    default:
+      return now - c.lastProgress > ms.idleMs ? "silent" : undefined;
+  }
+}
+
+/** The answer to a connection over a cap of `max`: the client's own share, or the server's. */
+export function overCapRefusal(max: number, ownShare: boolean): Refusal {
+  return {
+    status: 503,
+    message: ownShare
+      ? `Too many connections from your address: it holds ${max}, the most one client ` +
+        `may (MCP_MAX_CONNECTIONS_PER_CLIENT). Reuse open connections (keep-alive) or close some, then retry`
+      : `Too many connections: the server holds its limit of ${max} (MCP_MAX_CONNECTIONS); retry shortly`,
+  };
 }
 
 export function decrement(counts: Map<string, number>, key: string): void {
@@ -222,6 +299,7 @@ export function newGuarded(
     ...who,
     ...(reserve ? { reserve: reserve.refusal, reservePerClient: reserve.ownShare } : {}),
     inner: null,
+    streaming: 0,
     headStartedAt: now,
     partial: false,
     lastProgress: now,
@@ -268,20 +346,24 @@ export function holdFirstHead(c: Guarded, bytes: Uint8Array): Uint8Array | "wait
 /**
  * The connection to close for room: one already finishing, else the one idle the longest,
  * else the one stalled the longest in its head. Never one that only just arrived or only just
- * went idle: in a burst, refusing the newcomer is fairer than closing a connection in use.
+ * went idle (before `before`): in a burst, refusing the newcomer is fairer than closing a
+ * connection in use. The direct way's connections count as idle only from `answeredBefore`:
+ * Deno calls an answer sent once it holds it, and may still be writing it to a slow reader.
  */
 export function roomVictim(
   conns: Iterable<Guarded>,
   before: number,
   eligible: (c: Guarded) => boolean,
+  answeredBefore = before,
 ): Guarded | undefined {
   let idle: Guarded | undefined;
   let head: Guarded | undefined;
   for (const c of conns) {
     if (c.reserve || !eligible(c)) continue;
     const state = stateOf(c);
-    if (state === "finishing") return c;
-    if (state === "idle" && c.lastProgress < before && (!idle || c.lastProgress < idle.lastProgress)) {
+    if (state === "finishing" && (!c.direct || c.finishingSince! < answeredBefore)) return c;
+    const idleSince = c.direct ? answeredBefore : before;
+    if (state === "idle" && c.lastProgress < idleSince && (!idle || c.lastProgress < idle.lastProgress)) {
       idle = c;
     }
     if (state === "head" && c.headStartedAt < before && (!head || c.headStartedAt < head.headStartedAt)) {

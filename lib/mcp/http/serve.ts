@@ -3,6 +3,8 @@ import { ConfigError } from "../../errors.ts";
 import { metrics } from "../../metrics/mod.ts";
 import type { Logger } from "../../log.ts";
 import { clientKey } from "./_client_key.ts";
+import { directServer } from "./_conn_direct.ts";
+import type { HandOff } from "./_conn_direct.ts";
 import { ConnectionGuard, isFdExhaustion } from "./_conn_guard.ts";
 import type { GuardStats } from "./_conn_guard.ts";
 import { refusalBody, refusalHeaders } from "./_conn_io.ts";
@@ -35,8 +37,9 @@ export function listenAddress(host: string, port: number): string {
  * Serves MCP over HTTP on `server.http_host:server.http_port` until shutdown is signalled,
  * then stops gracefully. The listen address must be inside `--allow-net`. Connections are
  * accepted by a {@linkcode ConnectionGuard} (connection caps, head and idle deadlines, the
- * health reserve, survival of file-descriptor exhaustion) that copies their bytes to
- * `Deno.serve` on a private loopback port, which answers only connections the guard opened.
+ * health reserve, survival of file-descriptor exhaustion), which hands each one to Deno's HTTP
+ * server (`server.connection_guard: direct`), or copies its bytes to `Deno.serve` on a private
+ * loopback port that answers only connections the guard opened (`proxy`).
  */
 export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Promise<void> {
   const settings = app.config.server;
@@ -78,6 +81,7 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
   }
   const addr = listener.addr;
   const publicHost = listenAddress(addr.hostname, addr.port);
+  let direct: HandOff | undefined;
   const guard = new ConnectionGuard(listener, {
     maxConnections: settings.max_connections,
     // Behind a proxy every connection comes from the proxy: a per-address cap would be one
@@ -90,39 +94,38 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     idleTimeoutMs: settings.idle_timeout * 1000,
     bodyTimeoutMs: settings.body_timeout * 1000,
     logger,
-    connect: () => (inner as InnerServer).connect(),
+    ...(settings.connection_guard === "direct"
+      ? { handOff: (conn) => direct!(conn) }
+      : { connect: () => (inner as InnerServer).connect() }),
   });
-  const serveInner = (req: Request, served: Deno.ServeHandlerInfo): Response | Promise<Response> => {
-    const from = served.remoteAddr as Deno.NetAddr;
-    const at = req.url.indexOf("/", req.url.indexOf("//") + 2);
-    const q = req.url.indexOf("?", at);
-    const path = at === -1 ? "/" : req.url.slice(at, q === -1 ? undefined : q);
-    const dispatched = guard.dispatch(from, req.method, path);
-    if (!dispatched) {
-      // Not a connection of the guard's: something else reached the private port.
-      return Response.json({ error: `Forbidden: connect to http://${publicHost}` }, { status: 403 });
-    }
-    const info = withCompleted(served, { remoteAddr: { hostname: dispatched.peer }, guarded: true });
-    info.completed!.then(dispatched.done, dispatched.done);
-    if (dispatched.refusal) {
-      const { refusal } = dispatched;
-      return new Response(refusalBody(refusal), { status: refusal.status, headers: refusalHeaders(refusal) });
-    }
-    return handler(req, info);
-  };
+  const serveInner = guardedHandler(guard, handler, () => direct !== undefined, publicHost);
   const onError = (e: unknown): Response => {
     logger.error("unhandled error in the HTTP handler", {
       error: e instanceof Error ? e.message : String(e),
     });
     return Response.json({ error: "Internal server error" }, { status: 500 });
   };
-  let inner = startInner(serveInner, onError, options);
-  if (typeof inner === "string") {
-    logger.warn("the connection guard is off: no connection cap, no head or idle deadlines", {
-      reason: inner,
-    });
-    guard.closeAll();
-    return await serveDirect(app, handler, options);
+  if (settings.connection_guard === "direct") {
+    const served = directServer(serveInner, onError);
+    if (typeof served === "string") {
+      logger.warn("the connection guard copies bytes through a loopback port (connection_guard proxy)", {
+        reason: served,
+      });
+    } else {
+      direct = served;
+    }
+  }
+  let inner: InnerServer | undefined;
+  if (!direct) {
+    const started = startInner(serveInner, onError, options);
+    if (typeof started === "string") {
+      logger.warn("the connection guard is off: no connection cap, no head or idle deadlines", {
+        reason: started,
+      });
+      guard.closeAll();
+      return await serveDirect(app, handler, options);
+    }
+    inner = started;
   }
   let stopping = false;
   if (metrics) metrics.http.guard = () => guard.stats();
@@ -145,7 +148,7 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
       }
     });
   };
-  supervise(inner);
+  if (inner) supervise(inner);
   const accepting = guard.serve();
   logger.info("serving MCP over HTTP", {
     url: `http://${publicHost}/mcp`,
@@ -157,8 +160,8 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     auth: settings.oauth_issuer ? "oauth" : settings.auth_token ? "token" : "none",
     writes: settings.writes,
     max_connections: settings.max_connections,
-    guard: "loopback port",
-    inner_port: inner.port,
+    guard: inner ? "loopback port" : "direct",
+    ...(inner ? { inner_port: inner.port } : {}),
   });
   await stopSignal(options.shutdown);
   logger.info("shutting down: no new connections; finishing calls in flight");
@@ -166,13 +169,69 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
   guard.stopAccepting();
   await accepting;
   const drainMs = options.drainMs ?? 2_000;
-  const finished = inner.server.shutdown();
+  // Connections end once their answers in flight are sent; streams end with handler.close.
+  const finished = inner ? inner.server.shutdown() : guard.endServed();
   await handler.close(options.graceMs ?? settings.shutdown_grace * 1000);
-  // The server's answers then still pass through the guard to the client.
+  // The proxy way: the server's answers then still pass through the guard to the client.
   const drainUntil = Date.now() + drainMs;
   await drain(finished.then(() => guard.settled(drainUntil - Date.now())), options, logger);
   guard.closeAll();
   logger.info("HTTP server stopped", { connections: summary(guard.stats()) });
+}
+
+/**
+ * The handler of the HTTP server the guard reaches: each request's connection from the guard
+ * (its client's address, a health-reserve refusal), and what the guard learns of its answer.
+ */
+function guardedHandler(
+  guard: ConnectionGuard,
+  handler: HttpHandler,
+  isDirect: () => boolean,
+  publicHost: string,
+): (req: Request, served: Deno.ServeHandlerInfo) => Response | Promise<Response> {
+  return (req, served) => {
+    const from = served.remoteAddr as Deno.NetAddr;
+    const at = req.url.indexOf("/", req.url.indexOf("//") + 2);
+    const q = req.url.indexOf("?", at);
+    const path = at === -1 ? "/" : req.url.slice(at, q === -1 ? undefined : q);
+    const dispatched = guard.dispatch(from, req.method, path);
+    if (!dispatched) {
+      // Not a connection of the guard's: something else reached the private port (or, the
+      // direct way, a connection the guard has just ended).
+      return Response.json({ error: `Forbidden: connect to http://${publicHost}` }, { status: 403 });
+    }
+    const info = withCompleted(served, { remoteAddr: { hostname: dispatched.peer }, guarded: true });
+    info.completed!.then(dispatched.done, dispatched.done);
+    if (dispatched.refusal) {
+      const { refusal } = dispatched;
+      return new Response(refusalBody(refusal), { status: refusal.status, headers: refusalHeaders(refusal) });
+    }
+    const answer = handler(req, info);
+    if (!isDirect()) return answer;
+    // The direct way sees no bytes: it times the answer from when it is made, a stream not at all.
+    const made = (res: Response): Response => {
+      if (dispatched.last) res = closing(res);
+      dispatched.answered(
+        res.headers.get("content-type")?.startsWith("text/event-stream") === true,
+        res.headers.get("connection")?.toLowerCase() === "close",
+      );
+      return res;
+    };
+    return answer instanceof Promise ? answer.then(made) : made(answer);
+  };
+}
+
+/** `res` saying the connection ends with it (`Connection: close`). */
+function closing(res: Response): Response {
+  try {
+    res.headers.set("connection", "close");
+    return res;
+  } catch {
+    // Immutable headers (a response fetched elsewhere): a copy with its own.
+    const copy = new Response(res.body, res);
+    copy.headers.set("connection", "close");
+    return copy;
+  }
 }
 
 /** The HTTP server behind the guard, on a private loopback port. */

@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { ConnectionGuard } from "../../../lib/mcp/http/_conn_guard.ts";
 import type { ConnectionGuardOptions } from "../../../lib/mcp/http/_conn_guard.ts";
 import { Logger } from "../../../lib/log.ts";
+import { GUARD_LIMITS, readFor, readUpTo, sendOn } from "./_raw_conn.ts";
 
 const enc = new TextEncoder();
-const dec = new TextDecoder();
 const BIG = 8 * 1024 * 1024;
 
 interface Rig extends AsyncDisposable {
@@ -44,10 +44,7 @@ function rig(options: Partial<ConnectionGuardOptions> = {}): Rig {
     },
   );
   const guard: ConnectionGuard = new ConnectionGuard(listener, {
-    maxConnections: 10,
-    headerTimeoutMs: 1000,
-    idleTimeoutMs: 1000,
-    bodyTimeoutMs: 1000,
+    ...GUARD_LIMITS,
     logger: new Logger(),
     connect: () => Deno.connect({ hostname: "127.0.0.1", port: inner.addr.port }),
     ...options,
@@ -64,47 +61,16 @@ function rig(options: Partial<ConnectionGuardOptions> = {}): Rig {
   };
 }
 
-/** Everything `conn` receives until it closes or `ms` pass. */
-async function readFor(
-  conn: Deno.Conn,
-  ms: number,
-): Promise<{ text: string; bytes: number; closed: boolean }> {
-  const buf = new Uint8Array(1 << 20);
-  let text = "";
-  let bytes = 0;
-  const timer = setTimeout(() => conn.close(), ms);
-  try {
-    for (;;) {
-      const n = await conn.read(buf);
-      if (n === null) return { text, bytes, closed: true };
-      bytes += n;
-      if (text.length < 4096) text += dec.decode(buf.subarray(0, n));
-    }
-  } catch {
-    return { text, bytes, closed: false };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 Deno.test("ConnectionGuard never closes for room a connection whose answer is still on its way to a slow reader", async () => {
   await using r = rig({ maxConnections: 1 });
-  using slow = await Deno.connect({ hostname: "127.0.0.1", port: r.port });
-  await slow.write(enc.encode("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
+  using slow = await sendOn(r.port, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
   await slow.read(new Uint8Array(1024));
   // The server has written its whole answer to the guard; the client reads nothing for a while.
   await new Promise((resolve) => setTimeout(resolve, 600));
-  using other = await Deno.connect({ hostname: "127.0.0.1", port: r.port });
-  await other.write(enc.encode("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  using other = await sendOn(r.port, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   // Served from the health reserve, not by closing the download.
   assert.match((await readFor(other, 5_000)).text, /^HTTP\/1\.1 200/);
-  let got = 1024;
-  const buf = new Uint8Array(1 << 20);
-  while (got < BIG) {
-    const n = await slow.read(buf);
-    if (n === null) break;
-    got += n;
-  }
+  const got = await readUpTo(slow, BIG, 1024);
   assert.ok(got >= BIG, `the answer was cut after ${got} bytes`);
   assert.equal(r.guard.stats().evicted, 0);
 });
@@ -124,8 +90,7 @@ Deno.test("ConnectionGuard answers a client that half-closes after its request",
 
 Deno.test("ConnectionGuard closes a busy connection whose client stops reading, however often it sends a byte", async () => {
   await using r = rig();
-  using conn = await Deno.connect({ hostname: "127.0.0.1", port: r.port });
-  await conn.write(enc.encode("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n"));
+  using conn = await sendOn(r.port, "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
   // Never reads the endless answer; a byte every 200 ms for 3.5 s (the deadlines are 1 s and 2 s).
   for (let i = 0; i < 17 && r.guard.stats().open > 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -137,12 +102,10 @@ Deno.test("ConnectionGuard closes a busy connection whose client stops reading, 
 
 Deno.test("ConnectionGuard answers HTTP/2 without TLS (prior knowledge) with 505, and a first head over 64 KiB with 431", async () => {
   await using r = rig();
-  using h2 = await Deno.connect({ hostname: "127.0.0.1", port: r.port });
-  await h2.write(enc.encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"));
+  using h2 = await sendOn(r.port, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
   const refused = await readFor(h2, 5_000);
   assert.match(refused.text, /^HTTP\/1\.1 505 HTTP Version Not Supported\r\n/);
   assert.match(refused.text, /speak HTTP\/1\.1 here/);
-  using big = await Deno.connect({ hostname: "127.0.0.1", port: r.port });
-  await big.write(enc.encode(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(70_000)}`));
+  using big = await sendOn(r.port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(70_000)}`);
   assert.match((await readFor(big, 5_000)).text, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
 });

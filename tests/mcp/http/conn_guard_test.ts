@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { permissionSet } from "../../../tools/permissions.ts";
 import { runInProcess, startHttpInProcess } from "../../harness/in_process.ts";
 import { completeLines, hasPrlimit, startHttpServer } from "../../harness/spawn_http.ts";
+import type { HttpServerProcess } from "../../harness/spawn_http.ts";
 import { childEnv, removeHome, scratchHome } from "../../harness/spawn.ts";
 import { initializeBody } from "./_harness.ts";
 
@@ -112,11 +113,22 @@ Deno.test({
   fn: async () => {
     // The red-team repro (400 descriptors, default cap), then a cap set above the limit, so
     // accepting itself runs out of descriptors.
-    for (const variant of [{ nofile: 400, max: undefined }, { nofile: 200, max: "2000" }]) {
-      const label = `nofile ${variant.nofile}, max_connections ${variant.max ?? "default"}`;
+    for (
+      const variant of [
+        { nofile: 400, max: undefined, guard: "direct" },
+        { nofile: 200, max: "2000", guard: "direct" },
+        { nofile: 400, max: undefined, guard: "proxy" },
+        { nofile: 200, max: "2000", guard: "proxy" },
+      ]
+    ) {
+      const label = `nofile ${variant.nofile}, max_connections ${variant.max ?? "default"}, ${variant.guard}`;
       await using server = await startHttpServer({
         args: ["--providers", "example"],
-        env: { MCP_HEADER_TIMEOUT: "1", ...(variant.max ? { MCP_MAX_CONNECTIONS: variant.max } : {}) },
+        env: {
+          MCP_CONNECTION_GUARD: variant.guard,
+          MCP_HEADER_TIMEOUT: "1",
+          ...(variant.max ? { MCP_MAX_CONNECTIONS: variant.max } : {}),
+        },
         nofile: variant.nofile,
       });
       const flood = await Promise.all(Array.from({ length: 600 }, async () => {
@@ -130,11 +142,20 @@ Deno.test({
       const during = await healthOnceAdmitted(server.port, 10_000);
       closeQuietly(during.conn);
       assert.deepEqual(statuses(during.text), [200], `${label}: ${during.text}`);
-      // Every flood connection is closed by the server: evicted, or answered 408 at the deadline.
+      // Every flood connection is closed by the server: evicted, or at the deadline (answered
+      // 408 the proxy way; the direct way sees no bytes and closes without an answer).
       const ends = await Promise.all(outcomes);
       assert.equal(ends.filter((e) => e.closed).length, 600, `${label}: flood connections still open`);
       const timedOut = ends.filter((e) => statuses(e.text)[0] === 408).length;
-      assert.ok(timedOut > 0, `${label}: some heads were answered 408`);
+      if (variant.guard === "proxy") assert.ok(timedOut > 0, `${label}: some heads were answered 408`);
+      else {
+        assert.equal(timedOut, 0, `${label}: no answer to a head never parsed`);
+        const answered = ends.flatMap((e) => statuses(e.text));
+        assert.ok(
+          answered.every((status) => status === 503),
+          `${label}: only refusals at the cap: ${answered}`,
+        );
+      }
       for (const conn of flood) closeQuietly(conn);
       const after = await fetch(`${server.origin}/health`);
       assert.equal(after.status, 200, label);
@@ -150,63 +171,76 @@ Deno.test({
   },
 });
 
-Deno.test("serveHttp() closes connections late with a head or a body, or idle too long, but not streams", async (t) => {
-  await using server = await startHttpInProcess({
-    args: ["--providers", "example"],
-    env: {
-      MCP_HEADER_TIMEOUT: "0.5",
-      MCP_BODY_TIMEOUT: "0.5",
-      MCP_KEEPALIVE_INTERVAL: "0.1",
-      MCP_IDLE_TIMEOUT: "0.4",
-    },
-  });
+for (const guard of ["direct", "proxy"] as const) {
+  Deno.test(`serveHttp() closes connections late with a head or a body, or idle too long, but not streams (${guard})`, async (t) => {
+    await using server = await startHttpInProcess({
+      args: ["--providers", "example"],
+      env: {
+        MCP_CONNECTION_GUARD: guard,
+        MCP_HEADER_TIMEOUT: "0.5",
+        MCP_BODY_TIMEOUT: "0.5",
+        MCP_KEEPALIVE_INTERVAL: "0.1",
+        MCP_IDLE_TIMEOUT: "0.4",
+      },
+    });
 
-  await t.step("a connection that sends nothing is closed without an answer", async () => {
-    using conn = await connect(server.port);
-    const got = await receive(conn, 10_000);
-    assert.deepEqual(got, { text: "", closed: true });
-  });
+    await t.step("a connection that sends nothing is closed without an answer", async () => {
+      using conn = await connect(server.port);
+      const got = await receive(conn, 10_000);
+      assert.deepEqual(got, { text: "", closed: true });
+    });
 
-  await t.step("an unfinished head is answered 408 and the connection closed", async () => {
-    using conn = await connect(server.port);
-    await send(conn, PARTIAL);
-    const got = await receive(conn, 10_000);
-    assert.ok(got.closed);
-    assert.deepEqual(statuses(got.text), [408], got.text);
-    assert.match(got.text, /connection: close/i);
-    assert.match(got.text, /the request head did not arrive within 0\.5 s/);
-  });
-
-  await t.step("a body that stops short is answered 408 and the connection closed", async () => {
-    using conn = await connect(server.port);
-    await send(
-      conn,
-      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
-        'Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc":',
+    await t.step(
+      `an unfinished head is ${guard === "proxy" ? "answered 408 and " : ""}closed at the deadline`,
+      async () => {
+        using conn = await connect(server.port);
+        await send(conn, PARTIAL);
+        const sent = performance.now();
+        const got = await receive(conn, 10_000);
+        assert.ok(got.closed);
+        assert.ok(performance.now() - sent >= 400, "not before the head's deadline");
+        if (guard === "direct") {
+          // Deno's HTTP server holds the bytes: the guard sees none, and closes without an answer.
+          assert.equal(got.text, "");
+          return;
+        }
+        assert.deepEqual(statuses(got.text), [408], got.text);
+        assert.match(got.text, /connection: close/i);
+        assert.match(got.text, /the request head did not arrive within 0\.5 s/);
+      },
     );
-    const got = await receive(conn, 10_000);
-    assert.ok(got.closed, "the connection is closed after the 408");
-    assert.deepEqual(statuses(got.text), [408], got.text);
-    assert.match(got.text, /connection: close/i);
-  });
 
-  await t.step("a keep-alive connection idle past idle_timeout is closed", async () => {
-    using conn = await connect(server.port);
-    await send(conn, HEALTH);
-    const got = await receive(conn, 10_000);
-    assert.deepEqual(statuses(got.text), [200]);
-    assert.ok(got.closed);
-  });
+    await t.step("a body that stops short is answered 408 and the connection closed", async () => {
+      using conn = await connect(server.port);
+      await send(
+        conn,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+          'Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc":',
+      );
+      const got = await receive(conn, 10_000);
+      assert.ok(got.closed, "the connection is closed after the 408");
+      assert.deepEqual(statuses(got.text), [408], got.text);
+      assert.match(got.text, /connection: close/i);
+    });
 
-  await t.step("an SSE stream lives on past idle_timeout with its keep-alive comments", async () => {
-    using conn = await connect(server.port);
-    await send(conn, "GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n");
-    // Ten keep-alives 0.1 s apart span 1 s, more than twice the idle timeout.
-    const got = await receive(conn, 15_000, (t) => t.split(": keepalive").length > 10);
-    assert.equal(got.closed, false, got.text);
-    assert.match(got.text, /event: endpoint/);
+    await t.step("a keep-alive connection idle past idle_timeout is closed", async () => {
+      using conn = await connect(server.port);
+      await send(conn, HEALTH);
+      const got = await receive(conn, 10_000);
+      assert.deepEqual(statuses(got.text), [200]);
+      assert.ok(got.closed);
+    });
+
+    await t.step("an SSE stream lives on past idle_timeout with its keep-alive comments", async () => {
+      using conn = await connect(server.port);
+      await send(conn, "GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n");
+      // Ten keep-alives 0.1 s apart span 1 s, more than twice the idle timeout.
+      const got = await receive(conn, 15_000, (t) => t.split(": keepalive").length > 10);
+      assert.equal(got.closed, false, got.text);
+      assert.match(got.text, /event: endpoint/);
+    });
   });
-});
+}
 
 Deno.test("serveHttp() holds max_connections: an idle connection makes room, busy ones do not", async (t) => {
   await using server = await startHttpInProcess({
@@ -257,6 +291,8 @@ Deno.test("serveHttp() holds max_connections: an idle connection makes room, bus
         const got = await receive(probe, 10_000);
         assert.deepEqual(statuses(got.text), [200], got.text);
         assert.match(got.text, /"status":"ok"/);
+        // Said in the answer too, so a client does not send the connection another request.
+        assert.match(got.text, /\r\nconnection: close\r\n/i);
         assert.ok(got.closed, "a reserve connection serves one probe");
       },
     );
@@ -324,22 +360,37 @@ Deno.test("serveHttp() passes well-framed requests on with the client's address 
   );
 });
 
+/** `GET /health` on a raw socket is answered, and its access line names the client's own address. */
+async function healthSeesPeer(server: HttpServerProcess): Promise<void> {
+  using conn = await connect(server.port);
+  await send(conn, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  const got = await receive(conn, 10_000);
+  assert.deepEqual(statuses(got.text), [200]);
+  const requestId = /x-request-id: ([0-9a-f-]{36})/i.exec(got.text)?.[1];
+  assert.ok(requestId, got.text);
+  const line = await server.logged(new RegExp(`"request_id":"${requestId}"`));
+  assert.equal(JSON.parse(line)["client_ip"], "127.0.0.1");
+}
+
 Deno.test("serveHttp() guards through a loopback port, else runs unguarded and says why", async (t) => {
   const elsewhere = Deno.makeTempDirSync({ prefix: "opendata-mcp-data-" });
   try {
-    await t.step("--allow-net allows 127.0.0.1: a loopback port", async () => {
+    await t.step("direct: the guard hands each socket to Deno's HTTP server", async () => {
       await using server = await startHttpServer({
         args: ["--providers", "example", "--data-dir", elsewhere],
       });
+      assert.match(server.stderr(), /"guard":"direct"/);
+      assert.doesNotMatch(server.stderr(), /inner_port/);
+      await healthSeesPeer(server);
+    });
+
+    await t.step("proxy, when --allow-net allows 127.0.0.1: a loopback port", async () => {
+      await using server = await startHttpServer({
+        args: ["--providers", "example", "--data-dir", elsewhere],
+        env: { MCP_CONNECTION_GUARD: "proxy" },
+      });
       assert.match(server.stderr(), /"guard":"loopback port"/);
-      using conn = await connect(server.port);
-      await send(conn, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-      const got = await receive(conn, 10_000);
-      assert.deepEqual(statuses(got.text), [200]);
-      const requestId = /x-request-id: ([0-9a-f-]{36})/i.exec(got.text)?.[1];
-      assert.ok(requestId, got.text);
-      const line = await server.logged(new RegExp(`"request_id":"${requestId}"`));
-      assert.equal(JSON.parse(line)["client_ip"], "127.0.0.1");
+      await healthSeesPeer(server);
       // The loopback port behind the guard answers only connections the guard opened.
       const start = server.stderr().split("\n").find((l) => l.includes('"serving MCP over HTTP"'))!;
       const innerPort = JSON.parse(start)["inner_port"];
@@ -349,70 +400,82 @@ Deno.test("serveHttp() guards through a loopback port, else runs unguarded and s
       await direct.body?.cancel();
     });
 
-    await t.step("neither: Deno.serve alone, with a warning naming the grant", async () => {
-      const home = scratchHome();
-      const port = (() => {
-        using probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-        return probe.addr.port;
-      })();
-      // Only the listen address: no loopback host on any port, no Unix socket.
-      const args = [
-        "--no-prompt",
-        `--allow-net=127.0.0.1:${port}`,
-        `--allow-env=${permissionSet().env.join(",")}`,
-        "--allow-read",
-        "--allow-write",
-      ];
-      const child = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          ...args,
-          new URL("../../../main.ts", import.meta.url).pathname,
-          "serve",
-          "--transport",
-          "http",
-          "--port",
-          String(port),
-          "--providers",
-          "example",
-          "--data-dir",
-          elsewhere,
-        ],
-        env: childEnv(home),
-        clearEnv: true,
-        cwd: home,
-        stdin: "null",
-        stdout: "null",
-        stderr: "piped",
-      }).spawn();
-      const lines: string[] = [];
-      try {
-        const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-        let text = "";
-        while (!completeLines(text).some((l) => l.includes('"serving MCP over HTTP"'))) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          text += value;
-        }
-        lines.push(...text.split("\n"));
-        reader.releaseLock();
-        const warning = lines.find((l) => l.includes("the connection guard is off"));
-        assert.ok(warning, text);
-        assert.match(
-          JSON.parse(warning)["reason"],
-          /--allow-net does not allow 127\.0\.0\.1 for a loopback port/,
-        );
-        assert.match(text, /"guard":"off"/);
-        const health = await fetch(`http://127.0.0.1:${port}/health`);
-        assert.equal(health.status, 200);
-        await health.body?.cancel();
-      } finally {
-        child.kill("SIGTERM");
-        await child.status;
-        await child.stderr.cancel().catch(() => {});
-        removeHome(home);
-      }
-    });
+    for (const guard of ["direct", "proxy"] as const) {
+      await t.step(
+        guard === "proxy"
+          ? "proxy without a loopback grant: Deno.serve alone, with a warning naming the grant"
+          : "direct needs no loopback grant: only the listen address",
+        async () => {
+          const home = scratchHome();
+          const port = (() => {
+            using probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+            return probe.addr.port;
+          })();
+          // Only the listen address: no loopback host on any port, no Unix socket.
+          const args = [
+            "--no-prompt",
+            `--allow-net=127.0.0.1:${port}`,
+            `--allow-env=${permissionSet().env.join(",")}`,
+            "--allow-read",
+            "--allow-write",
+          ];
+          const child = new Deno.Command(Deno.execPath(), {
+            args: [
+              "run",
+              ...args,
+              new URL("../../../main.ts", import.meta.url).pathname,
+              "serve",
+              "--transport",
+              "http",
+              "--port",
+              String(port),
+              "--providers",
+              "example",
+              "--data-dir",
+              elsewhere,
+            ],
+            env: childEnv(home, { MCP_CONNECTION_GUARD: guard }),
+            clearEnv: true,
+            cwd: home,
+            stdin: "null",
+            stdout: "null",
+            stderr: "piped",
+          }).spawn();
+          const lines: string[] = [];
+          try {
+            const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+            let text = "";
+            while (!completeLines(text).some((l) => l.includes('"serving MCP over HTTP"'))) {
+              const { done, value } = await reader.read();
+              if (done) break;
+              text += value;
+            }
+            lines.push(...text.split("\n"));
+            reader.releaseLock();
+            const warning = lines.find((l) => l.includes("the connection guard is off"));
+            if (guard === "direct") {
+              assert.equal(warning, undefined, text);
+              assert.match(text, /"guard":"direct"/);
+            } else {
+              assert.ok(warning, text);
+              assert.match(
+                JSON.parse(warning)["reason"],
+                /--allow-net does not allow 127\.0\.0\.1 for a loopback port/,
+              );
+              assert.match(text, /"guard":"off"/);
+            }
+            const health = await fetch(`http://127.0.0.1:${port}/health`);
+            assert.equal(health.status, 200);
+            await health.body?.cancel();
+          } finally {
+            child.kill("SIGTERM");
+            await child.status;
+            await child.stderr.cancel().catch(() => {});
+            removeHome(home);
+          }
+        },
+      );
+    }
   } finally {
     Deno.removeSync(elsewhere, { recursive: true });
   }
