@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 
 const CLIENTS = Number(Deno.env.get("BENCH_EDGE_CLIENTS") ?? 50);
 const CALLS = Number(Deno.env.get("BENCH_EDGE_CALLS") ?? 40);
-const ROUNDS = Number(Deno.env.get("BENCH_EDGE_ROUNDS") ?? 3);
+const ROUNDS = Number(Deno.env.get("BENCH_EDGE_ROUNDS") ?? 7);
 
 /** One load's result on one server. */
 export interface LoadResult {
