@@ -143,11 +143,19 @@ export class ConnectionGuard {
   }
 
   /**
-   * The direct way: asks the server to end every connection once its answers in flight are
-   * sent; settles when it has (streams end when the handler closes them).
+   * The direct way, at shutdown: ends every connection once its answers in flight are out. One
+   * that never sent a head ends now; an idle one after lingering (LINGER_MS, time for Deno's server
+   * to write what it holds); a busy one once its answer is out (streams end when the handler
+   * closes them). Not Deno's graceful shutdown: a connection it is shutting down can no longer
+   * be ended at once (see _conn_direct.ts), and it waits for request bodies that may never come.
    */
-  async endServed(): Promise<void> {
-    await Promise.all([...this.#conns].map((c) => c.direct?.shutdown().catch(() => {})));
+  endServed(): void {
+    for (const c of [...this.#conns]) {
+      if (!c.direct) continue;
+      if (c.served === 0) this.#close(c);
+      else if (c.inflight === 0) this.#endInner(c);
+      else c.endAfterAnswer = true;
+    }
   }
 
   /** Stops accepting and closes every connection at once. */
@@ -255,6 +263,7 @@ export class ConnectionGuard {
   dispatch(from: { hostname: string; port: number }, method: string, path: string): Dispatched | undefined {
     const c = this.#byInner.get(`${from.hostname}:${from.port}`);
     if (!c || c.closed) return undefined;
+    if (c.direct && c.finishingSince !== undefined) return this.#closingAnswer(c);
     c.partial = false;
     c.served++;
     c.inflight++;
@@ -264,11 +273,17 @@ export class ConnectionGuard {
     const answered = c.direct
       ? (isStream: boolean, closing: boolean): void => {
         c.lastSent = this.#now();
+        if (ended) return;
         // Deno's server keeps a connection open after an answer saying `Connection: close`.
         if (closing) c.endAfterAnswer = true;
-        if (!isStream || stream || ended) return;
+        if (!isStream || stream) return;
         stream = true;
         c.streaming++;
+      }
+      : () => {};
+    const moved = c.direct
+      ? (): void => {
+        c.lastSent = this.#now();
       }
       : () => {};
     const done = (): void => {
@@ -286,11 +301,30 @@ export class ConnectionGuard {
       c.endAfterAnswer = true;
       if (!probe) {
         this.#refused(c.reservePerClient === true);
-        return { peer: c.peer, refusal: c.reserve, done, answered, last: true };
+        return { peer: c.peer, refusal: c.reserve, done, answered, moved, last: true };
       }
       this.#stats.reserveServed++;
     }
-    return { peer: c.peer, done, answered, last: c.endAfterAnswer };
+    return { peer: c.peer, done, answered, moved, last: c.endAfterAnswer };
+  }
+
+  /**
+   * The direct way: a request on a connection that is ending (its client sent on after an answer
+   * that said `Connection: close`) is refused, not served: the connection is closed under it soon.
+   */
+  #closingAnswer(c: Guarded): Dispatched {
+    const nothing = (): void => {};
+    return {
+      peer: c.peer,
+      refusal: {
+        status: 503,
+        message: "Service Unavailable: this connection is closing; retry on a new one",
+      },
+      done: nothing,
+      answered: nothing,
+      moved: nothing,
+      last: true,
+    };
   }
 
   /** The connection limit now: lower for a while after the process ran out of descriptors. */

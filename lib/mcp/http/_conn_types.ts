@@ -94,8 +94,6 @@ export interface ConnectionGuardOptions {
 export interface ServedConnection {
   /** Settles once the connection has ended, however it ended. */
   finished: Promise<void>;
-  /** Ends the connection once its answers in flight are sent (at once when it has none). */
-  shutdown(): Promise<void>;
   /** Ends the connection at once, answers in flight or not; nothing once it has ended. */
   abort(): void;
 }
@@ -199,6 +197,8 @@ export interface Dispatched {
    * way times the bytes it copies instead.
    */
   answered(stream: boolean, closing: boolean): void;
+  /** The direct way: call when a part of the answer went to Deno's server (see `paced`). */
+  moved(): void;
 }
 
 export function stateOf(c: Guarded): State {

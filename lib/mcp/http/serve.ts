@@ -3,7 +3,7 @@ import { ConfigError } from "../../errors.ts";
 import { metrics } from "../../metrics/mod.ts";
 import type { Logger } from "../../log.ts";
 import { clientKey } from "./_client_key.ts";
-import { directServer } from "./_conn_direct.ts";
+import { directAnswer, directServer } from "./_conn_direct.ts";
 import type { HandOff } from "./_conn_direct.ts";
 import { ConnectionGuard, isFdExhaustion } from "./_conn_guard.ts";
 import type { GuardStats } from "./_conn_guard.ts";
@@ -81,7 +81,22 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
   }
   const addr = listener.addr;
   const publicHost = listenAddress(addr.hostname, addr.port);
-  let direct: HandOff | undefined;
+  const onError = (e: unknown): Response => {
+    logger.error("unhandled error in the HTTP handler", {
+      error: e instanceof Error ? e.message : String(e),
+    });
+    return Response.json({ error: "Internal server error" }, { status: 500 });
+  };
+  // The direct way when configured and this Deno offers it; else the proxy way (and why).
+  const direct = settings.connection_guard === "direct"
+    ? directServer((req, info) => serveInner(req, info), onError)
+    : undefined;
+  if (typeof direct === "string") {
+    logger.warn("the connection guard copies bytes through a loopback port (connection_guard proxy)", {
+      reason: direct,
+    });
+  }
+  const handOff: HandOff | undefined = typeof direct === "string" ? undefined : direct;
   const guard = new ConnectionGuard(listener, {
     maxConnections: settings.max_connections,
     // Behind a proxy every connection comes from the proxy: a per-address cap would be one
@@ -94,29 +109,11 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
     idleTimeoutMs: settings.idle_timeout * 1000,
     bodyTimeoutMs: settings.body_timeout * 1000,
     logger,
-    ...(settings.connection_guard === "direct"
-      ? { handOff: (conn) => direct!(conn) }
-      : { connect: () => (inner as InnerServer).connect() }),
+    ...(handOff ? { handOff } : { connect: () => (inner as InnerServer).connect() }),
   });
-  const serveInner = guardedHandler(guard, handler, () => direct !== undefined, publicHost);
-  const onError = (e: unknown): Response => {
-    logger.error("unhandled error in the HTTP handler", {
-      error: e instanceof Error ? e.message : String(e),
-    });
-    return Response.json({ error: "Internal server error" }, { status: 500 });
-  };
-  if (settings.connection_guard === "direct") {
-    const served = directServer(serveInner, onError);
-    if (typeof served === "string") {
-      logger.warn("the connection guard copies bytes through a loopback port (connection_guard proxy)", {
-        reason: served,
-      });
-    } else {
-      direct = served;
-    }
-  }
+  const serveInner = guardedHandler(guard, handler, handOff !== undefined, publicHost);
   let inner: InnerServer | undefined;
-  if (!direct) {
+  if (!handOff) {
     const started = startInner(serveInner, onError, options);
     if (typeof started === "string") {
       logger.warn("the connection guard is off: no connection cap, no head or idle deadlines", {
@@ -170,7 +167,7 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
   await accepting;
   const drainMs = options.drainMs ?? 2_000;
   // Connections end once their answers in flight are sent; streams end with handler.close.
-  const finished = inner ? inner.server.shutdown() : guard.endServed();
+  const finished = inner ? inner.server.shutdown() : Promise.resolve(guard.endServed());
   await handler.close(options.graceMs ?? settings.shutdown_grace * 1000);
   // The proxy way: the server's answers then still pass through the guard to the client.
   const drainUntil = Date.now() + drainMs;
@@ -186,7 +183,7 @@ export async function serveHttp(app: ServedApp, options: ServeHttpOptions): Prom
 function guardedHandler(
   guard: ConnectionGuard,
   handler: HttpHandler,
-  isDirect: () => boolean,
+  isDirect: boolean,
   publicHost: string,
 ): (req: Request, served: Deno.ServeHandlerInfo) => Response | Promise<Response> {
   return (req, served) => {
@@ -207,31 +204,10 @@ function guardedHandler(
       return new Response(refusalBody(refusal), { status: refusal.status, headers: refusalHeaders(refusal) });
     }
     const answer = handler(req, info);
-    if (!isDirect()) return answer;
-    // The direct way sees no bytes: it times the answer from when it is made, a stream not at all.
-    const made = (res: Response): Response => {
-      if (dispatched.last) res = closing(res);
-      dispatched.answered(
-        res.headers.get("content-type")?.startsWith("text/event-stream") === true,
-        res.headers.get("connection")?.toLowerCase() === "close",
-      );
-      return res;
-    };
+    if (!isDirect) return answer;
+    const made = (res: Response) => directAnswer(res, dispatched);
     return answer instanceof Promise ? answer.then(made) : made(answer);
   };
-}
-
-/** `res` saying the connection ends with it (`Connection: close`). */
-function closing(res: Response): Response {
-  try {
-    res.headers.set("connection", "close");
-    return res;
-  } catch {
-    // Immutable headers (a response fetched elsewhere): a copy with its own.
-    const copy = new Response(res.body, res);
-    copy.headers.set("connection", "close");
-    return copy;
-  }
 }
 
 /** The HTTP server behind the guard, on a private loopback port. */

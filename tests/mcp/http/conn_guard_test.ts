@@ -491,3 +491,24 @@ Deno.test("serve --transport http refuses an idle_timeout not longer than keepal
     /Cannot use "idle_timeout" 10 s: it must be longer than "keepalive_interval" \(15 s\)/,
   );
 });
+
+Deno.test("serveHttp() takes the proxy way, and says why, in a Deno that cannot hand it a socket", async () => {
+  // The direct way rests on a function Deno keeps to itself (lib/mcp/http/_conn_direct.ts): here
+  // it is taken away for this test's server.
+  const deno = Deno as unknown as { internal: symbol } & Record<symbol, Record<string, unknown>>;
+  const internals = deno[deno.internal]!;
+  const original = internals.serveHttpOnConnection;
+  internals.serveHttpOnConnection = undefined;
+  try {
+    await using server = await startHttpInProcess({ args: ["--providers", "example"] });
+    const warning = await server.logged(/the connection guard copies bytes through a loopback port/);
+    assert.match(JSON.parse(warning)["reason"], /offers no way to serve an accepted connection/);
+    assert.match(server.stderr(), /"guard":"loopback port"/);
+    using conn = await connect(server.port);
+    await send(conn, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    const got = await receive(conn, 10_000);
+    assert.deepEqual(statuses(got.text), [200], got.text);
+  } finally {
+    internals.serveHttpOnConnection = original;
+  }
+});
