@@ -80,7 +80,7 @@ export const WHOLE_BYTES = 64 * 1024;
  * large body.
  */
 export function directAnswer(res: Response, dispatched: Dispatched): Response | Promise<Response> {
-  if (dispatched.last) res = closing(res);
+  if (dispatched.ending()) res = closing(res);
   const stream = res.headers.get("content-type")?.startsWith("text/event-stream") === true;
   dispatched.answered(stream, res.headers.get("connection")?.toLowerCase() === "close");
   return stream ? res : paced(res, dispatched.moved);
@@ -106,7 +106,10 @@ export async function paced(res: Response, moved: () => void): Promise<Response>
       if (at >= bytes.byteLength) controller.close();
     },
   }, { highWaterMark: 0 });
-  return new Response(body, res);
+  const answer = new Response(body, res);
+  // Sent with its length, not chunked (a HEAD answer keeps it too).
+  answer.headers.set("content-length", String(bytes.byteLength));
+  return answer;
 }
 
 /** `res` saying the connection ends with it (`Connection: close`). */

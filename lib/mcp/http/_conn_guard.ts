@@ -67,6 +67,8 @@ export class ConnectionGuard {
   #warnedAt: Record<string, number> = {};
   #stopped = false;
   #emptyWaiters = new Set<() => void>();
+  /** The direct way: the server is shutting down (see `endServed`). */
+  #ending = false;
   /** Connections counted against the caps (the reserve's are not), by client key. */
   #byClient = new Map<string, number>();
   #regular = 0;
@@ -150,12 +152,24 @@ export class ConnectionGuard {
    * be ended at once (see _conn_direct.ts), and it waits for request bodies that may never come.
    */
   endServed(): void {
+    this.#ending = true;
     for (const c of [...this.#conns]) {
       if (!c.direct) continue;
-      if (c.served === 0) this.#close(c);
-      else if (c.inflight === 0) this.#endInner(c);
+      if (c.inflight === 0) this.#endInner(c);
       else c.endAfterAnswer = true;
     }
+  }
+
+  /** The direct way, at shutdown: closes `c` once its last answer is MIN_VICTIM_AGE_MS old. */
+  #endSoon(c: Guarded): void {
+    const wait = c.served === 0 ? 0 : c.lastProgress + MIN_VICTIM_AGE_MS - this.#now();
+    if (wait <= 0) {
+      this.#close(c);
+      return;
+    }
+    setTimeout(() => {
+      if (c.inflight === 0) this.#close(c);
+    }, wait);
   }
 
   /** Stops accepting and closes every connection at once. */
@@ -263,7 +277,11 @@ export class ConnectionGuard {
   dispatch(from: { hostname: string; port: number }, method: string, path: string): Dispatched | undefined {
     const c = this.#byInner.get(`${from.hostname}:${from.port}`);
     if (!c || c.closed) return undefined;
-    if (c.direct && c.finishingSince !== undefined) return this.#closingAnswer(c);
+    // Ending: finishing, or its answer in flight said so (a paced one settles after the next
+    // pipelined request is parsed).
+    if (c.direct && (c.finishingSince !== undefined || (c.endAfterAnswer && c.inflight > 0))) {
+      return this.#closingAnswer(c);
+    }
     c.partial = false;
     c.served++;
     c.inflight++;
@@ -301,11 +319,11 @@ export class ConnectionGuard {
       c.endAfterAnswer = true;
       if (!probe) {
         this.#refused(c.reservePerClient === true);
-        return { peer: c.peer, refusal: c.reserve, done, answered, moved, last: true };
+        return { peer: c.peer, refusal: c.reserve, done, answered, moved, ending: () => true };
       }
       this.#stats.reserveServed++;
     }
-    return { peer: c.peer, done, answered, moved, last: c.endAfterAnswer };
+    return { peer: c.peer, done, answered, moved, ending: () => c.endAfterAnswer };
   }
 
   /**
@@ -323,7 +341,7 @@ export class ConnectionGuard {
       done: nothing,
       answered: nothing,
       moved: nothing,
-      last: true,
+      ending: () => true,
     };
   }
 
@@ -368,8 +386,12 @@ export class ConnectionGuard {
     c.finishingSince ??= this.#now();
     // The direct way: the sweep ends it once it lingered (LINGER_MS), time for Deno's server to
     // write the answer it holds. Not a graceful shutdown: that waits for a request body that may
-    // never come, and after it the connection can no longer be ended at once.
-    if (c.direct) return;
+    // never come, and after it the connection can no longer be ended at once. At shutdown the
+    // linger is short (counted from its last answer, MIN_VICTIM_AGE_MS), so stopping is quick.
+    if (c.direct) {
+      if (this.#ending) this.#endSoon(c);
+      return;
+    }
     if (!c.inner) {
       this.#finish(c);
       return;

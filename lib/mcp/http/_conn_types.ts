@@ -184,10 +184,11 @@ export interface Dispatched {
   /** Set when the request must not be served: answer it with this and close. */
   refusal?: Refusal;
   /**
-   * The connection ends with this answer (a health probe from the reserve): the direct way says so
-   * in the answer (`Connection: close`), so the client does not send it another request.
+   * Whether the connection ends with this answer (a health probe from the reserve, a server
+   * shutting down), asked when the answer is made: the direct way says so in the answer
+   * (`Connection: close`), so the client does not send it another request.
    */
-  last: boolean;
+  ending(): boolean;
   /** Call once the answer has been sent, or could not be. */
   done(): void;
   /**

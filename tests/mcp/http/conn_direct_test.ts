@@ -130,6 +130,17 @@ Deno.test("ConnectionGuard (direct) ends a connection once an answer saying Conn
   assert.equal(r.guard.stats().timedOut, 0);
 });
 
+Deno.test("ConnectionGuard (direct) refuses a request sent after an answer that said Connection: close", async () => {
+  await using r = rig({ idleTimeoutMs: 10_000 });
+  using conn = await sendOn(
+    r.port,
+    "GET /last HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n",
+  );
+  const got = await readFor(conn, 5_000);
+  assert.deepEqual([...got.text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]), ["200", "503"], got.text);
+  assert.ok(got.closed);
+});
+
 Deno.test("ConnectionGuard (direct) closes an unfinished head and an idle connection, without an answer", async () => {
   await using r = rig({ headerTimeoutMs: 300, idleTimeoutMs: 300 });
   using partial = await sendOn(r.port, "GET /a HTTP/1.1\r\nHost: x\r\n");
@@ -204,9 +215,12 @@ Deno.test("ConnectionGuard (direct) ends its connections at shutdown, and again,
   const { idle, busy } = pair;
   r.guard.stopAccepting();
   r.guard.endServed();
-  // The one in flight is answered, then both end (after lingering).
-  assert.match((await readFor(busy, 5_000)).text, /ok \/slow$/);
-  assert.ok(await r.guard.settled(5_000), "every connection ended");
+  // The one in flight is answered, saying the connection ends with it; both end soon after
+  // (a quarter second after their last answer, not the sweep's linger).
+  const answer = (await readFor(busy, 5_000)).text;
+  assert.match(answer, /ok \/slow$/);
+  assert.match(answer, /\r\nconnection: close\r\n/i);
+  assert.ok(await r.guard.settled(1_000), "every connection ended");
   assert.ok((await readFor(idle, 1_000)).closed, "the idle one was closed");
   // Ending them all again, after they ended: Deno would throw, uncaught, if asked to.
   r.guard.closeAll();

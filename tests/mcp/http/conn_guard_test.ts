@@ -512,3 +512,18 @@ Deno.test("serveHttp() takes the proxy way, and says why, in a Deno that cannot 
     internals.serveHttpOnConnection = original;
   }
 });
+
+Deno.test("serveHttp() stops soon with a kept-alive connection open, leaving nothing unsent", async () => {
+  // The direct way ends idle connections itself at shutdown, a moment after their last answer.
+  const server = await startHttpInProcess({ args: ["--providers", "example"] });
+  using conn = await connect(server.port);
+  await send(conn, HEALTH);
+  const got = await receive(conn, 10_000, (t) => t.includes('"status":"ok"'));
+  assert.deepEqual(statuses(got.text), [200]);
+  const t0 = performance.now();
+  assert.equal(await server.stop(), 0);
+  const took = performance.now() - t0;
+  assert.ok(took < 1_500, `stopping took ${Math.round(took)} ms`);
+  assert.doesNotMatch(server.stderr(), /stopping with responses still unsent/);
+  assert.ok((await receive(conn, 2_000)).closed, "the connection was closed");
+});
