@@ -9,6 +9,7 @@
 // presence and behaviour in the Deno that runs them; where a Deno has no such function, the
 // guard takes the proxy way instead and says why.
 import type { Dispatched, ServedConnection } from "./_conn_types.ts";
+import { finishResponse } from "./_streams.ts";
 
 type Handler = (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
 
@@ -119,8 +120,6 @@ export function closing(res: Response): Response {
     return res;
   } catch {
     // Immutable headers (a response fetched elsewhere): a copy with its own.
-    const copy = new Response(res.body, res);
-    copy.headers.set("connection", "close");
-    return copy;
+    return finishResponse(res, { "connection": "close" });
   }
 }

@@ -3,7 +3,7 @@
 // rebinding).
 import { jsonRpcError, SERVER_ERROR } from "./_jsonrpc.ts";
 import { hostRefusal, originRefusal } from "./_security.ts";
-import { isDroppedHeader, plain } from "./_requests.ts";
+import { plain, splitHeader } from "./_requests.ts";
 import type { HttpState, RequestContext } from "./_context.ts";
 import { shuttingDown } from "./_answers.ts";
 
@@ -53,8 +53,7 @@ function admission(
   // takes 1.5 (docs/BENCHMARKS.md, "Where a 2026-07-28 call's time goes").
   const split = ctx.headers;
   req.headers.forEach((v, k) => {
-    if (isDroppedHeader(k)) split.drops = true;
-    else split.kept.push([k, v]);
+    splitHeader(split, k, v);
     headerBytes += k.length + v.length + 4;
     if (k === "host") host = v;
     else if (k === "origin") origin = v;

@@ -61,13 +61,15 @@ export interface HeaderSplit {
 
 /** `req`'s headers, split into those that go on and whether any is dropped. */
 export function splitHeaders(req: Request): HeaderSplit {
-  const kept: [string, string][] = [];
-  let drops = false;
-  req.headers.forEach((v, k) => {
-    if (isDroppedHeader(k)) drops = true;
-    else kept.push([k, v]);
-  });
-  return { kept, drops };
+  const split: HeaderSplit = { kept: [], drops: false };
+  req.headers.forEach((v, k) => splitHeader(split, k, v));
+  return split;
+}
+
+/** Files header `k: v` in `split`: kept to go on past the handler, or noted as dropped. */
+export function splitHeader(split: HeaderSplit, k: string, v: string): void {
+  if (isDroppedHeader(k)) split.drops = true;
+  else split.kept.push([k, v]);
 }
 
 /**
